@@ -1,0 +1,124 @@
+"""Tools, prompts and checks shared by the case families."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from pytest_toolcall.cases import Case, ScriptedCall, Step, Turn, check, make_case
+from pytest_toolcall.checks import wire_request
+from pytest_toolcall.errors import ConformanceFailure
+from pytest_toolcall.model import (
+    AssistantMessage,
+    ChatRequest,
+    ToolCall,
+    ToolMessage,
+    ToolSpec,
+    UserMessage,
+)
+from pytest_toolcall.runner import CaseRun
+
+WEATHER = ToolSpec(
+    name="get_weather",
+    description="Current weather for a city.",
+    parameters={
+        "type": "object",
+        "properties": {
+            "city": {"type": "string", "description": "City name, e.g. Zürich"},
+            "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]},
+        },
+        "required": ["city"],
+        "additionalProperties": False,
+    },
+)
+TIME = ToolSpec(name="get_time", description="The current UTC time. Takes no arguments.")
+SEARCH = ToolSpec(
+    name="search-docs_v2",
+    description="Search the documentation — returns «snippets» ranked by relevance.",
+    parameters={
+        "type": "object",
+        "properties": {
+            "query": {"type": "string", "minLength": 1},
+            "filters": {
+                "type": "object",
+                "properties": {
+                    "tags": {"type": "array", "items": {"type": "string"}, "maxItems": 5},
+                    "since": {"type": ["string", "null"], "format": "date"},
+                },
+                "additionalProperties": False,
+            },
+            "limit": {"type": "integer", "minimum": 1, "maximum": 50, "default": 10},
+            "mode": {"anyOf": [{"const": "fast"}, {"const": "thorough"}]},
+        },
+        "required": ["query"],
+        "$defs": {"unused": {"type": "boolean"}},
+    },
+    strict=False,
+)
+TOOLS = (WEATHER, TIME)
+ASK = UserMessage(content="What's the weather in Paris and in Tokyo, and what time is it?")
+
+
+def request(*messages: Any, tools: tuple[ToolSpec, ...] = TOOLS, **fields: Any) -> ChatRequest:
+    return ChatRequest(messages=messages or (ASK,), tools=tools, **fields)
+
+
+def calls(*specs: tuple[str, Any] | tuple[str, Any, str]) -> tuple[ScriptedCall, ...]:
+    """Scripted calls from ``(name, arguments[, id])`` tuples; ids default to call_001, …"""
+    out = []
+    for n, spec in enumerate(specs):
+        name, arguments = spec[0], spec[1]
+        call_id = spec[2] if len(spec) > 2 else f"call_{n + 1:03d}"  # type: ignore[misc]
+        out.append(ScriptedCall(name=name, arguments=arguments, id=call_id))
+    return tuple(out)
+
+
+PARIS_TOKYO_TIME = calls(
+    ("get_weather", {"city": "Paris"}),
+    ("get_weather", {"city": "Tokyo", "unit": "celsius"}),
+    ("get_time", "{}"),
+)
+
+
+def answered(turn: Turn, results: list[str] | None = None, *,
+             ask: Any = ASK) -> tuple[Any, ...]:
+    """The history after ``turn``: the ask, the assistant's calls, one tool result per call."""
+    parsed = tuple(ToolCall.from_raw(id=c.id, name=c.name, arguments=c.arguments)
+                   for c in turn.tool_calls)
+    results = results or [f"result {n + 1}" for n in range(len(parsed))]
+    return (ask, AssistantMessage(content=turn.text, tool_calls=parsed),
+            *(ToolMessage(tool_call_id=c.id, content=r) for c, r in zip(parsed, results)))
+
+
+def case(**fields: Any) -> Case:
+    return make_case(**fields)
+
+
+def one_step(reply: Turn, req: ChatRequest | None = None, *, via: str = "complete",
+             expect: str = "response") -> tuple[Step, ...]:
+    return (Step(request=req or request(), reply=reply, via=via, expect=expect),)  # type: ignore[arg-type]
+
+
+def replayed_step(first: Turn, *, via: str = "complete", final: str = "Done.") -> tuple[Step, ...]:
+    """Step 1 answers with ``first``; step 2 sends the history back and gets ``final``."""
+    return (
+        Step(request=request(), reply=first, via=via),  # type: ignore[arg-type]
+        Step(request=request(*answered(first)), reply=Turn(text=final), via=via),  # type: ignore[arg-type]
+    )
+
+
+def wire_field(clause: str, describe: str, get: Callable[[ChatRequest], Any],
+               want: Callable[[ChatRequest], Any], hint: str) -> Callable[[CaseRun], None]:
+    """A check that a field of the decoded wire request equals the canonical request's."""
+
+    @check(clause)
+    def wire_field_check(run: CaseRun) -> None:
+        for record in run.steps:
+            sent = wire_request(run, record.index)
+            expected, got = want(record.step.request), get(sent)
+            if expected != got:
+                raise ConformanceFailure(clause, f"step {record.index + 1}: {describe}",
+                                         expected=expected, got=got, hint=hint)
+
+    wire_field_check.__name__ = clause.replace(".", "_")
+    return wire_field_check

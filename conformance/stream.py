@@ -1,0 +1,185 @@
+"""The ``stream`` family: tool calls that arrive in fragments, cut anywhere, with quirks."""
+
+from __future__ import annotations
+
+from pytest_toolcall.cases import Case, ErrorReply, ScriptedCall, Step, StreamPlan, Turn
+from pytest_toolcall.checks import (
+    error_surfaced,
+    matches_script,
+    same_result_both_ways,
+    usage_reported,
+)
+
+from ._common import PARIS_TOKYO_TIME, calls, case, one_step, replayed_step, request
+from .wire import history_intact, replay_arguments_are_json
+
+
+def _turn(tool_calls: tuple[ScriptedCall, ...] = PARIS_TOKYO_TIME, text: str | None = None,
+          **plan: object) -> Turn:
+    return Turn(text=text, tool_calls=tool_calls, stream=StreamPlan(**plan))  # type: ignore[arg-type]
+
+
+def _stream(reply: Turn, **kw: object) -> tuple[Step, ...]:
+    return one_step(reply, via="stream", **kw)  # type: ignore[arg-type]
+
+
+_ERROR_TEXT = "The server had an error while processing your request. Sorry about that!"
+_NON_ASCII = calls(("get_weather", {"city": "Zürich"}),
+                   ("get_weather", {"city": "東京 🚀", "unit": "celsius"}))
+
+CASES: list[Case] = [
+    case(
+        id="stream.single_call_fragmented",
+        title="One call whose arguments arrive in many small fragments",
+        why="Arguments arrive a few characters at a time; each fragment must be appended to the "
+            "call's buffer and parsed once at the end.",
+        steps=_stream(_turn(calls(("get_weather", {"city": "Paris", "unit": "celsius"})),
+                            fragment_size=2)),
+        checks=(matches_script,),
+    ),
+    case(
+        id="stream.text_fragmented",
+        title="Streamed text is reassembled in order",
+        why="Text deltas dropped or reordered lose the model's answer.",
+        steps=_stream(_turn((), text="Paris: 21°C, sunny. Tokyo: 18°C, rain.", fragment_size=3)),
+        checks=(matches_script,),
+    ),
+    case(
+        id="stream.parallel_sequential",
+        title="Parallel calls streamed one after the other stay separate",
+        why="langchain #34807 / litellm #5231: parallel calls merged into one when fragments are "
+            "not keyed on their index.",
+        steps=_stream(_turn(PARIS_TOKYO_TIME)),
+        checks=(matches_script,),
+    ),
+    case(
+        id="stream.parallel_interleaved",
+        title="Parallel calls whose fragments interleave stay separate",
+        why="Servers other than OpenAI interleave fragments of parallel calls; an adapter that "
+            "appends to 'the current call' mixes them (adk-python #1038: "
+            "{\"project_id\": 3}{\"project_id\": 9}).",
+        steps=_stream(_turn(PARIS_TOKYO_TIME, quirks={"interleave"}, fragment_size=3)),
+        checks=(matches_script,),
+    ),
+    case(
+        id="stream.id_name_once",
+        title="id and name come only on a call's first fragment",
+        why="litellm #11407: an adapter expected the id on every chunk; OpenAI sends id and name "
+            "once, then only argument fragments.",
+        steps=_stream(_turn(PARIS_TOKYO_TIME[:2], fragment_size=2)),
+        checks=(matches_script,),
+    ),
+    case(
+        id="stream.id_name_repeated",
+        title="id and name repeated on every fragment are not concatenated",
+        why="langchain #40041 and the openai stream helper concatenate every string field: a "
+            "server that repeats them yields id 'call_Acall_A' and name 'get_weatherget_weather'.",
+        steps=_stream(_turn(PARIS_TOKYO_TIME[:2], quirks={"repeat_id_name"}, fragment_size=3)),
+        checks=(matches_script,),
+    ),
+    case(
+        id="stream.index_stuck_at_zero",
+        title="Calls that all arrive at index 0, with distinct ids, stay separate",
+        why="ollama #15457 / litellm #33678: OpenAI-compatible servers send every call at index "
+            "0; keyed on index alone they merge into {\"path\":\"a\"}{\"path\":\"b\"}.",
+        steps=_stream(_turn(PARIS_TOKYO_TIME, quirks={"index_stuck_at_zero"})),
+        checks=(matches_script,),
+    ),
+    case(
+        id="stream.index_missing",
+        title="Tool-call fragments without an index are still assembled",
+        why="ollama #7881: the OpenAI-compatible stream sent tool calls without 'index'; "
+            "adapters indexing tool_calls[index] crash.",
+        steps=_stream(_turn(PARIS_TOKYO_TIME, quirks={"index_missing"})),
+        checks=(matches_script,),
+    ),
+    case(
+        id="stream.bytewise",
+        title="A stream delivered one byte at a time, cutting UTF-8 and SSE lines",
+        why="Parsers that decode each network read on its own break multi-byte characters and "
+            "half lines; real networks cut anywhere.",
+        steps=_stream(_turn(_NON_ASCII, text="Voilà:", chunking="bytewise")),
+        checks=(matches_script,),
+    ),
+    case(
+        id="stream.any_chunking",
+        title="Any chunking of the stream gives the same result (hypothesis)",
+        why="Chunk-boundary bugs hide behind realistic chunking; hypothesis searches the cut "
+            "points and shrinks a failure to the fewest cuts.",
+        steps=_stream(_turn(_NON_ASCII + PARIS_TOKYO_TIME[2:], text="Ça va", chunking="hypothesis",
+                            fragment_size=5)),
+        checks=(matches_script,),
+    ),
+    case(
+        id="stream.zero_args",
+        title="A streamed zero-argument call (arguments \"\" only) completes as {}",
+        why="pydantic-ai #1654 / litellm #5063: a zero-argument tool in a stream never completed "
+            "or replayed as \"\".",
+        steps=replayed_step(_turn(calls(("get_time", ""))), via="stream", final="It is noon."),
+        checks=(matches_script, replay_arguments_are_json, history_intact),
+    ),
+    case(
+        id="stream.zero_args_null",
+        title="A streamed call whose arguments are null completes as {}",
+        why="pydantic-ai #1654: arguments null in a stream left the call incomplete.",
+        steps=_stream(_turn(calls(("get_time", None)))),
+        checks=(matches_script,),
+    ),
+    case(
+        id="stream.malformed_arguments",
+        title="Malformed streamed arguments become a parse error; the stream is read to the end",
+        why="A parse failure mid-stream must not abandon the stream or the other calls "
+            "(seed 003: the whole stream is read once).",
+        steps=_stream(_turn((ScriptedCall(id="call_001", name="get_weather", arguments='{"city":'),
+                             ScriptedCall(id="call_002", name="get_time", arguments="{}")),
+                            text="Checking.")),
+        checks=(matches_script,),
+    ),
+    case(
+        id="stream.mid_stream_error",
+        title="An error event in the middle of a stream raises a typed error",
+        why="A stream that carries an error must not end as a silent, partial success.",
+        steps=_stream(_turn(PARIS_TOKYO_TIME, error_after=3,
+                            error=ErrorReply(status=200, type="server_error",
+                                             message=_ERROR_TEXT)), expect="error"),
+        checks=(error_surfaced(must_contain=_ERROR_TEXT),),
+    ),
+    case(
+        id="stream.truncated",
+        title="A stream cut off before [DONE] is an error, never a silent success",
+        why="Connections drop; an adapter that returns what it has so far hands the loop a call "
+            "with half its arguments as if the model had finished.",
+        steps=_stream(_turn(PARIS_TOKYO_TIME, truncate_after=4), expect="error"),
+        checks=(error_surfaced(),),
+    ),
+    case(
+        id="stream.provider_error",
+        title="A 400 answer to a stream request surfaces the provider's message",
+        why="Adapters that start parsing SSE before checking the status lose the error body.",
+        steps=_stream(Turn(error=ErrorReply(
+            status=400, code="invalid_value", param="tools[0].function.name",
+            message="Invalid 'tools[0].function.name': string does not match pattern. Expected "
+                    "a string that matches the pattern '^[a-zA-Z0-9_-]+$'.")), expect="error"),
+        checks=(error_surfaced(must_contain="string does not match pattern"),),
+    ),
+    case(
+        id="stream.usage_chunk",
+        title="Usage from the final chunk (choices: []) is reported",
+        why="With include_usage, OpenAI sends usage in one more chunk with an empty choices "
+            "list; adapters that index choices[0] crash or drop the usage.",
+        needs={"usage"},
+        steps=_stream(_turn(calls(("get_time", "{}")))),
+        checks=(usage_reported,),
+    ),
+    case(
+        id="stream.same_as_complete",
+        title="stream() and complete() give the same result for the same answer",
+        why="Two code paths drift apart: the streamed path forgets text, usage or the finish "
+            "reason that the non-streamed path reads.",
+        steps=(Step(request=request(), reply=_turn(PARIS_TOKYO_TIME, text="Checking."),
+                    via="complete"),
+               Step(request=request(), reply=_turn(PARIS_TOKYO_TIME, text="Checking."),
+                    via="stream")),
+        checks=(same_result_both_ways, matches_script),
+    ),
+]

@@ -1,0 +1,256 @@
+"""The ``wire`` family: what a non-streaming adapter sends, and how it reads the answer."""
+
+from __future__ import annotations
+
+from pytest_toolcall.cases import Case, ErrorReply, ScriptedCall, Step, Turn, check
+from pytest_toolcall.checks import error_surfaced, matches_script, usage_reported, wire_request
+from pytest_toolcall.errors import ConformanceFailure
+from pytest_toolcall.model import AssistantMessage, NamedToolChoice, ToolMessage
+from pytest_toolcall.runner import CaseRun
+
+from ._common import (
+    PARIS_TOKYO_TIME,
+    SEARCH,
+    TIME,
+    WEATHER,
+    calls,
+    case,
+    one_step,
+    replayed_step,
+    request,
+    wire_field,
+)
+
+_TEXT = Turn(text="It is sunny in Paris.")
+
+
+@check("wire.tools.intact")
+def tools_intact(run: CaseRun) -> None:
+    """Every tool arrives with its name, description, schema and strict flag untouched, in order."""
+    sent = wire_request(run).tools
+    want = run.case.steps[0].request.tools
+    if [t.name for t in sent] != [t.name for t in want]:
+        raise ConformanceFailure("wire.tools.intact", "the tools on the wire are not the tools "
+                                 "of the request, in order", expected=[t.name for t in want],
+                                 got=[t.name for t in sent])
+    for mine, theirs in zip(want, sent):
+        for field in ("description", "parameters", "strict"):
+            a, b = getattr(mine, field), getattr(theirs, field)
+            if field == "strict" and a is None:
+                continue
+            if a != b:
+                raise ConformanceFailure(
+                    "wire.tools.intact", f"tool {mine.name!r}: {field} changed on the way to "
+                    "the provider", expected=a, got=b,
+                    hint="send the JSON Schema as given: no dropped keywords, no re-ordering "
+                         "of required, no ASCII escaping of descriptions")
+
+
+def _history_intact(run: CaseRun) -> None:
+    """The second request carries the assistant's calls and each tool result, unchanged."""
+    for record in run.steps[1:]:
+        want = record.step.request.messages
+        got = wire_request(run, record.index).messages
+        want_calls = [c for m in want if isinstance(m, AssistantMessage) for c in m.tool_calls]
+        got_calls = [c for m in got if isinstance(m, AssistantMessage) for c in m.tool_calls]
+        if [(c.id, c.name, c.arguments) for c in want_calls] != [
+                (c.id, c.name, c.arguments) for c in got_calls]:
+            raise ConformanceFailure(
+                "wire.history.tool_calls", f"step {record.index + 1}: the assistant's tool calls "
+                "were not sent back as they came", expected=[(c.id, c.name, c.arguments)
+                                                             for c in want_calls],
+                got=[(c.id, c.name, c.arguments) for c in got_calls],
+                hint="replay each call with its id, name and arguments as a JSON string")
+        want_results = [(m.tool_call_id, m.content) for m in want if isinstance(m, ToolMessage)]
+        got_results = [(m.tool_call_id, m.content) for m in got if isinstance(m, ToolMessage)]
+        if want_results != got_results:
+            raise ConformanceFailure(
+                "wire.history.tool_results", f"step {record.index + 1}: the tool results were "
+                "not sent as given", expected=want_results, got=got_results,
+                hint="one tool message per result, with its tool_call_id, in call order")
+
+
+history_intact = check("wire.history.passthrough")(_history_intact)
+
+
+@check("wire.replay.arguments_json")
+def replay_arguments_are_json(run: CaseRun) -> None:
+    """Replayed calls carry arguments as a JSON object text, never "" or null."""
+    from pytest_toolcall.model import parse_arguments
+
+    for record in run.steps[1:]:
+        for message in wire_request(run, record.index).messages:
+            if not isinstance(message, AssistantMessage):
+                continue
+            for call in message.tool_calls:
+                raw = call.raw_arguments
+                parsed, error = parse_arguments(raw) if raw is not None else (None, "null")
+                if raw is None or raw.strip() == "" or error:
+                    raise ConformanceFailure(
+                        "wire.replay.arguments_json", f"step {record.index + 1}: call {call.id} "
+                        "was replayed with arguments that are not a JSON object", expected="'{}'",
+                        got=repr(raw), hint="send '{}' for a call without arguments "
+                        "(json.loads('') fails on the next turn: openai-python PR #3502)")
+
+
+@check("wire.replay.non_ascii")
+def replay_not_escaped(run: CaseRun) -> None:
+    """Non-ASCII argument text is replayed as is, not as \\uXXXX escapes."""
+    for record in run.steps[1:]:
+        for message in wire_request(run, record.index).messages:
+            if isinstance(message, AssistantMessage):
+                for call in message.tool_calls:
+                    if call.raw_arguments and "\\u" in call.raw_arguments:
+                        raise ConformanceFailure(
+                            "wire.replay.non_ascii", f"step {record.index + 1}: call {call.id} "
+                            "was replayed with \\u escapes", expected="the characters themselves",
+                            got=call.raw_arguments,
+                            hint="json.dumps(arguments, ensure_ascii=False) (langchain PR #32222)")
+
+
+def _tool_choice_case(mode: str, choice: object, why: str) -> Case:
+    return case(
+        id=f"wire.tool_choice_{mode}", title=f"tool_choice {mode} reaches the provider", why=why,
+        needs={f"tool_choice.{mode}"},
+        steps=one_step(_TEXT, request(tool_choice=choice)),
+        checks=(wire_field("wire.tool_choice", "tool_choice was not sent as requested",
+                           lambda r: r.tool_choice, lambda r: r.tool_choice,
+                           hint="map auto/none/required to strings and a named choice to "
+                                "{type: function, function: {name}}"), matches_script),
+    )
+
+
+CASES: list[Case] = [
+    case(
+        id="wire.tool_definitions_intact",
+        title="Tool definitions reach the wire intact",
+        why="Adapters drop schema keywords, descriptions or the strict flag while translating; "
+            "the model then calls tools with arguments the schema would have forbidden.",
+        steps=one_step(_TEXT, request(tools=(WEATHER, SEARCH, TIME))),
+        checks=(tools_intact, matches_script),
+    ),
+    _tool_choice_case("auto", "auto", "tool_choice is easy to drop in translation; 'auto' is the "
+                      "baseline every provider accepts."),
+    _tool_choice_case("none", "none", "tool_choice 'none' dropped means the model may call tools "
+                      "when the application forbade it."),
+    _tool_choice_case("required", "required", "tool_choice 'required' is spelled 'any' or 'ANY' "
+                      "by other providers; adapters copy the wrong spelling."),
+    _tool_choice_case("named", NamedToolChoice(name="get_weather"), "a named tool_choice has a "
+                      "different shape at every provider; a plain string name is rejected."),
+    case(
+        id="wire.parallel_tool_calls_false",
+        title="parallel_tool_calls=false reaches the provider",
+        why="Applications that need one call at a time set parallel_tool_calls=false; an adapter "
+            "that drops it gets parallel calls the application cannot handle.",
+        needs={"parallel_tool_calls"},
+        steps=one_step(_TEXT, request(parallel_tool_calls=False)),
+        checks=(wire_field("wire.parallel_tool_calls", "parallel_tool_calls was not sent as "
+                           "requested", lambda r: r.parallel_tool_calls,
+                           lambda r: r.parallel_tool_calls,
+                           hint="send parallel_tool_calls whenever the request sets it"),),
+    ),
+    case(
+        id="wire.single_call",
+        title="One tool call is parsed: id, name, arguments, finish reason",
+        why="The baseline: a call's id, name and JSON-string arguments must come through as "
+            "an object, with finish_reason tool_calls.",
+        steps=one_step(Turn(tool_calls=calls(("get_weather", {"city": "Paris"})))),
+        checks=(matches_script,),
+    ),
+    case(
+        id="wire.parallel_calls",
+        title="Parallel calls, two with the same name, stay separate and in order",
+        why="Same-name parallel calls collapse when an adapter keys calls by name "
+            "(TanStack/ai #199: id = function name).",
+        steps=one_step(Turn(tool_calls=PARIS_TOKYO_TIME)),
+        checks=(matches_script,),
+    ),
+    case(
+        id="wire.text_and_calls",
+        title="Text next to tool calls is kept",
+        why="Adapters that read either content or tool_calls lose the model's preamble text.",
+        steps=one_step(Turn(text="Let me check both cities.", tool_calls=PARIS_TOKYO_TIME[:2])),
+        checks=(matches_script,),
+    ),
+    case(
+        id="wire.text_only",
+        title="A plain text answer has no tool calls and finish reason stop",
+        why="An answer without calls must not produce empty or phantom tool calls.",
+        steps=one_step(Turn(text="It is 21°C and sunny in Paris.")),
+        checks=(matches_script,),
+    ),
+    case(
+        id="wire.second_turn_passthrough",
+        title="Second turn: assistant tool calls and tool results go back as the provider needs",
+        why="Tool-loop messages dropped or reshaped on iteration 2+ (seed 004: three of four "
+            "providers silently dropped them); the provider answers 400 to orphan or unanswered "
+            "tool messages.",
+        steps=replayed_step(Turn(tool_calls=PARIS_TOKYO_TIME)),
+        checks=(history_intact, matches_script),
+    ),
+    case(
+        id="wire.zero_args_empty_string",
+        title="Zero-argument call sent as \"\" parses to {} and replays as '{}'",
+        why="openai-python PR #3502: arguments \"\" for a strict no-argument tool crashed "
+            "json.loads; litellm #5063: \"\" replayed and the next turn failed to parse.",
+        steps=replayed_step(Turn(tool_calls=calls(("get_time", "")))),
+        checks=(matches_script, replay_arguments_are_json, history_intact),
+    ),
+    case(
+        id="wire.zero_args_null",
+        title="Zero-argument call sent as null parses to {}",
+        why="pydantic-ai #1654: arguments null for a zero-argument tool were never completed.",
+        steps=replayed_step(Turn(tool_calls=calls(("get_time", None)))),
+        checks=(matches_script, replay_arguments_are_json),
+    ),
+    case(
+        id="wire.zero_args_empty_object",
+        title="Zero-argument call sent as '{}' parses to {}",
+        why="The common form of a zero-argument call; must not become None or a parse error.",
+        steps=replayed_step(Turn(tool_calls=calls(("get_time", "{}")))),
+        checks=(matches_script, replay_arguments_are_json),
+    ),
+    case(
+        id="wire.non_ascii_arguments",
+        title="Non-ASCII arguments survive parsing and are not escaped on replay",
+        why="langchain PR #32222: non-ASCII arguments replayed as \\uXXXX escapes change what "
+            "the model sees of its own call.",
+        steps=replayed_step(Turn(tool_calls=calls(
+            ("get_weather", {"city": "Zürich"}),
+            ("get_weather", {"city": "東京", "unit": "celsius"}),
+            ("search-docs_v2", '{"query": "naïve café 🚀 — ok"}')))),
+        checks=(matches_script, replay_not_escaped, history_intact),
+    ),
+    case(
+        id="wire.malformed_arguments",
+        title="Malformed JSON arguments become a parse error on the call, not a crash",
+        why="Models emit truncated or invalid JSON; an adapter that calls json.loads unguarded "
+            "crashes the whole turn instead of letting the loop ask for valid JSON.",
+        steps=one_step(Turn(tool_calls=(
+            ScriptedCall(id="call_001", name="get_weather", arguments='{"city": "Par'),
+            ScriptedCall(id="call_002", name="get_time", arguments="[1, 2]"),
+        ))),
+        checks=(matches_script,),
+    ),
+    case(
+        id="wire.provider_error",
+        title="A provider 400 surfaces the provider's message in a typed error",
+        why="Adapters that swallow error bodies leave users with 'KeyError: choices' instead of "
+            "the provider's explanation.",
+        steps=one_step(Turn(error=ErrorReply(
+            status=400, code="context_length_exceeded",
+            message="This model's maximum context length is 128000 tokens. However, your "
+                    "messages resulted in 131072 tokens. Please reduce the length of the "
+                    "messages.")), expect="error"),
+        checks=(error_surfaced(must_contain="maximum context length is 128000 tokens"),),
+    ),
+    case(
+        id="wire.usage",
+        title="Token usage is reported",
+        why="Usage is summed by loops and billed by applications; an adapter that drops it "
+            "makes cost tracking silently wrong.",
+        needs={"usage"},
+        steps=one_step(Turn(tool_calls=calls(("get_time", "{}")))),
+        checks=(usage_reported,),
+    ),
+]

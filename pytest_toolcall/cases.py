@@ -1,0 +1,286 @@
+"""Cases as data: what the model says, what is sent, and the clauses checked afterwards.
+
+A :class:`Case` is a list of :class:`Step` s. In each step the runner hands ``step.request`` to
+the adapter (``complete`` or ``stream``), the fake provider answers the adapter's HTTP request
+with ``step.reply`` (a :class:`Turn`) encoded in the provider's real wire format, and everything
+is recorded. Then every check of the case runs over the recording and raises
+:class:`~pytest_toolcall.errors.ConformanceFailure` naming the clause it found broken.
+
+User cases join the built-in ones through the ``pytest_toolcall_cases`` hook or
+:func:`register`, and are validated the same way.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import re
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from .contracts import CAPABILITIES
+from .errors import CaseDefinitionError
+from .model import ChatRequest, FinishReason, Usage
+
+if TYPE_CHECKING:
+    from .runner import CaseRun
+
+__all__ = [
+    "CHUNKINGS",
+    "QUIRKS",
+    "Case",
+    "Check",
+    "ErrorReply",
+    "Registry",
+    "ScriptedCall",
+    "Step",
+    "StreamPlan",
+    "Turn",
+    "check",
+    "default_registry",
+    "register",
+]
+
+_FROZEN = ConfigDict(frozen=True, extra="forbid")
+
+#: How a streamed answer is cut into transport chunks.
+CHUNKINGS = ("realistic", "bytewise", "seeded", "explicit", "hypothesis")
+
+#: Stream quirks seen in the wild, by name (a dialect may support a subset).
+QUIRKS = {
+    "interleave": "fragments of parallel calls interleave instead of one call after the other",
+    "repeat_id_name": "id and name are repeated on every fragment of a call",
+    "index_missing": "tool-call fragments carry no index",
+    "index_stuck_at_zero": "every call is sent with index 0",
+    "no_ids": "tool calls carry no id",
+}
+
+
+class ScriptedCall(BaseModel):
+    """A tool call the fake model makes. ``arguments`` is sent as given: text, object or null."""
+
+    model_config = _FROZEN
+
+    name: str
+    arguments: str | dict[str, Any] | None = "{}"
+    id: str | None = None
+
+    def arguments_text(self) -> str | None:
+        """The arguments as wire text (objects are dumped without ASCII escapes)."""
+        if isinstance(self.arguments, dict):
+            return json.dumps(self.arguments, ensure_ascii=False)
+        return self.arguments
+
+
+class ErrorReply(BaseModel):
+    """An error the fake provider answers with instead of a turn."""
+
+    model_config = _FROZEN
+
+    status: int = 400
+    message: str = "The server had an error while processing your request."
+    type: str = "invalid_request_error"
+    code: str | None = None
+    param: str | None = None
+
+
+class StreamPlan(BaseModel):
+    """How a streamed turn is sent: chunking, quirks, and ways for the stream to go wrong."""
+
+    model_config = _FROZEN
+
+    chunking: Literal["realistic", "bytewise", "seeded", "explicit", "hypothesis"] = "realistic"
+    seed: int = 0
+    boundaries: tuple[int, ...] = ()
+    fragment_size: int = Field(default=4, ge=1)
+    quirks: frozenset[str] = frozenset()
+    include_usage: bool = True
+    error_after: int | None = Field(default=None, ge=0)
+    error: ErrorReply = ErrorReply(
+        status=200, message="The server had an error while processing your request.",
+        type="server_error",
+    )
+    truncate_after: int | None = Field(default=None, ge=0)
+    hypothesis_examples: int = Field(default=25, ge=1)
+
+    @field_validator("quirks")
+    @classmethod
+    def _known_quirks(cls, quirks: frozenset[str]) -> frozenset[str]:
+        unknown = sorted(quirks - QUIRKS.keys())
+        if unknown:
+            raise ValueError(f"unknown quirk(s) {unknown}; known: {sorted(QUIRKS)}")
+        return quirks
+
+
+class Turn(BaseModel):
+    """What the fake model answers to one request."""
+
+    model_config = _FROZEN
+
+    text: str | None = None
+    tool_calls: tuple[ScriptedCall, ...] = ()
+    finish_reason: FinishReason | None = None
+    usage: Usage | None = Usage(input_tokens=11, output_tokens=7, total_tokens=18)
+    error: ErrorReply | None = None
+    stream: StreamPlan = StreamPlan()
+
+    def expected_finish(self) -> FinishReason:
+        if self.finish_reason is not None:
+            return self.finish_reason
+        return "tool_calls" if self.tool_calls else "stop"
+
+
+class Step(BaseModel):
+    """One request handed to the adapter and the turn the fake answers it with."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    request: ChatRequest
+    reply: Turn
+    via: Literal["complete", "stream"] = "complete"
+    expect: Literal["response", "error"] = "response"
+
+
+Check = Callable[["CaseRun"], None]
+
+_ID = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z0-9_]+)+$")
+
+
+class Case(BaseModel):
+    """One conformance case: data for the runner, checks for the verdict."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
+
+    id: str
+    contract: Literal["chat"] = "chat"
+    title: str = Field(min_length=1)
+    why: str = Field(min_length=1)
+    dialects: tuple[str, ...] = ("*",)
+    needs: frozenset[str] = frozenset()
+    steps: tuple[Step, ...] = Field(min_length=1)
+    checks: tuple[Any, ...] = ()
+    live: bool = False
+
+    @field_validator("id")
+    @classmethod
+    def _id_shape(cls, value: str) -> str:
+        if not _ID.match(value):
+            raise ValueError(
+                "id must be '<family>.<name>' in lower case, dots between parts "
+                f"(like 'stream.parallel_interleaved'), got {value!r}"
+            )
+        return value
+
+    @field_validator("needs")
+    @classmethod
+    def _known_needs(cls, needs: frozenset[str]) -> frozenset[str]:
+        unknown = sorted(needs - CAPABILITIES.keys())
+        if unknown:
+            raise ValueError(f"unknown capabilities {unknown}; known: {sorted(CAPABILITIES)}")
+        return needs
+
+    @field_validator("checks")
+    @classmethod
+    def _callable_checks(cls, checks: tuple[Any, ...]) -> tuple[Any, ...]:
+        for item in checks:
+            if not callable(item):
+                raise ValueError(f"every check must be callable, got {item!r}")
+        return checks
+
+    @property
+    def family(self) -> str:
+        return self.id.split(".", 1)[0]
+
+    def required_capabilities(self) -> frozenset[str]:
+        """What a profile must claim for this case to run: ``needs`` plus what the steps use."""
+        needed = set(self.needs)
+        if any(step.via == "stream" for step in self.steps):
+            needed.add("stream")
+        return frozenset(needed)
+
+    def applies_to(self, dialect: str) -> bool:
+        return "*" in self.dialects or dialect in self.dialects
+
+
+def check(clause: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """Mark a function as a check of ``clause``; it raises ConformanceFailure on a breach."""
+
+    def mark(func: Callable[..., None]) -> Callable[..., None]:
+        func.clause = clause  # type: ignore[attr-defined]
+        return func
+
+    return mark
+
+
+def make_case(**fields: Any) -> Case:
+    """Build a case, turning pydantic's errors into a :class:`CaseDefinitionError`."""
+    try:
+        return Case(**fields)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) or 'case'}: {e['msg']}" for e in exc.errors()
+        )
+        raise CaseDefinitionError(str(fields.get("id", "<no id>")), problems) from None
+
+
+class Registry:
+    """Cases by id; built-in and user cases join the same way."""
+
+    def __init__(self) -> None:
+        self._cases: dict[str, Case] = {}
+
+    def add(self, case: Case) -> Case:
+        if not isinstance(case, Case):
+            raise CaseDefinitionError(
+                getattr(case, "id", repr(case)), f"expected a Case, got {type(case).__name__}"
+            )
+        if case.id in self._cases and self._cases[case.id] is not case:
+            raise CaseDefinitionError(case.id, "another case is already registered with this id")
+        self._cases[case.id] = case
+        return case
+
+    def extend(self, cases: Iterable[Case]) -> None:
+        for case in cases:
+            self.add(case)
+
+    def __iter__(self) -> Iterator[Case]:
+        return iter(sorted(self._cases.values(), key=lambda c: c.id))
+
+    def __len__(self) -> int:
+        return len(self._cases)
+
+    def __getitem__(self, case_id: str) -> Case:
+        try:
+            return self._cases[case_id]
+        except KeyError:
+            raise KeyError(f"no case {case_id!r}; known: {', '.join(sorted(self._cases))}") from None
+
+    def select(self, patterns: Sequence[str] = (), dialect: str | None = None) -> list[Case]:
+        """Cases whose id matches any glob in ``patterns`` (all when empty), for ``dialect``."""
+        chosen = []
+        for case in self:
+            if patterns and not any(fnmatch.fnmatchcase(case.id, p) for p in patterns):
+                continue
+            if dialect is not None and not case.applies_to(dialect):
+                continue
+            chosen.append(case)
+        return chosen
+
+
+_default = Registry()
+
+
+def default_registry() -> Registry:
+    """The registry holding the built-in suite (loaded on first use)."""
+    if not len(_default):
+        import conformance
+
+        _default.extend(conformance.builtin_cases())
+    return _default
+
+
+def register(case: Case) -> Case:
+    """Add a user case to the default registry (the ``pytest_toolcall_cases`` hook is the other way)."""
+    return default_registry().add(case)

@@ -1,0 +1,295 @@
+"""Checks: functions over a :class:`~pytest_toolcall.runner.CaseRun` that name a broken clause.
+
+:func:`step_basics` runs for every step of every case. The others are building blocks that cases
+list in their ``checks``; user cases use them the same way.
+"""
+
+from __future__ import annotations
+
+import json
+import traceback
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from .cases import Turn, check
+from .dialects import get_dialect
+from .errors import ConformanceFailure, KitError
+from .model import ChatResponse, StreamDone, ToolCall, ToolCallComplete, parse_arguments
+from .runner import CaseRun, StepRecord
+
+__all__ = [
+    "CRASH_TYPES",
+    "describe_error",
+    "error_surfaced",
+    "expected_calls",
+    "matches_script",
+    "same_result_both_ways",
+    "step_basics",
+    "wire_request",
+]
+
+#: Exceptions that mean the adapter crashed on the input instead of reporting it.
+CRASH_TYPES: tuple[type[BaseException], ...] = (
+    KeyError, IndexError, TypeError, AttributeError, ValueError, StopIteration,
+    UnicodeDecodeError, AssertionError, RecursionError,
+)
+
+
+def describe_error(error: BaseException) -> str:
+    """``Type: message (at file:line)`` for an adapter's exception."""
+    where = ""
+    frames = traceback.extract_tb(error.__traceback__)
+    if frames:
+        last = frames[-1]
+        where = f" (at {last.filename.rsplit('/', 1)[-1]}:{last.lineno} in {last.name})"
+    return f"{type(error).__name__}: {error}{where}"
+
+
+def _chain(error: BaseException) -> Iterable[BaseException]:
+    seen = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        yield current
+        current = current.__cause__ or current.__context__
+
+
+def step_basics(run: CaseRun, record: StepRecord) -> None:
+    """Clauses every step must keep: one accepted request, the right mode, no crash."""
+    n = record.index + 1
+    step = record.step
+    for exchange in record.exchanges:
+        if exchange.rejection is not None:
+            rule = exchange.rejection.rule
+            raise ConformanceFailure(
+                f"request.{rule}",
+                f"the provider rejected the adapter's request in step {n} "
+                f"(HTTP {exchange.rejection.status}): {exchange.rejection.message}",
+                expected="a request the real provider accepts",
+                got=_body_excerpt(exchange.json),
+                hint=_REJECTION_HINTS.get(rule.split(".")[0], None),
+            )
+        if exchange.decode_error:
+            raise KitError(f"the fake provider accepted but could not decode the request of step "
+                           f"{n}: {exchange.decode_error}")
+    if not record.exchanges:
+        if record.error is not None:
+            raise ConformanceFailure(
+                "adapter.raised", f"the adapter raised before sending any request in step {n}",
+                got=describe_error(record.error), hint="see the adapter's traceback above")
+        raise ConformanceFailure(
+            "request.sent", f"the adapter returned in step {n} without sending a request",
+            expected="one HTTP request to the provider", got="none")
+    if len(record.exchanges) > 1:
+        raise ConformanceFailure(
+            "request.count", f"the adapter sent {len(record.exchanges)} requests in step {n}",
+            expected="exactly one request per call", got=len(record.exchanges),
+            hint="no retries on a 4xx, no duplicate sends")
+    exchange = record.exchanges[0]
+    if step.via == "stream" and not exchange.streamed and step.reply.error is None:
+        raise ConformanceFailure(
+            "stream.requested", f"stream() was called in step {n}, but the request did not ask "
+            "the provider to stream", expected="stream: true in the request body",
+            got=_body_excerpt(exchange.json, ("stream",)))
+    if step.via == "complete" and exchange.streamed:
+        raise ConformanceFailure(
+            "complete.not_streamed", f"complete() was called in step {n}, but the request asked "
+            "for a stream", expected="no stream: true", got="stream: true")
+    if step.expect == "error":
+        return
+    if record.error is not None:
+        raise ConformanceFailure(
+            "adapter.raised", f"the adapter raised in step {n} on a valid provider answer",
+            expected="a ChatResponse", got=describe_error(record.error),
+            hint="the adapter could not parse what the provider sent; see the trace")
+    if record.events is not None:
+        dones = [i for i, e in enumerate(record.events) if isinstance(e, StreamDone)]
+        if dones != [len(record.events) - 1]:
+            raise ConformanceFailure(
+                "stream.done_last", f"the stream of step {n} must end with exactly one "
+                "StreamDone event", expected="one StreamDone, last",
+                got=f"StreamDone at positions {dones} of {len(record.events)} events")
+
+
+_REJECTION_HINTS = {
+    "messages": "check how the history is encoded: every tool message must answer a tool call "
+                "of the assistant message right before it, and every call must be answered",
+    "tools": "check how tool definitions are encoded",
+    "tool_choice": "send tool_choice only with tools, in the provider's shape",
+    "parallel_tool_calls": "send parallel_tool_calls only with tools",
+    "auth": "send the endpoint's api_key the way the provider expects",
+    "route": "post to the endpoint's base_url plus the provider's path",
+}
+
+
+def _body_excerpt(body: Any, keys: tuple[str, ...] | None = None) -> str:
+    if isinstance(body, dict) and keys:
+        body = {k: body.get(k) for k in keys}
+    text = json.dumps(body, ensure_ascii=False)
+    return text if len(text) < 300 else text[:299] + "…"
+
+
+def expected_calls(run: CaseRun, turn: Turn) -> list[ToolCall]:
+    """The tool calls a correct adapter parses from ``turn`` as this dialect sends it."""
+    dialect = get_dialect(run.dialect)
+    ids: list[str | None] = list(dialect.call_ids(turn))
+    if "no_ids" in turn.stream.quirks:
+        ids = [None] * len(ids)
+    return [ToolCall.from_raw(id=cid, name=c.name, arguments=c.arguments)
+            for cid, c in zip(ids, turn.tool_calls)]
+
+
+def wire_request(run: CaseRun, step: int = 0) -> Any:
+    """The decoded canonical request the provider received in ``step``."""
+    exchange = run.steps[step].exchanges[0]
+    if exchange.decoded is None:
+        raise KitError(f"no decoded request for step {step + 1}")
+    return exchange.decoded
+
+
+def _fmt_call(call: ToolCall) -> str:
+    return f"{call.name}(id={call.id!r}, arguments={call.arguments!r})"
+
+
+@check("response.matches_script")
+def matches_script(run: CaseRun) -> None:
+    """Every response equals what the model said: calls (id, name, arguments), text, finish."""
+    for record in run.steps:
+        if record.step.expect != "response" or record.response is None:
+            continue
+        compare_response(run, record, record.response)
+
+
+def compare_response(run: CaseRun, record: StepRecord, got: ChatResponse) -> None:
+    turn, n = record.step.reply, record.index + 1
+    want = expected_calls(run, turn)
+    if len(got.tool_calls) != len(want):
+        raise ConformanceFailure(
+            "response.tool_calls.count",
+            f"step {n}: the model made {len(want)} tool call(s), the adapter returned "
+            f"{len(got.tool_calls)}",
+            expected=[_fmt_call(c) for c in want], got=[_fmt_call(c) for c in got.tool_calls],
+            hint="parallel calls merged or dropped? key stream fragments on index (and id)"
+            if len(got.tool_calls) < len(want) else "one call split in two?")
+    for k, (w, g) in enumerate(zip(want, got.tool_calls)):
+        if w.id is not None and g.id != w.id:
+            raise ConformanceFailure(
+                "response.tool_calls.id", f"step {n}, call {k}: wrong id",
+                expected=w.id, got=g.id,
+                hint="take the id from the call's first fragment and never concatenate it")
+        if g.name != w.name:
+            raise ConformanceFailure(
+                "response.tool_calls.name", f"step {n}, call {k}: wrong tool name",
+                expected=w.name, got=g.name,
+                hint="take the name from the call's first fragment and never concatenate it")
+        if w.parse_error is None and (g.arguments != w.arguments or g.parse_error):
+            raise ConformanceFailure(
+                "response.tool_calls.arguments", f"step {n}, call {k} ({w.name}): wrong arguments",
+                expected=w.arguments, got=g.arguments if not g.parse_error else
+                f"parse error: {g.parse_error}",
+                hint="join every arguments fragment of the call, then parse once; "
+                     "'' and null mean {}")
+        if w.parse_error is not None:
+            if g.parse_error is None or g.arguments is not None:
+                raise ConformanceFailure(
+                    "response.tool_calls.parse_error",
+                    f"step {n}, call {k} ({w.name}): the arguments are not valid JSON, but the "
+                    "tool call does not say so",
+                    expected=f"arguments=None, parse_error set, raw_arguments={w.raw_arguments!r}",
+                    got=f"arguments={g.arguments!r}, parse_error={g.parse_error!r}",
+                    hint="use ToolCall.from_raw(...) or set parse_error when json.loads fails")
+            if g.raw_arguments != w.raw_arguments:
+                raise ConformanceFailure(
+                    "response.tool_calls.raw_arguments",
+                    f"step {n}, call {k}: the raw argument text was not kept",
+                    expected=w.raw_arguments, got=g.raw_arguments)
+    if (got.text or None) != (turn.text or None):
+        raise ConformanceFailure("response.text", f"step {n}: wrong text",
+                                 expected=turn.text, got=got.text)
+    if got.finish_reason != turn.expected_finish():
+        raise ConformanceFailure(
+            "response.finish_reason", f"step {n}: wrong finish reason",
+            expected=turn.expected_finish(), got=got.finish_reason)
+
+
+@check("response.usage")
+def usage_reported(run: CaseRun) -> None:
+    """Token usage is read from the provider's answer (the usage chunk, when streaming)."""
+    for record in run.steps:
+        turn = record.step.reply
+        if record.response is None or turn.usage is None:
+            continue
+        got = record.response.usage
+        want = turn.usage
+        if got is None or (got.input_tokens, got.output_tokens, got.total_tokens) != (
+                want.input_tokens, want.output_tokens, want.total_tokens):
+            raise ConformanceFailure(
+                "response.usage", f"step {record.index + 1}: usage not reported as sent",
+                expected=want.model_dump(), got=got.model_dump() if got else None,
+                hint="read usage from the response, or from the stream's last chunk (choices: [])")
+
+
+def error_surfaced(*, must_contain: str | None = None) -> Callable[[CaseRun], None]:
+    """The step that expects an error raised one, typed, carrying the provider's own words."""
+
+    @check("error.surfaced")
+    def error_surfaced_check(run: CaseRun) -> None:
+        for record in run.steps:
+            if record.step.expect != "error":
+                continue
+            n = record.index + 1
+            if record.error is None:
+                got = record.response.model_dump(exclude_none=True) if record.response else None
+                raise ConformanceFailure(
+                    "error.surfaced", f"step {n}: the provider failed, but the adapter returned a "
+                    "result as if it had succeeded", expected="an exception", got=got,
+                    hint="raise when the provider answers with an error or a stream breaks off")
+            if isinstance(record.error, CRASH_TYPES) and not isinstance(
+                    record.error, ConformanceFailure):
+                raise ConformanceFailure(
+                    "error.typed", f"step {n}: the adapter crashed instead of reporting the "
+                    "provider's error", expected="an error type of the adapter's (or "
+                    "pytest_toolcall.ProviderError)", got=describe_error(record.error),
+                    hint="catch the provider's error and raise a typed exception")
+            words = must_contain
+            if words and not any(words in str(e) for e in _chain(record.error)):
+                raise ConformanceFailure(
+                    "error.message", f"step {n}: the error does not carry the provider's message",
+                    expected=f"a message containing {words!r}", got=describe_error(record.error),
+                    hint="put the provider's error message in your exception")
+
+    return error_surfaced_check
+
+
+@check("stream.same_as_complete")
+def same_result_both_ways(run: CaseRun) -> None:
+    """A complete step and a stream step of the same turn give the same response."""
+    complete = [r for r in run.steps if r.step.via == "complete" and r.response]
+    streamed = [r for r in run.steps if r.step.via == "stream" and r.response]
+    for a, b in zip(complete, streamed):
+        left = a.response.model_copy(update={"model": None})  # type: ignore[union-attr]
+        right = b.response.model_copy(update={"model": None})  # type: ignore[union-attr]
+        if left != right:
+            raise ConformanceFailure(
+                "stream.same_as_complete", "stream() and complete() gave different results for "
+                "the same answer", expected=left.model_dump(exclude_none=True),
+                got=right.model_dump(exclude_none=True))
+
+
+@check("stream.tool_call_complete")
+def complete_events_match(run: CaseRun) -> None:
+    """Each streamed call arrives once as a ToolCallComplete event."""
+    for record in run.steps:
+        if record.events is None or record.step.expect != "response":
+            continue
+        completes = [e.call for e in record.events if isinstance(e, ToolCallComplete)]
+        want = expected_calls(run, record.step.reply)
+        if len(completes) != len(want):
+            raise ConformanceFailure(
+                "stream.tool_call_complete", f"step {record.index + 1}: expected one "
+                f"ToolCallComplete per call ({len(want)}), got {len(completes)}",
+                expected=[_fmt_call(c) for c in want], got=[_fmt_call(c) for c in completes])
+
+
+def arguments_of(raw: Any) -> Any:
+    return parse_arguments(raw)[0]

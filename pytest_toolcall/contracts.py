@@ -1,0 +1,167 @@
+"""The contracts under test and the profile an implementation declares.
+
+An adapter is any object with some of these methods (structural typing, nothing to inherit)::
+
+    complete(ChatRequest) -> ChatResponse               sync, non-streaming
+    stream(ChatRequest) -> Iterator[StreamEvent]        sync, streaming (optional)
+    async acomplete(ChatRequest) -> ChatResponse        async, non-streaming
+    astream(ChatRequest) -> AsyncIterator[StreamEvent]  async, streaming (optional)
+
+At least one of ``complete`` / ``acomplete`` is required. The :class:`Profile` says what the
+implementation claims; a claimed capability must hold, an unclaimed one skips its cases.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator, Mapping
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from .errors import UsageError
+from .model import ChatRequest, ChatResponse, StreamEvent
+
+__all__ = [
+    "CAPABILITIES",
+    "AsyncChatAdapter",
+    "ChatAdapter",
+    "Interface",
+    "Profile",
+    "adapter_interfaces",
+    "check_adapter",
+    "make_profile",
+]
+
+Interface = Literal["sync", "async"]
+
+#: Capability names a case may need, with what claiming each one means.
+CAPABILITIES: Mapping[str, str] = {
+    "stream": "the adapter streams (stream / astream)",
+    "tool_choice.auto": "tool_choice='auto' is passed to the provider",
+    "tool_choice.none": "tool_choice='none' is passed to the provider",
+    "tool_choice.required": "tool_choice='required' is passed to the provider",
+    "tool_choice.named": "a named tool_choice is passed to the provider",
+    "parallel_tool_calls": "parallel_tool_calls=False is passed to the provider",
+    "usage": "token usage is reported",
+}
+
+
+@runtime_checkable
+class ChatAdapter(Protocol):
+    """The wire layer, sync: canonical request in, canonical response out."""
+
+    def complete(self, request: ChatRequest) -> ChatResponse: ...
+
+
+@runtime_checkable
+class AsyncChatAdapter(Protocol):
+    """The wire layer, async."""
+
+    async def acomplete(self, request: ChatRequest) -> ChatResponse: ...
+
+
+class StreamingChatAdapter(Protocol):
+    def stream(self, request: ChatRequest) -> Iterator[StreamEvent]: ...
+
+
+class AsyncStreamingChatAdapter(Protocol):
+    def astream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]: ...
+
+
+class Profile(BaseModel):
+    """What an implementation declares about itself. Cases read their expectations from it.
+
+    ``None`` means "infer from the adapter": ``streaming`` is claimed when the adapter has
+    ``stream``/``astream``, an interface when it has the matching methods. Everything else is
+    claimed by default; narrow the claims to skip cases, each skip naming the capability.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str = "adapter"
+    streaming: bool | None = None
+    sync: bool | None = None
+    async_: bool | None = Field(default=None, alias="async")
+    tool_choice: frozenset[Literal["auto", "none", "required", "named"]] = frozenset(
+        {"auto", "none", "required", "named"}
+    )
+    parallel_tool_calls: bool = True
+    usage: bool = True
+    known_gaps: Mapping[str, str] = Field(default_factory=dict)
+    timeout: float = Field(default=10.0, gt=0)
+
+    def claims(self, capability: str, adapter: Any = None) -> bool:
+        """Whether this profile claims ``capability`` (one of :data:`CAPABILITIES`)."""
+        if capability == "stream":
+            if self.streaming is not None:
+                return self.streaming
+            return adapter is not None and bool({"stream", "astream"} & _methods(adapter))
+        if capability.startswith("tool_choice."):
+            return capability.split(".", 1)[1] in self.tool_choice
+        if capability == "parallel_tool_calls":
+            return self.parallel_tool_calls
+        if capability == "usage":
+            return self.usage
+        raise UsageError(
+            f"unknown capability {capability!r}; known capabilities: {', '.join(CAPABILITIES)}"
+        )
+
+
+def make_profile(value: Any) -> Profile:
+    """A :class:`Profile` from a profile, a mapping or ``None``, with usage errors naming fields."""
+    if value is None:
+        return Profile()
+    if isinstance(value, Profile):
+        return value
+    if isinstance(value, Mapping):
+        try:
+            return Profile.model_validate(dict(value))
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in e['loc']) or 'profile'}: {e['msg']}"
+                for e in exc.errors()
+            )
+            raise UsageError(f"the toolcall_profile fixture is invalid: {problems}") from None
+    raise UsageError(
+        "the toolcall_profile fixture must return a pytest_toolcall.Profile or a dict, "
+        f"got {type(value).__name__}"
+    )
+
+
+def _methods(adapter: Any) -> set[str]:
+    names = ("complete", "stream", "acomplete", "astream")
+    return {n for n in names if callable(getattr(adapter, n, None))}
+
+
+def adapter_interfaces(adapter: Any, profile: Profile) -> list[Interface]:
+    """The interfaces a case runs through: those the adapter has, unless the profile says no."""
+    methods = _methods(adapter)
+    found: list[Interface] = []
+    if "complete" in methods and profile.sync is not False:
+        found.append("sync")
+    if "acomplete" in methods and profile.async_ is not False:
+        found.append("async")
+    return found
+
+
+def check_adapter(adapter: Any, profile: Profile) -> list[Interface]:
+    """Validate the adapter's shape against the contract and the profile's claims.
+
+    Raises :class:`UsageError` naming what is missing; returns the interfaces to run.
+    """
+    methods = _methods(adapter)
+    kind = type(adapter).__name__
+    if not {"complete", "acomplete"} & methods:
+        raise UsageError(
+            f"the toolcall_adapter fixture returned a {kind} object, which is not a ChatAdapter: "
+            "it needs a complete(request) method or an async acomplete(request) method"
+            + (f" (it has: {', '.join(sorted(methods))})" if methods else "")
+        )
+    if profile.sync and "complete" not in methods:
+        raise UsageError(f"the profile claims sync=True but {kind} has no complete() method")
+    if profile.async_ and "acomplete" not in methods:
+        raise UsageError(f"the profile claims async=True but {kind} has no acomplete() method")
+    interfaces = adapter_interfaces(adapter, profile)
+    if not interfaces:
+        raise UsageError(f"the profile disables every interface {kind} has (sync and async)")
+    return interfaces

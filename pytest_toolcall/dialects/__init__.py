@@ -1,0 +1,80 @@
+"""Wire formats the fake provider speaks, one module per dialect.
+
+A dialect knows one provider's HTTP API: which routes it serves, how to decode a request into the
+canonical model, which requests the real provider rejects (with its exact error body), and how to
+encode a scripted turn as the provider's JSON or stream.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from ..cases import ErrorReply, Turn
+from ..errors import UsageError
+from ..model import ChatRequest
+
+__all__ = ["DIALECT_NAMES", "Dialect", "Rejection", "get_dialect"]
+
+
+@dataclass(frozen=True)
+class Rejection:
+    """A request the real provider would refuse: status, the exact error body, and the rule."""
+
+    status: int
+    body: Mapping[str, Any]
+    rule: str
+
+    @property
+    def message(self) -> str:
+        error = self.body.get("error", {})
+        if isinstance(error, Mapping):
+            return str(error.get("message", ""))
+        return str(error)
+
+
+class Dialect(Protocol):
+    name: str
+    title: str
+    base_path: str
+    stream_content_type: str
+
+    def route(self, method: str, path: str) -> bool:
+        """Whether this dialect serves ``method path`` (path without query)."""
+
+    def check_auth(self, headers: Mapping[str, str], query: Mapping[str, str], key: str) -> Rejection | None: ...
+
+    def wants_stream(self, body: Mapping[str, Any], path: str) -> bool: ...
+
+    def validate(self, body: Any) -> Rejection | None:
+        """The provider's own rejection of this request body, or ``None`` when it is accepted."""
+
+    def decode_request(self, body: Mapping[str, Any]) -> ChatRequest: ...
+
+    def encode_response(self, turn: Turn, body: Mapping[str, Any]) -> dict[str, Any]: ...
+
+    def encode_stream(self, turn: Turn, body: Mapping[str, Any]) -> list[bytes]:
+        """The stream as a list of events, each the exact bytes of one event."""
+
+    def encode_error(self, error: ErrorReply) -> tuple[int, dict[str, Any]]: ...
+
+    def call_ids(self, turn: Turn) -> list[str]:
+        """The ids the fake gives the turn's calls (scripted ids, or generated ones)."""
+
+    def not_found(self, method: str, path: str) -> Rejection: ...
+
+
+DIALECT_NAMES: tuple[str, ...] = ("openai",)
+
+
+def get_dialect(name: str) -> Dialect:
+    """The dialect called ``name``; a usage error lists the valid names otherwise."""
+    if name == "openai":
+        from .openai import OpenAIChat
+
+        return OpenAIChat()
+    raise UsageError(
+        f"unknown provider {name!r}: valid providers are {', '.join(DIALECT_NAMES)}"
+        + (" (or 'all')" if len(DIALECT_NAMES) > 1 else "")
+    )

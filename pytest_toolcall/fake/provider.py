@@ -1,0 +1,218 @@
+"""The fake provider: an httpx handler that answers in one dialect and records every exchange."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import AsyncIterator, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qsl
+
+import httpx
+
+from ..cases import Turn
+from ..dialects import Dialect, Rejection, get_dialect
+from ..model import ChatRequest
+from .chunking import cut
+
+__all__ = ["DEFAULT_KEY", "Endpoint", "Exchange", "FakeProvider"]
+
+#: The key the fake accepts unless told otherwise. Not a secret; never a real key.
+DEFAULT_KEY = "tc-fake-key-not-a-secret"
+_REDACTED = {"authorization", "x-api-key", "x-goog-api-key", "api-key", "cookie"}
+
+
+@dataclass
+class Exchange:
+    """One HTTP request the fake received and what it answered."""
+
+    index: int
+    step: int | None
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: bytes
+    json: Any = None
+    decoded: ChatRequest | None = None
+    decode_error: str | None = None
+    rejection: Rejection | None = None
+    status: int = 0
+    response_json: Any = None
+    chunks: list[bytes] = field(default_factory=list)
+    streamed: bool = False
+    turn: Turn | None = None
+
+    @property
+    def accepted(self) -> bool:
+        return self.rejection is None and 200 <= self.status < 300
+
+    @property
+    def response_body(self) -> bytes:
+        return b"".join(self.chunks)
+
+
+class FakeProvider:
+    """A scripted provider for one dialect.
+
+    Give it the turn to answer with (:meth:`expect`), wire a client to :meth:`handle` (sync) or
+    :meth:`ahandle` (async), or to :meth:`transport` / :meth:`async_transport`, or serve it on a
+    loopback port with :func:`pytest_toolcall.fake.serve`. Every request is recorded in
+    :attr:`exchanges`, rejected ones included.
+    """
+
+    def __init__(self, dialect: str | Dialect = "openai", turns: Sequence[Turn] = (), *,
+                 api_key: str = DEFAULT_KEY) -> None:
+        self.dialect: Dialect = get_dialect(dialect) if isinstance(dialect, str) else dialect
+        self.api_key = api_key
+        self.exchanges: list[Exchange] = []
+        self._queue: list[Turn] = list(turns)
+        self._current: Turn | None = None
+        self._step: int | None = None
+        self.boundaries: Sequence[int] | None = None
+        self._lock = threading.Lock()
+
+    # -- scripting ----------------------------------------------------------------------------
+    def expect(self, turn: Turn, *, step: int | None = None,
+               boundaries: Sequence[int] | None = None) -> None:
+        """Answer every request from now on with ``turn`` (cut at ``boundaries`` if streamed)."""
+        self._current, self._step, self.boundaries = turn, step, boundaries
+        self._queue.clear()
+
+    def _next_turn(self) -> Turn | None:
+        if self._queue:
+            return self._queue.pop(0)
+        return self._current
+
+    # -- transports ---------------------------------------------------------------------------
+    def transport(self) -> httpx.MockTransport:
+        return httpx.MockTransport(self.handle)
+
+    def async_transport(self) -> httpx.MockTransport:
+        return httpx.MockTransport(self.ahandle)
+
+    def handle(self, request: httpx.Request) -> httpx.Response:
+        """The sync httpx handler."""
+        status, headers, chunks = self.respond(request.method, request.url.raw_path.decode(),
+                                               request.headers, request.read())
+        return httpx.Response(status, headers=headers, content=iter(chunks))
+
+    async def ahandle(self, request: httpx.Request) -> httpx.Response:
+        """The async httpx handler."""
+        status, headers, chunks = self.respond(request.method, request.url.raw_path.decode(),
+                                               request.headers, await request.aread())
+
+        async def body() -> AsyncIterator[bytes]:
+            for piece in chunks:
+                yield piece
+
+        return httpx.Response(status, headers=headers, content=body())
+
+    # -- the provider -------------------------------------------------------------------------
+    def respond(self, method: str, raw_path: str, headers: Any,
+                body: bytes) -> tuple[int, dict[str, str], list[bytes]]:
+        """Answer one request: ``(status, headers, body chunks)``; transport-neutral."""
+        path, _, query_text = raw_path.partition("?")
+        query = dict(parse_qsl(query_text))
+        lower = {k.lower(): v for k, v in headers.items()}
+        with self._lock:
+            exchange = Exchange(
+                index=len(self.exchanges), step=self._step, method=method, path=path,
+                headers={k: ("<redacted>" if k in _REDACTED else v) for k, v in lower.items()},
+                body=body,
+            )
+            self.exchanges.append(exchange)
+        dialect = self.dialect
+        if not dialect.route(method, path):
+            return self._reject(exchange, dialect.not_found(method, path))
+        denied = dialect.check_auth(lower, query, self.api_key)
+        if denied:
+            return self._reject(exchange, denied)
+        try:
+            exchange.json = json.loads(body) if body else None
+        except (ValueError, UnicodeDecodeError):
+            exchange.json = None
+            return self._reject(exchange, dialect.validate(None))  # type: ignore[arg-type]
+        rejection = dialect.validate(exchange.json)
+        if rejection:
+            return self._reject(exchange, rejection)
+        try:
+            exchange.decoded = dialect.decode_request(exchange.json)
+        except Exception as exc:  # a request the provider accepts but the kit cannot read
+            exchange.decode_error = f"{type(exc).__name__}: {exc}"
+        turn = self._next_turn()
+        exchange.turn = turn
+        if turn is None:
+            status, err = 500, {"error": {"message": "pytest-toolcall fake provider: no turn is "
+                                          "scripted for this request", "type": "server_error"}}
+            return self._send_json(exchange, status, err)
+        if turn.error is not None:
+            status, err = dialect.encode_error(turn.error)
+            return self._send_json(exchange, status, err)
+        if dialect.wants_stream(exchange.json, path):
+            events = dialect.encode_stream(turn, exchange.json)
+            chunks = cut(events, turn.stream, self.boundaries)
+            exchange.status, exchange.chunks, exchange.streamed = 200, chunks, True
+            return 200, {"content-type": dialect.stream_content_type}, chunks
+        return self._send_json(exchange, 200, dialect.encode_response(turn, exchange.json))
+
+    def _reject(self, exchange: Exchange, rejection: Rejection) -> tuple[int, dict[str, str], list[bytes]]:
+        exchange.rejection = rejection
+        return self._send_json(exchange, rejection.status, dict(rejection.body))
+
+    @staticmethod
+    def _send_json(exchange: Exchange, status: int,
+                   data: Any) -> tuple[int, dict[str, str], list[bytes]]:
+        payload = json.dumps(data, ensure_ascii=False).encode()
+        exchange.status, exchange.response_json, exchange.chunks = status, data, [payload]
+        return status, {"content-type": "application/json"}, [payload]
+
+
+@dataclass
+class Endpoint:
+    """Where an adapter under test sends its requests: everything a shim needs to wire itself.
+
+    ``client`` / ``async_client`` are httpx clients already pointed at the fake (in-process,
+    no network); ``transport`` / ``async_transport`` are there for adapters that build their own
+    client. ``base_url`` ends with the provider's version prefix (``/v1`` for OpenAI).
+    """
+
+    provider: str
+    base_url: str
+    api_key: str
+    fake: FakeProvider
+    transport: httpx.BaseTransport | None = None
+    async_transport: httpx.AsyncBaseTransport | None = None
+    _client: httpx.Client | None = field(default=None, repr=False)
+    _async_client: httpx.AsyncClient | None = field(default=None, repr=False)
+
+    @property
+    def client(self) -> httpx.Client:
+        if self._client is None:
+            # trust_env=False: proxy settings from the environment would add real transports
+            self._client = httpx.Client(transport=self.transport, trust_env=False, timeout=30)
+        return self._client
+
+    @property
+    def async_client(self) -> httpx.AsyncClient:
+        if self._async_client is None:
+            self._async_client = httpx.AsyncClient(transport=self.async_transport,
+                                                   trust_env=False, timeout=30)
+        return self._async_client
+
+    @property
+    def exchanges(self) -> list[Exchange]:
+        return self.fake.exchanges
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+        # an AsyncClient over a MockTransport holds no sockets; dropping it is enough
+
+
+def in_process_endpoint(fake: FakeProvider, host: str = "http://toolcall.fake") -> Endpoint:
+    """An endpoint whose clients reach ``fake`` in-process through ``httpx.MockTransport``."""
+    return Endpoint(provider=fake.dialect.name, base_url=host + fake.dialect.base_path,
+                    api_key=fake.api_key, fake=fake, transport=fake.transport(),
+                    async_transport=fake.async_transport())
+

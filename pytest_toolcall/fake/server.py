@@ -1,0 +1,70 @@
+"""Serve a fake provider on a loopback port, for clients that do not use httpx."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import httpx
+
+from .provider import Endpoint, FakeProvider
+
+__all__ = ["serve"]
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    fake: FakeProvider
+
+    def _answer(self) -> None:
+        length = int(self.headers.get("content-length") or 0)
+        body = self.rfile.read(length) if length else b""
+        status, headers, chunks = self.fake.respond(self.command, self.path,
+                                                    dict(self.headers.items()), body)
+        self.send_response(status)
+        for key, value in headers.items():
+            self.send_header(key, value)
+        # chunked transfer keeps the fake's chunk boundaries as far as TCP lets it
+        self.send_header("transfer-encoding", "chunked")
+        self.end_headers()
+        for piece in chunks:
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+            self.wfile.flush()
+        self.wfile.write(b"0\r\n\r\n")
+        self.wfile.flush()
+
+    do_POST = do_GET = _answer
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - stdlib name
+        pass  # the fake records every exchange itself; stderr stays quiet
+
+
+@contextlib.contextmanager
+def serve(fake: FakeProvider, host: str = "127.0.0.1") -> Iterator[Endpoint]:
+    """Serve ``fake`` on ``host`` (loopback only) at a free port; yields an :class:`Endpoint`.
+
+    The endpoint's httpx clients use real sockets to the loopback server, so this mode also
+    works for adapters built on other HTTP libraries or in other languages: give them
+    ``endpoint.base_url`` and ``endpoint.api_key``.
+    """
+    if host not in ("127.0.0.1", "::1", "localhost"):
+        raise ValueError(f"the fake provider serves on loopback only, not on {host!r}")
+    handler = type("Handler", (_Handler,), {"fake": fake})
+    server = ThreadingHTTPServer((host, 0), handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, name="toolcall-fake", daemon=True)
+    thread.start()
+    port = server.server_address[1]
+    endpoint = Endpoint(provider=fake.dialect.name,
+                        base_url=f"http://{host}:{port}{fake.dialect.base_path}",
+                        api_key=fake.api_key, fake=fake,
+                        transport=httpx.HTTPTransport(), async_transport=httpx.AsyncHTTPTransport())
+    try:
+        yield endpoint
+    finally:
+        endpoint.close()
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)

@@ -1,0 +1,269 @@
+"""The canonical model: provider-neutral tool specs, calls, messages, requests and responses.
+
+Every dialect decodes its wire format into these types and encodes them back, and every contract
+speaks them. They are pydantic v2 models, frozen, with ``extra="forbid"`` so that a typo in a shim
+is an error instead of a silently dropped field.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+__all__ = [
+    "AssistantMessage",
+    "ChatRequest",
+    "ChatResponse",
+    "FinishReason",
+    "Message",
+    "NamedToolChoice",
+    "StreamDone",
+    "StreamEvent",
+    "SystemMessage",
+    "TextDelta",
+    "ToolCall",
+    "ToolCallComplete",
+    "ToolCallDelta",
+    "ToolChoice",
+    "ToolMessage",
+    "ToolSpec",
+    "Usage",
+    "UserMessage",
+    "assemble_stream",
+    "parse_arguments",
+]
+
+_FROZEN = ConfigDict(frozen=True, extra="forbid")
+
+FinishReason = Literal["stop", "tool_calls", "length", "content_filter", "error", "other"]
+
+
+def parse_arguments(raw: str | dict[str, Any] | None) -> tuple[dict[str, Any] | None, str | None]:
+    """Parse tool-call arguments as a provider sent them: ``(arguments, parse_error)``.
+
+    ``""``, ``None`` and ``{}`` all mean "no arguments" (providers send each of them for
+    zero-argument tools); anything that is not a JSON object is a parse error, not an exception.
+    """
+    if raw is None:
+        return {}, None
+    if isinstance(raw, dict):
+        return dict(raw), None
+    if not isinstance(raw, str):
+        return None, f"arguments must be a JSON object or its text, got {type(raw).__name__}"
+    if raw.strip() == "":
+        return {}, None
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        return None, f"arguments are not valid JSON: {exc.msg} at position {exc.pos}"
+    if not isinstance(value, dict):
+        return None, f"arguments must be a JSON object, got {type(value).__name__}"
+    return value, None
+
+
+class ToolSpec(BaseModel):
+    """A tool the model may call: its name, description and JSON Schema for the arguments."""
+
+    model_config = _FROZEN
+
+    name: str = Field(min_length=1)
+    description: str = ""
+    parameters: dict[str, Any] = Field(
+        default_factory=lambda: {"type": "object", "properties": {}}
+    )
+    strict: bool | None = None
+
+    @field_validator("parameters")
+    @classmethod
+    def _schema_is_valid(cls, schema: dict[str, Any]) -> dict[str, Any]:
+        # Checked against the meta-schema it declares (draft 2020-12 when it declares none), so a
+        # broken schema is reported where it is written, not as a provider 400 later on.
+        from jsonschema import exceptions, validators
+
+        validator = validators.validator_for(schema, default=validators.Draft202012Validator)
+        try:
+            validator.check_schema(schema)
+        except exceptions.SchemaError as exc:
+            where = "/".join(str(p) for p in exc.absolute_path) or "(root)"
+            raise ValueError(
+                f"parameters is not a valid JSON Schema at {where}: {exc.message}"
+            ) from None
+        return schema
+
+
+class ToolCall(BaseModel):
+    """One call of a tool by the model.
+
+    ``arguments`` is the parsed object (``None`` when parsing failed), ``raw_arguments`` the text
+    as the provider sent it (``None`` when the provider sent an object), ``parse_error`` says why
+    parsing failed. Build one from wire data with :meth:`from_raw`.
+    """
+
+    model_config = _FROZEN
+
+    id: str | None = None
+    name: str
+    arguments: dict[str, Any] | None = None
+    raw_arguments: str | None = None
+    parse_error: str | None = None
+
+    @classmethod
+    def from_raw(
+        cls, *, id: str | None, name: str, arguments: str | dict[str, Any] | None
+    ) -> ToolCall:
+        """A tool call from the arguments as the provider sent them (text, object or null)."""
+        parsed, error = parse_arguments(arguments)
+        raw = arguments if isinstance(arguments, str) else None
+        return cls(id=id, name=name, arguments=parsed, raw_arguments=raw, parse_error=error)
+
+    def arguments_json(self) -> str:
+        """The arguments as JSON text to send back to a provider: never ``""``, never escaped."""
+        if self.arguments is None:
+            return self.raw_arguments or "{}"
+        return json.dumps(self.arguments, ensure_ascii=False, separators=(",", ":"))
+
+
+class SystemMessage(BaseModel):
+    model_config = _FROZEN
+    role: Literal["system"] = "system"
+    content: str
+
+
+class UserMessage(BaseModel):
+    model_config = _FROZEN
+    role: Literal["user"] = "user"
+    content: str
+
+
+class AssistantMessage(BaseModel):
+    """What the model said: text, tool calls, or both."""
+
+    model_config = _FROZEN
+    role: Literal["assistant"] = "assistant"
+    content: str | None = None
+    tool_calls: tuple[ToolCall, ...] = ()
+
+
+class ToolMessage(BaseModel):
+    """The result of one tool call, sent back to the model."""
+
+    model_config = _FROZEN
+    role: Literal["tool"] = "tool"
+    tool_call_id: str | None
+    content: str
+    name: str | None = None
+    is_error: bool = False
+
+
+Message = Annotated[
+    Union[SystemMessage, UserMessage, AssistantMessage, ToolMessage],
+    Field(discriminator="role"),
+]
+
+
+class NamedToolChoice(BaseModel):
+    """Force the model to call this one tool."""
+
+    model_config = _FROZEN
+    type: Literal["tool"] = "tool"
+    name: str
+
+
+ToolChoice = Union[Literal["auto", "none", "required"], NamedToolChoice]
+
+
+class ChatRequest(BaseModel):
+    """One request to a model: messages, tools and how the model may use them."""
+
+    model_config = _FROZEN
+
+    messages: tuple[Message, ...]
+    tools: tuple[ToolSpec, ...] = ()
+    tool_choice: ToolChoice | None = None
+    parallel_tool_calls: bool | None = None
+    stream: bool = False
+    model: str | None = None
+
+
+class Usage(BaseModel):
+    model_config = _FROZEN
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    total_tokens: int | None = None
+
+
+class ChatResponse(BaseModel):
+    """What the model answered, in canonical form."""
+
+    model_config = _FROZEN
+
+    text: str | None = None
+    tool_calls: tuple[ToolCall, ...] = ()
+    finish_reason: FinishReason | None = None
+    usage: Usage | None = None
+    model: str | None = None
+
+    def to_message(self) -> AssistantMessage:
+        """The assistant message that replays this response in the next request."""
+        return AssistantMessage(content=self.text or None, tool_calls=self.tool_calls)
+
+
+class TextDelta(BaseModel):
+    model_config = _FROZEN
+    type: Literal["text_delta"] = "text_delta"
+    text: str
+
+
+class ToolCallDelta(BaseModel):
+    """A fragment of a tool call as it streams in (optional: adapters may skip these)."""
+
+    model_config = _FROZEN
+    type: Literal["tool_call_delta"] = "tool_call_delta"
+    index: int
+    id: str | None = None
+    name: str | None = None
+    arguments_delta: str = ""
+
+
+class ToolCallComplete(BaseModel):
+    """A tool call whose arguments have fully arrived."""
+
+    model_config = _FROZEN
+    type: Literal["tool_call_complete"] = "tool_call_complete"
+    call: ToolCall
+
+
+class StreamDone(BaseModel):
+    """The last event of every stream."""
+
+    model_config = _FROZEN
+    type: Literal["done"] = "done"
+    finish_reason: FinishReason | None = None
+    usage: Usage | None = None
+
+
+StreamEvent = Annotated[
+    Union[TextDelta, ToolCallDelta, ToolCallComplete, StreamDone],
+    Field(discriminator="type"),
+]
+
+
+def assemble_stream(events: Iterable[Any]) -> ChatResponse:
+    """Fold stream events into the response they describe (text, completed calls, done)."""
+    text: list[str] = []
+    calls: list[ToolCall] = []
+    finish: FinishReason | None = None
+    usage: Usage | None = None
+    for event in events:
+        if isinstance(event, TextDelta):
+            text.append(event.text)
+        elif isinstance(event, ToolCallComplete):
+            calls.append(event.call)
+        elif isinstance(event, StreamDone):
+            finish, usage = event.finish_reason, event.usage
+    return ChatResponse(
+        text="".join(text) or None, tool_calls=tuple(calls), finish_reason=finish, usage=usage
+    )

@@ -1,0 +1,295 @@
+"""The runner: drives one case against one adapter through the fake provider, then checks it.
+
+Outcomes are exceptions with distinct meanings: :class:`CaseSkipped` (a capability is not
+claimed), :class:`~pytest_toolcall.errors.ConformanceFailure` (the implementation broke a clause),
+:class:`~pytest_toolcall.errors.ToolcallError` (the kit could not run). Anything else escaping
+from here is a kit bug.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+from .cases import Case, Step
+from .contracts import Interface, Profile, check_adapter
+from .errors import ConformanceFailure, KitError, ToolcallError
+from .fake.provider import Endpoint, Exchange
+from .model import ChatResponse, StreamDone, StreamEvent, assemble_stream
+
+__all__ = ["CaseRun", "CaseSkipped", "StepRecord", "run_case"]
+
+_EVENT = TypeAdapter(StreamEvent)
+
+
+class CaseSkipped(Exception):
+    """The case does not apply: a capability it needs is not claimed by the profile."""
+
+
+@dataclass
+class StepRecord:
+    """What happened in one step: the wire exchanges, and what the adapter returned or raised."""
+
+    index: int
+    step: Step
+    exchanges: list[Exchange] = field(default_factory=list)
+    response: ChatResponse | None = None
+    events: list[Any] | None = None
+    error: BaseException | None = None
+    seconds: float = 0.0
+
+    @property
+    def requests(self) -> list[Exchange]:
+        return self.exchanges
+
+
+@dataclass
+class CaseRun:
+    """The recording a case's checks read."""
+
+    case: Case
+    dialect: str
+    profile: Profile
+    interface: Interface
+    adapter: Any
+    steps: list[StepRecord] = field(default_factory=list)
+
+    def step(self, index: int) -> StepRecord:
+        return self.steps[index]
+
+
+def run_case(case: Case, adapter: Any, profile: Profile, endpoint: Endpoint, *,
+             interfaces: Sequence[Interface] | None = None) -> list[CaseRun]:
+    """Run ``case`` through every interface the adapter offers; returns the recordings.
+
+    Raises :class:`CaseSkipped`, :class:`ConformanceFailure` or a kit error; see module doc.
+    """
+    if interfaces is None:
+        interfaces = check_adapter(adapter, profile)
+    for capability in sorted(case.required_capabilities()):
+        if not profile.claims(capability, adapter):
+            raise CaseSkipped(f"the profile does not claim {capability!r}, which {case.id} needs")
+    if "stream" in case.required_capabilities():
+        _check_stream_methods(case, adapter, interfaces)
+    runs = []
+    for interface in interfaces:
+        run = CaseRun(case=case, dialect=endpoint.provider, profile=profile, interface=interface,
+                      adapter=adapter)
+        try:
+            _drive(run, endpoint)
+            _verify(run)
+        except ConformanceFailure as failure:
+            from .trace import ladder
+
+            failure.case_id, failure.provider = case.id, endpoint.provider
+            failure.interface = interface
+            failure.trace = failure.trace or ladder(run)
+            raise
+        runs.append(run)
+    return runs
+
+
+def _check_stream_methods(case: Case, adapter: Any, interfaces: Sequence[Interface]) -> None:
+    for interface in interfaces:
+        name = "stream" if interface == "sync" else "astream"
+        if not callable(getattr(adapter, name, None)):
+            raise ConformanceFailure(
+                "profile.claims.stream",
+                f"the profile claims streaming, but the adapter has no {name}() method for its "
+                f"{interface} interface",
+                expected=f"{type(adapter).__name__}.{name}(request) -> stream events",
+                got="no such method",
+                hint="implement it, or declare Profile(streaming=False) to skip streaming cases",
+            )
+
+
+def _drive(run: CaseRun, endpoint: Endpoint) -> None:
+    boundaries_needed = any(s.reply.stream.chunking == "hypothesis" and s.via == "stream"
+                            for s in run.case.steps)
+    if not boundaries_needed:
+        _drive_once(run, endpoint, None)
+        return
+    _drive_with_hypothesis(run, endpoint)
+
+
+def _drive_once(run: CaseRun, endpoint: Endpoint, boundaries: Sequence[int] | None) -> None:
+    fake = endpoint.fake
+    fake.exchanges.clear()
+    run.steps = []
+    for index, step in enumerate(run.case.steps):
+        record = StepRecord(index=index, step=step)
+        run.steps.append(record)
+        use = boundaries if step.reply.stream.chunking == "hypothesis" else None
+        fake.expect(step.reply, step=index, boundaries=use)
+        started = time.perf_counter()
+        try:
+            _call(run, record)
+        finally:
+            record.seconds = time.perf_counter() - started
+            record.exchanges = [e for e in fake.exchanges if e.step == index]
+
+
+def _drive_with_hypothesis(run: CaseRun, endpoint: Endpoint) -> None:
+    from hypothesis import HealthCheck, Phase, given, settings
+    from hypothesis import strategies as st
+
+    examples = max(s.reply.stream.hypothesis_examples for s in run.case.steps)
+
+    @settings(max_examples=examples, deadline=None, database=None, derandomize=True,
+              phases=(Phase.explicit, Phase.generate, Phase.shrink),
+              suppress_health_check=list(HealthCheck), report_multiple_bugs=False)
+    @given(st.lists(st.integers(min_value=1, max_value=4096), max_size=48))
+    def explore(boundaries: list[int]) -> None:
+        _drive_once(run, endpoint, boundaries)
+        _verify(run)
+
+    try:
+        explore()
+    except ConformanceFailure as failure:
+        failure.message += f" (stream cut at byte offsets {sorted(set(endpoint.fake.boundaries or []))})"
+        raise
+
+
+def _call(run: CaseRun, record: StepRecord) -> None:
+    adapter, step = run.adapter, record.step
+    request = step.request.model_copy(update={"stream": step.via == "stream"})
+    if run.interface == "sync":
+        method: Callable[[], Any]
+        if step.via == "complete":
+            def method() -> Any:
+                return adapter.complete(request)
+        else:
+            def method() -> Any:
+                return list(adapter.stream(request))
+    else:
+        if step.via == "complete":
+            def method() -> Any:
+                return asyncio.run(_await(adapter.acomplete(request)))
+        else:
+            def method() -> Any:
+                return asyncio.run(_collect(adapter.astream(request)))
+    outcome = _with_timeout(method, run.profile.timeout)
+    if isinstance(outcome, _Timeout):
+        raise ConformanceFailure(
+            "adapter.timeout",
+            f"the adapter did not return within {run.profile.timeout:g}s "
+            f"({'complete' if step.via == 'complete' else 'stream'}, {run.interface})",
+            hint="a loop that never ends, or a read that waits for more data than was sent; "
+                 "raise Profile(timeout=...) if the adapter is just slow",
+        )
+    if isinstance(outcome, _Raised):
+        record.error = outcome.error
+        return
+    if step.via == "complete":
+        record.response = _as_response(outcome, run)
+    else:
+        record.events = _as_events(outcome)
+        record.response = assemble_stream(record.events)
+
+
+async def _await(value: Any) -> Any:
+    if inspect.isawaitable(value):
+        return await value
+    return value
+
+
+async def _collect(stream: Any) -> list[Any]:
+    if inspect.isawaitable(stream):
+        stream = await stream
+    if hasattr(stream, "__aiter__"):
+        return [event async for event in stream]
+    return list(stream)
+
+
+class _Timeout:
+    pass
+
+
+@dataclass
+class _Raised:
+    error: BaseException
+
+
+def _with_timeout(func: Callable[[], Any], timeout: float) -> Any:
+    """Run ``func`` in a worker thread: its result, ``_Raised(error)`` or ``_Timeout()``."""
+    box: list[Any] = []
+
+    def target() -> None:
+        try:
+            box.append(func())
+        except BaseException as exc:  # noqa: BLE001 - the adapter's errors are data here
+            box.append(_Raised(exc))
+
+    worker = threading.Thread(target=target, name="toolcall-case", daemon=True)
+    worker.start()
+    worker.join(timeout)
+    if worker.is_alive():
+        return _Timeout()
+    return box[0]
+
+
+def _as_response(value: Any, run: CaseRun) -> ChatResponse:
+    if isinstance(value, ChatResponse):
+        return value
+    try:
+        if isinstance(value, dict):
+            return ChatResponse.model_validate(value)
+        if isinstance(value, BaseModel):
+            return ChatResponse.model_validate(value.model_dump())
+    except ValidationError as exc:
+        raise ConformanceFailure(
+            "adapter.result", "complete() returned something that is not a ChatResponse",
+            expected="pytest_toolcall.ChatResponse", got=f"{value!r:.300} ({exc.error_count()} "
+            "validation errors)", hint="convert your adapter's result with ChatResponse(...)",
+        ) from None
+    raise ConformanceFailure(
+        "adapter.result", "complete() returned something that is not a ChatResponse",
+        expected="pytest_toolcall.ChatResponse", got=f"{type(value).__name__}: {value!r:.300}",
+        hint="return pytest_toolcall.ChatResponse(text=..., tool_calls=..., finish_reason=...)",
+    )
+
+
+def _as_events(values: list[Any]) -> list[Any]:
+    events = []
+    for position, value in enumerate(values):
+        try:
+            events.append(value if isinstance(value, BaseModel) and hasattr(value, "type")
+                          else _EVENT.validate_python(value))
+        except ValidationError:
+            raise ConformanceFailure(
+                "stream.events.type", f"stream event #{position} is not a StreamEvent",
+                expected="TextDelta, ToolCallDelta, ToolCallComplete or StreamDone",
+                got=f"{type(value).__name__}: {value!r:.200}",
+                hint="yield pytest_toolcall stream events from stream()/astream()",
+            ) from None
+    return events
+
+
+# -- verification -------------------------------------------------------------------------------
+def _verify(run: CaseRun) -> None:
+    from . import checks
+
+    for record in run.steps:
+        checks.step_basics(run, record)
+    for item in run.case.checks:
+        try:
+            item(run)
+        except (ConformanceFailure, ToolcallError):
+            raise
+        except Exception as exc:
+            clause = getattr(item, "clause", getattr(item, "__name__", "?"))
+            raise KitError(
+                f"check {clause!r} of case {run.case.id} crashed: {type(exc).__name__}: {exc}"
+            ) from exc
+
+
+def is_done_last(events: list[Any]) -> bool:
+    dones = [i for i, e in enumerate(events) if isinstance(e, StreamDone)]
+    return dones == [len(events) - 1]
