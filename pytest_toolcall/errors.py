@@ -84,13 +84,13 @@ class ConformanceFailure(AssertionError):
 
     def render(self) -> str:
         """The failure block shown by pytest: clause, difference, hint, trace."""
-        head = "conformance failure"
-        if self.case_id:
-            head += f" in case {self.case_id}"
+        # the first line is what pytest's short summary shows: make it the verdict
+        lines = [f"[{self.clause}] {self.message}"]
+        where = f"conformance failure in case {self.case_id}" if self.case_id else "conformance failure"
         if self.provider:
-            head += f" ({self.provider}"
-            head += f", {self.interface} interface)" if self.interface else ")"
-        lines = [head, f"  clause:   {self.clause}", f"  what:     {self.message}"]
+            where += f" ({self.provider}"
+            where += f", {self.interface} interface)" if self.interface else ")"
+        lines.append(f"  {where}")
         if self.expected is not None:
             lines.append(f"  expected: {_short(self.expected)}")
         if self.got is not None:

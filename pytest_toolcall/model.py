@@ -60,8 +60,19 @@ def parse_arguments(raw: str | dict[str, Any] | None) -> tuple[dict[str, Any] | 
     except json.JSONDecodeError as exc:
         return None, f"arguments are not valid JSON: {exc.msg} at position {exc.pos}"
     if not isinstance(value, dict):
-        return None, f"arguments must be a JSON object, got {type(value).__name__}"
+        return None, f"arguments must be a JSON object, got {_json_kind(value)}: {raw.strip()[:60]}"
     return value, None
+
+
+def _json_kind(value: Any) -> str:
+    """The JSON name of a decoded value's type (``array``, not ``list``), for error messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    return {str: "a string", list: "an array"}.get(type(value), type(value).__name__)
 
 
 class ToolSpec(BaseModel):

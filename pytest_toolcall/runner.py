@@ -22,11 +22,20 @@ from .cases import Case, Step
 from .contracts import Interface, Profile, check_adapter
 from .errors import ConformanceFailure, KitError, ToolcallError
 from .fake.provider import Endpoint, Exchange
-from .model import ChatResponse, StreamDone, StreamEvent, assemble_stream
+from .model import (
+    ChatResponse,
+    StreamDone,
+    StreamEvent,
+    TextDelta,
+    ToolCallComplete,
+    ToolCallDelta,
+    assemble_stream,
+)
 
 __all__ = ["CaseRun", "CaseSkipped", "StepRecord", "run_case"]
 
 _EVENT = TypeAdapter(StreamEvent)
+_EVENT_TYPES = (TextDelta, ToolCallDelta, ToolCallComplete, StreamDone)
 
 
 class CaseSkipped(Exception):
@@ -260,8 +269,11 @@ def _as_events(values: list[Any]) -> list[Any]:
     events = []
     for position, value in enumerate(values):
         try:
-            events.append(value if isinstance(value, BaseModel) and hasattr(value, "type")
-                          else _EVENT.validate_python(value))
+            if isinstance(value, _EVENT_TYPES):
+                events.append(value)
+            else:  # a dict, or the adapter's own model with the same fields
+                raw = value.model_dump() if isinstance(value, BaseModel) else value
+                events.append(_EVENT.validate_python(raw))
         except ValidationError:
             raise ConformanceFailure(
                 "stream.events.type", f"stream event #{position} is not a StreamEvent",

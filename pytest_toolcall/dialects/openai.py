@@ -164,6 +164,13 @@ class OpenAIChat:
         params = function.get("parameters")
         if params is not None and not isinstance(params, Mapping):
             return _type_error(f"{where}.function.parameters", "an object", params)
+        problem = _schema_problem(params) if params is not None else None
+        if problem:
+            # without this the fake would accept a schema the canonical model cannot hold and
+            # the failure would read as a kit error instead of the provider's 400
+            return _error(400, f"Invalid schema for function '{name}': {problem}",
+                          param=f"{where}.function.parameters",
+                          code="invalid_function_parameters", rule="tools.parameters.schema")
         return None
 
     def _validate_tool_choice(self, choice: Any, tools: list[Any]) -> Rejection | None:
@@ -424,6 +431,17 @@ class OpenAIChat:
             if "no_ids" in quirks:
                 frag.pop("id", None)
         return frags
+
+
+def _schema_problem(schema: Mapping[str, Any]) -> str | None:
+    from jsonschema import exceptions, validators
+
+    validator = validators.validator_for(schema, default=validators.Draft202012Validator)
+    try:
+        validator.check_schema(schema)
+    except exceptions.SchemaError as exc:
+        return f"{exc.message}."
+    return None
 
 
 def _usage(turn: Turn) -> dict[str, Any]:

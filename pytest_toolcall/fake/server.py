@@ -28,6 +28,10 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header(key, value)
         # chunked transfer keeps the fake's chunk boundaries as far as TCP lets it
         self.send_header("transfer-encoding", "chunked")
+        # one request per connection: the runner drives async adapters in a fresh event loop
+        # per step, and a pooled connection from a closed loop cannot be reused
+        self.send_header("connection", "close")
+        self.close_connection = True
         self.end_headers()
         for piece in chunks:
             self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
@@ -54,7 +58,8 @@ def serve(fake: FakeProvider, host: str = "127.0.0.1") -> Iterator[Endpoint]:
     handler = type("Handler", (_Handler,), {"fake": fake})
     server = ThreadingHTTPServer((host, 0), handler)
     server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, name="toolcall-fake", daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02},
+                              name="toolcall-fake", daemon=True)
     thread.start()
     port = server.server_address[1]
     endpoint = Endpoint(provider=fake.dialect.name,

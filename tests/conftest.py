@@ -1,0 +1,29 @@
+"""Shared setup of the kit's own tests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+TESTS_DIR = Path(__file__).resolve().parent
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """Skip the kit's own tests when the conformance suite is asked for.
+
+    ``pytest --toolcall-provider=openai`` in this repository is the demo (and the CI main job):
+    it must run the conformance suite against the reference adapters and nothing else. Without
+    this, ``testpaths = ["tests"]`` would also collect every unit and pytester test of the kit,
+    mixing "the kit's tests failed" with "an implementation broke a clause" in one run. Plain
+    ``pytest`` still runs the kit's tests. ``None`` leaves the decision to other hooks.
+    """
+    provider = config.getoption("toolcall_provider", default=None) or config.getini(
+        "toolcall_provider"
+    )
+    if not provider:
+        return None
+    path = collection_path.resolve()
+    if path == TESTS_DIR or TESTS_DIR in path.parents:
+        return True
+    return None

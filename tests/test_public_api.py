@@ -1,0 +1,95 @@
+"""The public surface of ``pytest_toolcall`` is pinned: adding or removing a name is a decision."""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+
+import pytest_toolcall
+
+PUBLIC = [
+    "AssistantMessage",
+    "AsyncChatAdapter",
+    "Case",
+    "CaseDefinitionError",
+    "CaseRun",
+    "ChatAdapter",
+    "ChatRequest",
+    "ChatResponse",
+    "ConformanceFailure",
+    "Endpoint",
+    "ErrorReply",
+    "FakeProvider",
+    "IncompleteStreamError",
+    "KitError",
+    "NamedToolChoice",
+    "Profile",
+    "ProviderError",
+    "ScriptedCall",
+    "Step",
+    "StreamDone",
+    "StreamError",
+    "StreamPlan",
+    "SystemMessage",
+    "TextDelta",
+    "ToolCall",
+    "ToolCallComplete",
+    "ToolCallDelta",
+    "ToolMessage",
+    "ToolSpec",
+    "ToolcallError",
+    "Turn",
+    "Usage",
+    "UsageError",
+    "UserMessage",
+    "__version__",
+    "assemble_stream",
+    "check",
+    "make_case",
+    "register",
+    "run_case",
+    "serve",
+]
+
+
+def test_all_is_pinned() -> None:
+    assert pytest_toolcall.__all__ == PUBLIC
+
+
+def test_all_is_sorted_and_unique() -> None:
+    assert pytest_toolcall.__all__ == sorted(set(pytest_toolcall.__all__))
+
+
+@pytest.mark.parametrize("name", PUBLIC)
+def test_every_public_name_is_importable(name: str) -> None:
+    module = importlib.import_module("pytest_toolcall")
+    assert getattr(module, name) is not None
+    namespace: dict[str, object] = {}
+    exec(f"from pytest_toolcall import {name}", namespace)  # noqa: S102 - the import statement is the test
+    assert namespace[name] is getattr(module, name)
+
+
+def test_star_import_gives_exactly_all() -> None:
+    namespace: dict[str, object] = {}
+    exec("from pytest_toolcall import *", namespace)  # noqa: S102
+    assert sorted(k for k in namespace if k != "__builtins__") == sorted(PUBLIC)
+
+
+def test_version_matches_distribution() -> None:
+    from importlib.metadata import version
+
+    assert pytest_toolcall.__version__ == version("pytest-toolcall")
+
+
+def test_error_families_do_not_mix() -> None:
+    from pytest_toolcall import errors
+
+    assert issubclass(errors.ConformanceFailure, AssertionError)
+    assert not issubclass(errors.ConformanceFailure, errors.ToolcallError)
+    for kit_error in (errors.UsageError, errors.CaseDefinitionError, errors.KitError):
+        assert issubclass(kit_error, errors.ToolcallError)
+        assert not issubclass(kit_error, AssertionError)
+    assert issubclass(errors.IncompleteStreamError, errors.StreamError)
+    assert issubclass(errors.StreamError, errors.ProviderError)
+    assert not issubclass(errors.ProviderError, errors.ToolcallError)
