@@ -24,6 +24,8 @@ def _stream(reply: Turn, **kw: object) -> tuple[Step, ...]:
 
 
 _ERROR_TEXT = "The server had an error while processing your request. Sorry about that!"
+# two thirds of the text's UTF-8 bytes are continuation bytes: random cuts split characters
+_DENSE_TEXT = "Ça va ? " + "東京は晴れ、パリは曇り、ベルリンは雪。" * 6 + " 🚀"
 _NON_ASCII = calls(("get_weather", {"city": "Zürich"}),
                    ("get_weather", {"city": "東京 🚀", "unit": "celsius"}))
 
@@ -105,9 +107,10 @@ CASES: list[Case] = [
         id="stream.any_chunking",
         title="Any chunking of the stream gives the same result (hypothesis)",
         why="Chunk-boundary bugs hide behind realistic chunking; hypothesis searches the cut "
-            "points and shrinks a failure to the fewest cuts.",
-        steps=_stream(_turn(_NON_ASCII + PARIS_TOKYO_TIME[2:], text="Ça va", chunking="hypothesis",
-                            fragment_size=5)),
+            "points and shrinks a failure to the fewest cuts. The text is dense in multi-byte "
+            "characters so that random cuts split one (with 'Ça va' alone they almost never did).",
+        steps=_stream(_turn(_NON_ASCII + PARIS_TOKYO_TIME[2:], text=_DENSE_TEXT,
+                            chunking="hypothesis", fragment_size=60)),
         checks=(matches_script,),
     ),
     case(

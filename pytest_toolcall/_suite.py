@@ -8,10 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
 from .cases import Case, Registry, default_registry
-from .contracts import make_profile
-from .errors import CaseDefinitionError, ConformanceFailure, KitError, ToolcallError
+from .contracts import check_adapter, make_profile
+from .errors import CaseDefinitionError, ConformanceFailure, KitError, ToolcallError, UsageError
 from .runner import CaseSkipped, run_case
 
 CASE_KEY = pytest.StashKey[Case]()
@@ -19,13 +20,38 @@ PROVIDER_KEY = pytest.StashKey[str]()
 
 
 def build_registry(config: pytest.Config) -> Registry:
-    """Built-in cases plus those every ``pytest_toolcall_cases`` hook returns."""
+    """Built-in cases plus those every ``pytest_toolcall_cases`` hook returns.
+
+    Each hook implementation is called on its own so that a malformed case names the conftest or
+    plugin it came from.
+    """
     registry = Registry()
     registry.extend(default_registry())
-    for result in config.hook.pytest_toolcall_cases(config=config):
-        for case in result or ():
-            registry.add(case)
+    for impl in reversed(config.hook.pytest_toolcall_cases.get_hookimpls()):
+        if impl.hookwrapper or getattr(impl, "wrapper", False):
+            continue
+        source = _source(impl)
+        try:
+            result = impl.function(**{name: config for name in impl.argnames})
+            for case in result or ():
+                registry.add(case)
+        except CaseDefinitionError as exc:
+            raise CaseDefinitionError(exc.case_id, f"{exc.problem} (from the pytest_toolcall_cases "
+                                      f"hook in {source})") from None
+        except ValidationError as exc:
+            # Case(...) built directly instead of through make_case()
+            bad_id = next((str(e["input"]) for e in exc.errors() if e["loc"] == ("id",)), None)
+            problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'case'}: {e['msg']}"
+                                 for e in exc.errors())
+            raise CaseDefinitionError(bad_id or f"<a case from {source}>",
+                                      f"{problems} (from the pytest_toolcall_cases hook in "
+                                      f"{source})") from None
     return registry
+
+
+def _source(impl: Any) -> str:
+    path = getattr(impl.plugin, "__file__", None)
+    return str(path) if path else str(impl.plugin_name)
 
 
 def known_gap(item: pytest.Item, case: Case, profile_gaps: Any) -> str | None:
@@ -41,22 +67,59 @@ def known_gap(item: pytest.Item, case: Case, profile_gaps: Any) -> str | None:
     return None
 
 
+ADAPTER_KEY = pytest.StashKey[tuple[Any, Any, list[str]]]()
+
+
 def _suite_case(request: pytest.FixtureRequest, toolcall_case: Case, toolcall_adapter: Any,
                 toolcall_profile: Any, toolcall_endpoint: Any) -> None:
     """Run one conformance case (the body of every suite item)."""
-    profile = make_profile(toolcall_profile)
+    adapter, profile, interfaces = request.node.stash[ADAPTER_KEY]
     reason = known_gap(request.node, toolcall_case, profile.known_gaps)
     if reason is not None:
         request.applymarker(pytest.mark.xfail(reason=f"known gap: {reason}", strict=True,
                                               raises=ConformanceFailure))
     try:
-        run_case(toolcall_case, toolcall_adapter, profile, toolcall_endpoint)
+        run_case(toolcall_case, adapter, profile, toolcall_endpoint, interfaces=interfaces)
     except CaseSkipped as skip:
         pytest.skip(str(skip))
 
 
+_SETUP_HEADING = "pytest-toolcall could not run this case (fix the setup):"
+
+
 class CaseItem(pytest.Function):
     """One case against one provider."""
+
+    def setup(self) -> None:
+        """Fixtures first, then the adapter's shape and the profile: a bad one is a setup ERROR
+        (the kit could not run), never a FAILED verdict on the implementation."""
+        super().setup()
+        adapter = self.funcargs["toolcall_adapter"]
+        self.user_properties.append(("toolcall_adapter", _describe(adapter)))
+        try:
+            profile = make_profile(self.funcargs["toolcall_profile"])
+            interfaces = check_adapter(adapter, profile)
+        except UsageError as exc:
+            where = self._fixture_location("toolcall_adapter")
+            pytest.fail(f"{_SETUP_HEADING}\n  {exc}"
+                        + (f"\n  (toolcall_adapter is defined at {where})" if where else ""),
+                        pytrace=False)
+        self.stash[ADAPTER_KEY] = (adapter, profile, list(interfaces))
+
+    def _fixture_location(self, name: str) -> str | None:
+        defs = self._fixtureinfo.name2fixturedefs.get(name)
+        if not defs:
+            return None
+        func = getattr(defs[-1], "func", None)
+        code = getattr(func, "__code__", None)
+        if code is None:
+            return None
+        path = Path(code.co_filename)
+        try:
+            path = path.relative_to(self.config.rootpath)
+        except ValueError:
+            pass
+        return f"{path}:{code.co_firstlineno}"
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         exc = excinfo.value
@@ -66,12 +129,19 @@ class CaseItem(pytest.Function):
             return (f"pytest-toolcall could not run this case (a bug in the kit, please report "
                     f"it with the case id):\n  {exc}")
         if isinstance(exc, ToolcallError):
-            return f"pytest-toolcall could not run this case (fix the setup):\n  {exc}"
+            return f"{_SETUP_HEADING}\n  {exc}"
         return super().repr_failure(excinfo, style=style)  # type: ignore[arg-type]
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
+        # Not "wire.single_call[openai]": pytest -v turns the dots of a domain that ends the node
+        # id into "::" (it takes them for a module path) and would print a misleading id.
         case = self.stash[CASE_KEY]
-        return Path(__file__), None, f"{case.id}[{self.stash[PROVIDER_KEY]}]"
+        return Path(__file__), None, f"{case.id} ({self.stash[PROVIDER_KEY]})"
+
+
+def _describe(adapter: Any) -> str:
+    kind = type(adapter)
+    return f"{kind.__module__}.{kind.__qualname__}"
 
 
 class ToolcallSuite(pytest.Collector):
@@ -83,11 +153,13 @@ class ToolcallSuite(pytest.Collector):
     def collect(self) -> Iterator[CaseItem]:
         registry = build_registry(self.config)
         for pattern in self.patterns:
-            if not any(fnmatch.fnmatchcase(c.id, pattern) for c in registry):
+            if not any(registry.select([pattern], provider) for provider in self.providers):
                 families = sorted({c.family for c in registry})
-                raise CaseDefinitionError(
-                    pattern, f"--toolcall-cases pattern {pattern!r} matches no case; case ids "
-                    f"look like 'stream.truncated', families are {', '.join(families)}")
+                raise UsageError(
+                    f"--toolcall-cases / toolcall_cases: the pattern {pattern!r} matches no case "
+                    f"for {', '.join(self.providers)}. Case ids look like 'stream.truncated' "
+                    f"(globs: 'stream.*'); families: {', '.join(families)}; "
+                    "list them all with: pytest --toolcall-provider=<name> --collect-only -q")
         for provider in self.providers:
             for case in registry.select(self.patterns, provider):
                 item = CaseItem.from_parent(self, name=f"{case.id}[{provider}]",

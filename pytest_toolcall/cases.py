@@ -159,7 +159,8 @@ class Case(BaseModel):
     why: str = Field(min_length=1)
     dialects: tuple[str, ...] = ("*",)
     needs: frozenset[str] = frozenset()
-    steps: tuple[Step, ...] = Field(min_length=1)
+    # Not Field(min_length=1): pydantic would add "at least 1 item" to every error of a bad step.
+    steps: tuple[Step, ...]
     checks: tuple[Any, ...] = ()
     live: bool = False
 
@@ -181,12 +182,22 @@ class Case(BaseModel):
             raise ValueError(f"unknown capabilities {unknown}; known: {sorted(CAPABILITIES)}")
         return needs
 
+    @field_validator("steps")
+    @classmethod
+    def _has_steps(cls, steps: tuple[Step, ...]) -> tuple[Step, ...]:
+        if not steps:
+            raise ValueError("a case needs at least one step (a request and the turn answering it)")
+        return steps
+
     @field_validator("checks")
     @classmethod
     def _callable_checks(cls, checks: tuple[Any, ...]) -> tuple[Any, ...]:
-        for item in checks:
+        for position, item in enumerate(checks):
             if not callable(item):
-                raise ValueError(f"every check must be callable, got {item!r}")
+                raise ValueError(
+                    f"check #{position} is not callable: {item!r}; a check is a function that "
+                    "takes the CaseRun and raises ConformanceFailure"
+                )
         return checks
 
     @property
@@ -219,8 +230,11 @@ def make_case(**fields: Any) -> Case:
     try:
         return Case(**fields)
     except ValidationError as exc:
+        # pydantic prefixes messages of our own validators with "Value error, ": noise here
         problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc']) or 'case'}: {e['msg']}" for e in exc.errors()
+            f"{'.'.join(str(p) for p in e['loc']) or 'case'}: "
+            f"{e['msg'].removeprefix('Value error, ')}"
+            for e in exc.errors()
         )
         raise CaseDefinitionError(str(fields.get("id", "<no id>")), problems) from None
 

@@ -76,7 +76,8 @@ class Profile(BaseModel):
     claimed by default; narrow the claims to skip cases, each skip naming the capability.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # populate_by_name: ``async`` is a keyword, so Python code must be able to say async_=False
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
 
     name: str = "adapter"
     streaming: bool | None = None

@@ -79,6 +79,16 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(Summary(), "toolcall-summary")
 
 
+_DIRECTORIES = pytest.StashKey[dict[str, pytest.Collector]]()
+
+
+def pytest_collectstart(collector: pytest.Collector) -> None:
+    # Remember directory nodes (even those without tests of their own): the suite is parented
+    # under the one whose conftest.py overrides the toolcall_* fixtures.
+    if isinstance(collector, pytest.Directory):
+        collector.config.stash.setdefault(_DIRECTORIES, {})[collector.nodeid] = collector
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,
                                   items: list[pytest.Item]) -> None:
@@ -87,7 +97,8 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         return
     from ._suite import ToolcallSuite
 
-    suite = ToolcallSuite.from_parent(session, name="toolcall", nodeid="toolcall")
+    # An explicit nodeid keeps item ids short and the same wherever the suite is parented.
+    suite = ToolcallSuite.from_parent(_suite_parent(session), name="toolcall", nodeid="toolcall")
     suite.providers = chosen
     suite.patterns = _split(_setting(config, "toolcall_cases"))
     items.extend(session.genitems(suite))  # type: ignore[arg-type]
@@ -98,6 +109,55 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         for pattern, _, reason in gaps:
             item.add_marker(pytest.mark.toolcall_known_gap(
                 pattern.strip(), reason=reason.strip() or "declared in toolcall_known_gaps"))
+
+
+def _suite_parent(session: pytest.Session) -> pytest.Collector:
+    """The node the suite hangs under, so that it sees the user's toolcall_* fixture overrides.
+
+    pytest shows a conftest.py fixture only to nodes under that conftest's directory. Parented to
+    the session, the suite would miss an override in ``tests/conftest.py`` and silently test the
+    reference adapter instead; so it goes under the deepest directory whose conftest overrides a
+    toolcall_* fixture, and overrides in unrelated directories are a usage error.
+    """
+    homes = _override_homes(session)
+    if not homes:
+        return session
+    deepest = max(homes, key=lambda d: d.count("/"))
+    strays = [d for d in homes if d != deepest and not deepest.startswith(d + "/")]
+    if strays:
+        where = "; ".join(f"{d}/conftest.py ({', '.join(sorted(homes[d]))})"
+                          for d in sorted(homes))
+        raise pytest.UsageError(
+            f"pytest-toolcall: toolcall_* fixtures are overridden in conftest.py files of "
+            f"unrelated directories: {where}. The suite runs against one adapter: move the "
+            f"overrides into one conftest.py (the rootdir's, or a common parent directory's), "
+            f"or run pytest on one of these directories at a time.")
+    node = session.config.stash.get(_DIRECTORIES, {}).get(deepest)
+    if node is None:
+        raise pytest.UsageError(
+            f"pytest-toolcall: {deepest}/conftest.py overrides {', '.join(sorted(homes[deepest]))}"
+            f" but the directory {deepest!r} was not collected, so the suite cannot see it. "
+            f"Run pytest on {deepest!r} (or a parent), or move the fixtures to the rootdir's "
+            f"conftest.py.")
+    return node
+
+
+def _override_homes(session: pytest.Session) -> dict[str, set[str]]:
+    """Directories (node ids) whose conftest.py defines a toolcall_* fixture, with the names."""
+    # pytest has no public way to list fixture definitions; _arg2fixturedefs is stable since 3.x.
+    definitions = getattr(getattr(session, "_fixturemanager", None), "_arg2fixturedefs", {})
+    homes: dict[str, set[str]] = defaultdict(set)
+    root = session.config.rootpath
+    for name, fixturedefs in definitions.items():
+        if not name.startswith("toolcall_"):
+            continue
+        for fixturedef in fixturedefs:
+            baseid = getattr(fixturedef, "baseid", "")
+            # "" = a plugin or the rootdir conftest (seen everywhere); a file = a test module's
+            # own override, which is meant for that module only
+            if baseid and "::" not in baseid and (root / baseid).is_dir():
+                homes[baseid].add(name)
+    return dict(homes)
 
 
 # -- fixtures ---------------------------------------------------------------------------------
@@ -164,7 +224,10 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     from .errors import ConformanceFailure
 
     if call.excinfo is not None and isinstance(call.excinfo.value, ConformanceFailure):
-        report.user_properties.append(("toolcall_clause", call.excinfo.value.clause))
+        clause = ("toolcall_clause", call.excinfo.value.clause)
+        report.user_properties.append(clause)
+        # junitxml writes the properties of the teardown report, built from the item's list
+        item.user_properties.append(clause)
     return report
 
 
@@ -178,11 +241,14 @@ class Summary:
         self.rows: Counter[tuple[str, str, str]] = Counter()
         self.failures: list[tuple[str, str | None]] = []
         self.errors: list[str] = []
+        self.adapters: set[str] = set()
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         props = dict(report.user_properties)
         if "toolcall_case" not in props:
             return
+        if "toolcall_adapter" in props:
+            self.adapters.add(str(props["toolcall_adapter"]))
         outcome = _outcome(report)
         if outcome is None:
             return
@@ -208,6 +274,9 @@ class Summary:
         runs = sum(totals.values())
         parts = [f"{totals[c]} {c}" for c in _COLUMNS if totals[c]]
         write(f"{runs} case run{'s' if runs != 1 else ''}: {', '.join(parts)}")
+        if self.adapters:
+            # says which adapter was tested: a fixture override that was not picked up shows here
+            write(f"adapter under test: {', '.join(sorted(self.adapters))}")
         if self.failures:
             write("broken clauses (your implementation):")
             for nodeid, clause in self.failures:

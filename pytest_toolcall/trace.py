@@ -46,7 +46,8 @@ def ladder(run: CaseRun) -> str:
             truncated = turn.stream.truncate_after is not None or turn.stream.error_after is not None
             lines.append(f"  {OK} emitted    by the model: {raw!r}"
                          + (" (stream cut short)" if truncated and record.step.via == "stream" else ""))
-            parsed = _find(got_calls, want, k)
+            others = {w.id for w in expected_calls(run, turn)} - {want.id, None}
+            parsed = _find(got_calls, want, k, others)
             if parsed is None:
                 why = (f"the adapter raised {describe_error(record.error)}" if record.error
                        else f"not among the {len(got_calls)} call(s) the adapter returned")
@@ -85,9 +86,12 @@ def ladder(run: CaseRun) -> str:
     return "\n".join(lines)
 
 
-def _find(calls: list[Any], want: Any, k: int) -> Any:
+def _find(calls: list[Any], want: Any, k: int, others: Any = frozenset()) -> Any:
     if want.id is not None:
         for call in calls:
             if call.id == want.id:
                 return call
-    return calls[k] if k < len(calls) else None
+    # by position, unless the call there is another expected call (it has that call's id)
+    if k < len(calls) and calls[k].id not in others:
+        return calls[k]
+    return None

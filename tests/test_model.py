@@ -184,7 +184,8 @@ def test_chat_request_rejects_unknown_role() -> None:
 
 def test_chat_request_rejects_unknown_tool_choice() -> None:
     with pytest.raises(ValidationError):
-        ChatRequest(messages=(UserMessage(content="x"),), tool_choice="always")  # type: ignore[arg-type]
+        ChatRequest.model_validate({"messages": [{"role": "user", "content": "x"}],
+                                    "tool_choice": "always"})
 
 
 def test_response_to_message_replays_calls_and_drops_empty_text() -> None:

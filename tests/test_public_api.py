@@ -66,7 +66,8 @@ def test_every_public_name_is_importable(name: str) -> None:
     module = importlib.import_module("pytest_toolcall")
     assert getattr(module, name) is not None
     namespace: dict[str, object] = {}
-    exec(f"from pytest_toolcall import {name}", namespace)  # noqa: S102 - the import statement is the test
+    # the import statement itself is what is tested
+    exec(f"from pytest_toolcall import {name}", namespace)  # noqa: S102
     assert namespace[name] is getattr(module, name)
 
 
@@ -93,3 +94,21 @@ def test_error_families_do_not_mix() -> None:
     assert issubclass(errors.IncompleteStreamError, errors.StreamError)
     assert issubclass(errors.StreamError, errors.ProviderError)
     assert not issubclass(errors.ProviderError, errors.ToolcallError)
+
+
+def test_the_repos_demo_command_collects_only_the_suite() -> None:
+    # tests/conftest.py keeps the kit's own tests out of `pytest --toolcall-provider=openai`
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
+         "--toolcall-provider=openai"],
+        cwd=root, capture_output=True, text=True, timeout=120,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    ids = [line for line in result.stdout.splitlines() if "::" in line]
+    assert ids and all(line.startswith("toolcall::") for line in ids), ids[:5]
+    assert "toolcall::wire.single_call[openai]" in ids

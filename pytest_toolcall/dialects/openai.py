@@ -181,7 +181,12 @@ class OpenAIChat:
                               code="invalid_value", rule="tool_choice.value")
             return None
         if isinstance(choice, Mapping) and choice.get("type") == "function":
-            name = (choice.get("function") or {}).get("name")
+            function = choice.get("function")
+            if not isinstance(function, Mapping):  # a string here used to crash the fake
+                return _error(400, "Missing required parameter: 'tool_choice.function'.",
+                              param="tool_choice.function", code="missing_required_parameter",
+                              rule="tool_choice.function.missing")
+            name = function.get("name")
             names = {(t.get("function") or {}).get("name") for t in tools if isinstance(t, Mapping)}
             if name not in names:
                 return _error(400, f"Invalid value for 'tool_choice': tool '{name}' not found "
@@ -348,7 +353,9 @@ class OpenAIChat:
         return [c.id or f"call_{i + 1:03d}" for i, c in enumerate(turn.tool_calls)]
 
     def encode_response(self, turn: Turn, body: Mapping[str, Any]) -> dict[str, Any]:
-        message: dict[str, Any] = {"role": "assistant", "content": turn.text, "refusal": None}
+        # the message keys of real traffic (wire corpus): annotations is always there, [] here
+        message: dict[str, Any] = {"role": "assistant", "content": turn.text, "refusal": None,
+                                   "annotations": []}
         if turn.tool_calls:
             message["tool_calls"] = [
                 {"id": cid, "type": "function",
@@ -447,8 +454,13 @@ def _schema_problem(schema: Mapping[str, Any]) -> str | None:
 def _usage(turn: Turn) -> dict[str, Any]:
     u = turn.usage
     assert u is not None
+    # real usage always carries both detail objects (wire corpus, JSON and stream alike)
     return {"prompt_tokens": u.input_tokens or 0, "completion_tokens": u.output_tokens or 0,
-            "total_tokens": u.total_tokens or 0}
+            "total_tokens": u.total_tokens or 0,
+            "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
+            "completion_tokens_details": {"reasoning_tokens": 0, "audio_tokens": 0,
+                                          "accepted_prediction_tokens": 0,
+                                          "rejected_prediction_tokens": 0}}
 
 
 def _sse(data: Mapping[str, Any]) -> bytes:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import socket
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -45,6 +46,10 @@ class _Handler(BaseHTTPRequestHandler):
         pass  # the fake records every exchange itself; stderr stays quiet
 
 
+class _IPv6Server(ThreadingHTTPServer):
+    address_family = socket.AF_INET6
+
+
 @contextlib.contextmanager
 def serve(fake: FakeProvider, host: str = "127.0.0.1") -> Iterator[Endpoint]:
     """Serve ``fake`` on ``host`` (loopback only) at a free port; yields an :class:`Endpoint`.
@@ -54,16 +59,20 @@ def serve(fake: FakeProvider, host: str = "127.0.0.1") -> Iterator[Endpoint]:
     ``endpoint.base_url`` and ``endpoint.api_key``.
     """
     if host not in ("127.0.0.1", "::1", "localhost"):
-        raise ValueError(f"the fake provider serves on loopback only, not on {host!r}")
+        raise ValueError(f"the fake provider serves on loopback only, not on {host!r}: use "
+                         "host='127.0.0.1' (the default), '::1' or 'localhost'")
     handler = type("Handler", (_Handler,), {"fake": fake})
-    server = ThreadingHTTPServer((host, 0), handler)
+    # ThreadingHTTPServer binds IPv4 only; '::1' needs an IPv6 socket and a bracketed URL
+    server_class = _IPv6Server if host == "::1" else ThreadingHTTPServer
+    server = server_class((host, 0), handler)
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02},
                               name="toolcall-fake", daemon=True)
     thread.start()
     port = server.server_address[1]
     endpoint = Endpoint(provider=fake.dialect.name,
-                        base_url=f"http://{host}:{port}{fake.dialect.base_path}",
+                        base_url=f"http://{'[::1]' if host == '::1' else host}:{port}"
+                                 f"{fake.dialect.base_path}",
                         api_key=fake.api_key, fake=fake,
                         transport=httpx.HTTPTransport(), async_transport=httpx.AsyncHTTPTransport())
     try:

@@ -1,0 +1,219 @@
+"""The ``history`` family: rebuilding provider-ready messages from what an application stored.
+
+Generalised from seed 002 AC6-AC8 (orphan tool_call filtering on reload, dedupe by
+tool_call_id, results without an id).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from pytest_toolcall.cases import Case, check, make_case
+from pytest_toolcall.dialects import DIALECT_NAMES, get_dialect
+from pytest_toolcall.errors import ConformanceFailure
+from pytest_toolcall.looprun import HistoryRun, HistoryScript
+from pytest_toolcall.model import (
+    AssistantMessage,
+    SystemMessage,
+    ToolCall,
+    ToolMessage,
+    UserMessage,
+)
+
+
+def _call(call_id: str, city: str = "Paris") -> ToolCall:
+    return ToolCall(id=call_id, name="get_weather", arguments={"city": city},
+                    raw_arguments=f'{{"city": "{city}"}}')
+
+
+def _result(call_id: str | None, content: str = "18°C", *, is_error: bool = False) -> ToolMessage:
+    return ToolMessage(tool_call_id=call_id, content=content, is_error=is_error)
+
+
+Q1 = UserMessage(content="Weather in Paris and Lyon?")
+Q2 = UserMessage(content="And tomorrow?")
+
+
+def _wire(messages: list[Any]) -> dict[str, Any]:
+    from pytest_toolcall.reference.openai import OpenAIChatAdapter
+
+    encoder = OpenAIChatAdapter.__new__(OpenAIChatAdapter)
+    encoder.model = "toolcall-history"
+    from pytest_toolcall.model import ChatRequest
+
+    return encoder.build_body(ChatRequest(messages=tuple(messages)), stream=False)
+
+
+@check("history.valid")
+def provider_accepts(run: HistoryRun) -> None:
+    """Every dialect's validator accepts the built messages."""
+    for name in DIALECT_NAMES:
+        rejection = get_dialect(name).validate(_wire(run.built or []))
+        if rejection is not None:
+            raise ConformanceFailure(
+                "history.valid", f"{name} would reject the built history (HTTP "
+                f"{rejection.status}): {rejection.message}",
+                expected="messages the provider accepts",
+                got=[_describe(m) for m in run.built or []],
+                hint="filter or answer orphan calls, drop orphan results, keep each result "
+                     "right after its call")
+
+
+@check("history.idempotent")
+def idempotent(run: HistoryRun) -> None:
+    if run.rebuilt != run.built:
+        raise ConformanceFailure(
+            "history.idempotent", "building a built history changed it",
+            expected=[_describe(m) for m in run.built or []],
+            got=[_describe(m) for m in run.rebuilt or []],
+            hint="a reload of a reload must not drop or add messages")
+
+
+@check("history.kept")
+def kept(run: HistoryRun) -> None:
+    """Nothing valid is lost: user/system turns in order, and every answered, successful call."""
+    built = run.built or []
+    want_turns = [m.content for m in run.stored if isinstance(m, (UserMessage, SystemMessage))]
+    got_turns = [m.content for m in built if isinstance(m, (UserMessage, SystemMessage))]
+    if want_turns != got_turns:
+        raise ConformanceFailure("history.kept", "user or system messages were lost or reordered",
+                                 expected=want_turns, got=got_turns)
+    called = {c.id for m in run.stored if isinstance(m, AssistantMessage) for c in m.tool_calls}
+    good = {m.tool_call_id for m in run.stored
+            if isinstance(m, ToolMessage) and m.tool_call_id in called and not m.is_error}
+    sent = {c.id for m in built if isinstance(m, AssistantMessage) for c in m.tool_calls}
+    lost = sorted(i for i in good if i not in sent)  # type: ignore[type-var]
+    if lost:
+        raise ConformanceFailure(
+            "history.kept", "calls with a successful result were dropped", expected=sorted(good),
+            got=sorted(i for i in sent if i), hint="only drop what cannot be sent")
+
+
+def no_tool_message(pred: Callable[[ToolMessage], bool], clause: str, what: str,
+                    hint: str) -> Callable[[HistoryRun], None]:
+    @check(clause)
+    def no_tool_message_check(run: HistoryRun) -> None:
+        bad = [m for m in run.built or [] if isinstance(m, ToolMessage) and pred(m)]
+        if bad:
+            raise ConformanceFailure(clause, what, expected="none",
+                                     got=[_describe(m) for m in bad], hint=hint)
+    return no_tool_message_check
+
+
+@check("history.results_deduped")
+def deduped(run: HistoryRun) -> None:
+    ids = [m.tool_call_id for m in run.built or [] if isinstance(m, ToolMessage)]
+    twice = sorted({i for i in ids if ids.count(i) > 1 and i})
+    if twice:
+        raise ConformanceFailure("history.results_deduped", "a result is sent twice for one call",
+                                 expected="one result per tool_call_id", got=twice,
+                                 hint="deduplicate results by tool_call_id (seed 002 AC7)")
+
+
+@check("history.failed_calls_dropped")
+def failed_calls_dropped(run: HistoryRun) -> None:
+    for message in run.built or []:
+        if isinstance(message, AssistantMessage) and message.content == "Let me check both." \
+                and message.tool_calls:
+            raise ConformanceFailure(
+                "history.failed_calls_dropped", "an assistant message whose calls all failed "
+                "still carries them", expected="the message with its text and no tool_calls",
+                got=_describe(message), hint="filter the calls to those with a valid result; "
+                "send no tool_calls field when none is left (seed 002 AC6)")
+    if not any(isinstance(m, AssistantMessage) and m.content == "Let me check both."
+               for m in run.built or []):
+        raise ConformanceFailure("history.failed_calls_dropped", "the assistant's text was lost "
+                                 "with its failed calls", expected="'Let me check both.'",
+                                 got=[_describe(m) for m in run.built or []])
+
+
+def _describe(message: Any) -> str:
+    if isinstance(message, AssistantMessage):
+        calls = ",".join(c.id or "?" for c in message.tool_calls)
+        return f"assistant({message.content!r}{', calls=' + calls if calls else ''})"
+    if isinstance(message, ToolMessage):
+        return f"tool({message.tool_call_id!r}{', error' if message.is_error else ''})"
+    return f"{message.role}({message.content!r:.30})"
+
+
+_BASE = (provider_accepts, kept, idempotent)
+
+
+def _history_case(**fields: Any) -> Case:
+    checks = fields.pop("checks", ())
+    return make_case(contract="history", checks=_BASE + tuple(checks), **fields)
+
+
+CASES: list[Case] = [
+    _history_case(
+        id="history.orphan_calls",
+        title="Calls left without a result (an interrupted turn) are filtered or answered",
+        why="Seed 002 AC6: on reload, an assistant message whose call has no stored result is "
+            "an unanswered call: OpenAI answers 400 'tool_call_ids did not have response "
+            "messages'.",
+        history=HistoryScript(stored=(Q1, AssistantMessage(tool_calls=(_call("call_a"),
+                                                                       _call("call_b", "Lyon"))),
+                                      _result("call_a"), Q2)),
+    ),
+    _history_case(
+        id="history.orphan_results",
+        title="A result whose call is not in the history is dropped",
+        why="An orphan tool message is rejected: 'messages with role tool must be a response "
+            "to a preceeding message with tool_calls' (OpenAI).",
+        history=HistoryScript(stored=(Q1, AssistantMessage(tool_calls=(_call("call_a"),)),
+                                      _result("call_a"), _result("call_zz", "stray"), Q2)),
+        checks=(no_tool_message(lambda m: m.tool_call_id == "call_zz", "history.orphan_dropped",
+                                "an orphan result was sent",
+                                "drop results whose tool_call_id no assistant call has"),),
+    ),
+    _history_case(
+        id="history.all_calls_failed",
+        title="An assistant message whose calls all failed goes out without tool_calls",
+        why="Seed 002 AC6: if every tool_call of a message failed, the message is sent with its "
+            "text only, so no orphan references remain.",
+        needs={"history.drop_failed"},
+        history=HistoryScript(stored=(
+            Q1, AssistantMessage(content="Let me check both.",
+                                 tool_calls=(_call("call_a"), _call("call_b", "Lyon"))),
+            _result("call_a", "timeout", is_error=True),
+            _result("call_b", "timeout", is_error=True), Q2)),
+        checks=(failed_calls_dropped,),
+    ),
+    _history_case(
+        id="history.dedupe",
+        title="Results stored twice for one call are sent once",
+        why="Seed 002 AC7: double accumulation on reload sends two results for one call.",
+        history=HistoryScript(stored=(Q1, AssistantMessage(tool_calls=(_call("call_a"),)),
+                                      _result("call_a"), _result("call_a", "18°C (again)"),
+                                      Q2)),
+        checks=(deduped,),
+    ),
+    _history_case(
+        id="history.results_without_id",
+        title="Results without a tool_call_id are never merged nor sent as orphans",
+        why="Seed 002 AC8: results with a null id were all appended without dedupe; sent, they "
+            "are orphans; merged, they become one wrong answer.",
+        history=HistoryScript(stored=(Q1, AssistantMessage(tool_calls=(_call("call_a"),)),
+                                      _result("call_a"), _result(None, "x"), _result(None, "y"),
+                                      Q2)),
+        checks=(no_tool_message(lambda m: m.tool_call_id is None, "history.no_id_dropped",
+                                "a result without an id was sent",
+                                "a result without an id cannot be paired: drop it"),),
+    ),
+    _history_case(
+        id="history.result_stored_late",
+        title="A result stored after the next user message still pairs with its call",
+        why="Slow tools finish after the user writes again; stored in arrival order, the result "
+            "no longer follows its call.",
+        history=HistoryScript(stored=(Q1, AssistantMessage(tool_calls=(_call("call_a"),)), Q2,
+                                      _result("call_a"))),
+    ),
+    _history_case(
+        id="history.random_histories",
+        title="Random messy histories always build into valid, idempotent messages (hypothesis)",
+        why="Every combination of interrupted turns, duplicates, failures, missing ids, late and "
+            "orphan results must build into a history each provider accepts.",
+        history=HistoryScript(stored=(), property_examples=60),
+    ),
+]

@@ -1,0 +1,159 @@
+"""The case catalogue: ``docs/cases.md``, rendered from a case registry.
+
+Regenerate the committed catalogue from the repository root with either of::
+
+    python -m pytest_toolcall.catalogue > docs/cases.md
+    python -m pytest_toolcall.catalogue --write
+
+``tests/test_docs.py`` fails when the committed file and a fresh render differ.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from .cases import Case, Registry
+
+__all__ = ["COMMAND", "DEFAULT_PATH", "builtin_registry", "clauses_of", "main", "render"]
+
+#: The command that regenerates the committed catalogue (quoted in failure messages).
+COMMAND = "python -m pytest_toolcall.catalogue --write"
+#: Where ``--write`` puts the catalogue, relative to the current directory.
+DEFAULT_PATH = Path("docs") / "cases.md"
+
+
+def builtin_registry() -> Registry:
+    """A fresh registry of the built-in cases only (never user cases added with ``register``)."""
+    import conformance
+
+    registry = Registry()
+    registry.extend(conformance.builtin_cases())
+    return registry
+
+
+def clauses_of(case: Case) -> list[str]:
+    """The clause each check of ``case`` asserts (its ``.clause``), in order, without repeats."""
+    found: list[str] = []
+    for item in case.checks:
+        clause = getattr(item, "clause", None) or getattr(item, "__name__", repr(item))
+        if clause not in found:
+            found.append(clause)
+    return found
+
+
+def _family_order(cases: Iterable[Case]) -> list[str]:
+    try:
+        import conformance
+
+        known: Sequence[str] = conformance.FAMILIES
+    except ImportError:  # pragma: no cover - the package always ships conformance
+        known = ()
+    present = {c.family for c in cases}
+    return [f for f in known if f in present] + sorted(present - set(known))
+
+
+def _steps(case: Case) -> str:
+    parts = []
+    for step in case.steps:
+        parts.append(step.via + (" (expects an error)" if step.expect == "error" else ""))
+    return ", ".join(parts)
+
+
+def _code_list(values: Iterable[str]) -> str:
+    values = list(values)
+    return ", ".join(f"`{v}`" for v in values) if values else "none"
+
+
+def render(registry: Iterable[Case]) -> str:
+    """The catalogue as Markdown: per family, each case's id, title, why, needs, dialects,
+    steps and the clauses its checks assert. Deterministic: same registry, same text."""
+    cases = sorted(registry, key=lambda c: c.id)
+    families = _family_order(cases)
+    out = [
+        "# Case catalogue",
+        "",
+        f"<!-- Generated from the case registry. Do not edit by hand; run `{COMMAND}`. -->",
+        "",
+        f"{len(cases)} case{'s' if len(cases) != 1 else ''} in {len(families)} "
+        f"famil{'y' if len(families) == 1 else 'ies'}. Run one case with "
+        "`pytest --toolcall-provider=openai --toolcall-cases=<id>`.",
+        "",
+        "How to read an entry:",
+        "",
+        "- **needs**: what the profile must claim for the case to run (the case's `needs`, plus "
+        "`stream` when a step streams). A case whose needs are not claimed is skipped, and the "
+        "skip names the capability.",
+        "- **dialects**: the wire formats the case runs for (`*` means all).",
+        "- **steps**: how the runner calls the adapter in each step: `complete` or `stream`, on "
+        "every interface the adapter has (sync and async).",
+        "- **clauses**: the clause of each check in the case (its `.clause`). A failure can name "
+        "a finer clause of the same check, e.g. `response.tool_calls.arguments` under "
+        "`response.matches_script`. Every step also runs the basic checks (`request.*`, "
+        "`adapter.raised`, `stream.done_last`, ...), which are not listed per case.",
+        "",
+    ]
+    for family in families:
+        members = [c for c in cases if c.family == family]
+        out += [f"## {family} ({len(members)} case{'s' if len(members) != 1 else ''})", ""]
+        out += ["| id | title |", "|---|---|"]
+        out += [f"| `{c.id}` | {_cell(c.title)} |" for c in members]
+        out.append("")
+        for case in members:
+            out += [
+                f"### {case.id}",
+                "",
+                f"**{case.title}**",
+                "",
+                case.why,
+                "",
+                f"- needs: {_code_list(sorted(case.required_capabilities()))}",
+                f"- dialects: {_code_list(case.dialects)}",
+                f"- steps: {_steps(case)}",
+                f"- clauses: {_code_list(clauses_of(case))}",
+                "",
+            ]
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m pytest_toolcall.catalogue",
+        description="Print the case catalogue (docs/cases.md) rendered from the built-in cases.")
+    parser.add_argument("--write", action="store_true",
+                        help=f"write it to {DEFAULT_PATH.as_posix()} (run from the repository "
+                             "root) instead of printing it")
+    parser.add_argument("--check", action="store_true",
+                        help=f"exit 1 when {DEFAULT_PATH.as_posix()} differs from a fresh render")
+    args = parser.parse_args(argv)
+    text = render(builtin_registry())
+    if args.write or args.check:
+        if not DEFAULT_PATH.parent.is_dir():
+            print(f"error: no {DEFAULT_PATH.parent}/ directory in {Path.cwd()}; run this from the "
+                  "repository root", file=sys.stderr)
+            return 2
+        if args.check:
+            current = DEFAULT_PATH.read_text(encoding="utf-8") if DEFAULT_PATH.exists() else ""
+            if current != text:
+                print(f"{DEFAULT_PATH.as_posix()} is out of date; run: {COMMAND}", file=sys.stderr)
+                return 1
+            return 0
+        DEFAULT_PATH.write_bytes(text.encode("utf-8"))
+        print(f"wrote {DEFAULT_PATH.as_posix()} ({len(list(builtin_registry()))} cases)",
+              file=sys.stderr)
+        return 0
+    # bytes, so the file is UTF-8 with \n line ends whatever the locale and platform
+    sys.stdout.flush()
+    sys.stdout.buffer.write(text.encode("utf-8"))
+    sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

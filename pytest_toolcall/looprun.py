@@ -1,0 +1,322 @@
+"""Running loop and history cases: scripts, recordings, and the drivers.
+
+A loop case gives the loop under test a conversation, scripted tools (an
+:class:`~pytest_toolcall.tools.Executor`) and a model that answers from the script: in-process
+(:class:`~pytest_toolcall.scripted.ScriptedModel`) or the reference adapter of the dialect wired
+to the fake provider. A history case hands a stored history to the builder under test.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .cases import Turn
+from .contracts import Interface
+from .errors import ConformanceFailure, UsageError
+from .loop import LoopRequest, LoopResult
+from .model import ChatRequest, Message, UserMessage
+from .tools import Executor, ScriptedTool
+
+__all__ = [
+    "HistoryRun",
+    "HistoryScript",
+    "LoopRun",
+    "LoopScript",
+    "loop_interfaces",
+    "run_history",
+    "run_loop",
+]
+
+LoopModel = Literal["inprocess", "fake"]
+
+
+class LoopScript(BaseModel):
+    """The world a loop case sets up: conversation, tools and their behaviours, model turns.
+
+    The model answers its *n*-th call with ``turns[n]``; the last turn repeats.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    messages: tuple[Message, ...] = (UserMessage(content="Please help with my request."),)
+    tools: tuple[ScriptedTool, ...] = Field(min_length=1)
+    turns: tuple[Turn, ...] = Field(min_length=1)
+    max_model_calls: int = Field(default=40, ge=1)
+
+
+class HistoryScript(BaseModel):
+    """A stored history for the builder under test."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    stored: tuple[Message, ...]
+    property_examples: int = Field(default=0, ge=0)
+    """When > 0: ignore ``stored`` and check this many random histories (hypothesis)."""
+
+
+@dataclass
+class LoopRun:
+    """What a loop case's checks read."""
+
+    case: Any
+    profile: Any
+    interface: Interface
+    loop: Any
+    executor: Executor
+    model: Any
+    script: LoopScript
+    requests: list[ChatRequest] = field(default_factory=list)
+    rejections: list[Any] = field(default_factory=list)
+    result: LoopResult | None = None
+    error: BaseException | None = None
+    seconds: float = 0.0
+    model_mode: LoopModel = "inprocess"
+
+    @property
+    def model_calls(self) -> int:
+        return len(self.requests)
+
+
+@dataclass
+class HistoryRun:
+    """What a history case's checks read: the stored history and what the builder made of it."""
+
+    case: Any
+    profile: Any
+    builder: Any
+    stored: tuple[Any, ...]
+    built: list[Any] | None = None
+    rebuilt: list[Any] | None = None
+    error: BaseException | None = None
+
+
+def loop_interfaces(loop: Any, profile: Any) -> list[Interface]:
+    """The loop's interfaces (``run`` / ``arun``); a usage error names what is missing."""
+    found: list[Interface] = []
+    if callable(getattr(loop, "run", None)) and profile.sync is not False:
+        found.append("sync")
+    if callable(getattr(loop, "arun", None)) and profile.async_ is not False:
+        found.append("async")
+    if not found:
+        raise UsageError(f"the toolcall_loop fixture returned a {type(loop).__name__}, which is "
+                         "not a ToolLoop: it needs run(request) or async arun(request)")
+    return found
+
+
+def _model(script: LoopScript, dialect: str, mode: LoopModel) -> tuple[Any, Any]:
+    """``(model, recorder)``: the chat adapter the loop gets, and where requests are read back."""
+    from .scripted import EXHAUSTED_TEXT, ScriptedModel
+
+    scripted = ScriptedModel(script.turns, dialect=dialect, max_calls=script.max_model_calls)
+    if mode == "inprocess":
+        return scripted, scripted
+    from .cases import ScriptedCall
+    from .fake import FakeProvider, in_process_endpoint
+    from .reference import reference_adapter
+
+    turns = []
+    for index in range(script.max_model_calls):
+        turn, ids = scripted.turn_for(index)
+        turns.append(turn.model_copy(update={"tool_calls": tuple(
+            ScriptedCall(name=c.name, arguments=c.arguments, id=cid)
+            for c, cid in zip(turn.tool_calls, ids))}))
+    fake = FakeProvider(dialect, turns)
+    fake.expect_after(Turn(text=EXHAUSTED_TEXT))
+    endpoint = in_process_endpoint(fake)
+    return reference_adapter(endpoint), fake
+
+
+def run_loop(case: Any, loop: Any, profile: Any, *, dialect: str = "openai",
+             model_mode: LoopModel = "inprocess") -> list[LoopRun]:
+    """Drive a loop case through every interface of ``loop``; checks run on each recording."""
+    script = resolve_script(case, profile)
+    runs = []
+    for interface in loop_interfaces(loop, profile):
+        model, recorder = _model(script, dialect, model_mode)
+        executor = Executor(script.tools)
+        run = LoopRun(case=case, profile=profile, interface=interface, loop=loop,
+                      executor=executor, model=model, model_mode=model_mode, script=script)
+        request = LoopRequest(messages=script.messages, tools=[t.spec for t in script.tools],
+                              model=model, executor=executor)
+        started = time.perf_counter()
+        try:
+            outcome = _with_deadline(loop, request, interface, profile.timeout)
+        finally:
+            run.seconds = time.perf_counter() - started
+            executor.release()
+        _read_back(run, recorder)
+        if isinstance(outcome, BaseException):
+            run.error = outcome
+        else:
+            run.result = outcome
+        try:
+            _verify_loop(run)
+        except ConformanceFailure as failure:
+            from .trace import loop_ladder
+
+            failure.case_id, failure.provider, failure.interface = case.id, dialect, interface
+            failure.trace = failure.trace or loop_ladder(run)
+            raise
+        runs.append(run)
+    return runs
+
+
+def _read_back(run: LoopRun, recorder: Any) -> None:
+    if hasattr(recorder, "requests"):
+        run.requests = list(recorder.requests)
+        run.rejections = list(recorder.rejections)
+        return
+    for exchange in recorder.exchanges:  # the fake provider
+        if exchange.decoded is not None:
+            run.requests.append(exchange.decoded)
+        if exchange.rejection is not None:
+            run.rejections.append((exchange.index, exchange.rejection))
+
+
+def resolve_script(case: Any, profile: Any) -> LoopScript:
+    """The case's loop script; a factory is called with the profile (caps vary by profile)."""
+    script = case.loop(profile) if callable(case.loop) else case.loop
+    if not isinstance(script, LoopScript):
+        from .errors import CaseDefinitionError
+
+        raise CaseDefinitionError(case.id, f"its loop script factory returned "
+                                  f"{type(script).__name__}, not a LoopScript")
+    return script
+
+
+def _with_deadline(loop: Any, request: LoopRequest, interface: Interface, timeout: float) -> Any:
+    from .runner import _Raised, _Timeout, _with_timeout
+
+    if interface == "sync":
+        outcome = _with_timeout(lambda: loop.run(request), timeout)
+    else:
+        async def go() -> Any:
+            return await loop.arun(request)
+
+        outcome = _with_timeout(lambda: asyncio.run(go()), timeout)
+    if isinstance(outcome, _Timeout):
+        raise ConformanceFailure(
+            "loop.timeout", f"the loop did not return within {timeout:g}s",
+            hint="a loop that never stops, or a tool call without a timeout (a hung tool must "
+                 "not hang the loop); raise Profile(timeout=...) if it is just slow")
+    if isinstance(outcome, _Raised):
+        return outcome.error
+    return outcome
+
+
+def _verify_loop(run: LoopRun) -> None:
+    from .errors import KitError, ToolcallError
+
+    if run.error is not None:
+        from .checks import describe_error
+
+        raise ConformanceFailure(
+            "loop.raised", "the loop raised instead of returning a LoopResult",
+            expected="a LoopResult with a stop reason (use 'error' for failures)",
+            got=describe_error(run.error),
+            hint="catch failures inside the loop and stop with stop_reason='error'")
+    if not isinstance(run.result, LoopResult):
+        try:
+            raw = run.result.model_dump() if isinstance(run.result, BaseModel) else run.result
+            run.result = LoopResult.model_validate(raw)
+        except Exception:
+            raise ConformanceFailure(
+                "loop.result", "the loop returned something that is not a LoopResult",
+                expected="pytest_toolcall.loop.LoopResult", got=f"{run.result!r:.300}") from None
+    for index, rejection in run.rejections:
+        raise ConformanceFailure(
+            f"request.{rejection.rule}",
+            f"model call {index + 1}: the provider rejected the loop's request "
+            f"(HTTP {rejection.status}): {rejection.message}",
+            hint="every tool call must be answered, once, right after the assistant message "
+                 "that made it; no tool message without its call")
+    for item in run.case.checks:
+        try:
+            item(run)
+        except (ConformanceFailure, ToolcallError):
+            raise
+        except Exception as exc:
+            clause = getattr(item, "clause", getattr(item, "__name__", "?"))
+            raise KitError(f"check {clause!r} of case {run.case.id} crashed: "
+                           f"{type(exc).__name__}: {exc}") from exc
+
+
+def run_history(case: Any, builder: Any, profile: Any) -> HistoryRun:
+    """Hand the stored history to ``builder`` (twice: ``build`` must be idempotent); check it."""
+    if not callable(getattr(builder, "build", None)):
+        raise UsageError(f"the toolcall_history fixture returned a {type(builder).__name__}, "
+                         "which is not a HistoryBuilder: it needs build(stored)")
+    from .checks import describe_error
+    from .errors import KitError, ToolcallError
+
+    script: HistoryScript = case.history
+    if script.property_examples:
+        return _history_property(case, builder, profile, script.property_examples)
+    return _history_once(case, builder, profile, tuple(script.stored))
+
+
+def _history_property(case: Any, builder: Any, profile: Any, examples: int) -> HistoryRun:
+    from hypothesis import HealthCheck, given, settings
+
+    from .strategies import stored_histories
+
+    last: list[HistoryRun] = []
+
+    @settings(max_examples=examples, deadline=None, database=None, derandomize=True,
+              suppress_health_check=list(HealthCheck), report_multiple_bugs=False)
+    @given(stored_histories())
+    def explore(stored: list[Any]) -> None:
+        last[:] = [_history_once(case, builder, profile, tuple(stored))]
+
+    explore()
+    return last[0]
+
+
+def _history_once(case: Any, builder: Any, profile: Any, stored: tuple[Any, ...]) -> HistoryRun:
+    from .checks import describe_error
+    from .errors import KitError, ToolcallError
+
+    run = HistoryRun(case=case, profile=profile, builder=builder, stored=stored)
+    try:
+        run.built = list(builder.build(list(stored)))
+        run.rebuilt = list(builder.build(list(run.built)))
+    except Exception as exc:
+        run.error = exc
+        raise ConformanceFailure("history.raised", "build() raised on a stored history",
+                                 got=describe_error(exc),
+                                 hint="a messy history is normal input: filter, never raise")
+    for item in case.checks:
+        try:
+            item(run)
+        except ConformanceFailure as failure:
+            failure.case_id = case.id
+            failure.trace = failure.trace or _history_trace(run)
+            raise
+        except ToolcallError:
+            raise
+        except Exception as exc:
+            clause = getattr(item, "clause", getattr(item, "__name__", "?"))
+            raise KitError(f"check {clause!r} of case {case.id} crashed: "
+                           f"{type(exc).__name__}: {exc}") from exc
+    return run
+
+
+def _history_trace(run: HistoryRun) -> str:
+    def show(messages: Any) -> str:
+        out = []
+        for m in messages or ():
+            calls = getattr(m, "tool_calls", ())
+            label = m.role
+            if calls:
+                label += "[" + ",".join(c.id or "?" for c in calls) + "]"
+            if m.role == "tool":
+                label += f"({m.tool_call_id}{', error' if m.is_error else ''})"
+            out.append(label)
+        return " ".join(out) or "(empty)"
+
+    return f"stored: {show(run.stored)}\nbuilt:  {show(run.built)}"

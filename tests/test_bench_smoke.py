@@ -1,0 +1,54 @@
+"""The benchmark script runs in its tiny mode and prints its labelled figures.
+
+Only that it works is checked here: figures on a shared machine are noise, so no timing is asserted.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+SCRIPT = REPO / "bench" / "bench_suite.py"
+
+
+def test_bench_quick_mode_prints_every_figure(tmp_path: Path) -> None:
+    out_json = tmp_path / "figures.json"
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), "--quick", "--cases", "wire.single_call,wire.zero_args_*",
+         "--json", str(out_json)],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    text = done.stdout
+    for label in ("suite (python -m pytest --toolcall-provider=openai",
+                  "empty session (same command, zero items):", "suite cost (suite - empty):",
+                  "per case ((suite - empty) /", "20 trivial items:", "one trivial item:",
+                  "bare MockTransport round trip (httpx.Client):", "round trips the suite made:",
+                  "floor per case", "ratio per case / floor:", "target <= 2x",
+                  "in-process breakdown", "stream.any_chunking: not selected", "slowest 5 cases:"):
+        assert label in text, f"missing {label!r} in:\n{text}"
+    assert any(v in text for v in ("PASS", "MISS", "UNMEASURED"))
+
+    figures = json.loads(out_json.read_text())
+    # the selection: wire.single_call plus the wire.zero_args_* family, each passed in pytest
+    ids = [row["case"] for row in figures["per_case"]]
+    assert "wire.single_call" in ids and len(ids) >= 2
+    assert all(i == "wire.single_call" or i.startswith("wire.zero_args_") for i in ids)
+    assert figures["cases"] == len(ids)
+    assert figures["trivial_items"] == 20 and figures["runs"] == 1 and figures["quick"] is True
+    # every case does at least one HTTP round trip per interface; the totals add up
+    for row in figures["per_case"]:
+        assert row["round_trips"] >= len(row["interfaces"]) >= 1, row
+        assert row["outcome"] == "passed"
+    assert figures["round_trips"] == sum(r["round_trips"] for r in figures["per_case"])
+    assert figures["verdict"] in {"PASS", "MISS", "UNMEASURED"}
+    assert figures["hypothesis_case_ms"] is None
+
+
+def test_bench_rejects_a_selection_with_no_case(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, str(SCRIPT), "--quick", "--cases", "no.such_case"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode != 0
+    assert "no.such_case" in done.stdout + done.stderr
