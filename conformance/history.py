@@ -90,6 +90,24 @@ def kept(run: HistoryRun) -> None:
             got=sorted(i for i in sent if i), hint="only drop what cannot be sent")
 
 
+@check("history.results_intact")
+def results_intact(run: HistoryRun) -> None:
+    """Every result sent is one the application stored for that call, unchanged (never merged
+    with another, never rewritten, never invented)."""
+    stored: dict[str, list[ToolMessage]] = {}
+    for m in run.stored:
+        if isinstance(m, ToolMessage) and m.tool_call_id:
+            stored.setdefault(m.tool_call_id, []).append(m)
+    for m in run.built or []:
+        if isinstance(m, ToolMessage) and m not in stored.get(m.tool_call_id or "", []):
+            raise ConformanceFailure(
+                "history.results_intact", f"the result sent for {m.tool_call_id!r} is not one "
+                "that was stored for it", expected=[x.content for x in
+                                                    stored.get(m.tool_call_id or "", [])],
+                got=m.content, hint="send stored results as they are: a result without an id "
+                "is dropped, not merged into another (seed 002 AC8)")
+
+
 def no_tool_message(pred: Callable[[ToolMessage], bool], clause: str, what: str,
                     hint: str) -> Callable[[HistoryRun], None]:
     @check(clause)
@@ -137,12 +155,14 @@ def _describe(message: Any) -> str:
     return f"{message.role}({message.content!r:.30})"
 
 
-_BASE = (provider_accepts, kept, idempotent)
+_BASE = (provider_accepts, kept, idempotent, results_intact)
 
 
 def _history_case(**fields: Any) -> Case:
+    # the case's own checks first: they name the precise flaw (an orphan result sent) where the
+    # base checks would only say that the provider rejects the history
     checks = fields.pop("checks", ())
-    return make_case(contract="history", checks=_BASE + tuple(checks), **fields)
+    return make_case(contract="history", checks=tuple(checks) + _BASE, **fields)
 
 
 CASES: list[Case] = [

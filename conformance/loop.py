@@ -8,6 +8,7 @@ checks a loop whatever caps it declares.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -194,31 +195,43 @@ def executed_once(run: LoopRun) -> None:
 
 @check("loop.parallel")
 def ran_in_parallel(run: LoopRun) -> None:
-    runs = [e for e in run.executor.executions if e.name == "slow_lookup"]
+    """Each slow call overlaps another in time. Sequential dispatch never overlaps, whatever the
+    machine's load; concurrent dispatch overlaps unless a thread starts later than the longest
+    call lasts. No wall-clock threshold, so a loaded machine cannot make it flake."""
+    runs = sorted((e for e in run.executor.executions if e.name == "slow_lookup"),
+                  key=lambda e: e.started)
     if len(runs) < 3:
         raise ConformanceFailure("loop.parallel", "the slow calls did not all run",
-                                 expected=3, got=len(runs))
-    span = max(e.ended for e in runs) - min(e.started for e in runs)
-    total = sum(e.ended - e.started for e in runs)
-    if span > 0.8 * total:
+                                 expected=3, got=len(runs),
+                                 hint="run every call of the turn (distinct ids are distinct "
+                                      "calls, even of the same tool)")
+    now = time.perf_counter()
+    spans = [(e.started, e.ended or now) for e in runs]  # ended 0.0: still running
+    alone = [e.call_id for e, (s, t) in zip(runs, spans)
+             if not any(s2 < t and s < t2 for (s2, t2) in spans if (s2, t2) != (s, t))]
+    if alone:
+        base = spans[0][0]
         raise ConformanceFailure(
             "loop.parallel", "the calls of one turn ran one after the other",
-            expected=f"wall time near the longest call ({max(e.ended - e.started for e in runs):.2f}s)",
-            got=f"{span:.2f}s for {total:.2f}s of work",
+            expected="every call's execution overlapping another's",
+            got="; ".join(f"{e.call_id} {s - base:.2f}s-{t - base:.2f}s"
+                          for e, (s, t) in zip(runs, spans)) + f" (alone: {alone})",
             hint="dispatch the calls of a turn concurrently, or declare "
                  "Profile(parallel_dispatch=False)")
 
 
 @check("loop.usage")
 def usage_summed(run: LoopRun) -> None:
+    """Each scripted response reports 11 input + 7 output = 18 tokens: every field is summed."""
     usage = run.result.usage if run.result else None
-    want = 18 * run.model_calls
-    if usage is None or usage.total_tokens != want:
+    n = run.model_calls
+    want = {"input_tokens": 11 * n, "output_tokens": 7 * n, "total_tokens": 18 * n}
+    got = usage.model_dump() if usage else None
+    if got != want:
         raise ConformanceFailure(
             "loop.usage", "usage is not the sum over every model call",
-            expected=f"total_tokens={want} ({run.model_calls} calls x 18)",
-            got=usage.model_dump() if usage else None,
-            hint="add each response's usage to a running total")
+            expected=f"{want} ({n} calls x 11/7/18)", got=got,
+            hint="add each response's usage, field by field, to a running total")
 
 
 def result_mentions(words: Sequence[str], clause: str) -> Callable[[LoopRun], None]:
@@ -257,10 +270,27 @@ def _not_iterations(profile: Any) -> LoopScript:
 
 
 def _mixed(profile: Any) -> LoopScript:
+    # as many mixed rounds as count toward a failure-round stop (within the iteration cap): a
+    # loop that counts a round with any failure as a failure round stops early (seed 002's
+    # escaped mutant, read the other way)
+    n = max(1, min(profile.max_failure_rounds, profile.max_iterations))
+    rounds = tuple(_turn(_call("get_weather", {"city": "Paris"}, f"call_w{i}"),
+                         _call("get_stock", {"sku": "SKU-1"}, f"call_s{i}"))
+                   for i in range(1, n + 1))
     return LoopScript(messages=ASK, tools=_tools(get_weather=[ok("18°C, sunny")],
                                                  get_stock=[fail()]),
-                      turns=(_turn(_call("get_weather", {"city": "Paris"}, "call_w"),
-                                   _call("get_stock", {"sku": "SKU-1"}, "call_s")), FINAL))
+                      turns=(*rounds, FINAL))
+
+
+def _parallel(profile: Any) -> LoopScript:
+    # the longest call stays well inside the declared tool timeout
+    longest = min(0.25, 0.6 * profile.tool_timeout)
+    return LoopScript(messages=ASK, tools=_tools(slow_lookup=[sleep(longest, "a"),
+                                                              sleep(longest / 5, "b"),
+                                                              sleep(longest * 3 / 5, "c")]),
+                      turns=(_turn(_call("slow_lookup", {"key": "a"}, "call_a"),
+                                   _call("slow_lookup", {"key": "b"}, "call_b"),
+                                   _call("slow_lookup", {"key": "c"}, "call_c")), FINAL))
 
 
 CASES: list[Case] = [
@@ -340,7 +370,9 @@ CASES: list[Case] = [
         id="loop.mixed_batch",
         title="In a mixed batch the failed call is fed back and does not cancel its sibling",
         why="Seed 002 AC5, the gate's LOW finding: when one call succeeds and its sibling fails, "
-            "the failure was silently dropped and the model never learned of it.",
+            "the failure was silently dropped and the model never learned of it. A round with a "
+            "success is an iteration, not a failure round: repeated mixed rounds must not stop "
+            "the loop with failure_rounds.",
         loop=_mixed,
         checks=(failure_fed_back, answered_once_in_order, stop_reason("completed")),
     ),
@@ -414,12 +446,7 @@ CASES: list[Case] = [
         why="Seed 004: parallel calls dispatched concurrently; sequential dispatch multiplies "
             "latency by the number of calls.",
         needs={"loop.parallel"},
-        loop=LoopScript(messages=ASK, tools=_tools(slow_lookup=[sleep(0.25, "a"),
-                                                                sleep(0.05, "b"),
-                                                                sleep(0.15, "c")]),
-                        turns=(_turn(_call("slow_lookup", {"key": "a"}, "call_a"),
-                                     _call("slow_lookup", {"key": "b"}, "call_b"),
-                                     _call("slow_lookup", {"key": "c"}, "call_c")), FINAL)),
+        loop=_parallel,
         checks=(ran_in_parallel, answered_once_in_order, stop_reason("completed")),
     ),
     _loop_case(

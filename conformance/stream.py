@@ -100,7 +100,7 @@ CASES: list[Case] = [
         title="A stream delivered one byte at a time, cutting UTF-8 and SSE lines",
         why="Parsers that decode each network read on its own break multi-byte characters and "
             "half lines; real networks cut anywhere.",
-        steps=_stream(_turn(_NON_ASCII, text="Voilà:", chunking="bytewise")),
+        steps=_stream(_turn(_NON_ASCII, text="Voilà:", chunking="bytewise", fragment_size=40)),
         checks=(matches_script,),
     ),
     case(
@@ -110,7 +110,7 @@ CASES: list[Case] = [
             "points and shrinks a failure to the fewest cuts. The text is dense in multi-byte "
             "characters so that random cuts split one (with 'Ça va' alone they almost never did).",
         steps=_stream(_turn(_NON_ASCII + PARIS_TOKYO_TIME[2:], text=_DENSE_TEXT,
-                            chunking="hypothesis", fragment_size=60)),
+                            chunking="hypothesis", fragment_size=60, hypothesis_examples=10)),
         checks=(matches_script,),
     ),
     case(

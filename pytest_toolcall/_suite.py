@@ -30,7 +30,7 @@ def build_registry(config: pytest.Config) -> Registry:
     for impl in reversed(config.hook.pytest_toolcall_cases.get_hookimpls()):
         if impl.hookwrapper or getattr(impl, "wrapper", False):
             continue
-        source = _source(impl)
+        source = _source(impl, config.rootpath)
         try:
             result = impl.function(**{name: config for name in impl.argnames})
             for case in result or ():
@@ -49,9 +49,15 @@ def build_registry(config: pytest.Config) -> Registry:
     return registry
 
 
-def _source(impl: Any) -> str:
+def _source(impl: Any, root: Path) -> str:
+    """Where a hook implementation lives: a conftest path relative to the rootdir, or a name."""
     path = getattr(impl.plugin, "__file__", None)
-    return str(path) if path else str(impl.plugin_name)
+    if not path:
+        return str(impl.plugin_name)
+    try:
+        return str(Path(path).relative_to(root))
+    except ValueError:
+        return str(path)
 
 
 def known_gap(item: pytest.Item, case: Case, profile_gaps: Any) -> str | None:
@@ -70,18 +76,59 @@ def known_gap(item: pytest.Item, case: Case, profile_gaps: Any) -> str | None:
 ADAPTER_KEY = pytest.StashKey[tuple[Any, Any, list[str]]]()
 
 
-def _suite_case(request: pytest.FixtureRequest, toolcall_case: Case, toolcall_adapter: Any,
-                toolcall_profile: Any, toolcall_endpoint: Any) -> None:
-    """Run one conformance case (the body of every suite item)."""
-    adapter, profile, interfaces = request.node.stash[ADAPTER_KEY]
-    reason = known_gap(request.node, toolcall_case, profile.known_gaps)
+#: the fixture that provides what each contract tests, and how the summary names it
+SUBJECTS = {"chat": ("toolcall_adapter", "adapter"), "loop": ("toolcall_loop", "tool loop"),
+            "history": ("toolcall_history", "history builder")}
+
+
+def _run(request: pytest.FixtureRequest, case: Case, **kwargs: Any) -> None:
+    subject, profile, interfaces = request.node.stash[ADAPTER_KEY]
+    reason = known_gap(request.node, case, profile.known_gaps)
     if reason is not None:
         request.applymarker(pytest.mark.xfail(reason=f"known gap: {reason}", strict=True,
                                               raises=ConformanceFailure))
     try:
-        run_case(toolcall_case, adapter, profile, toolcall_endpoint, interfaces=interfaces)
+        run_case(case, subject, profile, interfaces=interfaces, **kwargs)
     except CaseSkipped as skip:
         pytest.skip(str(skip))
+
+
+def _suite_case(request: pytest.FixtureRequest, toolcall_case: Case, toolcall_adapter: Any,
+                toolcall_profile: Any, toolcall_endpoint: Any) -> None:
+    """Run one chat-adapter case (the body of every chat suite item)."""
+    _run(request, toolcall_case, endpoint=toolcall_endpoint)
+
+
+def _suite_loop_case(request: pytest.FixtureRequest, toolcall_case: Case, toolcall_loop: Any,
+                     toolcall_profile: Any, toolcall_provider: str) -> None:
+    """Run one tool-loop case."""
+    from .plugin import _setting
+
+    _run(request, toolcall_case, dialect=toolcall_provider,
+         loop_model=_setting(request.config, "toolcall_loop_model") or "inprocess")
+
+
+def _suite_history_case(request: pytest.FixtureRequest, toolcall_case: Case,
+                        toolcall_history: Any, toolcall_profile: Any) -> None:
+    """Run one history-builder case."""
+    _run(request, toolcall_case)
+
+
+_BODIES = {"chat": _suite_case, "loop": _suite_loop_case, "history": _suite_history_case}
+
+
+def check_subject(contract: str, subject: Any, profile: Any) -> list[str]:
+    """The subject's interfaces to run; a usage error names what its contract misses."""
+    if contract == "chat":
+        return list(check_adapter(subject, profile))
+    if contract == "loop":
+        from .looprun import loop_interfaces
+
+        return list(loop_interfaces(subject, profile))
+    if not callable(getattr(subject, "build", None)):
+        raise UsageError(f"the toolcall_history fixture returned a {type(subject).__name__}, "
+                         "which is not a HistoryBuilder: it needs build(stored)")
+    return []
 
 
 _SETUP_HEADING = "pytest-toolcall could not run this case (fix the setup):"
@@ -94,17 +141,19 @@ class CaseItem(pytest.Function):
         """Fixtures first, then the adapter's shape and the profile: a bad one is a setup ERROR
         (the kit could not run), never a FAILED verdict on the implementation."""
         super().setup()
-        adapter = self.funcargs["toolcall_adapter"]
-        self.user_properties.append(("toolcall_adapter", _describe(adapter)))
+        contract = self.stash[CASE_KEY].contract
+        fixture, label = SUBJECTS[contract]
+        subject = self.funcargs[fixture]
+        self.user_properties.append(("toolcall_subject", f"{label}: {_describe(subject)}"))
         try:
             profile = make_profile(self.funcargs["toolcall_profile"])
-            interfaces = check_adapter(adapter, profile)
+            interfaces = check_subject(contract, subject, profile)
         except UsageError as exc:
-            where = self._fixture_location("toolcall_adapter")
+            where = self._fixture_location(fixture)
             pytest.fail(f"{_SETUP_HEADING}\n  {exc}"
-                        + (f"\n  (toolcall_adapter is defined at {where})" if where else ""),
+                        + (f"\n  ({fixture} is defined at {where})" if where else ""),
                         pytrace=False)
-        self.stash[ADAPTER_KEY] = (adapter, profile, list(interfaces))
+        self.stash[ADAPTER_KEY] = (subject, profile, interfaces)
 
     def _fixture_location(self, name: str) -> str | None:
         defs = self._fixtureinfo.name2fixturedefs.get(name)
@@ -163,7 +212,7 @@ class ToolcallSuite(pytest.Collector):
         for provider in self.providers:
             for case in registry.select(self.patterns, provider):
                 item = CaseItem.from_parent(self, name=f"{case.id}[{provider}]",
-                                            callobj=_suite_case)
+                                            callobj=_BODIES[case.contract])
                 item.stash[CASE_KEY] = case
                 item.stash[PROVIDER_KEY] = provider
                 item.add_marker(pytest.mark.toolcall)

@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from .contracts import CAPABILITIES
 from .errors import CaseDefinitionError
@@ -154,13 +154,17 @@ class Case(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
 
     id: str
-    contract: Literal["chat"] = "chat"
+    contract: Literal["chat", "loop", "history"] = "chat"
     title: str = Field(min_length=1)
     why: str = Field(min_length=1)
     dialects: tuple[str, ...] = ("*",)
     needs: frozenset[str] = frozenset()
     # Not Field(min_length=1): pydantic would add "at least 1 item" to every error of a bad step.
-    steps: tuple[Step, ...]
+    steps: tuple[Step, ...] = ()
+    #: loop cases: a LoopScript, or a function of the profile returning one (caps vary)
+    loop: Any = None
+    #: history cases: a HistoryScript
+    history: Any = None
     checks: tuple[Any, ...] = ()
     live: bool = False
 
@@ -182,12 +186,22 @@ class Case(BaseModel):
             raise ValueError(f"unknown capabilities {unknown}; known: {sorted(CAPABILITIES)}")
         return needs
 
-    @field_validator("steps")
-    @classmethod
-    def _has_steps(cls, steps: tuple[Step, ...]) -> tuple[Step, ...]:
-        if not steps:
-            raise ValueError("a case needs at least one step (a request and the turn answering it)")
-        return steps
+    @model_validator(mode="after")
+    def _script_fits_contract(self) -> Case:
+        from .looprun import HistoryScript, LoopScript
+
+        if self.contract == "chat" and not self.steps:
+            raise ValueError("steps: a case needs at least one step (a request and the turn "
+                             "answering it)")
+        if self.contract == "loop" and not (isinstance(self.loop, LoopScript)
+                                            or callable(self.loop)):
+            raise ValueError("a loop case needs loop=LoopScript(...) or a function of the "
+                             f"profile returning one, got {self.loop!r}")
+        if self.contract == "history" and not isinstance(self.history, HistoryScript):
+            raise ValueError(f"a history case needs history=HistoryScript(...), got {self.history!r}")
+        if self.contract != "chat" and self.steps:
+            raise ValueError(f"steps belong to chat cases; a {self.contract} case has a script")
+        return self
 
     @field_validator("checks")
     @classmethod
@@ -231,9 +245,10 @@ def make_case(**fields: Any) -> Case:
         return Case(**fields)
     except ValidationError as exc:
         # pydantic prefixes messages of our own validators with "Value error, ": noise here
+        # a whole-case rule (empty loc) names the field in its own message
         problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc']) or 'case'}: "
-            f"{e['msg'].removeprefix('Value error, ')}"
+            (f"{'.'.join(str(p) for p in e['loc'])}: " if e["loc"] else "")
+            + e["msg"].removeprefix("Value error, ")
             for e in exc.errors()
         )
         raise CaseDefinitionError(str(fields.get("id", "<no id>")), problems) from None

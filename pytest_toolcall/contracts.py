@@ -43,6 +43,13 @@ CAPABILITIES: Mapping[str, str] = {
     "tool_choice.named": "a named tool_choice is passed to the provider",
     "parallel_tool_calls": "parallel_tool_calls=False is passed to the provider",
     "usage": "token usage is reported",
+    "loop.permanent_stop": "a permanent tool failure stops the loop (permanent_failure_stops)",
+    "loop.argument_validation": "arguments are validated before a tool runs "
+                                "(argument_validation is 'clarify' or 'feed_back')",
+    "loop.parallel": "the calls of one turn run concurrently (parallel_dispatch)",
+    "loop.failure_rounds_2": "max_failure_rounds is at least 2",
+    "history.drop_failed": "failed calls are dropped from a rebuilt history "
+                           "(history_failed_calls='drop')",
 }
 
 
@@ -90,6 +97,17 @@ class Profile(BaseModel):
     usage: bool = True
     known_gaps: Mapping[str, str] = Field(default_factory=dict)
     timeout: float = Field(default=10.0, gt=0)
+    # -- loop policy (ToolLoop) --------------------------------------------------------------
+    #: rounds with at least one successful call before the loop stops with max_iterations
+    max_iterations: int = Field(default=5, ge=1)
+    #: rounds in a row in which every call failed before the loop stops with failure_rounds
+    max_failure_rounds: int = Field(default=3, ge=1)
+    permanent_failure_stops: bool = True
+    argument_validation: Literal["clarify", "feed_back", "none"] = "feed_back"
+    parallel_dispatch: bool = True
+    tool_timeout: float = Field(default=0.5, gt=0)
+    # -- history policy (HistoryBuilder) ---------------------------------------------------
+    history_failed_calls: Literal["drop", "keep"] = "drop"
 
     def claims(self, capability: str, adapter: Any = None) -> bool:
         """Whether this profile claims ``capability`` (one of :data:`CAPABILITIES`)."""
@@ -103,6 +121,15 @@ class Profile(BaseModel):
             return self.parallel_tool_calls
         if capability == "usage":
             return self.usage
+        loop_claims = {
+            "loop.permanent_stop": self.permanent_failure_stops,
+            "loop.argument_validation": self.argument_validation != "none",
+            "loop.parallel": self.parallel_dispatch,
+            "loop.failure_rounds_2": self.max_failure_rounds >= 2,
+            "history.drop_failed": self.history_failed_calls == "drop",
+        }
+        if capability in loop_claims:
+            return loop_claims[capability]
         raise UsageError(
             f"unknown capability {capability!r}; known capabilities: {', '.join(CAPABILITIES)}"
         )

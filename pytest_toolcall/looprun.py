@@ -8,7 +8,6 @@ to the fake provider. A history case hands a stored history to the builder under
 
 from __future__ import annotations
 
-import asyncio
 import time
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -76,6 +75,7 @@ class LoopRun:
     error: BaseException | None = None
     seconds: float = 0.0
     model_mode: LoopModel = "inprocess"
+    dialect: str = "openai"
 
     @property
     def model_calls(self) -> int:
@@ -140,7 +140,8 @@ def run_loop(case: Any, loop: Any, profile: Any, *, dialect: str = "openai",
         model, recorder = _model(script, dialect, model_mode)
         executor = Executor(script.tools)
         run = LoopRun(case=case, profile=profile, interface=interface, loop=loop,
-                      executor=executor, model=model, model_mode=model_mode, script=script)
+                      executor=executor, model=model, model_mode=model_mode, script=script,
+                      dialect=dialect)
         request = LoopRequest(messages=script.messages, tools=[t.spec for t in script.tools],
                               model=model, executor=executor)
         started = time.perf_counter()
@@ -190,7 +191,7 @@ def resolve_script(case: Any, profile: Any) -> LoopScript:
 
 
 def _with_deadline(loop: Any, request: LoopRequest, interface: Interface, timeout: float) -> Any:
-    from .runner import _Raised, _Timeout, _with_timeout
+    from .runner import _Raised, _Timeout, _with_timeout, run_async
 
     if interface == "sync":
         outcome = _with_timeout(lambda: loop.run(request), timeout)
@@ -198,7 +199,7 @@ def _with_deadline(loop: Any, request: LoopRequest, interface: Interface, timeou
         async def go() -> Any:
             return await loop.arun(request)
 
-        outcome = _with_timeout(lambda: asyncio.run(go()), timeout)
+        outcome = _with_timeout(lambda: run_async(go()), timeout)
     if isinstance(outcome, _Timeout):
         raise ConformanceFailure(
             "loop.timeout", f"the loop did not return within {timeout:g}s",
@@ -244,6 +245,38 @@ def _verify_loop(run: LoopRun) -> None:
             clause = getattr(item, "clause", getattr(item, "__name__", "?"))
             raise KitError(f"check {clause!r} of case {run.case.id} crashed: "
                            f"{type(exc).__name__}: {exc}") from exc
+    _result_messages_valid(run)
+
+
+def _result_messages_valid(run: LoopRun) -> None:
+    """The conversation a loop returns is what its application stores and sends next time: the
+    provider must accept it (a loop that stops mid-round must still answer every call)."""
+    messages = run.result.messages if run.result is not None else ()
+    if not messages:
+        return
+    from pydantic import ValidationError
+
+    from .scripted import wire_rejection
+
+    try:
+        request = ChatRequest(messages=tuple(messages),
+                              tools=tuple(t.spec for t in run.script.tools))
+    except ValidationError as exc:
+        raise ConformanceFailure(
+            "loop.result_messages", "LoopResult.messages holds something that is not a "
+            "message", expected="pytest_toolcall messages (UserMessage, AssistantMessage, "
+            "ToolMessage...)", got=f"{exc.error_count()} validation error(s): "
+            f"{exc.errors()[0]['msg']}") from None
+    rejection = wire_rejection(request, run.dialect)
+    if rejection is not None:
+        raise ConformanceFailure(
+            "loop.result_messages", "the conversation the loop returned would be rejected when "
+            f"sent again (HTTP {rejection.status}): {rejection.message}",
+            expected="LoopResult.messages the provider accepts",
+            got=[getattr(m, "role", type(m).__name__) for m in messages],
+            hint="when the loop stops after running tools, answer every call of the round "
+                 "before returning; when it stops without running them, leave their "
+                 "assistant message out")
 
 
 def run_history(case: Any, builder: Any, profile: Any) -> HistoryRun:
@@ -251,8 +284,6 @@ def run_history(case: Any, builder: Any, profile: Any) -> HistoryRun:
     if not callable(getattr(builder, "build", None)):
         raise UsageError(f"the toolcall_history fixture returned a {type(builder).__name__}, "
                          "which is not a HistoryBuilder: it needs build(stored)")
-    from .checks import describe_error
-    from .errors import KitError, ToolcallError
 
     script: HistoryScript = case.history
     if script.property_examples:

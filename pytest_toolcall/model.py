@@ -92,16 +92,12 @@ class ToolSpec(BaseModel):
     def _schema_is_valid(cls, schema: dict[str, Any]) -> dict[str, Any]:
         # Checked against the meta-schema it declares (draft 2020-12 when it declares none), so a
         # broken schema is reported where it is written, not as a provider 400 later on.
-        from jsonschema import exceptions, validators
+        from ._schema import schema_problem
 
-        validator = validators.validator_for(schema, default=validators.Draft202012Validator)
-        try:
-            validator.check_schema(schema)
-        except exceptions.SchemaError as exc:
-            where = "/".join(str(p) for p in exc.absolute_path) or "(root)"
-            raise ValueError(
-                f"parameters is not a valid JSON Schema at {where}: {exc.message}"
-            ) from None
+        problem = schema_problem(schema)
+        if problem is not None:
+            where, message = problem
+            raise ValueError(f"parameters is not a valid JSON Schema at {where}: {message}")
         return schema
 
 

@@ -16,6 +16,7 @@ from . import hookspecs
 from .dialects import DIALECT_NAMES
 
 TRANSPORTS = ("inprocess", "loopback")
+LOOP_MODELS = ("inprocess", "fake")
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -41,6 +42,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("toolcall_provider", "default for --toolcall-provider", default="")
     parser.addini("toolcall_cases", "default for --toolcall-cases", default="")
     parser.addini("toolcall_transport", "default for --toolcall-transport", default="inprocess")
+    group.addoption(
+        "--toolcall-loop-model", dest="toolcall_loop_model", default=None, choices=LOOP_MODELS,
+        help="the model a tool loop under test talks to: 'inprocess' (a scripted chat adapter "
+             "that checks each request with the provider's rules, the default) or 'fake' (the "
+             "provider's reference adapter over the fake provider's wire format) "
+             "(ini: toolcall_loop_model)")
+    parser.addini("toolcall_loop_model", "default for --toolcall-loop-model", default="inprocess")
     parser.addini("toolcall_known_gaps", "known gaps, one 'case-glob: reason' per line; those "
                   "cases xfail (strict: an unexpected pass fails)", type="linelist", default=[])
 
@@ -76,6 +84,9 @@ def pytest_configure(config: pytest.Config) -> None:
     transport = _setting(config, "toolcall_transport") or "inprocess"
     if transport not in TRANSPORTS:
         raise pytest.UsageError(f"toolcall_transport = {transport!r}: use one of {TRANSPORTS}")
+    loop_model = _setting(config, "toolcall_loop_model") or "inprocess"
+    if loop_model not in LOOP_MODELS:
+        raise pytest.UsageError(f"toolcall_loop_model = {loop_model!r}: use one of {LOOP_MODELS}")
     config.pluginmanager.register(Summary(), "toolcall-summary")
 
 
@@ -210,6 +221,37 @@ def toolcall_adapter(toolcall_endpoint: Any) -> Any:
 
 
 @pytest.fixture
+def toolcall_loop(toolcall_profile: Any) -> Any:
+    """The tool loop under test. Override it in conftest.py to test yours; the default is the
+    reference loop, configured from the profile's loop policy."""
+    from .contracts import make_profile
+    from .reference.loop import ReferenceToolLoop
+
+    return ReferenceToolLoop.from_profile(make_profile(toolcall_profile))
+
+
+@pytest.fixture
+def toolcall_history(toolcall_profile: Any) -> Any:
+    """The history builder under test. Override it to test yours; the default is the reference
+    builder, configured from the profile's history policy."""
+    from .contracts import make_profile
+    from .reference.history import ReferenceHistoryBuilder
+
+    return ReferenceHistoryBuilder(failed_calls=make_profile(toolcall_profile).history_failed_calls)
+
+
+@pytest.fixture
+def toolcall_tools() -> Iterator[Any]:
+    """Scripted tools for your own tests: ``toolcall_tools.executor(ScriptedTool(...), ...)``
+    gives an Executor that records every execution; hung calls are released at teardown."""
+    from .tools import ToolKit
+
+    kit = ToolKit()
+    yield kit
+    kit.release_all()
+
+
+@pytest.fixture
 def toolcall_profile(toolcall_provider: str) -> Any:
     """What the adapter under test claims (a Profile or a dict). Override it to narrow claims."""
     from .contracts import Profile
@@ -247,8 +289,8 @@ class Summary:
         props = dict(report.user_properties)
         if "toolcall_case" not in props:
             return
-        if "toolcall_adapter" in props:
-            self.adapters.add(str(props["toolcall_adapter"]))
+        if "toolcall_subject" in props:
+            self.adapters.add(str(props["toolcall_subject"]))
         outcome = _outcome(report)
         if outcome is None:
             return
@@ -274,9 +316,10 @@ class Summary:
         runs = sum(totals.values())
         parts = [f"{totals[c]} {c}" for c in _COLUMNS if totals[c]]
         write(f"{runs} case run{'s' if runs != 1 else ''}: {', '.join(parts)}")
-        if self.adapters:
-            # says which adapter was tested: a fixture override that was not picked up shows here
-            write(f"adapter under test: {', '.join(sorted(self.adapters))}")
+        # says what was tested: a fixture override that was not picked up shows here
+        for subject in sorted(self.adapters):
+            kind, _, name = subject.partition(": ")
+            write(f"{kind} under test: {name}")
         if self.failures:
             write("broken clauses (your implementation):")
             for nodeid, clause in self.failures:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import queue
+import signal
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -20,7 +22,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from .cases import Case, Step
 from .contracts import Interface, Profile, check_adapter
-from .errors import ConformanceFailure, KitError, ToolcallError
+from .errors import ConformanceFailure, KitError, ToolcallError, UsageError
 from .fake.provider import Endpoint, Exchange
 from .model import (
     ChatResponse,
@@ -74,12 +76,29 @@ class CaseRun:
         return self.steps[index]
 
 
-def run_case(case: Case, adapter: Any, profile: Profile, endpoint: Endpoint, *,
-             interfaces: Sequence[Interface] | None = None) -> list[CaseRun]:
-    """Run ``case`` through every interface the adapter offers; returns the recordings.
+def run_case(case: Case, adapter: Any, profile: Profile, endpoint: Endpoint | None = None, *,
+             interfaces: Sequence[Interface] | None = None, dialect: str | None = None,
+             loop_model: str = "inprocess") -> list[Any]:
+    """Run ``case`` through every interface its subject offers; returns the recordings.
 
-    Raises :class:`CaseSkipped`, :class:`ConformanceFailure` or a kit error; see module doc.
+    The subject is what the case's contract tests: a chat adapter (which needs the ``endpoint``
+    it is wired to), a tool loop, or a history builder. Raises :class:`CaseSkipped`,
+    :class:`ConformanceFailure` or a kit error; see module doc.
     """
+    if case.contract != "chat":
+        for capability in sorted(case.required_capabilities()):
+            if not profile.claims(capability, adapter):
+                raise CaseSkipped(
+                    f"the profile does not claim {capability!r}, which {case.id} needs")
+        from .looprun import run_history, run_loop
+
+        name = dialect or (endpoint.provider if endpoint is not None else "openai")
+        if case.contract == "loop":
+            return run_loop(case, adapter, profile, dialect=name,
+                            model_mode=loop_model)  # type: ignore[arg-type]
+        return [run_history(case, adapter, profile)]
+    if endpoint is None:
+        raise UsageError(f"case {case.id} tests a chat adapter: pass the endpoint it is wired to")
     if interfaces is None:
         interfaces = check_adapter(adapter, profile)
     for capability in sorted(case.required_capabilities()):
@@ -201,10 +220,10 @@ def _call(run: CaseRun, record: StepRecord) -> None:
     else:
         if step.via == "complete":
             def method() -> Any:
-                return asyncio.run(_await(adapter.acomplete(request)))
+                return run_async(_await(adapter.acomplete(request)))
         else:
             def method() -> Any:
-                return asyncio.run(_collect(adapter.astream(request)))
+                return run_async(_collect(adapter.astream(request)))
     outcome = _with_timeout(method, run.profile.timeout)
     if isinstance(outcome, _Timeout):
         raise ConformanceFailure(
@@ -222,6 +241,30 @@ def _call(run: CaseRun, record: StepRecord) -> None:
     else:
         record.events = _as_events(outcome)
         record.response = assemble_stream(record.events)
+
+
+_loops = threading.local()
+
+
+def run_async(coro: Any) -> Any:
+    """Run ``coro`` to the end on this thread's event loop, kept from call to call.
+
+    ``asyncio.run`` builds and tears down a loop per call, five times the cost of the call
+    itself here. What ``asyncio.run`` would clean up is cleaned up after each call: tasks the
+    adapter left running are cancelled and async generators closed.
+    """
+    loop = getattr(_loops, "loop", None)
+    if loop is None or loop.is_closed():
+        loop = _loops.loop = asyncio.new_event_loop()
+    try:
+        return loop.run_until_complete(coro)
+    finally:
+        leftover = [t for t in asyncio.all_tasks(loop) if not t.done()]
+        for task in leftover:
+            task.cancel()
+        if leftover:
+            loop.run_until_complete(asyncio.gather(*leftover, return_exceptions=True))
+        loop.run_until_complete(loop.shutdown_asyncgens())
 
 
 async def _await(value: Any) -> Any:
@@ -247,20 +290,87 @@ class _Raised:
     error: BaseException
 
 
-def _with_timeout(func: Callable[[], Any], timeout: float) -> Any:
-    """Run ``func`` in a worker thread: its result, ``_Raised(error)`` or ``_Timeout()``."""
-    box: list[Any] = []
+class _Worker:
+    """A daemon thread that runs adapter calls one at a time.
 
-    def target() -> None:
+    Reused from call to call: starting a thread per step cost about as much as the step itself.
+    A worker whose call timed out is abandoned (it may never return) and a new one started.
+    """
+
+    def __init__(self) -> None:
+        self.tasks: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        thread = threading.Thread(target=self._serve, name="toolcall-case", daemon=True)
+        thread.start()
+
+    def _serve(self) -> None:
+        while True:
+            func, box, done = self.tasks.get()
+            try:
+                box.append(func())
+            except BaseException as exc:  # noqa: BLE001 - the adapter's errors are data here
+                box.append(_Raised(exc))
+            done.set()
+
+
+_workers = threading.local()
+
+
+class _AdapterTimeout(BaseException):
+    """Raised into an adapter call that ran past its deadline (a BaseException, so that an
+    adapter's ``except Exception`` does not swallow it)."""
+
+
+def _alarm_usable() -> bool:
+    # Only in the main thread, and only when nobody else (pytest-timeout's signal method, the
+    # user) has a SIGALRM handler installed: theirs is never replaced.
+    return (hasattr(signal, "setitimer")
+            and threading.current_thread() is threading.main_thread()
+            and signal.getsignal(signal.SIGALRM) in (signal.SIG_DFL, None))
+
+
+def _with_alarm(func: Callable[[], Any], timeout: float) -> Any:
+    fired = False
+
+    def on_alarm(signum: int, frame: Any) -> None:
+        nonlocal fired
+        fired = True
+        raise _AdapterTimeout()
+
+    previous = signal.signal(signal.SIGALRM, on_alarm)
+    # the interval re-fires the alarm should the adapter swallow the first one
+    signal.setitimer(signal.ITIMER_REAL, timeout, 0.2)
+    try:
         try:
-            box.append(func())
-        except BaseException as exc:  # noqa: BLE001 - the adapter's errors are data here
-            box.append(_Raised(exc))
+            result: Any = func()
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+    except _AdapterTimeout:
+        return _Timeout()
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as exc:  # noqa: BLE001 - the adapter's errors are data here
+        return _Timeout() if fired else _Raised(exc)
+    return _Timeout() if fired else result
 
-    worker = threading.Thread(target=target, name="toolcall-case", daemon=True)
-    worker.start()
-    worker.join(timeout)
-    if worker.is_alive():
+
+def _with_timeout(func: Callable[[], Any], timeout: float) -> Any:
+    """Run ``func`` under a deadline: its result, ``_Raised(error)`` or ``_Timeout()``.
+
+    In the main thread on Unix the call runs right here and a SIGALRM ends it at the deadline
+    (a thread hand-off per call cost as much as the call); elsewhere it runs in a worker thread
+    that is abandoned if it does not finish in time.
+    """
+    if _alarm_usable():
+        return _with_alarm(func, timeout)
+    worker = getattr(_workers, "current", None)
+    if worker is None:
+        worker = _workers.current = _Worker()
+    box: list[Any] = []
+    done = threading.Event()
+    worker.tasks.put((func, box, done))
+    if not done.wait(timeout):
+        _workers.current = None  # stuck in the adapter: leave it, start afresh next time
         return _Timeout()
     return box[0]
 

@@ -16,9 +16,21 @@ from .dialects import Rejection, get_dialect
 from .errors import ProviderError
 from .model import ChatRequest, ChatResponse, ToolCall
 
-__all__ = ["EXHAUSTED_TEXT", "ScriptedModel", "turn_response"]
+__all__ = ["EXHAUSTED_TEXT", "ScriptedModel", "turn_response", "wire_rejection"]
 
 EXHAUSTED_TEXT = "(pytest-toolcall: the model has nothing more to say)"
+
+
+def wire_rejection(request: ChatRequest, dialect: str = "openai") -> Rejection | None:
+    """The provider's answer to ``request`` as the dialect's reference adapter would send it:
+    ``None`` when accepted (or when the dialect has no wire validator here)."""
+    if dialect != "openai":
+        return None
+    from .reference.openai import OpenAIChatAdapter
+
+    encoder = OpenAIChatAdapter.__new__(OpenAIChatAdapter)  # build_body only: no client
+    encoder.model = "toolcall-scripted"
+    return get_dialect(dialect).validate(encoder.build_body(request, stream=False))
 
 
 def turn_response(turn: Turn, ids: Sequence[str | None]) -> ChatResponse:
@@ -48,23 +60,13 @@ class ScriptedModel:
         self.requests: list[ChatRequest] = []
         self.rejections: list[tuple[int, Rejection]] = []
         self._lock = threading.Lock()
-        self._encoder: Any = None
-
-    def _wire(self, request: ChatRequest) -> Any:
-        if self._encoder is None:
-            from .reference.openai import OpenAIChatAdapter
-
-            # build_body only: no client is created or used
-            self._encoder = OpenAIChatAdapter.__new__(OpenAIChatAdapter)
-            self._encoder.model = "toolcall-scripted"
-        return self._encoder.build_body(request, stream=False)
 
     def complete(self, request: ChatRequest) -> ChatResponse:
         with self._lock:
             index = len(self.requests)
             self.requests.append(request)
-        if self.validate and self.dialect.name == "openai":
-            rejection = self.dialect.validate(self._wire(request))
+        if self.validate:
+            rejection = wire_rejection(request, self.dialect.name)
             if rejection is not None:
                 self.rejections.append((index, rejection))
                 raise ProviderError(rejection.message, status=rejection.status,

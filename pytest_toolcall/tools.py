@@ -163,3 +163,26 @@ class Executor:
 
     def by_name(self, name: str) -> Sequence[Execution]:
         return [e for e in self.executions if e.name == name]
+
+
+class ToolKit:
+    """What the ``toolcall_tools`` fixture gives: executors over scripted tools, and the
+    behaviours to script them with."""
+
+    ok, fail, permanent, crash, hang, sleep = (staticmethod(ok), staticmethod(fail),
+                                               staticmethod(permanent), staticmethod(crash),
+                                               staticmethod(hang), staticmethod(sleep))
+    ScriptedTool = ScriptedTool
+
+    def __init__(self) -> None:
+        self._executors: list[Executor] = []
+
+    def executor(self, *tools: ScriptedTool) -> Executor:
+        """An executor over ``tools``; released (hung calls return) when the test ends."""
+        made = Executor(tools)
+        self._executors.append(made)
+        return made
+
+    def release_all(self) -> None:
+        for made in self._executors:
+            made.release()

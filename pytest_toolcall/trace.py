@@ -95,3 +95,46 @@ def _find(calls: list[Any], want: Any, k: int, others: Any = frozenset()) -> Any
     if k < len(calls) and calls[k].id not in others:
         return calls[k]
     return None
+
+
+def loop_ladder(run: Any) -> str:
+    """The ladder of a loop case: emitted → routed → executed → returned, per call."""
+    from .model import AssistantMessage, ToolMessage
+    from .scripted import ScriptedModel
+
+    model = ScriptedModel(run.script.turns, max_calls=run.script.max_model_calls, validate=False)
+    lines: list[str] = []
+    for index in range(min(run.model_calls, run.script.max_model_calls)):
+        turn, ids = model.turn_for(index)
+        nxt = run.requests[index + 1] if index + 1 < len(run.requests) else None
+        for call, call_id in zip(turn.tool_calls, ids):
+            lines.append(f"{call_id} {call.name} (model call {index + 1})")
+            lines.append(f"  {OK} emitted    by the model: {call.arguments_text()!r}")
+            executions = [e for e in run.executor.executions if e.call_id == call_id]
+            if executions:
+                e = executions[0]
+                mark = OK if e.outcome == "ok" else BAD
+                extra = f" x{len(executions)}" if len(executions) > 1 else ""
+                lines.append(f"  {mark} executed   {e.outcome}{extra}"
+                             + (f": {e.result!r:.50}" if e.result else ""))
+            else:
+                lines.append(f"  {NOT_REACHED} executed   not run by the loop")
+            if nxt is None:
+                lines.append(f"  {NOT_REACHED} returned   no later model call "
+                             f"(the loop stopped: {run.result.stop_reason if run.result else '?'})")
+                continue
+            routed = any(isinstance(m, AssistantMessage) and any(c.id == call_id
+                                                                 for c in m.tool_calls)
+                         for m in nxt.messages)
+            answers = [m for m in nxt.messages
+                       if isinstance(m, ToolMessage) and m.tool_call_id == call_id]
+            if not routed:
+                lines.append(f"  {BAD} routed     model call {index + 2} does not replay the call")
+            if answers:
+                a = answers[0]
+                lines.append(f"  {OK} returned   in model call {index + 2}"
+                             f"{' as an error' if a.is_error else ''}: {a.content!r:.60}"
+                             + (f" (answered {len(answers)} times)" if len(answers) > 1 else ""))
+            else:
+                lines.append(f"  {BAD} returned   model call {index + 2} has no result for it")
+    return "\n".join(lines)

@@ -26,7 +26,7 @@ def test_bench_quick_mode_prints_every_figure(tmp_path: Path) -> None:
                   "empty session (same command, zero items):", "suite cost (suite - empty):",
                   "per case ((suite - empty) /", "20 trivial items:", "one trivial item:",
                   "bare MockTransport round trip (httpx.Client):", "round trips the suite made:",
-                  "floor per case", "ratio per case / floor:", "target <= 2x",
+                  "floor per case", "ratio per case / floor (steady state):", "target <= 2x",
                   "in-process breakdown", "stream.any_chunking: not selected", "slowest 5 cases:"):
         assert label in text, f"missing {label!r} in:\n{text}"
     assert any(v in text for v in ("PASS", "MISS", "UNMEASURED"))

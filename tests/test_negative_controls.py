@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from pytest_toolcall.cases import default_registry
+from pytest_toolcall.cases import Registry, default_registry
 from pytest_toolcall.contracts import Profile
 from pytest_toolcall.errors import ConformanceFailure
 from pytest_toolcall.fake import FakeProvider, in_process_endpoint
@@ -141,7 +141,10 @@ ASYNC_CONTROLS: list[tuple[str, type[OpenAIChatAdapter], str]] = [
     ("stream.same_as_complete", c.AsyncStreamDropsText, "stream.same_as_complete"),
 ]
 
-REGISTRY = default_registry()
+# chat cases only: the loop and history cases have their controls in
+# tests/test_loop_negative_controls.py
+REGISTRY = Registry()
+REGISTRY.extend(case for case in default_registry() if case.contract == "chat")
 
 
 def _id(row: tuple[str, type, str]) -> str:

@@ -441,14 +441,10 @@ class OpenAIChat:
 
 
 def _schema_problem(schema: Mapping[str, Any]) -> str | None:
-    from jsonschema import exceptions, validators
+    from .._schema import schema_problem
 
-    validator = validators.validator_for(schema, default=validators.Draft202012Validator)
-    try:
-        validator.check_schema(schema)
-    except exceptions.SchemaError as exc:
-        return f"{exc.message}."
-    return None
+    problem = schema_problem(schema)
+    return f"{problem[1]}." if problem else None
 
 
 def _usage(turn: Turn) -> dict[str, Any]:

@@ -79,6 +79,10 @@ class FakeProvider:
         self._current, self._step, self.boundaries = turn, step, boundaries
         self._queue.clear()
 
+    def expect_after(self, turn: Turn) -> None:
+        """Once the scripted turns are used up, answer every request with ``turn``."""
+        self._current = turn
+
     def _next_turn(self) -> Turn | None:
         if self._queue:
             return self._queue.pop(0)

@@ -61,9 +61,14 @@ class ReferenceToolLoop:
                    argument_validation=profile.argument_validation,
                    parallel=profile.parallel_dispatch, tool_timeout=profile.tool_timeout)
 
+    def new_state(self, request: LoopRequest) -> _State:
+        """The conversation and counters of one run (override to change the policy's
+        bookkeeping; the kit's negative controls do)."""
+        return _State(request)
+
     # -- the loop -----------------------------------------------------------------------------
     def run(self, request: LoopRequest) -> LoopResult:
-        state = _State(request)
+        state = self.new_state(request)
         while True:
             try:
                 response = request.model.complete(state.chat_request())
@@ -78,7 +83,7 @@ class ReferenceToolLoop:
                 return decision
 
     async def arun(self, request: LoopRequest) -> LoopResult:
-        state = _State(request)
+        state = self.new_state(request)
         while True:
             try:
                 response = await request.model.acomplete(state.chat_request())
