@@ -72,6 +72,15 @@ CASES: list[Case] = [
         checks=(matches_script,),
     ),
     case(
+        id="stream.call_in_role_chunk",
+        title="A tool call that starts in the role chunk is not lost",
+        why="Real OpenAI streams mostly put the first tool-call fragment in the same chunk as "
+            "role: assistant (23 of 34 recorded tool-call streams); an adapter that skips the "
+            "role chunk, or reads only one field of a delta, loses the call.",
+        steps=_stream(_turn(PARIS_TOKYO_TIME[:2], quirks={"call_in_role_chunk"})),
+        checks=(matches_script,),
+    ),
+    case(
         id="stream.id_name_repeated",
         title="id and name repeated on every fragment are not concatenated",
         why="langchain #40041 and the openai stream helper concatenate every string field: a "

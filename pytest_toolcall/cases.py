@@ -55,6 +55,8 @@ QUIRKS = {
     "index_missing": "tool-call fragments carry no index",
     "index_stuck_at_zero": "every call is sent with index 0",
     "no_ids": "tool calls carry no id",
+    "call_in_role_chunk": "the first tool-call fragment comes in the same chunk as the role "
+                          "(what real OpenAI streams mostly do)",
 }
 
 

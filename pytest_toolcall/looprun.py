@@ -146,18 +146,18 @@ def run_loop(case: Any, loop: Any, profile: Any, *, dialect: str = "openai",
                               model=model, executor=executor)
         started = time.perf_counter()
         try:
-            outcome = _with_deadline(loop, request, interface, profile.timeout)
-        finally:
-            run.seconds = time.perf_counter() - started
-            executor.release()
-        _read_back(run, recorder)
-        if isinstance(outcome, BaseException):
-            run.error = outcome
-        else:
-            run.result = outcome
-        try:
+            try:
+                outcome = _with_deadline(loop, request, interface, profile.timeout)
+            finally:
+                run.seconds = time.perf_counter() - started
+                executor.release()
+                _read_back(run, recorder)
+            if isinstance(outcome, BaseException):
+                run.error = outcome
+            else:
+                run.result = outcome
             _verify_loop(run)
-        except ConformanceFailure as failure:
+        except ConformanceFailure as failure:  # name the case and interface (timeouts too)
             from .trace import loop_ladder
 
             failure.case_id, failure.provider, failure.interface = case.id, dialect, interface

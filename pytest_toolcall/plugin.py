@@ -114,12 +114,35 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     suite.patterns = _split(_setting(config, "toolcall_cases"))
     items.extend(session.genitems(suite))  # type: ignore[arg-type]
     gaps = [line.partition(":") for line in config.getini("toolcall_known_gaps")]
+    _warn_unmatched_gaps(config, [pattern.strip() for pattern, _, _ in gaps])
     for item in items:
         if item.get_closest_marker("toolcall") is None:
             continue
         for pattern, _, reason in gaps:
             item.add_marker(pytest.mark.toolcall_known_gap(
                 pattern.strip(), reason=reason.strip() or "declared in toolcall_known_gaps"))
+
+
+def _warn_unmatched_gaps(config: pytest.Config, patterns: list[str]) -> None:
+    """A known gap that names no case (a typo, a renamed case) would silently do nothing."""
+    import fnmatch
+    import warnings
+
+    from ._suite import build_registry
+    from .errors import ToolcallError
+
+    if not patterns:
+        return
+    try:
+        ids = [case.id for case in build_registry(config)]
+    except ToolcallError:
+        return  # a malformed case: the suite's collection error already says so
+    for pattern in patterns:
+        if not any(fnmatch.fnmatchcase(case_id, pattern) for case_id in ids):
+            warnings.warn(pytest.PytestConfigWarning(
+                f"toolcall_known_gaps: {pattern!r} matches no case, so it declares nothing; "
+                "case ids look like 'stream.truncated' (list them with --collect-only -q)"),
+                stacklevel=1)
 
 
 def _suite_parent(session: pytest.Session) -> pytest.Collector:

@@ -531,6 +531,22 @@ class OverwritesArguments(OpenAIChatAdapter):
         return _OverwritesArgumentsAcc(self)
 
 
+class _RoleChunkIsHeaderAcc(_Acc):
+    def feed(self, data: dict[str, Any]) -> list[Any]:
+        choices = data.get("choices") or ()
+        if choices and "role" in (choices[0].get("delta") or {}):
+            return []  # "the role chunk only announces the message"
+        return super().feed(data)
+
+
+class SkipsRoleChunk(OpenAIChatAdapter):
+    """Treats the chunk that carries ``role`` as a header and skips it; real OpenAI streams
+    mostly put the first tool-call fragment in that very chunk, so the call is lost."""
+
+    def new_accumulator(self) -> StreamAccumulator:
+        return _RoleChunkIsHeaderAcc(self)
+
+
 class _KeysOnIndexAcc(_Acc):
     def add_fragment(self, frag: dict[str, Any]) -> ToolCallDelta:
         index, function = frag.get("index"), frag.get("function") or {}

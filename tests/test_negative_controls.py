@@ -92,6 +92,7 @@ CONTROLS: list[tuple[str, type[OpenAIChatAdapter], str]] = [
     ("stream.id_name_once", c.ExpectsIdOnEveryChunk, "adapter.raised"),
     ("stream.id_name_once", c.DropsFragmentsWithoutId, "response.tool_calls.arguments"),
     ("stream.id_name_once", c.LastNameWins, "response.tool_calls.name"),
+    ("stream.call_in_role_chunk", c.SkipsRoleChunk, "response.tool_calls.id"),
     ("stream.id_name_repeated", c.ConcatenatesIdAndName, "response.tool_calls.id"),
     ("stream.id_name_repeated", c.ConcatenatesName, "response.tool_calls.name"),
     ("stream.id_name_repeated", c.IdStartsNewCall, "response.tool_calls.count"),

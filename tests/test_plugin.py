@@ -19,7 +19,13 @@ import pytest
 import pytest_toolcall._suite
 import pytest_toolcall.checks
 import pytest_toolcall.dialects.openai
+import pytest_toolcall.looprun
+import pytest_toolcall.reference.history
+import pytest_toolcall.reference.loop
 import pytest_toolcall.reference.openai
+import pytest_toolcall.scripted
+import pytest_toolcall.strategies
+import pytest_toolcall.tools
 import pytest_toolcall.trace  # noqa: F401
 from pytest_toolcall.cases import default_registry
 from pytest_toolcall.dialects import DIALECT_NAMES
@@ -635,3 +641,83 @@ def test_without_provider_no_suite(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest_inprocess()
     result.assert_outcomes(passed=1)
     assert "pytest-toolcall conformance summary" not in result.stdout.str()
+
+
+def test_known_gap_that_matches_no_case_warns(pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\ntoolcall_known_gaps =\n    strem.truncated: a typo\n")
+    result = pytester.runpytest_inprocess(PROVIDER, "--toolcall-cases=wire.single_call")
+    result.assert_outcomes(passed=1, warnings=1)
+    result.stdout.fnmatch_lines(["*toolcall_known_gaps: 'strem.truncated' matches no case*"])
+
+
+def test_user_loop_fixture_is_the_subject(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest("""
+        import pytest
+        from pytest_toolcall.loop import LoopResult
+
+        class GivesUpAtOnce:
+            def run(self, request):
+                return LoopResult(stop_reason="completed", text="done")
+
+        @pytest.fixture
+        def toolcall_loop():
+            return GivesUpAtOnce()
+    """)
+    result = pytester.runpytest_inprocess(PROVIDER, "--toolcall-cases=loop.all_failure_rounds,"
+                                          "loop.iteration_cap,wire.single_call")
+    result.assert_outcomes(passed=1, failed=2)
+    result.stdout.fnmatch_lines([
+        "*tool loop under test: conftest.GivesUpAtOnce*",
+        "*loop.all_failure_rounds*loop.stop_reason*",
+        "*loop.iteration_cap*loop.stop_reason*",
+    ])
+
+
+def test_loop_fixture_without_run_is_a_setup_error(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest("""
+        import pytest
+
+        @pytest.fixture
+        def toolcall_loop():
+            return object()
+    """)
+    result = pytester.runpytest_inprocess(PROVIDER, "--toolcall-cases=loop.mixed_batch")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["*it needs run(request) or async arun(request)*"])
+
+
+def test_history_fixture_is_the_subject(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest("""
+        import pytest
+
+        class KeepsEverything:
+            def build(self, stored):
+                return list(stored)
+
+        @pytest.fixture
+        def toolcall_history():
+            return KeepsEverything()
+    """)
+    result = pytester.runpytest_inprocess(PROVIDER, "--toolcall-cases=history.orphan_results")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*[[]history.orphan_dropped[]] an orphan result was sent*",
+                                 "*history builder under test: conftest.KeepsEverything*"])
+
+
+@pytest.mark.parametrize("where", ["cli", "ini"])
+def test_loop_model_fake_runs_the_loop_over_the_wire(pytester: pytest.Pytester,
+                                                      where: str) -> None:
+    args = [PROVIDER, "--toolcall-cases=loop.mixed_batch,loop.duplicate_call_id"]
+    if where == "cli":
+        args.append("--toolcall-loop-model=fake")
+    else:
+        pytester.makeini("[pytest]\ntoolcall_loop_model = fake\n")
+    result = pytester.runpytest_inprocess(*args)
+    result.assert_outcomes(passed=2)
+
+
+def test_bad_loop_model_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\ntoolcall_loop_model = remote\n")
+    result = pytester.runpytest_inprocess(PROVIDER)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*toolcall_loop_model = 'remote': use one of*"])

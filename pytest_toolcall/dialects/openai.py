@@ -405,6 +405,9 @@ class OpenAIChat:
             fragments = [f[n] for n in range(longest) for f in per_call if n < len(f)]
         else:
             fragments = [piece for f in per_call for piece in f]
+        if fragments and not turn.text and "call_in_role_chunk" in quirks:
+            # as real OpenAI streams mostly do: the first fragment rides in the role chunk
+            chunks[0]["choices"][0]["delta"]["tool_calls"] = [fragments.pop(0)]
         chunks += [chunk({"tool_calls": [frag]}) for frag in fragments]
         chunks.append(chunk({}, _FINISH[turn.expected_finish()]))
         if include_usage and turn.usage is not None:
@@ -413,7 +416,8 @@ class OpenAIChat:
         # chunk 0 is the role chunk; error_after / truncate_after count the events after it
         if plan.error_after is not None:
             _, err = self.encode_error(plan.error)
-            events = events[: plan.error_after + 1] + [_sse(err)]
+            # never after [DONE]: an error past the end would never be read
+            events = events[: min(plan.error_after + 1, len(events) - 1)] + [_sse(err)]
         elif plan.truncate_after is not None:
             events = events[: plan.truncate_after + 1]
         return events

@@ -1,0 +1,868 @@
+"""Negative controls of the loop and history contracts: small broken loops and history builders.
+
+Every loop control is the reference :class:`ReferenceToolLoop` with ONE method overridden; bugs
+in the loop's bookkeeping override ``new_state`` to hand out a :class:`_State` with one broken
+method. Every history control is the reference :class:`ReferenceHistoryBuilder` with ``build``
+(or ``__init__``) overridden. Docstrings name the bug and where it comes from (seed 002's
+adversarial gate AC1-AC10 and its mutation-escape analysis, seed 004's tool loop).
+
+Names starting with ``Async`` break only the async path (``arun`` / ``adispatch``); controls that
+override only ``dispatch`` break only the sync path. ``tests/test_loop_negative_controls.py``
+pairs each control with the case that must fail it and the exact clause.
+
+:data:`ESCAPES` are mutants of the reference loop that no loop case kills (known gaps).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from pytest_toolcall.loop import LoopRequest, LoopResult, ToolError
+from pytest_toolcall.model import AssistantMessage, ChatResponse, ToolCall, ToolMessage, Usage
+from pytest_toolcall.reference.history import ReferenceHistoryBuilder
+from pytest_toolcall.reference.loop import ReferenceToolLoop, _Outcome, _State
+
+# == loop bookkeeping (_State) ====================================================================
+
+
+def _answer(state: _State, outcomes: Sequence[_Outcome]) -> None:
+    """Append results and events as the reference does (the part of on_outcomes mutants keep)."""
+    for outcome in outcomes:
+        state.messages.append(ToolMessage(tool_call_id=outcome.call.id, name=outcome.call.name,
+                                          content=outcome.text, is_error=not outcome.ok))
+
+
+class _NeverResetState(_State):
+    def on_outcomes(self, outcomes: Sequence[_Outcome], loop: Any) -> LoopResult | None:
+        before = self.failure_rounds
+        decision = super().on_outcomes(outcomes, loop)
+        if decision is None and any(o.ok for o in outcomes):
+            self.failure_rounds = before  # the reset is missing
+        return decision
+
+
+class NeverResetsFailureRounds(ReferenceToolLoop):
+    """The failure-round counter is never reset by a successful round: scattered failures over
+    a long healthy run stop it (seed 002 AC1 counts *consecutive* all-failure rounds)."""
+
+    def new_state(self, request: LoopRequest) -> _State:
+        return _NeverResetState(request)
+
+
+class _FailuresAsIterationsState(_State):
+    def on_outcomes(self, outcomes: Sequence[_Outcome], loop: Any) -> LoopResult | None:
+        decision = super().on_outcomes(outcomes, loop)
+        if decision is None and not any(o.ok for o in outcomes):
+            self.iterations += 1
+        return decision
+
+
+class FailureRoundsCountAsIterations(ReferenceToolLoop):
+    """Every round counts toward the iteration cap, failed ones too (seed 002 AC1: tool_iterations
+    is only incremented after a round with a success)."""
+
+    def new_state(self, request: LoopRequest) -> _State:
+        return _FailuresAsIterationsState(request)
+
+
+class _FlippedState(_State):
+    def on_outcomes(self, outcomes: Sequence[_Outcome], loop: Any) -> LoopResult | None:
+        _answer(self, outcomes)
+        if loop.permanent_failure_stops and any(o.permanent for o in outcomes):
+            return self.stop("permanent_failure", "A tool failed permanently; stopping.")
+        if not any(o.ok for o in outcomes):  # flipped: was `if any(o.ok ...)`
+            self.failure_rounds = 0
+            self.iterations += 1
+            return None
+        self.failure_rounds += 1
+        if self.failure_rounds >= loop.max_failure_rounds:
+            return self.stop("failure_rounds", "The tools kept failing; stopping.")
+        return None
+
+
+class SuccessConditionFlipped(ReferenceToolLoop):
+    """Seed 002's mutation: ``not successful_tool_calls`` flipped to ``successful_tool_calls`` in
+    the all-failure-round check; all-failure rounds become iterations and never stop the loop."""
+
+    def new_state(self, request: LoopRequest) -> _State:
+        return _FlippedState(request)
+
+
+class _AnyFailureState(_State):
+    def on_outcomes(self, outcomes: Sequence[_Outcome], loop: Any) -> LoopResult | None:
+        _answer(self, outcomes)
+        if loop.permanent_failure_stops and any(o.permanent for o in outcomes):
+            return self.stop("permanent_failure", "A tool failed permanently; stopping.")
+        if all(o.ok for o in outcomes):  # was any(): a mixed round is now a failure round
+            self.failure_rounds = 0
+            self.iterations += 1
+            return None
+        self.failure_rounds += 1
+        if self.failure_rounds >= loop.max_failure_rounds:
+            return self.stop("failure_rounds", "The tools kept failing; stopping.")
+        return None
+
+
+class AnyFailureIsFailureRound(ReferenceToolLoop):
+    """A round with ANY failed call counts as a failure round (``all`` for ``any``): repeated
+    mixed batches stop a loop that is making progress. The mixed-batch reading of seed 002's
+    escaped mutant."""
+
+    def new_state(self, request: LoopRequest) -> _State:
+        return _AnyFailureState(request)
+
+
+class _OffByOneFailuresState(_State):
+    def on_outcomes(self, outcomes: Sequence[_Outcome], loop: Any) -> LoopResult | None:
+        _answer(self, outcomes)
+        if loop.permanent_failure_stops and any(o.permanent for o in outcomes):
+            return self.stop("permanent_failure", "A tool failed permanently; stopping.")
+        if any(o.ok for o in outcomes):
+            self.failure_rounds = 0
+            self.iterations += 1
+            return None
+        self.failure_rounds += 1
+        if self.failure_rounds > loop.max_failure_rounds:  # was >=
+            return self.stop("failure_rounds", "The tools kept failing; stopping.")
+        return None
+
+
+class FailureRoundsOffByOne(ReferenceToolLoop):
+    """``>`` for ``>=``: one failure round more than declared, one model call too many."""
+
+    def new_state(self, request: LoopRequest) -> _State:
+        return _OffByOneFailuresState(request)
+
+
+class _NoFailureLimitState(_State):
+    def on_outcomes(self, outcomes: Sequence[_Outcome], loop: Any) -> LoopResult | None:
+        decision = super().on_outcomes(outcomes, loop)
+        if decision is not None and decision.stop_reason == "failure_rounds":
+            self.failure_rounds = 0
+            self.messages = list(decision.messages)
+            self.events = [e for e in self.events if e.type != "done"]
+            return None
+        return decision
+
+
+class NoFailureRoundLimit(ReferenceToolLoop):
+    """Failure rounds are never counted: a loop whose tools all fail spins until something else
+    stops it (seed 002 AC1's original bug)."""
+
+    def new_state(self, request: LoopRequest) -> _State:
+        return _NoFailureLimitState(request)
+
+
+class _DropsFailedCallsState(_State):
+    def on_outcomes(self, outcomes: Sequence[_Outcome], loop: Any) -> LoopResult | None:
+        if any(o.ok for o in outcomes):
+            outcomes = [o for o in outcomes if o.ok]
+            last = self.messages[-1]
+            kept = tuple(o.call for o in outcomes)
+            self.messages[-1] = AssistantMessage(content=last.content, tool_calls=kept)
+        return super().on_outcomes(outcomes, loop)
+
+
+class DropsFailedCallsFromMixedBatch(ReferenceToolLoop):
+    """Seed 002 AC5, the gate's LOW finding: in a batch with a success, the failed call and its
+    result are silently dropped (only successful calls persisted); the model never learns."""
+
+    def new_state(self, request: LoopRequest) -> _State:
+        return _DropsFailedCallsState(request)
+
+
+class _DropsFailedResultsState(_State):
+    def on_outcomes(self, outcomes: Sequence[_Outcome], loop: Any) -> LoopResult | None:
+        if any(o.ok for o in outcomes):
+            outcomes = [o for o in outcomes if o.ok]
+        return super().on_outcomes(outcomes, loop)
+
+
+class DropsFailedResultsFromMixedBatch(ReferenceToolLoop):
+    """In a batch with a success only successful results are appended; the assistant message
+    still carries the failed call, so the provider answers 400 (unanswered tool_call_id)."""
+
+    def new_state(self, request: LoopRequest) -> _State:
+        return _DropsFailedResultsState(request)
+
+
+class _StopsUnansweredState(_State):
+    def on_outcomes(self, outcomes: Sequence[_Outcome], loop: Any) -> LoopResult | None:
+        if loop.permanent_failure_stops and any(o.permanent for o in outcomes):
+            return self.stop("permanent_failure", "A tool failed permanently; stopping.")
+        return super().on_outcomes(outcomes, loop)
+
+
+class PermanentStopLeavesCallsUnanswered(ReferenceToolLoop):
+    """A permanent failure returns at once, before the round's results are appended: the
+    conversation it hands back ends with unanswered calls (a 400 when the app sends it again)."""
+
+    def new_state(self, request: LoopRequest) -> _State:
+        return _StopsUnansweredState(request)
+
+
+class _LatePermanentState(_State):
+    permanent_seen = False
+
+    def on_response(self, response: ChatResponse, max_iterations: int) -> LoopResult | None:
+        if self.permanent_seen:
+            self.add_usage(response.usage)
+            return self.stop("permanent_failure", "A tool failed permanently; stopping.")
+        return super().on_response(response, max_iterations)
+
+    def on_outcomes(self, outcomes: Sequence[_Outcome], loop: Any) -> LoopResult | None:
+        self.permanent_seen = any(o.permanent for o in outcomes)
+        for o in outcomes:
+            o.permanent = False
+        return super().on_outcomes(outcomes, loop)
+
+
+class PermanentCheckedNextRound(ReferenceToolLoop):
+    """The permanent failure is noticed only when the model answers again: one model call too
+    many (and whatever the model does with it)."""
+
+    def new_state(self, request: LoopRequest) -> _State:
+        return _LatePermanentState(request)
+
+
+class _CapState(_State):
+    shift = 0
+
+    def on_response(self, response: ChatResponse, max_iterations: int) -> LoopResult | None:
+        return super().on_response(response, max_iterations + self.shift)
+
+
+class _CapOffByOneState(_CapState):
+    shift = 1
+
+
+class IterationCapOffByOne(ReferenceToolLoop):
+    """``iterations > max_iterations`` for ``>=``: one round and one model call too many
+    (seed 004's max_tool_iterations)."""
+
+    def new_state(self, request: LoopRequest) -> _State:
+        return _CapOffByOneState(request)
+
+
+class _CapOneShortState(_CapState):
+    shift = -1
+
+
+class IterationCapOneShort(ReferenceToolLoop):
+    """The first model call is counted as an iteration: the loop stops one round early."""
+
+    def new_state(self, request: LoopRequest) -> _State:
+        return _CapOneShortState(request)
+
+
+class _NoCapState(_CapState):
+    shift = 10_000
+
+
+class NoIterationCap(ReferenceToolLoop):
+    """No iteration cap at all: a model that keeps asking for tools keeps the loop running."""
+
+    def new_state(self, request: LoopRequest) -> _State:
+        return _NoCapState(request)
+
+
+class _LastUsageState(_State):
+    def add_usage(self, usage: Usage | None) -> None:
+        if usage is not None:
+            self.usage = [usage.input_tokens or 0, usage.output_tokens or 0,
+                          usage.total_tokens or 0]
+
+
+class LastCallUsageOnly(ReferenceToolLoop):
+    """Usage is the last response's, not the sum (seed 004: tokens accumulate across
+    iterations); every multi-turn run is under-billed."""
+
+    def new_state(self, request: LoopRequest) -> _State:
+        return _LastUsageState(request)
+
+
+class _TotalOnlyState(_State):
+    def stop(self, reason: Any, text: str | None) -> LoopResult:
+        result = super().stop(reason, text)
+        usage = Usage(total_tokens=self.usage[2])
+        return result.model_copy(update={"usage": usage})
+
+
+class SumsTotalTokensOnly(ReferenceToolLoop):
+    """Only total_tokens is summed; input/output tokens (what pricing needs) are lost."""
+
+    def new_state(self, request: LoopRequest) -> _State:
+        return _TotalOnlyState(request)
+
+
+class _NoDedupeState(_State):
+    def on_response(self, response: ChatResponse, max_iterations: int) -> LoopResult | None:
+        self.add_usage(response.usage)
+        if not response.tool_calls:
+            return self.stop("completed", response.text)
+        if self.iterations >= max_iterations:
+            return self.stop("max_iterations", response.text)
+        self.calls = list(response.tool_calls)  # no dedupe by id
+        self.messages.append(AssistantMessage(content=response.text,
+                                              tool_calls=tuple(self.calls)))
+        return None
+
+
+class NoDedupeOfCallIds(ReferenceToolLoop):
+    """A call id repeated in one turn is run twice: a side-effecting tool acts twice."""
+
+    def new_state(self, request: LoopRequest) -> _State:
+        return _NoDedupeState(request)
+
+
+class _ByNameState(_State):
+    def on_response(self, response: ChatResponse, max_iterations: int) -> LoopResult | None:
+        by_name = {c.name: c for c in response.tool_calls}
+        response = response.model_copy(update={"tool_calls": tuple(by_name.values())})
+        return super().on_response(response, max_iterations)
+
+
+class DedupesCallsByName(ReferenceToolLoop):
+    """Calls are keyed by tool name: several calls of one tool in a turn collapse into one
+    (the chat side's KeysCallsByName, one layer up)."""
+
+    def new_state(self, request: LoopRequest) -> _State:
+        return _ByNameState(request)
+
+
+class _UnknownStopsState(_State):
+    def on_response(self, response: ChatResponse, max_iterations: int) -> LoopResult | None:
+        if any(c.name not in self.tools for c in response.tool_calls):
+            self.add_usage(response.usage)
+            return self.stop("error", "The model asked for a tool that does not exist.")
+        return super().on_response(response, max_iterations)
+
+
+class UnknownToolStopsTheLoop(ReferenceToolLoop):
+    """An unknown tool name ends the run with an error instead of letting the model correct
+    its spelling."""
+
+    def new_state(self, request: LoopRequest) -> _State:
+        return _UnknownStopsState(request)
+
+
+# == failures (ReferenceToolLoop.failed) ==========================================================
+
+
+class PermanentTreatedAsRetryable(ReferenceToolLoop):
+    """``retryable`` is ignored: a permanent failure burns every remaining failure round
+    (seed 002 AC2)."""
+
+    @staticmethod
+    def failed(call: ToolCall, exc: BaseException) -> _Outcome:
+        outcome = ReferenceToolLoop.failed(call, exc)
+        outcome.permanent = False
+        return outcome
+
+
+class RetryableTreatedAsPermanent(ReferenceToolLoop):
+    """Every tool failure is fatal: a passing glitch ends the run (seed 002 AC10)."""
+
+    @staticmethod
+    def failed(call: ToolCall, exc: BaseException) -> _Outcome:
+        outcome = ReferenceToolLoop.failed(call, exc)
+        outcome.permanent = True
+        return outcome
+
+
+class RawExceptionText(ReferenceToolLoop):
+    """``str(exc)`` of any exception is fed back: a crash's traceback, DSN and token reach the
+    model (seed 002 AC4)."""
+
+    @staticmethod
+    def failed(call: ToolCall, exc: BaseException) -> _Outcome:
+        return _Outcome(call, f"Error: {exc}", ok=False,
+                        permanent=isinstance(exc, ToolError) and not exc.retryable)
+
+
+class ExceptionRepr(ReferenceToolLoop):
+    """``repr(exc)`` is fed back (``f"{exc!r}"``): the exception class and its text leak."""
+
+    @staticmethod
+    def failed(call: ToolCall, exc: BaseException) -> _Outcome:
+        return _Outcome(call, f"Error: {exc!r}", ok=False,
+                        permanent=isinstance(exc, ToolError) and not exc.retryable)
+
+
+class CrashPropagates(ReferenceToolLoop):
+    """Only ToolError is handled; any other exception from a tool escapes the loop."""
+
+    @staticmethod
+    def failed(call: ToolCall, exc: BaseException) -> _Outcome:
+        if not isinstance(exc, ToolError):
+            raise exc
+        return ReferenceToolLoop.failed(call, exc)
+
+
+class TimeoutIsFatal(ReferenceToolLoop):
+    """A tool timeout stops the run as a permanent failure; the model never hears of it."""
+
+    @staticmethod
+    def failed(call: ToolCall, exc: BaseException) -> _Outcome:
+        outcome = ReferenceToolLoop.failed(call, exc)
+        outcome.permanent = isinstance(exc, ToolError) and exc.kind == "timeout"
+        return outcome
+
+
+# == arguments (ReferenceToolLoop.precheck) =======================================================
+
+
+class NoArgumentValidation(ReferenceToolLoop):
+    """Arguments are not checked against the tool's schema: a call missing a required argument
+    runs the tool (seed 002 AC3)."""
+
+    def precheck(self, call: ToolCall, state: _State) -> _Outcome | None:
+        if call.name not in state.tools:
+            return super().precheck(call, state)
+        if call.parse_error or call.arguments is None:
+            return super().precheck(call, state)
+        return None
+
+
+class NeverClarifies(ReferenceToolLoop):
+    """``argument_validation="clarify"`` is ignored: a missing required argument goes back to
+    the model instead of asking the user."""
+
+    def precheck(self, call: ToolCall, state: _State) -> _Outcome | None:
+        outcome = super().precheck(call, state)
+        if outcome is not None and outcome.clarify:
+            return _Outcome(call, f"Error: invalid arguments for {call.name}. Fix them and call "
+                            "the tool again.", ok=False)
+        return outcome
+
+
+class KeyErrorOnUnknownTool(ReferenceToolLoop):
+    """``state.tools[call.name]``: an unknown tool name raises KeyError out of the loop."""
+
+    def precheck(self, call: ToolCall, state: _State) -> _Outcome | None:
+        state.tools[call.name]  # noqa: B018 - the bug: a lookup that raises
+        return super().precheck(call, state)
+
+
+class UnguardedJsonParse(ReferenceToolLoop):
+    """``json.loads(raw_arguments)`` without a guard: truncated JSON raises out of the loop."""
+
+    def precheck(self, call: ToolCall, state: _State) -> _Outcome | None:
+        if call.raw_arguments:
+            json.loads(call.raw_arguments)
+        return super().precheck(call, state)
+
+
+class MalformedAsEmptyObject(ReferenceToolLoop):
+    """Unparseable arguments become ``{}``: the model is told a required argument is missing,
+    never that its JSON was broken."""
+
+    def precheck(self, call: ToolCall, state: _State) -> _Outcome | None:
+        if call.parse_error:
+            call = call.model_copy(update={"arguments": {}, "parse_error": None})
+        return super().precheck(call, state)
+
+
+class SkipsArgumentChecks(ReferenceToolLoop):
+    """Only the tool name is checked: malformed arguments reach the tool as ``None``."""
+
+    def precheck(self, call: ToolCall, state: _State) -> _Outcome | None:
+        if call.name not in state.tools:
+            return super().precheck(call, state)
+        return None
+
+
+# == dispatch =====================================================================================
+
+
+class SequentialDispatch(ReferenceToolLoop):
+    """The calls of a turn run one after the other (seed 004 dispatches them concurrently)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**{**kwargs, "parallel": False})
+
+
+class NoToolTimeout(ReferenceToolLoop):
+    """Tool calls run without a timeout: one hung tool hangs the whole loop."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**{**kwargs, "tool_timeout": None})
+
+
+def _split(loop: ReferenceToolLoop, state: _State) -> tuple[list[_Outcome], list[ToolCall]]:
+    """The reference's precheck: answers given without running, and the calls to run."""
+    early, runnable = [], []
+    for call in state.calls:
+        outcome = loop.precheck(call, state)
+        if outcome is None:
+            runnable.append(call)
+        else:
+            early.append(outcome)
+    return early, runnable
+
+
+class CompletionOrder(ReferenceToolLoop):
+    """Results are appended as the calls finish (``as_completed``), not in call order; sync
+    path only."""
+
+    def dispatch(self, state: _State, request: LoopRequest) -> list[_Outcome]:
+        outcomes, runnable = _split(self, state)
+        pool = concurrent.futures.ThreadPoolExecutor(max_workers=max(1, len(runnable)))
+        futures = {pool.submit(request.executor.run, c.name, c.arguments, call_id=c.id): c
+                   for c in runnable}
+        try:
+            for future in concurrent.futures.as_completed(futures, timeout=self.tool_timeout):
+                try:
+                    outcomes.append(_Outcome(futures[future], future.result(), ok=True))
+                except Exception as exc:
+                    outcomes.append(self.failed(futures[future], exc))
+        except concurrent.futures.TimeoutError:
+            outcomes += [self.failed(c, ToolError("timed out", kind="timeout"))
+                         for f, c in futures.items() if not f.done()]
+        finally:
+            pool.shutdown(wait=False, cancel_futures=True)
+        return outcomes
+
+
+class PoolWaitsForHungTools(ReferenceToolLoop):
+    """``with ThreadPoolExecutor() as pool``: the timeout fires, but leaving the block waits for
+    the hung thread anyway; sync path only."""
+
+    def dispatch(self, state: _State, request: LoopRequest) -> list[_Outcome]:
+        early, runnable = _split(self, state)
+        done: dict[str | None, _Outcome] = {}
+        with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, len(runnable))) as pool:
+            futures = [(c, pool.submit(request.executor.run, c.name, c.arguments, call_id=c.id))
+                       for c in runnable]
+            concurrent.futures.wait([f for _, f in futures], timeout=self.tool_timeout)
+            for call, future in futures:
+                if not future.done():
+                    done[call.id] = self.failed(call, ToolError("timed out", kind="timeout"))
+                    continue
+                try:
+                    done[call.id] = _Outcome(call, future.result(), ok=True)
+                except Exception as exc:
+                    done[call.id] = self.failed(call, exc)
+        by_id = {o.call.id: o for o in early} | done
+        return [by_id[c.id] for c in state.calls]
+
+
+class AsyncSequential(ReferenceToolLoop):
+    """``for call in calls: await one(call)``: arun dispatches one call at a time; run is
+    right."""
+
+    async def adispatch(self, state: _State, request: LoopRequest) -> list[_Outcome]:
+        parallel, self.parallel = self.parallel, False  # the reference's own sequential path
+        try:
+            return await super().adispatch(state, request)
+        finally:
+            self.parallel = parallel
+
+
+class AsyncCompletionOrder(ReferenceToolLoop):
+    """arun appends results in completion order (``asyncio.as_completed``); run is right."""
+
+    async def adispatch(self, state: _State, request: LoopRequest) -> list[_Outcome]:
+        outcomes, runnable = _split(self, state)
+
+        async def one(call: ToolCall) -> _Outcome:
+            try:
+                text = await asyncio.wait_for(
+                    request.executor.arun(call.name, call.arguments, call_id=call.id),
+                    self.tool_timeout)
+                return _Outcome(call, text, ok=True)
+            except asyncio.TimeoutError:
+                return self.failed(call, ToolError("timed out", kind="timeout"))
+            except Exception as exc:
+                return self.failed(call, exc)
+
+        return outcomes + [await f for f in asyncio.as_completed([one(c) for c in runnable])]
+
+
+class AsyncNoToolTimeout(ReferenceToolLoop):
+    """arun awaits each tool without ``wait_for``: a hung tool hangs it; run is right."""
+
+    async def adispatch(self, state: _State, request: LoopRequest) -> list[_Outcome]:
+        async def one(call: ToolCall) -> _Outcome:
+            early = self.precheck(call, state)
+            if early is not None:
+                return early
+            try:
+                text = await request.executor.arun(call.name, call.arguments, call_id=call.id)
+                return _Outcome(call, text, ok=True)
+            except Exception as exc:
+                return self.failed(call, exc)
+
+        return list(await asyncio.gather(*(one(c) for c in state.calls)))
+
+
+class AsyncLeaksCrashText(ReferenceToolLoop):
+    """arun's own error handling feeds ``str(exc)`` back (two code paths drift); run is
+    right."""
+
+    async def adispatch(self, state: _State, request: LoopRequest) -> list[_Outcome]:
+        async def one(call: ToolCall) -> _Outcome:
+            early = self.precheck(call, state)
+            if early is not None:
+                return early
+            try:
+                text = await asyncio.wait_for(
+                    request.executor.arun(call.name, call.arguments, call_id=call.id),
+                    self.tool_timeout)
+                return _Outcome(call, text, ok=True)
+            except Exception as exc:
+                return _Outcome(call, f"Error: {call.name} failed: {exc}", ok=False,
+                                permanent=isinstance(exc, ToolError) and not exc.retryable)
+
+        return list(await asyncio.gather(*(one(c) for c in state.calls)))
+
+
+# == escapes: mutants no loop case kills (known gaps, see ESCAPES) ================================
+
+
+class ModelErrorRaises(ReferenceToolLoop):
+    """A failed model call (HTTP error, timeout) raises out of run instead of stopping with
+    stop_reason='error'. No loop case makes the model fail."""
+
+    def run(self, request: LoopRequest) -> LoopResult:
+        state = self.new_state(request)
+        while True:
+            response = request.model.complete(state.chat_request())  # unguarded
+            decision = state.on_response(response, self.max_iterations)
+            if decision is not None:
+                return decision
+            decision = state.on_outcomes(self.dispatch(state, request), self)
+            if decision is not None:
+                return decision
+
+
+class _NoEventsState(_State):
+    def stop(self, reason: Any, text: str | None) -> LoopResult:
+        return super().stop(reason, text).model_copy(update={"events": ()})
+
+
+class NoClientEvents(ReferenceToolLoop):
+    """The loop shows its client nothing (events empty although it claims to report them).
+    No case checks which events a loop emits."""
+
+    def new_state(self, request: LoopRequest) -> _State:
+        return _NoEventsState(request)
+
+
+class _ForgetsState(_State):
+    def on_response(self, response: ChatResponse, max_iterations: int) -> LoopResult | None:
+        decision = super().on_response(response, max_iterations)
+        if decision is None:  # keep the original conversation and this round only
+            start = next(i for i, m in enumerate(self.messages) if isinstance(m, AssistantMessage)
+                         and (m.tool_calls or m.content))
+            self.messages = self.messages[:start] + self.messages[-1:]
+        return decision
+
+
+class ForgetsEarlierRounds(ReferenceToolLoop):
+    """Each model call sees the original messages and the latest round only: earlier tool
+    results are lost. Every request is valid, so no case notices."""
+
+    def new_state(self, request: LoopRequest) -> _State:
+        return _ForgetsState(request)
+
+
+class _ToolsOnceState(_State):
+    asked = False
+
+    def chat_request(self) -> Any:
+        request = super().chat_request()
+        if self.asked:
+            request = request.model_copy(update={"tools": ()})
+        self.asked = True
+        return request
+
+
+class ToolsOnlyOnFirstCall(ReferenceToolLoop):
+    """Tools are sent with the first model call only; later calls cannot use them. The scripted
+    model answers from its script whatever the request says, so no case notices."""
+
+    def new_state(self, request: LoopRequest) -> _State:
+        return _ToolsOnceState(request)
+
+
+#: mutants of the reference loop that pass every loop case (with the default profile)
+ESCAPES: tuple[type[ReferenceToolLoop], ...] = (
+    ModelErrorRaises, NoClientEvents, ForgetsEarlierRounds, ToolsOnlyOnFirstCall)
+
+
+# == history builders =============================================================================
+
+
+class KeepsEverything(ReferenceHistoryBuilder):
+    """The stored history is sent as it is: orphan calls and results, duplicates, id-less
+    results (seed 002 AC6-AC8 before the fix)."""
+
+    def build(self, stored: Sequence[Any]) -> list[Any]:
+        return list(stored)
+
+
+class DropsAllToolTraffic(ReferenceHistoryBuilder):
+    """Every call and result is dropped on reload: valid, and the model forgets what its tools
+    told it."""
+
+    def build(self, stored: Sequence[Any]) -> list[Any]:
+        out = []
+        for m in stored:
+            if isinstance(m, ToolMessage):
+                continue
+            if isinstance(m, AssistantMessage) and m.tool_calls:
+                if m.content:
+                    out.append(AssistantMessage(content=m.content))
+                continue
+            out.append(m)
+        return out
+
+
+class KeepsFailedCalls(ReferenceHistoryBuilder):
+    """Failed calls and their error results are kept although the profile declares
+    ``history_failed_calls="drop"`` (seed 002 AC6)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(failed_calls="keep")
+
+
+class DropsTextWithFailedCalls(ReferenceHistoryBuilder):
+    """An assistant message whose calls all failed is dropped whole, its text with it."""
+
+    def build(self, stored: Sequence[Any]) -> list[Any]:
+        good = {m.tool_call_id for m in stored if isinstance(m, ToolMessage) and not m.is_error}
+        kept = [m for m in stored if not (isinstance(m, AssistantMessage) and m.tool_calls
+                                          and not any(c.id in good for c in m.tool_calls))]
+        return super().build(kept)
+
+
+class NoDedupeOfResults(ReferenceHistoryBuilder):
+    """Every stored result of a call is sent (seed 002 AC7's double accumulation on reload)."""
+
+    def build(self, stored: Sequence[Any]) -> list[Any]:
+        built = super().build(stored)
+        out: list[Any] = []
+        for m in built:
+            if isinstance(m, ToolMessage):
+                out += [s for s in stored if isinstance(s, ToolMessage)
+                        and s.tool_call_id == m.tool_call_id]
+            else:
+                out.append(m)
+        return out
+
+
+class MergesIdlessResults(ReferenceHistoryBuilder):
+    """A result without a tool_call_id is merged into the result stored before it (seed 002
+    AC8): the call's answer becomes one it never gave."""
+
+    def build(self, stored: Sequence[Any]) -> list[Any]:
+        merged: list[Any] = []
+        for m in stored:
+            if isinstance(m, ToolMessage) and not m.tool_call_id:
+                for i in range(len(merged) - 1, -1, -1):
+                    if isinstance(merged[i], ToolMessage):
+                        merged[i] = merged[i].model_copy(
+                            update={"content": merged[i].content + "\n" + m.content})
+                        break
+                continue
+            merged.append(m)
+        return super().build(merged)
+
+
+class KeepsOrphanResults(ReferenceHistoryBuilder):
+    """Results whose call is in no assistant message are sent where they were stored."""
+
+    def build(self, stored: Sequence[Any]) -> list[Any]:
+        called = {c.id for m in stored if isinstance(m, AssistantMessage) for c in m.tool_calls}
+        built = super().build(stored)
+        for i, m in enumerate(stored):
+            if isinstance(m, ToolMessage) and m.tool_call_id and m.tool_call_id not in called:
+                anchor = stored[i - 1] if i else None
+                at = next((j + 1 for j, b in enumerate(built) if b is anchor), len(built))
+                while at < len(built) and isinstance(built[at], ToolMessage):
+                    at += 1
+                built.insert(at, m)
+        return built
+
+
+def _build(stored: Sequence[Any], *, in_place: bool = False) -> list[Any]:
+    """The reference algorithm (failed calls dropped), results sent in place when asked."""
+    results: dict[str, ToolMessage] = {}
+    for m in stored:
+        if isinstance(m, ToolMessage) and m.tool_call_id and not m.is_error:
+            results.setdefault(m.tool_call_id, m)
+    built: list[Any] = []
+    kept: set[str] = set()
+    for m in stored:
+        if isinstance(m, ToolMessage):
+            if in_place and m.tool_call_id in kept and results[m.tool_call_id] is m:
+                built.append(m)  # where it was stored
+            continue
+        if not isinstance(m, AssistantMessage) or not m.tool_calls:
+            built.append(m)
+            continue
+        calls = [c for c in m.tool_calls if c.id in results and c.id not in kept]
+        if not calls and not m.content:
+            continue
+        built.append(AssistantMessage(content=m.content, tool_calls=tuple(calls)))
+        for call in calls:
+            kept.add(call.id)  # type: ignore[arg-type]
+            if not in_place:
+                built.append(results[call.id])  # type: ignore[index]
+    return built
+
+
+class KeepsStoredOrder(ReferenceHistoryBuilder):
+    """Pairs and filters like the reference but sends each result where it was stored: a result
+    stored after the next user message no longer follows its call."""
+
+    def build(self, stored: Sequence[Any]) -> list[Any]:
+        return _build(stored, in_place=True)
+
+
+class AnswersOrphanCallsWithErrors(ReferenceHistoryBuilder):
+    """Unanswered calls get a synthetic error result, added after the failed-call filter: the
+    first build sends it, a rebuild drops it as a failed call (not idempotent)."""
+
+    def build(self, stored: Sequence[Any]) -> list[Any]:
+        answered = {m.tool_call_id for m in stored if isinstance(m, ToolMessage)}
+        patched: list[Any] = []
+        synthetic: set[str] = set()
+        for m in stored:
+            patched.append(m)
+            if isinstance(m, AssistantMessage):
+                for c in m.tool_calls:
+                    if c.id and c.id not in answered:
+                        synthetic.add(c.id)
+                        patched.append(ToolMessage(tool_call_id=c.id, content="(interrupted)"))
+        return [m.model_copy(update={"is_error": True})
+                if isinstance(m, ToolMessage) and m.tool_call_id in synthetic else m
+                for m in super().build(patched)]
+
+
+class OnlyLastTurnRepaired(ReferenceHistoryBuilder):
+    """Only the last turn with tool calls is repaired ("an interrupted turn is always the last
+    one"); earlier turns are sent as stored. Every fixed history case has one such turn: only
+    random histories catch it."""
+
+    def build(self, stored: Sequence[Any]) -> list[Any]:
+        stored = list(stored)
+        last = max((i for i, m in enumerate(stored)
+                    if isinstance(m, AssistantMessage) and m.tool_calls), default=0)
+        return stored[:last] + super().build(stored[last:])
+
+
+LOOP_MUTANTS = sorted(
+    (v for v in dict(globals()).values()
+     if isinstance(v, type) and issubclass(v, ReferenceToolLoop) and v is not ReferenceToolLoop),
+    key=lambda v: v.__name__)
+HISTORY_MUTANTS = sorted(
+    (v for v in dict(globals()).values()
+     if isinstance(v, type) and issubclass(v, ReferenceHistoryBuilder)
+     and v is not ReferenceHistoryBuilder),
+    key=lambda v: v.__name__)
