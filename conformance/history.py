@@ -35,21 +35,18 @@ Q1 = UserMessage(content="Weather in Paris and Lyon?")
 Q2 = UserMessage(content="And tomorrow?")
 
 
-def _wire(messages: list[Any]) -> dict[str, Any]:
-    from pytest_toolcall.reference.openai import OpenAIChatAdapter
-
-    encoder = OpenAIChatAdapter.__new__(OpenAIChatAdapter)
-    encoder.model = "toolcall-history"
+def _wire(dialect: str, messages: list[Any]) -> Any:
     from pytest_toolcall.model import ChatRequest
+    from pytest_toolcall.reference import request_body
 
-    return encoder.build_body(ChatRequest(messages=tuple(messages)), stream=False)
+    return request_body(dialect, ChatRequest(messages=tuple(messages)))
 
 
 @check("history.valid")
 def provider_accepts(run: HistoryRun) -> None:
     """Every dialect's validator accepts the built messages."""
     for name in DIALECT_NAMES:
-        rejection = get_dialect(name).validate(_wire(run.built or []))
+        rejection = get_dialect(name).validate(_wire(name, run.built or []))
         if rejection is not None:
             raise ConformanceFailure(
                 "history.valid", f"{name} would reject the built history (HTTP "

@@ -309,9 +309,13 @@ CASES: list[Case] = [
         why="A counter that never resets stops a healthy loop after scattered failures.",
         needs={"loop.failure_rounds_2"},
         loop=_reset,
-        checks=(stop_reason("failure_rounds"),
-                model_calls(lambda p: 2 * p.max_failure_rounds,
-                            "r-1 failures, a success, then r failures")),
+        # with max_iterations=1 the success round reaches the cap: no failure round can follow
+        checks=(stop_reason(lambda p: "failure_rounds" if p.max_iterations >= 2
+                            else "max_iterations"),
+                model_calls(lambda p: 2 * p.max_failure_rounds if p.max_iterations >= 2
+                            else p.max_failure_rounds + 1,
+                            "r-1 failures, a success, then r failures (or the cap, at "
+                            "max_iterations=1)")),
     ),
     _loop_case(
         id="loop.failure_rounds_not_iterations",
@@ -409,7 +413,8 @@ CASES: list[Case] = [
         loop=LoopScript(messages=ASK, tools=_tools(get_weather=[ok("18°C")]),
                         turns=(_turn(_call("get_weather", {"city": "Paris"})),
                                _turn(_call("get_weather", {"city": "Lyon"})), FINAL)),
-        checks=(usage_summed, stop_reason("completed")),
+        checks=(usage_summed, stop_reason(lambda p: "completed" if p.max_iterations >= 2
+                                          else "max_iterations")),
     ),
     _loop_case(
         id="loop.unknown_tool",

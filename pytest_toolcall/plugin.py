@@ -277,9 +277,9 @@ def toolcall_tools() -> Iterator[Any]:
 @pytest.fixture
 def toolcall_profile(toolcall_provider: str) -> Any:
     """What the adapter under test claims (a Profile or a dict). Override it to narrow claims."""
-    from .contracts import Profile
+    from .reference import reference_profile
 
-    return Profile(name=f"reference {toolcall_provider}")
+    return reference_profile(toolcall_provider)
 
 
 # -- reporting --------------------------------------------------------------------------------

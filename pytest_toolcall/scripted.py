@@ -23,14 +23,10 @@ EXHAUSTED_TEXT = "(pytest-toolcall: the model has nothing more to say)"
 
 def wire_rejection(request: ChatRequest, dialect: str = "openai") -> Rejection | None:
     """The provider's answer to ``request`` as the dialect's reference adapter would send it:
-    ``None`` when accepted (or when the dialect has no wire validator here)."""
-    if dialect != "openai":
-        return None
-    from .reference.openai import OpenAIChatAdapter
+    ``None`` when accepted."""
+    from .reference import request_body
 
-    encoder = OpenAIChatAdapter.__new__(OpenAIChatAdapter)  # build_body only: no client
-    encoder.model = "toolcall-scripted"
-    return get_dialect(dialect).validate(encoder.build_body(request, stream=False))
+    return get_dialect(dialect).validate(request_body(dialect, request))
 
 
 def turn_response(turn: Turn, ids: Sequence[str | None]) -> ChatResponse:

@@ -65,15 +65,34 @@ class Dialect(Protocol):
     def not_found(self, method: str, path: str) -> Rejection: ...
 
 
-DIALECT_NAMES: tuple[str, ...] = ("openai",)
+#: dialect name -> (module in this package, class); a dialect whose module is not there yet is
+#: simply not offered
+_REGISTRY: dict[str, tuple[str, str]] = {
+    "openai": ("openai", "OpenAIChat"),
+    "openai-responses": ("openai_responses", "OpenAIResponses"),
+    "anthropic": ("anthropic", "AnthropicMessages"),
+    "gemini": ("gemini", "Gemini"),
+    "ollama": ("ollama", "OllamaChat"),
+}
+
+
+def _available() -> tuple[str, ...]:
+    from importlib.util import find_spec
+
+    return tuple(name for name, (module, _) in _REGISTRY.items()
+                 if find_spec(f"{__name__}.{module}") is not None)
+
+
+DIALECT_NAMES: tuple[str, ...] = _available()
 
 
 def get_dialect(name: str) -> Dialect:
     """The dialect called ``name``; a usage error lists the valid names otherwise."""
-    if name == "openai":
-        from .openai import OpenAIChat
+    if name in DIALECT_NAMES:
+        from importlib import import_module
 
-        return OpenAIChat()
+        module, cls = _REGISTRY[name]
+        return getattr(import_module(f"{__name__}.{module}"), cls)()  # type: ignore[no-any-return]
     raise UsageError(
         f"unknown provider {name!r}: valid providers are {', '.join(DIALECT_NAMES)}"
         + (" (or 'all')" if len(DIALECT_NAMES) > 1 else "")

@@ -6,13 +6,50 @@ from typing import Any
 
 from ..errors import UsageError
 
-__all__ = ["reference_adapter"]
+__all__ = ["reference_adapter", "reference_profile", "request_body"]
+
+
+#: dialect name -> (module in this package, adapter class with ``from_endpoint``)
+_ADAPTERS: dict[str, tuple[str, str]] = {
+    "openai": ("openai", "OpenAIChatAdapter"),
+    "openai-responses": ("openai_responses", "OpenAIResponsesAdapter"),
+    "anthropic": ("anthropic", "AnthropicAdapter"),
+    "gemini": ("gemini", "GeminiAdapter"),
+    "ollama": ("ollama", "OllamaAdapter"),
+}
 
 
 def reference_adapter(endpoint: Any) -> Any:
     """The built-in reference adapter for ``endpoint.provider``, wired to the endpoint."""
-    if endpoint.provider == "openai":
-        from .openai import OpenAIChatAdapter
+    return _adapter_class(endpoint.provider).from_endpoint(endpoint)
 
-        return OpenAIChatAdapter.from_endpoint(endpoint)
-    raise UsageError(f"no reference adapter for provider {endpoint.provider!r}")
+
+def _adapter_class(provider: str) -> Any:
+    from importlib import import_module
+
+    entry = _ADAPTERS.get(provider)
+    if entry is None:
+        raise UsageError(f"no reference adapter for provider {provider!r}")
+    module, cls = entry
+    return getattr(import_module(f"{__name__}.{module}"), cls)
+
+
+def request_body(provider: str, request: Any, *, stream: bool = False) -> Any:
+    """The body the reference adapter of ``provider`` sends for ``request``, built without a
+    client (reference adapters' ``build_body`` reads only ``self.model`` and their encoders)."""
+    cls = _adapter_class(provider)
+    encoder = cls.__new__(cls)
+    encoder.model = getattr(cls, "DEFAULT_MODEL", "toolcall-reference")
+    return encoder.build_body(request, stream=stream)
+
+
+def reference_profile(provider: str) -> Any:
+    """The profile of the reference adapter of ``provider``: what that provider supports
+    (a module-level ``PROFILE`` dict in the adapter's module narrows the defaults)."""
+    from importlib import import_module
+
+    from ..contracts import Profile
+
+    module, _ = _ADAPTERS.get(provider, ("", ""))
+    overrides = getattr(import_module(f"{__name__}.{module}"), "PROFILE", {}) if module else {}
+    return Profile(name=f"reference {provider}", **overrides)
