@@ -56,6 +56,11 @@ SEARCH = ToolSpec(
     strict=False,
 )
 TOOLS = (WEATHER, TIME)
+
+#: Dialects whose wire carries tool-call arguments as JSON *text* in deltas keyed by index:
+#: the cases about "" / null arguments, malformed JSON text and delta quirks apply to them only.
+#: A dialect whose wire has the same mechanism adds itself here.
+TEXT_ARGUMENTS: tuple[str, ...] = ("openai",)
 ASK = UserMessage(content="What's the weather in Paris and in Tokyo, and what time is it?")
 
 

@@ -10,7 +10,7 @@ from pytest_toolcall.checks import (
     usage_reported,
 )
 
-from ._common import PARIS_TOKYO_TIME, calls, case, one_step, replayed_step, request
+from ._common import PARIS_TOKYO_TIME, TEXT_ARGUMENTS, calls, case, one_step, replayed_step, request
 from .wire import history_intact, replay_arguments_are_json
 
 
@@ -56,6 +56,7 @@ CASES: list[Case] = [
     ),
     case(
         id="stream.parallel_interleaved",
+        dialects=TEXT_ARGUMENTS,
         title="Parallel calls whose fragments interleave stay separate",
         why="Servers other than OpenAI interleave fragments of parallel calls; an adapter that "
             "appends to 'the current call' mixes them (adk-python #1038: "
@@ -65,6 +66,7 @@ CASES: list[Case] = [
     ),
     case(
         id="stream.id_name_once",
+        dialects=TEXT_ARGUMENTS,
         title="id and name come only on a call's first fragment",
         why="litellm #11407: an adapter expected the id on every chunk; OpenAI sends id and name "
             "once, then only argument fragments.",
@@ -73,6 +75,7 @@ CASES: list[Case] = [
     ),
     case(
         id="stream.call_in_role_chunk",
+        dialects=TEXT_ARGUMENTS,
         title="A tool call that starts in the role chunk is not lost",
         why="Real OpenAI streams mostly put the first tool-call fragment in the same chunk as "
             "role: assistant (23 of 34 recorded tool-call streams); an adapter that skips the "
@@ -82,6 +85,7 @@ CASES: list[Case] = [
     ),
     case(
         id="stream.id_name_repeated",
+        dialects=TEXT_ARGUMENTS,
         title="id and name repeated on every fragment are not concatenated",
         why="langchain #40041 and the openai stream helper concatenate every string field: a "
             "server that repeats them yields id 'call_Acall_A' and name 'get_weatherget_weather'.",
@@ -90,6 +94,7 @@ CASES: list[Case] = [
     ),
     case(
         id="stream.index_stuck_at_zero",
+        dialects=TEXT_ARGUMENTS,
         title="Calls that all arrive at index 0, with distinct ids, stay separate",
         why="ollama #15457 / litellm #33678: OpenAI-compatible servers send every call at index "
             "0; keyed on index alone they merge into {\"path\":\"a\"}{\"path\":\"b\"}.",
@@ -98,6 +103,7 @@ CASES: list[Case] = [
     ),
     case(
         id="stream.index_missing",
+        dialects=TEXT_ARGUMENTS,
         title="Tool-call fragments without an index are still assembled",
         why="ollama #7881: the OpenAI-compatible stream sent tool calls without 'index'; "
             "adapters indexing tool_calls[index] crash.",
@@ -124,6 +130,7 @@ CASES: list[Case] = [
     ),
     case(
         id="stream.zero_args",
+        dialects=TEXT_ARGUMENTS,
         title="A streamed zero-argument call (arguments \"\" only) completes as {}",
         why="pydantic-ai #1654 / litellm #5063: a zero-argument tool in a stream never completed "
             "or replayed as \"\".",
@@ -132,6 +139,7 @@ CASES: list[Case] = [
     ),
     case(
         id="stream.zero_args_null",
+        dialects=TEXT_ARGUMENTS,
         title="A streamed call whose arguments are null completes as {}",
         why="pydantic-ai #1654: arguments null in a stream left the call incomplete.",
         steps=_stream(_turn(calls(("get_time", None)))),
@@ -139,6 +147,7 @@ CASES: list[Case] = [
     ),
     case(
         id="stream.malformed_arguments",
+        dialects=TEXT_ARGUMENTS,
         title="Malformed streamed arguments become a parse error; the stream is read to the end",
         why="A parse failure mid-stream must not abandon the stream or the other calls "
             "(seed 003: the whole stream is read once).",
@@ -176,6 +185,7 @@ CASES: list[Case] = [
     ),
     case(
         id="stream.usage_chunk",
+        dialects=TEXT_ARGUMENTS,
         title="Usage from the final chunk (choices: []) is reported",
         why="With include_usage, OpenAI sends usage in one more chunk with an empty choices "
             "list; adapters that index choices[0] crash or drop the usage.",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pytest_toolcall.cases import Case, ErrorReply, ScriptedCall, Step, Turn, check
+from pytest_toolcall.cases import Case, ErrorReply, ScriptedCall, Turn, check
 from pytest_toolcall.checks import error_surfaced, matches_script, usage_reported, wire_request
 from pytest_toolcall.errors import ConformanceFailure
 from pytest_toolcall.model import AssistantMessage, NamedToolChoice, ToolMessage
@@ -11,6 +11,7 @@ from pytest_toolcall.runner import CaseRun
 from ._common import (
     PARIS_TOKYO_TIME,
     SEARCH,
+    TEXT_ARGUMENTS,
     TIME,
     WEATHER,
     calls,
@@ -190,6 +191,7 @@ CASES: list[Case] = [
     ),
     case(
         id="wire.zero_args_empty_string",
+        dialects=TEXT_ARGUMENTS,
         title="Zero-argument call sent as \"\" parses to {} and replays as '{}'",
         why="openai-python PR #3502: arguments \"\" for a strict no-argument tool crashed "
             "json.loads; litellm #5063: \"\" replayed and the next turn failed to parse.",
@@ -198,6 +200,7 @@ CASES: list[Case] = [
     ),
     case(
         id="wire.zero_args_null",
+        dialects=TEXT_ARGUMENTS,
         title="Zero-argument call sent as null parses to {}",
         why="pydantic-ai #1654: arguments null for a zero-argument tool were never completed.",
         steps=replayed_step(Turn(tool_calls=calls(("get_time", None)))),
@@ -223,6 +226,7 @@ CASES: list[Case] = [
     ),
     case(
         id="wire.malformed_arguments",
+        dialects=TEXT_ARGUMENTS,
         title="Malformed JSON arguments become a parse error on the call, not a crash",
         why="Models emit truncated or invalid JSON; an adapter that calls json.loads unguarded "
             "crashes the whole turn instead of letting the loop ask for valid JSON.",
