@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -177,21 +178,42 @@ def _suite_parent(session: pytest.Session) -> pytest.Collector:
 
 
 def _override_homes(session: pytest.Session) -> dict[str, set[str]]:
-    """Directories (node ids) whose conftest.py defines a toolcall_* fixture, with the names."""
-    # pytest has no public way to list fixture definitions; _arg2fixturedefs is stable since 3.x.
-    definitions = getattr(getattr(session, "_fixturemanager", None), "_arg2fixturedefs", {})
+    """Directories (node ids) whose conftest.py defines a toolcall_* fixture, with the names.
+
+    Read from the conftest modules themselves (registered plugins), not from the fixture
+    manager: its internals changed in pytest 9.2, and a detection that silently finds nothing
+    would let the suite test the reference adapter instead of the user's.
+    """
     homes: dict[str, set[str]] = defaultdict(set)
     root = session.config.rootpath
-    for name, fixturedefs in definitions.items():
-        if not name.startswith("toolcall_"):
+    for plugin in session.config.pluginmanager.get_plugins():
+        path = getattr(plugin, "__file__", None)
+        if not path or not str(path).endswith("conftest.py"):
             continue
-        for fixturedef in fixturedefs:
-            baseid = getattr(fixturedef, "baseid", "")
-            # "" = a plugin or the rootdir conftest (seen everywhere); a file = a test module's
-            # own override, which is meant for that module only
-            if baseid and "::" not in baseid and (root / baseid).is_dir():
-                homes[baseid].add(name)
+        names = _toolcall_fixtures(plugin)
+        if not names:
+            continue
+        try:
+            home = Path(path).parent.relative_to(root).as_posix()
+        except ValueError:
+            continue  # a conftest outside the rootdir: pytest shows it to everything below it
+        if home not in ("", "."):  # the rootdir's conftest is seen everywhere already
+            homes[home].update(names)
     return dict(homes)
+
+
+def _toolcall_fixtures(module: Any) -> set[str]:
+    """Names of the toolcall_* fixtures a module defines (``@pytest.fixture(name=...)`` too)."""
+    names = set()
+    for attribute, value in vars(module).items():
+        marker = (getattr(value, "_fixture_function_marker", None)
+                  or getattr(value, "_pytestfixturefunction", None))
+        if marker is None:
+            continue
+        name = getattr(marker, "name", None) or getattr(value, "name", None) or attribute
+        if isinstance(name, str) and name.startswith("toolcall_"):
+            names.add(name)
+    return names
 
 
 # -- fixtures ---------------------------------------------------------------------------------
