@@ -119,3 +119,145 @@ def test_link_finder_sees_links() -> None:
     readme_links = _links(ROOT / "README.md")
     assert "docs/writing-an-adapter-shim.md" in readme_links
     assert "docs/cases.md" in readme_links
+
+
+# -- docs/loops.md and docs/strategies.md: their examples run as written -----------------------
+LOOPS_MD = ROOT / "docs" / "loops.md"
+STRATEGIES_MD = ROOT / "docs" / "strategies.md"
+# the loops.md mutation: failure rounds counted as iterations (seed 002 AC1)
+LOOP_GOOD = "                failure_rounds += 1\n"
+LOOP_BROKEN = "                failure_rounds, iterations = failure_rounds + 1, iterations + 1\n"
+
+
+def _doc_section(path: Path, title: str) -> str:
+    text = path.read_text(encoding="utf-8")
+    match = re.search(rf"^## {re.escape(title)}\n(.*?)(?=^## |\Z)", text, re.M | re.S)
+    assert match, f"{path.name} has no '## {title}' section"
+    return match.group(1)
+
+
+def _doc_block(path: Path, title: str, first_line: str) -> str:
+    blocks = [b for b in re.findall(r"^```python\n(.*?)^```", _doc_section(path, title),
+                                    re.M | re.S) if b.startswith(first_line + "\n")]
+    assert len(blocks) == 1, f"{path.name} '## {title}': expected one block '{first_line}'"
+    return blocks[0]
+
+
+def _builtin(contract: str) -> list:
+    """The built-in cases of ``contract`` that `--toolcall-provider=openai` collects."""
+    return [c for c in catalogue.builtin_registry().select((), "openai")
+            if c.contract == contract]
+
+
+def _needing(cases: list, capability: str) -> list[str]:
+    return sorted(c.id for c in cases if capability in c.needs)
+
+
+@pytest.mark.parametrize("model", ["inprocess", "fake"])
+def test_loops_md_loop_shim_passes_the_loop_family(pytester: pytest.Pytester, model: str) -> None:
+    pytester.makeconftest(_doc_block(LOOPS_MD, "A shim for a hand-written loop", "# conftest.py"))
+    result = pytester.runpytest("--toolcall-provider=openai", "--toolcall-cases=loop.*",
+                                f"--toolcall-loop-model={model}", "-rs", "-p", "no:cacheprovider")
+    loops = _builtin("loop")
+    skipped = _needing(loops, "loop.parallel")  # the shim declares parallel_dispatch=False
+    assert skipped == ["loop.parallel_dispatch"]
+    result.assert_outcomes(passed=len(loops) - len(skipped), skipped=len(skipped))
+    output = result.stdout.str()
+    assert ("the profile does not claim 'loop.parallel', which loop.parallel_dispatch needs"
+            in output)
+    assert "tool loop under test: conftest.MyAgent" in output  # the doc's loop ran
+    section = " ".join(_doc_section(LOOPS_MD, "A shim for a hand-written loop").split())
+    assert ("`the profile does not claim 'loop.parallel', which loop.parallel_dispatch needs`"
+            in section)
+
+
+def test_loops_md_loop_shim_mutation_fails_where_the_doc_says(pytester: pytest.Pytester) -> None:
+    code = _doc_block(LOOPS_MD, "A shim for a hand-written loop", "# conftest.py")
+    assert code.count(LOOP_GOOD) == 1, "the loops.md shim changed; update LOOP_GOOD"
+    pytester.makeconftest(code.replace(LOOP_GOOD, LOOP_BROKEN))
+    result = pytester.runpytest("--toolcall-provider=openai",
+                                "--toolcall-cases=loop.*failure_rounds*", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, failed=2)
+    output = result.stdout.str()
+    assert "loop.failure_rounds_not_iterations[openai]: loop.model_calls" in output
+    assert "loop.failure_rounds_reset[openai]: loop.stop_reason" in output
+    section = " ".join(_doc_section(LOOPS_MD, "A shim for a hand-written loop").split())
+    assert f"change `{LOOP_GOOD.strip()}` into `{LOOP_BROKEN.strip()}`" in section
+
+
+def test_loops_md_history_shim_passes_the_history_family(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(_doc_block(LOOPS_MD, "A shim for a history builder", "# conftest.py"))
+    result = pytester.runpytest("--toolcall-provider=openai", "--toolcall-cases=history.*",
+                                "-p", "no:cacheprovider")
+    histories = _builtin("history")
+    result.assert_outcomes(passed=len(histories))
+    assert "history builder under test: conftest.MyHistory" in result.stdout.str()
+    section = " ".join(_doc_section(LOOPS_MD, "A shim for a history builder").split())
+    assert f"All {len(histories)} history cases pass" in section
+
+
+def test_loops_md_toolcall_tools_example_runs(pytester: pytest.Pytester) -> None:
+    code = _doc_block(LOOPS_MD, "The ToolLoop contract", "# test_my_tools.py")
+    pytester.makepyfile(test_my_tools=code)
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+
+
+def test_loops_md_names_every_stop_reason_and_loop_case() -> None:
+    from pytest_toolcall.loop import STOP_REASONS
+
+    text = LOOPS_MD.read_text(encoding="utf-8")
+    table = _doc_section(LOOPS_MD, "The ToolLoop contract")
+    for reason in STOP_REASONS:
+        assert f"\n| `{reason}` |" in table, f"loops.md: stop reason {reason} is not in the table"
+    # every case a profile field or capability drives is named in the profile table
+    profile_table = _doc_section(LOOPS_MD, "Profile fields and the cases they drive")
+    for case in _builtin("loop") + _builtin("history"):
+        for capability in case.needs:
+            assert f"`{capability}`" in profile_table, (case.id, capability)
+            assert f"`{case.id}`" in profile_table, case.id
+    assert "`--toolcall-loop-model`" in text
+
+
+def test_strategies_md_example_runs(pytester: pytest.Pytester) -> None:
+    code = _doc_block(STRATEGIES_MD, "Example", "# test_properties.py")
+    pytester.makepyfile(test_properties=code)
+    # fewer examples than hypothesis' default 100 keep the kit's tests fast; the example is
+    # unchanged
+    pytester.makeconftest("from hypothesis import settings\n"
+                          "settings.register_profile('docs', max_examples=25)\n"
+                          "settings.load_profile('docs')\n")
+    # a subprocess: in-process, pytester's sys.modules snapshot gives hypothesis and pydantic
+    # classes a second identity, which is not what a user running the example sees
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    n_tests = len(re.findall(r"^def test_", code, re.M))
+    assert n_tests >= 3
+    result.assert_outcomes(passed=n_tests)
+
+
+def test_strategies_md_names_every_public_strategy() -> None:
+    from pytest_toolcall import strategies
+
+    text = STRATEGIES_MD.read_text(encoding="utf-8")
+    for name in strategies.__all__:
+        assert f"`{name}(" in text, f"docs/strategies.md does not document {name}"
+
+
+WRITING_CASES_MD = ROOT / "docs" / "writing-cases.md"
+
+
+def test_writing_cases_loop_and_history_example_runs(pytester: pytest.Pytester) -> None:
+    code = _doc_block(WRITING_CASES_MD, "Loop and history cases", "# conftest.py")
+    pytester.makeconftest(code)
+    result = pytester.runpytest("--toolcall-provider=openai", "--toolcall-cases=mine.*",
+                                "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=2)
+    # the same cases against a loop that gives up after one failure round: the check bites
+    pytester.makeconftest(code + (
+        "\n\nimport pytest\nfrom pytest_toolcall.reference.loop import ReferenceToolLoop\n\n\n"
+        "@pytest.fixture\ndef toolcall_loop():\n"
+        "    return ReferenceToolLoop(max_failure_rounds=1)\n"))
+    broken = pytester.runpytest("--toolcall-provider=openai", "--toolcall-cases=mine.*",
+                                "-p", "no:cacheprovider")
+    broken.assert_outcomes(passed=1, failed=1)
+    assert "mine.refund_retry[openai]: mine.refunded_once" in broken.stdout.str()

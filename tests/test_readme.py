@@ -62,35 +62,78 @@ def test_quickstart_commands_are_exactly_the_ci_script() -> None:
                           "python -m pytest"]
 
 
-def _counts() -> tuple[int, int]:
-    """(cases without a streaming step, cases with one) in the built-in suite."""
-    cases = list(builtin_registry())
-    streamed = sum("stream" in c.required_capabilities() for c in cases)
-    return len(cases) - streamed, streamed
+def _openai_cases() -> list:
+    """The built-in cases `--toolcall-provider=openai` collects (some cases are for one dialect)."""
+    return builtin_registry().select((), "openai")
+
+
+def _counts() -> dict[str, int]:
+    """Built-in cases by contract, the chat contract split by whether a step streams:
+    ``wire`` (chat, no streaming step), ``stream``, ``loop``, ``history``."""
+    counts = {"wire": 0, "stream": 0, "loop": 0, "history": 0}
+    for case in _openai_cases():
+        if case.contract == "chat":
+            counts["stream" if "stream" in case.required_capabilities() else "wire"] += 1
+        else:
+            counts[case.contract] += 1
+    return counts
+
+
+def test_counts_by_contract_match_the_families() -> None:
+    # the README speaks of families; the counts come from contracts and capabilities: they agree
+    by_family: dict[str, int] = {}
+    for case in _openai_cases():
+        by_family[case.family] = by_family.get(case.family, 0) + 1
+    assert _counts() == by_family
 
 
 def test_readme_adapter_example_passes_the_suite(pytester: pytest.Pytester) -> None:
     pytester.makeconftest(_conftest_example())
     result = pytester.runpytest("--toolcall-provider=openai", "-rs", "-p", "no:cacheprovider")
-    plain, streamed = _counts()
-    assert plain >= 18 and streamed >= 18
-    result.assert_outcomes(passed=plain, skipped=streamed)
+    n = _counts()
+    assert n["wire"] >= 18 and n["stream"] >= 18 and n["loop"] >= 1 and n["history"] >= 1
+    # the example overrides the adapter only: wire passes, stream skips (streaming=False), and
+    # the loop and history families run against the reference loop and builder
+    result.assert_outcomes(passed=n["wire"] + n["loop"] + n["history"], skipped=n["stream"])
     # the example declares Profile(streaming=False): each stream case skips, naming why
     output = result.stdout.str()
     reasons = re.findall(r"the profile does not claim 'stream', which (stream\.\w+) needs",
                          output)
-    assert sorted(reasons) == sorted(c.id for c in builtin_registry()
+    assert sorted(reasons) == sorted(c.id for c in _openai_cases()
                                      if "stream" in c.required_capabilities())
-    assert "conftest.MyAdapter" in output  # the README's adapter ran, not the reference
+    assert "adapter under test: conftest.MyAdapter" in output  # the README's adapter ran
+    assert "tool loop under test: pytest_toolcall.reference.loop.ReferenceToolLoop" in output
+
+
+def _summary_lines(n: dict[str, int]) -> list[str]:
+    """The conformance summary of an all-passing run, as the plugin prints it."""
+    columns = ("passed", "failed", "error", "skipped", "xfailed", "xpassed")
+    lines = [f"{'family':<10}{'provider':<12}" + "".join(f"{c:>9}" for c in columns)]
+    for family in sorted(n):
+        lines.append(f"{family:<10}{'openai':<12}" + f"{n[family]:>9}" + f"{0:>9}" * 5)
+    total = sum(n.values())
+    lines.append(f"{total} case runs: {total} passed")
+    return lines
 
 
 def test_readme_numbers_match_the_suite() -> None:
-    plain, streamed = _counts()
+    n = _counts()
+    total = sum(n.values())
     text = " ".join(README.split())  # line wrapping does not matter
-    assert f"passes all {plain} `wire` cases and skips the {streamed} `stream` cases" in text
-    assert f"with {plain + streamed} cases in two families" in text
+    assert (f"passes all {n['wire']} `wire` cases and skips the {n['stream']} `stream` cases"
+            in text)
+    assert (f"with {total} cases in four families: {n['wire']} `wire`, {n['stream']} `stream`, "
+            f"{n['loop']} `loop` and {n['history']} `history`") in text
     quickstart = " ".join((ROOT / "docs" / "quickstart.md").read_text(encoding="utf-8").split())
-    assert f"({plain + streamed} cases today)" in quickstart
+    assert f"({total} cases today)" in quickstart
+
+
+@pytest.mark.parametrize("doc", ["README.md", "docs/quickstart.md"])
+def test_documented_summary_is_the_registrys(doc: str) -> None:
+    # the all-passing summary shown in the docs, rebuilt from the registry's counts
+    lines = [line.strip() for line in (ROOT / doc).read_text(encoding="utf-8").splitlines()]
+    for expected in _summary_lines(_counts()):
+        assert expected in lines, f"{doc}: summary line {expected!r} not found; the suite changed"
 
 
 def test_readme_failure_example_is_real_output(pytester: pytest.Pytester) -> None:
