@@ -179,7 +179,7 @@ class CaseItem(pytest.Function):
                     f"it with the case id):\n  {exc}")
         if isinstance(exc, ToolcallError):
             return f"{_SETUP_HEADING}\n  {exc}"
-        return super().repr_failure(excinfo, style=style)  # type: ignore[arg-type]
+        return super().repr_failure(excinfo)
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         # Not "wire.single_call[openai]": pytest -v turns the dots of a domain that ends the node

@@ -18,6 +18,7 @@ from .dialects import DIALECT_NAMES
 
 TRANSPORTS = ("inprocess", "loopback")
 LOOP_MODELS = ("inprocess", "fake")
+pytest_plugins = ["pytest_toolcall.report_plugin"]  # --toolcall-report, the gate
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:

@@ -1,0 +1,212 @@
+"""The reporting sub-plugin: ``--toolcall-report`` files, the pass-rate gate, known gaps in the
+terminal. Loaded by ``pytest_toolcall.plugin`` (``pytest_plugins``); the logic is in
+:mod:`pytest_toolcall.report`.
+
+Under pytest-xdist the workers only run items; the controller sees every item's serialized
+reports in ``pytest_runtest_logreport`` and is the only process that computes the gate and writes
+files. Everything the report needs therefore travels in the reports themselves: the
+``toolcall_*`` user properties, the outcome, ``wasxfail`` and the failure text.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import time
+from collections.abc import Iterator
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .plugin import _setting, _split, providers
+
+#: set by mutmut in the environment of each mutant run: no report files then
+MUTANT_ENV = "MUTANT_UNDER_TEST"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("toolcall")
+    group.addoption(
+        "--toolcall-report", dest="toolcall_report", default=None, metavar="DIR",
+        help="write toolcall-report.json, toolcall-summary.md (for $GITHUB_STEP_SUMMARY) and "
+             "toolcall-badge.json (shields.io endpoint) into DIR (ini: toolcall_report)")
+    group.addoption(
+        "--toolcall-min-pass-rate", dest="toolcall_min_pass_rate", default=None, metavar="RATE",
+        help="fail the session when the suite's pass rate, passed / (passed + failed + error), "
+             "is below RATE (0.95 or 95%%); known gaps and skips are not counted "
+             "(ini: toolcall_min_pass_rate)")
+    group.addoption(
+        "--toolcall-gate-families", dest="toolcall_gate_families", default=None,
+        metavar="FAMILY[,FAMILY]",
+        help="only these families' cases count toward --toolcall-min-pass-rate, e.g. "
+             "'wire,stream'; a failing case of another family still fails pytest "
+             "(ini: toolcall_gate_families)")
+    parser.addini("toolcall_report", "default for --toolcall-report (relative to the ini file)",
+                  default="")
+    parser.addini("toolcall_min_pass_rate", "default for --toolcall-min-pass-rate", default="")
+    parser.addini("toolcall_gate_families", "default for --toolcall-gate-families", default="")
+
+
+def min_pass_rate(config: pytest.Config) -> float | None:
+    """The gate's threshold, or ``None`` without one; a usage error says what a rate looks like."""
+    raw = _setting(config, "toolcall_min_pass_rate").strip()
+    if not raw:
+        return None
+    try:
+        rate = float(raw[:-1]) / 100 if raw.endswith("%") else float(raw)
+    except ValueError:
+        rate = -1.0
+    if not 0.0 <= rate <= 1.0:
+        raise pytest.UsageError(
+            f"--toolcall-min-pass-rate / toolcall_min_pass_rate: {raw!r} is not a pass rate. "
+            "Give a number from 0 to 1 (0.95) or a percentage (95%).")
+    return rate
+
+
+def report_dir(config: pytest.Config) -> Path | None:
+    """Where the report files go: the option is relative to the invocation directory, the ini
+    setting to the ini file's directory (like --junitxml and junit paths)."""
+    option = config.getoption("toolcall_report")
+    if option:
+        return Path(config.invocation_params.dir, option)
+    ini = str(config.getini("toolcall_report") or "").strip()
+    if ini:
+        base = config.inipath.parent if config.inipath else config.rootpath
+        return Path(base, ini)
+    return None
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    rate = min_pass_rate(config)  # fail early on a bad value
+    families = _split(_setting(config, "toolcall_gate_families"))
+    if families and rate is None:
+        config.issue_config_time_warning(pytest.PytestConfigWarning(
+            "--toolcall-gate-families has no effect without --toolcall-min-pass-rate: it only "
+            "chooses which families' cases the pass rate counts"), stacklevel=2)
+    if hasattr(config, "workerinput"):
+        return  # an xdist worker: the controller reports
+    config.pluginmanager.register(Reporter(config, rate, families), "toolcall-report")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    report = yield
+    from .errors import ConformanceFailure
+
+    exc = call.excinfo.value if call.excinfo is not None else None
+    if isinstance(exc, ConformanceFailure) and exc.hint:
+        # the fix line of the Markdown summary; on the report only, so not in --junitxml
+        report.user_properties.append(("toolcall_hint", exc.hint))
+    return report
+
+
+def _text(report: pytest.TestReport) -> str | None:
+    """The failure's text, or the skip reason, as plain text (serialized reports included)."""
+    longrepr = report.longrepr
+    if longrepr is None:
+        return None
+    if report.skipped and not hasattr(report, "wasxfail") and isinstance(longrepr, (tuple, list)):
+        return str(longrepr[-1]).removeprefix("Skipped: ")
+    if isinstance(longrepr, str):
+        return longrepr
+    crash = getattr(longrepr, "reprcrash", None)
+    if crash is not None and getattr(crash, "message", None):
+        return str(crash.message).removeprefix("Failed: ")  # pytest.fail(): the text is enough
+    return str(longrepr).strip().splitlines()[-1] if str(longrepr).strip() else None
+
+
+class Reporter:
+    """Collects the suite's reports (on the controller) and writes and gates at the end."""
+
+    def __init__(self, config: pytest.Config, rate: float | None, families: list[str]) -> None:
+        self.config = config
+        self.rate = rate
+        self.families = families
+        self.phases: list[Any] = []
+        self.started = datetime.now(timezone.utc)
+        self.clock = time.perf_counter()
+        self.gate: Any = None
+        self.records: list[Any] = []
+        self.written: list[Path] = []
+        self.suppressed = False
+
+    def pytest_sessionstart(self) -> None:
+        self.started = datetime.now(timezone.utc)
+        self.clock = time.perf_counter()
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        props = dict(report.user_properties)
+        if "toolcall_case" not in props:
+            return
+        from .report import Phase
+
+        self.phases.append(Phase(
+            nodeid=report.nodeid, when=report.when, outcome=report.outcome, properties=props,
+            duration=float(report.duration or 0.0), wasxfail=getattr(report, "wasxfail", None),
+            text=_text(report)))
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        from . import report
+
+        if self.config.option.collectonly:
+            return  # nothing ran: no verdict, and the last real run's files stay
+        chosen = providers(self.config)
+        self.records = report.redact_records(report.merge_phases(self.phases))
+        if self.rate is not None and chosen:
+            self.gate = report.evaluate_gate(self.records, self.rate, self.families or None)
+            self.gate.reason = report.redact(self.gate.reason) or ""
+            if not self.gate.passed and session.exitstatus == pytest.ExitCode.OK:
+                session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        directory = report_dir(self.config)
+        if directory is None:
+            return
+        if os.environ.get(MUTANT_ENV):
+            self.suppressed = True
+            return
+        document = report.build_document(self._run_info(chosen), self.records, self.gate)
+        self.written = report.write_reports(directory, document)
+
+    def _run_info(self, chosen: list[str]) -> Any:
+        from . import __version__
+        from .report import RunInfo
+
+        option = self.config.option
+        return RunInfo(
+            providers=chosen,
+            selection={"cases": _split(_setting(self.config, "toolcall_cases")),
+                       "keyword": getattr(option, "keyword", "") or None,
+                       "markers": getattr(option, "markexpr", "") or None},
+            settings={"transport": _setting(self.config, "toolcall_transport") or "inprocess",
+                      "loop_model": _setting(self.config, "toolcall_loop_model") or "inprocess"},
+            versions={"pytest": pytest.__version__, "pytest_toolcall": __version__,
+                      "python": platform.python_version()},
+            start=self.started.isoformat(timespec="milliseconds"),
+            end=datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
+            duration=round(time.perf_counter() - self.clock, 3))
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        lines = list(self._summary_lines())
+        if not lines:
+            return
+        terminalreporter.write_sep("-", "pytest-toolcall gate and reports")
+        for line, markup in lines:
+            terminalreporter.write_line(line, **markup)
+
+    def _summary_lines(self) -> Iterator[tuple[str, dict[str, bool]]]:
+        gaps = [r for r in self.records if r.known_gap is not None]
+        if gaps:
+            yield (f"known gaps ({len(gaps)}, declared; they do not fail the gate):", {})
+            for r in gaps:
+                now = " (NOW PASSES: remove the declaration)" if r.outcome == "xpassed" else ""
+                yield f"  {r.id} [{r.provider}]: {r.known_gap}{now}", {}
+        if self.gate is not None:
+            yield self.gate.line(), ({"green": True} if self.gate.passed
+                                     else {"red": True, "bold": True})
+        if self.written:
+            yield f"reports written: {', '.join(str(p) for p in self.written)}", {}
+        elif self.suppressed:
+            yield f"no report files written: {MUTANT_ENV} is set (a mutmut run)", {}
