@@ -145,7 +145,8 @@ ASYNC_CONTROLS: list[tuple[str, type[OpenAIChatAdapter], str]] = [
 # chat cases only: the loop and history cases have their controls in
 # tests/test_loop_negative_controls.py
 REGISTRY = Registry()
-REGISTRY.extend(case for case in default_registry() if case.contract == "chat")
+REGISTRY.extend(case for case in default_registry()
+                if case.contract == "chat" and case.applies_to("openai"))
 
 
 def _id(row: tuple[str, type, str]) -> str:

@@ -1,0 +1,216 @@
+"""Negative controls for the openai-responses dialect: the reference Responses adapter with ONE
+method overridden (stream bugs hand out an accumulator with one broken method). Each docstring
+names the bug and, where there is one, its public source (WIRE.md §6).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from pytest_toolcall.model import ToolCall, ToolMessage
+from pytest_toolcall.reference.openai_responses import (
+    OpenAIResponsesAdapter,
+    ResponsesStreamAccumulator,
+    _Item,
+)
+
+__all__ = [
+    "CallIdFromFragments",
+    "DropsFunctionCallOutputs",
+    "EndsOnLastItemDone",
+    "FirstResponseWins",
+    "IgnoresFailedEvent",
+    "ItemIdAsCallId",
+    "KeysOnOutputIndexOnly",
+    "OutputIndexAsCallPosition",
+    "OutputKeyedByItemId",
+    "ReplaysCallIdAsItemId",
+    "ReplaysWrongItemId",
+    "StreamItemIdAsCallId",
+    "TextTurnDropsCalls",
+]
+
+
+# == complete ====================================================================================
+
+
+class ItemIdAsCallId(OpenAIResponsesAdapter):
+    """The call's id is read from the item ``id`` (fc_…) instead of ``call_id``: the outputs of the
+    next turn cannot be paired (CLIProxyAPI #5692 took an output item id for the call id)."""
+
+    def parse_call(self, item: dict[str, Any]) -> ToolCall:
+        self.remember_item_id(item)
+        return ToolCall.from_raw(id=item.get("id"), name=item.get("name", ""),
+                                 arguments=item.get("arguments"))
+
+
+class ReplaysCallIdAsItemId(OpenAIResponsesAdapter):
+    """The replayed function_call carries its call_id as item ``id``: \"Expected an ID that begins
+    with 'fc'\" (nodetool PR #4252, sub2api PR #1505)."""
+
+    def encode_call(self, call: ToolCall) -> dict[str, Any]:
+        return dict(super().encode_call(call), id=call.id)
+
+
+class ReplaysWrongItemId(OpenAIResponsesAdapter):
+    """The fc_ ids are kept in a list, not by call_id: every replayed call gets the last one."""
+
+    def encode_call(self, call: ToolCall) -> dict[str, Any]:
+        item = super().encode_call(call)
+        if self.item_ids:
+            item["id"] = list(self.item_ids.values())[-1]
+        return item
+
+
+class OutputKeyedByItemId(OpenAIResponsesAdapter):
+    """The function_call_output names the fc_ item id, not the call_id: 'No tool call found for
+    function call output with call_id fc_…' (agentscope-ai/AgentTeams #299)."""
+
+    def encode_result(self, message: ToolMessage) -> dict[str, Any]:
+        out = super().encode_result(message)
+        out["call_id"] = self.item_ids.get(message.tool_call_id or "", "fc_" + str(message.tool_call_id))
+        return out
+
+
+class DropsFunctionCallOutputs(OpenAIResponsesAdapter):
+    """Tool results are not translated to function_call_output items: 'No tool output found for
+    function call call_X.' (CLIProxyAPI #2368, Roo-Code #12248)."""
+
+    def encode_message(self, message: Any) -> list[dict[str, Any]]:
+        if isinstance(message, ToolMessage):
+            return []
+        return super().encode_message(message)
+
+
+class TextTurnDropsCalls(OpenAIResponsesAdapter):
+    """An assistant turn with text is replayed as its message only; its calls are lost and their
+    outputs become orphans."""
+
+    def encode_message(self, message: Any) -> list[dict[str, Any]]:
+        items = super().encode_message(message)
+        if getattr(message, "content", None) and getattr(message, "tool_calls", ()):
+            return items[:1]
+        return items
+
+
+# == stream ======================================================================================
+
+
+class _Broken(OpenAIResponsesAdapter):
+    accumulator: type[ResponsesStreamAccumulator] = ResponsesStreamAccumulator
+
+    def new_accumulator(self) -> ResponsesStreamAccumulator:
+        return self.accumulator(self)
+
+
+class _CallIdFromFragments(ResponsesStreamAccumulator):
+    def feed(self, event: dict[str, Any]) -> list[Any]:
+        if event.get("type") == "response.output_item.done":
+            return []  # the done item would repair the call_id
+        out = super().feed(event)
+        if event.get("type") == "response.function_call_arguments.delta":
+            self.find(event).call_id = event.get("call_id", "")
+        return out
+
+    def start(self, event: dict[str, Any], item: dict[str, Any]) -> _Item:
+        call = super().start(event, item)
+        call.call_id = None
+        return call
+
+
+class CallIdFromFragments(_Broken):
+    """The call_id is read from the argument fragments, which carry none: the call completes with
+    an empty call_id (openai-agents #4553)."""
+
+    accumulator = _CallIdFromFragments
+
+
+class _ItemIdAsCallId(ResponsesStreamAccumulator):
+    def start(self, event: dict[str, Any], item: dict[str, Any]) -> _Item:
+        call = super().start(event, item)
+        call.call_id = call.item_id
+        return call
+
+
+class StreamItemIdAsCallId(_Broken):
+    """Streamed calls take the fragments' item_id (fc_…) as their id."""
+
+    accumulator = _ItemIdAsCallId
+
+
+class _OnOutputIndexOnly(ResponsesStreamAccumulator):
+    def start(self, event: dict[str, Any], item: dict[str, Any]) -> _Item:
+        key = ("index", event.get("output_index"))
+        if key in self.by_key:  # "the same index: the same call"
+            return self.by_key[key]
+        return super().start(dict(event), dict(item, id=None))
+
+    def find(self, event: dict[str, Any]) -> _Item:
+        return super().find({"output_index": event.get("output_index")})
+
+
+class KeysOnOutputIndexOnly(_Broken):
+    """Calls are keyed on output_index alone: a server that puts every call at index 0 gets them
+    merged (litellm #21331: the Responses bridge put every parallel call on index 0)."""
+
+    accumulator = _OnOutputIndexOnly
+
+
+class _IndexAsPosition(ResponsesStreamAccumulator):
+    def find(self, event: dict[str, Any]) -> _Item:
+        return self.calls[event["output_index"]]
+
+
+class OutputIndexAsCallPosition(_Broken):
+    """output_index is taken for the position in the list of calls (``calls[output_index]``), but
+    it counts every output item: with a text item at 0, the first fragment is out of range."""
+
+    accumulator = _IndexAsPosition
+
+
+class _FirstResponseWins(ResponsesStreamAccumulator):
+    first: dict[str, Any] | None = None
+
+    def feed(self, event: dict[str, Any]) -> list[Any]:
+        if self.first is None and isinstance(event.get("response"), dict):
+            self.first = event["response"]
+        if event.get("type") == "response.completed":
+            event = dict(event, response=self.first)
+        return super().feed(event)
+
+
+class FirstResponseWins(_Broken):
+    """The first event with a ``response`` (response.created: usage null) is taken as the final
+    response."""
+
+    accumulator = _FirstResponseWins
+
+
+class _EndsOnItemsDone(ResponsesStreamAccumulator):
+    def close(self) -> Iterable[Any]:
+        if not self.done and self.calls and all(c.final is not None for c in self.calls):
+            self.done = True
+            return self.finish_events({})
+        return super().close()
+
+
+class EndsOnLastItemDone(_Broken):
+    """When every item is done the stream counts as finished, response.completed or not."""
+
+    accumulator = _EndsOnItemsDone
+
+
+class _IgnoresFailed(ResponsesStreamAccumulator):
+    def feed(self, event: dict[str, Any]) -> list[Any]:
+        if event.get("type") == "response.failed":
+            self.done = True
+            return self.finish_events(event.get("response") or {})
+        return super().feed(event)
+
+
+class IgnoresFailedEvent(_Broken):
+    """response.failed is read as the end of the stream, like response.completed: the partial
+    output comes back as a success."""
+
+    accumulator = _IgnoresFailed
