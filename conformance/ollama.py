@@ -1,0 +1,151 @@
+"""Ollama-specific cases: object arguments, calls without ids, ``tool_name``, NDJSON streams.
+
+The OpenAI-compatible route of the ``ollama`` dialect (``/v1/chat/completions``, with its old
+``index`` bugs) is not reached by these cases, which run the native adapter; the kit's tests run
+the shared index cases against an OpenAI adapter on that route instead.
+"""
+
+from __future__ import annotations
+
+from pytest_toolcall.cases import Case, ErrorReply, Step, StreamPlan, Turn, check
+from pytest_toolcall.checks import error_surfaced, matches_script, same_result_both_ways
+from pytest_toolcall.errors import ConformanceFailure
+from pytest_toolcall.runner import CaseRun
+
+from ._common import PARIS_TOKYO_TIME, answered, calls, case, one_step, replayed_step, request
+from .wire import history_intact
+
+_DIALECTS = ("ollama",)
+_NO_IDS = StreamPlan(quirks=frozenset({"no_ids"}))
+# nested and non-ASCII values: an object on the wire both ways
+_OBJECT_ARGS = calls(("get_weather", {"city": "Zürich", "unit": "celsius"}),
+                     ("search-docs_v2", {"query": "naïve café", "filters": {"tags": ["a", "b"]},
+                                         "limit": 3}))
+_MODEL_ERROR = "an error was encountered while running the model: unexpected EOF"
+
+
+@check("response.tool_calls.ids_unique")
+def ids_unique(run: CaseRun) -> None:
+    """Every call has an id of its own, even when the provider sent none (to pair results)."""
+    for record in run.steps:
+        if record.response is None or not record.step.reply.tool_calls:
+            continue
+        ids = [c.id for c in record.response.tool_calls]
+        if any(not i for i in ids) or len(set(ids)) != len(ids):
+            raise ConformanceFailure(
+                "response.tool_calls.ids_unique", f"step {record.index + 1}: the provider sent "
+                "its calls without ids, and the adapter did not give each one an id of its own",
+                expected="a distinct, non-empty id per call", got=ids,
+                hint="make up a unique id for each call without one (litellm #11262: results "
+                     "could not be paired with calls); never the tool name, two calls may "
+                     "share it")
+
+
+@check("wire.ollama.tool_name")
+def results_carry_tool_name(run: CaseRun) -> None:
+    """Each tool message sent to Ollama names its tool in ``tool_name``."""
+    for record in run.steps[1:]:
+        body = record.exchanges[0].json or {}
+        names: dict[str, str] = {}
+        for n, msg in enumerate(body.get("messages") or ()):
+            for call in msg.get("tool_calls") or ():
+                if call.get("id"):
+                    names[call["id"]] = (call.get("function") or {}).get("name")
+            if msg.get("role") != "tool":
+                continue
+            want = names.get(msg.get("tool_call_id"))
+            if not msg.get("tool_name") or msg.get("tool_name") != want:
+                raise ConformanceFailure(
+                    "wire.ollama.tool_name", f"step {record.index + 1}: tool message "
+                    f"messages[{n}] does not name the tool it answers",
+                    expected=f"tool_name={want!r}", got=f"tool_name={msg.get('tool_name')!r}",
+                    hint="Ollama's chat templates read tool_name on tool results; set it to "
+                         "the name of the call whose id is tool_call_id")
+
+
+CASES: list[Case] = [
+    case(
+        id="wire.ollama_object_arguments",
+        dialects=_DIALECTS,
+        title="Ollama: arguments are a JSON object both ways",
+        why="Ollama sends tool-call arguments as an object and rejects a JSON string on replay "
+            "(400 'Value looks like object, but can't find closing '}' symbol'; openclaw #46679 "
+            "and #50713); an adapter written for OpenAI json.loads-es the object and crashes, "
+            "or json.dumps-es it back and breaks every second turn.",
+        steps=replayed_step(Turn(tool_calls=_OBJECT_ARGS)),
+        checks=(matches_script, history_intact),
+    ),
+    case(
+        id="wire.ollama_calls_without_ids",
+        dialects=_DIALECTS,
+        title="Ollama: calls without ids get unique ids of their own",
+        why="litellm #11262: older Ollama servers (and ollama-python 0.6.x, which drops the "
+            "field) give calls no id; without one, results cannot be paired with calls, and "
+            "two calls of the same tool collapse.",
+        steps=(Step(request=request(), reply=Turn(tool_calls=PARIS_TOKYO_TIME, stream=_NO_IDS)),
+               Step(request=request(), reply=Turn(tool_calls=PARIS_TOKYO_TIME, stream=_NO_IDS),
+                    via="stream")),
+        checks=(matches_script, ids_unique),
+    ),
+    case(
+        id="wire.ollama_tool_name_on_results",
+        dialects=_DIALECTS,
+        title="Ollama: tool results carry tool_name",
+        why="Ollama pairs a result with its call by tool_name (tool_call_id came later); "
+            "adapters written for OpenAI send tool_call_id only, and the model reads results "
+            "it cannot attribute.",
+        steps=(Step(request=request(), reply=Turn(tool_calls=PARIS_TOKYO_TIME)),
+               Step(request=request(*answered(Turn(tool_calls=PARIS_TOKYO_TIME))),
+                    reply=Turn(text="Done."))),
+        checks=(results_carry_tool_name, history_intact),
+    ),
+    case(
+        id="wire.ollama_done_reason_stop_with_calls",
+        dialects=_DIALECTS,
+        title="Ollama: done_reason 'stop' with tool calls is finish reason tool_calls",
+        why="Ollama says done_reason 'stop' even when the model called tools; a loop that "
+            "reads the finish reason verbatim thinks the model is done and never runs them.",
+        steps=(Step(request=request(), reply=Turn(tool_calls=PARIS_TOKYO_TIME[:1])),
+               Step(request=request(), reply=Turn(tool_calls=PARIS_TOKYO_TIME[:1]),
+                    via="stream")),
+        checks=(matches_script, same_result_both_ways),
+    ),
+    case(
+        id="stream.ollama_ndjson_split",
+        dialects=_DIALECTS,
+        title="Ollama: NDJSON lines cut across reads, the last one without a newline",
+        why="Network reads cut NDJSON lines anywhere, and a stream may end without a final "
+            "newline (proxies strip it); an adapter that json.loads each read, or keeps only "
+            "lines ending in a newline, crashes or loses the done line.",
+        steps=one_step(Turn(text="Voilà, Zürich:", tool_calls=_OBJECT_ARGS,
+                            stream=StreamPlan(chunking="seeded", seed=7,
+                                              quirks=frozenset({"ndjson_no_final_newline"}))),
+                       via="stream"),
+        checks=(matches_script,),
+    ),
+    case(
+        id="stream.ollama_error_line",
+        dialects=_DIALECTS,
+        title="Ollama: an {\"error\": ...} line mid-stream raises a typed error with its text",
+        why="Ollama reports a failure after the stream started as one {\"error\": \"...\"} "
+            "line and closes the stream; an adapter that skips lines without 'message' ends "
+            "with a partial answer, or an error that does not say what went wrong.",
+        steps=one_step(Turn(tool_calls=PARIS_TOKYO_TIME,
+                            stream=StreamPlan(error_after=2, error=ErrorReply(
+                                status=200, message=_MODEL_ERROR))),
+                       via="stream", expect="error"),
+        checks=(error_surfaced(must_contain=_MODEL_ERROR),),
+    ),
+    case(
+        id="stream.ollama_index_stuck_at_zero",
+        dialects=_DIALECTS,
+        title="Ollama: whole calls that all say function.index 0 stay separate",
+        why="litellm #33678: Ollama streams sent every call with index 0; an adapter that "
+            "merges calls by index, as it would OpenAI fragments, gets {\"path\":\"a\"}"
+            "{\"path\":\"b\"}. Each Ollama call is whole: never merge two.",
+        steps=one_step(Turn(tool_calls=PARIS_TOKYO_TIME,
+                            stream=StreamPlan(quirks=frozenset({"index_stuck_at_zero"}))),
+                       via="stream"),
+        checks=(matches_script,),
+    ),
+]
