@@ -1,0 +1,491 @@
+"""Anthropic Messages, ``POST /v1/messages``: decode, validate, encode.
+
+Facts follow WIRE.md §3, the errors Anthropic sends (quoted in public issue reports: the
+``tool_use``/``tool_result`` pairing texts, the name pattern) and the real traffic of the wire
+corpus (``pydantic-ai/anthropic``), whose accepted requests the kit's tests replay through
+:meth:`AnthropicMessages.validate`. Anthropic validates with pydantic, hence "Field required" and
+dotted locations (``tools.0.custom.name``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from ..cases import ErrorReply, Turn
+from ..errors import UsageError
+from ..model import (
+    AssistantMessage,
+    ChatRequest,
+    NamedToolChoice,
+    SystemMessage,
+    ToolCall,
+    ToolMessage,
+    ToolSpec,
+    UserMessage,
+)
+from . import Rejection
+
+__all__ = ["AnthropicMessages"]
+
+#: the pattern in Anthropic's 400 since mid-2025 (it said {1,64} before; WIRE.md §3 quotes that)
+NAME_PATTERN = "^[a-zA-Z0-9_-]{1,128}$"
+_NAME = re.compile(NAME_PATTERN)
+ID_PATTERN = "^[a-zA-Z0-9_-]+$"
+_ID = re.compile(ID_PATTERN)
+#: canonical finish reason -> stop_reason
+_STOP = {"stop": "end_turn", "tool_calls": "tool_use", "length": "max_tokens",
+         "content_filter": "refusal", "error": "end_turn", "other": "pause_turn"}
+#: ErrorReply.type (OpenAI words in shared cases) -> Anthropic's error type
+_ERROR_TYPES = {"server_error": "api_error", "invalid_request_error": "invalid_request_error"}
+CHOICE_TAGS = ("auto", "any", "tool", "none")
+
+
+def _error(status: int, message: str, *, rule: str,
+           type: str = "invalid_request_error") -> Rejection:
+    return Rejection(status=status, body={"type": "error",
+                                          "error": {"type": type, "message": message}},
+                     rule=rule)
+
+
+def _text(content: Any) -> str:
+    """Text of a content that is a string or a list of blocks (non-text blocks by their type)."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(
+            str(b.get("text", "")) if b.get("type") == "text" else f"[{b.get('type', 'block')}]"
+            for b in content if isinstance(b, Mapping))
+    return str(content)
+
+
+def _is_custom_tool(tool: Mapping[str, Any]) -> bool:
+    # server tools (web_search_20250305, code_execution_..., memory_...) carry a versioned type
+    return tool.get("type") in (None, "custom")
+
+
+class AnthropicMessages:
+    """The ``anthropic`` dialect: the Messages API."""
+
+    name = "anthropic"
+    title = "Anthropic Messages"
+    base_path = "/v1"
+    stream_content_type = "text/event-stream; charset=utf-8"
+
+    # -- routing and auth -------------------------------------------------------------------
+    def route(self, method: str, path: str) -> bool:
+        return method == "POST" and path.rstrip("/").endswith("/v1/messages")
+
+    def not_found(self, method: str, path: str) -> Rejection:
+        return _error(404, "Not Found", type="not_found_error", rule="route")
+
+    def check_auth(self, headers: Mapping[str, str], query: Mapping[str, str],
+                   key: str) -> Rejection | None:
+        # x-api-key is the documented header; the official SDK (2.x) sends the key as a bearer
+        # token in authorization instead, and the API takes both
+        given = headers.get("x-api-key")
+        if not given and headers.get("authorization", "").startswith("Bearer "):
+            given = headers["authorization"].removeprefix("Bearer ")
+        if not given:
+            return _error(401, "x-api-key header is required", type="authentication_error",
+                          rule="auth.missing")
+        if given != key:
+            return _error(401, "invalid x-api-key", type="authentication_error",
+                          rule="auth.invalid")
+        if not headers.get("anthropic-version"):
+            return _error(400, "anthropic-version: header is required", rule="auth.version")
+        return None
+
+    def wants_stream(self, body: Mapping[str, Any], path: str) -> bool:
+        return body.get("stream") is True
+
+    # -- validation ---------------------------------------------------------------------------
+    def validate(self, body: Any) -> Rejection | None:
+        if not isinstance(body, Mapping):
+            return _error(400, "There was an issue with the JSON body of your request: it is "
+                          "not a JSON object.", rule="body.json")
+        for field in ("model", "messages", "max_tokens"):
+            if field not in body:
+                return _error(400, f"{field}: Field required", rule=f"{field}.missing")
+        messages = body["messages"]
+        if not isinstance(messages, list):
+            return _error(400, "messages: Input should be a valid list", rule="type")
+        if not messages:
+            return _error(400, "messages: at least one message is required",
+                          rule="messages.empty")
+        tools = body.get("tools")
+        if tools is not None:
+            if not isinstance(tools, list):
+                return _error(400, "tools: Input should be a valid list", rule="type")
+            seen: set[str] = set()
+            for i, tool in enumerate(tools):
+                found = self._validate_tool(i, tool)
+                if found:
+                    return found
+                if tool["name"] in seen:
+                    return _error(400, "tools: Tool names must be unique.", rule="tools.unique")
+                seen.add(tool["name"])
+        choice = body.get("tool_choice")
+        if choice is not None:
+            if not tools:
+                return _error(400, "tool_choice may only be specified while providing tools.",
+                              rule="tool_choice.without_tools")
+            found = self._validate_tool_choice(choice)
+            if found:
+                return found
+        return self._validate_messages(messages)
+
+    def _validate_tool(self, i: int, tool: Any) -> Rejection | None:
+        if not isinstance(tool, Mapping):
+            return _error(400, f"tools.{i}: Input should be a valid dictionary", rule="type")
+        where = f"tools.{i}.custom" if _is_custom_tool(tool) else f"tools.{i}"
+        name = tool.get("name")
+        if not isinstance(name, str):
+            return _error(400, f"{where}.name: Field required", rule="tools.name.missing")
+        if not _is_custom_tool(tool):
+            return None
+        if not _NAME.match(name):
+            return _error(400, f"{where}.name: String should match pattern '{NAME_PATTERN}'",
+                          rule="tools.name.pattern")
+        schema = tool.get("input_schema")
+        if schema is None:
+            return _error(400, f"{where}.input_schema: Field required",
+                          rule="tools.input_schema.missing")
+        if not isinstance(schema, Mapping):
+            return _error(400, f"{where}.input_schema: Input should be a valid dictionary",
+                          rule="type")
+        if "type" not in schema:
+            return _error(400, f"{where}.input_schema.type: Field required",
+                          rule="tools.input_schema.type")
+        if schema["type"] != "object":
+            return _error(400, f"{where}.input_schema.type: Input should be 'object'",
+                          rule="tools.input_schema.type")
+        from .._schema import schema_problem
+
+        if schema_problem(schema) is not None:
+            return _error(400, f"{where}.input_schema: JSON schema is invalid. It must match "
+                          "JSON Schema draft 2020-12 (https://json-schema.org/draft/2020-12). "
+                          "Learn more about tool use at "
+                          "https://docs.anthropic.com/en/docs/tool-use.",
+                          rule="tools.input_schema.schema")
+        return None
+
+    @staticmethod
+    def _validate_tool_choice(choice: Any) -> Rejection | None:
+        if not isinstance(choice, Mapping):
+            return _error(400, "tool_choice: Input should be a valid dictionary or object to "
+                          "extract fields from", rule="tool_choice.type")
+        tag = choice.get("type")
+        if tag not in CHOICE_TAGS:
+            if tag is None:
+                return _error(400, "tool_choice: Unable to extract tag using discriminator "
+                              "'type'", rule="tool_choice.type")
+            return _error(400, f"tool_choice: Input tag '{tag}' found using 'type' does not "
+                          "match any of the expected tags: 'auto', 'any', 'tool', 'none'",
+                          rule="tool_choice.type")
+        if tag == "tool" and not isinstance(choice.get("name"), str):
+            return _error(400, "tool_choice.tool.name: Field required",
+                          rule="tool_choice.name.missing")
+        if tag == "none" and "disable_parallel_tool_use" in choice:
+            return _error(400, "tool_choice.none.disable_parallel_tool_use: Extra inputs are "
+                          "not permitted", rule="tool_choice.none.extra")
+        allowed = {"type", "disable_parallel_tool_use"} | ({"name"} if tag == "tool" else set())
+        extra = sorted(set(choice) - allowed)
+        if extra:
+            return _error(400, f"tool_choice.{tag}.{extra[0]}: Extra inputs are not permitted",
+                          rule="tool_choice.extra")
+        flag = choice.get("disable_parallel_tool_use")
+        if flag is not None and not isinstance(flag, bool):
+            return _error(400, f"tool_choice.{tag}.disable_parallel_tool_use: Input should be "
+                          "a valid boolean", rule="type")
+        return None
+
+    def _validate_messages(self, messages: list[Any]) -> Rejection | None:
+        # shape of every message and block first, then tool_use / tool_result pairing
+        for i, msg in enumerate(messages):
+            if not isinstance(msg, Mapping):
+                return _error(400, f"messages.{i}: Input should be a valid dictionary",
+                              rule="type")
+            if msg.get("role") not in ("user", "assistant", "system"):
+                return _error(400, f"messages.{i}.role: Input should be 'user' or 'assistant'",
+                              rule="messages.role")
+            if "content" not in msg:
+                return _error(400, f"messages.{i}.content: Field required",
+                              rule="messages.content.missing")
+            content = msg["content"]
+            if not isinstance(content, (str, list)):
+                return _error(400, f"messages.{i}.content: Input should be a valid list",
+                              rule="type")
+            final_assistant = i == len(messages) - 1 and msg["role"] == "assistant"
+            if not content and not final_assistant:
+                return _error(400, f"messages.{i}: all messages must have non-empty content "
+                              "except for the optional final assistant message",
+                              rule="messages.content.empty")
+            if isinstance(content, list):
+                for j, block in enumerate(content):
+                    found = self._validate_block(i, j, block, msg["role"])
+                    if found:
+                        return found
+        return self._validate_pairing(messages)
+
+    @staticmethod
+    def _validate_block(i: int, j: int, block: Any, role: str) -> Rejection | None:
+        where = f"messages.{i}.content.{j}"
+        if not isinstance(block, Mapping) or "type" not in block:
+            return _error(400, f"{where}: Input should be a valid dictionary", rule="type")
+        kind = block["type"]
+        if kind == "text":
+            if not isinstance(block.get("text"), str):
+                return _error(400, f"{where}.text.text: Field required", rule="type")
+            if not block["text"]:
+                return _error(400, "messages: text content blocks must be non-empty",
+                              rule="messages.text.empty")
+        elif kind == "tool_use":
+            for field in ("id", "name", "input"):
+                if field not in block:
+                    return _error(400, f"{where}.tool_use.{field}: Field required",
+                                  rule=f"messages.tool_use.{field}")
+            if not isinstance(block["id"], str) or not _ID.match(block["id"]):
+                return _error(400, f"{where}.tool_use.id: String should match pattern "
+                              f"'{ID_PATTERN}'", rule="messages.tool_use.id_pattern")
+            if not isinstance(block["input"], Mapping):
+                return _error(400, f"{where}.tool_use.input: Input should be a valid "
+                              "dictionary", rule="type")
+        elif kind == "tool_result":
+            if "tool_use_id" not in block:
+                return _error(400, f"{where}.tool_result.tool_use_id: Field required",
+                              rule="messages.tool_result.tool_use_id")
+            content = block.get("content")
+            if content is not None and not isinstance(content, (str, list)):
+                return _error(400, f"{where}.tool_result.content: Input should be a valid list",
+                              rule="type")
+            if "is_error" in block and not isinstance(block["is_error"], bool):
+                return _error(400, f"{where}.tool_result.is_error: Input should be a valid "
+                              "boolean", rule="type")
+        return None
+
+    @staticmethod
+    def _validate_pairing(messages: list[Any]) -> Rejection | None:
+        # Consecutive messages of one role are merged by the API before it pairs blocks (the
+        # docs warn that results split over several user messages make the model stop calling
+        # in parallel: accepted, but bad). Pairing is checked on the merged turns.
+        turns: list[tuple[str, list[tuple[int, int, Mapping[str, Any]]]]] = []
+        for i, msg in enumerate(messages):
+            blocks = msg["content"] if isinstance(msg["content"], list) else [
+                {"type": "text", "text": msg["content"]}]
+            located = [(i, j, b) for j, b in enumerate(blocks)]
+            if turns and turns[-1][0] == msg["role"]:
+                turns[-1][1].extend(located)
+            else:
+                turns.append((msg["role"], located))
+        for t, (role, blocks) in enumerate(turns):
+            if role == "assistant":
+                uses = [(i, j, b["id"]) for i, j, b in blocks if b.get("type") == "tool_use"]
+                # unique within a turn only: the corpus has an id reused by a later turn, accepted
+                seen_ids: set[str] = set()
+                for i, j, use_id in uses:
+                    if use_id in seen_ids:
+                        return _error(400, f"messages.{i}.content.{j}: `tool_use` ids must be "
+                                      "unique", rule="messages.tool_use.unique")
+                    seen_ids.add(use_id)
+                if not uses:
+                    continue
+                answered: set[str] = set()
+                if t + 1 < len(turns) and turns[t + 1][0] == "user":
+                    for _, _, b in turns[t + 1][1]:
+                        if b.get("type") != "tool_result":
+                            break  # only results at the very beginning count
+                        answered.add(b.get("tool_use_id"))
+                missing = [u for _, _, u in uses if u not in answered]
+                if missing:
+                    at = uses[-1][0]
+                    return _error(400, f"messages.{at}: `tool_use` ids were found without "
+                                  f"`tool_result` blocks immediately after: {', '.join(missing)}."
+                                  " Each `tool_use` block must have a corresponding "
+                                  "`tool_result` block in the next message.",
+                                  rule="messages.tool_use.unanswered")
+            elif role == "user":
+                previous = turns[t - 1] if t > 0 else None
+                ids = ({b.get("id") for _, _, b in previous[1] if b.get("type") == "tool_use"}
+                       if previous and previous[0] == "assistant" else set())
+                for i, j, b in blocks:
+                    if b.get("type") == "tool_result" and b.get("tool_use_id") not in ids:
+                        return _error(400, f"messages.{i}.content.{j}: unexpected `tool_use_id` "
+                                      f"found in `tool_result` blocks: {b.get('tool_use_id')}. "
+                                      "Each `tool_result` block must have a corresponding "
+                                      "`tool_use` block in the previous message.",
+                                      rule="messages.tool_result.unexpected")
+        return None
+
+    # -- decoding -----------------------------------------------------------------------------
+    def decode_request(self, body: Mapping[str, Any]) -> ChatRequest:
+        messages: list[Any] = []
+        system = body.get("system")
+        if system:
+            messages.append(SystemMessage(content=_text(system)))
+        for msg in body.get("messages", []):
+            role, content = msg.get("role"), msg.get("content")
+            blocks = content if isinstance(content, list) else [{"type": "text",
+                                                                 "text": content or ""}]
+            if role == "system":
+                messages.append(SystemMessage(content=_text(content)))
+            elif role == "assistant":
+                calls = tuple(self._decode_call(b) for b in blocks if b.get("type") == "tool_use")
+                text = "".join(b.get("text", "") for b in blocks if b.get("type") == "text")
+                messages.append(AssistantMessage(content=text or None, tool_calls=calls))
+            else:
+                rest = []
+                for b in blocks:
+                    if b.get("type") == "tool_result":
+                        messages.append(ToolMessage(tool_call_id=b.get("tool_use_id"),
+                                                    content=_text(b.get("content")),
+                                                    is_error=bool(b.get("is_error", False))))
+                    else:
+                        rest.append(b)
+                if rest:
+                    messages.append(UserMessage(content=_text(rest)))
+        tools = tuple(
+            ToolSpec(name=t["name"], description=t.get("description") or "",
+                     parameters=t.get("input_schema") or {"type": "object", "properties": {}},
+                     strict=t.get("strict"))
+            for t in body.get("tools") or () if _is_custom_tool(t)
+        )
+        choice = body.get("tool_choice")
+        tool_choice: Any = None
+        parallel: bool | None = None
+        if isinstance(choice, Mapping):
+            tag = choice.get("type")
+            tool_choice = ({"auto": "auto", "any": "required", "none": "none"}.get(tag)
+                           or NamedToolChoice(name=choice.get("name", "")))
+            if "disable_parallel_tool_use" in choice:
+                parallel = not choice["disable_parallel_tool_use"]
+        return ChatRequest(messages=tuple(messages), tools=tools, tool_choice=tool_choice,
+                           parallel_tool_calls=parallel, stream=bool(body.get("stream")),
+                           model=body.get("model"))
+
+    @staticmethod
+    def _decode_call(block: Mapping[str, Any]) -> ToolCall:
+        raw = block.get("input")
+        # the wire holds an object; as text (never escaped) so that replay checks read it
+        text = json.dumps(raw, ensure_ascii=False) if isinstance(raw, Mapping) else raw
+        return ToolCall.from_raw(id=block.get("id"), name=block.get("name", ""), arguments=text)
+
+    # -- encoding -----------------------------------------------------------------------------
+    def encode_error(self, error: ErrorReply) -> tuple[int, dict[str, Any]]:
+        kind = _ERROR_TYPES.get(error.type, error.type)
+        return error.status, {"type": "error", "error": {"type": kind, "message": error.message}}
+
+    @staticmethod
+    def call_ids(turn: Turn) -> list[str]:
+        return [c.id or f"toolu_{i + 1:03d}" for i, c in enumerate(turn.tool_calls)]
+
+    @staticmethod
+    def _input(call: Any) -> dict[str, Any]:
+        """The ``input`` object of a non-streamed tool_use: "" and null mean no arguments."""
+        if isinstance(call.arguments, dict):
+            return dict(call.arguments)
+        text = call.arguments or ""
+        try:
+            value = json.loads(text) if text.strip() else {}
+        except ValueError:
+            value = None
+        if not isinstance(value, dict):
+            # a JSON object is all this wire can carry outside a stream
+            raise UsageError(f"the anthropic dialect cannot send the arguments {text!r} of "
+                             f"{call.name!r} in a JSON response (input is an object there); "
+                             "script them in a stream step, or as a JSON object")
+        return value
+
+    def encode_response(self, turn: Turn, body: Mapping[str, Any]) -> dict[str, Any]:
+        content: list[dict[str, Any]] = []
+        if turn.text:
+            content.append({"type": "text", "text": turn.text})
+        for cid, call in zip(self.call_ids(turn), turn.tool_calls):
+            content.append({"type": "tool_use", "id": cid, "name": call.name,
+                            "input": self._input(call)})
+        return {
+            "id": "msg_toolcall", "type": "message", "role": "assistant",
+            "model": body.get("model") or "toolcall-fake", "content": content,
+            "stop_reason": _STOP[turn.expected_finish()], "stop_sequence": None,
+            "usage": _usage(turn),
+        }
+
+    def encode_stream(self, turn: Turn, body: Mapping[str, Any]) -> list[bytes]:
+        plan = turn.stream
+        size = plan.fragment_size
+        start_usage = dict(_usage(turn), output_tokens=1)
+        events: list[tuple[str, dict[str, Any]]] = [("message_start", {
+            "type": "message_start",
+            "message": {"id": "msg_toolcall", "type": "message", "role": "assistant",
+                        "model": body.get("model") or "toolcall-fake", "content": [],
+                        "stop_reason": None, "stop_sequence": None, "usage": start_usage}})]
+        index = 0
+        if turn.text:
+            events.append(_block_start(index, {"type": "text", "text": ""}))
+            events.append(("ping", {"type": "ping"}))  # real streams ping after the first start
+            events += [_delta(index, {"type": "text_delta", "text": turn.text[k:k + size]})
+                       for k in range(0, len(turn.text), size)]
+            events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
+            index += 1
+        for cid, call in zip(self.call_ids(turn), turn.tool_calls):
+            events.append(_block_start(index, {"type": "tool_use", "id": cid, "name": call.name,
+                                               "input": {}}))
+            if index == 0:
+                events.append(("ping", {"type": "ping"}))
+            text = call.arguments_text()
+            # "" sends one empty delta (the first delta is often ""); null sends none at all
+            pieces = [] if text is None else [""] + [text[k:k + size]
+                                                     for k in range(0, len(text), size)]
+            events += [_delta(index, {"type": "input_json_delta", "partial_json": p})
+                       for p in pieces]
+            events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
+            index += 1
+        delta_usage = _usage(turn)
+        if "delta_usage_output_only" in plan.quirks:
+            delta_usage = {"output_tokens": delta_usage["output_tokens"]}
+        events.append(("message_delta", {
+            "type": "message_delta",
+            "delta": {"stop_reason": _STOP[turn.expected_finish()], "stop_sequence": None},
+            "usage": delta_usage}))
+        events.append(("message_stop", {"type": "message_stop"}))
+        if "ping_everywhere" in plan.quirks:
+            pinged: list[tuple[str, dict[str, Any]]] = []
+            for event in events:
+                pinged += [event, ("ping", {"type": "ping"})]
+            events = pinged[:-1]
+        out = [_sse(name, data) for name, data in events]
+        # event 0 is message_start; error_after / truncate_after count the events after it
+        if plan.error_after is not None:
+            _, err = self.encode_error(plan.error)
+            if plan.error.type == "server_error":
+                err["error"]["type"] = "overloaded_error"  # what Anthropic streams break with
+            out = out[: min(plan.error_after + 1, len(out) - 1)] + [_sse("error", err)]
+        elif plan.truncate_after is not None:
+            out = out[: plan.truncate_after + 1]
+        return out
+
+
+def _block_start(index: int, block: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    return "content_block_start", {"type": "content_block_start", "index": index,
+                                   "content_block": block}
+
+
+def _delta(index: int, delta: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    return "content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}
+
+
+def _usage(turn: Turn) -> dict[str, Any]:
+    u = turn.usage
+    # Anthropic always reports usage; the cache fields are in every real answer (wire corpus)
+    return {"input_tokens": (u.input_tokens or 0) if u else 0,
+            "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0,
+            "output_tokens": (u.output_tokens or 0) if u else 0, "service_tier": "standard"}
+
+
+def _sse(event: str, data: Mapping[str, Any]) -> bytes:
+    payload = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return f"event: {event}\ndata: {payload}\n\n".encode()

@@ -1,0 +1,152 @@
+"""Negative and positive controls for the ``anthropic`` dialect.
+
+Each row of :data:`CONTROLS` is a broken adapter (``tests/controls_anthropic.py``), the case that
+must catch it, and the exact clause it must name. Every anthropic-only case has a row; the rows
+on shared cases reproduce the WIRE.md §6 bugs of this wire (litellm #5063, #5231). The reference
+adapter passes every case that applies to the dialect.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import controls_anthropic as c  # tests/controls_anthropic.py
+import pytest
+
+from pytest_toolcall.cases import default_registry
+from pytest_toolcall.contracts import Profile
+from pytest_toolcall.errors import ConformanceFailure
+from pytest_toolcall.fake import FakeProvider, in_process_endpoint
+from pytest_toolcall.fake.provider import Endpoint
+from pytest_toolcall.reference.anthropic import AnthropicAdapter
+from pytest_toolcall.runner import run_case
+
+REGISTRY = default_registry()
+
+#: (case id, broken adapter, the clause the case must name)
+CONTROLS: list[tuple[str, type[AnthropicAdapter], str]] = [
+    # -- history replay ----------------------------------------------------------------------
+    ("wire.anthropic_tool_results_first", c.TextBeforeResults,
+     "request.messages.tool_use.unanswered"),
+    ("wire.anthropic_results_one_message", c.OneUserMessagePerResult,
+     "wire.anthropic.results_one_message"),
+    ("wire.anthropic_is_error", c.DropsIsError, "wire.anthropic.is_error"),
+    ("wire.anthropic_is_error", c.EveryResultIsError, "wire.anthropic.is_error"),
+    ("wire.anthropic_is_error", c.IsErrorAsString, "request.type"),
+    # -- tool_choice -------------------------------------------------------------------------
+    ("wire.anthropic_tool_choice_parallel", c.RequiredSpelledRequired, "request.tool_choice.type"),
+    ("wire.anthropic_tool_choice_parallel", c.ParallelFlagOnlyOnAuto,
+     "wire.anthropic.tool_choice"),
+    ("wire.anthropic_tool_choice_parallel", c.ParallelFlagOnNone,
+     "request.tool_choice.none.extra"),
+    ("wire.tool_choice_required", c.RequiredSpelledRequired, "request.tool_choice.type"),
+    # -- streams -----------------------------------------------------------------------------
+    ("stream.anthropic_pings_everywhere", c.PingEndsBlock, "response.tool_calls.arguments"),
+    ("stream.anthropic_parallel_blocks", c.ParallelBlocksMergedAtIndexZero,
+     "response.tool_calls.count"),
+    ("stream.anthropic_parallel_blocks", c.BlockIndexAsCallIndex, "adapter.raised"),
+    ("stream.parallel_sequential", c.ParallelBlocksMergedAtIndexZero,
+     "response.tool_calls.count"),
+    ("stream.anthropic_zero_args_blocks", c.CompletesOnlyBlocksWithDeltas,
+     "response.tool_calls.count"),
+    ("stream.anthropic_zero_args_blocks", c.StreamUnguardedJsonLoads, "adapter.raised"),
+    ("stream.anthropic_zero_args_blocks", c.ReplaysZeroArgsAsEmptyString, "request.type"),
+    ("stream.zero_args", c.StreamUnguardedJsonLoads, "adapter.raised"),
+    ("stream.zero_args", c.ReplaysZeroArgsAsEmptyString, "request.type"),
+    ("stream.zero_args_null", c.CompletesOnlyBlocksWithDeltas, "response.tool_calls.count"),
+    ("stream.malformed_arguments", c.StreamUnguardedJsonLoads, "adapter.raised"),
+    ("stream.anthropic_usage_split", c.UsageFromMessageStartOnly, "response.usage"),
+    ("stream.anthropic_usage_split", c.UsageFromMessageDeltaOnly, "response.usage"),
+    ("stream.mid_stream_error", c.IgnoresErrorEvent, "error.message"),
+    ("stream.truncated", c.NoMessageStopCheck, "error.surfaced"),
+]
+
+ANTHROPIC_CASES = sorted(case.id for case in REGISTRY
+                         if case.applies_to("anthropic") and case.contract == "chat")
+OWN_CASES = sorted(case.id for case in REGISTRY if case.dialects == ("anthropic",))
+
+
+def _id(row: tuple[str, type, str]) -> str:
+    return f"{row[0]}-{row[1].__name__}"
+
+
+@pytest.fixture
+def endpoint() -> Iterator[Endpoint]:
+    ep = in_process_endpoint(FakeProvider("anthropic"))
+    yield ep
+    ep.close()
+
+
+@pytest.mark.parametrize(("case_id", "broken", "clause"), CONTROLS, ids=map(_id, CONTROLS))
+def test_case_fails_its_negative_control(case_id: str, broken: type[AnthropicAdapter],
+                                         clause: str, endpoint: Endpoint) -> None:
+    with pytest.raises(ConformanceFailure) as exc:
+        run_case(REGISTRY[case_id], broken.from_endpoint(endpoint), Profile(), endpoint)
+    assert exc.value.clause == clause, exc.value.render()
+    assert exc.value.case_id == case_id
+    assert exc.value.interface == "sync"
+
+
+@pytest.mark.parametrize("case_id", ANTHROPIC_CASES)
+def test_reference_adapter_passes(case_id: str, endpoint: Endpoint) -> None:
+    case = REGISTRY[case_id]
+    runs = run_case(case, AnthropicAdapter.from_endpoint(endpoint), Profile(), endpoint)
+    assert [run.interface for run in runs] == ["sync", "async"]
+    for run in runs:
+        assert len(run.steps) == len(case.steps)
+        for record in run.steps:
+            assert len(record.exchanges) == 1 and record.exchanges[0].accepted is (
+                record.step.reply.error is None)
+            if record.step.expect == "error":
+                assert record.error is not None and record.response is None
+            else:
+                assert record.error is None and record.response is not None
+
+
+def test_every_anthropic_case_has_a_negative_control() -> None:
+    assert len(OWN_CASES) == 8
+    covered = {case_id for case_id, _, _ in CONTROLS}
+    assert sorted(set(OWN_CASES) - covered) == []
+
+
+def test_every_control_is_used_and_documented() -> None:
+    used = {broken.__name__ for _, broken, _ in CONTROLS}
+    assert sorted(set(c.__all__) - used) == []
+    for name in c.__all__:
+        broken = getattr(c, name)
+        assert issubclass(broken, AnthropicAdapter)
+        assert (broken.__doc__ or "").strip(), f"{name} has no docstring naming its bug"
+        own = {m for m in ("complete", "acomplete", "stream", "astream") if m in vars(broken)}
+        assert not own, f"{name} overrides an entry point; break one small method instead"
+
+
+def test_real_bugs_are_reproduced() -> None:
+    """litellm #5063 and #5231 (WIRE.md §6) each have a control that the suite catches."""
+    sources = {name: getattr(c, name).__doc__ for name in c.__all__}
+    assert any("litellm #5063" in doc for doc in sources.values())
+    assert any("litellm #5231" in doc for doc in sources.values())
+
+
+def test_event_dispatch_on_json_type_works_too(endpoint: Endpoint) -> None:
+    """An adapter that ignores the ``event:`` line and dispatches on the JSON ``type`` passes the
+    ping case as well: both ways of reading the stream are correct."""
+    from pytest_toolcall.reference.anthropic import AnthropicStreamAccumulator
+
+    class ByType(AnthropicStreamAccumulator):
+        def feed_line(self, line: str):  # type: ignore[no-untyped-def]
+            if line.startswith("data:") and not self.done:
+                import json
+
+                data = json.loads(line[5:])
+                return self.feed(data.get("type"), data)
+            return ()
+
+    class TypeDispatch(AnthropicAdapter):
+        def new_accumulator(self) -> AnthropicStreamAccumulator:
+            return ByType(self)
+
+    case = REGISTRY["stream.anthropic_pings_everywhere"]
+    runs = run_case(case, TypeDispatch.from_endpoint(endpoint), Profile(), endpoint)
+    assert [len(r.steps[0].response.tool_calls) for r in runs] == [3, 3]  # type: ignore[union-attr]
+    pings = endpoint.exchanges[-1].response_body.count(b"event: ping\n")
+    assert pings > 20  # the quirk really put pings between the events
