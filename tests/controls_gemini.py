@@ -1,0 +1,228 @@
+"""Negative controls for the Gemini cases: the reference :class:`GeminiAdapter` with ONE thing
+broken each. The docstring names the bug and, where there is one, its public report (WIRE.md §6).
+``tests/test_controls_gemini.py`` pairs each with the case that must fail it and the clause."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+from pytest_toolcall.model import (
+    ChatRequest,
+    ToolCall,
+    ToolCallComplete,
+    ToolCallDelta,
+    ToolMessage,
+)
+from pytest_toolcall.reference.gemini import GeminiAdapter, StreamAccumulator
+
+__all__ = [
+    "DropsCallIdsOnReplay",
+    "DropsThoughtSignature",
+    "FirstFunctionCallPartOnly",
+    "LastChunkCallsWin",
+    "NameAsId",
+    "NoIdMadeUp",
+    "OneTurnPerResult",
+    "PairsByIdOnly",
+    "ParsesEachRead",
+    "ResultsAsToolRole",
+    "SplitsEventsOnLfLf",
+    "StopIsStop",
+    "StreamForgetsSignature",
+    "UnknownFinishIsStop",
+]
+
+
+class NameAsId(GeminiAdapter):
+    """A call without an id gets its function name as id: two get_weather calls share one
+    (TanStack/ai #199)."""
+
+    def parse_call(self, part: dict[str, Any]) -> ToolCall:
+        call = super().parse_call(part)
+        return call if part["functionCall"].get("id") else call.model_copy(
+            update={"id": call.name})
+
+
+class NoIdMadeUp(GeminiAdapter):
+    """A call without an id is handed on with id None; nothing can be paired with it later."""
+
+    def parse_call(self, part: dict[str, Any]) -> ToolCall:
+        call = super().parse_call(part)
+        return call.model_copy(update={"id": part["functionCall"].get("id")})
+
+
+class PairsByIdOnly(GeminiAdapter):
+    """Results are paired with calls by id only: results of id-less calls find no call and go
+    out without a name (litellm #11262)."""
+
+    def encode_results(self, results: list[ToolMessage],
+                       calls: Sequence[ToolCall]) -> list[dict[str, Any]]:
+        by_id = {c.id: c for c in calls if c.id}
+        return [{"functionResponse": {
+            "name": by_id[r.tool_call_id].name if r.tool_call_id in by_id else "",
+            "response": {"output": r.content}}} for r in results]
+
+
+class DropsCallIdsOnReplay(GeminiAdapter):
+    """Ids are never sent back (the Vertex workaround applied to the Gemini API too, as in
+    vercel/ai #15891 / litellm PR #34603): newer models lose the call-result link."""
+
+    @staticmethod
+    def wire_id(call_id: str | None) -> bool:
+        return False
+
+
+class DropsThoughtSignature(GeminiAdapter):
+    """The thoughtSignature of a call is not replayed (vercel/ai #10344: Gemini 3 answers 400
+    'Function call is missing a thought_signature')."""
+
+    def encode_call(self, call: ToolCall) -> dict[str, Any]:
+        part = super().encode_call(call)
+        part.pop("thoughtSignature", None)
+        return part
+
+
+class _NoSignatureAccumulator(StreamAccumulator):
+    def add_call(self, part: dict[str, Any]) -> list[Any]:
+        function = part["functionCall"]
+        self.count += 1
+        return [ToolCallComplete(call=ToolCall.from_raw(
+            id=function.get("id") or self.adapter.new_id(), name=function["name"],
+            arguments=function.get("args")))]
+
+
+class StreamForgetsSignature(GeminiAdapter):
+    """The streaming path builds calls on its own and keeps no thoughtSignature: replay after a
+    streamed turn fails on Gemini 3 while the non-streaming path works."""
+
+    def new_accumulator(self) -> StreamAccumulator:
+        return _NoSignatureAccumulator(self)
+
+
+class OneTurnPerResult(GeminiAdapter):
+    """Each tool result goes in a user turn of its own (langchain #27799)."""
+
+    def encode_contents(self, messages: Sequence[Any]) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        calls: Sequence[ToolCall] = ()
+        for message in messages:
+            if isinstance(message, ToolMessage):
+                k = sum(1 for m in messages[:messages.index(message)]
+                        if isinstance(m, ToolMessage))
+                out.append({"role": "user", "parts": self.encode_results(
+                    [message], [calls[k]] if k < len(calls) else [])})
+            else:
+                out += super().encode_contents([message])
+                calls = getattr(message, "tool_calls", calls)
+        return out
+
+
+class ResultsAsToolRole(GeminiAdapter):
+    """Results go in a turn with role 'function' (the old PaLM/Vertex spelling)."""
+
+    def encode_contents(self, messages: Sequence[Any]) -> list[dict[str, Any]]:
+        out = super().encode_contents(messages)
+        for content in out:
+            if any("functionResponse" in p for p in content["parts"]):
+                content["role"] = "function"
+        return out
+
+
+class StopIsStop(GeminiAdapter):
+    """finishReason STOP is read as 'stop' even when the turn is tool calls."""
+
+    @staticmethod
+    def parse_finish(reason: str | None, has_calls: bool) -> Any:
+        return GeminiAdapter.parse_finish(reason, False)
+
+
+class UnknownFinishIsStop(GeminiAdapter):
+    """Every finishReason that is not MAX_TOKENS or SAFETY is read as 'stop':
+    MALFORMED_FUNCTION_CALL passes as a normal end."""
+
+    @staticmethod
+    def parse_finish(reason: str | None, has_calls: bool) -> Any:
+        mapped = GeminiAdapter.parse_finish(reason, has_calls)
+        return "stop" if mapped in ("error", "other") else mapped
+
+
+class _FirstCallAccumulator(StreamAccumulator):
+    def feed(self, data: dict[str, Any]) -> list[Any]:
+        for candidate in data.get("candidates") or ():
+            parts = (candidate.get("content") or {}).get("parts") or []
+            calls = [p for p in parts if "functionCall" in p]
+            candidate["content"]["parts"] = [p for p in parts if "functionCall" not in p] \
+                + calls[:1]
+        return super().feed(data)
+
+
+class FirstFunctionCallPartOnly(GeminiAdapter):
+    """Only the first functionCall part of a chunk is read (langchainjs #10196)."""
+
+    def new_accumulator(self) -> StreamAccumulator:
+        return _FirstCallAccumulator(self)
+
+
+class _LastChunkAccumulator(StreamAccumulator):
+    def __init__(self, adapter: GeminiAdapter) -> None:
+        super().__init__(adapter)
+        self.calls: list[ToolCall] = []
+
+    def feed(self, data: dict[str, Any]) -> list[Any]:
+        events = super().feed(data)
+        chunk_calls = [e.call for e in events if isinstance(e, ToolCallComplete)]
+        if chunk_calls:
+            self.calls = chunk_calls  # "the calls of the response" = those of this chunk
+        return [e for e in events if not isinstance(e, (ToolCallComplete, ToolCallDelta))]
+
+    def close(self) -> Iterable[Any]:
+        done = list(super().close())
+        return [ToolCallComplete(call=c) for c in self.calls] + done
+
+
+class LastChunkCallsWin(GeminiAdapter):
+    """Each chunk's calls are taken as the turn's calls: with one call per chunk only the last
+    survives."""
+
+    def new_accumulator(self) -> StreamAccumulator:
+        return _LastChunkAccumulator(self)
+
+
+class SplitsEventsOnLfLf(GeminiAdapter):
+    """Events are split on '\\n\\n' in the raw text: Gemini's '\\r\\n\\r\\n' endings give no
+    event at all."""
+
+    def stream(self, request: ChatRequest) -> Iterator[Any]:
+        body = self.build_body(request, stream=True)
+        with self.client.stream("POST", self.url(request, stream=True), headers=self.headers,
+                                json=body) as response:
+            if response.status_code >= 400:
+                self.raise_for_error(response, response.read())
+            acc, pending = self.new_accumulator(), ""
+            for text in response.iter_text():
+                pending += text
+                *events, pending = pending.split("\n\n")
+                for event in events:
+                    for line in event.split("\n"):
+                        yield from acc.feed_line(line)
+                    yield from acc.feed_line("")
+            yield from acc.close()
+
+
+class ParsesEachRead(GeminiAdapter):
+    """Each network read is taken to hold whole events: a data: line cut in two is two broken
+    JSON payloads."""
+
+    def stream(self, request: ChatRequest) -> Iterator[Any]:
+        body = self.build_body(request, stream=True)
+        with self.client.stream("POST", self.url(request, stream=True), headers=self.headers,
+                                json=body) as response:
+            if response.status_code >= 400:
+                self.raise_for_error(response, response.read())
+            acc = self.new_accumulator()
+            for text in response.iter_text():
+                for line in text.splitlines():
+                    yield from acc.feed_line(line)
+                yield from acc.feed_line("")
+            yield from acc.close()
