@@ -56,7 +56,7 @@ CASES: list[Case] = [
     ),
     case(
         id="stream.parallel_interleaved",
-        dialects=TEXT_ARGUMENTS,
+        dialects=(*TEXT_ARGUMENTS, "openai-responses"),
         title="Parallel calls whose fragments interleave stay separate",
         why="Servers other than OpenAI interleave fragments of parallel calls; an adapter that "
             "appends to 'the current call' mixes them (adk-python #1038: "
@@ -66,7 +66,7 @@ CASES: list[Case] = [
     ),
     case(
         id="stream.id_name_once",
-        dialects=TEXT_ARGUMENTS,
+        dialects=(*TEXT_ARGUMENTS, "openai-responses"),
         title="id and name come only on a call's first fragment",
         why="litellm #11407: an adapter expected the id on every chunk; OpenAI sends id and name "
             "once, then only argument fragments.",
@@ -94,7 +94,7 @@ CASES: list[Case] = [
     ),
     case(
         id="stream.index_stuck_at_zero",
-        dialects=TEXT_ARGUMENTS,
+        dialects=(*TEXT_ARGUMENTS, "openai-responses"),
         title="Calls that all arrive at index 0, with distinct ids, stay separate",
         why="ollama #15457 / litellm #33678: OpenAI-compatible servers send every call at index "
             "0; keyed on index alone they merge into {\"path\":\"a\"}{\"path\":\"b\"}.",
@@ -103,7 +103,7 @@ CASES: list[Case] = [
     ),
     case(
         id="stream.index_missing",
-        dialects=TEXT_ARGUMENTS,
+        dialects=(*TEXT_ARGUMENTS, "openai-responses"),
         title="Tool-call fragments without an index are still assembled",
         why="ollama #7881: the OpenAI-compatible stream sent tool calls without 'index'; "
             "adapters indexing tool_calls[index] crash.",
@@ -130,7 +130,7 @@ CASES: list[Case] = [
     ),
     case(
         id="stream.zero_args",
-        dialects=TEXT_ARGUMENTS,
+        dialects=(*TEXT_ARGUMENTS, "anthropic", "openai-responses"),
         title="A streamed zero-argument call (arguments \"\" only) completes as {}",
         why="pydantic-ai #1654 / litellm #5063: a zero-argument tool in a stream never completed "
             "or replayed as \"\".",
@@ -139,7 +139,7 @@ CASES: list[Case] = [
     ),
     case(
         id="stream.zero_args_null",
-        dialects=TEXT_ARGUMENTS,
+        dialects=(*TEXT_ARGUMENTS, "anthropic"),
         title="A streamed call whose arguments are null completes as {}",
         why="pydantic-ai #1654: arguments null in a stream left the call incomplete.",
         steps=_stream(_turn(calls(("get_time", None)))),
@@ -147,7 +147,7 @@ CASES: list[Case] = [
     ),
     case(
         id="stream.malformed_arguments",
-        dialects=TEXT_ARGUMENTS,
+        dialects=(*TEXT_ARGUMENTS, "anthropic", "openai-responses"),
         title="Malformed streamed arguments become a parse error; the stream is read to the end",
         why="A parse failure mid-stream must not abandon the stream or the other calls "
             "(seed 003: the whole stream is read once).",

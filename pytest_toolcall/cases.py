@@ -54,9 +54,14 @@ QUIRKS = {
     "repeat_id_name": "id and name are repeated on every fragment of a call",
     "index_missing": "tool-call fragments carry no index",
     "index_stuck_at_zero": "every call is sent with index 0",
+    "response_failed": "openai-responses: a stream's error comes as response.failed, not error",
     "no_ids": "tool calls carry no id",
+    "ndjson_no_final_newline": "ollama: the last NDJSON line of the stream has no trailing newline",
     "call_in_role_chunk": "the first tool-call fragment comes in the same chunk as the role "
                           "(what real OpenAI streams mostly do)",
+    "one_call_per_chunk": "each whole call in its own chunk (Gemini: also all calls in one)",
+    "ping_everywhere": "anthropic: a ping event between every two events (pings come anywhere)",
+    "delta_usage_output_only": "anthropic: message_delta usage carries output_tokens only",
 }
 
 
