@@ -282,12 +282,25 @@ def _mixed(profile: Any) -> LoopScript:
                       turns=(*rounds, FINAL))
 
 
+def _finish_out_of_order(profile: Any) -> LoopScript:
+    # run concurrently, the calls finish b, c, a whatever the load (each waits for the others
+    # it names); run one by one, a and c wait in vain, briefly, and finish in call order
+    wait = min(0.2, 0.4 * profile.tool_timeout)
+    return LoopScript(messages=ASK, tools=_tools(slow_lookup=[
+        sleep(wait, "a", call_id="call_a", after=["call_b", "call_c"]),
+        sleep(0.0, "b", call_id="call_b"),
+        sleep(wait, "c", call_id="call_c", after=["call_b"])]),
+        turns=(_turn(_call("slow_lookup", {"key": "a"}, "call_a"),
+                     _call("slow_lookup", {"key": "b"}, "call_b"),
+                     _call("slow_lookup", {"key": "c"}, "call_c")), FINAL))
+
+
 def _parallel(profile: Any) -> LoopScript:
     # the longest call stays well inside the declared tool timeout
     longest = min(0.25, 0.6 * profile.tool_timeout)
-    return LoopScript(messages=ASK, tools=_tools(slow_lookup=[sleep(longest, "a"),
-                                                              sleep(longest / 5, "b"),
-                                                              sleep(longest * 3 / 5, "c")]),
+    return LoopScript(messages=ASK, tools=_tools(slow_lookup=[
+        sleep(longest, "a", call_id="call_a"), sleep(longest / 5, "b", call_id="call_b"),
+        sleep(longest * 3 / 5, "c", call_id="call_c")]),
                       turns=(_turn(_call("slow_lookup", {"key": "a"}, "call_a"),
                                    _call("slow_lookup", {"key": "b"}, "call_b"),
                                    _call("slow_lookup", {"key": "c"}, "call_c")), FINAL))
@@ -385,12 +398,7 @@ CASES: list[Case] = [
         title="Every call of a turn is answered exactly once, in call order",
         why="Providers reject unanswered or orphan tool messages with a 400 (OpenAI, Anthropic, "
             "Gemini); results appended in completion order break pairing for Gemini.",
-        loop=LoopScript(messages=ASK, tools=_tools(slow_lookup=[sleep(0.06, "a"),
-                                                                sleep(0.01, "b"),
-                                                                sleep(0.03, "c")]),
-                        turns=(_turn(_call("slow_lookup", {"key": "a"}, "call_a"),
-                                     _call("slow_lookup", {"key": "b"}, "call_b"),
-                                     _call("slow_lookup", {"key": "c"}, "call_c")), FINAL)),
+        loop=_finish_out_of_order,
         checks=(answered_once_in_order, stop_reason("completed")),
     ),
     _loop_case(

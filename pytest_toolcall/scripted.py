@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from typing import Any
 
 from .cases import Turn
 from .dialects import Rejection, get_dialect

@@ -8,6 +8,10 @@ Each tool answers call after call from a list of behaviours (the last one repeat
     crash()             raises RuntimeError whose text holds a traceback and a secret token
     hang()              blocks far past any sane tool timeout (released when the case ends)
     sleep(0.2, "done")  sleeps, then returns the text (for concurrency)
+
+``call_id="call_a"`` ties a behaviour to the call with that id (whatever order concurrent calls
+start in); ``sleep(0.2, after=["call_b"])`` sleeps until call_b has ended (0.2 s at most), which
+fixes the order concurrent calls finish in however loaded the machine is.
 """
 
 from __future__ import annotations
@@ -54,6 +58,11 @@ class Behaviour(BaseModel):
     kind: Literal["ok", "fail", "permanent", "crash", "hang", "sleep"]
     text: str = ""
     seconds: float = Field(default=0.0, ge=0)
+    #: answer only the call with this id (whatever order the calls start in)
+    call_id: str | None = None
+    #: sleep until the calls with these ids have ended (``seconds`` is then the longest wait):
+    #: makes the completion order of concurrent calls independent of the machine's load
+    after: tuple[str, ...] = ()
 
 
 def ok(text: str = "ok") -> Behaviour:
@@ -76,8 +85,10 @@ def hang(seconds: float = 30.0) -> Behaviour:
     return Behaviour(kind="hang", seconds=seconds)
 
 
-def sleep(seconds: float, text: str = "ok") -> Behaviour:
-    return Behaviour(kind="sleep", seconds=seconds, text=text)
+def sleep(seconds: float, text: str = "ok", *, call_id: str | None = None,
+          after: Iterable[str] = ()) -> Behaviour:
+    return Behaviour(kind="sleep", seconds=seconds, text=text, call_id=call_id,
+                     after=tuple(after))
 
 
 class ScriptedTool(BaseModel):
@@ -120,9 +131,21 @@ class Executor:
             tool = self.tools.get(name)
             if tool is None:
                 return record, None
+            for behaviour in tool.behaviours:
+                if call_id is not None and behaviour.call_id == call_id:
+                    return record, behaviour
+            queue = [b for b in tool.behaviours if b.call_id is None] or list(tool.behaviours)
             n = self._calls.get(name, 0)
             self._calls[name] = n + 1
-            return record, tool.behaviours[min(n, len(tool.behaviours) - 1)]
+            return record, queue[min(n, len(queue) - 1)]
+
+    def _waited(self, behaviour: Behaviour) -> bool:
+        """Whether every call ``behaviour`` waits for has run and ended (or the case ended)."""
+        if self._released.is_set():
+            return True
+        with self._lock:
+            ended = {e.call_id for e in self.executions if e.ended}
+        return all(i in ended for i in behaviour.after)
 
     def _finish(self, record: Execution, behaviour: Behaviour | None) -> str:
         record.ended = time.perf_counter()
@@ -149,7 +172,11 @@ class Executor:
 
     def run(self, name: str, arguments: Any = None, *, call_id: str | None = None) -> str:
         record, behaviour = self._start(name, arguments, call_id)
-        if behaviour is not None and behaviour.kind in ("sleep", "hang"):
+        if behaviour is not None and behaviour.after:
+            deadline = time.perf_counter() + behaviour.seconds
+            while not self._waited(behaviour) and time.perf_counter() < deadline:
+                self._released.wait(0.002)
+        elif behaviour is not None and behaviour.kind in ("sleep", "hang"):
             self._released.wait(behaviour.seconds)
         return self._finish(record, behaviour)
 
@@ -157,8 +184,10 @@ class Executor:
         record, behaviour = self._start(name, arguments, call_id)
         if behaviour is not None and behaviour.kind in ("sleep", "hang"):
             deadline = time.perf_counter() + behaviour.seconds
-            while time.perf_counter() < deadline and not self._released.is_set():
-                await asyncio.sleep(min(0.01, behaviour.seconds))
+            step = min(0.002 if behaviour.after else 0.01, behaviour.seconds)
+            while time.perf_counter() < deadline and not (
+                    self._waited(behaviour) if behaviour.after else self._released.is_set()):
+                await asyncio.sleep(step)
         return self._finish(record, behaviour)
 
     def by_name(self, name: str) -> Sequence[Execution]:

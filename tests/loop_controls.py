@@ -444,7 +444,7 @@ class KeyErrorOnUnknownTool(ReferenceToolLoop):
     """``state.tools[call.name]``: an unknown tool name raises KeyError out of the loop."""
 
     def precheck(self, call: ToolCall, state: _State) -> _Outcome | None:
-        state.tools[call.name]  # noqa: B018 - the bug: a lookup that raises
+        state.tools[call.name]
         return super().precheck(call, state)
 
 
@@ -518,7 +518,7 @@ class CompletionOrder(ReferenceToolLoop):
             for future in concurrent.futures.as_completed(futures, timeout=self.tool_timeout):
                 try:
                     outcomes.append(_Outcome(futures[future], future.result(), ok=True))
-                except Exception as exc:
+                except Exception as exc:  # noqa: BLE001 - a tool may raise anything
                     outcomes.append(self.failed(futures[future], exc))
         except concurrent.futures.TimeoutError:
             outcomes += [self.failed(c, ToolError("timed out", kind="timeout"))
@@ -545,7 +545,7 @@ class PoolWaitsForHungTools(ReferenceToolLoop):
                     continue
                 try:
                     done[call.id] = _Outcome(call, future.result(), ok=True)
-                except Exception as exc:
+                except Exception as exc:  # noqa: BLE001 - a tool may raise anything
                     done[call.id] = self.failed(call, exc)
         by_id = {o.call.id: o for o in early} | done
         return [by_id[c.id] for c in state.calls]
@@ -577,7 +577,7 @@ class AsyncCompletionOrder(ReferenceToolLoop):
                 return _Outcome(call, text, ok=True)
             except asyncio.TimeoutError:
                 return self.failed(call, ToolError("timed out", kind="timeout"))
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 - a tool may raise anything
                 return self.failed(call, exc)
 
         return outcomes + [await f for f in asyncio.as_completed([one(c) for c in runnable])]
@@ -594,7 +594,7 @@ class AsyncNoToolTimeout(ReferenceToolLoop):
             try:
                 text = await request.executor.arun(call.name, call.arguments, call_id=call.id)
                 return _Outcome(call, text, ok=True)
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 - a tool may raise anything
                 return self.failed(call, exc)
 
         return list(await asyncio.gather(*(one(c) for c in state.calls)))
@@ -614,7 +614,7 @@ class AsyncLeaksCrashText(ReferenceToolLoop):
                     request.executor.arun(call.name, call.arguments, call_id=call.id),
                     self.tool_timeout)
                 return _Outcome(call, text, ok=True)
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 - a tool may raise anything
                 return _Outcome(call, f"Error: {call.name} failed: {exc}", ok=False,
                                 permanent=isinstance(exc, ToolError) and not exc.retryable)
 
