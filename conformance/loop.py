@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from pytest_toolcall.cases import Case, ScriptedCall, Turn, check, make_case
+from pytest_toolcall.cases import Case, ErrorReply, ScriptedCall, Turn, check, make_case
 from pytest_toolcall.errors import ConformanceFailure
 from pytest_toolcall.looprun import LoopRun, LoopScript
 from pytest_toolcall.model import AssistantMessage, ToolMessage, ToolSpec, UserMessage
@@ -269,6 +269,16 @@ def _not_iterations(profile: Any) -> LoopScript:
                       turns=(_turn(_call("get_stock", {"sku": "SKU-1"})),))
 
 
+_MIXED_ONCE = LoopScript(messages=ASK, tools=_tools(get_weather=[ok("18°C, sunny")],
+                                                   get_stock=[fail()]),
+                        turns=(_turn(_call("get_weather", {"city": "Paris"}, "call_w"),
+                                     _call("get_stock", {"sku": "SKU-1"}, "call_s")), FINAL))
+
+
+def _mixed_once(profile: Any) -> LoopScript:
+    return _MIXED_ONCE
+
+
 def _mixed(profile: Any) -> LoopScript:
     # as many mixed rounds as count toward a failure-round stop (within the iteration cap): a
     # loop that counts a round with any failure as a failure round stops early (seed 002's
@@ -304,6 +314,50 @@ def _parallel(profile: Any) -> LoopScript:
                       turns=(_turn(_call("slow_lookup", {"key": "a"}, "call_a"),
                                    _call("slow_lookup", {"key": "b"}, "call_b"),
                                    _call("slow_lookup", {"key": "c"}, "call_c")), FINAL))
+
+
+@check("loop.conversation_kept")
+def conversation_kept(run: LoopRun) -> None:
+    """Each model call re-sends the whole conversation so far, and the tools, every time."""
+    for n in range(1, len(run.requests)):
+        before, now = run.requests[n - 1], run.requests[n]
+        if list(now.messages[:len(before.messages)]) != list(before.messages):
+            raise ConformanceFailure(
+                "loop.conversation_kept", f"model call {n + 1} does not carry the conversation "
+                f"of call {n}: earlier messages were dropped or changed",
+                expected=f"the {len(before.messages)} earlier messages, then the new round",
+                got=[getattr(m, "role", "?") for m in now.messages],
+                hint="append each round to one message list; the model forgets tool results "
+                     "it is not shown again")
+        if [t.name for t in now.tools] != [t.name for t in run.requests[0].tools]:
+            raise ConformanceFailure(
+                "loop.conversation_kept", f"model call {n + 1} does not offer the same tools",
+                expected=[t.name for t in run.requests[0].tools], got=[t.name for t in now.tools],
+                hint="send the tools with every model call, not only the first")
+
+
+@check("loop.events")
+def events_reported(run: LoopRun) -> None:
+    """The client is shown each call, each call's result or error, and the stop, last."""
+    events = list(run.result.events or ()) if run.result else []
+    if not events or events[-1].type != "done" or events[-1].content != run.result.stop_reason:
+        raise ConformanceFailure(
+            "loop.events", "the loop's events do not end with one 'done' event carrying the stop "
+            "reason", expected=f"... LoopEvent(type='done', content={run.result.stop_reason!r})"
+            if run.result else "a LoopResult", got=[(e.type, e.content[:30]) for e in events][-4:],
+            hint="emit LoopEvent(type='done', content=stop_reason) last, or declare "
+                 "Profile(loop_events=False)")
+    for execution in run.executor.executions:
+        shown = {e.type for e in events if e.call_id == execution.call_id}
+        want = "tool_result" if execution.outcome == "ok" else "tool_error"
+        if "tool_call" not in shown or want not in shown:
+            raise ConformanceFailure(
+                "loop.events", f"the client was not shown call {execution.call_id} "
+                f"({execution.name}, {execution.outcome})",
+                expected=f"a 'tool_call' and a '{want}' event with call_id="
+                         f"{execution.call_id!r}", got=sorted(shown) or "no event for it",
+                hint="report every call and its outcome to the client; failures as sanitised "
+                     "'tool_error' events")
 
 
 CASES: list[Case] = [
@@ -410,7 +464,8 @@ CASES: list[Case] = [
                         turns=(_turn(_call("get_weather", {"city": "Paris"})),)),
         checks=(stop_reason("max_iterations"),
                 model_calls(lambda p: p.max_iterations + 1,
-                            "max_iterations rounds, then the ask that hits the cap")),
+                            "max_iterations rounds, then the ask that hits the cap"),
+                conversation_kept),
     ),
     _loop_case(
         id="loop.usage_summed",
@@ -422,7 +477,31 @@ CASES: list[Case] = [
                         turns=(_turn(_call("get_weather", {"city": "Paris"})),
                                _turn(_call("get_weather", {"city": "Lyon"})), FINAL)),
         checks=(usage_summed, stop_reason(lambda p: "completed" if p.max_iterations >= 2
-                                          else "max_iterations")),
+                                          else "max_iterations"), conversation_kept),
+    ),
+    _loop_case(
+        id="loop.model_error",
+        title="A failed model call stops the loop with 'error'; it does not raise",
+        why="A provider 500 or timeout in the middle of a run must end it with a stop reason "
+            "the application can show, not an exception out of the loop (and not a retry "
+            "storm).",
+        loop=LoopScript(messages=ASK, tools=_tools(get_weather=[ok("18°C")]),
+                        turns=(_turn(_call("get_weather", {"city": "Paris"}, "call_1")),
+                               Turn(error=ErrorReply(
+                                   status=500, type="server_error",
+                                   message="The server had an error while processing your "
+                                           "request.")))),
+        checks=(stop_reason("error"), model_calls(lambda p: 2, "the round, then the failing "
+                                                  "call; no retry of a 500 by the loop")),
+    ),
+    _loop_case(
+        id="loop.events",
+        title="The loop shows its client each call, each result or error, and the stop",
+        why="Seed 002 AC4 streams tool events to the frontend; a loop that reports nothing (or "
+            "only successes) leaves the user staring at a spinner while tools fail.",
+        needs={"loop.events"},
+        loop=_mixed_once,
+        checks=(events_reported, stop_reason("completed")),
     ),
     _loop_case(
         id="loop.unknown_tool",

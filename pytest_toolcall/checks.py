@@ -42,7 +42,11 @@ def describe_error(error: BaseException) -> str:
     if frames:
         last = frames[-1]
         where = f" (at {last.filename.rsplit('/', 1)[-1]}:{last.lineno} in {last.name})"
-    return f"{type(error).__name__}: {error}{where}"
+    from .tools import SECRET
+
+    # a crashing scripted tool's text carries a planted secret; a failure must not repeat it
+    text = str(error).replace(SECRET, "<secret redacted>")
+    return f"{type(error).__name__}: {text}{where}"
 
 
 def _chain(error: BaseException) -> Iterable[BaseException]:

@@ -48,6 +48,7 @@ CAPABILITIES: Mapping[str, str] = {
                                 "(argument_validation is 'clarify' or 'feed_back')",
     "loop.parallel": "the calls of one turn run concurrently (parallel_dispatch)",
     "loop.failure_rounds_2": "max_failure_rounds is at least 2",
+    "loop.events": "the loop reports what it does to its client (LoopResult.events)",
     "history.drop_failed": "failed calls are dropped from a rebuilt history "
                            "(history_failed_calls='drop')",
 }
@@ -106,6 +107,8 @@ class Profile(BaseModel):
     argument_validation: Literal["clarify", "feed_back", "none"] = "feed_back"
     parallel_dispatch: bool = True
     tool_timeout: float = Field(default=0.5, gt=0)
+    #: the loop reports tool calls, results, errors and its stop in LoopResult.events
+    loop_events: bool = True
     # -- history policy (HistoryBuilder) ---------------------------------------------------
     history_failed_calls: Literal["drop", "keep"] = "drop"
 
@@ -126,6 +129,7 @@ class Profile(BaseModel):
             "loop.argument_validation": self.argument_validation != "none",
             "loop.parallel": self.parallel_dispatch,
             "loop.failure_rounds_2": self.max_failure_rounds >= 2,
+            "loop.events": self.loop_events,
             "history.drop_failed": self.history_failed_calls == "drop",
         }
         if capability in loop_claims:

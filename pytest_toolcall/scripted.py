@@ -68,7 +68,11 @@ class ScriptedModel:
                                     body=dict(rejection.body))
         if index >= self.max_calls:
             return ChatResponse(text=EXHAUSTED_TEXT, finish_reason="stop")
-        return turn_response(*self.turn_for(index))
+        turn, ids = self.turn_for(index)
+        if turn.error is not None:  # the model call fails, as a provider error would
+            raise ProviderError(turn.error.message, status=turn.error.status,
+                                type=turn.error.type, code=turn.error.code)
+        return turn_response(turn, ids)
 
     def turn_for(self, index: int) -> tuple[Turn, list[str | None]]:
         """The turn of call ``index`` and its call ids: scripted ids on a turn's first use,

@@ -621,7 +621,7 @@ class AsyncLeaksCrashText(ReferenceToolLoop):
         return list(await asyncio.gather(*(one(c) for c in state.calls)))
 
 
-# == escapes: mutants no loop case kills (known gaps, see ESCAPES) ================================
+# == the first scoreboard's escapes, now killed (see ESCAPES) ======================================
 
 
 class ModelErrorRaises(ReferenceToolLoop):
@@ -690,9 +690,26 @@ class ToolsOnlyOnFirstCall(ReferenceToolLoop):
         return _ToolsOnceState(request)
 
 
-#: mutants of the reference loop that pass every loop case (with the default profile)
-ESCAPES: tuple[type[ReferenceToolLoop], ...] = (
-    ModelErrorRaises, NoClientEvents, ForgetsEarlierRounds, ToolsOnlyOnFirstCall)
+class _SuccessEventsState(_State):
+    def stop(self, reason: Any, text: str | None) -> LoopResult:
+        result = super().stop(reason, text)
+        events = tuple(e for e in result.events or () if e.type != "tool_error")
+        return result.model_copy(update={"events": events})
+
+
+class ReportsSuccessesOnly(ReferenceToolLoop):
+    """The client is shown the calls that worked; failed calls vanish from its view (seed 002
+    AC4's "not emitted as tool_result" taken too far: nothing at all is shown)."""
+
+    def new_state(self, request: LoopRequest) -> _State:
+        return _SuccessEventsState(request)
+
+
+#: mutants of the reference loop that pass every loop case (with the default profile). The four
+#: found by the first scoreboard (ModelErrorRaises, NoClientEvents, ForgetsEarlierRounds,
+#: ToolsOnlyOnFirstCall) are now killed by loop.model_error, loop.events and
+#: loop.conversation_kept; none escapes at present.
+ESCAPES: tuple[type[ReferenceToolLoop], ...] = ()
 
 
 # == history builders =============================================================================

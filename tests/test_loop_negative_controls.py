@@ -95,6 +95,12 @@ LOOP_CONTROLS: list[tuple[str, type[ReferenceToolLoop], str, dict[str, Any]]] = 
     ("loop.tool_timeout", c.AsyncNoToolTimeout, "loop.timeout", HANG),
     ("loop.tool_timeout", c.PoolWaitsForHungTools, "loop.timeout", HANG),
     ("loop.tool_timeout", c.TimeoutIsFatal, "loop.failure_fed_back", {}),
+    # -- the first scoreboard's escapes --------------------------------------------------------
+    ("loop.model_error", c.ModelErrorRaises, "loop.raised", {}),
+    ("loop.events", c.NoClientEvents, "loop.events", {}),
+    ("loop.events", c.ReportsSuccessesOnly, "loop.events", {}),
+    ("loop.iteration_cap", c.ForgetsEarlierRounds, "loop.conversation_kept", {}),
+    ("loop.iteration_cap", c.ToolsOnlyOnFirstCall, "loop.conversation_kept", {}),
 ]
 
 #: (case id, broken history builder, the clause the case must name)

@@ -467,3 +467,23 @@ def _draw(strategy: st.SearchStrategy[Any]) -> None:
 def test_strategies_reject_bad_parameters(make: Any, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         make()
+
+
+def test_a_propagated_crash_does_not_repeat_the_planted_secret() -> None:
+    """The failure of a loop that lets a tool crash escape names the crash, not its secret."""
+    import loop_controls
+
+    import conformance.loop as loop_cases
+    from pytest_toolcall.contracts import Profile
+    from pytest_toolcall.errors import ConformanceFailure
+    from pytest_toolcall.runner import run_case
+    from pytest_toolcall.tools import SECRET
+
+    case = next(c for c in loop_cases.CASES if c.id == "loop.sanitised_failures")
+    profile = Profile(async_=False)
+    with pytest.raises(ConformanceFailure) as exc:
+        run_case(case, loop_controls.CrashPropagates.from_profile(profile), profile)
+    rendered = exc.value.render()
+    assert exc.value.clause == "loop.raised"
+    assert "RuntimeError" in rendered and "<secret redacted>" in rendered
+    assert SECRET not in rendered
