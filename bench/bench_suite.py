@@ -45,6 +45,13 @@ REPO = Path(__file__).resolve().parents[1]
 TARGET_RATIO = 2.0
 HYPOTHESIS_CASE = "stream.any_chunking"
 CHAT_FAMILIES = ("wire.*", "stream.*")
+MATRIX_TARGET_S = 20.0
+
+
+def _dialects() -> tuple[str, ...]:
+    from pytest_toolcall.dialects import DIALECT_NAMES
+
+    return DIALECT_NAMES
 _PASSED = re.compile(r"(\d+) passed")
 
 
@@ -188,7 +195,8 @@ def measure_subprocess(runs: int, trivial_items: int, patterns: Sequence[str],
             suite_args.append("--toolcall-cases=" + ",".join(patterns))
         plan = {"empty": (empty_dir, [], 5), "suite": (empty_dir, suite_args, 0),
                 "trivial": (trivial_dir, [], 0), "floor": (floor_dir, [], 0),
-                "full": (empty_dir, ["--toolcall-provider=openai"], 0)}
+                "full": (empty_dir, ["--toolcall-provider=openai"], 0),
+                "matrix": (empty_dir, ["--toolcall-provider=all"], 0)}
         walls: dict[str, list[float]] = {name: [] for name in plan}
         passed: dict[str, int] = {}
         for _ in range(runs):
@@ -309,6 +317,8 @@ def compute(sub: dict[str, Any], rows: list[dict[str, Any]], bare: dict[str, flo
         "ratio_from_minimums": low_ratio,
         "suite_cost_s": med["suite"] - med["empty"],
         "full_wall_s": med["full"], "full_cases": sub["passed"]["full"],
+        "matrix_wall_s": med["matrix"], "matrix_cases": sub["passed"]["matrix"],
+        "dialects": list(_dialects()),
         "per_case_ms": per_case * 1e3,
         "cold_per_case_ms": cold_per_case * 1e3,
         "cold_floor_per_case_ms": cold_floor * 1e3,
@@ -352,6 +362,9 @@ def render(fig: dict[str, Any]) -> str:
         f"  suite cost (suite - empty):                       {fig['suite_cost_s']:.3f} s",
         (f"  full suite, every family ({fig['full_cases']} cases, loop and history included): "
          f"{fig['full_wall_s']:.3f} s"),
+        (f"  full matrix, --toolcall-provider=all ({fig['matrix_cases']} case runs over "
+         f"{len(fig['dialects'])} dialects): {fig['matrix_wall_s']:.3f} s   target <= "
+         f"{MATRIX_TARGET_S:g} s   {'PASS' if fig['matrix_wall_s'] <= MATRIX_TARGET_S else 'MISS'}"),
         f"  per case ((suite - empty) / {n}):                  {fig['cold_per_case_ms']:.2f} ms",
         "",
         "floor (same run)",

@@ -159,12 +159,14 @@ def test_loops_md_loop_shim_passes_the_loop_family(pytester: pytest.Pytester, mo
     result = pytester.runpytest("--toolcall-provider=openai", "--toolcall-cases=loop.*",
                                 f"--toolcall-loop-model={model}", "-rs", "-p", "no:cacheprovider")
     loops = _builtin("loop")
-    skipped = _needing(loops, "loop.parallel")  # the shim declares parallel_dispatch=False
-    assert skipped == ["loop.parallel_dispatch"]
+    # the shim declares parallel_dispatch=False and loop_events=False
+    skipped = sorted(_needing(loops, "loop.parallel") + _needing(loops, "loop.events"))
+    assert skipped == ["loop.events", "loop.parallel_dispatch"]
     result.assert_outcomes(passed=len(loops) - len(skipped), skipped=len(skipped))
     output = result.stdout.str()
     assert ("the profile does not claim 'loop.parallel', which loop.parallel_dispatch needs"
             in output)
+    assert "the profile does not claim 'loop.events', which loop.events needs" in output
     assert "tool loop under test: conftest.MyAgent" in output  # the doc's loop ran
     section = " ".join(_doc_section(LOOPS_MD, "A shim for a hand-written loop").split())
     assert ("`the profile does not claim 'loop.parallel', which loop.parallel_dispatch needs`"
