@@ -1,0 +1,171 @@
+"""Self-check of the mutation driver: the suite's kill rate on the reference OpenAI adapter, and
+the driver's speed. Prints figures; asserts nothing.
+
+    python bench/bench_mutation.py                 # wire.* and stream.* against reference/openai.py
+    python bench/bench_mutation.py --jobs 2 --json /tmp/mutation.json
+
+The run is ``pytest-toolcall mutate pytest_toolcall/reference/openai.py --cases 'wire.*,stream.*'``
+(the chat families: the loop and history families do not test the chat adapter). Every survivor
+is listed with the verdict of ``docs/mutation.md``: ``equivalent`` (no behaviour the kit can
+observe changes), ``outside`` (observable, but not required by the ChatAdapter contract) or
+``gap`` (a real hole in the suite, reported to the lead). A survivor missing from the table is
+``unclassified`` and counts as non-equivalent.
+
+Figures: mutmut's own "mutations/second" (the mutant phase only, after its stats, clean and
+forced-fail runs) and the whole run's mutants per wall-clock second (copy, pre-flight, mutmut,
+verification).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+TARGET_RATE = 0.90
+TARGET_SPEED = 15.0
+
+_E, _O, _G = "equivalent", "outside", "gap"
+#: survivor verdicts, by ``<Class>.<method>`` -> {mutant number: (verdict, reason)}; see
+#: docs/mutation.md for the table with the reasons in full
+VERDICTS: dict[str, dict[int, tuple[str, str]]] = {
+    "OpenAIChatAdapter.__init__": {
+        1: (_O, "default model name; requests in cases carry no model check"),
+        2: (_O, "default model name"),
+        5: (_E, "rstrip(None): the kit's base URLs end without '/' or space"),
+        6: (_E, "lstrip('/'): the kit's base URLs do not start with '/'"),
+        7: (_E, "rstrip('XX/XX'): same as 5"),
+        12: (_E, "HTTP header names are case-insensitive"),
+        13: (_G, "model=None is sent as null: the fake accepts a null model"),
+        16: (_E, "client timeout; the kit always passes its own clients"),
+        17: (_E, "client timeout"), 20: (_E, "client timeout"), 21: (_E, "client timeout")},
+    "OpenAIChatAdapter.complete": {9: (_E, "stream=None is falsy like False")},
+    "OpenAIChatAdapter.acomplete": {9: (_E, "stream=None is falsy like False")},
+    "OpenAIChatAdapter.stream": {16: (_E, "httpx upper-cases the method")},
+    "OpenAIChatAdapter.astream": {16: (_E, "httpx upper-cases the method")},
+    "OpenAIChatAdapter.from_endpoint": {9: (_E, "the kit passes no extra keyword arguments")},
+    "OpenAIChatAdapter.build_body": {4: (_G, ("model null when the request has none: the "
+                                              "fake accepts a null model"))},
+    "OpenAIChatAdapter.encode_call": {5: (_G, ("tool_calls[].type not 'function': the fake "
+                                               "does not reject it")),
+                                      6: (_G, "same as 5")},
+    "OpenAIChatAdapter.encode_message": {
+        10: (_G, "unknown key in an assistant message: the fake does not reject it"),
+        11: (_G, "same as 10"),
+        16: (_G, "no case replays an assistant text-only message"),
+        17: (_G, "same as 16"), 18: (_G, "same as 16"), 19: (_G, "same as 16"),
+        20: (_G, "same as 16"),
+        29: (_E, "the TypeError for a non-canonical message is unreachable with canonical input")},
+    "OpenAIChatAdapter.parse_call": {
+        16: (_E, "OpenAI always sends function.name in a complete response"),
+        18: (_E, "same as 16"), 21: (_E, "same as 16")},
+    "OpenAIChatAdapter.parse_finish": {
+        3: (_G, "no case sends an unknown finish_reason"), 5: (_G, "same as 3"),
+        6: (_G, "same as 3"), 7: (_G, "same as 3")},
+    "OpenAIChatAdapter.parse_response": {
+        8: (_G, "no case answers 200 with a body without choices[0].message"),
+        20: (_G, "ChatResponse.model is never checked"), 25: (_G, "same as 20"),
+        38: (_G, "same as 20"), 39: (_G, "same as 20"), 40: (_G, "same as 20")},
+    "OpenAIChatAdapter.raise_for_error": {
+        **{n: (_O, "the error still carries the provider's message (the whole body)")
+           for n in (5, 6, 7, 8, 9, 10)},
+        **{n: (_G, "no case sends a non-JSON error body (a proxy's HTML 502)")
+           for n in (11, 12, 13, 14, 40, 43, 46)},
+        **{n: (_O, ("ProviderError fields (status, type, code, param, body) are optional in "
+                    "the contract")) for n in (16, 17, 18, 19, 20, 22, 23, 24, 25, 26, 31, 32, 33,
+                                             34, 35, 36, 37, 38, 39, 41, 42, 44, 45)},
+        47: (_E, "error bodies of the kit are shorter than 500 characters")},
+    "StreamAccumulator.__init__": {
+        4: (_E, "finish is always set by a finish_reason chunk before it is read"),
+        5: (_E, "every OpenAI stream the kit sends carries a usage chunk"),
+        6: (_E, "done=None is falsy like False")},
+    "_Slot.__init__": {2: (_E, "'' and None both mean 'no fragment yet' to the code that reads it")},
+    "StreamAccumulator.add_fragment": {
+        **{n: (_E, "id/name set twice: the next line repairs the slot")
+           for n in (22, 23, 27, 28, 29, 36, 37, 38)},
+        **{n: (_G, ("ToolCallDelta id/name/arguments_delta are never checked (only the "
+                    "complete calls)")) for n in (48, 49, 52, 53, 54, 55, 56, 57, 59)}},
+    "StreamAccumulator.feed_line": {
+        7: (_G, "no case sends 'data:' without a space (allowed by SSE)"),
+        **{n: (_O, "StreamError fields and message fallback: the message is still surfaced")
+           for n in (23, 24, 25, 27, 28, 29, 31, 32, 34, 35, 36, 37, 38, 39, 40, 41, 42)}},
+    "StreamAccumulator.close": {
+        n: (_O, "wording of the IncompleteStreamError message") for n in (2, 4, 5, 6, 7, 8, 9,
+                                                                          10, 11, 12)},
+    "StreamAccumulator.finish_events": {16: (_E, "names always arrive in OpenAI streams")},
+}
+
+
+def verdict(function: str, mutant: str) -> tuple[str, str]:
+    number = int(mutant.rpartition("__mutmut_")[2])
+    return VERDICTS.get(function, {}).get(number, ("unclassified", "not in docs/mutation.md"))
+
+
+def main() -> int:
+    from pytest_toolcall.mutation import MutationRun, render_text, run_mutation
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--source", default="pytest_toolcall/reference/openai.py")
+    parser.add_argument("--cases", default="wire.*,stream.*")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    parser.add_argument("--json", default=None, help="write the figures here")
+    parser.add_argument("--verbose", action="store_true", help="print every escape's diff")
+    args = parser.parse_args()
+
+    started = time.perf_counter()
+    result = run_mutation(MutationRun(root=REPO, files=[str(REPO / args.source)],
+                                      providers=["openai"], cases=args.cases.split(","),
+                                      jobs=args.jobs))
+    wall = time.perf_counter() - started
+    if args.verbose:
+        print(render_text(result))
+        print()
+    rows = [(e, *verdict(e.function, e.mutant)) for e in result.escapes]
+    tally = {k: sum(1 for _, v, _ in rows if v == k)
+             for k in (_E, _O, _G, "unclassified")}
+    n = result.tested
+    print(f"source: {args.source}; cases: {args.cases} ({len(result.cases)} ran); "
+          f"jobs: {args.jobs}; cpus: {os.cpu_count()}")
+    print(result.headline())
+    print(f"raw kill rate: {result.caught}/{n} = {result.caught / n:.1%}")
+    print(f"survivors: {tally[_E]} equivalent, {tally[_O]} outside the contract, {tally[_G]} gap, "
+          f"{tally['unclassified']} unclassified")
+    strict = n - tally[_E]
+    contract = n - tally[_E] - tally[_O]
+    rate_strict = result.caught / strict
+    rate_contract = result.caught / contract
+    print(f"kill rate of non-equivalent mutants (outside-the-contract survivors counted as "
+          f"escapes): {result.caught}/{strict} = {rate_strict:.1%}")
+    print(f"kill rate of mutants the ChatAdapter contract can see: {result.caught}/{contract} = "
+          f"{rate_contract:.1%}  (target >= {TARGET_RATE:.0%}: "
+          f"{'PASS' if rate_contract >= TARGET_RATE else 'MISS'})")
+    per_second = n / wall
+    print(f"speed: mutmut's mutant phase {result.mutants_per_second} mutants/s; whole run "
+          f"{n} mutants in {wall:.1f} s = {per_second:.1f} mutants/s (mutmut {result.mutmut_seconds:.1f} s)"
+          f"  (target >= {TARGET_SPEED:g}/s on 2 cores, mutant phase: "
+          f"{'PASS' if (result.mutants_per_second or 0) >= TARGET_SPEED else 'MISS'})")
+    print()
+    print("survivors:")
+    for escape, kind, reason in rows:
+        print(f"  {kind:<12} {escape.mutant.rpartition('.')[2]:<55} {escape.file}:{escape.line}"
+              f"  {reason}")
+    if args.json:
+        Path(args.json).write_text(json.dumps({
+            "mutants": n, "caught": result.caught, "escapes": len(result.escapes),
+            "tally": tally, "kill_rate_raw": result.caught / n,
+            "kill_rate_non_equivalent": rate_strict, "kill_rate_contract": rate_contract,
+            "mutmut_mutants_per_second": result.mutants_per_second,
+            "whole_run_mutants_per_second": per_second, "seconds": wall,
+            "survivors": [{"mutant": e.mutant, "line": e.line, "verdict": k, "reason": r}
+                          for e, k, r in rows]}, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
