@@ -74,6 +74,16 @@ CASES: list[Case] = [
         checks=(matches_script,),
     ),
     case(
+        id="stream.sse_data_without_space",
+        title="SSE lines without the space after 'data:' are read",
+        why="The SSE spec makes the space after the colon optional and OpenAI-compatible "
+            "servers omit it; an adapter that cuts a fixed 'data: ' prefix loses the first "
+            "character of every event and fails to parse the stream.",
+        dialects=TEXT_ARGUMENTS,
+        steps=_stream(_turn(PARIS_TOKYO_TIME[:2], text="Checking.", quirks={"data_no_space"})),
+        checks=(matches_script,),
+    ),
+    case(
         id="stream.call_in_role_chunk",
         dialects=TEXT_ARGUMENTS,
         title="A tool call that starts in the role chunk is not lost",

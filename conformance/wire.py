@@ -5,7 +5,7 @@ from __future__ import annotations
 from pytest_toolcall.cases import Case, ErrorReply, ScriptedCall, Turn, check
 from pytest_toolcall.checks import error_surfaced, matches_script, usage_reported, wire_request
 from pytest_toolcall.errors import ConformanceFailure
-from pytest_toolcall.model import AssistantMessage, NamedToolChoice, ToolMessage
+from pytest_toolcall.model import AssistantMessage, NamedToolChoice, ToolMessage, UserMessage
 from pytest_toolcall.runner import CaseRun
 
 from ._common import (
@@ -72,6 +72,20 @@ def _history_intact(run: CaseRun) -> None:
 
 
 history_intact = check("wire.history.passthrough")(_history_intact)
+
+
+def _messages_intact(run: CaseRun) -> None:
+    """Every message of the request reaches the provider: role and text, in order."""
+    for record in run.steps:
+        want = [(m.role, getattr(m, "content", None) or None)
+                for m in record.step.request.messages]
+        got = [(m.role, getattr(m, "content", None) or None)
+               for m in wire_request(run, record.index).messages]
+        if want != got:
+            raise ConformanceFailure(
+                "wire.history.messages", f"step {record.index + 1}: the conversation on the wire "
+                "is not the conversation of the request", expected=want, got=got,
+                hint="translate every message, including assistant messages without tool calls")
 
 
 @check("wire.replay.arguments_json")
@@ -247,6 +261,28 @@ CASES: list[Case] = [
                     "messages resulted in 131072 tokens. Please reduce the length of the "
                     "messages.")), expect="error"),
         checks=(error_surfaced(must_contain="maximum context length is 128000 tokens"),),
+    ),
+    case(
+        id="wire.error_not_json",
+        title="An error page that is not JSON (a gateway's 502) raises a typed error",
+        why="Proxies and gateways answer with HTML; an adapter that json-decodes every error "
+            "body crashes with a JSONDecodeError that hides the status and the page's words.",
+        steps=one_step(Turn(error=ErrorReply(
+            status=502, raw_body="<html><head><title>502 Bad Gateway</title></head><body>"
+                                 "<center><h1>502 Bad Gateway</h1></center></body></html>")),
+            expect="error"),
+        checks=(error_surfaced(must_contain="502"),),
+    ),
+    case(
+        id="wire.assistant_text_replayed",
+        title="Earlier assistant answers (text only) are sent back with the conversation",
+        why="Adapters that translate only the tool-call parts of history drop the model's own "
+            "earlier answers; the provider accepts the request and the model loses context.",
+        steps=one_step(_TEXT, request(
+            UserMessage(content="Is it warm in Paris?"),
+            AssistantMessage(content="Yes: 21°C and sunny."),
+            UserMessage(content="And in Tokyo?"))),
+        checks=(check("wire.history.messages")(_messages_intact), matches_script),
     ),
     case(
         id="wire.usage",

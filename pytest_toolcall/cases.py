@@ -56,6 +56,7 @@ QUIRKS = {
     "index_stuck_at_zero": "every call is sent with index 0",
     "response_failed": "openai-responses: a stream's error comes as response.failed, not error",
     "no_ids": "tool calls carry no id",
+    "data_no_space": "SSE lines read 'data:{...}' without the space the spec makes optional",
     "ndjson_no_final_newline": "ollama: the last NDJSON line of the stream has no trailing newline",
     "call_in_role_chunk": "the first tool-call fragment comes in the same chunk as the role "
                           "(what real OpenAI streams mostly do)",
@@ -91,6 +92,8 @@ class ErrorReply(BaseModel):
     type: str = "invalid_request_error"
     code: str | None = None
     param: str | None = None
+    #: send this text as the body instead of the provider's JSON error (a proxy's HTML page)
+    raw_body: str | None = None
 
 
 class StreamPlan(BaseModel):
@@ -161,7 +164,7 @@ class Case(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
 
     id: str
-    contract: Literal["chat", "loop", "history"] = "chat"
+    contract: Literal["chat", "loop", "history", "fallback"] = "chat"
     title: str = Field(min_length=1)
     why: str = Field(min_length=1)
     dialects: tuple[str, ...] = ("*",)
@@ -172,6 +175,8 @@ class Case(BaseModel):
     loop: Any = None
     #: history cases: a HistoryScript
     history: Any = None
+    #: fallback (structured output) cases: a FallbackScript
+    fallback: Any = None
     checks: tuple[Any, ...] = ()
     live: bool = False
 
@@ -206,6 +211,12 @@ class Case(BaseModel):
                              f"profile returning one, got {self.loop!r}")
         if self.contract == "history" and not isinstance(self.history, HistoryScript):
             raise ValueError(f"a history case needs history=HistoryScript(...), got {self.history!r}")
+        if self.contract == "fallback":
+            from .fallbackrun import FallbackScript
+
+            if not isinstance(self.fallback, FallbackScript):
+                raise ValueError("a fallback case needs fallback=FallbackScript(...), got "
+                                 f"{self.fallback!r}")
         if self.contract != "chat" and self.steps:
             raise ValueError(f"steps belong to chat cases; a {self.contract} case has a script")
         return self

@@ -1038,3 +1038,43 @@ __all__ = sorted(
     if isinstance(value, type) and issubclass(value, OpenAIChatAdapter)
     and value is not OpenAIChatAdapter
 )
+
+
+# == gaps found by the mutation self-check ========================================================
+
+
+class JsonDecodesEveryErrorBody(OpenAIChatAdapter):
+    """Every error body is json-decoded, unguarded: a gateway's HTML 502 page crashes the
+    adapter with a JSONDecodeError instead of a typed error carrying the status."""
+
+    def raise_for_error(self, response: httpx.Response, body: bytes) -> None:
+        if response.status_code < 400:
+            return
+        error = json.loads(body)["error"]
+        raise ProviderError(str(error.get("message")), status=response.status_code)
+
+
+class DropsTextOnlyAssistant(OpenAIChatAdapter):
+    """Only the tool-call parts of the history are translated: an earlier assistant answer
+    without tool calls is left out, silently (the provider accepts the shorter request)."""
+
+    def build_body(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
+        body = super().build_body(request, stream=stream)
+        body["messages"] = [m for m in body["messages"]
+                            if m["role"] != "assistant" or m.get("tool_calls")]
+        return body
+
+
+class _FixedPrefixAcc(_Acc):
+    def feed_line(self, line: str) -> Any:
+        if line.startswith("data:") and not self.done:
+            line = "data: " + line[len("data: "):]  # "cut the prefix": assumes the space
+        return super().feed_line(line)
+
+
+class FixedDataPrefix(OpenAIChatAdapter):
+    """Cuts a fixed six-character 'data: ' prefix off every SSE line; a server that writes
+    'data:{...}' (legal SSE) loses the first character of each event."""
+
+    def new_accumulator(self) -> StreamAccumulator:
+        return _FixedPrefixAcc(self)

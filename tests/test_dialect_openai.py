@@ -58,6 +58,7 @@ REJECTIONS: list[tuple[str, Any, dict[str, Any]]] = [
         "using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was "
         "sent was not valid JSON.)")),
     ("model.missing", {"messages": [USER]}, error("you must provide a model parameter")),
+    ("model.missing", body(model=None), error("you must provide a model parameter")),
     ("messages.missing", {"model": "m"}, error(
         "Missing required parameter: 'messages'.", "messages", "missing_required_parameter")),
     ("type", body("hi"), error(
@@ -168,6 +169,11 @@ REJECTIONS: list[tuple[str, Any, dict[str, Any]]] = [
          {"id": "a", "type": "function", "function": {"arguments": "{}"}}]}]),
      error("Missing required parameter: 'messages[1].tool_calls[0].function.name'.",
            "messages[1].tool_calls[0].function.name", "missing_required_parameter")),
+    ("messages.tool_calls.type",
+     body([USER, {"role": "assistant", "tool_calls": [
+         {"id": "a", "type": "tool", "function": {"name": "f", "arguments": "{}"}}]}]),
+     error("Invalid value: 'tool'. Supported values are: 'function' and 'custom'.",
+           "messages[1].tool_calls[0].type", "invalid_value")),
     ("messages.tool_calls.function.arguments",
      body([USER, {"role": "assistant", "tool_calls": [
          {"id": "a", "type": "function", "function": {"name": "f"}}]}]),

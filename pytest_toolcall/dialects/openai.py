@@ -95,7 +95,7 @@ class OpenAIChat:
                           "likely means you aren't using your HTTP library correctly. The OpenAI "
                           "API expects a JSON payload, but what was sent was not valid JSON.)",
                           rule="body.json")
-        if "model" not in body:
+        if not isinstance(body.get("model"), str) or not body["model"]:
             return _error(400, "you must provide a model parameter", rule="model.missing")
         messages = body.get("messages")
         if messages is None:
@@ -281,6 +281,10 @@ class OpenAIChat:
                               rule=f"messages.tool_calls.{field}")
         if not isinstance(call["id"], str):
             return _type_error(f"{where}.id", "a string", call["id"])
+        if call["type"] != "function":
+            return _error(400, f"Invalid value: '{call['type']}'. Supported values are: "
+                          "'function' and 'custom'.", param=f"{where}.type",
+                          code="invalid_value", rule="messages.tool_calls.type")
         function = call["function"]
         if not isinstance(function, Mapping) or not isinstance(function.get("name"), str):
             return _error(400, f"Missing required parameter: '{where}.function.name'.",
@@ -413,6 +417,8 @@ class OpenAIChat:
         if include_usage and turn.usage is not None:
             chunks.append(dict(base, choices=[], usage=_usage(turn)))
         events = [_sse(c) for c in chunks] + [b"data: [DONE]\n\n"]
+        if "data_no_space" in quirks:
+            events = [b"data:" + e[len(b"data: "):] for e in events]
         # chunk 0 is the role chunk; error_after / truncate_after count the events after it
         if plan.error_after is not None:
             _, err = self.encode_error(plan.error)

@@ -151,6 +151,10 @@ class FakeProvider:
                                           "scripted for this request", "type": "server_error"}}
             return self._send_json(exchange, status, err)
         if turn.error is not None:
+            if turn.error.raw_body is not None:  # not the provider speaking: a proxy, a gateway
+                payload = turn.error.raw_body.encode()
+                exchange.status, exchange.chunks = turn.error.status, [payload]
+                return turn.error.status, {"content-type": "text/html; charset=utf-8"}, [payload]
             status, err = dialect.encode_error(turn.error)
             return self._send_json(exchange, status, err)
         if dialect.wants_stream(exchange.json, path):
