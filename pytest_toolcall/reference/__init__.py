@@ -52,4 +52,6 @@ def reference_profile(provider: str) -> Any:
 
     module, _ = _ADAPTERS.get(provider, ("", ""))
     overrides = getattr(import_module(f"{__name__}.{module}"), "PROFILE", {}) if module else {}
-    return Profile(name=f"reference {provider}", **overrides)
+    # the kit's scripted tools answer at once; a short tool timeout keeps the hung-tool and
+    # parallel cases (whose sleeps scale with it) fast across the whole dialect matrix
+    return Profile(name=f"reference {provider}", **{"tool_timeout": 0.2, **overrides})
