@@ -15,7 +15,7 @@ from importlib.util import find_spec
 
 from pytest_toolcall.cases import Case
 
-FAMILIES = ("wire", "stream", "loop", "history")
+FAMILIES = ("wire", "stream", "loop", "history", "fallback")
 
 #: every module that may hold built-in cases, in catalogue order; each has a ``CASES`` list
 MODULES = ("wire", "stream", "loop", "history", "fallback",

@@ -78,7 +78,8 @@ ADAPTER_KEY = pytest.StashKey[tuple[Any, Any, list[str]]]()
 
 #: the fixture that provides what each contract tests, and how the summary names it
 SUBJECTS = {"chat": ("toolcall_adapter", "adapter"), "loop": ("toolcall_loop", "tool loop"),
-            "history": ("toolcall_history", "history builder")}
+            "history": ("toolcall_history", "history builder"),
+            "fallback": ("toolcall_structured", "structured output")}
 
 
 def _run(request: pytest.FixtureRequest, case: Case, **kwargs: Any) -> None:
@@ -114,7 +115,15 @@ def _suite_history_case(request: pytest.FixtureRequest, toolcall_case: Case,
     _run(request, toolcall_case)
 
 
-_BODIES = {"chat": _suite_case, "loop": _suite_loop_case, "history": _suite_history_case}
+def _suite_fallback_case(request: pytest.FixtureRequest, toolcall_case: Case,
+                         toolcall_structured: Any, toolcall_profile: Any,
+                         toolcall_provider: str) -> None:
+    """Run one structured-output (fallback) case."""
+    _run(request, toolcall_case, dialect=toolcall_provider)
+
+
+_BODIES = {"chat": _suite_case, "loop": _suite_loop_case, "history": _suite_history_case,
+           "fallback": _suite_fallback_case}
 
 
 def check_subject(contract: str, subject: Any, profile: Any) -> list[str]:
@@ -125,6 +134,10 @@ def check_subject(contract: str, subject: Any, profile: Any) -> list[str]:
         from .looprun import loop_interfaces
 
         return list(loop_interfaces(subject, profile))
+    if contract == "fallback":
+        from .fallbackrun import fallback_interfaces
+
+        return list(fallback_interfaces(subject, profile))
     if not callable(getattr(subject, "build", None)):
         raise UsageError(f"the toolcall_history fixture returned a {type(subject).__name__}, "
                          "which is not a HistoryBuilder: it needs build(stored)")
@@ -185,7 +198,8 @@ class CaseItem(pytest.Function):
         # Not "wire.single_call[openai]": pytest -v turns the dots of a domain that ends the node
         # id into "::" (it takes them for a module path) and would print a misleading id.
         case = self.stash[CASE_KEY]
-        return Path(__file__), None, f"{case.id} ({self.stash[PROVIDER_KEY]})"
+        # a line number, not None: pytest asserts one when a fixture skips the item
+        return Path(__file__), 0, f"{case.id} ({self.stash[PROVIDER_KEY]})"
 
 
 def _describe(adapter: Any) -> str:

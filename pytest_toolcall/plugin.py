@@ -18,7 +18,7 @@ from .dialects import DIALECT_NAMES
 
 TRANSPORTS = ("inprocess", "loopback")
 LOOP_MODELS = ("inprocess", "fake")
-pytest_plugins = ["pytest_toolcall.report_plugin"]  # --toolcall-report, the gate
+pytest_plugins = ["pytest_toolcall.report_plugin", "pytest_toolcall.cassettes_plugin"]  # --toolcall-report, the gate
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -274,6 +274,15 @@ def toolcall_loop(toolcall_profile: Any) -> Any:
     from .reference.loop import ReferenceToolLoop
 
     return ReferenceToolLoop.from_profile(make_profile(toolcall_profile))
+
+
+@pytest.fixture
+def toolcall_structured(toolcall_profile: Any) -> Any:
+    """The structured output (tool -> json -> text fallback) under test. Override it to test
+    yours; the default is the reference implementation."""
+    from .reference.fallback import ReferenceStructuredOutput
+
+    return ReferenceStructuredOutput()
 
 
 @pytest.fixture

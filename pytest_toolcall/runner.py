@@ -96,6 +96,10 @@ def run_case(case: Case, adapter: Any, profile: Profile, endpoint: Endpoint | No
         if case.contract == "loop":
             return run_loop(case, adapter, profile, dialect=name,
                             model_mode=loop_model)  # type: ignore[arg-type]
+        if case.contract == "fallback":
+            from .fallbackrun import run_fallback
+
+            return run_fallback(case, adapter, profile, dialect=name)
         return [run_history(case, adapter, profile)]
     if endpoint is None:
         raise UsageError(f"case {case.id} tests a chat adapter: pass the endpoint it is wired to")
