@@ -107,7 +107,9 @@ CASES: list[Case] = [
         dialects=(*TEXT_ARGUMENTS, "openai-responses"),
         title="Calls that all arrive at index 0, with distinct ids, stay separate",
         why="ollama #15457 / litellm #33678: OpenAI-compatible servers send every call at index "
-            "0; keyed on index alone they merge into {\"path\":\"a\"}{\"path\":\"b\"}.",
+            "0; keyed on index alone they merge into {\"path\":\"a\"}{\"path\":\"b\"}. "
+            "On the Responses wire the same merge follows from keying on output_index (litellm "
+            "#21331: a stream bridge put every parallel call on index 0).",
         steps=_stream(_turn(PARIS_TOKYO_TIME, quirks={"index_stuck_at_zero"})),
         checks=(matches_script,),
     ),

@@ -21,11 +21,8 @@ WIRE_MD = ROOT.parent / "shared" / "WIRE.md"
 #: §6 reports with a control and a citing case, but no control that is run against a case citing
 #: the same report. Reported to the lead; the test below fails when one gets joined, so the entry
 #: is removed then.
-KNOWN_UNJOINED = {
-    # KeysOnOutputIndexOnly is run against stream.index_stuck_at_zero (whose why cites ollama
-    # #15457 / litellm #33678); stream.responses_output_index cites #21331 and passes the control
-    bugs.Ref("litellm", 21331),
-}
+#: controls citing a report that are not run against a case citing it (none at present)
+KNOWN_UNJOINED: set[bugs.Ref] = set()
 
 
 @pytest.fixture(scope="module")

@@ -82,9 +82,13 @@ class MyOpenAIAdapter:
                 body["parallel_tool_calls"] = request.parallel_tool_calls
         REQUESTS.append(body)
         response = self.client.post(self.url, headers=self.headers, json=body)
-        data = response.json()
         if response.status_code >= 400:
-            raise ProviderError(data["error"]["message"], status=response.status_code)
+            try:
+                words = response.json()["error"]["message"]
+            except ValueError:  # not JSON: a gateway's page
+                words = response.text
+            raise ProviderError(words, status=response.status_code)
+        data = response.json()
         message, usage = data["choices"][0]["message"], data.get("usage") or {}
         calls = [ToolCall.from_raw(id=c["id"], name=c["function"]["name"],
                                    arguments=c["function"]["arguments"])

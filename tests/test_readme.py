@@ -123,8 +123,8 @@ def test_readme_numbers_match_the_suite() -> None:
     text = " ".join(README.split())  # line wrapping does not matter
     assert (f"passes all {n['wire']} `wire` cases and skips the {n['stream']} `stream` cases"
             in text)
-    assert (f"with {total} cases in four families: {n['wire']} `wire`, {n['stream']} `stream`, "
-            f"{n['loop']} `loop` and {n['history']} `history`") in text
+    assert (f"with {total} cases in five families: {n['wire']} `wire`, {n['stream']} `stream`, "
+            f"{n['loop']} `loop`, {n['history']} `history` and {n['fallback']} `fallback`") in text
     quickstart = " ".join((ROOT / "docs" / "quickstart.md").read_text(encoding="utf-8").split())
     assert f"({total} cases today)" in quickstart
 
