@@ -223,7 +223,12 @@ def test_xdist_report_equals_the_serial_one(rich: pytest.Pytester) -> None:
     serial_doc, serial_md, serial_badge = read_reports(rich.path / "serial")
     xdist_doc, xdist_md, xdist_badge = read_reports(rich.path / "xdist")
     assert len(xdist_doc["cases"]) == len(serial_doc["cases"]) > 10
-    assert without_timings(xdist_doc) == without_timings(serial_doc)
+    a, b = without_timings(xdist_doc), without_timings(serial_doc)
+    differing = [(x.get("id"), x.get("provider"), k, x.get(k), y.get(k))
+                 for x, y in zip(a["cases"], b["cases"]) for k in set(x) | set(y)
+                 if x.get(k) != y.get(k)]
+    assert not differing, f"per-case differences (xdist, serial): {differing[:5]}"
+    assert a == b
     assert xdist_md == serial_md and xdist_badge == serial_badge
     # workers wrote nothing: the serial run and the xdist controller are the only writers
     writers = (rich.path / "writers.log").read_text().split()

@@ -1,0 +1,329 @@
+"""The pytest side of cassettes: options, fixtures and hooks. Logic lives in ``cassettes.py``
+(the only module that imports vcrpy) and ``live.py``.
+
+Precedence: fixture override in conftest.py > command-line option > ini setting > default, for
+the cassette directory (``toolcall_cassette_dir``); options > ini > default for the rest.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .cassettes import CHUNKINGS, MISSING_POLICIES, RECORD_MODES
+
+#: --toolcall-record-mode needs the network in these modes (once: only without a cassette)
+_NETWORK_MODES = ("new_episodes", "all")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("toolcall")
+    group.addoption(
+        "--toolcall-live", dest="toolcall_live", action="store_true", default=None,
+        help="run the live cases (live.*) against the real provider or its cassette instead of "
+             "the fake: keys from OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY / "
+             "GOOGLE_API_KEY (ini: toolcall_live)")
+    group.addoption(
+        "--toolcall-record-mode", dest="toolcall_record_mode", default=None, choices=RECORD_MODES,
+        help="live cases: 'none' replays cassettes with the network blocked (default); 'once' "
+             "records missing cassettes; 'new_episodes' adds new requests; 'all' re-records "
+             "(ini: toolcall_record_mode)")
+    group.addoption(
+        "--toolcall-cassette-dir", dest="toolcall_cassette_dir", default=None, metavar="DIR",
+        help="where cassettes (<provider>/<case id>.yaml) and request snapshots "
+             "(requests/<provider>/<case id>.json) live; default 'cassettes' under the rootdir "
+             "(ini: toolcall_cassette_dir; the toolcall_cassette_dir fixture overrides both)")
+    group.addoption(
+        "--toolcall-base-url", dest="toolcall_base_url", action="append", default=None,
+        metavar="NAME=URL",
+        help="live cases: send provider NAME's requests to URL (a local Ollama or vLLM, a "
+             "proxy); repeatable (ini: toolcall_base_url, one NAME=URL per line)")
+    group.addoption(
+        "--toolcall-model", dest="toolcall_model", action="append", default=None,
+        metavar="NAME=MODEL",
+        help="live cases: the model to ask for provider NAME (default: the adapter's) "
+             "(ini: toolcall_model)")
+    group.addoption(
+        "--toolcall-missing-cassette", dest="toolcall_missing_cassette", default=None,
+        choices=MISSING_POLICIES,
+        help="live case without a cassette in replay: 'fail' (default) or 'skip'; both print "
+             "the command that records it (ini: toolcall_missing_cassette)")
+    group.addoption(
+        "--toolcall-replay-chunking", dest="toolcall_replay_chunking", default=None,
+        choices=CHUNKINGS,
+        help="how a replayed stream is cut: 'seeded' (default), 'realistic', 'bytewise' or "
+             "'recorded' (one piece, as vcrpy would) (ini: toolcall_replay_chunking)")
+    group.addoption(
+        "--toolcall-snapshot-update", dest="toolcall_snapshot_update", action="store_true",
+        default=False,
+        help="write the request snapshots (requests/<provider>/<case id>.json) of the cases run, "
+             "creating missing ones; without it existing snapshots are checked")
+    parser.addini("toolcall_live", "default for --toolcall-live", type="bool", default=False)
+    parser.addini("toolcall_record_mode", "default for --toolcall-record-mode", default="none")
+    parser.addini("toolcall_cassette_dir", "default for --toolcall-cassette-dir", default="")
+    parser.addini("toolcall_base_url", "default for --toolcall-base-url", type="linelist",
+                  default=[])
+    parser.addini("toolcall_model", "default for --toolcall-model", type="linelist", default=[])
+    parser.addini("toolcall_missing_cassette", "default for --toolcall-missing-cassette",
+                  default="fail")
+    parser.addini("toolcall_replay_chunking", "default for --toolcall-replay-chunking",
+                  default="seeded")
+
+
+def _choice(config: pytest.Config, name: str, choices: tuple[str, ...]) -> str:
+    value = config.getoption(name)
+    value = str(value if value is not None else config.getini(name))
+    if value not in choices:
+        raise pytest.UsageError(f"{name} = {value!r}: use one of {', '.join(choices)}")
+    return value
+
+
+def _pairs(config: pytest.Config, name: str) -> dict[str, str]:
+    from .dialects import DIALECT_NAMES
+
+    raw = config.getoption(name) or config.getini(name) or []
+    pairs = {}
+    for item in raw:
+        provider, sep, value = str(item).partition("=")
+        if not sep or not value or provider not in DIALECT_NAMES:
+            raise pytest.UsageError(
+                f"--{name.replace('_', '-')}: expected NAME=VALUE with NAME one of "
+                f"{', '.join(DIALECT_NAMES)}, got {item!r}")
+        pairs[provider] = value
+    return pairs
+
+
+def live_mode(config: pytest.Config) -> bool:
+    option = config.getoption("toolcall_live")
+    return bool(option if option is not None else config.getini("toolcall_live"))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    _choice(config, "toolcall_record_mode", RECORD_MODES)
+    _choice(config, "toolcall_missing_cassette", MISSING_POLICIES)
+    _choice(config, "toolcall_replay_chunking", CHUNKINGS)
+    _pairs(config, "toolcall_base_url")
+    _pairs(config, "toolcall_model")
+    config.pluginmanager.register(_LiveRunner(), "toolcall-live-runner")
+
+
+def pytest_toolcall_cases(config: pytest.Config) -> Any:
+    """The live subset joins the suite only with --toolcall-live."""
+    if not live_mode(config):
+        return []
+    from .live import live_cases
+
+    return live_cases()
+
+
+# -- fixtures -----------------------------------------------------------------------------------
+@pytest.fixture
+def toolcall_cassette_dir(request: pytest.FixtureRequest) -> Path:
+    """Where cassettes and request snapshots live. Override it in conftest.py to move them."""
+    config = request.config
+    value = config.getoption("toolcall_cassette_dir") or config.getini("toolcall_cassette_dir")
+    path = Path(str(value)) if value else Path("cassettes")
+    return path if path.is_absolute() else config.rootpath / path
+
+
+@pytest.fixture
+def toolcall_cassette_config() -> dict[str, Any]:
+    """Replay and matching settings; override to change them: ``ignore_body_keys`` (top-level
+    request keys left out of matching), ``secrets`` (more values to redact), ``seed`` (for
+    seeded re-chunking). Redaction itself cannot be turned off."""
+    return {"ignore_body_keys": (), "secrets": (), "seed": 0}
+
+
+def _case(request: pytest.FixtureRequest) -> Any:
+    from ._suite import CASE_KEY
+
+    return request.node.stash.get(CASE_KEY, None)
+
+
+@pytest.fixture
+def toolcall_endpoint(toolcall_endpoint: Any, request: pytest.FixtureRequest,
+                      toolcall_provider: str, toolcall_cassette_dir: Path,
+                      toolcall_cassette_config: dict[str, Any]) -> Iterator[Any]:
+    """Live items under --toolcall-live: the real service (recording) or the cassette
+    (replaying, network blocked); every other item keeps the fake provider's endpoint."""
+    case = _case(request)
+    if case is None or not case.live or not live_mode(request.config):
+        yield toolcall_endpoint
+        return
+    from .contracts import make_profile
+
+    profile = make_profile(request.getfixturevalue("toolcall_profile"))
+    for capability in sorted(case.required_capabilities()):
+        # before the cassette: nothing to record or replay ('stream' may depend on the
+        # adapter, built from this endpoint: the runner checks it)
+        if capability != "stream" and not profile.claims(capability):
+            pytest.skip(f"the profile does not claim {capability!r}, which {case.id} needs")
+    with _live_endpoint(request, toolcall_provider, case.id, Path(toolcall_cassette_dir),
+                        toolcall_cassette_config) as ep:
+        yield ep
+
+
+class _Live:
+    """What the live runner needs besides the endpoint."""
+
+    def __init__(self, path: Path, hint: str, model: str | None) -> None:
+        self.path, self.hint, self.model = path, hint, model
+
+
+_LIVE_KEY = pytest.StashKey[_Live]()
+
+
+def _live_endpoint(request: pytest.FixtureRequest, provider: str, case_id: str, directory: Path,
+                   settings: dict[str, Any]) -> Any:
+    import contextlib
+
+    import httpx
+
+    from .cassettes import (
+        CassetteError,
+        Redactor,
+        ReplayTransport,
+        cassette_path,
+        load_cassette,
+        record_command,
+        vcr_context,
+    )
+    from .fake import Endpoint, FakeProvider
+    from .live import ACCESS, PLACEHOLDER_KEY, access
+
+    config = request.config
+    mode = _choice(config, "toolcall_record_mode", RECORD_MODES)
+    path = cassette_path(directory, provider, case_id)
+    info = ACCESS.get(provider)
+    key_hint = info.key_vars[0] if info and info.key_vars and info.key_required else None
+    base_urls = _pairs(config, "toolcall_base_url")
+    url_hint = (f" --toolcall-base-url={provider}={base_urls.get(provider, 'URL')}"
+                if provider in base_urls or not (info and info.base_url) else "")
+    hint = record_command(provider, case_id, key_hint=key_hint) + url_hint
+    redactor = Redactor(settings.get("secrets", ()))
+    ignore = tuple(settings.get("ignore_body_keys", ()))
+    exists = path.is_file()
+    if exists:
+        try:
+            load_cassette(path, provider)
+        except CassetteError as exc:
+            pytest.fail(f"pytest-toolcall could not use the cassette:\n  {exc}", pytrace=False)
+    request.node.stash[_LIVE_KEY] = _Live(path, hint, _pairs(config, "toolcall_model").get(provider))
+
+    @contextlib.contextmanager
+    def replay() -> Iterator[Any]:
+        cassette = load_cassette(path, provider)
+        transport = ReplayTransport(
+            cassette, chunking=_choice(config, "toolcall_replay_chunking", CHUNKINGS),
+            seed=int(settings.get("seed", 0)), ignore_body_keys=ignore, redactor=redactor,
+            record_hint=record_command(provider, case_id, mode="new_episodes",
+                                       key_hint=key_hint) + url_hint)
+        base = base_urls.get(provider) or (info.base_url if info else None) or "http://127.0.0.1"
+        endpoint = Endpoint(provider=provider, base_url=base.rstrip("/"),
+                            api_key=PLACEHOLDER_KEY, fake=FakeProvider(provider),
+                            transport=transport, async_transport=transport)
+        # vcrpy in 'none' mode around it: a client that bypasses the endpoint's transport gets
+        # the cassette (in one piece) or a refusal, never the network
+        with vcr_context(path, "none", redactor, ignore):
+            yield endpoint
+        endpoint.close()
+
+    @contextlib.contextmanager
+    def record(base_url: str, key: str) -> Iterator[Any]:
+        endpoint = Endpoint(provider=provider, base_url=base_url, api_key=key,
+                            fake=FakeProvider(provider), transport=httpx.HTTPTransport(),
+                            async_transport=httpx.AsyncHTTPTransport())
+        with vcr_context(path, mode, redactor, ignore):
+            yield endpoint
+        endpoint.close()
+
+    needs_network = mode in _NETWORK_MODES or (mode == "once" and not exists)
+    if not needs_network:
+        if not exists:
+            message = (f"no cassette for {case_id} ({provider}) at {path}; replay mode (record "
+                       f"mode '{mode}') never reaches the network. Record it with: {hint}")
+            if _choice(config, "toolcall_missing_cassette", MISSING_POLICIES) == "skip":
+                pytest.skip(message)
+            pytest.fail(message, pytrace=False)
+        return replay()
+    reach = access(provider, os.environ, base_urls)
+    if isinstance(reach, str):
+        pytest.skip(reach)
+    return record(*reach)
+
+
+class _LiveRunner:
+    """Runs live items through :func:`pytest_toolcall.live.run_live` instead of the scripted
+    runner; checks request snapshots of the scripted items."""
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_pyfunc_call(self, pyfuncitem: pytest.Function) -> bool | None:
+        live = pyfuncitem.stash.get(_LIVE_KEY, None)
+        if live is None:
+            return None
+        from ._suite import ADAPTER_KEY, CASE_KEY
+        from .cassettes import unmatched_from_vcr
+        from .live import LiveSkip, run_live
+        from .runner import CaseSkipped
+
+        case = pyfuncitem.stash[CASE_KEY]
+        adapter, profile, interfaces = pyfuncitem.stash[ADAPTER_KEY]
+        for capability in sorted(case.required_capabilities()):
+            if not profile.claims(capability, adapter):
+                pytest.skip(f"the profile does not claim {capability!r}, which {case.id} needs")
+
+        def translate(error: BaseException) -> BaseException | None:
+            if type(error).__name__ == "CannotOverwriteExistingCassetteException":
+                return unmatched_from_vcr(error, live.path, live.hint)
+            return None
+
+        try:
+            run_live(case, adapter, profile, interfaces, model=live.model, on_error=translate)
+        except (LiveSkip, CaseSkipped) as skip:
+            pytest.skip(str(skip))
+        return True
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_call(self, item: pytest.Item) -> Any:
+        result = yield
+        if _LIVE_KEY not in item.stash:
+            _check_snapshot(item)
+        return result
+
+
+def _check_snapshot(item: pytest.Item) -> None:
+    from ._suite import CASE_KEY, PROVIDER_KEY
+
+    case = item.stash.get(CASE_KEY, None)
+    funcargs = getattr(item, "funcargs", {})
+    endpoint = funcargs.get("toolcall_endpoint")
+    if case is None or case.contract != "chat" or endpoint is None:
+        return
+    exchanges = getattr(endpoint, "exchanges", None)
+    if not exchanges:
+        return
+    from .cassettes import Redactor, check_snapshot, request_snapshot, snapshot_path
+
+    directory = funcargs.get("toolcall_cassette_dir")
+    settings = funcargs.get("toolcall_cassette_config") or {}
+    if directory is None:  # toolcall_endpoint overridden without ours: nothing to compare with
+        return
+    path = snapshot_path(directory, item.stash[PROVIDER_KEY], case.id)
+    text = request_snapshot(exchanges, Redactor(settings.get("secrets", ())))
+    diff = check_snapshot(path, text, update=bool(item.config.getoption("toolcall_snapshot_update")))
+    if diff:
+        from .errors import ConformanceFailure
+
+        provider = item.stash[PROVIDER_KEY]
+        failure = ConformanceFailure(
+            "request.snapshot", f"what the adapter sends for {case.id} changed since the "
+            f"snapshot {path} was written:\n{diff}",
+            expected=f"the requests in {path}", got="the requests above (+ lines)",
+            hint=f"if the change is intended, rewrite it: pytest --toolcall-provider={provider} "
+                 f"--toolcall-cases='{case.id}' --toolcall-snapshot-update")
+        failure.case_id, failure.provider = case.id, provider
+        raise failure
