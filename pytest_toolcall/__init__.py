@@ -16,6 +16,16 @@ from .errors import (
     UsageError,
 )
 from .fake import Endpoint, FakeProvider, serve
+from .fallback import AsyncStructuredOutput, FallbackRequest, FallbackResult, StructuredOutput
+from .loop import (
+    AsyncToolLoop,
+    HistoryBuilder,
+    LoopEvent,
+    LoopRequest,
+    LoopResult,
+    ToolError,
+    ToolLoop,
+)
 from .model import (
     AssistantMessage,
     ChatRequest,
@@ -40,6 +50,8 @@ __version__ = "0.1.0"
 __all__ = [
     "AssistantMessage",
     "AsyncChatAdapter",
+    "AsyncStructuredOutput",
+    "AsyncToolLoop",
     "Case",
     "CaseDefinitionError",
     "CaseRun",
@@ -50,8 +62,14 @@ __all__ = [
     "Endpoint",
     "ErrorReply",
     "FakeProvider",
+    "FallbackRequest",
+    "FallbackResult",
+    "HistoryBuilder",
     "IncompleteStreamError",
     "KitError",
+    "LoopEvent",
+    "LoopRequest",
+    "LoopResult",
     "NamedToolChoice",
     "Profile",
     "ProviderError",
@@ -60,11 +78,14 @@ __all__ = [
     "StreamDone",
     "StreamError",
     "StreamPlan",
+    "StructuredOutput",
     "SystemMessage",
     "TextDelta",
     "ToolCall",
     "ToolCallComplete",
     "ToolCallDelta",
+    "ToolError",
+    "ToolLoop",
     "ToolMessage",
     "ToolSpec",
     "ToolcallError",
