@@ -195,7 +195,7 @@ class SplitsEventsOnLfLf(GeminiAdapter):
 
     def stream(self, request: ChatRequest) -> Iterator[Any]:
         body = self.build_body(request, stream=True)
-        with self.client.stream("POST", self.url(request, stream=True), headers=self.headers,
+        with self.client.stream("POST", self.request_url(request, stream=True), headers=self.headers,
                                 json=body) as response:
             if response.status_code >= 400:
                 self.raise_for_error(response, response.read())
@@ -216,7 +216,7 @@ class ParsesEachRead(GeminiAdapter):
 
     def stream(self, request: ChatRequest) -> Iterator[Any]:
         body = self.build_body(request, stream=True)
-        with self.client.stream("POST", self.url(request, stream=True), headers=self.headers,
+        with self.client.stream("POST", self.request_url(request, stream=True), headers=self.headers,
                                 json=body) as response:
             if response.status_code >= 400:
                 self.raise_for_error(response, response.read())

@@ -10,7 +10,7 @@ turn go back in ONE user message, ``tool_result`` blocks first (``is_error`` fro
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Iterable, Iterator
+from collections.abc import Iterable
 from typing import Any
 
 import httpx
@@ -33,6 +33,7 @@ from ..model import (
     UserMessage,
     parse_arguments,
 )
+from ._http import HttpxAdapter
 
 __all__ = ["PROFILE", "AnthropicAdapter", "AnthropicStreamAccumulator"]
 
@@ -45,7 +46,7 @@ _FINISH = {"end_turn": "stop", "stop_sequence": "stop", "tool_use": "tool_calls"
 PROFILE: dict[str, Any] = {}
 
 
-class AnthropicAdapter:
+class AnthropicAdapter(HttpxAdapter):
     """Canonical requests to ``POST {base_url}/messages`` and back."""
 
     DEFAULT_MODEL = "claude-haiku-4-5"
@@ -197,42 +198,6 @@ class AnthropicAdapter:
 
     def new_accumulator(self) -> AnthropicStreamAccumulator:
         return AnthropicStreamAccumulator(self)
-
-    # -- the four entry points ----------------------------------------------------------------
-    def complete(self, request: ChatRequest) -> ChatResponse:
-        response = self.client.post(self.url, headers=self.headers,
-                                    json=self.build_body(request, stream=False))
-        self.raise_for_error(response, response.content)
-        return self.parse_response(response.json())
-
-    async def acomplete(self, request: ChatRequest) -> ChatResponse:
-        response = await self.async_client.post(self.url, headers=self.headers,
-                                                json=self.build_body(request, stream=False))
-        self.raise_for_error(response, response.content)
-        return self.parse_response(response.json())
-
-    def stream(self, request: ChatRequest) -> Iterator[Any]:
-        body = self.build_body(request, stream=True)
-        with self.client.stream("POST", self.url, headers=self.headers, json=body) as response:
-            if response.status_code >= 400:
-                self.raise_for_error(response, response.read())
-            acc = self.new_accumulator()
-            for line in response.iter_lines():
-                yield from acc.feed_line(line)
-            yield from acc.close()
-
-    async def astream(self, request: ChatRequest) -> AsyncIterator[Any]:
-        body = self.build_body(request, stream=True)
-        async with self.async_client.stream("POST", self.url, headers=self.headers,
-                                            json=body) as response:
-            if response.status_code >= 400:
-                self.raise_for_error(response, await response.aread())
-            acc = self.new_accumulator()
-            async for line in response.aiter_lines():
-                for event in acc.feed_line(line):
-                    yield event
-            for event in acc.close():
-                yield event
 
 
 def _all_results(content: Any) -> bool:

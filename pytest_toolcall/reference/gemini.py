@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import httpx
@@ -40,6 +40,7 @@ from ..model import (
     Usage,
     UserMessage,
 )
+from ._http import HttpxAdapter
 
 __all__ = ["PROFILE", "SYNTHETIC_ID_PREFIX", "GeminiAdapter", "StreamAccumulator"]
 
@@ -57,7 +58,7 @@ _FINISH = {"STOP": "stop", "MAX_TOKENS": "length", "SAFETY": "content_filter",
 _MODES = {"auto": "AUTO", "none": "NONE", "required": "ANY"}
 
 
-class GeminiAdapter:
+class GeminiAdapter(HttpxAdapter):
     """Canonical requests to ``POST {base_url}/models/{model}:generateContent`` and back."""
 
     DEFAULT_MODEL = "gemini-2.5-flash"
@@ -79,7 +80,7 @@ class GeminiAdapter:
         return cls(endpoint.base_url, endpoint.api_key, client=endpoint.client,
                    async_client=endpoint.async_client, **kwargs)
 
-    def url(self, request: ChatRequest, *, stream: bool) -> str:
+    def request_url(self, request: ChatRequest, *, stream: bool) -> str:
         model = request.model or self.model
         if stream:
             return f"{self.base_url}/models/{model}:streamGenerateContent?alt=sse"
@@ -231,44 +232,6 @@ class GeminiAdapter:
 
     def new_accumulator(self) -> StreamAccumulator:
         return StreamAccumulator(self)
-
-    # -- the four entry points ----------------------------------------------------------------
-    def complete(self, request: ChatRequest) -> ChatResponse:
-        response = self.client.post(self.url(request, stream=False), headers=self.headers,
-                                    json=self.build_body(request, stream=False))
-        self.raise_for_error(response, response.content)
-        return self.parse_response(response.json())
-
-    async def acomplete(self, request: ChatRequest) -> ChatResponse:
-        response = await self.async_client.post(self.url(request, stream=False),
-                                                headers=self.headers,
-                                                json=self.build_body(request, stream=False))
-        self.raise_for_error(response, response.content)
-        return self.parse_response(response.json())
-
-    def stream(self, request: ChatRequest) -> Iterator[Any]:
-        body = self.build_body(request, stream=True)
-        with self.client.stream("POST", self.url(request, stream=True), headers=self.headers,
-                                json=body) as response:
-            if response.status_code >= 400:
-                self.raise_for_error(response, response.read())
-            acc = self.new_accumulator()
-            for line in response.iter_lines():
-                yield from acc.feed_line(line)
-            yield from acc.close()
-
-    async def astream(self, request: ChatRequest) -> AsyncIterator[Any]:
-        body = self.build_body(request, stream=True)
-        async with self.async_client.stream("POST", self.url(request, stream=True),
-                                            headers=self.headers, json=body) as response:
-            if response.status_code >= 400:
-                self.raise_for_error(response, await response.aread())
-            acc = self.new_accumulator()
-            async for line in response.aiter_lines():
-                for event in acc.feed_line(line):
-                    yield event
-            for event in acc.close():
-                yield event
 
 
 class StreamAccumulator:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import AsyncIterator, Iterable, Iterator
+from collections.abc import Iterable
 from typing import Any
 
 import httpx
@@ -39,6 +39,7 @@ from ..model import (
     Usage,
     UserMessage,
 )
+from ._http import HttpxAdapter
 
 __all__ = ["PROFILE", "NdjsonAccumulator", "OllamaAdapter"]
 
@@ -48,7 +49,7 @@ PROFILE: dict[str, Any] = {"tool_choice": frozenset({"auto"}), "parallel_tool_ca
 _FINISH = {"stop": "stop", "length": "length"}
 
 
-class OllamaAdapter:
+class OllamaAdapter(HttpxAdapter):
     """Canonical requests to Ollama's native chat API and back."""
 
     DEFAULT_MODEL = "llama3.2"
@@ -169,43 +170,6 @@ class OllamaAdapter:
 
     def new_accumulator(self) -> NdjsonAccumulator:
         return NdjsonAccumulator(self)
-
-    # -- the four entry points ----------------------------------------------------------------
-    def complete(self, request: ChatRequest) -> ChatResponse:
-        response = self.client.post(self.url, headers=self.headers,
-                                    json=self.build_body(request, stream=False))
-        self.raise_for_error(response, response.content)
-        return self.parse_response(response.json())
-
-    async def acomplete(self, request: ChatRequest) -> ChatResponse:
-        response = await self.async_client.post(self.url, headers=self.headers,
-                                                json=self.build_body(request, stream=False))
-        self.raise_for_error(response, response.content)
-        return self.parse_response(response.json())
-
-    def stream(self, request: ChatRequest) -> Iterator[Any]:
-        body = self.build_body(request, stream=True)
-        with self.client.stream("POST", self.url, headers=self.headers, json=body) as response:
-            if response.status_code >= 400:
-                self.raise_for_error(response, response.read())
-            acc = self.new_accumulator()
-            # iter_lines joins lines cut across reads and yields a last line without "\n"
-            for line in response.iter_lines():
-                yield from acc.feed_line(line)
-            yield from acc.close()
-
-    async def astream(self, request: ChatRequest) -> AsyncIterator[Any]:
-        body = self.build_body(request, stream=True)
-        async with self.async_client.stream("POST", self.url, headers=self.headers,
-                                            json=body) as response:
-            if response.status_code >= 400:
-                self.raise_for_error(response, await response.aread())
-            acc = self.new_accumulator()
-            async for line in response.aiter_lines():
-                for event in acc.feed_line(line):
-                    yield event
-            for event in acc.close():
-                yield event
 
 
 class NdjsonAccumulator:

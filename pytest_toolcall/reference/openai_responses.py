@@ -18,7 +18,7 @@ Each step is a small method so that negative controls can break exactly one of t
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Iterable, Iterator
+from collections.abc import Iterable
 from typing import Any
 
 import httpx
@@ -40,6 +40,7 @@ from ..model import (
     Usage,
     UserMessage,
 )
+from ._http import HttpxAdapter
 
 __all__ = ["PROFILE", "OpenAIResponsesAdapter", "ResponsesStreamAccumulator"]
 
@@ -49,7 +50,7 @@ PROFILE: dict[str, Any] = {}
 _INCOMPLETE = {"max_output_tokens": "length", "content_filter": "content_filter"}
 
 
-class OpenAIResponsesAdapter:
+class OpenAIResponsesAdapter(HttpxAdapter):
     """Canonical requests to ``POST {base_url}/responses`` and back."""
 
     DEFAULT_MODEL = "gpt-4.1-mini"
@@ -190,42 +191,6 @@ class OpenAIResponsesAdapter:
 
     def new_accumulator(self) -> ResponsesStreamAccumulator:
         return ResponsesStreamAccumulator(self)
-
-    # -- the four entry points ----------------------------------------------------------------
-    def complete(self, request: ChatRequest) -> ChatResponse:
-        response = self.client.post(self.url, headers=self.headers,
-                                    json=self.build_body(request, stream=False))
-        self.raise_for_error(response, response.content)
-        return self.parse_response(response.json())
-
-    async def acomplete(self, request: ChatRequest) -> ChatResponse:
-        response = await self.async_client.post(self.url, headers=self.headers,
-                                                json=self.build_body(request, stream=False))
-        self.raise_for_error(response, response.content)
-        return self.parse_response(response.json())
-
-    def stream(self, request: ChatRequest) -> Iterator[Any]:
-        body = self.build_body(request, stream=True)
-        with self.client.stream("POST", self.url, headers=self.headers, json=body) as response:
-            if response.status_code >= 400:
-                self.raise_for_error(response, response.read())
-            acc = self.new_accumulator()
-            for line in response.iter_lines():
-                yield from acc.feed_line(line)
-            yield from acc.close()
-
-    async def astream(self, request: ChatRequest) -> AsyncIterator[Any]:
-        body = self.build_body(request, stream=True)
-        async with self.async_client.stream("POST", self.url, headers=self.headers,
-                                            json=body) as response:
-            if response.status_code >= 400:
-                self.raise_for_error(response, await response.aread())
-            acc = self.new_accumulator()
-            async for line in response.aiter_lines():
-                for event in acc.feed_line(line):
-                    yield event
-            for event in acc.close():
-                yield event
 
 
 class _Item:
