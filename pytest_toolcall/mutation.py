@@ -514,7 +514,7 @@ def mutmut_version() -> str:
 
         return version("mutmut")
     except Exception:  # noqa: BLE001 - not installed
-        raise UsageError("pytest-toolcall mutate needs mutmut 3: pip install 'mutmut>=3,<4'") \
+        raise UsageError("pytest-toolcall mutate needs mutmut 3: pip install 'pytest-toolcall[mutation]'") \
             from None
 
 
