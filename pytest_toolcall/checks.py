@@ -14,7 +14,14 @@ from typing import Any
 from .cases import Turn, check
 from .dialects import get_dialect
 from .errors import ConformanceFailure, KitError
-from .model import ChatResponse, StreamDone, ToolCall
+from .model import (
+    ChatResponse,
+    StreamDone,
+    ToolCall,
+    ToolCallComplete,
+    ToolCallDelta,
+    parse_arguments,
+)
 from .runner import CaseRun, StepRecord
 
 __all__ = [
@@ -116,6 +123,42 @@ def step_basics(run: CaseRun, record: StepRecord) -> None:
                 "stream.done_last", f"the stream of step {n} must end with exactly one "
                 "StreamDone event", expected="one StreamDone, last",
                 got=f"StreamDone at positions {dones} of {len(record.events)} events")
+
+
+def deltas_match_calls(record: StepRecord) -> None:
+    """ToolCallDelta events (optional) describe the calls completed: index, id, name, arguments.
+
+    A client that renders calls as they stream reads the deltas, not the completed calls; deltas
+    that disagree with them show the user one call and run another.
+    """
+    events = record.events or []
+    calls = [e.call for e in events if isinstance(e, ToolCallComplete)]
+    pieces: dict[int, list[ToolCallDelta]] = {}
+    for event in events:
+        if isinstance(event, ToolCallDelta):
+            pieces.setdefault(event.index, []).append(event)
+    n = record.index + 1
+    for index, deltas in sorted(pieces.items()):
+        if not 0 <= index < len(calls):
+            raise ConformanceFailure(
+                "stream.deltas", f"step {n}: a ToolCallDelta has index {index}, but the stream "
+                f"completed {len(calls)} call(s)", expected=f"indices 0..{len(calls) - 1}",
+                got=index, hint="index is the call's position among the response's tool calls, "
+                "not the provider's raw index")
+        call = calls[index]
+        ids = {d.id for d in deltas if d.id} - {call.id}
+        names = {d.name for d in deltas if d.name} - {call.name}
+        text = "".join(d.arguments_delta for d in deltas)
+        same_args = (text == (call.raw_arguments or "")
+                     or (call.parse_error is None and parse_arguments(text)[0] == call.arguments))
+        if ids or names or not same_args:
+            raise ConformanceFailure(
+                "stream.deltas", f"step {n}: the deltas of call {index} do not describe the call "
+                "completed at that position",
+                expected=f"id {call.id!r}, name {call.name!r}, arguments {call.raw_arguments!r}",
+                got=f"ids {sorted(ids)}, names {sorted(names)}, joined arguments {text!r}",
+                hint="emit each fragment under its call's final position, with that call's id "
+                     "and name, and its own argument piece")
 
 
 _REJECTION_HINTS = {

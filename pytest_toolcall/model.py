@@ -225,7 +225,12 @@ class TextDelta(BaseModel):
 
 
 class ToolCallDelta(BaseModel):
-    """A fragment of a tool call as it streams in (optional: adapters may skip these)."""
+    """A fragment of a tool call as it streams in (optional: adapters may skip these).
+
+    When an adapter emits them they must describe the calls it completes: ``index`` is the
+    call's position among the response's tool calls, the ``arguments_delta`` pieces of one index
+    join into that call's arguments, and ``id``/``name``, when given, are that call's.
+    """
 
     model_config = _FROZEN
     type: Literal["tool_call_delta"] = "tool_call_delta"

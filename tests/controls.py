@@ -1078,3 +1078,30 @@ class FixedDataPrefix(OpenAIChatAdapter):
 
     def new_accumulator(self) -> StreamAccumulator:
         return _FixedPrefixAcc(self)
+
+
+class _RawIndexDeltaAcc(_Acc):
+    def add_fragment(self, frag: dict[str, Any]) -> ToolCallDelta:
+        delta = super().add_fragment(frag)  # the completed calls stay right
+        return delta.model_copy(update={"index": frag.get("index") or 0})
+
+
+class DeltaIndexIsProviderIndex(OpenAIChatAdapter):
+    """Streamed deltas carry the provider's raw index: with a server that sends every call at
+    index 0, a client rendering the deltas shows one call whose arguments are all of them."""
+
+    def new_accumulator(self) -> StreamAccumulator:
+        return _RawIndexDeltaAcc(self)
+
+
+class _NoPiecesDeltaAcc(_Acc):
+    def add_fragment(self, frag: dict[str, Any]) -> ToolCallDelta:
+        return super().add_fragment(frag).model_copy(update={"arguments_delta": ""})
+
+
+class DeltasWithoutArguments(OpenAIChatAdapter):
+    """Deltas announce each call but never carry its argument pieces: a client showing the
+    call as it streams shows it empty."""
+
+    def new_accumulator(self) -> StreamAccumulator:
+        return _NoPiecesDeltaAcc(self)

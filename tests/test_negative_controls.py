@@ -94,6 +94,8 @@ CONTROLS: list[tuple[str, type[OpenAIChatAdapter], str]] = [
     ("stream.id_name_once", c.LastNameWins, "response.tool_calls.name"),
     ("stream.call_in_role_chunk", c.SkipsRoleChunk, "response.tool_calls.id"),
     ("stream.sse_data_without_space", c.FixedDataPrefix, "adapter.raised"),
+    ("stream.index_stuck_at_zero", c.DeltaIndexIsProviderIndex, "stream.deltas"),
+    ("stream.single_call_fragmented", c.DeltasWithoutArguments, "stream.deltas"),
     ("wire.error_not_json", c.JsonDecodesEveryErrorBody, "error.typed"),
     ("wire.assistant_text_replayed", c.DropsTextOnlyAssistant, "wire.history.messages"),
     ("stream.id_name_repeated", c.ConcatenatesIdAndName, "response.tool_calls.id"),
