@@ -363,11 +363,13 @@ class Summary:
             rows[(family, provider)][outcome] += n
         write = terminalreporter.write_line
         terminalreporter.write_sep("=", "pytest-toolcall conformance summary")
-        write(f"{'family':<10}{'provider':<12}" + "".join(f"{c:>9}" for c in _COLUMNS))
+        width = max([12] + [len(provider) + 2 for _, provider in rows])
+        write(f"{'family':<10}{'provider':<{width}}" + "".join(f"{c:>9}" for c in _COLUMNS))
         totals: Counter[str] = Counter()
         for (family, provider), counts in sorted(rows.items()):
             totals.update(counts)
-            write(f"{family:<10}{provider:<12}" + "".join(f"{counts[c]:>9}" for c in _COLUMNS))
+            write(f"{family:<10}{provider:<{width}}"
+                  + "".join(f"{counts[c]:>9}" for c in _COLUMNS))
         runs = sum(totals.values())
         parts = [f"{totals[c]} {c}" for c in _COLUMNS if totals[c]]
         write(f"{runs} case run{'s' if runs != 1 else ''}: {', '.join(parts)}")
