@@ -213,8 +213,12 @@ def test_api_keys_never_reach_a_report(rich: pytest.Pytester) -> None:
 
 
 # -- 2. xdist: the controller writes, and writes the same document --------------------------------
-def test_xdist_report_equals_the_serial_one(rich: pytest.Pytester) -> None:
-    # which process writes the files: a spy around write_reports, loaded in every process
+def test_xdist_report_equals_the_serial_one(rich: pytest.Pytester,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    # which process writes the files: a spy around write_reports, loaded in every process. When
+    # this test itself runs under xdist its worker's PYTEST_XDIST_WORKER would be inherited by
+    # the inner runs and mislabel them; only the inner xdist sets it for its own workers.
+    monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)
     rich.makeconftest(RICH_CONFTEST + WRITER_SPY)
     args = (PROVIDER, RICH_CASES, "--toolcall-min-pass-rate=0.5", "-p", "no:cacheprovider")
     serial = rich.runpytest_inprocess(*args, "--toolcall-report=serial")
