@@ -3,7 +3,17 @@
 The public surface is re-exported here and pinned by ``tests/test_public_api.py``.
 """
 
-from .cases import Case, ErrorReply, ScriptedCall, Step, StreamPlan, Turn, check, make_case, register
+from .cases import (
+    Case,
+    ErrorReply,
+    ScriptedCall,
+    Step,
+    StreamPlan,
+    Turn,
+    check,
+    make_case,
+    register,
+)
 from .contracts import AsyncChatAdapter, ChatAdapter, Profile
 from .errors import (
     CaseDefinitionError,

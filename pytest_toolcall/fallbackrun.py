@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict
 
 from .cases import Turn
 from .contracts import Interface
@@ -32,6 +32,7 @@ from .model import (
     ToolSpec,
     UserMessage,
 )
+from .runner import call_with_deadline, coerce, run_checks
 
 __all__ = [
     "REASKED_TEXT",
@@ -238,7 +239,11 @@ def run_fallback(case: Any, subject: Any, profile: Any, *,
         started = time.perf_counter()
         try:
             try:
-                outcome = _with_deadline(subject, request, interface, profile.timeout)
+                outcome = call_with_deadline(
+                    lambda: subject.extract(request), lambda: subject.aextract(request),
+                    interface, profile.timeout, clause="fallback.timeout", what="extract",
+                    hint="a read that waits for more events than the stream holds; raise "
+                         "Profile(timeout=...) if it is just slow")
             finally:
                 run.seconds = time.perf_counter() - started
                 run.opens = list(model.opens)
@@ -255,30 +260,8 @@ def run_fallback(case: Any, subject: Any, profile: Any, *,
     return runs
 
 
-def _with_deadline(subject: Any, request: FallbackRequest, interface: Interface,
-                   timeout: float) -> Any:
-    from .runner import _Raised, _Timeout, _with_timeout, run_async
-
-    if interface == "sync":
-        outcome = _with_timeout(lambda: subject.extract(request), timeout)
-    else:
-        async def go() -> Any:
-            return await subject.aextract(request)
-
-        outcome = _with_timeout(lambda: run_async(go()), timeout)
-    if isinstance(outcome, _Timeout):
-        raise ConformanceFailure(
-            "fallback.timeout", f"extract did not return within {timeout:g}s",
-            hint="a read that waits for more events than the stream holds; raise "
-                 "Profile(timeout=...) if it is just slow")
-    if isinstance(outcome, _Raised):
-        return outcome.error
-    return outcome
-
-
 def _verify(run: FallbackRun) -> None:
     from .checks import describe_error
-    from .errors import KitError, ToolcallError
 
     if run.error is not None:
         raise ConformanceFailure(
@@ -287,29 +270,15 @@ def _verify(run: FallbackRun) -> None:
             got=describe_error(run.error),
             hint="malformed arguments or text that is not JSON are normal answers: catch the "
                  "parse error and try the next channel")
-    if not isinstance(run.result, FallbackResult):
-        try:
-            raw = run.result.model_dump() if isinstance(run.result, BaseModel) else run.result
-            run.result = FallbackResult.model_validate(raw)
-        except ValidationError:
-            raise ConformanceFailure(
-                "fallback.result", "extract returned something that is not a FallbackResult",
-                expected="pytest_toolcall.fallback.FallbackResult(channel=..., value=..., "
-                         "text=...)", got=f"{run.result!r:.300}") from None
+    run.result = coerce(run.result, FallbackResult, clause="fallback.result", what="extract",
+                        expected="pytest_toolcall.fallback.FallbackResult(channel=..., "
+                                 "value=..., text=...)")
     for index, rejection in run.model.rejections:
         raise ConformanceFailure(
             f"request.{rejection.rule}",
             f"stream {index + 1}: the provider rejected the request (HTTP {rejection.status}): "
             f"{rejection.message}", hint="send FallbackRequest.request as given")
-    for item in run.case.checks:
-        try:
-            item(run)
-        except (ConformanceFailure, ToolcallError):
-            raise
-        except Exception as exc:
-            clause = getattr(item, "clause", getattr(item, "__name__", "?"))
-            raise KitError(f"check {clause!r} of case {run.case.id} crashed: "
-                           f"{type(exc).__name__}: {exc}") from exc
+    run_checks(run.case, run)
 
 
 def fallback_trace(run: FallbackRun) -> str:

@@ -19,6 +19,7 @@ from .contracts import Interface
 from .errors import ConformanceFailure, UsageError
 from .loop import LoopRequest, LoopResult
 from .model import ChatRequest, Message, UserMessage
+from .runner import call_with_deadline, coerce, run_checks
 from .tools import Executor, ScriptedTool
 
 __all__ = [
@@ -147,7 +148,12 @@ def run_loop(case: Any, loop: Any, profile: Any, *, dialect: str = "openai",
         started = time.perf_counter()
         try:
             try:
-                outcome = _with_deadline(loop, request, interface, profile.timeout)
+                outcome = call_with_deadline(
+                    lambda: loop.run(request), lambda: loop.arun(request), interface,
+                    profile.timeout, clause="loop.timeout", what="the loop",
+                    hint="a loop that never stops, or a tool call without a timeout (a hung "
+                         "tool must not hang the loop); raise Profile(timeout=...) if it is "
+                         "just slow")
             finally:
                 run.seconds = time.perf_counter() - started
                 executor.release()
@@ -190,28 +196,7 @@ def resolve_script(case: Any, profile: Any) -> LoopScript:
     return script
 
 
-def _with_deadline(loop: Any, request: LoopRequest, interface: Interface, timeout: float) -> Any:
-    from .runner import _Raised, _Timeout, _with_timeout, run_async
-
-    if interface == "sync":
-        outcome = _with_timeout(lambda: loop.run(request), timeout)
-    else:
-        async def go() -> Any:
-            return await loop.arun(request)
-
-        outcome = _with_timeout(lambda: run_async(go()), timeout)
-    if isinstance(outcome, _Timeout):
-        raise ConformanceFailure(
-            "loop.timeout", f"the loop did not return within {timeout:g}s",
-            hint="a loop that never stops, or a tool call without a timeout (a hung tool must "
-                 "not hang the loop); raise Profile(timeout=...) if it is just slow")
-    if isinstance(outcome, _Raised):
-        return outcome.error
-    return outcome
-
-
 def _verify_loop(run: LoopRun) -> None:
-    from .errors import KitError, ToolcallError
 
     if run.error is not None:
         from .checks import describe_error
@@ -221,14 +206,8 @@ def _verify_loop(run: LoopRun) -> None:
             expected="a LoopResult with a stop reason (use 'error' for failures)",
             got=describe_error(run.error),
             hint="catch failures inside the loop and stop with stop_reason='error'")
-    if not isinstance(run.result, LoopResult):
-        try:
-            raw = run.result.model_dump() if isinstance(run.result, BaseModel) else run.result
-            run.result = LoopResult.model_validate(raw)
-        except Exception:
-            raise ConformanceFailure(
-                "loop.result", "the loop returned something that is not a LoopResult",
-                expected="pytest_toolcall.loop.LoopResult", got=f"{run.result!r:.300}") from None
+    run.result = coerce(run.result, LoopResult, clause="loop.result", what="the loop",
+                        expected="pytest_toolcall.loop.LoopResult")
     for index, rejection in run.rejections:
         raise ConformanceFailure(
             f"request.{rejection.rule}",
@@ -236,15 +215,7 @@ def _verify_loop(run: LoopRun) -> None:
             f"(HTTP {rejection.status}): {rejection.message}",
             hint="every tool call must be answered, once, right after the assistant message "
                  "that made it; no tool message without its call")
-    for item in run.case.checks:
-        try:
-            item(run)
-        except (ConformanceFailure, ToolcallError):
-            raise
-        except Exception as exc:
-            clause = getattr(item, "clause", getattr(item, "__name__", "?"))
-            raise KitError(f"check {clause!r} of case {run.case.id} crashed: "
-                           f"{type(exc).__name__}: {exc}") from exc
+    run_checks(run.case, run)
     _result_messages_valid(run)
 
 

@@ -420,12 +420,9 @@ def _as_events(values: list[Any]) -> list[Any]:
 
 
 # -- verification -------------------------------------------------------------------------------
-def _verify(run: CaseRun) -> None:
-    from . import checks
-
-    for record in run.steps:
-        checks.step_basics(run, record)
-    for item in run.case.checks:
+def run_checks(case: Case, run: Any) -> None:
+    """Run the case's checks over ``run``: a check that crashes is a kit error, not a verdict."""
+    for item in case.checks:
         try:
             item(run)
         except (ConformanceFailure, ToolcallError):
@@ -433,8 +430,49 @@ def _verify(run: CaseRun) -> None:
         except Exception as exc:
             clause = getattr(item, "clause", getattr(item, "__name__", "?"))
             raise KitError(
-                f"check {clause!r} of case {run.case.id} crashed: {type(exc).__name__}: {exc}"
+                f"check {clause!r} of case {case.id} crashed: {type(exc).__name__}: {exc}"
             ) from exc
+
+
+def call_with_deadline(sync_call: Callable[[], Any], async_call: Callable[[], Any],
+                       interface: Interface, timeout: float, *, clause: str, what: str,
+                       hint: str) -> Any:
+    """The subject's answer through ``interface`` within ``timeout``: its result or the
+    exception it raised; running past the deadline is a ConformanceFailure of ``clause``."""
+    if interface == "sync":
+        outcome = _with_timeout(sync_call, timeout)
+    else:
+        async def go() -> Any:
+            return await async_call()
+
+        outcome = _with_timeout(lambda: run_async(go()), timeout)
+    if isinstance(outcome, _Timeout):
+        raise ConformanceFailure(clause, f"{what} did not return within {timeout:g}s", hint=hint)
+    if isinstance(outcome, _Raised):
+        return outcome.error
+    return outcome
+
+
+def coerce(value: Any, model: type[BaseModel], *, clause: str, what: str,
+           expected: str) -> Any:
+    """``value`` as ``model`` (from the model itself, a dict, or a look-alike pydantic model)."""
+    if isinstance(value, model):
+        return value
+    try:
+        raw = value.model_dump() if isinstance(value, BaseModel) else value
+        return model.model_validate(raw)
+    except Exception:
+        raise ConformanceFailure(clause, f"{what} returned something that is not a "
+                                 f"{model.__name__}", expected=expected,
+                                 got=f"{value!r:.300}") from None
+
+
+def _verify(run: CaseRun) -> None:
+    from . import checks
+
+    for record in run.steps:
+        checks.step_basics(run, record)
+    run_checks(run.case, run)
     # last: a bug that breaks the completed calls is named by the case's own clause first
     for record in run.steps:
         if record.events is not None and record.step.expect == "response":
