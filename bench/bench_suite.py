@@ -246,8 +246,11 @@ def measure_steady(rounds: int, patterns: Sequence[str],
         empty_dir.mkdir()
         floor_dir.mkdir()
         (floor_dir / "test_floor.py").write_text(floor_module(trips_per_case))
-        common = ["-q", "-p", "no:cacheprovider", "-c", str(REPO / "pyproject.toml"),
-                  "--rootdir", str(REPO)]
+        # -p no:unraisableexception in all three sessions: that plugin's five gc.collect()
+        # calls at the end of each session scale with the warm process's heap and added more
+        # noise (+-100 ms) than the differences measured here (a few ms per case)
+        common = ["-q", "-p", "no:cacheprovider", "-p", "no:unraisableexception",
+                  "-c", str(REPO / "pyproject.toml"), "--rootdir", str(REPO)]
         suite = ["--toolcall-provider=openai"] + (
             ["--toolcall-cases=" + ",".join(patterns)] if patterns else [])
         plan = {"empty": common + [str(empty_dir)], "suite": common + suite + [str(empty_dir)],
