@@ -274,6 +274,28 @@ CASES: list[Case] = [
         checks=(error_surfaced(must_contain="502"),),
     ),
     case(
+        id="wire.malformed_success",
+        title="A 200 answer that is not a valid completion raises a typed error",
+        why="Proxies and half-compatible servers answer 200 with a body that lacks the answer "
+            "(no choices, no content); an adapter that indexes straight into it crashes with a "
+            "KeyError instead of saying what came back.",
+        steps=one_step(Turn(error=ErrorReply(
+            status=200, raw_body='{"id": "resp-1", "object": "error", "detail": "upstream '
+                                 'timeout"}')), expect="error"),
+        checks=(error_surfaced(),),
+    ),
+    case(
+        id="wire.unknown_finish_reason",
+        dialects=TEXT_ARGUMENTS,
+        title="A finish reason the adapter does not know becomes 'other', not a crash",
+        why="Providers add finish reasons (DeepSeek's insufficient_system_resource, new "
+            "moderation reasons); an adapter that maps with a dict lookup crashes, one that "
+            "passes the value through breaks every consumer that switches on the canonical set.",
+        steps=one_step(Turn(text="Partial answer.", finish_reason="other",
+                            wire_finish_reason="insufficient_system_resource")),
+        checks=(matches_script,),
+    ),
+    case(
         id="wire.assistant_text_replayed",
         title="Earlier assistant answers (text only) are sent back with the conversation",
         why="Adapters that translate only the tool-call parts of history drop the model's own "

@@ -92,7 +92,8 @@ class ErrorReply(BaseModel):
     type: str = "invalid_request_error"
     code: str | None = None
     param: str | None = None
-    #: send this text as the body instead of the provider's JSON error (a proxy's HTML page)
+    #: send this text as the body instead of the provider's JSON error (a proxy's HTML page,
+    #: or with status 200 a JSON body that is not a valid answer)
     raw_body: str | None = None
 
 
@@ -132,6 +133,9 @@ class Turn(BaseModel):
     text: str | None = None
     tool_calls: tuple[ScriptedCall, ...] = ()
     finish_reason: FinishReason | None = None
+    #: the finish reason as sent on the wire, when it is one the canonical model does not have
+    #: (``finish_reason`` is then what a correct adapter reports: usually ``other``)
+    wire_finish_reason: str | None = None
     usage: Usage | None = Usage(input_tokens=11, output_tokens=7, total_tokens=18)
     error: ErrorReply | None = None
     stream: StreamPlan = StreamPlan()

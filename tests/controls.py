@@ -1105,3 +1105,33 @@ class DeltasWithoutArguments(OpenAIChatAdapter):
 
     def new_accumulator(self) -> StreamAccumulator:
         return _NoPiecesDeltaAcc(self)
+
+
+class IndexesStraightIntoTheAnswer(OpenAIChatAdapter):
+    """Reads ``data["choices"][0]["message"]`` unguarded: a 200 body without choices (a proxy's
+    error in a success envelope) crashes with a KeyError instead of a typed error."""
+
+    def parse_response(self, data: Any) -> ChatResponse:
+        message = data["choices"][0]["message"]
+        return super().parse_response({**data, "choices": [{"message": message}]})
+
+
+class FinishReasonDictLookup(OpenAIChatAdapter):
+    """Maps finish reasons with a plain dict lookup: a reason added by the provider after the
+    adapter was written raises KeyError."""
+
+    @staticmethod
+    def parse_finish(reason: str | None) -> Any:
+        table = {"stop": "stop", "tool_calls": "tool_calls", "length": "length",
+                 "content_filter": "content_filter"}
+        return None if reason is None else table[reason]
+
+
+class UnknownFinishIsStop(OpenAIChatAdapter):
+    """Any finish reason it does not know is reported as 'stop': a resource-exhausted or
+    moderated answer reads as a complete one."""
+
+    @staticmethod
+    def parse_finish(reason: str | None) -> Any:
+        known = {"stop", "tool_calls", "length", "content_filter"}
+        return None if reason is None else (reason if reason in known else "stop")

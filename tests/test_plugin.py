@@ -89,12 +89,19 @@ class MyOpenAIAdapter:
                 words = response.text
             raise ProviderError(words, status=response.status_code)
         data = response.json()
-        message, usage = data["choices"][0]["message"], data.get("usage") or {}
+        try:
+            choice = data["choices"][0]
+            message, usage = choice["message"], data.get("usage") or {}
+        except (KeyError, IndexError, TypeError):  # a 200 that is not an answer
+            raise ProviderError(f"no answer: {response.text[:200]}") from None
         calls = [ToolCall.from_raw(id=c["id"], name=c["function"]["name"],
                                    arguments=c["function"]["arguments"])
                  for c in message.get("tool_calls") or []]
+        finish = choice.get("finish_reason")
+        known = ("stop", "tool_calls", "length", "content_filter")
         return ChatResponse(text=message.get("content"), tool_calls=calls[:1],  # the bug
-                            finish_reason=data["choices"][0]["finish_reason"],
+                            finish_reason=(finish if finish in known else "other")
+                            if finish else None,
                             usage=Usage(input_tokens=usage.get("prompt_tokens"),
                                         output_tokens=usage.get("completion_tokens"),
                                         total_tokens=usage.get("total_tokens")))

@@ -372,7 +372,7 @@ class OpenAIChat:
             "created": CREATED,
             "model": body.get("model") or "toolcall-fake",
             "choices": [{"index": 0, "message": message, "logprobs": None,
-                         "finish_reason": _FINISH[turn.expected_finish()]}],
+                         "finish_reason": _finish(turn)}],
             "system_fingerprint": "fp_toolcall",
             "service_tier": "default",
         }
@@ -413,7 +413,7 @@ class OpenAIChat:
             # as real OpenAI streams mostly do: the first fragment rides in the role chunk
             chunks[0]["choices"][0]["delta"]["tool_calls"] = [fragments.pop(0)]
         chunks += [chunk({"tool_calls": [frag]}) for frag in fragments]
-        chunks.append(chunk({}, _FINISH[turn.expected_finish()]))
+        chunks.append(chunk({}, _finish(turn)))
         if include_usage and turn.usage is not None:
             chunks.append(dict(base, choices=[], usage=_usage(turn)))
         events = [_sse(c) for c in chunks] + [b"data: [DONE]\n\n"]
@@ -448,6 +448,10 @@ class OpenAIChat:
             if "no_ids" in quirks:
                 frag.pop("id", None)
         return frags
+
+
+def _finish(turn: Turn) -> str:
+    return turn.wire_finish_reason or _FINISH[turn.expected_finish()]
 
 
 def _schema_problem(schema: Mapping[str, Any]) -> str | None:

@@ -154,7 +154,9 @@ class FakeProvider:
             if turn.error.raw_body is not None:  # not the provider speaking: a proxy, a gateway
                 payload = turn.error.raw_body.encode()
                 exchange.status, exchange.chunks = turn.error.status, [payload]
-                return turn.error.status, {"content-type": "text/html; charset=utf-8"}, [payload]
+                kind = "application/json" if payload.lstrip()[:1] in (b"{", b"[") else \
+                    "text/html; charset=utf-8"
+                return turn.error.status, {"content-type": kind}, [payload]
             status, err = dialect.encode_error(turn.error)
             return self._send_json(exchange, status, err)
         if dialect.wants_stream(exchange.json, path):
