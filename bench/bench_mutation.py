@@ -66,17 +66,20 @@ VERDICTS: dict[str, dict[int, tuple[str, str]]] = {
         16: (_E, "OpenAI always sends function.name in a complete response"),
         18: (_E, "same as 16"), 21: (_E, "same as 16")},
     "OpenAIChatAdapter.parse_finish": {
-        3: (_G, "no case sends an unknown finish_reason"), 5: (_G, "same as 3"),
-        6: (_G, "same as 3"), 7: (_G, "same as 3")},
+        3: (_G, "no case sent an unknown finish_reason (now: wire.unknown_finish_reason)"),
+        5: (_G, "same as 3"), 6: (_G, "same as 3"), 7: (_G, "same as 3")},
     "OpenAIChatAdapter.parse_response": {
-        8: (_G, "no case answers 200 with a body without choices[0].message"),
+        8: (_G, "the error for a 200 without choices may lose the body (now: "
+                "wire.malformed_success names it)"),
         20: (_G, "ChatResponse.model is never checked"), 25: (_G, "same as 20"),
         38: (_G, "same as 20"), 39: (_G, "same as 20"), 40: (_G, "same as 20")},
     "OpenAIChatAdapter.raise_for_error": {
         **{n: (_O, "the error still carries the provider's message (the whole body)")
            for n in (5, 6, 7, 8, 9, 10)},
-        **{n: (_G, "no case sends a non-JSON error body (a proxy's HTML 502)")
-           for n in (11, 12, 13, 14, 40, 43, 46)},
+        **{n: (_G, "no case sent a non-JSON error body (now: wire.error_not_json)")
+           for n in (11, 12, 40, 43, 46)},
+        **{n: (_E, "the decode error handler never fires: the kit's error bodies are UTF-8")
+           for n in (13, 14)},
         **{n: (_O, ("ProviderError fields (status, type, code, param, body) are optional in "
                     "the contract")) for n in (16, 17, 18, 19, 20, 22, 23, 24, 25, 26, 31, 32, 33,
                                              34, 35, 36, 37, 38, 39, 41, 42, 44, 45)},

@@ -271,7 +271,7 @@ CASES: list[Case] = [
             status=502, raw_body="<html><head><title>502 Bad Gateway</title></head><body>"
                                  "<center><h1>502 Bad Gateway</h1></center></body></html>")),
             expect="error"),
-        checks=(error_surfaced(must_contain="502"),),
+        checks=(error_surfaced(must_contain="Bad Gateway"),),
     ),
     case(
         id="wire.malformed_success",
@@ -282,7 +282,8 @@ CASES: list[Case] = [
         steps=one_step(Turn(error=ErrorReply(
             status=200, raw_body='{"id": "resp-1", "object": "error", "detail": "upstream '
                                  'timeout"}')), expect="error"),
-        checks=(error_surfaced(),),
+        # the error must carry what came back: a bare "malformed response" hides the cause
+        checks=(error_surfaced(must_contain="upstream timeout"),),
     ),
     case(
         id="wire.unknown_finish_reason",

@@ -1135,3 +1135,26 @@ class UnknownFinishIsStop(OpenAIChatAdapter):
     def parse_finish(reason: str | None) -> Any:
         known = {"stop", "tool_calls", "length", "content_filter"}
         return None if reason is None else (reason if reason in known else "stop")
+
+
+class MalformedAnswerWithoutDetail(OpenAIChatAdapter):
+    """A 200 that is not an answer raises a typed error, but a bare one: 'malformed response'
+    without what came back, so the user cannot tell a proxy's timeout from a parser bug."""
+
+    def parse_response(self, data: Any) -> ChatResponse:
+        if not isinstance(data, dict) or not data.get("choices"):
+            raise ProviderError("malformed response")
+        return super().parse_response(data)
+
+
+class ErrorPageWithoutItsWords(OpenAIChatAdapter):
+    """A non-JSON error page becomes 'HTTP 502' with the page's own words thrown away."""
+
+    def raise_for_error(self, response: httpx.Response, body: bytes) -> None:
+        if response.status_code < 400:
+            return
+        try:
+            error = json.loads(body)["error"]
+        except ValueError:
+            raise ProviderError(f"HTTP {response.status_code}") from None
+        raise ProviderError(str(error.get("message")), status=response.status_code)

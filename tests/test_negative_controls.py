@@ -98,6 +98,8 @@ CONTROLS: list[tuple[str, type[OpenAIChatAdapter], str]] = [
     ("stream.single_call_fragmented", c.DeltasWithoutArguments, "stream.deltas"),
     ("wire.error_not_json", c.JsonDecodesEveryErrorBody, "error.typed"),
     ("wire.malformed_success", c.IndexesStraightIntoTheAnswer, "error.typed"),
+    ("wire.malformed_success", c.MalformedAnswerWithoutDetail, "error.message"),
+    ("wire.error_not_json", c.ErrorPageWithoutItsWords, "error.message"),
     ("wire.unknown_finish_reason", c.FinishReasonDictLookup, "adapter.raised"),
     ("wire.unknown_finish_reason", c.UnknownFinishIsStop, "response.finish_reason"),
     ("wire.assistant_text_replayed", c.DropsTextOnlyAssistant, "wire.history.messages"),
