@@ -44,6 +44,9 @@ from ..model import (
 )
 from . import Rejection
 
+# the same error format, type errors and content text as Chat Completions
+from .openai import _error, _text, _type_error
+
 __all__ = ["OpenAIResponses", "item_id"]
 
 _NAME = re.compile(r"^[a-zA-Z0-9_-]+$")
@@ -59,34 +62,9 @@ def item_id(call_id: str) -> str:
     return "fc_" + hashlib.sha1(call_id.encode()).hexdigest()[:40]
 
 
-def _error(status: int, message: str, *, param: str | None = None, code: str | None = None,
-           type: str = "invalid_request_error", rule: str) -> Rejection:
-    body = {"error": {"message": message, "type": type, "param": param, "code": code}}
-    return Rejection(status=status, body=body, rule=rule)
-
-
 def _missing(param: str, rule: str) -> Rejection:
     return _error(400, f"Missing required parameter: '{param}'.", param=param,
                   code="missing_required_parameter", rule=rule)
-
-
-def _type_error(param: str, expected: str, value: Any) -> Rejection:
-    kind = {dict: "an object", list: "an array", str: "a string", bool: "a boolean",
-            int: "an integer", float: "a number", type(None): "null"}.get(type(value), "a value")
-    return _error(400, f"Invalid type for '{param}': expected {expected}, but got {kind} instead.",
-                  param=param, code="invalid_type", rule="type")
-
-
-def _text(content: Any) -> str:
-    """Text of a message content: a string, or a list of input_text/output_text parts."""
-    if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(str(p.get("text", f"[{p.get('type', 'part')}]"))
-                       for p in content if isinstance(p, Mapping))
-    return str(content)
 
 
 class OpenAIResponses:

@@ -5,6 +5,7 @@ read an answer (``parse_response``), a stream (``new_accumulator``) and an error
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -12,7 +13,18 @@ import httpx
 
 from ..model import ChatRequest, ChatResponse
 
-__all__ = ["HttpxAdapter"]
+__all__ = ["HttpxAdapter", "read_error"]
+
+
+def read_error(body: bytes) -> tuple[Any, dict[str, Any] | None]:
+    """An error response's body: ``(data, error)``, where ``data`` is the decoded JSON (or the
+    text, for a gateway's HTML page) and ``error`` its ``"error"`` object when there is one."""
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return body.decode(errors="replace"), None
+    error = data.get("error") if isinstance(data, dict) else None
+    return data, error if isinstance(error, dict) else None
 
 
 class HttpxAdapter:

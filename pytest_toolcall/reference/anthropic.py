@@ -33,7 +33,7 @@ from ..model import (
     UserMessage,
     parse_arguments,
 )
-from ._http import HttpxAdapter
+from ._http import HttpxAdapter, read_error
 
 __all__ = ["PROFILE", "AnthropicAdapter", "AnthropicStreamAccumulator"]
 
@@ -186,12 +186,8 @@ class AnthropicAdapter(HttpxAdapter):
     def raise_for_error(self, response: httpx.Response, body: bytes) -> None:
         if response.status_code < 400:
             return
-        try:
-            data = json.loads(body)
-        except ValueError:
-            data = body.decode(errors="replace")
-        error = data.get("error") if isinstance(data, dict) else None
-        if isinstance(error, dict):
+        data, error = read_error(body)
+        if error is not None:
             raise ProviderError(str(error.get("message")), status=response.status_code,
                                 type=error.get("type"), body=data)
         raise ProviderError(str(data)[:500], status=response.status_code, body=data)

@@ -29,7 +29,7 @@ from ..model import (
     Usage,
     UserMessage,
 )
-from ._http import HttpxAdapter
+from ._http import HttpxAdapter, read_error
 
 __all__ = ["OpenAIChatAdapter", "StreamAccumulator"]
 
@@ -138,12 +138,8 @@ class OpenAIChatAdapter(HttpxAdapter):
     def raise_for_error(self, response: httpx.Response, body: bytes) -> None:
         if response.status_code < 400:
             return
-        try:
-            data = json.loads(body)
-            error = data.get("error") if isinstance(data, dict) else None
-        except ValueError:
-            data, error = body.decode(errors="replace"), None
-        if isinstance(error, dict):
+        data, error = read_error(body)
+        if error is not None:
             raise ProviderError(str(error.get("message")), status=response.status_code,
                                 type=error.get("type"), code=error.get("code"),
                                 param=error.get("param"), body=data)
