@@ -303,7 +303,8 @@ class Gemini:
                 messages.append(UserMessage(content=text))
         tools = tuple(
             ToolSpec(name=decl["name"], description=decl.get("description") or "",
-                     parameters=_get(decl, "parametersJsonSchema") or decl.get("parameters")
+                     parameters=_get(decl, "parametersJsonSchema")
+                     or _from_openapi(decl.get("parameters"))
                      or {"type": "object", "properties": {}})
             for tool in _get(body, "tools") or ()
             for decl in _get(tool, "functionDeclarations") or ()
@@ -397,13 +398,63 @@ def _text(parts: Any) -> str:
                    and isinstance(p.get("text"), str) and not p.get("thought"))
 
 
+#: ``functionResponse.response`` is "any JSON object" (Gemini API reference, FunctionResponse,
+#: confirmed 2026-11-22): Google's function-calling guide wraps results as ``{"result": ...}``,
+#: google-genai's docs as ``{"output": ...}`` / ``{"error": ...}``, and pydantic-ai's recorded
+#: Gemini traffic (wire corpus, test_google__test_thinking_with_tool_calls_from_other_model, all
+#: answered 200) as ``{"return_value": ...}``. The fake reads the result of a one-key wrapper
+#: whatever the key, and a result object sent as is (several keys) as that object's JSON.
+#: ``{"error": ...}`` alone marks a failed call (the SDK docs' convention). A one-key object whose
+#: value is not text and whose key is no known wrapper (``{"temp": 18}``) is the result itself.
+_WRAPPERS = frozenset({"output", "result", "return_value", "content"})
+
+
 def _tool_message(response: Mapping[str, Any]) -> ToolMessage:
     payload = response.get("response") or {}
+    if not isinstance(payload, Mapping):
+        payload = {"output": payload}
     is_error = "error" in payload and "output" not in payload
-    value = payload.get("error" if is_error else "output", payload)
+    if is_error:
+        value = payload["error"]
+    elif "output" in payload:
+        value = payload["output"]
+    elif len(payload) == 1 and (next(iter(payload)) in _WRAPPERS
+                                or isinstance(next(iter(payload.values())), str)):
+        value = next(iter(payload.values()))
+    else:
+        value = payload
     content = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
     return ToolMessage(tool_call_id=response.get("id"), name=response.get("name"),
                        content=content, is_error=is_error)
+
+
+#: ``parameters`` is Gemini's OpenAPI subset (``Schema``), whose ``type`` is the ``Type`` enum:
+#: ``STRING``, ``NUMBER``, ``INTEGER``, ``BOOLEAN``, ``ARRAY``, ``OBJECT``, ``NULL`` (Gemini API
+#: reference, Schema and Type, confirmed 2026-11-22; google-genai's ``types.Type`` sends these
+#: upper-case names, langchain-google-genai too). The API accepts either case; the canonical
+#: request is JSON Schema, so the decoder lower-cases the enum names and keeps all else.
+_OPENAPI_TYPES = frozenset({"STRING", "NUMBER", "INTEGER", "BOOLEAN", "ARRAY", "OBJECT", "NULL"})
+
+
+def _from_openapi(schema: Any) -> Any:
+    if isinstance(schema, list):
+        return [_from_openapi(s) for s in schema]
+    if not isinstance(schema, Mapping):
+        return schema
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key == "type" and isinstance(value, str) and value in _OPENAPI_TYPES:
+            out[key] = value.lower()
+        elif key == "properties" and isinstance(value, Mapping):
+            out[key] = {name: _from_openapi(sub) for name, sub in value.items()}
+        elif key in ("items", "anyOf", "oneOf", "allOf", "not", "additionalProperties",
+                     "$defs", "definitions"):
+            out[key] = ({n: _from_openapi(v) for n, v in value.items()}
+                        if key in ("$defs", "definitions") and isinstance(value, Mapping)
+                        else _from_openapi(value))
+        else:
+            out[key] = value
+    return out
 
 
 def _decode_choice(body: Mapping[str, Any]) -> Any:

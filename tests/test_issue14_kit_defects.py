@@ -1,0 +1,146 @@
+"""Issue 14: kit defects found by running real client libraries. Each fix has a positive control
+(a legitimate variant the kit wrongly failed, now passing) and a negative control (the broken
+behaviour the check exists for, still failing on the same clause)."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import pytest
+
+from pytest_toolcall.cases import Registry, default_registry
+from pytest_toolcall.errors import ConformanceFailure
+from pytest_toolcall.fake import FakeProvider, in_process_endpoint
+from pytest_toolcall.fake.provider import Endpoint
+from pytest_toolcall.model import ToolCall, ToolMessage, ToolSpec
+from pytest_toolcall.reference import reference_profile
+from pytest_toolcall.reference.gemini import GeminiAdapter
+from pytest_toolcall.runner import run_case
+
+REGISTRY = Registry()
+REGISTRY.extend(case for case in default_registry() if case.contract == "chat")
+
+
+def _endpoint(dialect: str) -> Iterator[Endpoint]:
+    ep = in_process_endpoint(FakeProvider(dialect))
+    yield ep
+    ep.close()
+
+
+@pytest.fixture
+def gemini() -> Iterator[Endpoint]:
+    yield from _endpoint("gemini")
+
+
+def _run(case_id: str, adapter_cls: Any, dialect: str, ep: Endpoint) -> None:
+    run_case(REGISTRY[case_id], adapter_cls.from_endpoint(ep), reference_profile(dialect), ep)
+
+
+def _fails(case_id: str, adapter_cls: Any, dialect: str, ep: Endpoint) -> ConformanceFailure:
+    with pytest.raises(ConformanceFailure) as exc:
+        _run(case_id, adapter_cls, dialect, ep)
+    return exc.value
+
+
+# -- (1) Gemini functionResponse.response is any object ---------------------------------------
+
+def _results_under(key: str, value: Any = None) -> type[GeminiAdapter]:
+    class Wrapped(GeminiAdapter):
+        def encode_results(self, results: list[ToolMessage],
+                           calls: Sequence[ToolCall]) -> list[dict[str, Any]]:
+            parts = super().encode_results(results, calls)
+            for part, result in zip(parts, results):
+                if not result.is_error:
+                    part["functionResponse"]["response"] = {
+                        key: result.content if value is None else value}
+            return parts
+    Wrapped.__name__ = f"ResultsUnder_{key}"
+    return Wrapped
+
+
+@pytest.mark.parametrize("key", ["result", "return_value", "output"])
+def test_gemini_result_wrapper_key_is_free(key: str, gemini: Endpoint) -> None:
+    """Google's guide sends {"result": ...}, pydantic-ai {"return_value": ...} (wire corpus)."""
+    _run("wire.second_turn_passthrough", _results_under(key), "gemini", gemini)
+
+
+def test_gemini_wrong_result_still_fails(gemini: Endpoint) -> None:
+    failure = _fails("wire.second_turn_passthrough", _results_under("result", "no data"),
+                     "gemini", gemini)
+    assert failure.clause == "wire.history.tool_results", failure.render()
+
+
+# -- (2) Gemini's upper-case OpenAPI schema types ----------------------------------------------
+
+def _upper(schema: Any) -> Any:
+    if isinstance(schema, list):
+        return [_upper(s) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    return {k: (v.upper() if k == "type" and isinstance(v, str) else
+                {n: _upper(s) for n, s in v.items()} if k == "properties" else _upper(v))
+            for k, v in schema.items()}
+
+
+class UpperCaseParameters(GeminiAdapter):
+    """Sends ``parameters`` (OpenAPI subset) with ``OBJECT``/``STRING`` types, as google-genai
+    and langchain-google-genai do."""
+
+    def encode_tool(self, tool: ToolSpec) -> dict[str, Any]:
+        params = copy.deepcopy(tool.parameters)
+        params.pop("additionalProperties", None)
+        return {"name": tool.name, "description": tool.description, "parameters": _upper(params)}
+
+
+class UpperCaseDropsEnum(UpperCaseParameters):
+    """Upper-case types, but the enum keyword lost: the schema's meaning changed."""
+
+    def encode_tool(self, tool: ToolSpec) -> dict[str, Any]:
+        out = super().encode_tool(tool)
+        for prop in (out["parameters"].get("properties") or {}).values():
+            prop.pop("enum", None)
+        return out
+
+
+def test_gemini_upper_case_types_decode(gemini: Endpoint) -> None:
+    from pytest_toolcall.dialects import get_dialect
+
+    body = {"contents": [{"role": "user", "parts": [{"text": "hi"}]}],
+            "tools": [{"functionDeclarations": [{"name": "w", "description": "d", "parameters": {
+                "type": "OBJECT", "properties": {"city": {"type": "STRING"},
+                                                 "days": {"type": "ARRAY",
+                                                          "items": {"type": "INTEGER"}}}}}]}]}
+    dialect = get_dialect("gemini")
+    assert dialect.validate(body) is None
+    tool = dialect.decode_request(body).tools[0]
+    assert tool.parameters == {"type": "object", "properties": {
+        "city": {"type": "string"}, "days": {"type": "array", "items": {"type": "integer"}}}}
+
+
+def _openapi_tools_case() -> Any:
+    """wire.tool_definitions_intact's check over a tool ``parameters`` can carry ($defs and
+    additionalProperties are outside Gemini's OpenAPI subset)."""
+    from conformance._common import case, one_step, request
+    from conformance.wire import _TEXT, tools_intact
+
+    tool = ToolSpec(name="get_weather", description="Current weather for a city.", parameters={
+        "type": "object", "properties": {"city": {"type": "string"},
+                                         "unit": {"type": "string",
+                                                  "enum": ["celsius", "fahrenheit"]}},
+        "required": ["city"]})
+    return case(id="issue14.openapi_tools", title="t", why="w", dialects=("gemini",),
+                steps=one_step(_TEXT, request(tools=(tool,))), checks=(tools_intact,))
+
+
+def test_gemini_upper_case_types_pass_tools_intact(gemini: Endpoint) -> None:
+    run_case(_openapi_tools_case(), UpperCaseParameters.from_endpoint(gemini),
+             reference_profile("gemini"), gemini)
+
+
+def test_gemini_upper_case_types_lost_enum_still_fails(gemini: Endpoint) -> None:
+    with pytest.raises(ConformanceFailure) as exc:
+        run_case(_openapi_tools_case(), UpperCaseDropsEnum.from_endpoint(gemini),
+                 reference_profile("gemini"), gemini)
+    assert exc.value.clause == "wire.tools.intact", exc.value.render()
