@@ -105,10 +105,13 @@ def step_basics(run: CaseRun, record: StepRecord) -> None:
             "stream.requested", f"stream() was called in step {n}, but the request did not ask "
             "the provider to stream", expected="stream: true in the request body",
             got=_body_excerpt(exchange.json, ("stream",)))
-    if step.via == "complete" and wants_stream:
-        raise ConformanceFailure(
-            "complete.not_streamed", f"complete() was called in step {n}, but the request asked "
-            "for a stream", expected="no stream: true", got="stream: true")
+    # complete() MAY stream and assemble the answer: no provider rejects it, and Anthropic
+    # recommends streaming long requests (anthropic-sdk-python raises "Streaming is strongly
+    # recommended for operations that may take longer than 10 minutes" for a large max_tokens
+    # without stream; pydantic-ai's Anthropic model then streams under request(); docs
+    # "Streaming Messages" and SDK _base_client.py, confirmed 2026-11-22). What matters is the
+    # response it returns, which the case's checks compare; a complete() that asks for a stream
+    # and cannot read it fails on adapter.raised. (issue 14, defect 3: was complete.not_streamed)
     if step.expect == "error":
         return
     if record.error is not None:

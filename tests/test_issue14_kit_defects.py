@@ -144,3 +144,31 @@ def test_gemini_upper_case_types_lost_enum_still_fails(gemini: Endpoint) -> None
         run_case(_openapi_tools_case(), UpperCaseDropsEnum.from_endpoint(gemini),
                  reference_profile("gemini"), gemini)
     assert exc.value.clause == "wire.tools.intact", exc.value.render()
+
+
+# -- (3) complete() may stream and assemble the answer (no provider forbids it) ----------------
+
+def _streams_complete(base: Any) -> Any:
+    from pytest_toolcall.model import ChatRequest, assemble_stream
+
+    class StreamsUnderComplete(base):  # type: ignore[misc,valid-type]
+        """complete() streams and folds the events, as pydantic-ai's Anthropic model does for
+        a large max_tokens."""
+
+        def complete(self, request: ChatRequest) -> Any:
+            return assemble_stream(self.stream(request))
+
+        async def acomplete(self, request: ChatRequest) -> Any:
+            return assemble_stream([e async for e in self.astream(request)])
+
+    return StreamsUnderComplete
+
+
+@pytest.mark.parametrize("dialect", ["anthropic", "openai"])
+@pytest.mark.parametrize("case_id", ["wire.single_call", "wire.parallel_calls",
+                                     "wire.second_turn_passthrough"])
+def test_complete_may_stream(dialect: str, case_id: str) -> None:
+    from pytest_toolcall.reference import _adapter_class
+
+    for ep in _endpoint(dialect):
+        _run(case_id, _streams_complete(_adapter_class(dialect)), dialect, ep)

@@ -41,7 +41,7 @@ CONTROLS: list[tuple[str, type[OpenAIChatAdapter], str]] = [
     ("wire.single_call", c.DropsCallIds, "response.tool_calls.id"),
     ("wire.single_call", c.ArgumentsFromFlatShape, "response.tool_calls.arguments"),
     ("wire.single_call", c.FinishAlwaysStop, "response.finish_reason"),
-    ("wire.single_call", c.CompleteAsksForStream, "complete.not_streamed"),
+    ("wire.single_call", c.CompleteAsksForStream, "adapter.raised"),
     ("wire.parallel_calls", c.KeysCallsByName, "response.tool_calls.count"),
     ("wire.parallel_calls", c.FirstCallOnly, "response.tool_calls.count"),
     ("wire.parallel_calls", c.CallsSortedByName, "response.tool_calls.id"),
