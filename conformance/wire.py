@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pytest_toolcall.cases import Case, ErrorReply, ScriptedCall, Turn, check
 from pytest_toolcall.checks import error_surfaced, matches_script, usage_reported, wire_request
 from pytest_toolcall.errors import ConformanceFailure
@@ -23,28 +25,108 @@ from ._common import (
 )
 
 _TEXT = Turn(text="It is sunny in Paris.")
+#: strict mode needs every property required and no additional ones (OpenAI structured outputs
+#: guide, Anthropic strict tool use; confirmed 2026-11-22)
+STRICT_WEATHER = WEATHER.model_copy(update={"strict": True, "parameters": {
+    **WEATHER.parameters, "required": ["city", "unit"]}})
+
+
+#: Dialects whose tool definitions carry no ``strict`` field: Gemini's FunctionDeclaration and
+#: Ollama's native tool (type, function: name, description, parameters; Ollama API docs, "Chat
+#: request with tools", confirmed 2026-11-22). (issue 14, defect 11)
+_NO_STRICT = frozenset({"gemini", "ollama"})
+
+
+def _schema_meaning(schema: Any) -> Any:
+    """A JSON Schema in a form where rewrites that mean the same compare equal: an ``anyOf`` of
+    bare ``const`` schemas is the ``enum`` of those values (and a lone ``const`` a one-value
+    ``enum``), as OpenAI's and Anthropic's strict-mode docs treat them; key order is free."""
+    if isinstance(schema, list):
+        return [_schema_meaning(s) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    options = schema.get("anyOf")
+    out = {k: _schema_meaning(v) for k, v in schema.items()}
+    if (isinstance(options, list) and options
+            and all(isinstance(o, dict) and set(o) <= {"const", "type"} and "const" in o
+                    for o in options)):
+        del out["anyOf"]
+        out["enum"] = [o["const"] for o in options]
+        types = {o.get("type") for o in options} - {None}
+        if len(types) == 1 and "type" not in out:
+            out["type"] = types.pop()
+    if "const" in out and "enum" not in out:
+        out["enum"] = [out.pop("const")]
+    if isinstance(out.get("enum"), list) and "type" not in out:
+        kinds = {type(v).__name__ for v in out["enum"]}
+        if kinds == {"str"}:
+            out["type"] = "string"
+    return out
+
+
+def _first_difference(a: Any, b: Any, path: str = "") -> tuple[str, Any, Any] | None:
+    """Where two schemas first differ: ``(json path, value sent, value on the wire)``."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        for key in list(a) + [k for k in b if k not in a]:
+            if key not in b:
+                return f"{path}/{key}", a[key], "(missing)"
+            if key not in a:
+                return f"{path}/{key}", "(absent)", b[key]
+            found = _first_difference(a[key], b[key], f"{path}/{key}")
+            if found:
+                return found
+        return None
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        for k, (x, y) in enumerate(zip(a, b)):
+            found = _first_difference(x, y, f"{path}/{k}")
+            if found:
+                return found
+        return None
+    return None if a == b else (path or "/", a, b)
 
 
 @check("wire.tools.intact")
 def tools_intact(run: CaseRun) -> None:
-    """Every tool arrives with its name, description, schema and strict flag untouched, in order."""
+    """Every tool arrives with its name, description, schema (by meaning) and strict flag, in
+    order. An omitted ``strict`` is ``strict: false`` on Chat Completions and Anthropic
+    (OpenAI function-calling guide and Anthropic tool-use docs: strict is opt-in, confirmed
+    2026-11-22; issue 14, defect 4), ``true`` on the Responses API."""
     sent = wire_request(run).tools
     want = run.case.steps[0].request.tools
     if [t.name for t in sent] != [t.name for t in want]:
         raise ConformanceFailure("wire.tools.intact", "the tools on the wire are not the tools "
                                  "of the request, in order", expected=[t.name for t in want],
-                                 got=[t.name for t in sent])
+                                 got=[t.name for t in sent],
+                                 hint="send every tool of the request, in the request's order")
     for mine, theirs in zip(want, sent):
-        for field in ("description", "parameters", "strict"):
-            a, b = getattr(mine, field), getattr(theirs, field)
-            if field == "strict" and (a is None or run.dialect == "gemini"):  # no strict flag
-                continue
-            if a != b:
-                raise ConformanceFailure(
-                    "wire.tools.intact", f"tool {mine.name!r}: {field} changed on the way to "
-                    "the provider", expected=a, got=b,
-                    hint="send the JSON Schema as given: no dropped keywords, no re-ordering "
-                         "of required, no ASCII escaping of descriptions")
+        if mine.description != theirs.description:
+            raise ConformanceFailure(
+                "wire.tools.intact", f"tool {mine.name!r}: the description changed on the way "
+                "to the provider", expected=mine.description, got=theirs.description,
+                hint="send the description as given (no ASCII escaping, no truncation)")
+        diff = _first_difference(_schema_meaning(mine.parameters),
+                                  _schema_meaning(theirs.parameters))
+        if diff:
+            where, a, b = diff
+            raise ConformanceFailure(
+                "wire.tools.intact", f"tool {mine.name!r}: the parameters schema means something "
+                f"else on the wire, at {where}", expected=a, got=b,
+                hint="send the JSON Schema as given; rewrites that keep the meaning (anyOf of "
+                     "consts as an enum, key order) are accepted, dropped or changed keywords "
+                     "are not")
+        if run.dialect in _NO_STRICT or mine.strict is None:
+            continue
+        # an omitted strict is false on Chat Completions and Anthropic, but TRUE on the
+        # Responses API (API reference, FunctionTool.strict "Default true"; openai-python 2.x
+        # types/responses/function_tool_param.py marks strict Required; confirmed 2026-11-22)
+        default = run.dialect == "openai-responses"
+        wire_strict = default if theirs.strict is None else theirs.strict
+        if bool(mine.strict) != bool(wire_strict):
+            raise ConformanceFailure(
+                "wire.tools.intact", f"tool {mine.name!r}: strict changed on the way to the "
+                "provider", expected=mine.strict, got=theirs.strict,
+                hint="send strict: true when the tool asks for it (an omitted strict means "
+                     "false)")
 
 
 def _history_intact(run: CaseRun) -> None:
@@ -142,6 +224,16 @@ CASES: list[Case] = [
         why="Adapters drop schema keywords, descriptions or the strict flag while translating; "
             "the model then calls tools with arguments the schema would have forbidden.",
         steps=one_step(_TEXT, request(tools=(WEATHER, SEARCH, TIME))),
+        checks=(tools_intact, matches_script),
+    ),
+    case(
+        id="wire.strict_tool_intact",
+        title="A strict tool reaches the wire with strict: true",
+        why="Dropping strict: true turns off the provider's schema enforcement silently; the "
+            "model may then send arguments the schema forbids. (An omitted strict: false is "
+            "the provider default and is accepted.)",
+        dialects=("openai", "openai-responses", "anthropic"),
+        steps=one_step(_TEXT, request(tools=(STRICT_WEATHER,))),
         checks=(tools_intact, matches_script),
     ),
     _tool_choice_case("auto", "auto", "tool_choice is easy to drop in translation; 'auto' is the "

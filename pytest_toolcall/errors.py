@@ -93,7 +93,8 @@ class ConformanceFailure(AssertionError):
         lines.append(f"  {where}")
         if self.expected is not None:
             lines.append(f"  expected: {_short(self.expected)}")
-        if self.got is not None:
+        if self.expected is not None or self.got is not None:
+            # "got: None" says the value was missing; leaving the line out says nothing
             lines.append(f"  got:      {_short(self.got)}")
         if self.hint:
             lines.append(f"  hint:     {self.hint}")

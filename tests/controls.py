@@ -58,7 +58,8 @@ class DropsSchemaKeywords(OpenAIChatAdapter):
 
 
 class DropsStrict(OpenAIChatAdapter):
-    """The ``strict`` flag of a tool is not sent (strict=False becomes the provider default)."""
+    """The ``strict`` flag of a tool is not sent: strict: true is lost (an omitted strict:
+    false is the provider default and passes wire.tool_definitions_intact)."""
 
     def encode_tool(self, tool: ToolSpec) -> dict[str, Any]:
         out = super().encode_tool(tool)

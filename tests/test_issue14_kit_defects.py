@@ -172,3 +172,71 @@ def test_complete_may_stream(dialect: str, case_id: str) -> None:
 
     for ep in _endpoint(dialect):
         _run(case_id, _streams_complete(_adapter_class(dialect)), dialect, ep)
+
+
+# -- (4) tool schemas compared by meaning; omitted strict: false is false -----------------------
+
+from pytest_toolcall.reference.openai import OpenAIChatAdapter  # noqa: E402
+
+
+class OmitsStrictFalse(OpenAIChatAdapter):
+    """Sends no strict key for a strict=False tool (the provider default)."""
+
+    def encode_tool(self, tool: ToolSpec) -> dict[str, Any]:
+        out = super().encode_tool(tool)
+        if out["function"].get("strict") is False:
+            del out["function"]["strict"]
+        return out
+
+
+class AnyOfConstsAsEnum(OpenAIChatAdapter):
+    """Rewrites ``anyOf: [{const: a}, {const: b}]`` into ``type: string, enum: [a, b]``."""
+
+    def encode_tool(self, tool: ToolSpec) -> dict[str, Any]:
+        out = copy.deepcopy(super().encode_tool(tool))
+        props = out["function"]["parameters"].get("properties") or {}
+        for name, prop in props.items():
+            if "anyOf" in prop and all("const" in o for o in prop["anyOf"]):
+                props[name] = {"type": "string", "enum": [o["const"] for o in prop["anyOf"]]}
+        return out
+
+
+class AnyOfConstsLosesOne(AnyOfConstsAsEnum):
+    """The same rewrite, dropping a value: the meaning changed."""
+
+    def encode_tool(self, tool: ToolSpec) -> dict[str, Any]:
+        out = super().encode_tool(tool)
+        for prop in (out["function"]["parameters"].get("properties") or {}).values():
+            if "enum" in prop and len(prop["enum"]) > 1:
+                prop["enum"] = prop["enum"][:1]
+        return out
+
+
+@pytest.fixture
+def openai_ep() -> Iterator[Endpoint]:
+    yield from _endpoint("openai")
+
+
+@pytest.mark.parametrize("adapter", [OmitsStrictFalse, AnyOfConstsAsEnum])
+def test_equivalent_tool_definitions_pass(adapter: Any, openai_ep: Endpoint) -> None:
+    _run("wire.tool_definitions_intact", adapter, "openai", openai_ep)
+
+
+def test_changed_schema_still_fails_and_says_where(openai_ep: Endpoint) -> None:
+    failure = _fails("wire.tool_definitions_intact", AnyOfConstsLosesOne, "openai", openai_ep)
+    assert failure.clause == "wire.tools.intact"
+    text = failure.render()
+    assert "/properties/" in failure.message and "got:" in text, text
+
+
+def test_dropped_strict_true_still_fails(openai_ep: Endpoint) -> None:
+    import controls as c
+
+    failure = _fails("wire.strict_tool_intact", c.DropsStrict, "openai", openai_ep)
+    assert failure.clause == "wire.tools.intact"
+    assert "got:      None" in failure.render()
+
+
+def test_got_none_is_printed() -> None:
+    text = ConformanceFailure("x.y", "m", expected="call_001", got=None).render()
+    assert "got:      None" in text
