@@ -240,3 +240,38 @@ def test_dropped_strict_true_still_fails(openai_ep: Endpoint) -> None:
 def test_got_none_is_printed() -> None:
     text = ConformanceFailure("x.y", "m", expected="call_001", got=None).render()
     assert "got:      None" in text
+
+
+# -- (5) stream.same_as_complete compares parsed calls, not raw argument text -------------------
+
+class StreamReserializesArguments(OpenAIChatAdapter):
+    """stream() hands back calls whose raw argument text is re-serialized (compact JSON), as
+    libraries that parse the joined fragments and dump them again do; ids, names, parsed
+    arguments, text, finish and usage are the same."""
+
+    def stream(self, request: Any) -> Iterator[Any]:
+        import json
+
+        from pytest_toolcall.model import ToolCallComplete
+
+        for event in super().stream(request):
+            if isinstance(event, ToolCallComplete) and event.call.parse_error is None:
+                call = event.call
+                event = ToolCallComplete(call=ToolCall.from_raw(
+                    id=call.id, name=call.name,
+                    arguments=json.dumps(call.arguments, separators=(",", ":"))))
+            yield event
+
+
+def test_same_as_complete_ignores_raw_argument_text(openai_ep: Endpoint) -> None:
+    _run("stream.same_as_complete", StreamReserializesArguments, "openai", openai_ep)
+
+
+def test_same_as_complete_still_fails_on_other_arguments(openai_ep: Endpoint) -> None:
+    from pytest_toolcall.checks import _meaning
+    from pytest_toolcall.model import ChatResponse
+
+    a = ChatResponse(tool_calls=(ToolCall.from_raw(id="c", name="f", arguments='{"a": 1}'),))
+    b = ChatResponse(tool_calls=(ToolCall.from_raw(id="c", name="f", arguments='{"a":1}'),))
+    c = ChatResponse(tool_calls=(ToolCall.from_raw(id="c", name="f", arguments='{"a": 2}'),))
+    assert _meaning(a) == _meaning(b) and _meaning(a) != _meaning(c)
