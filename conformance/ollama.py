@@ -47,13 +47,25 @@ def results_carry_tool_name(run: CaseRun) -> None:
     for record in run.steps[1:]:
         body = record.exchanges[0].json or {}
         names: dict[str, str] = {}
+        last_calls: list[str | None] = []  # names of the latest assistant turn's calls
+        answered = 0
         for n, msg in enumerate(body.get("messages") or ()):
+            if msg.get("tool_calls"):
+                last_calls, answered = [], 0
             for call in msg.get("tool_calls") or ():
+                name = (call.get("function") or {}).get("name")
+                last_calls.append(name)
                 if call.get("id"):
-                    names[call["id"]] = (call.get("function") or {}).get("name")
+                    names[call["id"]] = name
             if msg.get("role") != "tool":
                 continue
-            want = names.get(msg.get("tool_call_id"))
+            # pair by the id the library sent, else by position after the calls (ollama-python
+            # sends no tool_call_id): the expectation is derived from what was sent, never
+            # None for a result that has a call (issue 14, defect 9)
+            want = names.get(msg.get("tool_call_id") or "")
+            if want is None and answered < len(last_calls):
+                want = last_calls[answered]
+            answered += 1
             if not msg.get("tool_name") or msg.get("tool_name") != want:
                 raise ConformanceFailure(
                     "wire.ollama.tool_name", f"step {record.index + 1}: tool message "

@@ -205,6 +205,32 @@ def replay_not_escaped(run: CaseRun) -> None:
                             hint="json.dumps(arguments, ensure_ascii=False) (langchain PR #32222)")
 
 
+#: Words an error uses to say an answer was not what it should be. Matched case-insensitively
+#: in the error and its causes, next to the body's own words.
+_MALFORMED_WORDS = ("malformed", "invalid", "unexpected", "missing", "empty", "no choices",
+                    "not a valid", "could not parse", "failed to parse", "unable to parse",
+                    "upstream timeout", "validation error", "unrecognized", "bad response")
+
+
+@check("error.message")
+def says_malformed(run: CaseRun) -> None:
+    """The error raised on a 200 that is not an answer says so (or repeats the body's words)."""
+    from pytest_toolcall.checks import _chain, describe_error
+
+    for record in run.steps:
+        if record.step.expect != "error" or record.error is None:
+            continue
+        text = " ".join(str(e) for e in _chain(record.error)).lower()
+        if not any(word in text for word in _MALFORMED_WORDS):
+            raise ConformanceFailure(
+                "error.message", f"step {record.index + 1}: the error does not say that the "
+                "provider's answer was malformed", expected="an error saying the answer was "
+                "malformed/invalid/missing its content (or carrying the body's words)",
+                got=describe_error(record.error),
+                hint="raise a typed error that names the problem, e.g. 'malformed response: no "
+                     "choices in {...}'")
+
+
 def _tool_choice_case(mode: str, choice: object, why: str) -> Case:
     return case(
         id=f"wire.tool_choice_{mode}", title=f"tool_choice {mode} reaches the provider", why=why,
@@ -374,8 +400,10 @@ CASES: list[Case] = [
         steps=one_step(Turn(error=ErrorReply(
             status=200, raw_body='{"id": "resp-1", "object": "error", "detail": "upstream '
                                  'timeout"}')), expect="error"),
-        # the error must carry what came back: a bare "malformed response" hides the cause
-        checks=(error_surfaced(must_contain="upstream timeout"),),
+        # a typed error that says the answer was malformed: the body's own words are welcome,
+        # a descriptive error of the library's own (litellm's, pydantic-ai's
+        # UnexpectedModelBehavior) is as good (issue 14, defect 7, decided 2026-11-22)
+        checks=(error_surfaced(), says_malformed),
     ),
     case(
         id="wire.unknown_finish_reason",

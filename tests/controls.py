@@ -1139,12 +1139,12 @@ class UnknownFinishIsStop(OpenAIChatAdapter):
 
 
 class MalformedAnswerWithoutDetail(OpenAIChatAdapter):
-    """A 200 that is not an answer raises a typed error, but a bare one: 'malformed response'
-    without what came back, so the user cannot tell a proxy's timeout from a parser bug."""
+    """A 200 that is not an answer raises a typed error that says nothing: the user cannot
+    tell a malformed answer from any other failure."""
 
     def parse_response(self, data: Any) -> ChatResponse:
         if not isinstance(data, dict) or not data.get("choices"):
-            raise ProviderError("malformed response")
+            raise ProviderError("request failed")
         return super().parse_response(data)
 
 

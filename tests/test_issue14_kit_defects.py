@@ -275,3 +275,70 @@ def test_same_as_complete_still_fails_on_other_arguments(openai_ep: Endpoint) ->
     b = ChatResponse(tool_calls=(ToolCall.from_raw(id="c", name="f", arguments='{"a":1}'),))
     c = ChatResponse(tool_calls=(ToolCall.from_raw(id="c", name="f", arguments='{"a": 2}'),))
     assert _meaning(a) == _meaning(b) and _meaning(a) != _meaning(c)
+
+
+# -- (9) Ollama tool_name judged against the call the result answers, ids or not ---------------
+
+from pytest_toolcall.reference.ollama import OllamaAdapter  # noqa: E402
+
+
+class ResultsByNameOnly(OllamaAdapter):
+    """Tool results carry tool_name but no tool_call_id (ollama-python's Message has none)."""
+
+    def encode_result(self, message: ToolMessage, names: dict[str, str]) -> dict[str, Any]:
+        out = super().encode_result(message, names)
+        out.pop("tool_call_id", None)
+        return out
+
+
+class ResultsByNameOnlyWrongName(ResultsByNameOnly):
+    """The same, with every result named after the first tool: results are misattributed."""
+
+    def encode_result(self, message: ToolMessage, names: dict[str, str]) -> dict[str, Any]:
+        out = super().encode_result(message, names)
+        out["tool_name"] = "get_weather"
+        return out
+
+
+@pytest.fixture
+def ollama_ep() -> Iterator[Endpoint]:
+    yield from _endpoint("ollama")
+
+
+def test_ollama_tool_name_without_ids_passes(ollama_ep: Endpoint) -> None:
+    from pytest_toolcall.checks import CaseRun  # noqa: F401  (import check only)
+    from conformance.ollama import results_carry_tool_name
+
+    case = REGISTRY["wire.ollama_tool_name_on_results"]
+    only = case.model_copy(update={"checks": (results_carry_tool_name,)})
+    run_case(only, ResultsByNameOnly.from_endpoint(ollama_ep), reference_profile("ollama"),
+             ollama_ep)
+
+
+def test_ollama_wrong_tool_name_still_fails(ollama_ep: Endpoint) -> None:
+    failure = _fails("wire.ollama_tool_name_on_results", ResultsByNameOnlyWrongName, "ollama",
+                     ollama_ep)
+    assert failure.clause == "wire.ollama.tool_name", failure.render()
+    assert "None" not in str(failure.expected)
+
+
+# -- (7) wire.malformed_success: a typed error that says the answer was malformed --------------
+
+def _malformed_raising(message: str) -> Any:
+    from pytest_toolcall.errors import ProviderError
+
+    class Says(OpenAIChatAdapter):
+        def parse_response(self, data: Any) -> Any:
+            if not isinstance(data, dict) or not data.get("choices"):
+                raise ProviderError(message)
+            return super().parse_response(data)
+    return Says
+
+
+@pytest.mark.parametrize("message", [
+    "malformed response",  # terse but says what happened
+    "Invalid response from OpenAI chat completions endpoint",  # pydantic-ai's wording
+    "Received empty model response",  # pydantic-ai UnexpectedModelBehavior
+])
+def test_descriptive_typed_errors_pass(message: str, openai_ep: Endpoint) -> None:
+    _run("wire.malformed_success", _malformed_raising(message), "openai", openai_ep)
