@@ -188,10 +188,24 @@ CASES: list[Case] = [
         id="stream.anthropic_usage_split",
         dialects=DIALECT,
         title="Streamed usage: input tokens from message_start, output from message_delta",
-        why="message_start carries the input tokens and a placeholder output count; "
-            "message_delta the final output count (only that, in the older shape): adapters "
-            "that read one event report the wrong numbers.",
+        why="message_start carries the input tokens and a placeholder output count; the final "
+            "message_delta carries both final counts (every stream of the wire corpus, "
+            "recorded through 2026; confirmed 2026-11-22): adapters that keep message_start's "
+            "placeholder report the wrong numbers.",
         needs={"usage"},
+        steps=(Step(request=request(), via="stream", reply=Turn(
+            tool_calls=calls(("get_time", "{}")))),),
+        checks=(usage_reported, matches_script),
+    ),
+    case(
+        id="stream.anthropic_usage_legacy_delta",
+        dialects=DIALECT,
+        title="Streamed usage, older shape: message_delta with output_tokens only",
+        why="Before input counts moved into message_delta, its usage held output_tokens only; "
+            "an adapter that must read such streams (a proxy, an old API version) takes input "
+            "tokens from message_start. Runs only for a profile claiming "
+            "anthropic_legacy_usage.",
+        needs={"usage", "anthropic.legacy_usage"},
         steps=(Step(request=request(), via="stream", reply=Turn(
             tool_calls=calls(("get_time", "{}")),
             stream=StreamPlan(quirks=frozenset({"delta_usage_output_only"})))),),

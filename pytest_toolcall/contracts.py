@@ -51,6 +51,8 @@ CAPABILITIES: Mapping[str, str] = {
     "loop.events": "the loop reports what it does to its client (LoopResult.events)",
     "history.drop_failed": "failed calls are dropped from a rebuilt history "
                            "(history_failed_calls='drop')",
+    "anthropic.legacy_usage": "the adapter also reads Anthropic's older stream usage shape, "
+                              "message_delta with output_tokens only (anthropic_legacy_usage)",
 }
 
 
@@ -96,6 +98,10 @@ class Profile(BaseModel):
     )
     parallel_tool_calls: bool = True
     usage: bool = True
+    #: Anthropic streams once ended with a message_delta carrying output_tokens only; every
+    #: stream recorded today carries both counts there (wire corpus, 2026-11-22). Claim this
+    #: for an adapter that must still read the old shape (a proxy or an old API version).
+    anthropic_legacy_usage: bool = False
     known_gaps: Mapping[str, str] = Field(default_factory=dict)
     timeout: float = Field(default=10.0, gt=0)
     # -- loop policy (ToolLoop) --------------------------------------------------------------
@@ -131,6 +137,7 @@ class Profile(BaseModel):
             "loop.failure_rounds_2": self.max_failure_rounds >= 2,
             "loop.events": self.loop_events,
             "history.drop_failed": self.history_failed_calls == "drop",
+            "anthropic.legacy_usage": self.anthropic_legacy_usage,
         }
         if capability in loop_claims:
             return loop_claims[capability]

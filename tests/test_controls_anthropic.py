@@ -56,7 +56,7 @@ CONTROLS: list[tuple[str, type[AnthropicAdapter], str]] = [
     ("stream.zero_args_null", c.CompletesOnlyBlocksWithDeltas, "response.tool_calls.count"),
     ("stream.malformed_arguments", c.StreamUnguardedJsonLoads, "adapter.raised"),
     ("stream.anthropic_usage_split", c.UsageFromMessageStartOnly, "response.usage"),
-    ("stream.anthropic_usage_split", c.UsageFromMessageDeltaOnly, "response.usage"),
+    ("stream.anthropic_usage_legacy_delta", c.UsageFromMessageDeltaOnly, "response.usage"),
     ("stream.mid_stream_error", c.IgnoresErrorEvent, "error.message"),
     ("stream.truncated", c.NoMessageStopCheck, "error.surfaced"),
 ]
@@ -65,6 +65,9 @@ ANTHROPIC_CASES = sorted(case.id for case in REGISTRY
                          if case.applies_to("anthropic") and case.contract == "chat")
 OWN_CASES = sorted(case.id for case in REGISTRY if case.dialects == ("anthropic",))
 
+
+#: the reference profile: it claims anthropic_legacy_usage, so the legacy-shape case runs
+PROFILE = Profile(anthropic_legacy_usage=True)
 
 def _id(row: tuple[str, type, str]) -> str:
     return f"{row[0]}-{row[1].__name__}"
@@ -81,7 +84,7 @@ def endpoint() -> Iterator[Endpoint]:
 def test_case_fails_its_negative_control(case_id: str, broken: type[AnthropicAdapter],
                                          clause: str, endpoint: Endpoint) -> None:
     with pytest.raises(ConformanceFailure) as exc:
-        run_case(REGISTRY[case_id], broken.from_endpoint(endpoint), Profile(), endpoint)
+        run_case(REGISTRY[case_id], broken.from_endpoint(endpoint), PROFILE, endpoint)
     assert exc.value.clause == clause, exc.value.render()
     assert exc.value.case_id == case_id
     assert exc.value.interface == "sync"
@@ -90,7 +93,7 @@ def test_case_fails_its_negative_control(case_id: str, broken: type[AnthropicAda
 @pytest.mark.parametrize("case_id", ANTHROPIC_CASES)
 def test_reference_adapter_passes(case_id: str, endpoint: Endpoint) -> None:
     case = REGISTRY[case_id]
-    runs = run_case(case, AnthropicAdapter.from_endpoint(endpoint), Profile(), endpoint)
+    runs = run_case(case, AnthropicAdapter.from_endpoint(endpoint), PROFILE, endpoint)
     assert [run.interface for run in runs] == ["sync", "async"]
     for run in runs:
         assert len(run.steps) == len(case.steps)
@@ -107,7 +110,7 @@ def test_reference_adapter_passes(case_id: str, endpoint: Endpoint) -> None:
 
 
 def test_every_anthropic_case_has_a_negative_control() -> None:
-    assert len(OWN_CASES) == 8
+    assert len(OWN_CASES) == 9
     covered = {case_id for case_id, _, _ in CONTROLS}
     assert sorted(set(OWN_CASES) - covered) == []
 

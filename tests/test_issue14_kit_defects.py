@@ -342,3 +342,21 @@ def _malformed_raising(message: str) -> Any:
 ])
 def test_descriptive_typed_errors_pass(message: str, openai_ep: Endpoint) -> None:
     _run("wire.malformed_success", _malformed_raising(message), "openai", openai_ep)
+
+
+# -- (6) Anthropic usage: today's shape by default, the old one on request ---------------------
+
+def test_today_usage_shape_passes_an_adapter_reading_message_delta() -> None:
+    """An adapter that reads both counts from the final message_delta (today's API) passes the
+    default usage case, and the legacy case is skipped unless the profile asks for it."""
+    import controls_anthropic as ca
+
+    from pytest_toolcall.contracts import Profile
+    from pytest_toolcall.runner import CaseSkipped
+
+    for ep in _endpoint("anthropic"):
+        run_case(REGISTRY["stream.anthropic_usage_split"],
+                 ca.UsageFromMessageDeltaOnly.from_endpoint(ep), Profile(), ep)
+        with pytest.raises(CaseSkipped, match="anthropic.legacy_usage"):
+            run_case(REGISTRY["stream.anthropic_usage_legacy_delta"],
+                     ca.UsageFromMessageDeltaOnly.from_endpoint(ep), Profile(), ep)

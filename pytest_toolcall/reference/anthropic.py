@@ -43,7 +43,8 @@ _FINISH = {"end_turn": "stop", "stop_sequence": "stop", "tool_use": "tool_calls"
            "refusal": "content_filter", "pause_turn": "other"}
 
 #: Anthropic supports every tool_choice and parallel_tool_calls=False: the defaults hold
-PROFILE: dict[str, Any] = {}
+#: the reference reads both stream usage shapes, so it runs the legacy-shape case too
+PROFILE: dict[str, Any] = {"anthropic_legacy_usage": True}
 
 
 class AnthropicAdapter(HttpxAdapter):
