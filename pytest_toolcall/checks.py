@@ -47,13 +47,32 @@ def describe_error(error: BaseException) -> str:
     where = ""
     frames = traceback.extract_tb(error.__traceback__)
     if frames:
-        last = frames[-1]
+        last = _innermost_own_frame(frames)
         where = f" (at {last.filename.rsplit('/', 1)[-1]}:{last.lineno} in {last.name})"
     from .tools import SECRET
 
     # a crashing scripted tool's text carries a planted secret; a failure must not repeat it
     text = str(error).replace(SECRET, "<secret redacted>")
     return f"{type(error).__name__}: {text}{where}"
+
+
+def _innermost_own_frame(frames: list[traceback.FrameSummary]) -> traceback.FrameSummary:
+    """The innermost frame outside the standard library: a crash in ``json.loads`` is located
+    at the implementation's line that called it (issue 14). Installed packages count as the
+    implementation: a library under test lives there."""
+    import sysconfig
+
+    paths = sysconfig.get_paths()
+    stdlib = {paths["stdlib"], paths["platstdlib"]}
+    packages = {paths["purelib"], paths["platlib"]}
+    for frame in reversed(frames):
+        name = frame.filename
+        in_packages = any(name.startswith(p + "/") for p in packages)
+        if name.startswith("<frozen") or (not in_packages
+                                          and any(name.startswith(p + "/") for p in stdlib)):
+            continue
+        return frame
+    return frames[-1]
 
 
 def _chain(error: BaseException) -> Iterable[BaseException]:

@@ -360,3 +360,20 @@ def test_today_usage_shape_passes_an_adapter_reading_message_delta() -> None:
         with pytest.raises(CaseSkipped, match="anthropic.legacy_usage"):
             run_case(REGISTRY["stream.anthropic_usage_legacy_delta"],
                      ca.UsageFromMessageDeltaOnly.from_endpoint(ep), Profile(), ep)
+
+
+# -- messages: a crash is located at the implementation's own line, not the stdlib's -----------
+
+def test_crash_location_is_the_callers_line() -> None:
+    import json
+
+    from pytest_toolcall.checks import describe_error
+
+    def parse() -> Any:
+        return json.loads("{not json")  # the adapter's own line
+
+    try:
+        parse()
+    except ValueError as error:
+        text = describe_error(error)
+    assert "test_issue14_kit_defects.py" in text and "in parse" in text, text
