@@ -97,7 +97,7 @@ def step_basics(run: CaseRun, record: StepRecord) -> None:
                 f"(HTTP {exchange.rejection.status}): {exchange.rejection.message}",
                 expected="a request the real provider accepts",
                 got=_body_excerpt(exchange.json),
-                hint=_REJECTION_HINTS.get(rule.split(".")[0], None),
+                hint=rejection_hint(rule, run.dialect),
             )
         if exchange.decode_error:
             raise KitError(f"the fake provider accepted but could not decode the request of step "
@@ -184,8 +184,8 @@ def deltas_match_calls(record: StepRecord) -> None:
 
 
 _REJECTION_HINTS = {
-    "messages": "check how the history is encoded: every tool message must answer a tool call "
-                "of the assistant message right before it, and every call must be answered",
+    "messages": "check how the history is encoded; the provider's message above names the "
+                "field it refused",
     "tools": "check how tool definitions are encoded",
     "tool_choice": "send tool_choice only with tools, in the provider's shape",
     "parallel_tool_calls": "send parallel_tool_calls only with tools",
@@ -195,6 +195,73 @@ _REJECTION_HINTS = {
             "('{}' for none), never null or an object",
     "model": "send the model name",
     "body": "send the request body as JSON",
+}
+
+
+#: Hints for one rule (or a rule prefix), more specific than the family hint: the hint follows
+#: the rule the provider enforced (issue 14). ``{tool_choice}`` is filled per dialect.
+_PAIRING = ("every tool result must answer a tool call of the assistant turn right before it, "
+            "and every call must be answered")
+_RULE_HINTS = {
+    "messages.text.empty": "do not send empty text blocks/parts: leave the text out when the "
+                           "assistant said nothing",
+    "messages.content.empty": "send content only when there is some; an assistant turn with "
+                              "tool calls and no text leaves it out (or null where allowed)",
+    "messages.parts.empty": "every Gemini content needs at least one part",
+    "messages.struct": "functionResponse.response must be a JSON object: wrap a text result, "
+                       "e.g. {\"result\": text} or {\"output\": text}",
+    "messages.function_response": "answer all function calls of one model turn in ONE user "
+                                  "turn, one functionResponse per call, named like the call",
+    "messages.assistant.content_null": "an assistant message without tool calls needs content",
+    "messages.tool_use.id_pattern": "tool_use ids must match ^[a-zA-Z0-9_-]+$: replay the ids "
+                                    "the provider gave",
+    "messages.tool_calls.arguments": "tool-call arguments must be a JSON string ('{}' for none)",
+    "messages.tool_calls.function.arguments": "tool-call arguments must be a JSON string "
+                                              "('{}' for none)",
+    "messages.role": "use the dialect's roles (Gemini: user/model; tool results go in a user "
+                     "turn)",
+    "tool_choice": "send tool_choice only with tools, in the provider's shape: {tool_choice}",
+    "messages.tool": _PAIRING,
+    "messages.tool_calls.unanswered": _PAIRING,
+    "messages.tool_use.unanswered": _PAIRING,
+    "messages.tool_result": _PAIRING,
+    "messages.function_call.position": _PAIRING,
+    "input.function_call": _PAIRING,
+    "input.function_call_output": _PAIRING,
+    "tools.name": "tool names must match the provider's pattern (letters, digits, _ and -, "
+                  "64 characters at most)",
+}
+
+_TOOL_CHOICE_SHAPES = {
+    "openai": "'auto'/'none'/'required' or {type: function, function: {name}}",
+    "openai-responses": "'auto'/'none'/'required' or {type: function, name}",
+    "anthropic": "{type: auto|any|none} or {type: tool, name}",
+    "gemini": "toolConfig.functionCallingConfig {mode: AUTO|ANY|NONE, allowedFunctionNames}",
+    "ollama": "Ollama's native API has no tool_choice: leave it out",
+}
+
+
+def rejection_hint(rule: str, dialect: str) -> str | None:
+    """The hint for a provider rejection: the most specific rule hint, else the family's."""
+    parts = rule.split(".")
+    for k in range(len(parts), 0, -1):
+        hint = _RULE_HINTS.get(".".join(parts[:k]))
+        if hint:
+            return hint.replace("{tool_choice}", _TOOL_CHOICE_SHAPES.get(dialect, "see the "
+                                                                         "provider's docs"))
+    return _REJECTION_HINTS.get(parts[0])
+
+
+#: Where each dialect carries usage (for the response.usage hint).
+_USAGE_WHERE = {
+    "openai": "the response's usage, or the stream's last chunk (choices: [], needs "
+              "stream_options.include_usage)",
+    "openai-responses": "response.usage, or the response.completed event's response.usage",
+    "anthropic": "usage; in a stream, input_tokens from message_start and the final counts "
+                 "from message_delta",
+    "gemini": "usageMetadata (promptTokenCount, candidatesTokenCount, totalTokenCount), in a "
+              "stream from the last chunk",
+    "ollama": "prompt_eval_count and eval_count of the (final, done: true) message",
 }
 
 
@@ -302,7 +369,7 @@ def usage_reported(run: CaseRun) -> None:
             raise ConformanceFailure(
                 "response.usage", f"step {record.index + 1}: usage not reported as sent",
                 expected=want.model_dump(), got=got.model_dump() if got else None,
-                hint="read usage from the response, or from the stream's last chunk (choices: [])")
+                hint="read usage from " + _USAGE_WHERE.get(run.dialect, "the response"))
 
 
 def error_surfaced(*, must_contain: str | None = None) -> Callable[[CaseRun], None]:

@@ -377,3 +377,24 @@ def test_crash_location_is_the_callers_line() -> None:
     except ValueError as error:
         text = describe_error(error)
     assert "test_issue14_kit_defects.py" in text and "in parse" in text, text
+
+
+# -- messages: hints follow the dialect and the rule that rejected ------------------------------
+
+def test_rejection_hints_follow_the_rule() -> None:
+    from pytest_toolcall.checks import rejection_hint
+
+    assert "empty text" in rejection_hint("messages.text.empty", "anthropic")
+    assert "JSON object" in rejection_hint("messages.struct", "gemini")
+    assert "answer a tool call" in rejection_hint("messages.tool.orphan", "openai")
+    assert "answer a tool call" not in rejection_hint("messages.empty", "openai")
+    gemini = rejection_hint("tool_choice.mode", "gemini")
+    assert "functionCallingConfig" in gemini and "function: {name}" not in gemini
+
+
+def test_usage_hint_is_the_dialects() -> None:
+    from pytest_toolcall.checks import _USAGE_WHERE
+
+    assert "choices: []" in _USAGE_WHERE["openai"]
+    assert all("choices" not in _USAGE_WHERE[d] for d in ("anthropic", "openai-responses",
+                                                           "gemini", "ollama"))
