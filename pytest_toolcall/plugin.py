@@ -325,7 +325,17 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         report.user_properties.append(clause)
         # junitxml writes the properties of the teardown report, built from the item's list
         item.user_properties.append(clause)
+    elif call.excinfo is not None and call.when == "call" and _is_kit_error(call.excinfo.value):
+        # the kit could not run the case: reported apart, never a verdict (issue 14)
+        report.user_properties.append(("toolcall_kit_error", True))
+        item.user_properties.append(("toolcall_kit_error", True))
     return report
+
+
+def _is_kit_error(error: BaseException) -> bool:
+    from .errors import KitError
+
+    return isinstance(error, KitError)
 
 
 _COLUMNS = ("passed", "failed", "error", "skipped", "xfailed", "xpassed")
@@ -338,6 +348,7 @@ class Summary:
         self.rows: Counter[tuple[str, str, str]] = Counter()
         self.failures: list[tuple[str, str | None]] = []
         self.errors: list[str] = []
+        self.kit_errors: list[str] = []
         self.adapters: set[str] = set()
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -349,11 +360,15 @@ class Summary:
         outcome = _outcome(report)
         if outcome is None:
             return
+        if outcome == "failed" and props.get("toolcall_kit_error"):
+            outcome = "kit_error"
         self.rows[(props["toolcall_family"], props["toolcall_provider"], outcome)] += 1
         if outcome == "failed":
             self.failures.append((report.nodeid, props.get("toolcall_clause")))
         elif outcome == "error":
             self.errors.append(report.nodeid)
+        elif outcome == "kit_error":
+            self.kit_errors.append(report.nodeid)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if not self.rows:
@@ -371,7 +386,9 @@ class Summary:
             write(f"{family:<10}{provider:<{width}}"
                   + "".join(f"{counts[c]:>9}" for c in _COLUMNS))
         runs = sum(totals.values())
-        parts = [f"{totals[c]} {c}" for c in _COLUMNS if totals[c]]
+        # kit errors get no column (they are no verdict): they are named on this line only
+        parts = [f"{totals[c]} {c.replace('_', ' ')}" for c in (*_COLUMNS, "kit_error")
+                 if totals[c]]
         write(f"{runs} case run{'s' if runs != 1 else ''}: {', '.join(parts)}")
         # says what was tested: a fixture override that was not picked up shows here
         for subject in sorted(self.adapters):
@@ -385,7 +402,12 @@ class Summary:
             write("could not run (setup or kit errors, not verdicts on the implementation):")
             for nodeid in self.errors:
                 write(f"  {nodeid.removeprefix('toolcall::')}")
-        if self.failures or self.errors:
+        if self.kit_errors:
+            write("kit errors (the kit could not run these; not verdicts, not in any pass rate; "
+                  "please report them):")
+            for nodeid in self.kit_errors:
+                write(f"  {nodeid.removeprefix('toolcall::')}")
+        if self.failures or self.errors or self.kit_errors:
             write("re-run one case: pytest --toolcall-provider=<name> --toolcall-cases=<case id>")
 
 

@@ -30,7 +30,9 @@ VERSION = 1
 REPORT_FILE = "toolcall-report.json"
 SUMMARY_FILE = "toolcall-summary.md"
 BADGE_FILE = "toolcall-badge.json"
-OUTCOMES = ("passed", "failed", "error", "skipped", "xfailed", "xpassed")
+#: ``kit_error``: the kit could not decode or run the case (a KitError); never a verdict on the
+#: implementation, left out of the pass rate, the gate and the badge's count (issue 14)
+OUTCOMES = ("passed", "failed", "error", "skipped", "xfailed", "xpassed", "kit_error")
 #: the module prefix of the built-in reference implementations
 REFERENCE_PREFIX = "pytest_toolcall.reference"
 #: environment variables whose values never appear in a report
@@ -115,6 +117,8 @@ def _record(nodeid: str, phases: list[Phase]) -> CaseRecord:
     for phase in phases:
         props.update(phase.properties)
     outcome, decisive = _outcome(phases)
+    if outcome == "failed" and props.get("toolcall_kit_error"):
+        outcome = "kit_error"
     record = CaseRecord(
         id=str(props.get("toolcall_case", nodeid)), nodeid=nodeid,
         contract=str(props.get("toolcall_contract", "chat")),
@@ -134,6 +138,8 @@ def _record(nodeid: str, phases: list[Phase]) -> CaseRecord:
                           "(toolcall_known_gaps, the toolcall_known_gap marker or the profile)")
     elif outcome != "passed":
         record.message = failure_lines(decisive.text)
+        if outcome == "kit_error" and record.message is None:
+            record.message = "the kit could not run this case (a kit bug, not a verdict)"
     gap = decisive.wasxfail
     if gap is None and decisive.text and decisive.text.startswith(_XPASS_STRICT):
         gap = decisive.text[len(_XPASS_STRICT):]
@@ -322,9 +328,10 @@ def badge(records: Sequence[CaseRecord], label: str = "tool calling") -> dict[st
     counts = Counter(r.outcome for r in records)
     passing = counts["passed"] + counts["xpassed"]
     run = passing + counts["failed"] + counts["error"] + counts["xfailed"]
+    kit = counts["kit_error"]
     if run == 0:
-        return {"schemaVersion": 1, "label": label, "message": "no cases run",
-                "color": "lightgrey"}
+        return {"schemaVersion": 1, "label": label,
+                "message": f"{kit} kit errors" if kit else "no cases run", "color": "lightgrey"}
     rate = passing / run
     if counts["failed"] or counts["error"]:
         color = "red"
@@ -338,7 +345,9 @@ def badge(records: Sequence[CaseRecord], label: str = "tool calling") -> dict[st
         color = "yellow"
     else:
         color = "orange"
-    return {"schemaVersion": 1, "label": label, "message": f"{passing}/{run} passing",
+    # kit errors are not the implementation's: shown apart, never in the count
+    extra = f" ({kit} kit error{'s' * (kit != 1)})" if kit else ""
+    return {"schemaVersion": 1, "label": label, "message": f"{passing}/{run} passing{extra}",
             "color": color}
 
 
@@ -351,6 +360,8 @@ def _cell(records: Sequence[CaseRecord]) -> str:
     icon = "❌" if counts["failed"] or counts["error"] else ("⚠️" if counts["xfailed"] else "✅")
     extras = [f"{counts['xfailed']} known gap{'s' * (counts['xfailed'] != 1)}"
               if counts["xfailed"] else "",
+              f"{counts['kit_error']} kit error{'s' * (counts['kit_error'] != 1)}"
+              if counts["kit_error"] else "",
               f"{counts['skipped']} skipped" if counts["skipped"] else ""]
     text = f"{icon} {passing}/{run}" if run else "⏭️ 0/0"
     return text + "".join(f" · {e}" for e in extras if e)
@@ -414,13 +425,15 @@ def render_markdown(document: Mapping[str, Any]) -> str:
             out.append(f"| {family} | " + " | ".join(cells) + " |")
         out.append("| **all** | " + " | ".join(
             _cell([c for c in cases if c.provider == p]) for p in providers) + " |")
-    broken = [c for c in cases if c.outcome in ("failed", "error")
+    broken = [c for c in cases if c.outcome in ("failed", "error", "kit_error")
               or (c.outcome == "xpassed" and c.message)]
     if broken:
         out += ["", f"### Failures ({len(broken)})", ""]
         for c in broken:
             what = {"failed": f"broke clause {_code(c.clause)}" if c.clause else "failed",
                     "error": "could not run (setup or kit error, not a verdict)",
+                    "kit_error": "the kit could not run it (a kit bug, not a verdict on the "
+                                 "implementation; please report it)",
                     "xpassed": "known gap now passes"}[c.outcome]
             out.append(f"- ❌ {_code(c.id)} ({c.provider}): {what}")
             if c.message:

@@ -398,3 +398,54 @@ def test_usage_hint_is_the_dialects() -> None:
     assert "choices: []" in _USAGE_WHERE["openai"]
     assert all("choices" not in _USAGE_WHERE[d] for d in ("anthropic", "openai-responses",
                                                            "gemini", "ollama"))
+
+
+# -- kit errors are reported apart from verdicts --------------------------------------------------
+
+def test_kit_error_is_not_a_verdict_in_the_report() -> None:
+    from pytest_toolcall import report
+    from pytest_toolcall.report import Phase
+
+    def phases(case: str, outcome: str, **props: Any) -> list[Phase]:
+        base = {"toolcall_case": case, "toolcall_family": "wire", "toolcall_provider": "gemini",
+                "toolcall_contract": "chat", **props}
+        node = f"toolcall::{case}[gemini]"
+        return [Phase(nodeid=node, when="setup", outcome="passed", properties=base),
+                Phase(nodeid=node, when="call", outcome=outcome, properties=base,
+                      text="pytest-toolcall could not run this case"),
+                Phase(nodeid=node, when="teardown", outcome="passed", properties=base)]
+
+    records = report.merge_phases(phases("wire.a", "passed") + phases("wire.b", "failed")
+                                  + phases("wire.c", "failed", toolcall_kit_error=True))
+    assert [r.outcome for r in records] == ["passed", "failed", "kit_error"]
+    totals = report.totals(records)
+    assert totals["kit_error"] == 1 and totals["failed"] == 1 and totals["pass_rate"] == 0.5
+    gate = report.evaluate_gate(records, 0.5)
+    assert gate.counted["judged"] == 2 and gate.passed
+    badge = report.badge(records)
+    assert badge["message"] == "1/2 passing (1 kit error)"
+
+
+def test_kit_error_in_the_terminal_summary(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest("""
+        import pytest
+        import pytest_toolcall._suite as suite
+        from pytest_toolcall.errors import KitError
+
+        def broken_run_case(*args, **kwargs):
+            raise KitError("the fake could not decode the request")
+
+        suite.run_case = broken_run_case
+    """)
+    result = pytester.runpytest_inprocess("--toolcall-provider=openai",
+                                          "--toolcall-cases=wire.single_call",
+                                          "--toolcall-report=out")
+    out = result.stdout.str()
+    assert "1 case run: 1 kit error" in out, out
+    assert "kit errors (the kit could not run these" in out
+    assert "broken clauses" not in out
+    import json
+
+    doc = json.loads((pytester.path / "out" / "toolcall-report.json").read_text())
+    assert doc["totals"]["kit_error"] == 1 and doc["totals"]["pass_rate"] is None
+    assert doc["cases"][0]["outcome"] == "kit_error"
