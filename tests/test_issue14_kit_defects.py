@@ -449,3 +449,36 @@ def test_kit_error_in_the_terminal_summary(pytester: pytest.Pytester) -> None:
     doc = json.loads((pytester.path / "out" / "toolcall-report.json").read_text())
     assert doc["totals"]["kit_error"] == 1 and doc["totals"]["pass_rate"] is None
     assert doc["cases"][0]["outcome"] == "kit_error"
+
+
+# -- (10) anthropic 2.x runs on httpx2: the endpoint hands out an httpx2 client ------------------
+
+def test_anthropic_2x_runs_on_the_endpoints_httpx2_client() -> None:
+    anthropic = pytest.importorskip("anthropic", reason="anthropic is in the 'dev' extra")
+    pytest.importorskip("httpx2", reason="httpx2 comes with anthropic 2.x")
+    from pytest_toolcall.cases import ScriptedCall, Turn
+
+    fake = FakeProvider("anthropic")
+    ep = in_process_endpoint(fake)
+    fake.expect(Turn(tool_calls=(ScriptedCall(id="toolu_1", name="get_time", arguments="{}"),)))
+    sdk = anthropic.Anthropic(base_url=ep.base_url.removesuffix("/v1"), api_key=ep.api_key,
+                              http_client=ep.httpx2_client())
+    message = sdk.messages.create(model="claude-sonnet-4-5", max_tokens=64, messages=[
+        {"role": "user", "content": "time?"}], tools=[{
+            "name": "get_time", "description": "t", "input_schema": {"type": "object"}}])
+    assert [b.name for b in message.content if b.type == "tool_use"] == ["get_time"]
+    with sdk.messages.stream(model="claude-sonnet-4-5", max_tokens=64, messages=[
+            {"role": "user", "content": "time?"}]) as stream:
+        final = stream.get_final_message()
+    assert final.stop_reason == "tool_use"
+
+
+def test_httpx2_missing_is_a_usage_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from pytest_toolcall.errors import UsageError
+
+    monkeypatch.setitem(sys.modules, "httpx2", None)
+    for ep in _endpoint("anthropic"):
+        with pytest.raises(UsageError, match="pip install httpx2"):
+            ep.httpx2_client()

@@ -210,6 +210,21 @@ class Endpoint:
                                                    trust_env=False, timeout=30)
         return self._async_client
 
+    def httpx2_client(self) -> Any:
+        """An ``httpx2.Client`` wired to the fake in-process, for clients built on httpx2
+        (anthropic 2.x refuses httpx clients: ``Anthropic(http_client=ep.httpx2_client())``).
+        Needs the ``httpx2`` package (anthropic 2.x installs it; issue 14, defect 10)."""
+        httpx2 = _httpx2()
+        return httpx2.Client(transport=httpx2.MockTransport(_httpx2_handler(self.fake, httpx2)),
+                             trust_env=False, timeout=30)
+
+    def httpx2_async_client(self) -> Any:
+        """An ``httpx2.AsyncClient`` wired to the fake in-process (see :meth:`httpx2_client`)."""
+        httpx2 = _httpx2()
+        return httpx2.AsyncClient(
+            transport=httpx2.MockTransport(_httpx2_handler(self.fake, httpx2, is_async=True)),
+            trust_env=False, timeout=30)
+
     @property
     def exchanges(self) -> list[Exchange]:
         return self.fake.exchanges
@@ -218,6 +233,37 @@ class Endpoint:
         if self._client is not None:
             self._client.close()
         # an AsyncClient over a MockTransport holds no sockets; dropping it is enough
+
+
+def _httpx2() -> Any:
+    try:
+        import httpx2
+    except ImportError:
+        from ..errors import UsageError
+
+        raise UsageError(
+            "Endpoint.httpx2_client() needs the httpx2 package (clients built on httpx2, such as "
+            "anthropic 2.x, install it): pip install httpx2. Or serve the fake on a loopback "
+            "port (--toolcall-transport=loopback) and give the client only base_url and "
+            "api_key.") from None
+    return httpx2
+
+
+def _httpx2_handler(fake: FakeProvider, httpx2: Any, *, is_async: bool = False) -> Any:
+    """The fake's handler in httpx2's types (httpx2 mirrors httpx's request/response API)."""
+
+    def answer(request: Any, body: bytes) -> Any:
+        status, headers, chunks = fake.respond(request.method, request.url.raw_path.decode(),
+                                               request.headers, body)
+        return httpx2.Response(status, headers=headers, content=b"".join(chunks))
+
+    if not is_async:
+        return lambda request: answer(request, request.read())
+
+    async def handle(request: Any) -> Any:
+        return answer(request, await request.aread())
+
+    return handle
 
 
 def in_process_endpoint(fake: FakeProvider, host: str = "http://toolcall.fake") -> Endpoint:
