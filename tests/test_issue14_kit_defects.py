@@ -482,3 +482,45 @@ def test_httpx2_missing_is_a_usage_error(monkeypatch: pytest.MonkeyPatch) -> Non
     for ep in _endpoint("anthropic"):
         with pytest.raises(UsageError, match="pip install httpx2"):
             ep.httpx2_client()
+
+
+# -- (8) ids handed back may encode more; what reaches the provider is what counts ---------------
+
+class EncodesSignatureInIds(OpenAIChatAdapter):
+    """Hands back ``<id>__thought__sig`` (as litellm's Gemini route does) and strips the suffix
+    before the id goes back to the provider."""
+
+    def parse_call(self, raw: dict[str, Any]) -> ToolCall:
+        call = super().parse_call(raw)
+        return call.model_copy(update={"id": f"{call.id}__thought__c2ln"}) if call.id else call
+
+    def encode_call(self, call: ToolCall) -> dict[str, Any]:
+        return super().encode_call(call.model_copy(
+            update={"id": (call.id or "").split("__thought__")[0] or call.id}))
+
+
+class SendsExtendedIdsBack(EncodesSignatureInIds):
+    """The same, but the extended id reaches the provider on replay."""
+
+    def encode_call(self, call: ToolCall) -> dict[str, Any]:
+        return OpenAIChatAdapter.encode_call(self, call.model_copy(
+            update={"id": f"{call.id}__thought__c2ln"}))
+
+
+class MadeUpIds(OpenAIChatAdapter):
+    """Ignores the provider's id and makes one up."""
+
+    def parse_call(self, raw: dict[str, Any]) -> ToolCall:
+        return super().parse_call(raw).model_copy(update={"id": "my_own_id"})
+
+
+def test_ids_that_encode_more_pass(openai_ep: Endpoint) -> None:
+    _run("wire.parallel_calls", EncodesSignatureInIds, "openai", openai_ep)
+    _run("wire.second_turn_passthrough", EncodesSignatureInIds, "openai", openai_ep)
+
+
+def test_made_up_or_leaked_ids_still_fail(openai_ep: Endpoint) -> None:
+    assert _fails("wire.parallel_calls", MadeUpIds, "openai",
+                  openai_ep).clause == "response.tool_calls.id"
+    failure = _fails("wire.second_turn_passthrough", SendsExtendedIdsBack, "openai", openai_ep)
+    assert failure.clause.startswith(("wire.history", "request.")), failure.render()
