@@ -65,6 +65,19 @@ _ERROR = "The model produced invalid content. Consider modifying your prompt if 
 
 CASES: list[Case] = [
     case(
+        id="stream.responses_arguments_in_done_only",
+        dialects=DIALECT,
+        title="Streamed arguments that arrive only in function_call_arguments.done are read",
+        why="Some models send a call's arguments with no delta events, whole in "
+            "response.function_call_arguments.done (and the output_item.done item): an adapter "
+            "that rebuilds arguments from deltas only returns {} (found by adapter authors, "
+            "issue 14; case added 2026-11-22).",
+        steps=(Step(request=request(), via="stream", reply=Turn(
+            tool_calls=PARIS_TOKYO_TIME,
+            stream=StreamPlan(quirks=frozenset({"arguments_done_only"})))),),
+        checks=(matches_script,),
+    ),
+    case(
         id="wire.responses_call_id_not_item_id",
         dialects=DIALECT,
         title="The call_id is the call's id; the fc_ item id only ever goes back as the item's id",

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_toolcall.cases import Case, ErrorReply, ScriptedCall, Turn, check
+from pytest_toolcall.cases import Case, Step, ErrorReply, ScriptedCall, Turn, check
 from pytest_toolcall.checks import error_surfaced, matches_script, usage_reported, wire_request
 from pytest_toolcall.errors import ConformanceFailure
 from pytest_toolcall.model import AssistantMessage, NamedToolChoice, ToolMessage, UserMessage
 from pytest_toolcall.runner import CaseRun
 
 from ._common import (
+    answered,
     PARIS_TOKYO_TIME,
     SEARCH,
     TEXT_ARGUMENTS,
@@ -281,6 +282,23 @@ CASES: list[Case] = [
                            "requested", lambda r: r.parallel_tool_calls,
                            lambda r: r.parallel_tool_calls,
                            hint="send parallel_tool_calls whenever the request sets it"),),
+    ),
+    case(
+        id="wire.parallel_tool_calls_without_tools",
+        dialects=("openai",),
+        title="parallel_tool_calls is not sent on a request without tools",
+        why="Applications ask the final turn without tools (to force an answer) but keep their "
+            "settings; OpenAI rejects parallel_tool_calls without tools (400 \"Invalid value for "
+            "'parallel_tool_calls': 'parallel_tool_calls' is only allowed when 'tools' are "
+            "specified.\", the fake's rule, sourced in dialects/openai.py; case added "
+            "2026-11-22). Independent adapters passed every other case with this bug.",
+        needs={"parallel_tool_calls"},
+        steps=(Step(request=request(parallel_tool_calls=False),
+                    reply=Turn(tool_calls=calls(("get_time", "{}")))),
+               Step(request=request(*answered(Turn(tool_calls=calls(("get_time", "{}")))),
+                                    tools=(), parallel_tool_calls=False),
+                    reply=Turn(text="It is noon."))),
+        checks=(matches_script,),
     ),
     case(
         id="wire.single_call",

@@ -63,6 +63,8 @@ QUIRKS = {
     "one_call_per_chunk": "each whole call in its own chunk (Gemini: also all calls in one)",
     "ping_everywhere": "anthropic: a ping event between every two events (pings come anywhere)",
     "delta_usage_output_only": "anthropic: message_delta usage carries output_tokens only",
+    "arguments_done_only": "openai-responses: no function_call_arguments.delta events; the "
+                           "arguments arrive whole in function_call_arguments.done",
 }
 
 

@@ -1159,3 +1159,14 @@ class ErrorPageWithoutItsWords(OpenAIChatAdapter):
         except ValueError:
             raise ProviderError(f"HTTP {response.status_code}") from None
         raise ProviderError(str(error.get("message")), status=response.status_code)
+
+
+class ParallelFlagWithoutTools(OpenAIChatAdapter):
+    """Sends parallel_tool_calls whenever the request sets it, also on a request without tools
+    (a final turn asked without tools): OpenAI answers 400."""
+
+    def build_body(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
+        body = super().build_body(request, stream=stream)
+        if request.parallel_tool_calls is not None:
+            body["parallel_tool_calls"] = request.parallel_tool_calls
+        return body

@@ -16,6 +16,7 @@ from pytest_toolcall.reference.openai_responses import (
 )
 
 __all__ = [
+    "ArgumentsFromDeltasOnly",
     "CallIdFromFragments",
     "DropsFunctionCallOutputs",
     "EndsOnLastItemDone",
@@ -214,3 +215,20 @@ class IgnoresFailedEvent(_Broken):
     output comes back as a success."""
 
     accumulator = _IgnoresFailed
+
+
+class _ArgumentsFromDeltasOnly(ResponsesStreamAccumulator):
+    def feed(self, event: dict[str, Any]) -> list[Any]:
+        out = super().feed(event)
+        if event.get("type") in ("response.function_call_arguments.done",
+                                 "response.output_item.done"):
+            for call in self.calls:
+                call.final = None  # only the deltas count
+        return out
+
+
+class ArgumentsFromDeltasOnly(_Broken):
+    """Arguments rebuilt from function_call_arguments.delta only: a stream that sends them whole
+    in .done (no deltas) yields {} (issue 14)."""
+
+    accumulator = _ArgumentsFromDeltasOnly

@@ -19,6 +19,8 @@ from pytest_toolcall.runner import run_case
 DIALECT = "openai-responses"
 
 CONTROLS: list[tuple[str, type[OpenAIResponsesAdapter], str]] = [
+    ("stream.responses_arguments_in_done_only", c.ArgumentsFromDeltasOnly,
+     "response.tool_calls.arguments"),
     ("wire.responses_call_id_not_item_id", c.ItemIdAsCallId, "response.tool_calls.id"),
     ("wire.responses_call_id_not_item_id", c.ReplaysCallIdAsItemId,
      "request.input.function_call.id_prefix"),
@@ -83,7 +85,7 @@ def test_reference_adapter_passes(case_id: str, endpoint: Endpoint) -> None:
 
 def test_every_dialect_case_has_a_negative_control() -> None:
     own = {case.id for case in default_registry() if case.dialects == (DIALECT,)}
-    assert len(own) == 7
+    assert len(own) == 8
     assert sorted(own - {case_id for case_id, _, _ in CONTROLS}) == []
 
 

@@ -28,6 +28,8 @@ CONTROLS: list[tuple[str, type[OpenAIChatAdapter], str]] = [
     ("wire.tool_definitions_intact", c.DropsDescriptions, "wire.tools.intact"),
     ("wire.tool_definitions_intact", c.DropsSchemaKeywords, "wire.tools.intact"),
     ("wire.strict_tool_intact", c.DropsStrict, "wire.tools.intact"),
+    ("wire.parallel_tool_calls_without_tools", c.ParallelFlagWithoutTools,
+     "request.parallel_tool_calls.without_tools"),
     ("wire.tool_choice_auto", c.NeverSendsToolChoice, "wire.tool_choice"),
     ("wire.tool_choice_none", c.NeverSendsToolChoice, "wire.tool_choice"),
     ("wire.tool_choice_none", c.AlwaysAuto, "wire.tool_choice"),

@@ -379,7 +379,12 @@ class OpenAIResponses:
             index += 1
         per_call: list[tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]] = []
         for cid, fid, call in zip(self.call_ids(turn), self.item_ids(turn), turn.tool_calls):
-            per_call.append(_call_events(index, fid, cid, call, size))
+            added, deltas, done = _call_events(index, fid, cid, call, size)
+            if "arguments_done_only" in quirks:
+                # some models send no argument deltas at all (issue 14; seen by adapter authors
+                # against real Responses streams, 2026-11): the text comes whole in .done
+                deltas = []
+            per_call.append((added, deltas, done))
             index += 1
         if "interleave" in quirks:
             # every item announced, then the argument fragments of all calls in turns
