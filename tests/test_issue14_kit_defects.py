@@ -306,7 +306,6 @@ def ollama_ep() -> Iterator[Endpoint]:
 
 
 def test_ollama_tool_name_without_ids_passes(ollama_ep: Endpoint) -> None:
-    from pytest_toolcall.checks import CaseRun  # noqa: F401  (import check only)
     from conformance.ollama import results_carry_tool_name
 
     case = REGISTRY["wire.ollama_tool_name_on_results"]
@@ -435,7 +434,14 @@ def test_kit_error_in_the_terminal_summary(pytester: pytest.Pytester) -> None:
         def broken_run_case(*args, **kwargs):
             raise KitError("the fake could not decode the request")
 
-        suite.run_case = broken_run_case
+        _real = suite.run_case
+
+        # restored at the end: the in-process run must not leak into the other tests
+        def pytest_sessionstart(session):
+            suite.run_case = broken_run_case
+
+        def pytest_sessionfinish(session):
+            suite.run_case = _real
     """)
     result = pytester.runpytest_inprocess("--toolcall-provider=openai",
                                           "--toolcall-cases=wire.single_call",
