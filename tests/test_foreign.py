@@ -67,7 +67,7 @@ def test_schema_validates_messages():
 # -- the Node examples through the suite --------------------------------------------------------
 @needs_node
 @pytest.mark.parametrize("case_id", ["wire.text_and_calls", "wire.zero_args_empty_string",
-                                     "stream.interleaved_calls", "stream.truncated",
+                                     "stream.parallel_interleaved", "stream.truncated", "stream.mid_stream_error",
                                      "wire.provider_error", "wire.error_not_json",
                                      "wire.malformed_success"])
 def test_node_adapter_passes(node_adapter, case_id):
