@@ -199,3 +199,52 @@ def test_provider_error_maps():
     with pytest.raises(ProviderError) as info:
         _raise_error({"error": {"kind": "provider", "message": "bad key", "status": 401}})
     assert info.value.status == 401
+
+
+# -- through pytest: --toolcall-command and toolcall_subprocess ----------------------------------
+_SOME = "wire.text_and_calls,stream.parallel_interleaved,loop.iteration_cap,fallback.tool_first"
+
+
+@needs_node
+def test_command_option_runs_the_families(pytester):
+    result = pytester.runpytest(
+        "--toolcall-provider=openai", f"--toolcall-cases={_SOME}", "-p", "no:cacheprovider",
+        f"--toolcall-command=node {EXAMPLES / 'openai_adapter.mjs'}")
+    result.assert_outcomes(passed=4)
+    result.stdout.fnmatch_lines(["adapter under test: pytest_toolcall.foreign.ForeignAdapter",
+                                 "*tool loop under test: pytest_toolcall.foreign.ForeignLoop"])
+
+
+@needs_node
+def test_ini_command_and_negative_control(pytester, monkeypatch):
+    monkeypatch.setenv("TOOLCALL_EXAMPLE_BUG", "merge_calls")
+    pytester.makeini(f"[pytest]\ntoolcall_command = node {EXAMPLES / 'openai_adapter.mjs'}\n")
+    result = pytester.runpytest("--toolcall-provider=openai", "-p", "no:cacheprovider",
+                                "--toolcall-cases=wire.text_and_calls")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*wire.text_and_calls*response.tool_calls.count*"])
+
+
+@needs_node
+def test_subprocess_fixture_in_conftest(pytester):
+    pytester.makeconftest(f"""
+import pytest
+
+@pytest.fixture
+def toolcall_structured(toolcall_subprocess):
+    return toolcall_subprocess({'node ' + str(EXAMPLES / 'collector.mjs')!r}).structured()
+""")
+    result = pytester.runpytest("--toolcall-provider=openai", "-p", "no:cacheprovider",
+                                "--toolcall-cases=fallback.*")
+    result.assert_outcomes(passed=9)
+    result.stdout.fnmatch_lines(["*structured output under test: pytest_toolcall.foreign."
+                                 "ForeignStructured"])
+
+
+def test_missing_command_is_a_usage_error_before_any_case(pytester):
+    result = pytester.runpytest("--toolcall-provider=openai", "-p", "no:cacheprovider",
+                                "--toolcall-command=no-such-harness-xyz run",
+                                "--toolcall-cases=wire.single_call")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*no-such-harness-xyz*not found*"])
+    assert "passed" not in result.stdout.str() and "failed" not in result.stdout.str()
