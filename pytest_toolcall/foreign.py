@@ -502,3 +502,83 @@ def child_profile(child: Child) -> dict[str, Any]:
     profile = dict(child.hello.get("profile") or {})
     profile.setdefault("name", child.command)
     return profile
+
+
+# -- one loopback server per process, one fake provider per case ------------------------------
+class _Hub:
+    """A loopback HTTP server started once per process; each case gets its own path prefix
+    (``/c<n>``) routed to its own fake provider, so a case costs no server start (starting one
+    per case, with httpx's transports, costs ~100 ms) and a late request from an earlier case
+    can never reach the next case's fake (it gets a 410)."""
+
+    def __init__(self) -> None:
+        from http.server import ThreadingHTTPServer
+
+        from .fake.server import _Handler
+
+        hub = self
+
+        class Handler(_Handler):
+            def setup(self) -> None:
+                super().setup()
+                # the fake writes a stream in many small pieces: without TCP_NODELAY, Nagle's
+                # algorithm and the client's delayed ACK stall each piece by up to 40 ms
+                import socket
+
+                self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+            def _answer(self) -> None:
+                prefix, _, rest = self.path[1:].partition("/")
+                fake = hub.fakes.get(prefix)
+                if fake is None:
+                    self.send_response(410)
+                    self.send_header("content-length", "0")
+                    self.end_headers()
+                    return
+                self.fake = fake
+                self.path = "/" + rest
+                super()._answer()
+
+            do_POST = do_GET = _answer
+
+        self.fakes: dict[str, Any] = {}
+        self.count = 0
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05},
+                         daemon=True, name="toolcall-hub").start()
+        self.port = self.server.server_address[1]
+
+
+_HUB: _Hub | None = None
+_HUB_LOCK = threading.Lock()
+
+
+def served(fake: Any) -> Any:
+    """A context manager: ``fake`` reachable on 127.0.0.1 for one case; yields an Endpoint
+    (``base_url``, ``api_key``, ``fake``; its httpx clients use real sockets)."""
+    import contextlib
+
+    from .fake import Endpoint
+
+    @contextlib.contextmanager
+    def scope() -> Any:
+        global _HUB
+        with _HUB_LOCK:
+            if _HUB is None:
+                _HUB = _Hub()
+            hub = _HUB
+            hub.count += 1
+            prefix = f"c{hub.count}"
+            hub.fakes[prefix] = fake
+        endpoint = Endpoint(provider=fake.dialect.name,
+                            base_url=f"http://127.0.0.1:{hub.port}/{prefix}"
+                                     f"{fake.dialect.base_path}",
+                            api_key=fake.api_key, fake=fake)
+        try:
+            yield endpoint
+        finally:
+            endpoint.close()
+            hub.fakes.pop(prefix, None)
+
+    return scope()

@@ -142,9 +142,10 @@ class ForeignPlugin:
     def toolcall_endpoint(self, request: pytest.FixtureRequest,
                           toolcall_provider: str) -> Iterator[Any]:
         """The fake provider on 127.0.0.1: a child process reaches it over HTTP."""
-        from .fake import FakeProvider, serve
+        from .fake import FakeProvider
+        from .foreign import served
 
-        with serve(FakeProvider(toolcall_provider)) as endpoint:
+        with served(FakeProvider(toolcall_provider)) as endpoint:
             yield endpoint
 
     @pytest.fixture

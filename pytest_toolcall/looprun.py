@@ -135,9 +135,9 @@ def _model(script: LoopScript, dialect: str, mode: LoopModel,
     fake = FakeProvider(dialect, turns)
     fake.expect_after(Turn(text=EXHAUSTED_TEXT))
     if serve_on is not None:
-        from .fake import serve
+        from .foreign import served
 
-        endpoint = serve_on.enter_context(serve(fake))
+        endpoint = serve_on.enter_context(served(fake))
         serve_on.endpoint = endpoint
     else:
         endpoint = in_process_endpoint(fake)
