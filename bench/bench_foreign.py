@@ -43,7 +43,13 @@ def _client() -> Any:
     if _CLIENT is None:
         import httpx
 
-        _CLIENT = httpx.Client(trust_env=False, timeout=30)
+        import socket
+
+        # TCP_NODELAY as Node's fetch sets it: httpx writes headers and body apart, and
+        # without it Nagle's algorithm holds the body for the server's delayed ACK (~40 ms)
+        transport = httpx.HTTPTransport(
+            socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)])
+        _CLIENT = httpx.Client(transport=transport, trust_env=False, timeout=30)
     return _CLIENT
 
 
