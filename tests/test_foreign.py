@@ -248,3 +248,18 @@ def test_missing_command_is_a_usage_error_before_any_case(pytester):
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*no-such-harness-xyz*not found*"])
     assert "passed" not in result.stdout.str() and "failed" not in result.stdout.str()
+
+
+@needs_node
+def test_bench_foreign_runs_and_prints_its_figures(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    out = tmp_path / "bench.json"
+    done = subprocess.run([sys.executable, str(ROOT / "bench" / "bench_foreign.py"), "--quick",
+                           "--json", str(out)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "protocol / in-process:" in done.stdout
+    figures = json.loads(out.read_text())
+    assert figures["cases"] == 2 and figures["per_case_ms"]["protocol"] > 0
