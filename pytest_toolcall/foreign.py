@@ -356,6 +356,40 @@ def _dump(obj: Any) -> Any:
 
 
 # -- the four contracts -----------------------------------------------------------------------
+def _shape_checked(method: Any) -> Any:
+    """A result the kit cannot read as its canonical model is a protocol fault of the child."""
+    import functools
+    import inspect
+
+    from pydantic import ValidationError
+
+    def fail(exc: ValidationError, self: Any) -> ConformanceFailure:
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'value'}: {e['msg']}"
+                             for e in exc.errors()[:3])
+        return ConformanceFailure(
+            "subprocess.protocol", f"the child's answer to {method.__name__} is not a "
+            f"canonical value: {problems} (command: {self.child.command})",
+            hint="see docs/protocol.md for the shapes (pytest_toolcall/model.py's models as "
+                 "JSON)")
+
+    if inspect.isgeneratorfunction(method):
+        @functools.wraps(method)
+        def gen(self: Any, *args: Any) -> Any:
+            try:
+                yield from method(self, *args)
+            except ValidationError as exc:
+                raise fail(exc, self) from None
+        return gen
+
+    @functools.wraps(method)
+    def plain(self: Any, *args: Any) -> Any:
+        try:
+            return method(self, *args)
+        except ValidationError as exc:
+            raise fail(exc, self) from None
+    return plain
+
+
 class _Subject:
     def __init__(self, child: Child, timeout: float | None = None) -> None:
         self.child = child
@@ -376,6 +410,7 @@ class ForeignAdapter(_Subject):
         super().__init__(child, timeout)
         self.endpoint = endpoint
 
+    @_shape_checked
     def complete(self, request: Any) -> Any:
         from .model import ChatResponse
 
@@ -385,6 +420,7 @@ class ForeignAdapter(_Subject):
             _raise_error(reply)
         return ChatResponse.model_validate(_with_calls(reply.get("response") or {}))
 
+    @_shape_checked
     def stream(self, request: Any) -> Any:
         from pydantic import TypeAdapter
 
@@ -407,6 +443,7 @@ class ForeignLoop(_Subject):
 
     toolcall_loop_model = "loopback"  # run_loop serves the fake provider on 127.0.0.1
 
+    @_shape_checked
     def run(self, request: Any) -> Any:
         from .loop import LoopResult, ToolError
 
@@ -459,6 +496,7 @@ class ForeignLoop(_Subject):
 class ForeignHistory(_Subject):
     """A HistoryBuilder in the child."""
 
+    @_shape_checked
     def build(self, stored: Any) -> Any:
         from pydantic import TypeAdapter
 
@@ -477,6 +515,7 @@ class ForeignStructured(_Subject):
     (``stream_open``) and pulls their events one by one (``stream_next``), so the kit sees how
     many streams were opened and how far each was read."""
 
+    @_shape_checked
     def extract(self, request: Any) -> Any:
         from .fallback import FallbackResult
         from .model import ChatRequest

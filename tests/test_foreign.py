@@ -174,6 +174,13 @@ def test_fault_fails_the_case_and_the_child_restarts(faulty, fault, clause, stde
 
 
 @needs_node
+def test_answer_in_the_wrong_shape_is_a_protocol_fault(faulty):
+    with pytest.raises(ConformanceFailure) as info:
+        _ask(faulty, "FAULT:bad_shape")
+    assert info.value.clause == "subprocess.protocol" and "text" in info.value.message
+
+
+@needs_node
 def test_thrown_error_is_the_adapters_exception(faulty):
     with pytest.raises(ForeignError, match="TypeError: cannot read"):
         _ask(faulty, "FAULT:throw")

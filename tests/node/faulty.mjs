@@ -24,6 +24,7 @@ if (process.env.FAULTY_HELLO === "version") {
         if (fault === "FAULT:garbage") { console.error("faulty.mjs: logging to stdout"); process.stdout.write("debug: got a request\n"); }
         if (fault === "FAULT:bad_message") process.stdout.write(JSON.stringify({ v: 1, id: 1, type: "result", response: {}, extra: true }) + "\n");
         if (fault === "FAULT:late") await new Promise((r) => setTimeout(r, 2500));
+        if (fault === "FAULT:bad_shape") return { text: 42, tool_calls: [], finish_reason: "stop" };
         if (fault === "FAULT:throw") throw new TypeError("cannot read properties of undefined");
         return { content: "ok", toolCalls: [] };
       },
