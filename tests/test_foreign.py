@@ -116,6 +116,32 @@ def test_node_loop_negative_control():
 
 @needs_node
 @pytest.mark.parametrize("bug,case_id,clause", [
+    ("", "history.orphan_results", None), ("", "history.result_stored_late", None),
+    ("", "history.random_histories", None),
+    ("keep_orphans", "history.orphan_results", "history.orphan_dropped"),
+    ("keep_orphans", "history.results_without_id", "history.no_id_dropped"),
+])
+def test_node_history(bug, case_id, clause):
+    from pytest_toolcall.foreign import ForeignHistory
+
+    child = Child(["node", str(EXAMPLES / "openai_adapter.mjs")],
+                  env={"TOOLCALL_EXAMPLE_BUG": bug})
+    child.start()
+    try:
+        run = lambda: run_case(_case(case_id), ForeignHistory(child),  # noqa: E731
+                               make_profile(child.hello["profile"]))
+        if clause is None:
+            run()
+        else:
+            with pytest.raises(ConformanceFailure) as info:
+                run()
+            assert info.value.clause == clause
+    finally:
+        child.close()
+
+
+@needs_node
+@pytest.mark.parametrize("bug,case_id,clause", [
     ("", "fallback.tool_first", None), ("", "fallback.json_in_prose", None),
     ("", "fallback.fenced_json", None), ("", "fallback.plain_text", None),
     ("two_pass", "fallback.tool_first", "fallback.one_stream"),

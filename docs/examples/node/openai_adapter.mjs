@@ -8,6 +8,7 @@
 //   merge_calls   complete() keys tool calls by name: two calls to one tool collapse
 //   drop_text     stream() drops the text deltas
 //   loop_forever  the tool runner ignores max_iterations
+//   keep_orphans  the history builder returns the stored history as it is
 import { serve, ProviderError, StreamError, IncompleteStreamError, argumentsJson } from "./harness.mjs";
 
 const BUG = process.env.TOOLCALL_EXAMPLE_BUG || "";
@@ -192,6 +193,29 @@ export async function runTools({ messages, tools, endpoint, runTool }) {
   }
 }
 
+// -- the history builder: stored messages in, messages a provider accepts out ----------------
+// Results without an id are dropped, duplicates keep the first, failed calls are dropped with
+// their results, calls left without a result are removed, orphans dropped, and each result
+// follows its call's assistant message at once.
+//   TOOLCALL_EXAMPLE_BUG=keep_orphans: results are replayed where they were stored
+export function buildHistory(stored) {
+  const results = new Map();
+  for (const m of stored) if (m.role === "tool" && m.tool_call_id && !results.has(m.tool_call_id)) results.set(m.tool_call_id, m);
+  for (const [id, m] of results) if (m.is_error) results.delete(id);
+  if (BUG === "keep_orphans") return stored;
+  const built = [], used = new Set();
+  for (const m of stored) {
+    if (m.role === "tool") continue;
+    if (m.role !== "assistant" || !(m.tool_calls || []).length) { built.push(m); continue; }
+    const calls = [], seen = new Set();
+    for (const c of m.tool_calls) if (c.id && results.has(c.id) && !used.has(c.id) && !seen.has(c.id)) { calls.push(c); seen.add(c.id); }
+    if (!calls.length && !m.content) continue;
+    built.push({ ...m, tool_calls: calls });
+    for (const c of calls) { used.add(c.id); built.push(results.get(c.id)); }
+  }
+  return built;
+}
+
 // Started as a script (not imported): serve the adapter and the loop over the protocol.
 if (import.meta.url === `file://${process.argv[1]}`) {
   serve({
@@ -199,5 +223,6 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     profile: { name: "node openai adapter", streaming: true, async: false, ...POLICY },
     adapter: { complete: sendMessages, stream: sendMessagesStreaming },
     loop: { run: runTools },
+    history: { build: buildHistory },
   });
 }
