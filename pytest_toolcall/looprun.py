@@ -8,6 +8,8 @@ to the fake provider. A history case hands a stored history to the builder under
 
 from __future__ import annotations
 
+import contextlib
+
 import time
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -109,8 +111,12 @@ def loop_interfaces(loop: Any, profile: Any) -> list[Interface]:
     return found
 
 
-def _model(script: LoopScript, dialect: str, mode: LoopModel) -> tuple[Any, Any]:
-    """``(model, recorder)``: the chat adapter the loop gets, and where requests are read back."""
+def _model(script: LoopScript, dialect: str, mode: LoopModel,
+           serve_on: Any = None) -> tuple[Any, Any]:
+    """``(model, recorder)``: the chat adapter the loop gets, and where requests are read back.
+
+    ``serve_on`` (an ExitStack): serve the fake provider on loopback, for loops in another
+    process (``pytest_toolcall.foreign``), and keep it up until the stack closes."""
     from .scripted import EXHAUSTED_TEXT, ScriptedModel
 
     scripted = ScriptedModel(script.turns, dialect=dialect, max_calls=script.max_model_calls)
@@ -128,7 +134,13 @@ def _model(script: LoopScript, dialect: str, mode: LoopModel) -> tuple[Any, Any]
             for c, cid in zip(turn.tool_calls, ids))}))
     fake = FakeProvider(dialect, turns)
     fake.expect_after(Turn(text=EXHAUSTED_TEXT))
-    endpoint = in_process_endpoint(fake)
+    if serve_on is not None:
+        from .foreign import served
+
+        endpoint = serve_on.enter_context(served(fake))
+        serve_on.endpoint = endpoint
+    else:
+        endpoint = in_process_endpoint(fake)
     return reference_adapter(endpoint), fake
 
 
@@ -137,14 +149,23 @@ def run_loop(case: Any, loop: Any, profile: Any, *, dialect: str = "openai",
     """Drive a loop case through every interface of ``loop``; checks run on each recording."""
     script = resolve_script(case, profile)
     runs = []
+    # a loop in another process calls the fake provider over HTTP on 127.0.0.1
+    loopback = getattr(loop, "toolcall_loop_model", None) == "loopback"
+    if loopback:
+        model_mode = "fake"
     for interface in loop_interfaces(loop, profile):
-        model, recorder = _model(script, dialect, model_mode)
+        stack = contextlib.ExitStack()
+        model, recorder = _model(script, dialect, model_mode, stack if loopback else None)
         executor = Executor(script.tools)
         run = LoopRun(case=case, profile=profile, interface=interface, loop=loop,
                       executor=executor, model=model, model_mode=model_mode, script=script,
                       dialect=dialect)
         request = LoopRequest(messages=script.messages, tools=[t.spec for t in script.tools],
                               model=model, executor=executor)
+        if loopback:
+            served = stack.endpoint  # type: ignore[attr-defined]
+            request.metadata["endpoint"] = {"provider": dialect, "base_url": served.base_url,
+                                            "api_key": served.api_key}
         started = time.perf_counter()
         try:
             try:
@@ -157,6 +178,7 @@ def run_loop(case: Any, loop: Any, profile: Any, *, dialect: str = "openai",
             finally:
                 run.seconds = time.perf_counter() - started
                 executor.release()
+                stack.close()
                 _read_back(run, recorder)
             if isinstance(outcome, BaseException):
                 run.error = outcome

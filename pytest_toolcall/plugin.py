@@ -51,6 +51,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
              "provider's reference adapter over the fake provider's wire format) "
              "(ini: toolcall_loop_model)")
     parser.addini("toolcall_loop_model", "default for --toolcall-loop-model", default="inprocess")
+    group.addoption(
+        "--toolcall-command", dest="toolcall_command", default=None, metavar="COMMAND",
+        help="test an implementation in another language: start COMMAND (e.g. 'node "
+             "my-harness.mjs') and speak the child-process protocol with it (docs/protocol.md) "
+             "(ini: toolcall_command)")
+    parser.addini("toolcall_command", "default for --toolcall-command", default="")
     parser.addini("toolcall_known_gaps", "known gaps, one 'case-glob: reason' per line; those "
                   "cases xfail (strict: an unexpected pass fails)", type="linelist", default=[])
 
@@ -90,6 +96,12 @@ def pytest_configure(config: pytest.Config) -> None:
     if loop_model not in LOOP_MODELS:
         raise pytest.UsageError(f"toolcall_loop_model = {loop_model!r}: use one of {LOOP_MODELS}")
     config.pluginmanager.register(Summary(), "toolcall-summary")
+    from . import foreign_plugin
+
+    config.pluginmanager.register(foreign_plugin, "toolcall-subprocess")
+    command = _setting(config, "toolcall_command").strip()
+    if command:  # its fixtures replace the defaults: registered after this module
+        config.pluginmanager.register(foreign_plugin.ForeignPlugin(command), "toolcall-foreign")
 
 
 _DIRECTORIES = pytest.StashKey[dict[str, pytest.Collector]]()

@@ -1,0 +1,176 @@
+"""Per-case overhead of the child-process protocol against the same cases run in process.
+
+For each selected case (default: the chat families, ``wire.*`` and ``stream.*``, which make the
+HTTP round trips), the median over ``--repeats`` of one ``run_case`` on the sync interface:
+
+* **in-process**: the reference OpenAI adapter (Python, httpx) over ``httpx.MockTransport``,
+  the kit's default;
+* **loopback**: the same Python adapter over the fake provider served on 127.0.0.1 (what a
+  foreign adapter has to use: it isolates the cost of real sockets);
+* **protocol**: the Node example adapter (``docs/examples/node/openai_adapter.mjs``) in one
+  child process reused across cases, over the protocol, calling the fake on 127.0.0.1.
+
+Each figure includes the per-case setup the plugin's fixtures do (a fresh fake provider, and
+for the loopback modes its server). Prints per-case means and the ratios; no test asserts on
+them (``tests/test_foreign.py`` only runs the quick mode through ``--quick``).
+
+    python bench/bench_foreign.py [--repeats 5] [--cases 'wire.*,stream.*'] [--quick] [--json F]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+NODE_ADAPTER = ROOT / "docs" / "examples" / "node" / "openai_adapter.mjs"
+
+
+_CLIENT: Any = None
+
+
+def _client() -> Any:
+    """One httpx client for the loopback mode (a new one per case costs its SSL context)."""
+    global _CLIENT
+    if _CLIENT is None:
+        import httpx
+
+        import socket
+
+        # TCP_NODELAY as Node's fetch sets it: httpx writes headers and body apart, and
+        # without it Nagle's algorithm holds the body for the server's delayed ACK (~40 ms)
+        transport = httpx.HTTPTransport(
+            socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)])
+        _CLIENT = httpx.Client(transport=transport, trust_env=False, timeout=30)
+    return _CLIENT
+
+
+def _one(case: Any, mode: str, child: Any, profile: Any) -> float:
+    from pytest_toolcall.fake import FakeProvider, in_process_endpoint
+    from pytest_toolcall.foreign import served
+    from pytest_toolcall.foreign import ForeignAdapter
+    from pytest_toolcall.reference import reference_adapter
+    from pytest_toolcall.reference.openai import OpenAIChatAdapter
+    from pytest_toolcall.runner import CaseSkipped, run_case
+
+    started = time.perf_counter()
+    fake = FakeProvider("openai")
+    try:
+        if mode == "in-process":
+            endpoint = in_process_endpoint(fake)
+            run_case(case, reference_adapter(endpoint), profile, endpoint,
+                     interfaces=["sync"])
+            endpoint.close()
+        else:
+            with served(fake) as endpoint:
+                adapter = (OpenAIChatAdapter(endpoint.base_url, endpoint.api_key,
+                                             client=_client()) if mode == "loopback"
+                           else ForeignAdapter(child, endpoint))
+                run_case(case, adapter, profile, endpoint, interfaces=["sync"])
+    except CaseSkipped:
+        pass
+    return time.perf_counter() - started
+
+
+def _bare_round_trip(count: int = 200) -> float:
+    """One complete -> result exchange with a child that answers at once (no HTTP)."""
+    from pytest_toolcall import ChatRequest, UserMessage
+    from pytest_toolcall.fake import FakeProvider
+    from pytest_toolcall.foreign import Child, ForeignAdapter, served
+
+    harness = (ROOT / "docs" / "examples" / "node" / "harness.mjs").as_uri()
+    code = (f"import {{ serve }} from {json.dumps(harness)};"
+            "serve({ adapter: { complete: () => ({ content: 'ok', toolCalls: [] }) } });")
+    child = Child(["node", "--input-type=module", "-e", code])
+    child.start()
+    request = ChatRequest(messages=(UserMessage(content="hi"),))
+    with served(FakeProvider("openai")) as endpoint:
+        adapter = ForeignAdapter(child, endpoint)
+        for _ in range(10):
+            adapter.complete(request)
+        started = time.perf_counter()
+        for _ in range(count):
+            adapter.complete(request)
+        took = (time.perf_counter() - started) / count
+    child.close()
+    return took
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--cases", default="wire.*,stream.*")
+    parser.add_argument("--quick", action="store_true", help="2 cases, 1 repeat (smoke)")
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args(argv)
+    if shutil.which("node") is None:
+        print("bench_foreign: skipped, needs the 'node' program (Node 18+) on PATH")
+        return 0
+
+    from pytest_toolcall.cases import default_registry
+    from pytest_toolcall.contracts import make_profile
+    from pytest_toolcall.foreign import Child
+
+    child = Child(["node", str(NODE_ADAPTER)], provider="openai")
+    child.start()
+    profile = make_profile({**child.hello["profile"], "async": False})
+    cases = list(default_registry().select(args.cases.split(","), "openai"))
+    repeats = args.repeats
+    if args.quick:
+        cases, repeats = cases[:2], 1
+    modes = ("in-process", "loopback", "protocol")
+    for case in cases:  # warm imports, the child's JIT and the sockets once
+        for mode in modes:
+            _one(case, mode, child, profile)
+    medians: dict[str, list[float]] = {m: [] for m in modes}
+    for case in cases:
+        for mode in modes:
+            medians[mode].append(statistics.median(
+                _one(case, mode, child, profile) for _ in range(repeats)))
+    child.close()
+    round_trip = _bare_round_trip()
+    per_case = {m: sum(v) / len(v) for m, v in medians.items()}
+    ratios = sorted(p / i for p, i in zip(medians["protocol"], medians["in-process"]))
+    slowest = sorted(zip(medians["protocol"], medians["in-process"],
+                         [c.id for c in cases]), reverse=True)[:3]
+    result = {
+        "cases": len(cases), "repeats": repeats,
+        "per_case_ms": {m: round(v * 1000, 3) for m, v in per_case.items()},
+        "protocol_vs_in_process": round(per_case["protocol"] / per_case["in-process"], 2),
+        "protocol_vs_loopback": round(per_case["protocol"] / per_case["loopback"], 2),
+        "protocol_round_trip_ms": round(round_trip * 1000, 3),
+        "median_case_ratio": round(ratios[len(ratios) // 2], 2),
+        "slowest_protocol_cases": [{"case": c, "protocol_ms": round(p * 1000, 2),
+                                    "in_process_ms": round(i * 1000, 2)} for p, i, c in slowest],
+        "target": "protocol <= 2x in-process per case",
+    }
+    print(f"bench_foreign: {len(cases)} cases ({args.cases}), median of {repeats} per case, "
+          "sync interface")
+    for mode in modes:
+        print(f"  {mode:<11} per case: {per_case[mode] * 1000:8.2f} ms")
+    verdict = "PASS" if result["protocol_vs_in_process"] <= 2 else "MISS"
+    print(f"  protocol / in-process: {result['protocol_vs_in_process']:.2f}x  "
+          f"(target <= 2x: {verdict})")
+    print(f"  protocol / loopback:   {result['protocol_vs_loopback']:.2f}x  (for information: "
+          "the Python adapter over the same loopback server)")
+    print(f"  one bare protocol round trip (complete -> result, no HTTP): "
+          f"{round_trip * 1000:.3f} ms")
+    print(f"  median over cases of protocol / in-process: {result['median_case_ratio']:.2f}x")
+    for row in result["slowest_protocol_cases"]:
+        print(f"  slowest: {row['case']}: {row['protocol_ms']} ms (in-process "
+              f"{row['in_process_ms']} ms)")
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

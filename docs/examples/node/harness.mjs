@@ -1,0 +1,177 @@
+// pytest-toolcall harness library: one file, plain JavaScript, Node 18+, no dependencies.
+//
+// Speaks the kit's child-process protocol (docs/protocol.md, version 1) on stdin/stdout, one
+// JSON object per line. Import it and hand it your implementations:
+//
+//   import { serve } from "./harness.mjs";
+//   serve({ name: "my adapter", profile: { streaming: true },
+//           adapter: { complete(request, endpoint) {...}, async *stream(request, endpoint) {...} },
+//           loop: { run({ messages, tools, endpoint, runTool }) {...} },
+//           history: { build(stored) {...} },
+//           structured: { extract({ request, toolName, schema, openStream }) {...} } });
+//
+// stdout is the protocol channel: log with console.error, never console.log.
+import { createInterface } from "node:readline";
+
+export const PROTOCOL_VERSION = 1;
+
+/** The provider answered with an error: message is the provider's own words. */
+export class ProviderError extends Error {
+  constructor(message, status = null) { super(message); this.kind = "provider"; this.status = status; }
+}
+/** The provider sent an error in the middle of a stream. */
+export class StreamError extends Error {
+  constructor(message) { super(message); this.kind = "stream"; }
+}
+/** The stream ended before the provider's end marker. */
+export class IncompleteStreamError extends Error {
+  constructor(message) { super(message); this.kind = "incomplete"; }
+}
+
+/** Arguments as JSON text to replay to a provider: never "", no \u escapes. */
+export function argumentsJson(call) {
+  if (call.arguments === null || call.arguments === undefined) return call.raw_arguments || "{}";
+  return JSON.stringify(call.arguments);
+}
+
+function write(message) {
+  process.stdout.write(JSON.stringify({ v: PROTOCOL_VERSION, ...message }) + "\n");
+}
+
+function errorMessage(id, err) {
+  const kind = ["provider", "stream", "incomplete"].includes(err && err.kind) ? err.kind : "error";
+  const error = { kind, message: String((err && err.message) || err) };
+  if (kind === "provider") error.status = err.status ?? null;
+  if (kind === "error") error.name = (err && err.name) || "Error";
+  return { type: "error", id, error };
+}
+
+export function serve(impl) {
+  const contracts = [];
+  if (impl.adapter) contracts.push("chat");
+  if (impl.loop) contracts.push("loop");
+  if (impl.history) contracts.push("history");
+  if (impl.structured) contracts.push("fallback");
+  const profile = { ...(impl.profile || {}) };
+  if (impl.adapter && profile.streaming === undefined) profile.streaming = typeof impl.adapter.stream === "function";
+
+  const pending = new Map(); // seq -> resolve, for replies from the kit during a request
+  const queue = [];
+  let busy = false;
+  let seq = 0;
+
+  function ask(id, message) {
+    const mySeq = ++seq;
+    return new Promise((resolve) => { pending.set(mySeq, resolve); write({ id, seq: mySeq, ...message }); });
+  }
+
+  async function handle(msg) {
+    const id = msg.id;
+    const endpoint = msg.endpoint;
+    switch (msg.type) {
+      case "hello":
+        return write({ type: "hello", id, protocol: PROTOCOL_VERSION, name: impl.name || "harness", contracts, profile });
+      case "complete": {
+        const response = await impl.adapter.complete(msg.request, endpoint);
+        return write({ type: "result", id, response: toResponse(response) });
+      }
+      case "stream": {
+        for await (const event of impl.adapter.stream(msg.request, endpoint)) write({ type: "event", id, event });
+        return write({ type: "result", id });
+      }
+      case "loop": {
+        const runTool = async (call) => {
+          const reply = await ask(id, { type: "tool_call", name: call.name, arguments: call.arguments ?? null, call_id: call.id ?? null });
+          return reply; // { ok, content } or { ok: false, error, retryable, kind }
+        };
+        const result = await impl.loop.run({ messages: msg.messages, tools: msg.tools, endpoint, runTool });
+        return write({ type: "result", id, result });
+      }
+      case "history": {
+        const messages = await impl.history.build(msg.stored);
+        return write({ type: "result", id, messages });
+      }
+      case "extract": {
+        const openStream = async (request) => {
+          const opened = await ask(id, { type: "stream_open", request });
+          return {
+            async *[Symbol.asyncIterator]() {
+              for (;;) {
+                const reply = await ask(id, { type: "stream_next", stream: opened.stream });
+                if (reply.event === null) return;
+                yield reply.event;
+              }
+            },
+          };
+        };
+        const result = await impl.structured.extract({ request: msg.request, toolName: msg.tool_name, schema: msg.schema, openStream });
+        return write({ type: "result", id, result });
+      }
+      default:
+        throw new Error(`unknown request type ${msg.type}`);
+    }
+  }
+
+  async function drain() {
+    if (busy) return;
+    busy = true;
+    while (queue.length) {
+      const msg = queue.shift();
+      try { await handle(msg); } catch (err) { write(errorMessage(msg.id, err)); }
+    }
+    busy = false;
+  }
+
+  const lines = createInterface({ input: process.stdin });
+  lines.on("line", (line) => {
+    if (!line.trim()) return;
+    const msg = JSON.parse(line);
+    if (["tool_result", "stream_opened", "stream_event"].includes(msg.type)) {
+      const resolve = pending.get(msg.seq);
+      pending.delete(msg.seq);
+      if (resolve) resolve(msg);
+      return;
+    }
+    queue.push(msg);
+    drain();
+  });
+  lines.on("close", () => process.exit(0));
+}
+
+/** {content, toolCalls} (seed 001's adapter shape) or a canonical response -> canonical. */
+export function toResponse(r) {
+  if (r && ("content" in r || "toolCalls" in r)) {
+    return {
+      text: r.content || null,
+      tool_calls: (r.toolCalls || []).map((c) => ({ id: c.id ?? null, name: c.function ? c.function.name : c.name, arguments: c.function ? c.function.arguments ?? null : c.arguments ?? null })),
+      finish_reason: r.finishReason ?? null,
+      usage: r.usage ?? null,
+    };
+  }
+  return r;
+}
+
+const JSON_TYPES = { string: (v) => typeof v === "string", integer: Number.isInteger, number: (v) => typeof v === "number", boolean: (v) => typeof v === "boolean", object: (v) => v !== null && typeof v === "object" && !Array.isArray(v), array: Array.isArray, null: (v) => v === null };
+
+/** Whether value fits a JSON Schema: a small subset (type, required, properties,
+ *  additionalProperties: false, items, minItems, maxItems, enum), enough for tool parameters
+ *  like the kit's cases use. Use a real validator (ajv) in production. */
+export function fitsSchema(schema, value) {
+  if (!schema || typeof schema !== "object") return true;
+  if (schema.type && ![].concat(schema.type).some((t) => JSON_TYPES[t] && JSON_TYPES[t](value))) return false;
+  if (schema.enum && !schema.enum.some((e) => JSON.stringify(e) === JSON.stringify(value))) return false;
+  if (JSON_TYPES.object(value)) {
+    for (const name of schema.required || []) if (!(name in value)) return false;
+    for (const [name, v] of Object.entries(value)) {
+      const prop = (schema.properties || {})[name];
+      if (prop === undefined) { if (schema.additionalProperties === false) return false; continue; }
+      if (!fitsSchema(prop, v)) return false;
+    }
+  }
+  if (Array.isArray(value)) {
+    if (schema.minItems !== undefined && value.length < schema.minItems) return false;
+    if (schema.maxItems !== undefined && value.length > schema.maxItems) return false;
+    if (schema.items && !value.every((v) => fitsSchema(schema.items, v))) return false;
+  }
+  return true;
+}

@@ -1,0 +1,298 @@
+"""Implementations in another process: the protocol, faults, and the Node examples through the
+suite (positive and negative controls). Tests that need Node skip, naming it, without it."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from pytest_toolcall import ChatRequest, UserMessage
+from pytest_toolcall.cases import default_registry
+from pytest_toolcall.contracts import make_profile
+from pytest_toolcall.errors import ConformanceFailure, ProviderError, UsageError
+from pytest_toolcall.fake import FakeProvider, serve
+from pytest_toolcall.foreign import (
+    Child,
+    ForeignAdapter,
+    ForeignError,
+    ForeignLoop,
+    ForeignStructured,
+    validate_message,
+)
+from pytest_toolcall.runner import run_case
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "docs" / "examples" / "node"
+FAULTY = ROOT / "tests" / "node" / "faulty.mjs"
+
+needs_node = pytest.mark.skipif(shutil.which("node") is None,
+                                reason="needs the 'node' program (Node 18+) on PATH")
+
+
+def _case(case_id: str):
+    return next(c for c in default_registry() if c.id == case_id)
+
+
+@pytest.fixture(scope="module")
+def node_adapter():
+    child = Child(["node", str(EXAMPLES / "openai_adapter.mjs")])
+    child.start()
+    yield child
+    child.close()
+
+
+def _chat(child, case_id):
+    profile = make_profile(child.hello["profile"])
+    with serve(FakeProvider("openai")) as endpoint:
+        run_case(_case(case_id), ForeignAdapter(child, endpoint), profile, endpoint=endpoint)
+
+
+# -- the protocol -------------------------------------------------------------------------------
+def test_schema_validates_messages():
+    assert validate_message({"v": 1, "id": 1, "type": "hello", "provider": "openai"},
+                            "to_child") is None
+    assert validate_message({"v": 1, "id": 1, "type": "result", "response": {}},
+                            "from_child") is None
+    assert "unknown message type" in validate_message({"v": 1, "id": 1, "type": "nope"},
+                                                      "from_child")
+    assert "extra" in validate_message({"v": 1, "id": 1, "type": "result", "extra": 1},
+                                       "from_child")
+    assert validate_message({"v": 2, "id": 1, "type": "result"}, "from_child") is not None
+    assert validate_message([1], "from_child") is not None
+
+
+# -- the Node examples through the suite --------------------------------------------------------
+@needs_node
+@pytest.mark.parametrize("case_id", ["wire.text_and_calls", "wire.zero_args_empty_string",
+                                     "stream.parallel_interleaved", "stream.truncated", "stream.mid_stream_error",
+                                     "wire.provider_error", "wire.error_not_json",
+                                     "wire.malformed_success"])
+def test_node_adapter_passes(node_adapter, case_id):
+    _chat(node_adapter, case_id)
+
+
+@needs_node
+@pytest.mark.parametrize("case_id", ["loop.iteration_cap", "loop.parallel_dispatch",
+                                     "loop.sanitised_failures", "loop.tool_timeout",
+                                     "loop.permanent_failure"])
+def test_node_loop_passes(node_adapter, case_id):
+    run_case(_case(case_id), ForeignLoop(node_adapter),
+             make_profile(node_adapter.hello["profile"]), dialect="openai")
+
+
+@needs_node
+@pytest.mark.parametrize("bug,case_id,clause", [
+    ("merge_calls", "wire.text_and_calls", "response.tool_calls.count"),
+    ("drop_text", "stream.text_fragmented", "response.text"),
+])
+def test_node_adapter_negative_controls(bug, case_id, clause):
+    child = Child(["node", str(EXAMPLES / "openai_adapter.mjs")],
+                  env={"TOOLCALL_EXAMPLE_BUG": bug})
+    child.start()
+    try:
+        with pytest.raises(ConformanceFailure) as info:
+            _chat(child, case_id)
+        assert info.value.clause == clause
+    finally:
+        child.close()
+
+
+@needs_node
+def test_node_loop_negative_control():
+    child = Child(["node", str(EXAMPLES / "openai_adapter.mjs")],
+                  env={"TOOLCALL_EXAMPLE_BUG": "loop_forever"})
+    child.start()
+    try:
+        with pytest.raises(ConformanceFailure) as info:
+            run_case(_case("loop.iteration_cap"), ForeignLoop(child),
+                     make_profile(child.hello["profile"]), dialect="openai")
+        assert info.value.clause == "loop.stop_reason"
+    finally:
+        child.close()
+
+
+@needs_node
+@pytest.mark.parametrize("bug,case_id,clause", [
+    ("", "history.orphan_results", None), ("", "history.result_stored_late", None),
+    ("", "history.random_histories", None),
+    ("keep_orphans", "history.orphan_results", "history.orphan_dropped"),
+    ("keep_orphans", "history.results_without_id", "history.no_id_dropped"),
+])
+def test_node_history(bug, case_id, clause):
+    from pytest_toolcall.foreign import ForeignHistory
+
+    child = Child(["node", str(EXAMPLES / "openai_adapter.mjs")],
+                  env={"TOOLCALL_EXAMPLE_BUG": bug})
+    child.start()
+    try:
+        run = lambda: run_case(_case(case_id), ForeignHistory(child),  # noqa: E731
+                               make_profile(child.hello["profile"]))
+        if clause is None:
+            run()
+        else:
+            with pytest.raises(ConformanceFailure) as info:
+                run()
+            assert info.value.clause == clause
+    finally:
+        child.close()
+
+
+@needs_node
+@pytest.mark.parametrize("bug,case_id,clause", [
+    ("", "fallback.tool_first", None), ("", "fallback.json_in_prose", None),
+    ("", "fallback.fenced_json", None), ("", "fallback.plain_text", None),
+    ("two_pass", "fallback.tool_first", "fallback.one_stream"),
+    ("no_schema", "fallback.arguments_fail_schema", "fallback.channel"),
+])
+def test_node_collector(bug, case_id, clause):
+    child = Child(["node", str(EXAMPLES / "collector.mjs")], env={"TOOLCALL_EXAMPLE_BUG": bug})
+    child.start()
+    try:
+        run = lambda: run_case(_case(case_id), ForeignStructured(child),  # noqa: E731
+                               make_profile(child.hello["profile"]), dialect="openai")
+        if clause is None:
+            run()
+        else:
+            with pytest.raises(ConformanceFailure) as info:
+                run()
+            assert info.value.clause == clause
+    finally:
+        child.close()
+
+
+# -- faults are the implementation's ------------------------------------------------------------
+@pytest.fixture
+def faulty():
+    child = Child(["node", str(FAULTY)])
+    child.start()
+    yield child
+    child.close()
+
+
+def _ask(child, text, timeout=1.0):
+    with serve(FakeProvider("openai")) as endpoint:
+        return ForeignAdapter(child, endpoint, timeout=timeout).complete(
+            ChatRequest(messages=(UserMessage(content=text),)))
+
+
+@needs_node
+@pytest.mark.parametrize("fault,clause,stderr", [
+    ("FAULT:exit", "subprocess.exited", "boom, exiting"),
+    ("FAULT:hang", "adapter.timeout", "hanging"),
+    ("FAULT:garbage", "subprocess.protocol", "logging to stdout"),
+    ("FAULT:bad_message", "subprocess.protocol", None),
+    ("FAULT:late", "adapter.timeout", None),
+])
+def test_fault_fails_the_case_and_the_child_restarts(faulty, fault, clause, stderr):
+    started = time.monotonic()
+    with pytest.raises(ConformanceFailure) as info:
+        _ask(faulty, fault)
+    assert info.value.clause == clause
+    assert "stderr of the child" in info.value.message or "wrote nothing" in info.value.message
+    if stderr:
+        assert stderr in info.value.message
+    assert time.monotonic() - started < 5
+    assert _ask(faulty, "hello", timeout=5).text == "ok"  # restarted for the next case
+    assert faulty.starts == 2
+
+
+@needs_node
+def test_answer_in_the_wrong_shape_is_a_protocol_fault(faulty):
+    with pytest.raises(ConformanceFailure) as info:
+        _ask(faulty, "FAULT:bad_shape")
+    assert info.value.clause == "subprocess.protocol" and "text" in info.value.message
+
+
+@needs_node
+def test_thrown_error_is_the_adapters_exception(faulty):
+    with pytest.raises(ForeignError, match="TypeError: cannot read"):
+        _ask(faulty, "FAULT:throw")
+    assert _ask(faulty, "hello").text == "ok" and faulty.starts == 1
+
+
+def test_command_not_found_is_a_usage_error():
+    with pytest.raises(UsageError, match="no-such-harness-xyz.*not found"):
+        Child("no-such-harness-xyz --flag").start()
+
+
+@needs_node
+def test_failed_hello_is_a_usage_error_with_stderr():
+    with pytest.raises(UsageError, match="failed its hello(.|\n)*missing config FOO_API_BASE"):
+        Child(["node", str(FAULTY)], env={"FAULTY_HELLO": "exit"}).start()
+    with pytest.raises(UsageError, match="protocol 99"):
+        Child(["node", str(FAULTY)], env={"FAULTY_HELLO": "version"}).start()
+
+
+def test_provider_error_maps():
+    from pytest_toolcall.foreign import _raise_error
+
+    with pytest.raises(ProviderError) as info:
+        _raise_error({"error": {"kind": "provider", "message": "bad key", "status": 401}})
+    assert info.value.status == 401
+
+
+# -- through pytest: --toolcall-command and toolcall_subprocess ----------------------------------
+_SOME = "wire.text_and_calls,stream.parallel_interleaved,loop.iteration_cap,fallback.tool_first"
+
+
+@needs_node
+def test_command_option_runs_the_families(pytester):
+    result = pytester.runpytest(
+        "--toolcall-provider=openai", f"--toolcall-cases={_SOME}", "-p", "no:cacheprovider",
+        f"--toolcall-command=node {EXAMPLES / 'openai_adapter.mjs'}")
+    result.assert_outcomes(passed=4)
+    result.stdout.fnmatch_lines(["adapter under test: pytest_toolcall.foreign.ForeignAdapter",
+                                 "*tool loop under test: pytest_toolcall.foreign.ForeignLoop"])
+
+
+@needs_node
+def test_ini_command_and_negative_control(pytester, monkeypatch):
+    monkeypatch.setenv("TOOLCALL_EXAMPLE_BUG", "merge_calls")
+    pytester.makeini(f"[pytest]\ntoolcall_command = node {EXAMPLES / 'openai_adapter.mjs'}\n")
+    result = pytester.runpytest("--toolcall-provider=openai", "-p", "no:cacheprovider",
+                                "--toolcall-cases=wire.text_and_calls")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*wire.text_and_calls*response.tool_calls.count*"])
+
+
+@needs_node
+def test_subprocess_fixture_in_conftest(pytester):
+    pytester.makeconftest(f"""
+import pytest
+
+@pytest.fixture
+def toolcall_structured(toolcall_subprocess):
+    return toolcall_subprocess({'node ' + str(EXAMPLES / 'collector.mjs')!r}).structured()
+""")
+    result = pytester.runpytest("--toolcall-provider=openai", "-p", "no:cacheprovider",
+                                "--toolcall-cases=fallback.*")
+    result.assert_outcomes(passed=9)
+    result.stdout.fnmatch_lines(["*structured output under test: pytest_toolcall.foreign."
+                                 "ForeignStructured"])
+
+
+def test_missing_command_is_a_usage_error_before_any_case(pytester):
+    result = pytester.runpytest("--toolcall-provider=openai", "-p", "no:cacheprovider",
+                                "--toolcall-command=no-such-harness-xyz run",
+                                "--toolcall-cases=wire.single_call")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*no-such-harness-xyz*not found*"])
+    assert "passed" not in result.stdout.str() and "failed" not in result.stdout.str()
+
+
+@needs_node
+def test_bench_foreign_runs_and_prints_its_figures(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    out = tmp_path / "bench.json"
+    done = subprocess.run([sys.executable, str(ROOT / "bench" / "bench_foreign.py"), "--quick",
+                           "--json", str(out)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "protocol / in-process:" in done.stdout
+    figures = json.loads(out.read_text())
+    assert figures["cases"] == 2 and figures["per_case_ms"]["protocol"] > 0
