@@ -111,7 +111,8 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     from ._suite import ToolcallSuite
 
     # An explicit nodeid keeps item ids short and the same wherever the suite is parented.
-    suite = ToolcallSuite.from_parent(_suite_parent(session), name="toolcall", nodeid="toolcall")
+    suite = ToolcallSuite.from_parent(_suite_parent(session), name="toolcall", nodeid="toolcall",
+                                     path=Path(_suite_file()))
     suite.providers = chosen
     suite.patterns = _split(_setting(config, "toolcall_cases"))
     items.extend(session.genitems(suite))  # type: ignore[arg-type]
@@ -123,6 +124,12 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         for pattern, _, reason in gaps:
             item.add_marker(pytest.mark.toolcall_known_gap(
                 pattern.strip(), reason=reason.strip() or "declared in toolcall_known_gaps"))
+
+
+def _suite_file() -> str:
+    from . import _suite
+
+    return _suite.__file__
 
 
 def _warn_unmatched_gaps(config: pytest.Config, patterns: list[str]) -> None:
