@@ -90,6 +90,30 @@ def pytest_configure(config: pytest.Config) -> None:
     if loop_model not in LOOP_MODELS:
         raise pytest.UsageError(f"toolcall_loop_model = {loop_model!r}: use one of {LOOP_MODELS}")
     config.pluginmanager.register(Summary(), "toolcall-summary")
+    _take_suite_node_ids(config)
+
+
+_NODE_IDS = pytest.StashKey[list[str]]()
+
+
+def _take_suite_node_ids(config: pytest.Config) -> None:
+    """Rerun by the node id pytest prints ("toolcall::wire.single_call[openai]"): the suite is no
+    file on disk, so pytest would say "file or directory not found"; take such arguments out of
+    the path arguments and select the named items after collection instead (issue 17)."""
+    args = getattr(config, "args", None)
+    if not isinstance(args, list):
+        return
+    ours = [a for a in args if a == "toolcall" or a.startswith("toolcall::")]
+    if ours:
+        config.stash[_NODE_IDS] = ours
+        args[:] = [a for a in args if a not in ours]
+
+
+def _selected_by_node_id(config: pytest.Config, nodeid: str) -> bool:
+    wanted = config.stash.get(_NODE_IDS, None)
+    if not wanted:
+        return True
+    return any(w == "toolcall" or nodeid == w or nodeid.startswith(w + "[") for w in wanted)
 
 
 _DIRECTORIES = pytest.StashKey[dict[str, pytest.Collector]]()
@@ -115,7 +139,8 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
                                      path=Path(_suite_file()))
     suite.providers = chosen
     suite.patterns = _split(_setting(config, "toolcall_cases"))
-    items.extend(session.genitems(suite))  # type: ignore[arg-type]
+    items.extend(item for item in session.genitems(suite)  # type: ignore[arg-type]
+                 if _selected_by_node_id(config, item.nodeid))
     gaps = [line.partition(":") for line in config.getini("toolcall_known_gaps")]
     _warn_unmatched_gaps(config, [pattern.strip() for pattern, _, _ in gaps])
     for item in items:

@@ -770,3 +770,14 @@ def test_module_scoped_autouse_fixture_works_for_suite_items(pytester: pytest.Py
     assert "Could not obtain a node" not in result.stdout.str()
     assert result.ret == 0
     result.stdout.fnmatch_lines(["*module fixture ran 1 time(s)*"])
+
+
+def test_rerun_by_the_node_id_pytest_prints(pytester: pytest.Pytester) -> None:
+    """Issue 17: `pytest "toolcall::wire.single_call[openai]"` reran nothing ("file or directory
+    not found"); it now selects exactly that item, and a user test file beside it still runs."""
+    pytester.makepyfile(test_mine="def test_mine(): pass")
+    result = pytester.runpytest_inprocess(PROVIDER, "toolcall::wire.single_call[openai]",
+                                          "test_mine.py", "-v")
+    assert result.ret == 0, result.stdout.str()
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(["*toolcall::wire.single_call*PASSED*"])
