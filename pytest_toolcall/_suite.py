@@ -207,8 +207,18 @@ def _describe(adapter: Any) -> str:
     return f"{kind.__module__}.{kind.__qualname__}"
 
 
-class ToolcallSuite(pytest.Collector):
-    """The conformance suite for the configured providers and case globs."""
+class ToolcallSuite(pytest.Module):
+    """The conformance suite for the configured providers and case globs.
+
+    A Module (not a bare Collector) so that every pytest scope resolves for its items: a
+    module-scoped fixture (autouse in a user's conftest.py, or pytest-recording's) needs a Module
+    above the item, else pytest asserts "Could not obtain a node for scope Module" (issue 17).
+    """
+
+    def _getobj(self) -> Any:
+        import sys
+
+        return sys.modules[__name__]  # never import a user's file as the suite's module
 
     providers: Sequence[str] = ()
     patterns: Sequence[str] = ()

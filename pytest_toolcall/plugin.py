@@ -102,6 +102,30 @@ def pytest_configure(config: pytest.Config) -> None:
     command = _setting(config, "toolcall_command").strip()
     if command:  # its fixtures replace the defaults: registered after this module
         config.pluginmanager.register(foreign_plugin.ForeignPlugin(command), "toolcall-foreign")
+    _take_suite_node_ids(config)
+
+
+_NODE_IDS = pytest.StashKey[list[str]]()
+
+
+def _take_suite_node_ids(config: pytest.Config) -> None:
+    """Rerun by the node id pytest prints ("toolcall::wire.single_call[openai]"): the suite is no
+    file on disk, so pytest would say "file or directory not found"; take such arguments out of
+    the path arguments and select the named items after collection instead (issue 17)."""
+    args = getattr(config, "args", None)
+    if not isinstance(args, list):
+        return
+    ours = [a for a in args if a == "toolcall" or a.startswith("toolcall::")]
+    if ours:
+        config.stash[_NODE_IDS] = ours
+        args[:] = [a for a in args if a not in ours]
+
+
+def _selected_by_node_id(config: pytest.Config, nodeid: str) -> bool:
+    wanted = config.stash.get(_NODE_IDS, None)
+    if not wanted:
+        return True
+    return any(w == "toolcall" or nodeid == w or nodeid.startswith(w + "[") for w in wanted)
 
 
 _DIRECTORIES = pytest.StashKey[dict[str, pytest.Collector]]()
@@ -123,10 +147,12 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     from ._suite import ToolcallSuite
 
     # An explicit nodeid keeps item ids short and the same wherever the suite is parented.
-    suite = ToolcallSuite.from_parent(_suite_parent(session), name="toolcall", nodeid="toolcall")
+    suite = ToolcallSuite.from_parent(_suite_parent(session), name="toolcall", nodeid="toolcall",
+                                     path=Path(_suite_file()))
     suite.providers = chosen
     suite.patterns = _split(_setting(config, "toolcall_cases"))
-    items.extend(session.genitems(suite))  # type: ignore[arg-type]
+    items.extend(item for item in session.genitems(suite)  # type: ignore[arg-type]
+                 if _selected_by_node_id(config, item.nodeid))
     gaps = [line.partition(":") for line in config.getini("toolcall_known_gaps")]
     _warn_unmatched_gaps(config, [pattern.strip() for pattern, _, _ in gaps])
     for item in items:
@@ -135,6 +161,12 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         for pattern, _, reason in gaps:
             item.add_marker(pytest.mark.toolcall_known_gap(
                 pattern.strip(), reason=reason.strip() or "declared in toolcall_known_gaps"))
+
+
+def _suite_file() -> str:
+    from . import _suite
+
+    return _suite.__file__
 
 
 def _warn_unmatched_gaps(config: pytest.Config, patterns: list[str]) -> None:

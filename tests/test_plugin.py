@@ -732,3 +732,52 @@ def test_bad_loop_model_is_a_usage_error(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest_inprocess(PROVIDER)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*toolcall_loop_model = 'remote': use one of*"])
+
+
+@pytest.mark.parametrize("where", ["root", "tests"])
+def test_module_scoped_autouse_fixture_works_for_suite_items(pytester: pytest.Pytester,
+                                                              where: str) -> None:
+    """Issue 17: a module- or package-scoped autouse fixture in the user's conftest.py needs a
+    Module above each suite item; without one every case errored inside pytest."""
+    conftest = """
+        import pytest
+        SEEN = []
+
+        @pytest.fixture(scope="module", autouse=True)
+        def module_setup():
+            SEEN.append("module")
+            yield
+
+        @pytest.fixture(scope="package", autouse=True)
+        def package_setup():
+            yield
+
+        @pytest.fixture(scope="class", autouse=True)
+        def class_setup():
+            yield
+
+        def pytest_sessionfinish(session):
+            print("module fixture ran", len(SEEN), "time(s)")
+    """
+    if where == "root":
+        pytester.makeconftest(conftest)
+    else:
+        pytester.makepyfile(**{"tests/conftest": conftest})
+        pytester.makepyfile(**{"tests/test_mine": "def test_mine(): pass"})
+    result = pytester.runpytest_inprocess(PROVIDER, "--toolcall-cases=wire.single_call,stream.*",
+                                          "-s")
+    result.assert_outcomes(passed=result.parseoutcomes()["passed"])
+    assert "Could not obtain a node" not in result.stdout.str()
+    assert result.ret == 0
+    result.stdout.fnmatch_lines(["*module fixture ran 1 time(s)*"])
+
+
+def test_rerun_by_the_node_id_pytest_prints(pytester: pytest.Pytester) -> None:
+    """Issue 17: `pytest "toolcall::wire.single_call[openai]"` reran nothing ("file or directory
+    not found"); it now selects exactly that item, and a user test file beside it still runs."""
+    pytester.makepyfile(test_mine="def test_mine(): pass")
+    result = pytester.runpytest_inprocess(PROVIDER, "toolcall::wire.single_call[openai]",
+                                          "test_mine.py", "-v")
+    assert result.ret == 0, result.stdout.str()
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(["*toolcall::wire.single_call*PASSED*"])
