@@ -212,7 +212,7 @@ def _cut_offsets(run: CaseRun) -> list[int]:
 
 def _call(run: CaseRun, record: StepRecord) -> None:
     adapter, step = run.adapter, record.step
-    request = step.request.model_copy(update={"stream": step.via == "stream"})
+    request = step.request.model_copy(deep=True, update={"stream": step.via == "stream"})
     if run.interface == "sync":
         method: Callable[[], Any]
         if step.via == "complete":
