@@ -1,0 +1,27 @@
+import pytest
+
+from pytest_toolcall.providers import REGISTRY, Fact, Provider, get
+
+
+def test_dialect_names_are_providers():
+    for d in ("openai", "openai-responses", "anthropic", "gemini", "ollama"):
+        assert get(d).dialect == d
+
+
+def test_unknown_provider_lists_valid_names_by_family():
+    with pytest.raises(KeyError) as exc:
+        get("nope")
+    assert "openai: openai, openai-responses" in str(exc.value)
+
+
+def test_malformed_provider_names_field():
+    with pytest.raises(ValueError, match="field 'dialect'"):
+        Provider(name="x", dialect="klingon", family="x")
+    with pytest.raises(ValueError, match="facts\\['ids'\\]"):
+        Provider(name="x", dialect="openai", family="openai", facts={"ids": "9 chars"})
+
+
+def test_unconfirmed_fact():
+    assert not Fact("x").is_confirmed
+    assert Fact("x", "https://example", "2026-11-22").is_confirmed
+    assert len(REGISTRY) == 5
