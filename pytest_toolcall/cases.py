@@ -22,7 +22,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from .contracts import CAPABILITIES
 from .errors import CaseDefinitionError
-from .model import ChatRequest, FinishReason, Usage
+from .model import ChatRequest, FinishReason, Message, ToolSpec, Usage, UserMessage
+from .tools import ScriptedTool
 
 if TYPE_CHECKING:
     from .runner import CaseRun
@@ -206,8 +207,6 @@ class Case(BaseModel):
 
     @model_validator(mode="after")
     def _script_fits_contract(self) -> Case:
-        from .looprun import HistoryScript, LoopScript
-
         if self.contract == "chat" and not self.steps:
             raise ValueError("steps: a case needs at least one step (a request and the turn "
                              "answering it)")
@@ -217,12 +216,9 @@ class Case(BaseModel):
                              f"profile returning one, got {self.loop!r}")
         if self.contract == "history" and not isinstance(self.history, HistoryScript):
             raise ValueError(f"a history case needs history=HistoryScript(...), got {self.history!r}")
-        if self.contract == "fallback":
-            from .fallbackrun import FallbackScript
-
-            if not isinstance(self.fallback, FallbackScript):
-                raise ValueError("a fallback case needs fallback=FallbackScript(...), got "
-                                 f"{self.fallback!r}")
+        if self.contract == "fallback" and not isinstance(self.fallback, FallbackScript):
+            raise ValueError("a fallback case needs fallback=FallbackScript(...), got "
+                             f"{self.fallback!r}")
         if self.contract != "chat" and self.steps:
             raise ValueError(f"steps belong to chat cases; a {self.contract} case has a script")
         return self
@@ -337,3 +333,61 @@ def default_registry() -> Registry:
 def register(case: Case) -> Case:
     """Add a user case to the default registry (the ``pytest_toolcall_cases`` hook is the other way)."""
     return default_registry().add(case)
+
+
+# -- the scripts of the other contracts' cases ---------------------------------------------------
+# Defined beside the case model, so that the case model depends on nothing above it (issue 9):
+# the runners (looprun.py, fallbackrun.py) import them from here.
+
+class LoopScript(BaseModel):
+    """The world a loop case sets up: conversation, tools and their behaviours, model turns.
+
+    The model answers its *n*-th call with ``turns[n]``; the last turn repeats.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    messages: tuple[Message, ...] = (UserMessage(content="Please help with my request."),)
+    tools: tuple[ScriptedTool, ...] = Field(min_length=1)
+    turns: tuple[Turn, ...] = Field(min_length=1)
+    max_model_calls: int = Field(default=40, ge=1)
+
+
+class HistoryScript(BaseModel):
+    """A stored history for the builder under test."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    stored: tuple[Message, ...]
+    property_examples: int = Field(default=0, ge=0)
+    """When > 0: ignore ``stored`` and check this many random histories (hypothesis)."""
+
+
+class FallbackScript(BaseModel):
+    """The world of a fallback case: the conversation, the tool asked for, the streamed turn.
+
+    ``tool`` is the tool whose call carries the value (its name and parameters are the
+    request's ``tool_name`` and ``schema``); ``other_tools`` are offered too. With
+    ``calls_first`` the tool calls stream before the text (as Anthropic and some OpenAI-
+    compatible servers do), so a reader that stops at the call never sees the text.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    messages: tuple[Message, ...] = (UserMessage(content="Plan the release of version 2."),)
+    tool: ToolSpec
+    other_tools: tuple[ToolSpec, ...] = ()
+    turn: Turn
+    calls_first: bool = False
+
+    @property
+    def tool_name(self) -> str:
+        return self.tool.name
+
+    @property
+    def schema_(self) -> dict[str, Any]:
+        return dict(self.tool.parameters)
+
+    def chat_request(self) -> ChatRequest:
+        return ChatRequest(messages=self.messages, tools=(self.tool, *self.other_tools),
+                           stream=True)

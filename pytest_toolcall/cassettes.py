@@ -33,6 +33,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import httpx
 
+from ._names import MISSING_POLICIES, RECORD_MODES, REPLAY_CHUNKINGS
 from .errors import ToolcallError
 
 __all__ = [
@@ -59,13 +60,9 @@ __all__ = [
     "write_atomic",
 ]
 
-#: --toolcall-record-mode choices, vcrpy's names. ``none``: replay only, the network blocked.
-RECORD_MODES = ("none", "once", "new_episodes", "all")
-#: --toolcall-missing-cassette choices
-MISSING_POLICIES = ("fail", "skip")
-#: --toolcall-replay-chunking choices: ``recorded`` is vcrpy's one piece; the others are the
-#: fake provider's chunking policies applied to the recorded stream
-CHUNKINGS = ("recorded", "realistic", "bytewise", "seeded")
+#: the --toolcall-record-mode, --toolcall-missing-cassette and --toolcall-replay-chunking choices
+#: (defined in ``_names`` so that the plugin's entry point can offer them without loading vcrpy)
+CHUNKINGS = REPLAY_CHUNKINGS
 
 #: headers that carry credentials: their values are replaced, their presence kept (and checked)
 AUTH_HEADERS = ("authorization", "x-api-key", "x-goog-api-key", "api-key")

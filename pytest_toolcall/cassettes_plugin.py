@@ -20,60 +20,6 @@ from .cassettes import CHUNKINGS, MISSING_POLICIES, RECORD_MODES
 _NETWORK_MODES = ("new_episodes", "all")
 
 
-def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("toolcall")
-    group.addoption(
-        "--toolcall-live", dest="toolcall_live", action="store_true", default=None,
-        help="run the live cases (live.*) against the real provider or its cassette instead of "
-             "the fake: keys from OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY / "
-             "GOOGLE_API_KEY (ini: toolcall_live)")
-    group.addoption(
-        "--toolcall-record-mode", dest="toolcall_record_mode", default=None, choices=RECORD_MODES,
-        help="live cases: 'none' replays cassettes with the network blocked (default); 'once' "
-             "records missing cassettes; 'new_episodes' adds new requests; 'all' re-records "
-             "(ini: toolcall_record_mode)")
-    group.addoption(
-        "--toolcall-cassette-dir", dest="toolcall_cassette_dir", default=None, metavar="DIR",
-        help="where cassettes (<provider>/<case id>.yaml) and request snapshots "
-             "(requests/<provider>/<case id>.json) live; default 'cassettes' under the rootdir "
-             "(ini: toolcall_cassette_dir; the toolcall_cassette_dir fixture overrides both)")
-    group.addoption(
-        "--toolcall-base-url", dest="toolcall_base_url", action="append", default=None,
-        metavar="NAME=URL",
-        help="live cases: send provider NAME's requests to URL (a local Ollama or vLLM, a "
-             "proxy); repeatable (ini: toolcall_base_url, one NAME=URL per line)")
-    group.addoption(
-        "--toolcall-model", dest="toolcall_model", action="append", default=None,
-        metavar="NAME=MODEL",
-        help="live cases: the model to ask for provider NAME (default: the adapter's) "
-             "(ini: toolcall_model)")
-    group.addoption(
-        "--toolcall-missing-cassette", dest="toolcall_missing_cassette", default=None,
-        choices=MISSING_POLICIES,
-        help="live case without a cassette in replay: 'fail' (default) or 'skip'; both print "
-             "the command that records it (ini: toolcall_missing_cassette)")
-    group.addoption(
-        "--toolcall-replay-chunking", dest="toolcall_replay_chunking", default=None,
-        choices=CHUNKINGS,
-        help="how a replayed stream is cut: 'seeded' (default), 'realistic', 'bytewise' or "
-             "'recorded' (one piece, as vcrpy would) (ini: toolcall_replay_chunking)")
-    group.addoption(
-        "--toolcall-snapshot-update", dest="toolcall_snapshot_update", action="store_true",
-        default=False,
-        help="write the request snapshots (requests/<provider>/<case id>.json) of the cases run, "
-             "creating missing ones; without it existing snapshots are checked")
-    parser.addini("toolcall_live", "default for --toolcall-live", type="bool", default=False)
-    parser.addini("toolcall_record_mode", "default for --toolcall-record-mode", default="none")
-    parser.addini("toolcall_cassette_dir", "default for --toolcall-cassette-dir", default="")
-    parser.addini("toolcall_base_url", "default for --toolcall-base-url", type="linelist",
-                  default=[])
-    parser.addini("toolcall_model", "default for --toolcall-model", type="linelist", default=[])
-    parser.addini("toolcall_missing_cassette", "default for --toolcall-missing-cassette",
-                  default="fail")
-    parser.addini("toolcall_replay_chunking", "default for --toolcall-replay-chunking",
-                  default="seeded")
-
-
 def _choice(config: pytest.Config, name: str, choices: tuple[str, ...]) -> str:
     value = config.getoption(name)
     value = str(value if value is not None else config.getini(name))

@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from .cases import Turn
+from .cases import FallbackScript, Turn
 from .contracts import Interface
 from .errors import ConformanceFailure, ProviderError, UsageError
 from .fallback import FallbackRequest, FallbackResult
@@ -47,36 +47,6 @@ __all__ = [
 
 #: what the model streams when it is asked again (a second stream is a second model call)
 REASKED_TEXT = "(pytest-toolcall: asked a second time, the model answers with plain text)"
-
-
-class FallbackScript(BaseModel):
-    """The world of a fallback case: the conversation, the tool asked for, the streamed turn.
-
-    ``tool`` is the tool whose call carries the value (its name and parameters are the
-    request's ``tool_name`` and ``schema``); ``other_tools`` are offered too. With
-    ``calls_first`` the tool calls stream before the text (as Anthropic and some OpenAI-
-    compatible servers do), so a reader that stops at the call never sees the text.
-    """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    messages: tuple[Message, ...] = (UserMessage(content="Plan the release of version 2."),)
-    tool: ToolSpec
-    other_tools: tuple[ToolSpec, ...] = ()
-    turn: Turn
-    calls_first: bool = False
-
-    @property
-    def tool_name(self) -> str:
-        return self.tool.name
-
-    @property
-    def schema_(self) -> dict[str, Any]:
-        return dict(self.tool.parameters)
-
-    def chat_request(self) -> ChatRequest:
-        return ChatRequest(messages=self.messages, tools=(self.tool, *self.other_tools),
-                           stream=True)
 
 
 def turn_events(turn: Turn, *, calls_first: bool = False) -> list[Any]:

@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .cases import Turn
+from .cases import HistoryScript, LoopScript, Turn
 from .contracts import Interface
 from .errors import ConformanceFailure, UsageError
 from .loop import LoopRequest, LoopResult
@@ -35,30 +35,6 @@ __all__ = [
 ]
 
 LoopModel = Literal["inprocess", "fake"]
-
-
-class LoopScript(BaseModel):
-    """The world a loop case sets up: conversation, tools and their behaviours, model turns.
-
-    The model answers its *n*-th call with ``turns[n]``; the last turn repeats.
-    """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    messages: tuple[Message, ...] = (UserMessage(content="Please help with my request."),)
-    tools: tuple[ScriptedTool, ...] = Field(min_length=1)
-    turns: tuple[Turn, ...] = Field(min_length=1)
-    max_model_calls: int = Field(default=40, ge=1)
-
-
-class HistoryScript(BaseModel):
-    """A stored history for the builder under test."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    stored: tuple[Message, ...]
-    property_examples: int = Field(default=0, ge=0)
-    """When > 0: ignore ``stored`` and check this many random histories (hypothesis)."""
 
 
 @dataclass

@@ -1,24 +1,44 @@
-"""The pytest plugin: options, fixtures, markers, suite collection and the summary. Kept thin:
-the logic lives in modules that do not import pytest.
+"""The pytest entry point (``pytest11: toolcall``): options, ini settings, markers and hooks,
+and nothing else until the kit is asked for (issue 9).
 
-Precedence for every setting: command-line option > ini setting > default.
+pytest loads this module in every session of every project where the kit is installed, so it
+imports nothing but pytest and two modules of names. The kit itself (``core_plugin.py``
+with its report, cassette and subprocess sub-plugins, and through them pydantic, httpx and the
+suite) is registered only when a session asks for it:
+
+- a ``--toolcall-*`` option is given, or a ``toolcall_*`` ini setting is set;
+- a conftest.py (or another plugin) loaded at start-up defines a ``toolcall_*`` fixture or
+  implements ``pytest_toolcall_cases``;
+- a suite item's node id (``toolcall::...``) is given as an argument;
+- a collected test requests a ``toolcall_*`` fixture (the kit is loaded then, before any test
+  runs, and pytest finds its fixtures when the test sets them up).
+
+``-p no:toolcall`` still switches everything off: it blocks this module.
 """
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from . import hookspecs
-from .dialects import DIALECT_NAMES
+from ._names import (
+    LOOP_MODELS,
+    MISSING_POLICIES,
+    PROVIDERS,
+    RECORD_MODES,
+    REPLAY_CHUNKINGS,
+    TRANSPORTS,
+)
 
-TRANSPORTS = ("inprocess", "loopback")
-LOOP_MODELS = ("inprocess", "fake")
-pytest_plugins = ["pytest_toolcall.report_plugin", "pytest_toolcall.cassettes_plugin"]  # --toolcall-report, the gate
+#: the module registered when the kit is asked for (it loads its sub-plugins itself)
+CORE = "pytest_toolcall.core_plugin"
+
+#: option dest -> default and ini name -> default, as defined below: a value other than its
+#: default asks for the kit
+_OPTION_DEFAULTS: dict[str, Any] = {}
+_INI_DEFAULTS: dict[str, Any] = {}
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -27,51 +47,126 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("toolcall", "pytest-toolcall: conformance suite for LLM tool calling")
-    group.addoption(
+
+    def option(*names: str, **kwargs: Any) -> None:
+        group.addoption(*names, **kwargs)
+        _OPTION_DEFAULTS[kwargs["dest"]] = kwargs.get("default")
+
+    def ini(name: str, help: str, default: Any, type: str | None = None) -> None:  # noqa: A002
+        if type is None:
+            parser.addini(name, help, default=default)
+        else:
+            parser.addini(name, help, type=type, default=default)  # type: ignore[arg-type]
+        _INI_DEFAULTS[name] = default
+
+    # -- the suite ------------------------------------------------------------------------------
+    option(
         "--toolcall-provider", dest="toolcall_provider", default=None, metavar="NAME[,NAME]",
         help="run the conformance suite against this provider's wire format: "
-             f"{', '.join(DIALECT_NAMES)}, a comma list, or 'all'. Without it the suite is not "
+             f"{', '.join(PROVIDERS)}, a comma list, or 'all'. Without it the suite is not "
              "collected. (ini: toolcall_provider)")
-    group.addoption(
+    option(
         "--toolcall-cases", dest="toolcall_cases", default=None, metavar="GLOB[,GLOB]",
         help="only the cases whose id matches one of these globs, e.g. 'stream.*' or "
              "'wire.zero_args_*' (ini: toolcall_cases)")
-    group.addoption(
+    option(
         "--toolcall-transport", dest="toolcall_transport", default=None, choices=TRANSPORTS,
         help="how adapters reach the fake provider: 'inprocess' (httpx MockTransport, the "
              "default) or 'loopback' (a real HTTP server on 127.0.0.1, for clients that are "
              "not httpx) (ini: toolcall_transport)")
-    parser.addini("toolcall_provider", "default for --toolcall-provider", default="")
-    parser.addini("toolcall_cases", "default for --toolcall-cases", default="")
-    parser.addini("toolcall_transport", "default for --toolcall-transport", default="inprocess")
-    group.addoption(
+    ini("toolcall_provider", "default for --toolcall-provider", "")
+    ini("toolcall_cases", "default for --toolcall-cases", "")
+    ini("toolcall_transport", "default for --toolcall-transport", "inprocess")
+    option(
         "--toolcall-loop-model", dest="toolcall_loop_model", default=None, choices=LOOP_MODELS,
         help="the model a tool loop under test talks to: 'inprocess' (a scripted chat adapter "
              "that checks each request with the provider's rules, the default) or 'fake' (the "
              "provider's reference adapter over the fake provider's wire format) "
              "(ini: toolcall_loop_model)")
-    parser.addini("toolcall_loop_model", "default for --toolcall-loop-model", default="inprocess")
-    group.addoption(
+    ini("toolcall_loop_model", "default for --toolcall-loop-model", "inprocess")
+    option(
         "--toolcall-command", dest="toolcall_command", default=None, metavar="COMMAND",
         help="test an implementation in another language: start COMMAND (e.g. 'node "
              "my-harness.mjs') and speak the child-process protocol with it (docs/protocol.md) "
              "(ini: toolcall_command)")
-    parser.addini("toolcall_command", "default for --toolcall-command", default="")
-    parser.addini("toolcall_known_gaps", "known gaps, one 'case-glob: reason' per line; those "
-                  "cases xfail (strict: an unexpected pass fails)", type="linelist", default=[])
+    ini("toolcall_command", "default for --toolcall-command", "")
+    ini("toolcall_known_gaps", "known gaps, one 'case-glob: reason' per line; those cases xfail "
+        "(strict: an unexpected pass fails)", [], type="linelist")
 
+    # -- reports and the gate (report_plugin.py) ------------------------------------------------
+    option(
+        "--toolcall-report", dest="toolcall_report", default=None, metavar="DIR",
+        help="write toolcall-report.json, toolcall-summary.md (for $GITHUB_STEP_SUMMARY) and "
+             "toolcall-badge.json (shields.io endpoint) into DIR (ini: toolcall_report)")
+    option(
+        "--toolcall-min-pass-rate", dest="toolcall_min_pass_rate", default=None, metavar="RATE",
+        help="fail the session when the suite's pass rate, passed / (passed + failed + error), "
+             "is below RATE (0.95 or 95%%); known gaps and skips are not counted "
+             "(ini: toolcall_min_pass_rate)")
+    option(
+        "--toolcall-gate-families", dest="toolcall_gate_families", default=None,
+        metavar="FAMILY[,FAMILY]",
+        help="only these families' cases count toward --toolcall-min-pass-rate, e.g. "
+             "'wire,stream'; a failing case of another family still fails pytest "
+             "(ini: toolcall_gate_families)")
+    ini("toolcall_report", "default for --toolcall-report (relative to the ini file)", "")
+    ini("toolcall_min_pass_rate", "default for --toolcall-min-pass-rate", "")
+    ini("toolcall_gate_families", "default for --toolcall-gate-families", "")
 
-def _setting(config: pytest.Config, name: str) -> str:
-    value = config.getoption(name)
-    return str(value) if value is not None else str(config.getini(name) or "")
-
-
-def _split(value: str) -> list[str]:
-    return [p.strip() for p in value.replace("\n", ",").split(",") if p.strip()]
+    # -- cassettes and live runs (cassettes_plugin.py) ------------------------------------------
+    option(
+        "--toolcall-live", dest="toolcall_live", action="store_true", default=None,
+        help="run the live cases (live.*) against the real provider or its cassette instead of "
+             "the fake: keys from OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY / "
+             "GOOGLE_API_KEY (ini: toolcall_live)")
+    option(
+        "--toolcall-record-mode", dest="toolcall_record_mode", default=None, choices=RECORD_MODES,
+        help="live cases: 'none' replays cassettes with the network blocked (default); 'once' "
+             "records missing cassettes; 'new_episodes' adds new requests; 'all' re-records "
+             "(ini: toolcall_record_mode)")
+    option(
+        "--toolcall-cassette-dir", dest="toolcall_cassette_dir", default=None, metavar="DIR",
+        help="where cassettes (<provider>/<case id>.yaml) and request snapshots "
+             "(requests/<provider>/<case id>.json) live; default 'cassettes' under the rootdir "
+             "(ini: toolcall_cassette_dir; the toolcall_cassette_dir fixture overrides both)")
+    option(
+        "--toolcall-base-url", dest="toolcall_base_url", action="append", default=None,
+        metavar="NAME=URL",
+        help="live cases: send provider NAME's requests to URL (a local Ollama or vLLM, a "
+             "proxy); repeatable (ini: toolcall_base_url, one NAME=URL per line)")
+    option(
+        "--toolcall-model", dest="toolcall_model", action="append", default=None,
+        metavar="NAME=MODEL",
+        help="live cases: the model to ask for provider NAME (default: the adapter's) "
+             "(ini: toolcall_model)")
+    option(
+        "--toolcall-missing-cassette", dest="toolcall_missing_cassette", default=None,
+        choices=MISSING_POLICIES,
+        help="live case without a cassette in replay: 'fail' (default) or 'skip'; both print "
+             "the command that records it (ini: toolcall_missing_cassette)")
+    option(
+        "--toolcall-replay-chunking", dest="toolcall_replay_chunking", default=None,
+        choices=REPLAY_CHUNKINGS,
+        help="how a replayed stream is cut: 'seeded' (default), 'realistic', 'bytewise' or "
+             "'recorded' (one piece, as vcrpy would) (ini: toolcall_replay_chunking)")
+    option(
+        "--toolcall-snapshot-update", dest="toolcall_snapshot_update", action="store_true",
+        default=False,
+        help="write the request snapshots (requests/<provider>/<case id>.json) of the cases run, "
+             "creating missing ones; without it existing snapshots are checked")
+    ini("toolcall_live", "default for --toolcall-live", False, type="bool")
+    ini("toolcall_record_mode", "default for --toolcall-record-mode", "none")
+    ini("toolcall_cassette_dir", "default for --toolcall-cassette-dir", "")
+    ini("toolcall_base_url", "default for --toolcall-base-url", [], type="linelist")
+    ini("toolcall_model", "default for --toolcall-model", [], type="linelist")
+    ini("toolcall_missing_cassette", "default for --toolcall-missing-cassette", "fail")
+    ini("toolcall_replay_chunking", "default for --toolcall-replay-chunking", "seeded")
 
 
 def providers(config: pytest.Config) -> list[str]:
     """The providers the suite runs for; a usage error names the valid ones."""
+    from .dialects import DIALECT_NAMES
+
     names = _split(_setting(config, "toolcall_provider"))
     if names == ["all"]:
         return list(DIALECT_NAMES)
@@ -83,174 +178,82 @@ def providers(config: pytest.Config) -> list[str]:
     return list(dict.fromkeys(names))
 
 
+def _setting(config: pytest.Config, name: str) -> str:
+    """Command-line option > ini setting > default, as text."""
+    value = config.getoption(name)
+    return str(value) if value is not None else str(config.getini(name) or "")
+
+
+def _split(value: str) -> list[str]:
+    return [p.strip() for p in value.replace("\n", ",").split(",") if p.strip()]
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "toolcall: an item of the pytest-toolcall suite")
     config.addinivalue_line(
         "markers", "toolcall_known_gap(case, reason): the matching cases xfail with the reason; "
                    "an unexpected pass fails the run")
-    providers(config)  # fail early on a bad name
-    transport = _setting(config, "toolcall_transport") or "inprocess"
-    if transport not in TRANSPORTS:
-        raise pytest.UsageError(f"toolcall_transport = {transport!r}: use one of {TRANSPORTS}")
-    loop_model = _setting(config, "toolcall_loop_model") or "inprocess"
-    if loop_model not in LOOP_MODELS:
-        raise pytest.UsageError(f"toolcall_loop_model = {loop_model!r}: use one of {LOOP_MODELS}")
-    config.pluginmanager.register(Summary(), "toolcall-summary")
-    from . import foreign_plugin
-
-    config.pluginmanager.register(foreign_plugin, "toolcall-subprocess")
-    command = _setting(config, "toolcall_command").strip()
-    if command:  # its fixtures replace the defaults: registered after this module
-        config.pluginmanager.register(foreign_plugin.ForeignPlugin(command), "toolcall-foreign")
-    _take_suite_node_ids(config)
-
-
-_NODE_IDS = pytest.StashKey[list[str]]()
-
-
-def _take_suite_node_ids(config: pytest.Config) -> None:
-    """Rerun by the node id pytest prints ("toolcall::wire.single_call[openai]"): the suite is no
-    file on disk, so pytest would say "file or directory not found"; take such arguments out of
-    the path arguments and select the named items after collection instead (issue 17)."""
-    args = getattr(config, "args", None)
-    if not isinstance(args, list):
-        return
-    ours = [a for a in args if a == "toolcall" or a.startswith("toolcall::")]
-    if ours:
-        config.stash[_NODE_IDS] = ours
-        args[:] = [a for a in args if a not in ours]
-
-
-def _selected_by_node_id(config: pytest.Config, nodeid: str) -> bool:
-    wanted = config.stash.get(_NODE_IDS, None)
-    if not wanted:
-        return True
-    return any(w == "toolcall" or nodeid == w or nodeid.startswith(w + "[") for w in wanted)
-
-
-_DIRECTORIES = pytest.StashKey[dict[str, pytest.Collector]]()
-
-
-def pytest_collectstart(collector: pytest.Collector) -> None:
-    # Remember directory nodes (even those without tests of their own): the suite is parented
-    # under the one whose conftest.py overrides the toolcall_* fixtures.
-    if isinstance(collector, pytest.Directory):
-        collector.config.stash.setdefault(_DIRECTORIES, {})[collector.nodeid] = collector
+    if _asked_for(config):
+        activate(config)
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,
                                   items: list[pytest.Item]) -> None:
-    chosen = providers(config)
-    if not chosen:
+    """A test of the user's own that requests a ``toolcall_*`` fixture loads the kit; pytest
+    looks fixtures up again when it sets a test up, so registering the kit now is in time."""
+    if is_active(config):
         return
-    from ._suite import ToolcallSuite
-
-    # An explicit nodeid keeps item ids short and the same wherever the suite is parented.
-    suite = ToolcallSuite.from_parent(_suite_parent(session), name="toolcall", nodeid="toolcall",
-                                     path=Path(_suite_file()))
-    suite.providers = chosen
-    suite.patterns = _split(_setting(config, "toolcall_cases"))
-    items.extend(item for item in session.genitems(suite)  # type: ignore[arg-type]
-                 if _selected_by_node_id(config, item.nodeid))
-    gaps = [line.partition(":") for line in config.getini("toolcall_known_gaps")]
-    _warn_unmatched_gaps(config, [pattern.strip() for pattern, _, _ in gaps])
-    for item in items:
-        if item.get_closest_marker("toolcall") is None:
-            continue
-        for pattern, _, reason in gaps:
-            item.add_marker(pytest.mark.toolcall_known_gap(
-                pattern.strip(), reason=reason.strip() or "declared in toolcall_known_gaps"))
+    if any(name.startswith("toolcall_") for item in items
+           for name in getattr(item, "fixturenames", ())):
+        activate(config)
 
 
-def _suite_file() -> str:
-    from . import _suite
-
-    return _suite.__file__
+def is_active(config: pytest.Config) -> bool:
+    return config.pluginmanager.has_plugin(CORE)
 
 
-def _warn_unmatched_gaps(config: pytest.Config, patterns: list[str]) -> None:
-    """A known gap that names no case (a typo, a renamed case) would silently do nothing."""
-    import fnmatch
-    import warnings
-
-    from ._suite import build_registry
-    from .errors import ToolcallError
-
-    if not patterns:
+def activate(config: pytest.Config) -> None:
+    """Register the kit's plugin (and, through it, its sub-plugins) in this session."""
+    if is_active(config):
         return
-    try:
-        ids = [case.id for case in build_registry(config)]
-    except ToolcallError:
-        return  # a malformed case: the suite's collection error already says so
-    for pattern in patterns:
-        if not any(fnmatch.fnmatchcase(case_id, pattern) for case_id in ids):
-            warnings.warn(pytest.PytestConfigWarning(
-                f"toolcall_known_gaps: {pattern!r} matches no case, so it declares nothing; "
-                "case ids look like 'stream.truncated' (list them with --collect-only -q)"),
-                stacklevel=1)
+    config.pluginmanager.import_plugin(CORE)
+    # import_plugin registered it; the plugins that override its fixtures must come after it
+    config.pluginmanager.get_plugin(CORE).register_overrides(config)
 
 
-def _suite_parent(session: pytest.Session) -> pytest.Collector:
-    """The node the suite hangs under, so that it sees the user's toolcall_* fixture overrides.
-
-    pytest shows a conftest.py fixture only to nodes under that conftest's directory. Parented to
-    the session, the suite would miss an override in ``tests/conftest.py`` and silently test the
-    reference adapter instead; so it goes under the deepest directory whose conftest overrides a
-    toolcall_* fixture, and overrides in unrelated directories are a usage error.
-    """
-    homes = _override_homes(session)
-    if not homes:
-        return session
-    deepest = max(homes, key=lambda d: d.count("/"))
-    strays = [d for d in homes if d != deepest and not deepest.startswith(d + "/")]
-    if strays:
-        where = "; ".join(f"{d}/conftest.py ({', '.join(sorted(homes[d]))})"
-                          for d in sorted(homes))
-        raise pytest.UsageError(
-            f"pytest-toolcall: toolcall_* fixtures are overridden in conftest.py files of "
-            f"unrelated directories: {where}. The suite runs against one adapter: move the "
-            f"overrides into one conftest.py (the rootdir's, or a common parent directory's), "
-            f"or run pytest on one of these directories at a time.")
-    node = session.config.stash.get(_DIRECTORIES, {}).get(deepest)
-    if node is None:
-        raise pytest.UsageError(
-            f"pytest-toolcall: {deepest}/conftest.py overrides {', '.join(sorted(homes[deepest]))}"
-            f" but the directory {deepest!r} was not collected, so the suite cannot see it. "
-            f"Run pytest on {deepest!r} (or a parent), or move the fixtures to the rootdir's "
-            f"conftest.py.")
-    return node
+def _asked_for(config: pytest.Config) -> bool:
+    for dest, default in _OPTION_DEFAULTS.items():
+        if config.getoption(dest, default) != default:
+            return True
+    for name, default in _INI_DEFAULTS.items():
+        if config.getini(name) != default:
+            return True
+    args = getattr(config, "args", None) or []
+    if any(str(a) == "toolcall" or str(a).startswith("toolcall::") for a in args):
+        return True  # a suite item's node id given back to rerun it
+    return any(_wants_kit(plugin) for plugin in config.pluginmanager.get_plugins())
 
 
-def _override_homes(session: pytest.Session) -> dict[str, set[str]]:
-    """Directories (node ids) whose conftest.py defines a toolcall_* fixture, with the names.
-
-    Read from the conftest modules themselves (registered plugins), not from the fixture
-    manager: its internals changed in pytest 9.2, and a detection that silently finds nothing
-    would let the suite test the reference adapter instead of the user's.
-    """
-    homes: dict[str, set[str]] = defaultdict(set)
-    root = session.config.rootpath
-    for plugin in session.config.pluginmanager.get_plugins():
-        path = getattr(plugin, "__file__", None)
-        if not path or not str(path).endswith("conftest.py"):
-            continue
-        names = _toolcall_fixtures(plugin)
-        if not names:
-            continue
-        try:
-            home = Path(path).parent.relative_to(root).as_posix()
-        except ValueError:
-            continue  # a conftest outside the rootdir: pytest shows it to everything below it
-        if home not in ("", "."):  # the rootdir's conftest is seen everywhere already
-            homes[home].update(names)
-    return dict(homes)
+def _wants_kit(plugin: object) -> bool:
+    """A conftest.py or plugin that overrides a toolcall_* fixture or adds cases."""
+    module = getattr(plugin, "__name__", "")
+    if not isinstance(module, str) or module.startswith("pytest_toolcall"):
+        return False
+    if callable(getattr(plugin, "pytest_toolcall_cases", None)):
+        return True
+    return bool(fixture_names(plugin))
 
 
-def _toolcall_fixtures(module: Any) -> set[str]:
+def fixture_names(plugin: object) -> set[str]:
     """Names of the toolcall_* fixtures a module defines (``@pytest.fixture(name=...)`` too)."""
     names = set()
-    for attribute, value in vars(module).items():
+    try:
+        members = vars(plugin)
+    except TypeError:
+        return names
+    for attribute, value in list(members.items()):
         marker = (getattr(value, "_fixture_function_marker", None)
                   or getattr(value, "_pytestfixturefunction", None))
         if marker is None:
@@ -259,213 +262,3 @@ def _toolcall_fixtures(module: Any) -> set[str]:
         if isinstance(name, str) and name.startswith("toolcall_"):
             names.add(name)
     return names
-
-
-# -- fixtures ---------------------------------------------------------------------------------
-@pytest.fixture
-def toolcall_provider(request: pytest.FixtureRequest) -> str:
-    """The provider (dialect) name of this item: 'openai', ..."""
-    from ._suite import PROVIDER_KEY
-
-    name = request.node.stash.get(PROVIDER_KEY, None)
-    if name is None:
-        chosen = providers(request.config)
-        name = chosen[0] if chosen else "openai"
-    return name
-
-
-@pytest.fixture
-def toolcall_case(request: pytest.FixtureRequest) -> Any:
-    """The conformance case of this suite item."""
-    from ._suite import CASE_KEY
-    from .errors import UsageError
-
-    case = request.node.stash.get(CASE_KEY, None)
-    if case is None:
-        raise UsageError("the toolcall_case fixture only exists inside suite items")
-    return case
-
-
-@pytest.fixture
-def toolcall_endpoint(request: pytest.FixtureRequest, toolcall_provider: str) -> Iterator[Any]:
-    """Where the adapter sends requests: base_url, api_key, httpx clients, the fake provider."""
-    from .fake import FakeProvider, in_process_endpoint, serve
-
-    fake = FakeProvider(toolcall_provider)
-    if (_setting(request.config, "toolcall_transport") or "inprocess") == "loopback":
-        with serve(fake) as endpoint:
-            yield endpoint
-        return
-    endpoint = in_process_endpoint(fake)
-    yield endpoint
-    endpoint.close()
-
-
-@pytest.fixture
-def toolcall_adapter(toolcall_endpoint: Any) -> Any:
-    """The adapter under test. Override it in conftest.py to test yours; the default is the
-    built-in reference adapter of the provider."""
-    from .reference import reference_adapter
-
-    return reference_adapter(toolcall_endpoint)
-
-
-@pytest.fixture
-def toolcall_loop(toolcall_profile: Any) -> Any:
-    """The tool loop under test. Override it in conftest.py to test yours; the default is the
-    reference loop, configured from the profile's loop policy."""
-    from .contracts import make_profile
-    from .reference.loop import ReferenceToolLoop
-
-    return ReferenceToolLoop.from_profile(make_profile(toolcall_profile))
-
-
-@pytest.fixture
-def toolcall_structured(toolcall_profile: Any) -> Any:
-    """The structured output (tool -> json -> text fallback) under test. Override it to test
-    yours; the default is the reference implementation."""
-    from .reference.fallback import ReferenceStructuredOutput
-
-    return ReferenceStructuredOutput()
-
-
-@pytest.fixture
-def toolcall_history(toolcall_profile: Any) -> Any:
-    """The history builder under test. Override it to test yours; the default is the reference
-    builder, configured from the profile's history policy."""
-    from .contracts import make_profile
-    from .reference.history import ReferenceHistoryBuilder
-
-    return ReferenceHistoryBuilder(failed_calls=make_profile(toolcall_profile).history_failed_calls)
-
-
-@pytest.fixture
-def toolcall_tools() -> Iterator[Any]:
-    """Scripted tools for your own tests: ``toolcall_tools.executor(ScriptedTool(...), ...)``
-    gives an Executor that records every execution; hung calls are released at teardown."""
-    from .tools import ToolKit
-
-    kit = ToolKit()
-    yield kit
-    kit.release_all()
-
-
-@pytest.fixture
-def toolcall_profile(toolcall_provider: str) -> Any:
-    """What the adapter under test claims (a Profile or a dict). Override it to narrow claims."""
-    from .reference import reference_profile
-
-    return reference_profile(toolcall_provider)
-
-
-# -- reporting --------------------------------------------------------------------------------
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
-    report = yield
-    from .errors import ConformanceFailure
-
-    if call.excinfo is not None and isinstance(call.excinfo.value, ConformanceFailure):
-        clause = ("toolcall_clause", call.excinfo.value.clause)
-        report.user_properties.append(clause)
-        # junitxml writes the properties of the teardown report, built from the item's list
-        item.user_properties.append(clause)
-    elif call.excinfo is not None and call.when == "call" and _is_kit_error(call.excinfo.value):
-        # the kit could not run the case: reported apart, never a verdict (issue 14)
-        report.user_properties.append(("toolcall_kit_error", True))
-        item.user_properties.append(("toolcall_kit_error", True))
-    return report
-
-
-def _is_kit_error(error: BaseException) -> bool:
-    from .errors import KitError
-
-    return isinstance(error, KitError)
-
-
-_COLUMNS = ("passed", "failed", "error", "skipped", "xfailed", "xpassed")
-
-
-class Summary:
-    """Counts suite outcomes per family and provider (on the xdist controller too)."""
-
-    def __init__(self) -> None:
-        self.rows: Counter[tuple[str, str, str]] = Counter()
-        self.failures: list[tuple[str, str | None]] = []
-        self.errors: list[str] = []
-        self.kit_errors: list[str] = []
-        self.adapters: set[str] = set()
-
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        props = dict(report.user_properties)
-        if "toolcall_case" not in props:
-            return
-        if "toolcall_subject" in props:
-            self.adapters.add(str(props["toolcall_subject"]))
-        outcome = _outcome(report)
-        if outcome is None:
-            return
-        if outcome == "failed" and props.get("toolcall_kit_error"):
-            outcome = "kit_error"
-        self.rows[(props["toolcall_family"], props["toolcall_provider"], outcome)] += 1
-        if outcome == "failed":
-            self.failures.append((report.nodeid, props.get("toolcall_clause")))
-        elif outcome == "error":
-            self.errors.append(report.nodeid)
-        elif outcome == "kit_error":
-            self.kit_errors.append(report.nodeid)
-
-    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        if not self.rows:
-            return
-        rows: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
-        for (family, provider, outcome), n in self.rows.items():
-            rows[(family, provider)][outcome] += n
-        write = terminalreporter.write_line
-        terminalreporter.write_sep("=", "pytest-toolcall conformance summary")
-        width = max([12] + [len(provider) + 2 for _, provider in rows])
-        write(f"{'family':<10}{'provider':<{width}}" + "".join(f"{c:>9}" for c in _COLUMNS))
-        totals: Counter[str] = Counter()
-        for (family, provider), counts in sorted(rows.items()):
-            totals.update(counts)
-            write(f"{family:<10}{provider:<{width}}"
-                  + "".join(f"{counts[c]:>9}" for c in _COLUMNS))
-        runs = sum(totals.values())
-        # kit errors get no column (they are no verdict): they are named on this line only
-        parts = [f"{totals[c]} {c.replace('_', ' ')}" for c in (*_COLUMNS, "kit_error")
-                 if totals[c]]
-        write(f"{runs} case run{'s' if runs != 1 else ''}: {', '.join(parts)}")
-        # says what was tested: a fixture override that was not picked up shows here
-        for subject in sorted(self.adapters):
-            kind, _, name = subject.partition(": ")
-            write(f"{kind} under test: {name}")
-        if self.failures:
-            write("broken clauses (your implementation):")
-            for nodeid, clause in self.failures:
-                write(f"  {nodeid.removeprefix('toolcall::')}: {clause or 'see the failure above'}")
-        if self.errors:
-            write("could not run (setup or kit errors, not verdicts on the implementation):")
-            for nodeid in self.errors:
-                write(f"  {nodeid.removeprefix('toolcall::')}")
-        if self.kit_errors:
-            write("kit errors (the kit could not run these; not verdicts, not in any pass rate; "
-                  "please report them):")
-            for nodeid in self.kit_errors:
-                write(f"  {nodeid.removeprefix('toolcall::')}")
-        if self.failures or self.errors or self.kit_errors:
-            write("re-run one case: pytest --toolcall-provider=<name> --toolcall-cases=<case id>")
-
-
-def _outcome(report: pytest.TestReport) -> str | None:
-    xfail = hasattr(report, "wasxfail")
-    if report.when == "call":
-        if report.passed:
-            return "xpassed" if xfail else "passed"
-        if report.skipped:
-            return "xfailed" if xfail else "skipped"
-        return "failed"
-    if report.when == "setup":
-        if report.skipped:
-            return "xfailed" if xfail else "skipped"
-        if report.failed:
-            return "error"
-    return None

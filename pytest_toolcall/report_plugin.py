@@ -1,5 +1,5 @@
 """The reporting sub-plugin: ``--toolcall-report`` files, the pass-rate gate, known gaps in the
-terminal. Loaded by ``pytest_toolcall.plugin`` (``pytest_plugins``); the logic is in
+terminal. Loaded by ``pytest_toolcall.core_plugin`` (``pytest_plugins``); the logic is in
 :mod:`pytest_toolcall.report`.
 
 Under pytest-xdist the workers only run items; the controller sees every item's serialized
@@ -24,29 +24,6 @@ from .plugin import _setting, _split, providers
 
 #: set by mutmut in the environment of each mutant run: no report files then
 MUTANT_ENV = "MUTANT_UNDER_TEST"
-
-
-def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("toolcall")
-    group.addoption(
-        "--toolcall-report", dest="toolcall_report", default=None, metavar="DIR",
-        help="write toolcall-report.json, toolcall-summary.md (for $GITHUB_STEP_SUMMARY) and "
-             "toolcall-badge.json (shields.io endpoint) into DIR (ini: toolcall_report)")
-    group.addoption(
-        "--toolcall-min-pass-rate", dest="toolcall_min_pass_rate", default=None, metavar="RATE",
-        help="fail the session when the suite's pass rate, passed / (passed + failed + error), "
-             "is below RATE (0.95 or 95%%); known gaps and skips are not counted "
-             "(ini: toolcall_min_pass_rate)")
-    group.addoption(
-        "--toolcall-gate-families", dest="toolcall_gate_families", default=None,
-        metavar="FAMILY[,FAMILY]",
-        help="only these families' cases count toward --toolcall-min-pass-rate, e.g. "
-             "'wire,stream'; a failing case of another family still fails pytest "
-             "(ini: toolcall_gate_families)")
-    parser.addini("toolcall_report", "default for --toolcall-report (relative to the ini file)",
-                  default="")
-    parser.addini("toolcall_min_pass_rate", "default for --toolcall-min-pass-rate", default="")
-    parser.addini("toolcall_gate_families", "default for --toolcall-gate-families", default="")
 
 
 def min_pass_rate(config: pytest.Config) -> float | None:

@@ -1,0 +1,78 @@
+"""What the installed plugin costs a project that does not use it. Prints figures; asserts nothing.
+
+Run from anywhere::
+
+    python bench/bench_plugin_load.py            # medians of 10 runs each
+    python bench/bench_plugin_load.py --runs 3   # quicker, noisier (the smoke test uses --quick)
+
+What is measured: a generated project with one trivial test, run as
+``python -m pytest -q -p no:cacheprovider`` in a subprocess, with the plugin (as installed) and
+with ``-p no:toolcall``; the runs alternate, so load on a shared machine hits both alike. The
+figure is the difference of the medians, in ms, and their ratio. Target (issue 9): the plugin adds
+at most 15 ms. A third figure shows what the kit costs once it is asked for (``--toolcall-cases``
+naming no case loads the kit and collects nothing).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+TARGET_MS = 15.0
+
+
+def _run(project: Path, extra: list[str]) -> float:
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *extra],
+                          cwd=project, capture_output=True, text=True, check=False)
+    elapsed = time.perf_counter() - start
+    if done.returncode not in (0, 5):
+        raise SystemExit(f"pytest failed in the benchmark project:\n{done.stdout}{done.stderr}")
+    return elapsed
+
+
+def measure(runs: int) -> dict[str, float]:
+    with tempfile.TemporaryDirectory() as tmp:
+        project = Path(tmp)
+        (project / "test_one.py").write_text("def test_one():\n    pass\n")
+        variants = {"with": [], "without": ["-p", "no:toolcall"],
+                    "asked": ["--toolcall-cases=no-such-case"]}
+        times: dict[str, list[float]] = {name: [] for name in variants}
+        for name, extra in variants.items():  # warm the file system and bytecode caches
+            _run(project, extra)
+        for _ in range(runs):
+            for name, extra in variants.items():
+                times[name].append(_run(project, extra))
+    return {name: statistics.median(values) * 1000 for name, values in times.items()}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=10, help="runs of each variant (median)")
+    parser.add_argument("--quick", action="store_true", help="2 runs: for the smoke test")
+    parser.add_argument("--json", type=Path, help="also write the figures here")
+    args = parser.parse_args(argv)
+    runs = 2 if args.quick else args.runs
+    ms = measure(runs)
+    added = ms["with"] - ms["without"]
+    verdict = "PASS" if added <= TARGET_MS else "MISS"
+    print(f"one-test session without the plugin (-p no:toolcall): {ms['without']:8.1f} ms")
+    print(f"one-test session with the plugin installed, unused:   {ms['with']:8.1f} ms")
+    print(f"plugin cost when unused: {added:+.1f} ms, ratio {ms['with'] / ms['without']:.3f} "
+          f"(target <= {TARGET_MS:.0f} ms: {verdict}; medians of {runs})")
+    print(f"the kit asked for (--toolcall-cases naming no case):  {ms['asked']:8.1f} ms "
+          f"({ms['asked'] - ms['without']:+.1f} ms)")
+    if args.json:
+        args.json.write_text(json.dumps({"runs": runs, "ms": ms, "added_ms": added,
+                                         "target_ms": TARGET_MS, "quick": args.quick}, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

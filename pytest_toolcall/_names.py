@@ -1,0 +1,19 @@
+"""The names the options offer, in a module that imports nothing, so that the pytest entry point
+(``_entry.py``) can show them in ``--help`` without loading the kit (issue 9)."""
+
+from __future__ import annotations
+
+#: --toolcall-provider names, in the order 'all' runs them (``dialects._REGISTRY`` must agree:
+#: tests/test_plugin_lazy.py checks it)
+PROVIDERS = ("openai", "openai-responses", "anthropic", "gemini", "ollama")
+#: --toolcall-transport choices
+TRANSPORTS = ("inprocess", "loopback")
+#: --toolcall-loop-model choices
+LOOP_MODELS = ("inprocess", "fake")
+#: --toolcall-record-mode choices, vcrpy's names. ``none``: replay only, the network blocked.
+RECORD_MODES = ("none", "once", "new_episodes", "all")
+#: --toolcall-missing-cassette choices
+MISSING_POLICIES = ("fail", "skip")
+#: --toolcall-replay-chunking choices: ``recorded`` is vcrpy's one piece; the others are the
+#: fake provider's chunking policies applied to the recorded stream
+REPLAY_CHUNKINGS = ("recorded", "realistic", "bytewise", "seeded")

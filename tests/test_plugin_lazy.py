@@ -1,0 +1,124 @@
+"""The plugin costs nothing until asked (issue 9): the entry point imports nothing but pytest and
+names; the kit loads when a session asks for it, and only then."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pytest_toolcall import _names
+
+REPO = Path(__file__).resolve().parents[1]
+HEAVY = ("pydantic", "httpx", "hypothesis", "vcr", "jsonschema", "pytest_toolcall.core_plugin",
+         "pytest_toolcall.model", "pytest_toolcall._suite")
+
+
+def test_the_entry_point_imports_nothing_heavy() -> None:
+    code = ("import sys; import pytest_toolcall.plugin; "
+            f"print(','.join(m for m in {HEAVY!r} if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True, cwd=REPO)
+    assert done.stdout.strip() == "", f"the entry point imported: {done.stdout.strip()}"
+
+
+def test_provider_names_agree_with_the_dialect_registry() -> None:
+    from pytest_toolcall.dialects import DIALECT_NAMES
+
+    assert _names.PROVIDERS == DIALECT_NAMES
+
+
+_PROBE = """
+import sys
+
+def test_probe(request):
+    loaded = request.config.pluginmanager.has_plugin("pytest_toolcall.core_plugin")
+    print(f"KIT-LOADED={loaded} MODEL-IMPORTED={'pytest_toolcall.model' in sys.modules}")
+"""
+
+
+def _loaded(result: pytest.RunResult) -> tuple[bool, bool]:
+    line = next(text for text in result.outlines if "KIT-LOADED=" in text)
+    return "KIT-LOADED=True" in line, "MODEL-IMPORTED=True" in line
+
+
+def test_an_unrelated_session_does_not_load_the_kit(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_probe=_PROBE)
+    result = pytester.runpytest_subprocess("-s", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+    assert _loaded(result) == (False, False)
+
+
+@pytest.mark.parametrize("how", ["option", "ini", "conftest-fixture", "conftest-hook"])
+def test_a_session_that_asks_loads_the_kit(pytester: pytest.Pytester, how: str) -> None:
+    pytester.makepyfile(test_probe=_PROBE)
+    args = ["-s", "-p", "no:cacheprovider"]
+    if how == "option":
+        args.append("--toolcall-cases=no-such-case")
+    elif how == "ini":
+        pytester.makeini("[pytest]\ntoolcall_transport = loopback\n")
+    elif how == "conftest-fixture":
+        pytester.makeconftest("import pytest\n\n@pytest.fixture\ndef toolcall_profile():\n"
+                              "    return {}\n")
+    else:
+        pytester.makeconftest("def pytest_toolcall_cases(config):\n    return []\n")
+    result = pytester.runpytest_subprocess(*args)
+    result.assert_outcomes(passed=1)
+    assert _loaded(result)[0], result.stdout.str()
+
+
+def test_a_test_that_requests_a_toolcall_fixture_gets_it(pytester: pytest.Pytester) -> None:
+    """No option, no conftest: the fixture request alone loads the kit, before the test runs."""
+    pytester.makepyfile(test_tools="""
+        from pytest_toolcall.tools import ToolKit
+
+        def test_tools(toolcall_tools):
+            assert isinstance(toolcall_tools, ToolKit)
+
+        def test_provider(toolcall_provider):
+            assert toolcall_provider == "openai"
+    """)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=2)
+
+
+def test_help_lists_every_option_without_loading_the_kit(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_probe=_PROBE)
+    result = pytester.runpytest_subprocess("--help")
+    text = result.stdout.str()
+    for option in ("--toolcall-provider", "--toolcall-report", "--toolcall-live",
+                   "--toolcall-command", "--toolcall-snapshot-update", "toolcall_known_gaps"):
+        assert option in text
+    assert "pytest-toolcall" in text
+
+
+def test_markers_are_known_without_the_kit(pytester: pytest.Pytester) -> None:
+    """--strict-markers must accept the kit's markers in a session that never loads the kit."""
+    pytester.makepyfile(test_marked="""
+        import pytest
+
+        @pytest.mark.toolcall_known_gap("wire.*", reason="r")
+        def test_marked():
+            pass
+    """)
+    result = pytester.runpytest_subprocess("--strict-markers", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+
+
+def test_no_toolcall_switches_it_all_off(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_probe=_PROBE)
+    result = pytester.runpytest_subprocess("-p", "no:toolcall", "--toolcall-provider=openai")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "unrecognized arguments: --toolcall-provider=openai" in result.stderr.str()
+
+
+def test_the_benchmark_runs_in_quick_mode(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, str(REPO / "bench" / "bench_plugin_load.py"), "--quick",
+                           "--json", str(tmp_path / "f.json")],
+                          capture_output=True, text=True, timeout=600, check=False, cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    for label in ("without the plugin (-p no:toolcall)", "with the plugin installed, unused",
+                  "plugin cost when unused:", "target <= 15 ms", "the kit asked for"):
+        assert label in done.stdout
