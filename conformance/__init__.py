@@ -15,10 +15,10 @@ from importlib.util import find_spec
 
 from pytest_toolcall.cases import Case
 
-FAMILIES = ("wire", "stream", "loop", "history", "fallback")
+FAMILIES = ("wire", "stream", "errors", "loop", "history", "fallback")
 
 #: every module that may hold built-in cases, in catalogue order; each has a ``CASES`` list
-MODULES = ("wire", "stream", "loop", "history", "fallback",
+MODULES = ("wire", "messages", "stream", "errors", "loop", "history", "fallback",
            "openai_responses", "anthropic", "gemini", "ollama")
 
 

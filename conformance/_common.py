@@ -127,3 +127,21 @@ def wire_field(clause: str, describe: str, get: Callable[[ChatRequest], Any],
 
     wire_field_check.__name__ = clause.replace(".", "_")
     return wire_field_check
+
+
+@check("response.reasoning")
+def reasoning_decoded(run: CaseRun) -> None:
+    """The response carries the turn's reasoning, in order, text and signature unchanged."""
+    for record in run.steps:
+        if record.response is None or record.step.expect != "response":
+            continue
+        want = [(r.type, r.text or None, r.signature) for r in record.step.reply.reasoning]
+        got = [(r.type, r.text or None, r.signature) for r in record.response.reasoning]
+        if got != want:
+            raise ConformanceFailure(
+                "response.reasoning", f"step {record.index + 1}: the reasoning the model sent "
+                "is not in the response as it came", expected=want, got=got,
+                hint="decode the reasoning into ChatResponse.reasoning / ReasoningComplete, in "
+                     "order: Anthropic thinking blocks (text and signature, streamed as "
+                     "thinking_delta and signature_delta) and redacted_thinking (data); "
+                     "Responses reasoning items (id, summary, encrypted_content)")

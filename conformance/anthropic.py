@@ -13,10 +13,17 @@ from typing import Any
 from pytest_toolcall.cases import Case, ScriptedCall, Step, StreamPlan, Turn, check
 from pytest_toolcall.checks import matches_script, usage_reported, wire_request
 from pytest_toolcall.errors import ConformanceFailure
-from pytest_toolcall.model import NamedToolChoice, ToolMessage, UserMessage
+from pytest_toolcall.dialects.anthropic import AnthropicMessages, thinking_signature
+from pytest_toolcall.model import (
+    AssistantMessage,
+    NamedToolChoice,
+    Reasoning,
+    ToolMessage,
+    UserMessage,
+)
 from pytest_toolcall.runner import CaseRun
 
-from ._common import PARIS_TOKYO_TIME, answered, calls, case, request
+from ._common import PARIS_TOKYO_TIME, answered, calls, case, reasoning_decoded, request
 from .wire import history_intact, replay_arguments_are_json
 
 DIALECT = ("anthropic",)
@@ -104,7 +111,87 @@ _ZERO_MIXED = (ScriptedCall(id="toolu_01A", name="get_time", arguments=None),
                ScriptedCall(id="toolu_01B", name="get_weather", arguments={"city": "Lyon"}),
                ScriptedCall(id="toolu_01C", name="get_time", arguments=""))
 
+# -- reasoning with tools: thinking blocks travel unchanged with the tool_use they precede ------
+_THOUGHT = "The user wants two cities; I will call get_weather twice, in parallel.\n"
+_THINKING = (
+    Reasoning(type="thinking", text=_THOUGHT, signature=thinking_signature(_THOUGHT, 0)),
+    # opaque: Anthropic encrypts thinking its safety systems flag; replayed as it came
+    Reasoning(type="redacted_thinking",
+              signature="EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpPtoolcall"),
+)
+_THINKING_TURN = Turn(reasoning=_THINKING, tool_calls=PARIS_TOKYO_TIME[:2])
+
+
+def _thinking_steps(via: str) -> tuple[Step, ...]:
+    history = answered(_THINKING_TURN)
+    assistant = history[1]
+    assert isinstance(assistant, AssistantMessage)
+    history = (history[0], assistant.model_copy(update={"reasoning": _THINKING}), *history[2:])
+    ask = request(reasoning=True)
+    first = Step(request=ask, reply=_THINKING_TURN, via=via)  # type: ignore[arg-type]
+    again = request(*history, reasoning=True)
+    second = Step(request=again, reply=Turn(text="Sunny."), via=via)  # type: ignore[arg-type]
+    return (first, second)
+
+
+def _calls_ids(turn: Turn) -> set[str]:
+    return {c.id for c in turn.tool_calls if c.id}
+
+
+@check("wire.reasoning.replayed")
+def thinking_replayed(run: CaseRun) -> None:
+    """The assistant turn replayed with the calls starts with the exact thinking and
+    redacted_thinking blocks the model sent, in their order."""
+    first = run.steps[0].step.reply
+    want = AnthropicMessages().reasoning_blocks(first)
+    for record in run.steps[1:]:
+        for i, msg in enumerate((_raw(run, record.index) or {}).get("messages") or []):
+            content = msg.get("content")
+            if msg.get("role") != "assistant" or not isinstance(content, list):
+                continue
+            if not {b.get("id") for b in content if isinstance(b, dict)} & _calls_ids(first):
+                continue
+            lead = []
+            for block in content:
+                if not isinstance(block, dict) or block.get("type") not in (
+                        "thinking", "redacted_thinking"):
+                    break
+                lead.append(dict(block))
+            if lead != want:
+                raise ConformanceFailure(
+                    "wire.reasoning.replayed", f"step {record.index + 1}: messages.{i} does not "
+                    "start with the thinking blocks the model sent, unchanged",
+                    expected=want, got=lead or [b.get("type") for b in content],
+                    hint="replay every thinking / redacted_thinking block of the turn, first, in "
+                         "order, byte for byte (Anthropic: 'Expected `thinking` or "
+                         "`redacted_thinking`, but found `tool_use`' when one is dropped, "
+                         "'Invalid `signature` in `thinking` block' when one is edited or moved)")
+
+
 CASES: list[Case] = [
+    case(
+        id="wire.anthropic_thinking_replayed",
+        dialects=DIALECT,
+        title="Thinking and redacted_thinking blocks go back unchanged before the tool_use",
+        why="With extended thinking on, Anthropic answers 400 'Expected `thinking` or "
+            "`redacted_thinking`, but found `tool_use`' when the thinking of the turn is "
+            "dropped (haystack-core-integrations #2146, mastra #7799, llama_index #18834), and "
+            "'Invalid `signature` in `thinking` block' when a block is edited, re-serialised or "
+            "reordered (anthropic-sdk-python #1598, hermes-agent #17890); confirmed 2026-11-23.",
+        steps=_thinking_steps("complete"),
+        checks=(matches_script, reasoning_decoded, thinking_replayed),
+    ),
+    case(
+        id="stream.anthropic_thinking_replayed",
+        dialects=DIALECT,
+        title="Streamed thinking (thinking_delta, signature_delta) is kept and replayed",
+        why="A streamed thinking block arrives as thinking_delta pieces and one "
+            "signature_delta; accumulators that only know text and input_json deltas lose it, "
+            "and the next request gets Anthropic's 400 (braintrust-sdk-javascript #1857 is the "
+            "same loss for Mistral's thinking chunks; confirmed 2026-11-23).",
+        steps=_thinking_steps("stream"),
+        checks=(matches_script, reasoning_decoded, thinking_replayed),
+    ),
     case(
         id="wire.anthropic_tool_results_first",
         dialects=DIALECT,

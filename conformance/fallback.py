@@ -63,7 +63,7 @@ def one_stream(run: FallbackRun) -> None:
             expected="1 stream, read once for the tool call and the text together",
             got=[f"stream {o.index + 1}: read {o.read}/{o.events} events" for o in run.opens],
             hint="collect the text and the tool calls in the same pass; never re-ask the model "
-                 "for the fallback (seed 003's unified collector)")
+                 "for the fallback")
 
 
 @check("fallback.stream_drained")
@@ -87,7 +87,7 @@ def channel(expected: str) -> Callable[[FallbackRun], None]:
             raise ConformanceFailure(
                 "fallback.channel", "the value came from (or was reported on) the wrong channel",
                 expected=expected, got=f"{got} (value {run.result.value if run.result else None!r:.120})",
-                hint=_CHANNEL_HINTS[expected])
+                hint=_channel_hint(run, expected))
     return channel_check
 
 
@@ -99,6 +99,31 @@ _CHANNEL_HINTS = {
     "text": "when neither a tool call nor JSON in the text fits the schema, fall back to the "
             "text (value None)",
 }
+
+
+def _channel_hint(run: FallbackRun, expected: str) -> str:
+    """What most likely put the value on the wrong channel, read from the result: text missing
+    from the result (a stream read twice, or text deltas dropped), a value reported on a
+    channel it did not come from (a mislabel), or else what the expected channel needs."""
+    result, turn = run.result, run.script.turn
+    if result is None:
+        return _CHANNEL_HINTS[expected]
+    if turn.text and not result.text:
+        return ("the result has no text although the model streamed some: the text never "
+                "reached the decision. A stream read twice (tool calls in a first pass, text in "
+                "a second) finds it exhausted; collect TextDelta and ToolCallComplete events in "
+                "ONE pass")
+    if result.value is not None:
+        sources = [c.name for c in turn.tool_calls if c.arguments == result.value]
+        if sources and run.script.tool_name not in sources:
+            return _CHANNEL_HINTS[expected]  # another tool's call: not a labelling problem
+        from_call = bool(sources)
+        came_from = "tool" if from_call else "json"
+        if came_from != result.channel:
+            return (f"the value is reported on channel {result.channel!r} but came from "
+                    f"{'a call of ' + run.script.tool_name if from_call else 'the text'}: "
+                    f"the channel is mislabelled; report {came_from!r}")
+    return _CHANNEL_HINTS[expected]
 
 
 def value(expected: dict[str, Any] | None) -> Callable[[FallbackRun], None]:
@@ -202,4 +227,40 @@ CASES: list[Case] = [
         fallback=_script(_json(TEXT_PLAN), _plan_call(DRAFT_PLAN, name="emit_draft"),
                          other_tools=(EMIT_DRAFT,)),
         expect="json", value_=TEXT_PLAN),
+]
+
+
+# == issue 16: gaps found by independent implementations ========================================
+#: a shell block first (with braces of its own), then the plan in a json fence
+TWO_FENCES = ("Run this first:\n```bash\ncurl -d '{\"dry_run\": true}' https://ci.example/release"
+              f"\n```\nThen follow the plan:\n```json\n{_json(TEXT_PLAN)}\n```\n")
+#: two objects in one sentence: the first does not fit the schema (no steps), the second does
+TWO_OBJECTS = (f'Not {_json({"goal": "ship v1", "steps": []})} any more: the plan is '
+               f"{_json(TEXT_PLAN)}, agreed?")
+#: streamed after the tool call (calls_first): the tool channel wins, the text is still the answer's
+AFTER_CALL = "I have frozen the branch already; the plan is in the call."
+
+CASES += [
+    _fallback_case(
+        id="fallback.fence_other_language",
+        title="A fenced block in another language before the ```json one is skipped",
+        why="Models put a shell command in a ```bash fence before the ```json plan; taking the "
+            "first fenced block whatever its language parses the shell, fails and drops to "
+            "the text channel (or, with JSON in it, returns the wrong object).",
+        fallback=_script(TWO_FENCES), expect="json", value_=TEXT_PLAN, text_=TWO_FENCES),
+    _fallback_case(
+        id="fallback.two_objects_in_prose",
+        title="Prose holding two objects: each is tried on its own, the one that fits wins",
+        why="The span from the first '{' to the last '}' of prose holding two objects is not "
+            "JSON; parse object by object (json.JSONDecoder.raw_decode) and take the first that "
+            "fits the schema.",
+        fallback=_script(TWO_OBJECTS), expect="json", value_=TEXT_PLAN, text_=TWO_OBJECTS),
+    _fallback_case(
+        id="fallback.text_kept_when_tool_wins",
+        title="When the tool channel wins, the text streamed after the call is kept",
+        why="Anthropic and some OpenAI-compatible servers stream the call before the text; an "
+            "implementation that stops collecting text once it has a valid call (and still "
+            "reads the stream to its end) returns the value and loses what the model said.",
+        fallback=_script(AFTER_CALL, _plan_call(TOOL_PLAN), calls_first=True),
+        expect="tool", value_=TOOL_PLAN, text_=AFTER_CALL),
 ]

@@ -196,6 +196,46 @@ CASES: list[Case] = [
         checks=(matches_script,),
     ),
     case(
+        id="stream.gemini_finish_on_last_chunk",
+        dialects=GEMINI,
+        title="A finishReason on the chunk that carries the last call or text keeps that chunk",
+        why="gemini-2.0-flash puts finishReason on the last call or text chunk, with no empty "
+            "chunk after it (wire corpus, test_google_model_iter_stream; 2.5 and 3.x send an "
+            "empty closing chunk instead; confirmed 2026-11-23); an adapter that takes the "
+            "finishing chunk as a bare end marker loses the call or the text it carries.",
+        steps=(Step(request=request(), via="stream",
+                    reply=Turn(tool_calls=_NO_IDS[:1], stream=StreamPlan(
+                        quirks={"finish_on_last_chunk", "no_ids", "no_thought_signature"}))),
+               Step(request=request(), via="stream",
+                    reply=Turn(text="Paris: 21°C, sunny.", stream=StreamPlan(
+                        fragment_size=6, quirks={"finish_on_last_chunk"})))),
+        checks=(matches_script,),
+    ),
+    case(
+        id="wire.gemini_calls_without_signature",
+        dialects=GEMINI,
+        title="A call with neither id nor thoughtSignature is read and replayed",
+        why="gemini-2.0-flash signs no call (wire corpus: 8 of 8 first calls unsigned, while "
+            "2.5 and 3.x sign the first call of a turn, id or not; confirmed 2026-11-23); an "
+            "adapter written for Gemini 3 that expects the signature crashes on it.",
+        steps=replayed_step(Turn(tool_calls=_NO_IDS[:2], stream=StreamPlan(
+            quirks={"no_ids", "no_thought_signature"}))),
+        checks=(matches_script, ids_made_up, history_intact),
+    ),
+    case(
+        id="wire.vertex_no_call_ids",
+        dialects=("vertex",),
+        title="Vertex: calls come without ids, and no id goes back on calls or results",
+        why="Vertex's FunctionCall and FunctionResponse have no id field and it answers 400 "
+            "'Invalid JSON payload received. Unknown name \"id\" at "
+            "'contents[1].parts[0].function_call': Cannot find field.' (pydantic-ai #5081, "
+            "vercel/ai #15664, charmbracelet/fantasy #265, langchainjs #10266; confirmed "
+            "2026-11-23): an adapter written for the Gemini API, which sends and accepts ids, "
+            "breaks on Vertex at the first tool result.",
+        steps=replayed_step(Turn(tool_calls=PARIS_TOKYO_TIME)),
+        checks=(matches_script, ids_made_up, history_intact),
+    ),
+    case(
         id="stream.gemini_crlf_events",
         dialects=GEMINI,
         title="CRLF CRLF event endings and a data: line cut across network reads",

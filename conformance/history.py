@@ -90,19 +90,29 @@ def kept(run: HistoryRun) -> None:
 @check("history.results_intact")
 def results_intact(run: HistoryRun) -> None:
     """Every result sent is one the application stored for that call, unchanged (never merged
-    with another, never rewritten, never invented)."""
+    with another, never rewritten, never invented), or, for a call of an interrupted turn (no
+    result stored for it), a synthesized error answer: ``history.orphan_calls`` allows such
+    calls to be "filtered or answered", and an answer must say the call failed
+    (``is_error=True``), never pass for a real result."""
     stored: dict[str, list[ToolMessage]] = {}
     for m in run.stored:
         if isinstance(m, ToolMessage) and m.tool_call_id:
             stored.setdefault(m.tool_call_id, []).append(m)
+    called = {c.id for m in run.stored if isinstance(m, AssistantMessage) for c in m.tool_calls
+              if c.id}
     for m in run.built or []:
+        interrupted = m.tool_call_id in called and m.tool_call_id not in stored \
+            if isinstance(m, ToolMessage) else False
+        if interrupted and m.is_error:
+            continue  # an interrupted call answered with an error: "filtered or answered"
         if isinstance(m, ToolMessage) and m not in stored.get(m.tool_call_id or "", []):
             raise ConformanceFailure(
                 "history.results_intact", f"the result sent for {m.tool_call_id!r} is not one "
                 "that was stored for it", expected=[x.content for x in
                                                     stored.get(m.tool_call_id or "", [])],
                 got=m.content, hint="send stored results as they are: a result without an id "
-                "is dropped, not merged into another (seed 002 AC8)")
+                "is dropped, not merged into another; an interrupted call may "
+                "be answered only with an error (is_error=True)")
 
 
 def no_tool_message(pred: Callable[[ToolMessage], bool], clause: str, what: str,
@@ -123,7 +133,7 @@ def deduped(run: HistoryRun) -> None:
     if twice:
         raise ConformanceFailure("history.results_deduped", "a result is sent twice for one call",
                                  expected="one result per tool_call_id", got=twice,
-                                 hint="deduplicate results by tool_call_id (seed 002 AC7)")
+                                 hint="deduplicate results by tool_call_id")
 
 
 @check("history.failed_calls_dropped")
@@ -135,7 +145,7 @@ def failed_calls_dropped(run: HistoryRun) -> None:
                 "history.failed_calls_dropped", "an assistant message whose calls all failed "
                 "still carries them", expected="the message with its text and no tool_calls",
                 got=_describe(message), hint="filter the calls to those with a valid result; "
-                "send no tool_calls field when none is left (seed 002 AC6)")
+                "send no tool_calls field when none is left")
     if not any(isinstance(m, AssistantMessage) and m.content == "Let me check both."
                for m in run.built or []):
         raise ConformanceFailure("history.failed_calls_dropped", "the assistant's text was lost "
@@ -232,5 +242,104 @@ CASES: list[Case] = [
         why="Every combination of interrupted turns, duplicates, failures, missing ids, late and "
             "orphan results must build into a history each provider accepts.",
         history=HistoryScript(stored=(), property_examples=60),
+    ),
+]
+
+
+# == issue 16: gaps found by independent implementations ========================================
+@check("history.results_in_call_order")
+def results_in_call_order(run: HistoryRun) -> None:
+    """After an assistant message, its results come in the order of its calls (the order the
+    provider asked in), whatever order they were stored in."""
+    built = run.built or []
+    for i, message in enumerate(built):
+        if not isinstance(message, AssistantMessage) or not message.tool_calls:
+            continue
+        ids = [c.id for c in message.tool_calls]
+        following = []
+        for later in built[i + 1:]:
+            if not isinstance(later, ToolMessage):
+                break
+            following.append(later.tool_call_id)
+        if following != ids:
+            raise ConformanceFailure(
+                "history.results_in_call_order", "the results after an assistant message are "
+                "not in the order of its calls", expected=ids, got=following,
+                hint="emit each assistant message's results in the order of its tool_calls, "
+                     "looked up by id, not in the order they were stored (tools finish in any "
+                     "order; Gemini pairs function responses with calls by position)")
+
+
+@check("history.call_ids_unique")
+def call_ids_unique(run: HistoryRun) -> None:
+    """A call id appears on one call and one result of the built history, even when the
+    application stored it on calls in two turns (per-turn id counters such as 'call_0')."""
+    calls = [c.id for m in run.built or [] if isinstance(m, AssistantMessage)
+             for c in m.tool_calls]
+    results = [m.tool_call_id for m in run.built or [] if isinstance(m, ToolMessage)]
+    twice = sorted({i for i in calls if i and calls.count(i) > 1}
+                   | {i for i in results if i and results.count(i) > 1})
+    if twice:
+        raise ConformanceFailure(
+            "history.call_ids_unique", "a call id reused in two turns is sent (and answered) "
+            "twice", expected="each call id on one call and one result", got=twice,
+            hint="the Responses API rejects a call_id that appears twice ('Duplicate "
+                 "function_call_output for call_id ...'); keep the first turn's call and its "
+                 "result and drop the later reuse (dedupe by id across the whole history, not "
+                 "per turn)")
+
+
+@check("history.no_empty_assistant")
+def no_empty_assistant(run: HistoryRun) -> None:
+    empty = [n for n, m in enumerate(run.built or []) if isinstance(m, AssistantMessage)
+             and not m.tool_calls and not (m.content or "").strip()]
+    if empty:
+        raise ConformanceFailure(
+            "history.no_empty_assistant", "an assistant message with neither text nor calls is "
+            "sent", expected="no empty assistant message",
+            got=f"empty assistant message(s) at {empty}: "
+                + " ".join(_describe(m) for m in run.built or []),
+            hint="drop assistant messages left with no text and no calls (an interrupted turn "
+                 "stored empty); Anthropic answers 400 'all messages must have non-empty "
+                 "content except for the optional final assistant message'")
+
+
+Q3 = UserMessage(content="Thanks. Set it for Lyon too?")
+
+CASES += [
+    _history_case(
+        id="history.results_in_call_order",
+        title="Sibling results stored out of order are sent in call order",
+        why="Parallel tools finish in any order and are often stored as they finish; sent in "
+            "stored order the results no longer follow the calls' order, which Gemini matches "
+            "function responses against, and which every correct loop produces.",
+        history=HistoryScript(stored=(Q1, AssistantMessage(tool_calls=(
+            _call("call_a"), _call("call_b", "Lyon"))), _result("call_b", "21°C"),
+            _result("call_a", "18°C"), Q2)),
+        checks=(results_in_call_order,),
+    ),
+    _history_case(
+        id="history.call_id_reused",
+        title="A call id reused in a later turn is sent once, with one result",
+        why="Per-turn id counters ('call_0', 'terminal:0') repeat across turns; a builder that "
+            "pairs each stored turn sends the id twice and the Responses API answers 400 "
+            "'Duplicate function_call_output for call_id ...' (NousResearch/hermes-agent issue "
+            "#102629 and PR #111443, confirmed 2026-11-23).",
+        history=HistoryScript(stored=(
+            Q1, AssistantMessage(tool_calls=(_call("call_0"),)), _result("call_0", "18°C"), Q2,
+            AssistantMessage(tool_calls=(_call("call_0", "Lyon"),)), _result("call_0", "21°C"),
+            Q3)),
+        checks=(call_ids_unique,),
+    ),
+    _history_case(
+        id="history.empty_assistant_dropped",
+        title="An assistant message with no text and no calls is dropped",
+        why="An interrupted or cancelled turn is often stored as an empty assistant message; "
+            "sent, Anthropic rejects it ('all messages must have non-empty content except for "
+            "the optional final assistant message') and it tells no provider anything.",
+        history=HistoryScript(stored=(Q1, AssistantMessage(content=""), Q2,
+                                      AssistantMessage(tool_calls=(_call("call_a"),)),
+                                      _result("call_a"), Q3)),
+        checks=(no_empty_assistant,),
     ),
 ]

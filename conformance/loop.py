@@ -36,6 +36,16 @@ ASK = (UserMessage(content="Check the weather in Paris and the stock of SKU-1.")
 FINAL = Turn(text="Here is what I found.")
 
 
+def _final(profile: Any) -> Turn:
+    """The model's last answer: plain text, or a call to the loop's own final-answer tool when
+    the profile declares one (a loop that ends only through it can never end on text)."""
+    if profile.final_answer_tool:
+        return Turn(tool_calls=(ScriptedCall(name=profile.final_answer_tool,
+                                             arguments={"answer": FINAL.text},
+                                             id="call_final"),))
+    return FINAL
+
+
 def _call(name: str, arguments: Any, call_id: str | None = None) -> ScriptedCall:
     return ScriptedCall(name=name, arguments=arguments, id=call_id)
 
@@ -51,43 +61,185 @@ def _tools(**behaviours: Sequence[Any]) -> tuple[ScriptedTool, ...]:
                  for name, b in behaviours.items())
 
 
+# -- the declared policy ------------------------------------------------------------------------
+#: what one model answer leads to: every call succeeds (``ok``), every call fails retryably
+#: (``fail``), one call succeeds and one tool fails (``mixed``), a permanent failure, a crash,
+#: the model call itself fails (``error``), or the model ends the run (``final``)
+ROUND_KINDS = ("ok", "fail", "mixed", "permanent", "crash", "error", "final")
+
+
+def expected_stop(profile: Any, rounds: Sequence[str]) -> tuple[str, int]:
+    """``(stop reason, model calls)`` of a run under the profile's declared policy, when the
+    model's *n*-th answer leads to ``rounds[n]`` (the last one repeats).
+
+    This is the policy every loop case computes its expectations from (docs/loops.md, "Profile
+    fields"): what counts toward ``max_iterations`` (``iteration_counts``), the failure-round cap
+    and the per-tool failure budget (either may be None), a closing model call after a stop,
+    the crash policy and the provider client's own retries. Rounds with failures are scripted so
+    that one tool fails per round."""
+    unknown = set(rounds) - set(ROUND_KINDS)
+    if unknown:
+        raise ValueError(f"unknown round kinds {sorted(unknown)}; known: {ROUND_KINDS}")
+    calls = iterations = failure_rounds = tool_failures = 0
+
+    def close(reason: str) -> tuple[str, int]:
+        return reason, calls + (1 if profile.closing_call else 0)
+
+    for n in range(10_000):
+        kind = rounds[min(n, len(rounds) - 1)]
+        if profile.iteration_counts == "model_calls" and calls >= profile.max_iterations:
+            return close("max_iterations")
+        calls += 1
+        if kind == "error":  # the client's own retries come on top of the loop's call
+            return "error", calls + profile.model_retries
+        if kind == "final":
+            return "completed", calls
+        if profile.iteration_counts != "model_calls" and iterations >= profile.max_iterations:
+            return close("max_iterations")
+        if kind == "crash" and profile.crash_policy == "abort":
+            return "error", calls
+        if kind == "permanent" and profile.permanent_failure_stops:
+            return close("permanent_failure")
+        success = kind in ("ok", "mixed")
+        tool_failures += kind != "ok"
+        if success or profile.iteration_counts == "rounds":
+            iterations += 1
+        failure_rounds = 0 if success else failure_rounds + 1
+        if profile.max_failure_rounds is not None and failure_rounds >= profile.max_failure_rounds:
+            return close("failure_rounds")
+        if profile.tool_failure_budget is not None and tool_failures > profile.tool_failure_budget:
+            return close("failure_rounds")
+    raise ValueError("the declared policy never stops this run")  # pragma: no cover
+
+
+def by_policy(rounds: Callable[[Any], Sequence[str]], why: str,
+              accept: Sequence[str] = ()) -> tuple[Callable[[LoopRun], None], ...]:
+    """The stop reason and model-call count the declared policy gives for ``rounds``.
+    ``accept``: other stop reasons that are also right (the model-call count is then not
+    checked for them)."""
+    def reason(profile: Any) -> str | tuple[str, ...]:
+        want = expected_stop(profile, rounds(profile))[0]
+        return (want, *accept) if accept else want
+
+    return (stop_reason(reason),
+            model_calls(lambda p: expected_stop(p, rounds(p))[1], why,
+                        unless=lambda run: bool(accept) and run.result is not None
+                        and run.result.stop_reason in accept))
+
+
 # -- checks -------------------------------------------------------------------------------------
-def stop_reason(expected: str | Callable[[Any], str]) -> Callable[[LoopRun], None]:
+def stop_reason(
+        expected: str | Callable[[Any], str | tuple[str, ...]]) -> Callable[[LoopRun], None]:
     @check("loop.stop_reason")
     def stop_reason_check(run: LoopRun) -> None:
         want = expected(run.profile) if callable(expected) else expected
+        wants = (want,) if isinstance(want, str) else tuple(want)
         got = run.result.stop_reason if run.result else None
-        if got != want:
+        if got not in wants:
             raise ConformanceFailure(
-                "loop.stop_reason", "the loop stopped for the wrong reason", expected=want,
+                "loop.stop_reason", "the loop stopped for the wrong reason",
+                expected=wants[0] if len(wants) == 1 else f"one of {list(wants)}",
                 got=f"{got} after {run.model_calls} model call(s)",
-                hint=_STOP_HINTS.get(want))
+                hint=_stop_hint(wants[0], got))
     return stop_reason_check
 
 
 _STOP_HINTS = {
     "failure_rounds": "count rounds in which every call failed; stop at the declared maximum; "
-                      "such rounds must not count toward the iteration cap (seed 002 AC1)",
-    "permanent_failure": "a ToolError with retryable=False stops the loop after its round "
-                         "(seed 002 AC2)",
-    "max_iterations": "stop when the model asks for tools after max_iterations rounds",
+                      "such rounds must not count toward the iteration cap. "
+                      "A loop with another policy declares it (max_failure_rounds, "
+                      "tool_failure_budget, iteration_counts)",
+    "permanent_failure": "a ToolError with retryable=False stops the loop after its round",
+    "max_iterations": "stop when the model asks for tools after max_iterations rounds (or "
+                      "what the profile's iteration_counts says an iteration is)",
     "completed": "the loop must go on after a failed call and finish when the model answers",
     "needs_clarification": "a missing required argument asks the user instead of running "
-                           "the tool (seed 002 AC3)",
+                           "the tool",
+    "error": "a failed model call (or, with crash_policy='abort', a crashing tool) ends the "
+             "run with stop_reason='error'",
 }
 
 
-def model_calls(expected: Callable[[Any], int], why: str) -> Callable[[LoopRun], None]:
+#: the fix for a tool call that failed, wherever a loop stopped or raised on one instead
+_GO_ON = ("a tool call that cannot run (an unknown tool, arguments that do not parse or fit, a "
+          "tool that raises or times out) is answered with an error result (is_error=True) that "
+          "says what to fix, and the loop calls the model again; stop_reason='error' is for a "
+          "failed MODEL call only")
+
+
+def _stop_hint(want: str, got: str | None) -> str | None:
+    """The hint for a wrong stop reason: what the expected reason means, or, when the loop
+    gave up on a failed tool call, that it should have answered it and gone on."""
+    if got == "error" and want != "error":
+        return _GO_ON
+    return _STOP_HINTS.get(want)
+
+
+def _model_calls_hint(run: LoopRun, want: int) -> str:
+    """The likely cause of a wrong number of model calls, read from how the run ended."""
+    reason = run.result.stop_reason if run.result else None
+    outcomes = [e.outcome for e in run.executor.executions]
+    if run.model_calls < want and reason == "failure_rounds" and "ok" in outcomes:
+        return ("the loop stopped on failure rounds although a round in between succeeded: the "
+                "failure-round counter never resets. Set it back to 0 after any round in which "
+                "a call succeeded (count CONSECUTIVE all-failure rounds)")
+    if run.model_calls < want and reason == "max_iterations" \
+            and any(o != "ok" for o in outcomes):
+        return ("the loop hit the iteration cap early: rounds in which every call failed were "
+                "counted as iterations; count only rounds with a success")
+    if run.model_calls > want and reason in ("failure_rounds", "max_iterations"):
+        return (f"the loop stopped with {reason} one or more rounds late: compare the count "
+                "with the declared maximum right after the round (>=, not >)")
+    return ("an extra call after deciding to stop costs tokens and can act on the model's "
+            "answer; a missing one stops early. Declare the policy your loop has "
+            "(iteration_counts, max_failure_rounds, closing_call, model_retries)")
+
+
+def model_calls(expected: Callable[[Any], int], why: str,
+                unless: Callable[[LoopRun], bool] | None = None) -> Callable[[LoopRun], None]:
     @check("loop.model_calls")
     def model_calls_check(run: LoopRun) -> None:
+        if unless is not None and unless(run):
+            return
         want = expected(run.profile)
         if run.model_calls != want:
             raise ConformanceFailure(
                 "loop.model_calls", f"the loop called the model {run.model_calls} time(s)",
-                expected=f"{want} ({why})", got=run.model_calls,
-                hint="an extra call after deciding to stop costs tokens and can act on the "
-                     "model's answer; a missing one stops early")
+                expected=f"{want} ({why}, under the profile's declared policy)",
+                got=run.model_calls, hint=_model_calls_hint(run, want))
     return model_calls_check
+
+
+def _fed_back(run: LoopRun, request_index: int) -> list[Any] | None:
+    """The messages the loop added for the model after round ``request_index``: those of the
+    next request beyond the previous one's, or, when the loop stopped before sending one, those
+    of ``LoopResult.messages`` (what it would send next). None: nothing to read."""
+    if request_index < len(run.requests):
+        before = len(run.requests[request_index - 1].messages)
+        return list(run.requests[request_index].messages)[before:]
+    stored = list(run.result.messages) if run.result is not None else []
+    if not stored or request_index - 1 >= len(run.requests):
+        return None
+    return stored[len(run.requests[request_index - 1].messages):]
+
+
+def _stopped_before(run: LoopRun, request_index: int) -> bool:
+    """The loop ended the run (not by completing it) before model call ``request_index + 1``;
+    whether its declared policy says so is loop.stop_reason's and loop.model_calls' to check."""
+    return run.result is not None and run.model_calls <= request_index \
+        and run.result.stop_reason != "completed"
+
+
+def _feedback_texts(run: LoopRun, messages: Sequence[Any]) -> list[tuple[str | None, str]]:
+    """``(tool_call_id, text)`` of what reached the model: tool messages, and user-role text
+    where the profile says results go back that way (``feedback_role="user"``)."""
+    out = []
+    for m in messages:
+        if isinstance(m, ToolMessage):
+            out.append((m.tool_call_id, m.content or ""))
+        elif run.profile.feedback_role == "user" and getattr(m, "role", None) == "user":
+            out.append((None, getattr(m, "content", None) or ""))
+    return out
 
 
 def _results_after(run: LoopRun, request_index: int) -> list[ToolMessage]:
@@ -96,7 +248,7 @@ def _results_after(run: LoopRun, request_index: int) -> list[ToolMessage]:
     return [m for m in run.requests[request_index].messages if isinstance(m, ToolMessage)]
 
 
-def never_ran(tool: str) -> Callable[[LoopRun], None]:
+def never_ran(tool: str, hint: str | None = None) -> Callable[[LoopRun], None]:
     @check("loop.tool_not_run")
     def never_ran_check(run: LoopRun) -> None:
         ran = run.executor.by_name(tool)
@@ -104,34 +256,81 @@ def never_ran(tool: str) -> Callable[[LoopRun], None]:
             raise ConformanceFailure(
                 "loop.tool_not_run", f"{tool} ran although its call could not be valid",
                 expected="no execution", got=[(e.call_id, e.arguments) for e in ran],
-                hint="check the arguments (valid JSON, the schema's required keys) before "
-                     "running the tool")
+                hint=hint or "check the arguments (valid JSON, the schema's required keys) "
+                             "before running the tool")
     return never_ran_check
+
+
+#: words a sanitised statement of a crash or a timeout uses (its own text must not be shown)
+_FAILURE_WORDS = ("error", "fail", "exception", "crash", "unexpected", "could not", "unable",
+                  "time", "did not answer", "not respond")
+
+
+def _states_failure(execution: Any, text: str, is_error: bool) -> bool:
+    """Whether ``text`` tells the model that ``execution`` failed: for a ToolError, its own
+    message (written for the model) reaches it; for a crash or a timeout, whose text is not
+    shown, ``is_error`` or a statement of the failure (the exception's type name is fine)."""
+    lowered = text.lower()
+    if execution.outcome in ("failed", "permanent"):
+        return (execution.error or "").lower() in lowered
+    return is_error or any(w in lowered for w in _FAILURE_WORDS) or "runtimeerror" in lowered
+
+
+def _last_executions(run: LoopRun) -> list[Any]:
+    """Each call id's last execution (a loop may retry a failed call itself before it answers
+    the model: what it answers is the last attempt's outcome); calls without an id each."""
+    last: dict[Any, Any] = {}
+    for n, execution in enumerate(run.executor.executions):
+        last[execution.call_id if execution.call_id is not None else ("#", n)] = execution
+    return list(last.values())
 
 
 @check("loop.failure_fed_back")
 def failure_fed_back(run: LoopRun) -> None:
-    """Every call of the first round is answered in the second request; failures say so."""
-    first = run.case.loop(run.profile).turns[0] if callable(run.case.loop) else run.case.loop.turns[0]
+    """Every call of the first round is answered in the next request, and each failure reaches
+    the model: a ToolError's own message, or a sanitised statement of a crash or a timeout.
+    Read from what was actually sent (tool messages, or user-role text under
+    ``feedback_role="user"``); when the declared policy stops the loop after that round, from
+    ``LoopResult.messages``."""
+    first = run.script.turns[0]
     ids = [c.id for c in first.tool_calls]
-    results = {m.tool_call_id: m for m in _results_after(run, 1)}
-    missing = [i for i in ids if i not in results]
-    if missing:
+    added = _fed_back(run, 1)
+    if added is None:
+        if _stopped_before(run, 1):
+            return  # the policy ended the run there (checked by loop.stop_reason/model_calls)
         raise ConformanceFailure(
-            "loop.failure_fed_back", "a call of the first round has no result in the next "
-            "request: the model never learns what happened to it", expected=ids,
-            got=sorted(i or "" for i in results),
-            hint="a failed call must be answered too, with the (sanitised) error; dropping it "
-                 "is the 'silently dropped failed call' of seed 002 AC5")
-    for execution in run.executor.executions:
-        if execution.outcome in ("failed", "permanent", "crashed", "timeout"):
-            message = results.get(execution.call_id)
-            if message is not None and not (message.is_error or "error" in message.content.lower()
-                                            or "fail" in message.content.lower()):
-                raise ConformanceFailure(
-                    "loop.failure_fed_back", f"call {execution.call_id} failed but its result "
-                    "reads like a success", expected="is_error=True or an error message",
-                    got=message.content)
+            "loop.failure_fed_back", "the loop never sent the model the first round's results",
+            expected="a second model call carrying them", got=f"{run.model_calls} model call(s)")
+    texts = _feedback_texts(run, added)
+    by_id = {i: t for i, t in texts if i is not None}
+    flags = {m.tool_call_id: m.is_error for m in added if isinstance(m, ToolMessage)}
+    if run.profile.feedback_role == "tool":
+        missing = [i for i in ids if i not in by_id]
+        if missing:
+            raise ConformanceFailure(
+                "loop.failure_fed_back", "a call of the first round has no result in the next "
+                "request: the model never learns what happened to it", expected=ids,
+                got=sorted(i or "" for i in by_id),
+                hint="a failed call must be answered too, with the (sanitised) error; "
+                     "dropping it hides the failure from the model")
+    for execution in _last_executions(run):  # a loop may retry a call before answering it
+        if execution.call_id not in ids or execution.outcome not in (
+                "failed", "permanent", "crashed", "timeout"):
+            continue
+        if execution.call_id in by_id:
+            candidates = [(by_id[execution.call_id], bool(flags.get(execution.call_id)))]
+        else:
+            candidates = [(t, False) for i, t in texts if i is None]
+        if not any(_states_failure(execution, t, flag) for t, flag in candidates):
+            want = (f"the tool's error message {execution.error!r}"
+                    if execution.outcome in ("failed", "permanent")
+                    else "is_error=True or a sanitised statement that the call failed")
+            raise ConformanceFailure(
+                "loop.failure_fed_back", f"call {execution.call_id} failed "
+                f"({execution.outcome}) but what the model was sent does not say so",
+                expected=want, got=[t[:120] for t, _ in candidates] or "nothing for it",
+                hint="send a ToolError's message to the model (it is written for it); for a "
+                     "crash or a timeout say that the call failed, without its text")
 
 
 @check("loop.answered_once_in_order")
@@ -159,7 +358,9 @@ def answered_once_in_order(run: LoopRun) -> None:
 
 @check("loop.sanitised")
 def sanitised(run: LoopRun) -> None:
-    """No traceback, exception repr or secret reaches the model or the loop's client."""
+    """No traceback, exception message text or secret reaches the model or the loop's client.
+    The exception's type name alone (``RuntimeError``) is not a leak: some frameworks name it
+    in their stop text by design."""
     seen: list[tuple[str, str]] = []
     for n, request in enumerate(run.requests):
         for message in request.messages:
@@ -170,21 +371,34 @@ def sanitised(run: LoopRun) -> None:
         for event in run.result.events or ():
             seen.append((f"client event {event.type}", event.content))
     for where, text in seen:
-        for marker in (SECRET, "Traceback (most recent call last)", "RuntimeError",
-                       "db.internal"):
+        for marker in (SECRET, "Traceback (most recent call last)", "db.internal",
+                       "could not connect to postgres", "/srv/app/tools/db.py"):
             if marker in text:
                 raise ConformanceFailure(
                     "loop.sanitised", f"{where} leaks a tool's internals ({marker!r})",
                     expected="a short, sanitised error such as 'query_db failed'",
                     got=text[:200], hint="never pass str(exc) or repr(exc) of an unexpected "
-                    "exception to the model or the client (seed 002 AC4)")
+                    "exception to the model or the client")
 
 
 @check("loop.executed_once")
 def executed_once(run: LoopRun) -> None:
+    """A call id repeated within a turn runs once (``duplicate_call_ids="dedupe"``), or not at
+    all (``refuse``: none of the duplicates runs, the loop fails closed)."""
     counts: dict[str | None, int] = {}
     for execution in run.executor.executions:
         counts[execution.call_id] = counts.get(execution.call_id, 0) + 1
+    if run.profile.duplicate_call_ids == "refuse":
+        repeated = {c.id for t in run.script.turns for c in t.tool_calls
+                    if c.id and sum(d.id == c.id for d in t.tool_calls) > 1}
+        ran = {k: v for k, v in counts.items() if k in repeated}
+        if ran:
+            raise ConformanceFailure(
+                "loop.executed_once", "a repeated tool call id was executed although the "
+                "profile declares duplicate_call_ids='refuse'",
+                expected="no execution of a repeated id", got=ran,
+                hint="refusing means running none of the calls that share an id")
+        return
     twice = {k: v for k, v in counts.items() if v > 1}
     if twice:
         raise ConformanceFailure(
@@ -237,12 +451,18 @@ def usage_summed(run: LoopRun) -> None:
 def result_mentions(words: Sequence[str], clause: str) -> Callable[[LoopRun], None]:
     @check(clause)
     def result_mentions_check(run: LoopRun) -> None:
-        results = _results_after(run, 1)
-        text = " ".join(m.content for m in results)
+        added = _fed_back(run, 1)
+        if added is None and _stopped_before(run, 1):
+            return  # the declared policy ended the run there (loop.stop_reason checks it)
+        results = [t for _, t in _feedback_texts(run, added or [])]
+        text = " ".join(results)
         if not results or not any(w.lower() in text.lower() for w in words):
             raise ConformanceFailure(
                 clause, "the error fed back to the model does not say what to fix",
-                expected=f"a tool result mentioning one of {list(words)}", got=text[:200] or None)
+                expected=f"a tool result mentioning one of {list(words)}", got=text[:200] or None,
+                hint=None if results else _GO_ON + (
+                    f" (the loop stopped with {run.result.stop_reason!r} instead)"
+                    if run.result else ""))
     return result_mentions_check
 
 
@@ -256,11 +476,19 @@ def _all_failures(profile: Any) -> LoopScript:
                       turns=(_turn(_call("get_stock", {"sku": "SKU-1"})),))
 
 
+def _reset_rounds(profile: Any) -> list[str]:
+    return ["fail"] * (profile.max_failure_rounds - 1) + ["ok", "fail"]
+
+
 def _reset(profile: Any) -> LoopScript:
     r = profile.max_failure_rounds
     return LoopScript(messages=ASK, tools=_tools(get_stock=[fail()] * (r - 1) + [ok("12")] +
                                                  [fail()]),
                       turns=(_turn(_call("get_stock", {"sku": "SKU-1"})),))
+
+
+def _not_iterations_rounds(profile: Any) -> list[str]:
+    return ["fail"] * (profile.max_failure_rounds - 1) + ["ok"]
 
 
 def _not_iterations(profile: Any) -> LoopScript:
@@ -269,51 +497,78 @@ def _not_iterations(profile: Any) -> LoopScript:
                       turns=(_turn(_call("get_stock", {"sku": "SKU-1"})),))
 
 
-_MIXED_ONCE = LoopScript(messages=ASK, tools=_tools(get_weather=[ok("18°C, sunny")],
-                                                   get_stock=[fail()]),
-                        turns=(_turn(_call("get_weather", {"city": "Paris"}, "call_w"),
-                                     _call("get_stock", {"sku": "SKU-1"}, "call_s")), FINAL))
-
-
 def _mixed_once(profile: Any) -> LoopScript:
-    return _MIXED_ONCE
+    return LoopScript(messages=ASK, tools=_tools(get_weather=[ok("18°C, sunny")],
+                                                 get_stock=[fail()]),
+                      turns=(_turn(_call("get_weather", {"city": "Paris"}, "call_w"),
+                                   _call("get_stock", {"sku": "SKU-1"}, "call_s")),
+                             _final(profile)))
+
+
+def _mixed_count(profile: Any) -> int:
+    """As many mixed rounds as count toward a failure-round stop (seed 002's escaped mutant, read
+    the other way: a loop that counts a round with any failure as a failure round stops early),
+    as long as the declared policy still lets the run complete."""
+    n = max(1, min(profile.max_failure_rounds or 3, profile.max_iterations))
+    while n > 1 and expected_stop(profile, ["mixed"] * n + ["final"])[0] != "completed":
+        n -= 1
+    return n
+
+
+def _mixed_rounds(profile: Any) -> list[str]:
+    return ["mixed"] * _mixed_count(profile) + ["final"]
 
 
 def _mixed(profile: Any) -> LoopScript:
-    # as many mixed rounds as count toward a failure-round stop (within the iteration cap): a
-    # loop that counts a round with any failure as a failure round stops early (seed 002's
-    # escaped mutant, read the other way)
-    n = max(1, min(profile.max_failure_rounds, profile.max_iterations))
     rounds = tuple(_turn(_call("get_weather", {"city": "Paris"}, f"call_w{i}"),
                          _call("get_stock", {"sku": "SKU-1"}, f"call_s{i}"))
-                   for i in range(1, n + 1))
+                   for i in range(1, _mixed_count(profile) + 1))
     return LoopScript(messages=ASK, tools=_tools(get_weather=[ok("18°C, sunny")],
                                                  get_stock=[fail()]),
-                      turns=(*rounds, FINAL))
+                      turns=(*rounds, _final(profile)))
+
+
+def _tool_timeout(profile: Any) -> float:
+    """The declared tool timeout, or a bound for sleeps when the loop declares none."""
+    return profile.tool_timeout if profile.tool_timeout is not None else 0.5
 
 
 def _finish_out_of_order(profile: Any) -> LoopScript:
     # run concurrently, the calls finish b, c, a whatever the load (each waits for the others
     # it names); run one by one, a and c wait in vain, briefly, and finish in call order
-    wait = min(0.2, 0.4 * profile.tool_timeout)
+    wait = min(0.2, 0.4 * _tool_timeout(profile))
     return LoopScript(messages=ASK, tools=_tools(slow_lookup=[
         sleep(wait, "a", call_id="call_a", after=["call_b", "call_c"]),
         sleep(0.0, "b", call_id="call_b"),
         sleep(wait, "c", call_id="call_c", after=["call_b"])]),
         turns=(_turn(_call("slow_lookup", {"key": "a"}, "call_a"),
                      _call("slow_lookup", {"key": "b"}, "call_b"),
-                     _call("slow_lookup", {"key": "c"}, "call_c")), FINAL))
+                     _call("slow_lookup", {"key": "c"}, "call_c")), _final(profile)))
 
 
 def _parallel(profile: Any) -> LoopScript:
     # the longest call stays well inside the declared tool timeout
-    longest = min(0.25, 0.6 * profile.tool_timeout)
+    longest = min(0.25, 0.6 * _tool_timeout(profile))
     return LoopScript(messages=ASK, tools=_tools(slow_lookup=[
         sleep(longest, "a", call_id="call_a"), sleep(longest / 5, "b", call_id="call_b"),
         sleep(longest * 3 / 5, "c", call_id="call_c")]),
                       turns=(_turn(_call("slow_lookup", {"key": "a"}, "call_a"),
                                    _call("slow_lookup", {"key": "b"}, "call_b"),
-                                   _call("slow_lookup", {"key": "c"}, "call_c")), FINAL))
+                                   _call("slow_lookup", {"key": "c"}, "call_c")),
+                             _final(profile)))
+
+
+def _one_call_then_final(tool: str, behaviours: Sequence[Any], name: str, arguments: Any,
+                         call_id: str = "call_1") -> Callable[[Any], LoopScript]:
+    """A script factory: one call of ``name``, then the model's last answer."""
+    def script(profile: Any) -> LoopScript:
+        return LoopScript(messages=ASK, tools=_tools(**{tool: behaviours}),
+                          turns=(_turn(_call(name, arguments, call_id)), _final(profile)))
+    return script
+
+
+def _constant(rounds: Sequence[str]) -> Callable[[Any], Sequence[str]]:
+    return lambda profile: rounds
 
 
 @check("loop.conversation_kept")
@@ -329,7 +584,8 @@ def conversation_kept(run: LoopRun) -> None:
                 got=[getattr(m, "role", "?") for m in now.messages],
                 hint="append each round to one message list; the model forgets tool results "
                      "it is not shown again")
-        if [t.name for t in now.tools] != [t.name for t in run.requests[0].tools]:
+        closing = run.profile.closing_call and n == len(run.requests) - 1 and not now.tools
+        if not closing and [t.name for t in now.tools] != [t.name for t in run.requests[0].tools]:
             raise ConformanceFailure(
                 "loop.conversation_kept", f"model call {n + 1} does not offer the same tools",
                 expected=[t.name for t in run.requests[0].tools], got=[t.name for t in now.tools],
@@ -347,9 +603,11 @@ def events_reported(run: LoopRun) -> None:
             if run.result else "a LoopResult", got=[(e.type, e.content[:30]) for e in events][-4:],
             hint="emit LoopEvent(type='done', content=stop_reason) last, or declare "
                  "Profile(loop_events=False)")
-    for execution in run.executor.executions:
+    for execution in _last_executions(run):
         shown = {e.type for e in events if e.call_id == execution.call_id}
         want = "tool_result" if execution.outcome == "ok" else "tool_error"
+        if not run.profile.event_errors:  # its events carry no per-call failure flag
+            want = "tool_result" if "tool_result" in shown else "tool_error"
         if "tool_call" not in shown or want not in shown:
             raise ConformanceFailure(
                 "loop.events", f"the client was not shown call {execution.call_id} "
@@ -367,8 +625,9 @@ CASES: list[Case] = [
         why="Seed 002 AC1: a loop whose tools all fail must stop with failure_rounds after "
             "max_failure_rounds model calls, not spin until the iteration cap.",
         loop=_all_failures,
-        checks=(stop_reason("failure_rounds"),
-                model_calls(lambda p: p.max_failure_rounds, "one per failure round")),
+        # the default policy: max_failure_rounds model calls, then failure_rounds; a loop
+        # without that cap stops where its budget or iteration cap says
+        checks=by_policy(_constant(["fail"]), "one per failure round until the declared cap"),
     ),
     _loop_case(
         id="loop.failure_rounds_reset",
@@ -376,24 +635,20 @@ CASES: list[Case] = [
         why="A counter that never resets stops a healthy loop after scattered failures.",
         needs={"loop.failure_rounds_2"},
         loop=_reset,
-        # with max_iterations=1 the success round reaches the cap: no failure round can follow
-        checks=(stop_reason(lambda p: "failure_rounds" if p.max_iterations >= 2
-                            else "max_iterations"),
-                model_calls(lambda p: 2 * p.max_failure_rounds if p.max_iterations >= 2
-                            else p.max_failure_rounds + 1,
-                            "r-1 failures, a success, then r failures (or the cap, at "
-                            "max_iterations=1)")),
+        # r-1 failures, a success, then r failures: 2r calls with the default caps (with
+        # max_iterations=1 the success round reaches the cap: no failure round can follow)
+        checks=by_policy(_reset_rounds, "r-1 failure rounds, a success, then failure rounds"),
     ),
     _loop_case(
         id="loop.failure_rounds_not_iterations",
         title="Failure rounds do not count toward the iteration cap",
         why="Seed 002 AC1: tool_iterations is only incremented after a round with a success; "
             "counting failures too stops the loop at the cap early.",
-        needs={"loop.failure_rounds_2"},
+        needs={"loop.failure_rounds_2", "loop.successful_rounds"},
         loop=_not_iterations,
-        checks=(stop_reason("max_iterations"),
-                model_calls(lambda p: p.max_failure_rounds - 1 + p.max_iterations + 1,
-                            "r-1 failure rounds, max_iterations rounds, one more ask")),
+        # r-1 failure rounds, max_iterations rounds, one more ask (plus a closing call if any)
+        checks=by_policy(_not_iterations_rounds,
+                         "r-1 failure rounds, max_iterations rounds, one more ask"),
     ),
     _loop_case(
         id="loop.permanent_failure",
@@ -403,17 +658,18 @@ CASES: list[Case] = [
         needs={"loop.permanent_stop"},
         loop=LoopScript(messages=ASK, tools=_tools(fetch_record=[permanent()]),
                         turns=(_turn(_call("fetch_record", {"id": 7})),)),
-        checks=(stop_reason("permanent_failure"), model_calls(lambda p: 1, "one round")),
+        checks=by_policy(_constant(["permanent"]), "one round (and a closing call, if any)"),
     ),
     _loop_case(
         id="loop.retryable_failure_continues",
         title="A retryable failure is fed back and the loop goes on",
         why="Seed 002 AC10: retryable vs permanent must drive the decision; a loop that treats "
             "every failure as fatal gives up on a passing glitch.",
-        loop=LoopScript(messages=ASK, tools=_tools(get_stock=[fail(), ok("12")]),
-                        turns=(_turn(_call("get_stock", {"sku": "SKU-1"}, "call_1")),
-                               _turn(_call("get_stock", {"sku": "SKU-1"}, "call_2")), FINAL)),
-        checks=(stop_reason("completed"), model_calls(lambda p: 3, "fail, retry, answer"),
+        loop=lambda p: LoopScript(
+            messages=ASK, tools=_tools(get_stock=[fail(), ok("12")]),
+            turns=(_turn(_call("get_stock", {"sku": "SKU-1"}, "call_1")),
+                   _turn(_call("get_stock", {"sku": "SKU-1"}, "call_2")), _final(p))),
+        checks=(*by_policy(_constant(["fail", "ok", "final"]), "fail, retry, answer"),
                 failure_fed_back),
     ),
     _loop_case(
@@ -422,20 +678,20 @@ CASES: list[Case] = [
         why="Seed 002 AC3: a call without a required parameter must lead to a clarifying "
             "question or a validation error for the model, and the tool must not run.",
         needs={"loop.argument_validation"},
-        loop=LoopScript(messages=ASK, tools=_tools(get_weather=[ok("18°C")]),
-                        turns=(_turn(_call("get_weather", {}, "call_1")), FINAL)),
+        loop=_one_call_then_final("get_weather", [ok("18°C")], "get_weather", {}),
         checks=(never_ran("get_weather"),
                 stop_reason(lambda p: "needs_clarification" if p.argument_validation == "clarify"
-                            else "completed")),
+                            else expected_stop(p, ["fail", "final"])[0])),
     ),
     _loop_case(
         id="loop.sanitised_failures",
         title="A crashing tool's traceback and secrets reach neither the model nor the client",
         why="Seed 002 AC4: execution failures must be sanitised; raw exception text carries "
             "stack traces, DSNs and tokens.",
-        loop=LoopScript(messages=ASK, tools=_tools(query_db=[crash()]),
-                        turns=(_turn(_call("query_db", {"sql": "select 1"}, "call_1")), FINAL)),
-        checks=(sanitised, failure_fed_back, stop_reason("completed")),
+        loop=_one_call_then_final("query_db", [crash()], "query_db", {"sql": "select 1"}),
+        # crash_policy="abort": the run stops with 'error' (its text sanitised too)
+        checks=(sanitised, failure_fed_back,
+                stop_reason(lambda p: expected_stop(p, ["crash", "final"])[0])),
     ),
     _loop_case(
         id="loop.mixed_batch",
@@ -445,7 +701,8 @@ CASES: list[Case] = [
             "success is an iteration, not a failure round: repeated mixed rounds must not stop "
             "the loop with failure_rounds.",
         loop=_mixed,
-        checks=(failure_fed_back, answered_once_in_order, stop_reason("completed")),
+        checks=(failure_fed_back, answered_once_in_order,
+                stop_reason(lambda p: expected_stop(p, _mixed_rounds(p))[0])),
     ),
     _loop_case(
         id="loop.answered_once_in_order",
@@ -453,7 +710,8 @@ CASES: list[Case] = [
         why="Providers reject unanswered or orphan tool messages with a 400 (OpenAI, Anthropic, "
             "Gemini); results appended in completion order break pairing for Gemini.",
         loop=_finish_out_of_order,
-        checks=(answered_once_in_order, stop_reason("completed")),
+        checks=(answered_once_in_order,
+                stop_reason(lambda p: expected_stop(p, ["ok", "final"])[0])),
     ),
     _loop_case(
         id="loop.iteration_cap",
@@ -462,9 +720,8 @@ CASES: list[Case] = [
             "without a cap (or with an off-by-one) never stops or calls once too often.",
         loop=LoopScript(messages=ASK, tools=_tools(get_weather=[ok("18°C")]),
                         turns=(_turn(_call("get_weather", {"city": "Paris"})),)),
-        checks=(stop_reason("max_iterations"),
-                model_calls(lambda p: p.max_iterations + 1,
-                            "max_iterations rounds, then the ask that hits the cap"),
+        checks=(*by_policy(_constant(["ok"]),
+                           "max_iterations rounds, then the ask that hits the cap"),
                 conversation_kept),
     ),
     _loop_case(
@@ -473,11 +730,12 @@ CASES: list[Case] = [
         why="Seed 004: tokens accumulate across iterations; reporting the last call's usage "
             "under-bills every multi-turn run.",
         needs={"usage"},
-        loop=LoopScript(messages=ASK, tools=_tools(get_weather=[ok("18°C")]),
-                        turns=(_turn(_call("get_weather", {"city": "Paris"})),
-                               _turn(_call("get_weather", {"city": "Lyon"})), FINAL)),
-        checks=(usage_summed, stop_reason(lambda p: "completed" if p.max_iterations >= 2
-                                          else "max_iterations"), conversation_kept),
+        loop=lambda p: LoopScript(messages=ASK, tools=_tools(get_weather=[ok("18°C")]),
+                                  turns=(_turn(_call("get_weather", {"city": "Paris"})),
+                                         _turn(_call("get_weather", {"city": "Lyon"})),
+                                         _final(p))),
+        checks=(usage_summed, stop_reason(lambda p: expected_stop(p, ["ok", "ok", "final"])[0]),
+                conversation_kept),
     ),
     _loop_case(
         id="loop.model_error",
@@ -491,8 +749,10 @@ CASES: list[Case] = [
                                    status=500, type="server_error",
                                    message="The server had an error while processing your "
                                            "request.")))),
-        checks=(stop_reason("error"), model_calls(lambda p: 2, "the round, then the failing "
-                                                  "call; no retry of a 500 by the loop")),
+        # the provider's client may retry the 500 itself (Profile.model_retries): those calls
+        # are the client's, declared, not the loop's
+        checks=by_policy(_constant(["ok", "error"]), "the round, then the failing call and "
+                         "the client's declared retries; no retry of a 500 by the loop"),
     ),
     _loop_case(
         id="loop.events",
@@ -501,36 +761,41 @@ CASES: list[Case] = [
             "only successes) leaves the user staring at a spinner while tools fail.",
         needs={"loop.events"},
         loop=_mixed_once,
-        checks=(events_reported, stop_reason("completed")),
+        checks=(events_reported, stop_reason(lambda p: expected_stop(p, ["mixed", "final"])[0])),
     ),
     _loop_case(
         id="loop.unknown_tool",
         title="An unknown tool name gets an error result and the loop goes on",
         why="Models misspell tool names; a KeyError in dispatch ends the run instead of letting "
             "the model correct itself.",
-        loop=LoopScript(messages=ASK, tools=_tools(get_weather=[ok("18°C")]),
-                        turns=(_turn(_call("get_wether", {"city": "Paris"}, "call_1")), FINAL)),
+        loop=_one_call_then_final("get_weather", [ok("18°C")], "get_wether", {"city": "Paris"}),
         checks=(result_mentions(["get_wether", "unknown", "no tool"], "loop.unknown_tool"),
-                stop_reason("completed")),
+                stop_reason(lambda p: expected_stop(p, ["fail", "final"])[0])),
     ),
     _loop_case(
         id="loop.malformed_arguments",
         title="Malformed JSON arguments get an error asking for valid JSON; the tool never runs",
         why="Truncated JSON from the model must not crash the loop nor reach the tool.",
-        loop=LoopScript(messages=ASK, tools=_tools(get_weather=[ok("18°C")]),
-                        turns=(_turn(_call("get_weather", '{"city": "Par', "call_1")), FINAL)),
+        loop=_one_call_then_final("get_weather", [ok("18°C")], "get_weather", '{"city": "Par'),
         checks=(never_ran("get_weather"),
-                result_mentions(["JSON"], "loop.malformed_arguments"), stop_reason("completed")),
+                result_mentions(["JSON"], "loop.malformed_arguments"),
+                stop_reason(lambda p: expected_stop(p, ["fail", "final"])[0])),
     ),
     _loop_case(
         id="loop.duplicate_call_id",
         title="A tool call id repeated within one turn is executed once",
         why="Streams that repeat a call (or servers that echo it) make naive loops run a "
             "side-effecting tool twice.",
-        loop=LoopScript(messages=ASK, tools=_tools(get_weather=[ok("18°C")]),
-                        turns=(_turn(_call("get_weather", {"city": "Paris"}, "call_dup"),
-                                     _call("get_weather", {"city": "Paris"}, "call_dup")), FINAL)),
-        checks=(executed_once, answered_once_in_order, stop_reason("completed")),
+        loop=lambda p: LoopScript(
+            messages=ASK, tools=_tools(get_weather=[ok("18°C")]),
+            turns=(_turn(_call("get_weather", {"city": "Paris"}, "call_dup"),
+                         _call("get_weather", {"city": "Paris"}, "call_dup")), _final(p))),
+        # duplicate_call_ids="refuse": nothing runs; the loop may stop with 'error' or feed
+        # the refusal back (a failure round, under the declared caps)
+        checks=(executed_once, answered_once_in_order,
+                stop_reason(lambda p: expected_stop(p, ["ok", "final"])[0]
+                            if p.duplicate_call_ids == "dedupe"
+                            else ("error", expected_stop(p, ["fail", "final"])[0]))),
     ),
     _loop_case(
         id="loop.parallel_dispatch",
@@ -539,14 +804,231 @@ CASES: list[Case] = [
             "latency by the number of calls.",
         needs={"loop.parallel"},
         loop=_parallel,
-        checks=(ran_in_parallel, answered_once_in_order, stop_reason("completed")),
+        checks=(ran_in_parallel, answered_once_in_order,
+                stop_reason(lambda p: expected_stop(p, ["ok", "final"])[0])),
     ),
     _loop_case(
         id="loop.tool_timeout",
         title="A hung tool times out, is reported to the model, and the loop goes on",
         why="A tool that never answers must not hang the loop; its call still needs a result.",
-        loop=LoopScript(messages=ASK, tools=_tools(slow_lookup=[hang()]),
-                        turns=(_turn(_call("slow_lookup", {"key": "x"}, "call_1")), FINAL)),
-        checks=(failure_fed_back, stop_reason("completed")),
+        needs={"loop.tool_timeout"},
+        loop=_one_call_then_final("slow_lookup", [hang()], "slow_lookup", {"key": "x"}),
+        checks=(failure_fed_back, stop_reason(lambda p: expected_stop(p, ["fail", "final"])[0])),
+    ),
+]
+
+
+# == issue 16: gaps found by independent implementations ========================================
+#: a tool whose schema forbids undeclared keys (``additionalProperties: false``) and types its
+#: one argument: a loop that checks only the required keys runs it with anything
+ALARM = ToolSpec(name="set_alarm", description="Set an alarm at a time of day (HH:MM).",
+                 parameters={"type": "object",
+                             "properties": {"time": {"type": "string",
+                                                     "pattern": "^[0-2][0-9]:[0-5][0-9]$"}},
+                             "required": ["time"], "additionalProperties": False})
+
+
+def calls_run(*tools: str) -> Callable[[LoopRun], None]:
+    """Each named tool ran (at least once): the loop did not drop the turn's calls."""
+
+    @check("loop.calls_run")
+    def calls_run_check(run: LoopRun) -> None:
+        ran = {e.name for e in run.executor.executions}
+        missing = [t for t in tools if t not in ran]
+        if missing:
+            raise ConformanceFailure(
+                "loop.calls_run", f"the model asked for {', '.join(missing)} and the loop never "
+                "ran it", expected=f"{list(tools)} executed",
+                got=f"executed {sorted(ran) or 'nothing'}; stop reason "
+                    f"{run.result.stop_reason if run.result else None!r} after "
+                    f"{run.model_calls} model call(s)",
+                hint=_calls_run_hint(run.script.turns[0]))
+    return calls_run_check
+
+
+def _calls_run_hint(turn: Turn) -> str:
+    if turn.finish_reason == "stop":
+        return ("the turn had tool calls but finish_reason 'stop': decide on "
+                "response.tool_calls, never on the finish reason (Gemini and Ollama say STOP "
+                "with calls; OpenAI says 'stop' for a forced tool_choice)")
+    if turn.text:
+        return ("the turn had text AND tool calls ('Let me check...' plus a call): text does "
+                "not make a turn final; run the calls whenever there are any")
+    return "run every call the model asks for"
+
+
+@check("loop.results_match_calls")
+def results_match_calls(run: LoopRun) -> None:
+    """Each result carries what ITS call's tool returned: ids and order right is not enough."""
+    for execution in run.executor.executions:
+        if execution.outcome != "ok" or execution.result is None:
+            continue
+        for n, request in enumerate(run.requests):
+            sent = [m for m in request.messages if isinstance(m, ToolMessage)
+                    and m.tool_call_id == execution.call_id]
+            if sent and execution.result not in sent[0].content:
+                others = {e.call_id: e.result for e in run.executor.executions
+                          if e.result and e.result in sent[0].content}
+                raise ConformanceFailure(
+                    "loop.results_match_calls", f"model call {n + 1}: the result sent for "
+                    f"{execution.call_id} is not what its tool returned",
+                    expected=f"{execution.call_id}: {execution.result!r}",
+                    got=f"{execution.call_id}: {sent[0].content!r}"
+                        + (f" (the output of {', '.join(map(str, others))})" if others else ""),
+                    hint="pair each output with the call that produced it (by call id, or by "
+                         "the future of that call), not by position in completion order")
+
+
+def _finish_out_of_order_distinct(profile: Any) -> LoopScript:
+    # as _finish_out_of_order (b, c, a when run concurrently), each call with its own output
+    wait = min(0.2, 0.4 * _tool_timeout(profile))
+    return LoopScript(messages=ASK, tools=_tools(slow_lookup=[
+        sleep(wait, "alpha: 1 record", call_id="call_a", after=["call_b", "call_c"]),
+        sleep(0.0, "bravo: 2 records", call_id="call_b"),
+        sleep(wait, "charlie: 3 records", call_id="call_c", after=["call_b"])]),
+        turns=(_turn(_call("slow_lookup", {"key": "a"}, "call_a"),
+                     _call("slow_lookup", {"key": "b"}, "call_b"),
+                     _call("slow_lookup", {"key": "c"}, "call_c")), FINAL))
+
+
+@check("loop.stop_reason")
+def _argument_types_stop(run: LoopRun) -> None:
+    """Fed back, the model fixes its call and the run completes; a loop declaring
+    argument_validation="clarify" may ask the user instead (both are honest policies)."""
+    # one round in which both calls fail, then the final answer: what the declared policy
+    # makes of that round (completed, or failure_rounds under max_failure_rounds=1, ...)
+    allowed = [expected_stop(run.profile, ["fail", "final"])[0]] + (
+        ["needs_clarification"] if run.profile.argument_validation == "clarify" else [])
+    got = run.result.stop_reason if run.result else None
+    if got not in allowed:
+        raise ConformanceFailure(
+            "loop.stop_reason", "the loop stopped for the wrong reason",
+            expected=" or ".join(allowed), got=f"{got} after {run.model_calls} model call(s)",
+            hint=_stop_hint(allowed[0], got))
+
+
+@check("loop.failure_fed_back")
+def _fed_back_unless_clarified(run: LoopRun) -> None:
+    """failure_fed_back, unless the loop (declaring clarify) asked the user instead: then there
+    is no next model call to carry the errors."""
+    if run.result is not None and run.result.stop_reason == "needs_clarification" \
+            and run.profile.argument_validation == "clarify":
+        return
+    failure_fed_back(run)
+
+
+_WHOLE_SCHEMA = ("validate the arguments against the WHOLE schema (types, patterns, "
+                 "additionalProperties: false), not only its required keys: e.g. "
+                 "jsonschema.Draft202012Validator(spec.parameters).iter_errors(arguments)")
+
+_ISSUE16: list[Case] = [
+    _loop_case(
+        id="loop.text_with_calls",
+        title="A turn with text AND tool calls runs the calls",
+        why="Models often say what they are about to do ('Let me check the weather first.') in "
+            "the same turn as the call; every dialect's wire carries both (OpenAI content plus "
+            "tool_calls, Anthropic text plus tool_use blocks, Gemini text plus functionCall "
+            "parts, Responses message plus function_call items, Ollama content plus "
+            "tool_calls). A loop that treats any text as the final answer drops the calls.",
+        loop=LoopScript(messages=ASK, tools=_tools(get_weather=[ok("18°C, sunny")]),
+                        turns=(_turn(_call("get_weather", {"city": "Paris"}, "call_1"),
+                                     text="Let me check the weather first."), FINAL)),
+        checks=(calls_run("get_weather"), stop_reason("completed"),
+                model_calls(lambda p: 2, "the round, then the answer")),
+    ),
+    _loop_case(
+        id="loop.stop_with_calls",
+        title="Tool calls under finish_reason 'stop' are still run",
+        why="Gemini ends a turn of function calls with finishReason STOP (recorded: "
+            "wire-corpus/pydantic-ai/gemini/test_google__test_google_text_output_function.yaml, "
+            "gemini-2.5-pro, confirmed 2026-11-23); Ollama's done_reason is 'stop' with calls "
+            "(WIRE.md section 5); OpenAI answers a forced tool_choice ('required' or a named "
+            "function) with finish_reason 'stop' and tool_calls (Mirascope issue #256, "
+            "Future-House/aviary PR #60 quoting OpenAI's function-calling guide, "
+            "ENTERPILOT/GoModel PR #124 checked against the API, vllm PR #49496 matching it; "
+            "confirmed 2026-11-23). A loop that checks finish_reason == "
+            "'tool_calls' instead of the calls ends the run with the calls unrun. In-process, "
+            "the model reports the wire's 'stop' as it is; the reference adapters of gemini and "
+            "ollama report 'tool_calls' for it, so behind the fake those two check that path.",
+        dialects=("openai", "gemini", "ollama"),
+        loop=LoopScript(messages=ASK, tools=_tools(get_weather=[ok("18°C, sunny")]),
+                        turns=(Turn(tool_calls=(_call("get_weather", {"city": "Paris"},
+                                                      "call_1"),), finish_reason="stop"),
+                               FINAL)),
+        checks=(calls_run("get_weather"), stop_reason("completed"),
+                model_calls(lambda p: 2, "the round, then the answer")),
+    ),
+    _loop_case(
+        id="loop.result_contents_match",
+        title="Each result carries its own call's output, not a sibling's",
+        why="Results zipped with the calls in completion order have the right ids in the right "
+            "order and the wrong contents: every pairing rule passes and the model reads one "
+            "lookup's answer as another's.",
+        loop=_finish_out_of_order_distinct,
+        checks=(results_match_calls, answered_once_in_order, stop_reason("completed")),
+    ),
+    _loop_case(
+        id="loop.argument_types",
+        title="Arguments of the wrong type, or with undeclared keys, never reach the tool",
+        why="Checking only the schema's required keys lets a string reach an integer parameter "
+            "and an undeclared key reach a tool whose schema says additionalProperties: false "
+            "(JSON Schema 2020-12, which every dialect's tool schema is). The tool must not run; "
+            "the validation error goes back to the model.",
+        needs={"loop.argument_validation"},
+        loop=LoopScript(messages=ASK,
+                        tools=(*_tools(fetch_record=[ok("Ada Lovelace")]),
+                               ScriptedTool(spec=ALARM, behaviours=(ok("alarm set"),))),
+                        turns=(_turn(_call("fetch_record", {"id": "seven"}, "call_1"),
+                                     _call("set_alarm", {"time": "07:00", "snooze": True},
+                                           "call_2")), FINAL)),
+        checks=(never_ran("fetch_record", _WHOLE_SCHEMA), never_ran("set_alarm", _WHOLE_SCHEMA),
+                _fed_back_unless_clarified, _argument_types_stop),
+    ),
+]
+CASES += _ISSUE16
+
+
+# -- stop reasons a loop needs to report honestly (issue 16) ------------------------------------
+_STOP_HINTS.update({
+    "length": "the model's answer was cut at its token limit (finish_reason 'length'): stop with "
+              "'length' so the application can say the answer is incomplete (or raise the "
+              "limit), not 'completed'",
+    "content_filter": "the provider withheld or refused the answer (finish_reason "
+                      "'content_filter': OpenAI content_filter, Anthropic refusal, Gemini "
+                      "SAFETY): stop with 'content_filter', not 'completed'",
+})
+
+CASES += [
+    _loop_case(
+        id="loop.truncated_answer",
+        title="An answer cut at the token limit stops with 'length', not 'completed'",
+        why="Every dialect says when the model hit its token limit (OpenAI finish_reason "
+            "length, Responses status incomplete with max_output_tokens, Anthropic max_tokens, "
+            "Gemini MAX_TOKENS, Ollama done_reason length); a loop reporting 'completed' hands "
+            "half an answer on as a whole one. Frameworks end with it: the AI SDK's finishReason "
+            "'length', Strands' 'maxTokens', the Agent Client Protocol's MaxTokens (confirmed "
+            "2026-11-23).",
+        loop=LoopScript(messages=ASK, tools=_tools(get_weather=[ok("18°C, sunny")]),
+                        turns=(_turn(_call("get_weather", {"city": "Paris"}, "call_1")),
+                               Turn(text="In Paris it is 18°C and the stock of SKU-1 is",
+                                    finish_reason="length"))),
+        checks=(stop_reason("length"), model_calls(lambda p: 2, "the round, then the cut "
+                                                   "answer; no retry by the loop")),
+    ),
+    _loop_case(
+        id="loop.content_filtered",
+        title="An answer the provider withheld stops with 'content_filter', not 'completed'",
+        why="OpenAI (finish_reason content_filter), the Responses API (incomplete: "
+            "content_filter), Anthropic (stop_reason refusal) and Gemini (finishReason SAFETY) "
+            "say when they withheld an answer; reported as 'completed', an empty or partial "
+            "answer looks like the model's. The AI SDK maps them to 'content-filter' "
+            "(@ai-sdk/anthropic map-anthropic-stop-reason.ts), Strands to 'contentFiltered' "
+            "(confirmed 2026-11-23). Ollama has no such signal.",
+        dialects=("openai", "openai-responses", "anthropic", "gemini"),
+        loop=LoopScript(messages=ASK, tools=_tools(get_weather=[ok("18°C, sunny")]),
+                        turns=(_turn(_call("get_weather", {"city": "Paris"}, "call_1")),
+                               Turn(text=None, finish_reason="content_filter"))),
+        checks=(stop_reason("content_filter"), model_calls(lambda p: 2, "the round, then the "
+                                                           "withheld answer")),
     ),
 ]

@@ -11,10 +11,20 @@ from pytest_toolcall.cases import Case, ErrorReply, ScriptedCall, Step, StreamPl
 from pytest_toolcall.checks import error_surfaced, matches_script, usage_reported
 from pytest_toolcall.dialects.openai_responses import OpenAIResponses, item_id
 from pytest_toolcall.errors import ConformanceFailure
-from pytest_toolcall.model import AssistantMessage, ToolCall, ToolMessage
+from pytest_toolcall.model import AssistantMessage, Reasoning, ToolCall, ToolMessage
 from pytest_toolcall.runner import CaseRun
 
-from ._common import ASK, PARIS_TOKYO_TIME, calls, case, one_step, replayed_step, request
+from ._common import (
+    ASK,
+    PARIS_TOKYO_TIME,
+    answered,
+    calls,
+    case,
+    one_step,
+    reasoning_decoded,
+    replayed_step,
+    request,
+)
 from .wire import history_intact
 
 DIALECT = ("openai-responses",)
@@ -63,7 +73,76 @@ def _without_completed(turn: Turn) -> Turn:
 _ERROR = "The model produced invalid content. Consider modifying your prompt if you are seeing " \
          "this error persistently."
 
+# -- reasoning items travel with the function call that follows them ---------------------------
+_REASONING = (Reasoning(
+    type="reasoning", id="rs_toolcall0a1b2c3d4e5f60718293a4b5c6d7e8f9012345",
+    text="Two cities: call get_weather for each.",
+    signature="gAAAAABtoolcall-encrypted-reasoning-Zm9yIHRoZSBmYWtlIG9ubHk="),)
+_REASONING_TURN = Turn(reasoning=_REASONING, tool_calls=PARIS_TOKYO_TIME[:2])
+
+
+def _reasoning_steps(via: str) -> tuple[Step, ...]:
+    ask, assistant, *results = answered(_REASONING_TURN)
+    assert isinstance(assistant, AssistantMessage)
+    history = (ask, assistant.model_copy(update={"reasoning": _REASONING}), *results)
+    first = Step(request=request(), reply=_REASONING_TURN, via=via)  # type: ignore[arg-type]
+    again = request(*history)
+    second = Step(request=again, reply=Turn(text="Sunny."), via=via)  # type: ignore[arg-type]
+    return (first, second)
+
+
+@check("wire.reasoning.replayed")
+def reasoning_items_replayed(run: CaseRun) -> None:
+    """The reasoning items the model sent come back unchanged (id, summary,
+    encrypted_content), before the function calls they preceded."""
+    first = run.steps[0].step.reply
+    want = OpenAIResponses().reasoning_items(first)
+    calls_ = {c.id for c in first.tool_calls}
+    for record in run.steps[1:]:
+        items = [i for i in (record.exchanges[0].json or {}).get("input") or ()
+                 if isinstance(i, dict)]
+        at = next((n for n, i in enumerate(items) if i.get("type") == "function_call"
+                   and i.get("call_id") in calls_), None)
+        if at is None:
+            continue
+        got = [{k: v for k, v in i.items() if k in ("id", "type", "encrypted_content",
+                                                     "summary")}
+               for i in items[:at] if i.get("type") == "reasoning"]
+        if got != want:
+            raise ConformanceFailure(
+                "wire.reasoning.replayed", f"step {record.index + 1}: the reasoning items do "
+                "not come back unchanged before the function calls they preceded",
+                expected=want, got=got,
+                hint="replay each reasoning item (id, summary, encrypted_content) as it came, "
+                     "right before its function_call items; OpenAI answers 400 \"Item 'fc_…' of "
+                     "type 'function_call' was provided without its required 'reasoning' "
+                     "item\" (cline #12242, continuedev #10018)")
+
+
 CASES: list[Case] = [
+    case(
+        id="wire.responses_reasoning_replayed",
+        dialects=DIALECT,
+        title="A reasoning item goes back with the function calls that followed it",
+        why="Reasoning models (o-series, gpt-5) put a reasoning item before their calls; a "
+            "history that replays the calls with their fc_ ids but drops the reasoning gets "
+            "400 \"Item 'fc_…' of type 'function_call' was provided without its required "
+            "'reasoning' item: 'rs_…'\" (cline #12242, continuedev #10018, mastra #8738, "
+            "rig #751; confirmed 2026-11-23).",
+        steps=_reasoning_steps("complete"),
+        checks=(matches_script, reasoning_decoded, reasoning_items_replayed),
+    ),
+    case(
+        id="stream.responses_reasoning_replayed",
+        dialects=DIALECT,
+        title="A streamed reasoning item is kept and replayed with its calls",
+        why="In a stream the reasoning item comes as output_item.added / output_item.done "
+            "before the calls (5 recorded streams, wire corpus); accumulators that skip every "
+            "item but messages and calls lose it, and the next request gets the 400 of "
+            "wire.responses_reasoning_replayed (vercel/ai #7099).",
+        steps=_reasoning_steps("stream"),
+        checks=(matches_script, reasoning_decoded, reasoning_items_replayed),
+    ),
     case(
         id="stream.responses_arguments_in_done_only",
         dialects=DIALECT,

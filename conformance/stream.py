@@ -84,12 +84,25 @@ CASES: list[Case] = [
         checks=(matches_script,),
     ),
     case(
+        id="stream.sse_comment_lines",
+        title="SSE comment lines before and between events are skipped",
+        why="OpenRouter keeps streams open with SSE comment lines (': OPENROUTER PROCESSING'), "
+            "up to dozens before the first data line; its streaming docs warn that a parser "
+            "that json-decodes them crashes (openrouter.ai/docs/api-reference/streaming, "
+            "confirmed 2026-11-23). The SSE spec says a line starting with ':' is ignored.",
+        dialects=TEXT_ARGUMENTS,
+        steps=_stream(_turn(PARIS_TOKYO_TIME[:2], text="Checking.", quirks={"sse_comments"})),
+        checks=(matches_script,),
+    ),
+    case(
         id="stream.call_in_role_chunk",
         dialects=TEXT_ARGUMENTS,
         title="A tool call that starts in the role chunk is not lost",
         why="Real OpenAI streams mostly put the first tool-call fragment in the same chunk as "
-            "role: assistant (23 of 34 recorded tool-call streams); an adapter that skips the "
-            "role chunk, or reads only one field of a delta, loses the call.",
+            "role: assistant (23 of 34 recorded tool-call streams, every one with a single "
+            "call; the default of the fake since 2026-11-23), and some servers do it for "
+            "parallel calls too (this case); an adapter that skips the role chunk, or reads "
+            "only one field of a delta, loses the call.",
         steps=_stream(_turn(PARIS_TOKYO_TIME[:2], quirks={"call_in_role_chunk"})),
         checks=(matches_script,),
     ),

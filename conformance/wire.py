@@ -94,6 +94,7 @@ def tools_intact(run: CaseRun) -> None:
     2026-11-22; issue 14, defect 4), ``true`` on the Responses API."""
     sent = wire_request(run).tools
     want = run.case.steps[0].request.tools
+    _not_edited_in_place(run)
     if [t.name for t in sent] != [t.name for t in want]:
         raise ConformanceFailure("wire.tools.intact", "the tools on the wire are not the tools "
                                  "of the request, in order", expected=[t.name for t in want],
@@ -130,11 +131,44 @@ def tools_intact(run: CaseRun) -> None:
                      "false)")
 
 
+def _not_edited_in_place(run: CaseRun) -> None:
+    """The adapter gets a deep copy of the case's request; after the call that copy must still
+    equal the pristine request. An adapter that edits the caller's tool definitions in place
+    (pops a keyword, adds ``additionalProperties``) corrupts the application's tools for every
+    later request, even when what it sends looks right (issue 18)."""
+    for record in run.steps:
+        handed = record.handed
+        if handed is None:
+            continue
+        pristine = record.step.request.tools
+        for mine, theirs in zip(pristine, handed.tools):
+            diff = None
+            if mine.model_dump() != theirs.model_dump():
+                diff = (_first_difference(mine.model_dump(), theirs.model_dump())
+                        or ("the tool", mine.model_dump(), theirs.model_dump()))
+            if diff:
+                where, a, b = diff
+                raise ConformanceFailure(
+                    "wire.tools.intact", f"step {record.index + 1}: the adapter edited the tool "
+                    f"definition {mine.name!r} of the request it was given, in place, at {where}",
+                    expected=a, got=b,
+                    hint="never mutate the caller's request: translate into new dicts "
+                         "(copy.deepcopy the schema before rewriting it)")
+        if len(pristine) != len(handed.tools):
+            raise ConformanceFailure(
+                "wire.tools.intact", f"step {record.index + 1}: the adapter added or removed "
+                "tools in the request it was given, in place",
+                expected=[t.name for t in pristine], got=[t.name for t in handed.tools],
+                hint="never mutate the caller's request: build the provider's list anew")
+
+
 def _history_intact(run: CaseRun) -> None:
     """The second request carries the assistant's calls and each tool result, unchanged."""
     for record in run.steps[1:]:
         want = record.step.request.messages
         got = wire_request(run, record.index).messages
+        if run.dialect in NO_WIRE_IDS:
+            want = tuple(_without_ids(m) for m in want)
         want_calls = [c for m in want if isinstance(m, AssistantMessage) for c in m.tool_calls]
         got_calls = [c for m in got if isinstance(m, AssistantMessage) for c in m.tool_calls]
         if [(c.id, c.name, c.arguments) for c in want_calls] != [
@@ -152,6 +186,20 @@ def _history_intact(run: CaseRun) -> None:
                 "wire.history.tool_results", f"step {record.index + 1}: the tool results were "
                 "not sent as given", expected=want_results, got=got_results,
                 hint="one tool message per result, with its tool_call_id, in call order")
+
+
+#: providers whose wire has no call ids at all (Vertex's FunctionCall / FunctionResponse have no
+#: ``id``, and it answers 400 to one): calls and results are compared without them
+NO_WIRE_IDS = frozenset({"vertex"})
+
+
+def _without_ids(message: Any) -> Any:
+    if isinstance(message, AssistantMessage):
+        return message.model_copy(update={"tool_calls": tuple(
+            c.model_copy(update={"id": None}) for c in message.tool_calls)})
+    if isinstance(message, ToolMessage):
+        return message.model_copy(update={"tool_call_id": None})
+    return message
 
 
 history_intact = check("wire.history.passthrough")(_history_intact)

@@ -47,6 +47,8 @@ if TYPE_CHECKING:  # the names, for type checkers and readers; at run time they 
         ChatRequest,
         ChatResponse,
         NamedToolChoice,
+        Reasoning,
+        ReasoningComplete,
         StreamDone,
         SystemMessage,
         TextDelta,
@@ -60,6 +62,10 @@ if TYPE_CHECKING:  # the names, for type checkers and readers; at run time they 
         assemble_stream,
     )
     from .runner import CaseRun, run_case
+
+from ._layout import install as _install_cases
+
+_install_cases()  # the built-in suite imports as pytest_toolcall.conformance (stdlib only, cheap)
 
 __version__ = "0.1.0"
 
@@ -91,6 +97,8 @@ _LAZY: dict[str, str] = {
     "NamedToolChoice": ".model",
     "Profile": ".contracts",
     "ProviderError": ".errors",
+    "Reasoning": ".model",
+    "ReasoningComplete": ".model",
     "ScriptedCall": ".cases",
     "Step": ".cases",
     "StreamDone": ".model",
@@ -158,6 +166,8 @@ __all__ = [
     "NamedToolChoice",
     "Profile",
     "ProviderError",
+    "Reasoning",
+    "ReasoningComplete",
     "ScriptedCall",
     "Step",
     "StreamDone",

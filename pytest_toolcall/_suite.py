@@ -106,7 +106,8 @@ def _suite_loop_case(request: pytest.FixtureRequest, toolcall_case: Case, toolca
     from .plugin import _setting
 
     _run(request, toolcall_case, dialect=toolcall_provider,
-         loop_model=_setting(request.config, "toolcall_loop_model") or "inprocess")
+         loop_model=_setting(request.config, "toolcall_loop_model") or "inprocess",
+         transport=_setting(request.config, "toolcall_transport") or "inprocess")
 
 
 def _suite_history_case(request: pytest.FixtureRequest, toolcall_case: Case,
@@ -153,20 +154,43 @@ class CaseItem(pytest.Function):
     def setup(self) -> None:
         """Fixtures first, then the adapter's shape and the profile: a bad one is a setup ERROR
         (the kit could not run), never a FAILED verdict on the implementation."""
-        super().setup()
+        problem: tuple[Exception, str | None] | None = None
+        try:
+            super().setup()
+        except UsageError as exc:  # a default fixture built from a bad profile (issue 18)
+            problem = (exc, "toolcall_profile" if "toolcall_profile" in str(exc) else None)
+        if problem:  # raised outside the except: no "during handling" chain in the report
+            self._setup_error(*problem)
         contract = self.stash[CASE_KEY].contract
         fixture, label = SUBJECTS[contract]
         subject = self.funcargs[fixture]
         self.user_properties.append(("toolcall_subject", f"{label}: {_describe(subject)}"))
+        raw = self.funcargs["toolcall_profile"]
+        profile: Any = None
+        interfaces: list[str] = []
         try:
-            profile = make_profile(self.funcargs["toolcall_profile"])
-            interfaces = check_subject(contract, subject, profile)
+            if raw is None:
+                raise UsageError("the toolcall_profile fixture returned None (a missing "
+                                 "`return`?): return a pytest_toolcall.Profile or a dict; "
+                                 "{} claims everything")
+            profile = make_profile(raw)
         except UsageError as exc:
-            where = self._fixture_location(fixture)
-            pytest.fail(f"{_SETUP_HEADING}\n  {exc}"
-                        + (f"\n  ({fixture} is defined at {where})" if where else ""),
-                        pytrace=False)
+            problem = (exc, "toolcall_profile")
+        if problem is None:
+            try:
+                interfaces = check_subject(contract, subject, profile)
+            except UsageError as exc:
+                problem = (exc, fixture)
+        if problem:
+            self._setup_error(*problem)
         self.stash[ADAPTER_KEY] = (subject, profile, interfaces)
+
+    def _setup_error(self, exc: Exception, fixture: str | None) -> Any:
+        """A setup ERROR that names the fixture to fix and where it is defined; no traceback."""
+        where = self._fixture_location(fixture) if fixture else None
+        pytest.fail(f"{_SETUP_HEADING}\n  {exc}"
+                    + (f"\n  ({fixture} is defined at {where})" if where else ""),
+                    pytrace=False)
 
     def _fixture_location(self, name: str) -> str | None:
         defs = self._fixtureinfo.name2fixturedefs.get(name)
@@ -193,6 +217,14 @@ class CaseItem(pytest.Function):
         if isinstance(exc, ToolcallError):
             return f"{_SETUP_HEADING}\n  {exc}"
         return super().repr_failure(excinfo)
+
+    def _repr_failure_py(self, excinfo: pytest.ExceptionInfo[BaseException],
+                         style: Any = None) -> Any:
+        # setup errors (a fixture that raised, e.g. --toolcall-adapter's factory) come here,
+        # not to repr_failure: a kit usage error reads as one message, not a traceback
+        if isinstance(excinfo.value, ToolcallError) and not isinstance(excinfo.value, KitError):
+            return f"{_SETUP_HEADING}\n  {excinfo.value}"
+        return super()._repr_failure_py(excinfo, style)  # type: ignore[arg-type]
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         # Not "wire.single_call[openai]": pytest -v turns the dots of a domain that ends the node

@@ -27,6 +27,18 @@ from pathlib import Path
 from .cases import Case
 from .errors import UsageError
 
+#: what the short source names in the cases' *why* texts stand for (cases.md, bugs.md)
+SOURCES_NOTE = (
+    "Short source names in the *why* texts: **seed 001** to **seed 004** are the four systems "
+    "the kit grew from (001: a chat assistant that runs tools while streaming; 002: a chat tool "
+    "loop whose adversarial review checked acceptance criteria AC1 to AC10, see "
+    "[loops.md](loops.md); 003: a streamed tool-arguments collector with JSON and text "
+    "fallbacks, see [fallback.md](fallback.md); 004: a pull request adding native tool calling "
+    "to four providers). **WIRE.md §N** is section N of the project's notes on provider wire "
+    "formats: their facts, with the public sources, are in [dialects.md](dialects.md), and §6, "
+    "the list of real bugs, is [bugs.md](bugs.md). **issue N** is an issue of this project "
+    "(issue 14 ran 17 real client libraries through the kit).")
+
 __all__ = [
     "BUGS",
     "COMMAND",
@@ -227,7 +239,7 @@ def read_controls(root: Path = ROOT) -> dict[tuple[str, str], Control]:
 # -- the cases -------------------------------------------------------------------------------
 def builtin_cases() -> list[Case]:
     """The built-in cases (never user cases added with ``register``), sorted by id."""
-    import conformance
+    import pytest_toolcall.conformance as conformance
 
     return sorted(conformance.builtin_cases(), key=lambda c: c.id)
 
@@ -269,12 +281,15 @@ def render(root: Path = ROOT, cases: Sequence[Case] | None = None) -> str:
         (f"<!-- Generated from the cases and tests/controls*.py. Do not edit by hand; run "
          f"`{COMMAND}`. -->"),
         "",
-        (f"{len(BUGS)} real tool-calling bugs from public issue trackers (WIRE.md §6), each with "
+        (f"{len(BUGS)} real tool-calling bugs from public issue trackers (the list in section 6 "
+        "of the project's notes on provider wire formats, WIRE.md §6), each with "
         "the built-in cases whose *why* cites it and the negative controls that reproduce it. A "
         "negative control is a copy of a reference adapter with one method broken the way the "
         "report describes; the test file named under it runs the control against the case and "
         "asserts that the case fails on the clause it should. See [cases.md](cases.md) for each "
         "case and [dialects.md](dialects.md) for the wire formats."),
+        "",
+        SOURCES_NOTE,
         "",
         "| source | bug | cases | controls |",
         "|---|---|---:|---:|",

@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from .contracts import CAPABILITIES
 from .errors import CaseDefinitionError
-from .model import ChatRequest, FinishReason, Message, ToolSpec, Usage, UserMessage
+from .model import ChatRequest, FinishReason, Message, Reasoning, ToolSpec, Usage, UserMessage
 from .tools import ScriptedTool
 
 if TYPE_CHECKING:
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CHUNKINGS",
+    "ERROR_KINDS",
     "QUIRKS",
     "Case",
     "Check",
@@ -59,13 +60,67 @@ QUIRKS = {
     "no_ids": "tool calls carry no id",
     "data_no_space": "SSE lines read 'data:{...}' without the space the spec makes optional",
     "ndjson_no_final_newline": "ollama: the last NDJSON line of the stream has no trailing newline",
-    "call_in_role_chunk": "the first tool-call fragment comes in the same chunk as the role "
-                          "(what real OpenAI streams mostly do)",
+    "call_in_role_chunk": "the first tool-call fragment comes in the same chunk as the role, "
+                          "parallel calls too (OpenAI does it for a single call by default)",
+    "role_chunk_alone": "openai: the role chunk carries no tool-call fragment, even for a single "
+                        "call (what OpenAI does for parallel calls by default)",
+    "sse_comments": "SSE comment lines (': OPENROUTER PROCESSING') before the first event and "
+                    "between events, as OpenRouter sends them",
     "one_call_per_chunk": "each whole call in its own chunk (Gemini: also all calls in one)",
+    "finish_on_last_chunk": "gemini: finishReason comes on the last call or text chunk, with "
+                            "no empty chunk after it (gemini-2.0-flash)",
+    "no_thought_signature": "gemini: the first call of a turn carries no thoughtSignature "
+                            "(gemini-2.0-flash)",
     "ping_everywhere": "anthropic: a ping event between every two events (pings come anywhere)",
     "delta_usage_output_only": "anthropic: message_delta usage carries output_tokens only",
     "arguments_done_only": "openai-responses: no function_call_arguments.delta events; the "
                            "arguments arrive whole in function_call_arguments.done",
+}
+
+
+#: The error ``type`` OpenAI sends with each status (confirmed 2026-11-23): a wrong key is an
+#: ``invalid_request_error`` with code ``invalid_api_key`` (the fake's auth check), a rate limit
+#: ``requests`` (mmz-001/knowledge_gpt #5 quotes ``error_type=requests`` on a 429), a 5xx
+#: ``server_error`` (the SDK's own stream error body). Anthropic's dialect maps them to its own
+#: words by status. Other 4xx: ``invalid_request_error``.
+ERROR_TYPES: dict[int, str] = {
+    401: "invalid_request_error",  # with code invalid_api_key
+    403: "invalid_request_error",
+    404: "invalid_request_error",
+    429: "requests",
+    500: "server_error",
+    502: "server_error",
+    503: "server_error",
+    504: "server_error",
+}
+
+
+def error_type_for(status: int) -> str:
+    """The error type an :class:`ErrorReply` with this status carries unless it names one."""
+    if status in ERROR_TYPES:
+        return ERROR_TYPES[status]
+    return "server_error" if status >= 500 or status < 400 else "invalid_request_error"
+
+
+#: Provider errors a case can ask for by kind (``ErrorReply(kind=...)``); each dialect answers
+#: with its provider's own status, headers and body (``dialects/provider_errors.py``).
+ERROR_KINDS = {
+    "rate_limit": "429: too many requests or tokens per minute; retry after the delay",
+    "quota": "429: the account's quota is used up; retrying cannot help",
+    "auth": "the API key is not valid (401; Gemini: 400)",
+    "permission": "403: the key may not use this model or region",
+    "model_not_found": "404: no such model",
+    "context_length": "the prompt is longer than the model's context window (400)",
+    "request_too_large": "413: the request body is too large",
+    "server_error": "500: the provider failed",
+    "overloaded": "the provider is overloaded (Anthropic 529, others 503)",
+}
+
+
+#: The Reasoning types each dialect's fake sends (docs/reasoning.md)
+REASONING_WIRES: dict[str, frozenset[str]] = {
+    "anthropic": frozenset({"thinking", "redacted_thinking"}),
+    "openai-responses": frozenset({"reasoning"}),
 }
 
 
@@ -92,12 +147,41 @@ class ErrorReply(BaseModel):
 
     status: int = 400
     message: str = "The server had an error while processing your request."
+    #: the error type in OpenAI's words; left out, it follows the status (:data:`ERROR_TYPES`)
     type: str = "invalid_request_error"
     code: str | None = None
     param: str | None = None
     #: send this text as the body instead of the provider's JSON error (a proxy's HTML page,
     #: or with status 200 a JSON body that is not a valid answer)
     raw_body: str | None = None
+    #: answer with the provider's own error of this kind (status, headers and body as the
+    #: provider sends them; ``status``/``message``/``type``/``code`` are then unused). The kinds
+    #: are in ``pytest_toolcall.dialects.provider_errors.ERROR_KINDS``.
+    kind: str | None = None
+    #: with ``kind``: the delay (seconds) the provider asks for, where it puts it (Retry-After,
+    #: Gemini's RetryInfo)
+    retry_after: int | None = Field(default=None, ge=0)
+    #: extra response headers (e.g. for a ``raw_body``)
+    headers: dict[str, str] = Field(default_factory=dict)
+    #: no answer at all: the connection is refused (in-process the transport raises
+    #: ``httpx.ConnectError``; on a loopback port the server closes the connection unanswered)
+    refuse: bool = False
+
+    @field_validator("kind")
+    @classmethod
+    def _known_kind(cls, kind: str | None) -> str | None:
+        if kind is not None and kind not in ERROR_KINDS:
+            raise ValueError(f"unknown error kind {kind!r}; known: {sorted(ERROR_KINDS)}")
+        return kind
+
+    @model_validator(mode="before")
+    @classmethod
+    def _type_follows_status(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("type") is None:
+            status = data.get("status", 400)
+            if isinstance(status, int):
+                data = dict(data, type=error_type_for(status))
+        return data
 
 
 class StreamPlan(BaseModel):
@@ -117,6 +201,13 @@ class StreamPlan(BaseModel):
         type="server_error",
     )
     truncate_after: int | None = Field(default=None, ge=0)
+    #: the connection is reset after the last event sent (with ``truncate_after``: in the
+    #: middle of the stream) instead of ending cleanly: the client's read fails
+    reset: bool = False
+    #: the connection stays open and silent after the last event sent: the client's read
+    #: timeout must end the wait (in-process the fake raises httpx.ReadTimeout at once when the
+    #: client has a read timeout, and waits, as the provider would, when it has none)
+    stall: bool = False
     hypothesis_examples: int = Field(default=25, ge=1)
 
     @field_validator("quirks")
@@ -135,6 +226,9 @@ class Turn(BaseModel):
 
     text: str | None = None
     tool_calls: tuple[ScriptedCall, ...] = ()
+    #: reasoning the model sends before its text and calls, in order (dialects that have it:
+    #: anthropic thinking / redacted_thinking blocks, openai-responses reasoning items)
+    reasoning: tuple[Reasoning, ...] = ()
     finish_reason: FinishReason | None = None
     #: the finish reason as sent on the wire, when it is one the canonical model does not have
     #: (``finish_reason`` is then what a correct adapter reports: usually ``other``)
@@ -158,6 +252,15 @@ class Step(BaseModel):
     reply: Turn
     via: Literal["complete", "stream"] = "complete"
     expect: Literal["response", "error"] = "response"
+    #: stream steps: the caller stops after this many events and closes the stream (a user
+    #: cancels, a loop has what it needs); the adapter must then close the response
+    take: int | None = Field(default=None, ge=1)
+
+    @model_validator(mode="after")
+    def _take_streams(self) -> Step:
+        if self.take is not None and self.via != "stream":
+            raise ValueError("take (stop reading after N events) needs via='stream'")
+        return self
 
 
 Check = Callable[["CaseRun"], None]
@@ -221,7 +324,22 @@ class Case(BaseModel):
                              f"{self.fallback!r}")
         if self.contract != "chat" and self.steps:
             raise ValueError(f"steps belong to chat cases; a {self.contract} case has a script")
+        self._reasoning_fits_dialects()
         return self
+
+    def _reasoning_fits_dialects(self) -> None:
+        """Scripted reasoning only where the wire carries it: a fake that dropped it would
+        pass every adapter (issue 13)."""
+        kinds = {r.type for step in self.steps for r in step.reply.reasoning}
+        for dialect in self.dialects:
+            carried = REASONING_WIRES.get(dialect, frozenset())
+            if kinds - carried:
+                raise ValueError(
+                    f"a turn scripts reasoning of type {sorted(kinds - carried)}, which the "
+                    f"{dialect!r} wire does not carry; reasoning by dialect: "
+                    + "; ".join(f"{d}: {', '.join(sorted(k))}" for d, k in
+                                sorted(REASONING_WIRES.items()))
+                    + ". Give the case dialects=(...) that carry it.")
 
     @field_validator("checks")
     @classmethod
@@ -324,7 +442,7 @@ _default = Registry()
 def default_registry() -> Registry:
     """The registry holding the built-in suite (loaded on first use)."""
     if not len(_default):
-        import conformance
+        import pytest_toolcall.conformance as conformance
 
         _default.extend(conformance.builtin_cases())
     return _default
@@ -342,7 +460,10 @@ def register(case: Case) -> Case:
 class LoopScript(BaseModel):
     """The world a loop case sets up: conversation, tools and their behaviours, model turns.
 
-    The model answers its *n*-th call with ``turns[n]``; the last turn repeats.
+    The model answers its *n*-th call with ``turns[n]``; the last turn repeats. After
+    ``max_model_calls`` calls it answers with plain text, so a loop that never stops still
+    ends; unless a script sets it, the ceiling follows the profile
+    (:func:`~pytest_toolcall.looprun.model_call_ceiling`).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")

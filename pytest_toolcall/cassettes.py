@@ -25,7 +25,7 @@ import json
 import os
 import re
 import tempfile
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -66,16 +66,21 @@ CHUNKINGS = REPLAY_CHUNKINGS
 
 #: headers that carry credentials: their values are replaced, their presence kept (and checked)
 AUTH_HEADERS = ("authorization", "x-api-key", "x-goog-api-key", "api-key")
+#: any other header whose name holds one of these words carries a credential too (gateway
+#: headers such as helicone-auth, x-portkey-api-key, cf-aig-authorization)
+_AUTH_HEADER_WORDS = re.compile(r"auth|key|token|secret|password|session|signature",
+                                re.IGNORECASE)
 #: headers whose values are account ids or session state: replaced too
 PRIVATE_HEADERS = ("cookie", "openai-organization", "openai-project", "proxy-authorization")
 #: response headers dropped entirely
 DROPPED_RESPONSE_HEADERS = ("set-cookie",)
 #: query parameters that carry credentials
-AUTH_QUERY = ("key", "api_key", "api-key")
+AUTH_QUERY = ("key", "api_key", "api-key", "apikey", "access_token", "token", "auth",
+              "password", "secret", "signature", "sig")
+#: JSON body fields whose string values are credentials (anywhere in the body)
+AUTH_BODY_FIELDS = ("api_key", "apikey", "api-key", "access_token", "secret", "client_secret",
+                    "password", "authorization")
 REDACTED = "<redacted>"
-#: environment variables whose values are secrets: any name with one of these words
-_SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD)", re.IGNORECASE)
-_MIN_SECRET = 8  # shorter values ("1", "true") would blank out unrelated text
 #: headers left out of request snapshots: they change with library versions, not adapters
 _VOLATILE_HEADERS = ("host", "content-length", "user-agent", "accept-encoding", "connection",
                      "accept", "transfer-encoding")
@@ -96,12 +101,11 @@ class UnmatchedRequest(CassetteError):
 
 # -- secrets ------------------------------------------------------------------------------------
 def env_secrets(environ: Mapping[str, str] | None = None) -> list[str]:
-    """Values of the environment's key-like variables (``*KEY*``, ``*TOKEN*``, ``*SECRET*``,
-    ``*PASSWORD*``) long enough to be secrets; longest first, so a key is replaced before a
-    part of it."""
-    environ = os.environ if environ is None else environ
-    values = {v for k, v in environ.items() if _SECRET_NAME.search(k) and len(v) >= _MIN_SECRET}
-    return sorted(values, key=len, reverse=True)
+    """Values of the environment's secret variables (see :mod:`pytest_toolcall.redact`) long
+    enough to be secrets; longest first, so a key is replaced before a part of it."""
+    from .redact import env_secrets as found
+
+    return sorted(found(environ), key=len, reverse=True)
 
 
 class Redactor:
@@ -113,15 +117,42 @@ class Redactor:
     """
 
     def __init__(self, secrets: Iterable[str] = (), *, environ: Mapping[str, str] | None = None):
-        self.secrets: set[str] = {s for s in secrets if s} | set(env_secrets(environ))
+        from . import redact
+
+        # every value the kit masks anywhere (the environment's, registered keys and passwords,
+        # the planted tool secret): one redactor for everything the kit writes
+        self.secrets: set[str] = {s for s in secrets if s} | set(redact.known(environ))
 
     def learn(self, value: str) -> None:
+        """A credential seen on the wire: masked here, and in every report from now on."""
+        from . import redact
+
         value = value.strip()
         if len(value) >= 4 and value != REDACTED:
             self.secrets.add(value)
             scheme, _, token = value.partition(" ")
             if token and scheme.lower() in ("bearer", "basic", "token"):
                 self.secrets.add(token.strip())
+            redact.register(value, "credential sent to the provider")
+
+    def learn_body(self, data: bytes) -> None:
+        """Credentials in JSON body fields (``api_key``, ``access_token``, ...) at any depth."""
+        try:
+            value = json.loads(data)
+        except (ValueError, UnicodeDecodeError):
+            return
+        stack = [value]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, dict):
+                for key, inner in item.items():
+                    if (isinstance(inner, str) and str(key).lower() in AUTH_BODY_FIELDS
+                            and len(inner) >= 8):
+                        self.learn(inner)
+                    else:
+                        stack.append(inner)
+            elif isinstance(item, list):
+                stack.extend(item)
 
     def scrub_text(self, text: str) -> str:
         for secret in sorted(self.secrets, key=len, reverse=True):
@@ -144,7 +175,8 @@ class Redactor:
             values = value if isinstance(value, list) else [value]
             if response and lower in DROPPED_RESPONSE_HEADERS:
                 continue
-            if lower in AUTH_HEADERS or lower in PRIVATE_HEADERS:
+            if (lower in AUTH_HEADERS or lower in PRIVATE_HEADERS
+                    or (_AUTH_HEADER_WORDS.search(lower) and not response)):
                 for v in values:
                     self.learn(str(v))
                 values = [REDACTED for _ in values]
@@ -156,6 +188,8 @@ class Redactor:
     def uri(self, uri: str) -> str:
         parts = urlsplit(uri)
         query = []
+        if parts.password:
+            self.learn(parts.password)
         for key, value in parse_qsl(parts.query, keep_blank_values=True):
             if key.lower() in AUTH_QUERY:
                 self.learn(value)
@@ -171,6 +205,7 @@ class Redactor:
         request.uri = self.uri(request.uri)
         if request.body:
             body = request.body if isinstance(request.body, bytes) else str(request.body).encode()
+            self.learn_body(body)
             request.body = self.scrub_bytes(body)
         return request
 
@@ -417,8 +452,9 @@ def load_cassette(path: Path | str, provider: str | None = None) -> Cassette:
 
 
 def load_corpus_cassette(path: Path | str) -> Cassette:
-    """A pydantic-ai style cassette (``../shared/wire-corpus``): JSON bodies under
-    ``parsed_body``, others under ``body.string``. Replay it with ``match='sequence'``."""
+    """A pydantic-ai style cassette (the kit's tests use ``tests/data/wire-corpus``): JSON
+    bodies under ``parsed_body``, others under ``body.string``. Replay it with
+    ``match='sequence'``."""
     return load_cassette(path)
 
 
@@ -553,9 +589,13 @@ class ReplayTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
 # -- vcrpy (recording, and the network block around a replay) -----------------------------------
 @contextlib.contextmanager
 def vcr_context(path: Path, mode: str, redactor: Redactor,
-                ignore_body_keys: Sequence[str] = ()) -> Iterator[Any]:
+                ignore_body_keys: Sequence[str] = (),
+                refused: list[int] | None = None) -> Iterator[Any]:
     """vcrpy's cassette at ``path`` in ``mode``: records (secrets out) when the mode lets it,
-    replays in one piece, and refuses any request it cannot answer when the mode is 'none'."""
+    replays in one piece, and refuses any request it cannot answer when the mode is 'none'.
+
+    With ``refused`` (a list), an answer with an error status (400 and above) is never recorded:
+    its status is appended to ``refused`` instead, for the caller to drop the whole cassette."""
     if mode not in RECORD_MODES:
         raise CassetteError(f"record mode {mode!r}: use one of {RECORD_MODES}")
     import vcr  # lazily: only recording and replay need it
@@ -582,10 +622,23 @@ def vcr_context(path: Path, mode: str, redactor: Redactor,
         str(path), serializer="yaml",
         match_on=["method", "path", "toolcall_query", "toolcall_body", "toolcall_auth"],
         before_record_request=redactor.vcr_request,
-        before_record_response=redactor.vcr_response,
+        before_record_response=(redactor.vcr_response if refused is None
+                                else _keep_successes(redactor.vcr_response, refused)),
         allow_playback_repeats=True,
     ) as cassette:
         yield cassette
+
+
+def _keep_successes(scrub: Callable[[dict[str, Any]], dict[str, Any]],
+                    refused: list[int]) -> Callable[[dict[str, Any]], dict[str, Any] | None]:
+    def before_record_response(response: dict[str, Any]) -> dict[str, Any] | None:
+        status = response.get("status", {}).get("code")
+        if isinstance(status, int) and status >= 400:
+            refused.append(status)
+            return None  # vcrpy records nothing for None
+        return scrub(response)
+
+    return before_record_response
 
 
 def unmatched_from_vcr(error: BaseException, path: Path, hint: str) -> UnmatchedRequest:
@@ -612,6 +665,7 @@ def request_snapshot(exchanges: Iterable[Any], redactor: Redactor | None = None)
         headers = redactor.headers({k: v for k, v in exchange.headers.items()
                                     if k.lower() not in _VOLATILE_HEADERS
                                     and not k.lower().startswith("x-stainless")})
+        redactor.learn_body(exchange.body)
         body_text = redactor.scrub_bytes(exchange.body).decode("utf-8", "replace")
         try:
             body: Any = json.loads(body_text) if body_text else None

@@ -36,25 +36,78 @@ def _pairs(config: pytest.Config, name: str) -> dict[str, str]:
     for item in raw:
         provider, sep, value = str(item).partition("=")
         if not sep or not value or provider not in DIALECT_NAMES:
+            from .redact import mask_url
+
             raise pytest.UsageError(
                 f"--{name.replace('_', '-')}: expected NAME=VALUE with NAME one of "
-                f"{', '.join(DIALECT_NAMES)}, got {item!r}")
+                f"{', '.join(DIALECT_NAMES)}, got {mask_url(str(item))!r}")
+        if name == "toolcall_base_url":
+            _check_url(value, item)
         pairs[provider] = value
     return pairs
 
 
+def _check_url(url: str, item: Any) -> None:
+    """A base URL the kit can hand to an adapter: http(s), a host, a valid port."""
+    from urllib.parse import urlsplit
+
+    from .redact import mask_url
+
+    problem = None
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError on a port that is not a number
+    except ValueError as exc:
+        problem = str(exc)
+    else:
+        if parts.scheme not in ("http", "https"):
+            problem = f"the scheme must be http or https, not {parts.scheme or 'missing'!r}"
+        elif not parts.hostname:
+            problem = "it names no host"
+    if problem:
+        raise pytest.UsageError(
+            f"--toolcall-base-url: {mask_url(str(item))!r} is not a usable URL ({problem}). "
+            "Write NAME=http(s)://host[:port][/path], e.g. ollama=http://localhost:11434")
+
+
 def live_mode(config: pytest.Config) -> bool:
     option = config.getoption("toolcall_live")
-    return bool(option if option is not None else config.getini("toolcall_live"))
+    if option is not None:
+        return bool(option)
+    try:
+        return bool(config.getini("toolcall_live"))
+    except ValueError:
+        raw = config.inicfg.get("toolcall_live") if hasattr(config, "inicfg") else None
+        value = getattr(raw, "value", raw)
+        raise pytest.UsageError(
+            f"toolcall_live = {value!r} in {config.inipath or 'the ini file'}: not a boolean. "
+            "Write toolcall_live = true (or false), or pass --toolcall-live") from None
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    live_mode(config)  # a bad toolcall_live value is a usage error now, not a traceback later
     _choice(config, "toolcall_record_mode", RECORD_MODES)
     _choice(config, "toolcall_missing_cassette", MISSING_POLICIES)
     _choice(config, "toolcall_replay_chunking", CHUNKINGS)
+    _register_base_url_passwords(config)
     _pairs(config, "toolcall_base_url")
     _pairs(config, "toolcall_model")
     config.pluginmanager.register(_LiveRunner(), "toolcall-live-runner")
+
+
+def _register_base_url_passwords(config: pytest.Config) -> None:
+    """The userinfo password of a --toolcall-base-url is a credential: never printed or written."""
+    from urllib.parse import urlsplit
+
+    from .redact import register
+
+    for item in config.getoption("toolcall_base_url") or config.getini("toolcall_base_url") or []:
+        url = str(item).partition("=")[2]
+        try:
+            password = urlsplit(url).password
+        except ValueError:
+            continue
+        register(password, "password of --toolcall-base-url", min_length=1)
 
 
 def pytest_toolcall_cases(config: pytest.Config) -> Any:
@@ -118,9 +171,32 @@ class _Live:
 
     def __init__(self, path: Path, hint: str, model: str | None) -> None:
         self.path, self.hint, self.model = path, hint, model
+        #: recording (not replaying): the error statuses answered, and why the cassette is
+        #: dropped (set when the run could not reach the service); see ``record`` below
+        self.recording = False
+        self.refused: list[int] = []
+        self.discard: str | None = None
+
+    def not_kept(self) -> str | None:
+        """Why this recording is not kept as a cassette, or ``None`` when it is kept."""
+        if not self.recording:
+            return None
+        if self.refused:
+            statuses = ", ".join(str(s) for s in self.refused)
+            return (f"the recording was not kept as a cassette: an answer was an error (HTTP "
+                    f"{statuses}), and a cassette of an error would replay it as if it were "
+                    f"the provider's verdict. Record again once it works: {self.hint}")
+        if self.discard:
+            return (f"the recording was not kept as a cassette: {self.discard}. Record again "
+                    f"once the service is reachable: {self.hint}")
+        return None
 
 
 _LIVE_KEY = pytest.StashKey[_Live]()
+#: connections refused while this item's cassette was replayed
+_BLOCKED_KEY = pytest.StashKey[list[Any]]()
+#: the failure message already says why the recording was not kept
+_TOLD_KEY = pytest.StashKey[bool]()
 
 
 def _live_endpoint(request: pytest.FixtureRequest, provider: str, case_id: str, directory: Path,
@@ -158,7 +234,8 @@ def _live_endpoint(request: pytest.FixtureRequest, provider: str, case_id: str, 
             load_cassette(path, provider)
         except CassetteError as exc:
             pytest.fail(f"pytest-toolcall could not use the cassette:\n  {exc}", pytrace=False)
-    request.node.stash[_LIVE_KEY] = _Live(path, hint, _pairs(config, "toolcall_model").get(provider))
+    live = request.node.stash[_LIVE_KEY] = _Live(path, hint,
+                                                 _pairs(config, "toolcall_model").get(provider))
 
     @contextlib.contextmanager
     def replay() -> Iterator[Any]:
@@ -173,8 +250,13 @@ def _live_endpoint(request: pytest.FixtureRequest, provider: str, case_id: str, 
                             api_key=PLACEHOLDER_KEY, fake=FakeProvider(provider),
                             transport=transport, async_transport=transport)
         # vcrpy in 'none' mode around it: a client that bypasses the endpoint's transport gets
-        # the cassette (in one piece) or a refusal, never the network
-        with vcr_context(path, "none", redactor, ignore):
+        # the cassette (in one piece) or a refusal, never the network; below the HTTP
+        # libraries, raw sockets are refused too (issue 18)
+        from .netguard import block_network
+
+        with vcr_context(path, "none", redactor, ignore), \
+                block_network(f"replaying the cassette {path}") as attempts:
+            request.node.stash[_BLOCKED_KEY] = attempts
             yield endpoint
         endpoint.close()
 
@@ -183,9 +265,24 @@ def _live_endpoint(request: pytest.FixtureRequest, provider: str, case_id: str, 
         endpoint = Endpoint(provider=provider, base_url=base_url, api_key=key,
                             fake=FakeProvider(provider), transport=httpx.HTTPTransport(),
                             async_transport=httpx.AsyncHTTPTransport())
-        with vcr_context(path, mode, redactor, ignore):
+        before = path.read_bytes() if path.is_file() else None
+        live.recording = True
+        # error answers are never written (vcr_context drops them); if one came, or the service
+        # could not be reached, the whole recording goes: the cassette is what it was before
+        with vcr_context(path, mode, redactor, ignore, refused=live.refused):
             yield endpoint
         endpoint.close()
+        reason = live.not_kept()
+        if reason is not None:
+            if before is None:
+                path.unlink(missing_ok=True)
+            else:
+                path.write_bytes(before)
+            if not request.node.stash.get(_TOLD_KEY, False):  # a passing case: say it here
+                import warnings
+
+                warnings.warn(pytest.PytestWarning(f"{case_id} ({provider}): {reason}"),
+                              stacklevel=1)
 
     needs_network = mode in _NETWORK_MODES or (mode == "once" and not exists)
     if not needs_network:
@@ -199,6 +296,9 @@ def _live_endpoint(request: pytest.FixtureRequest, provider: str, case_id: str, 
     reach = access(provider, os.environ, base_urls)
     if isinstance(reach, str):
         pytest.skip(reach)
+    from .redact import register
+
+    register(reach[1] if reach[1] != PLACEHOLDER_KEY else None, f"api key of {provider}")
     return record(*reach)
 
 
@@ -213,7 +313,8 @@ class _LiveRunner:
             return None
         from ._suite import ADAPTER_KEY, CASE_KEY
         from .cassettes import unmatched_from_vcr
-        from .live import LiveSkip, run_live
+        from .errors import ConformanceFailure
+        from .live import LiveSkip, ServiceError, run_live
         from .runner import CaseSkipped
 
         case = pyfuncitem.stash[CASE_KEY]
@@ -227,10 +328,30 @@ class _LiveRunner:
                 return unmatched_from_vcr(error, live.path, live.hint)
             return None
 
+        blocked = pyfuncitem.stash.get(_BLOCKED_KEY, [])
         try:
             run_live(case, adapter, profile, interfaces, model=live.model, on_error=translate)
         except (LiveSkip, CaseSkipped) as skip:
+            if blocked:
+                raise blocked[0] from None
             pytest.skip(str(skip))
+        except ServiceError as error:
+            if blocked:
+                raise blocked[0] from None
+            live.discard = "the service could not be reached or refused to serve"
+            _tell(pyfuncitem, live, error)
+            raise
+        except ConformanceFailure as failure:
+            if blocked:
+                raise blocked[0] from None
+            _tell(pyfuncitem, live, failure)
+            raise
+        except Exception:
+            if blocked:  # the refusal is the cause, whatever the adapter made of it
+                raise blocked[0] from None
+            raise
+        if blocked:  # the adapter swallowed the refusal (and maybe answered from elsewhere)
+            raise blocked[0]
         return True
 
     @pytest.hookimpl(wrapper=True)
@@ -239,6 +360,18 @@ class _LiveRunner:
         if _LIVE_KEY not in item.stash:
             _check_snapshot(item)
         return result
+
+
+def _tell(item: pytest.Item, live: _Live, error: BaseException) -> None:
+    """Add to the failure why the recording will not be kept as a cassette, if it will not."""
+    reason = live.not_kept()
+    if reason is None:
+        return
+    item.stash[_TOLD_KEY] = True
+    if hasattr(error, "message"):  # ConformanceFailure: its message is what is rendered
+        error.message = f"{error.message}\n({reason})"
+    else:
+        error.args = (f"{error}\n  ({reason})", *error.args[1:])
 
 
 def _check_snapshot(item: pytest.Item) -> None:

@@ -15,6 +15,7 @@ import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from .bugs import SOURCES_NOTE
 from .cases import Case, Registry
 
 __all__ = ["COMMAND", "DEFAULT_PATH", "builtin_registry", "clauses_of", "main", "render"]
@@ -27,7 +28,7 @@ DEFAULT_PATH = Path("docs") / "cases.md"
 
 def builtin_registry() -> Registry:
     """A fresh registry of the built-in cases only (never user cases added with ``register``)."""
-    import conformance
+    import pytest_toolcall.conformance as conformance
 
     registry = Registry()
     registry.extend(conformance.builtin_cases())
@@ -46,7 +47,7 @@ def clauses_of(case: Case) -> list[str]:
 
 def _family_order(cases: Iterable[Case]) -> list[str]:
     try:
-        import conformance
+        import pytest_toolcall.conformance as conformance
 
         known: Sequence[str] = conformance.FAMILIES
     except ImportError:  # pragma: no cover - the package always ships conformance
@@ -93,6 +94,8 @@ def render(registry: Iterable[Case]) -> str:
         "a finer clause of the same check, e.g. `response.tool_calls.arguments` under "
         "`response.matches_script`. Every step also runs the basic checks (`request.*`, "
         "`adapter.raised`, `stream.done_last`, ...), which are not listed per case.",
+        "",
+        SOURCES_NOTE,
         "",
     ]
     for family in families:

@@ -75,6 +75,7 @@ def _mutate(args: argparse.Namespace) -> int:
         run_mutation,
         write_reports,
     )
+    from .redact import mask
 
     try:
         providers = [p.strip() for p in args.provider.split(",") if p.strip()]
@@ -100,13 +101,13 @@ def _mutate(args: argparse.Namespace) -> int:
             report.mkdir(parents=True, exist_ok=True)
         result = run_mutation(run, log_dir=report)
     except MutationError as exc:
-        print(f"pytest-toolcall mutate: no result: {exc}", file=sys.stderr)
+        print(mask(f"pytest-toolcall mutate: no result: {exc}"), file=sys.stderr)
         return EXIT_NO_RESULT
     except UsageError as exc:
-        print(f"pytest-toolcall mutate: usage error: {exc}", file=sys.stderr)
+        print(mask(f"pytest-toolcall mutate: usage error: {exc}"), file=sys.stderr)
         return EXIT_USAGE
     gate = evaluate_gate(result, args.max_escapes, rate)
-    print(render_text(result))
+    print(mask(render_text(result)))
     if result.workdir:
         print(f"working copy kept: {result.workdir} (mutmut browse / mutmut show there)")
     if report is not None:

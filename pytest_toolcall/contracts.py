@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterator, Mapping
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from .errors import UsageError
 from .model import ChatRequest, ChatResponse, StreamEvent
@@ -48,6 +48,9 @@ CAPABILITIES: Mapping[str, str] = {
                                 "(argument_validation is 'clarify' or 'feed_back')",
     "loop.parallel": "the calls of one turn run concurrently (parallel_dispatch)",
     "loop.failure_rounds_2": "max_failure_rounds is at least 2",
+    "loop.successful_rounds": "only rounds with a successful call count toward the iteration cap "
+                              "(iteration_counts='successful_rounds')",
+    "loop.tool_timeout": "the loop gives each tool call a timeout (tool_timeout is set)",
     "loop.events": "the loop reports what it does to its client (LoopResult.events)",
     "history.drop_failed": "failed calls are dropped from a rebuilt history "
                            "(history_failed_calls='drop')",
@@ -105,18 +108,59 @@ class Profile(BaseModel):
     known_gaps: Mapping[str, str] = Field(default_factory=dict)
     timeout: float = Field(default=10.0, gt=0)
     # -- loop policy (ToolLoop) --------------------------------------------------------------
-    #: rounds with at least one successful call before the loop stops with max_iterations
+    #: iterations (see ``iteration_counts``) before the loop stops with max_iterations
     max_iterations: int = Field(default=5, ge=1)
-    #: rounds in a row in which every call failed before the loop stops with failure_rounds
-    max_failure_rounds: int = Field(default=3, ge=1)
+    #: what the iteration cap counts: rounds with at least one successful call
+    #: (``successful_rounds``), every round of tool calls (``rounds``), or every model call
+    #: (``model_calls``: openai-agents ``max_turns``, pydantic-ai ``request_limit``)
+    iteration_counts: Literal["successful_rounds", "rounds", "model_calls"] = "successful_rounds"
+    #: rounds in a row in which every call failed before the loop stops with failure_rounds;
+    #: None: no such cap (most frameworks)
+    max_failure_rounds: int | None = Field(default=3, ge=1)
+    #: failures one tool may have in a run; one more stops the loop with failure_rounds
+    #: (pydantic-ai's per-tool ``retries``); None: no per-tool budget
+    tool_failure_budget: int | None = Field(default=None, ge=0)
     permanent_failure_stops: bool = True
+    #: a tool that crashes (raises something other than ToolError): its sanitised failure is
+    #: fed back to the model (``feed_back``), or the run stops with ``error`` (``abort``)
+    crash_policy: Literal["feed_back", "abort"] = "feed_back"
+    #: a call id repeated within one turn: run and answer it once (``dedupe``), or run none of
+    #: the calls with that id and fail closed (``refuse``)
+    duplicate_call_ids: Literal["dedupe", "refuse"] = "dedupe"
+    #: after stopping at a cap or on a permanent failure, the loop makes one more model call
+    #: to have the model sum up (smolagents after ``max_steps``)
+    closing_call: bool = False
+    #: model calls the provider's client retries by itself after a 5xx (the openai SDK's
+    #: ``max_retries=2``); the loop's own calls are counted without them
+    model_retries: int = Field(default=0, ge=0)
+    #: the loop ends only when the model calls this tool (its own, not one of the case's);
+    #: scripts end with a call to it, arguments ``{"answer": ...}``, instead of plain text
+    final_answer_tool: str | None = None
+    #: where tool results and failures reach the model: tool messages (``tool``) or user-role
+    #: text (``user``, frameworks that render calls and observations as text)
+    feedback_role: Literal["tool", "user"] = "tool"
     argument_validation: Literal["clarify", "feed_back", "none"] = "feed_back"
     parallel_dispatch: bool = True
-    tool_timeout: float = Field(default=0.5, gt=0)
+    #: seconds one tool call may take; None: the loop has no tool timeout
+    tool_timeout: float | None = Field(default=0.5, gt=0)
     #: the loop reports tool calls, results, errors and its stop in LoopResult.events
     loop_events: bool = True
+    #: its events mark a failed call as ``tool_error``; False: every outcome may come as a
+    #: ``tool_result`` event (frameworks whose events carry no per-call failure flag)
+    event_errors: bool = True
     # -- history policy (HistoryBuilder) ---------------------------------------------------
     history_failed_calls: Literal["drop", "keep"] = "drop"
+
+    @model_validator(mode="after")
+    def _a_loop_that_stops(self) -> Profile:
+        if (self.iteration_counts == "successful_rounds" and self.max_failure_rounds is None
+                and self.tool_failure_budget is None):
+            raise ValueError(
+                "max_failure_rounds=None with iteration_counts='successful_rounds' and no "
+                "tool_failure_budget declares a loop that never stops when every call fails: "
+                "declare what your loop caps (iteration_counts='rounds' or 'model_calls', a "
+                "max_failure_rounds, or a tool_failure_budget)")
+        return self
 
     def claims(self, capability: str, adapter: Any = None) -> bool:
         """Whether this profile claims ``capability`` (one of :data:`CAPABILITIES`)."""
@@ -134,7 +178,9 @@ class Profile(BaseModel):
             "loop.permanent_stop": self.permanent_failure_stops,
             "loop.argument_validation": self.argument_validation != "none",
             "loop.parallel": self.parallel_dispatch,
-            "loop.failure_rounds_2": self.max_failure_rounds >= 2,
+            "loop.failure_rounds_2": (self.max_failure_rounds or 0) >= 2,
+            "loop.successful_rounds": self.iteration_counts == "successful_rounds",
+            "loop.tool_timeout": self.tool_timeout is not None,
             "loop.events": self.loop_events,
             "history.drop_failed": self.history_failed_calls == "drop",
             "anthropic.legacy_usage": self.anthropic_legacy_usage,

@@ -22,6 +22,7 @@ pytest_plugins = ["pytest_toolcall.report_plugin", "pytest_toolcall.cassettes_pl
 
 def pytest_configure(config: pytest.Config) -> None:
     providers(config)  # fail early on a bad name
+    _check_known_gap_lines(config)
     transport = _setting(config, "toolcall_transport") or "inprocess"
     if transport not in TRANSPORTS:
         raise pytest.UsageError(f"toolcall_transport = {transport!r}: use one of {TRANSPORTS}")
@@ -29,7 +30,31 @@ def pytest_configure(config: pytest.Config) -> None:
     if loop_model not in LOOP_MODELS:
         raise pytest.UsageError(f"toolcall_loop_model = {loop_model!r}: use one of {LOOP_MODELS}")
     config.pluginmanager.register(Summary(), "toolcall-summary")
+    adapter_spec = _setting(config, "toolcall_adapter").strip()
+    if adapter_spec:  # the form is checked now, the factory imported when first needed
+        from .errors import UsageError as ToolcallUsageError
+        from .shims._config import parse
+
+        try:
+            config.stash[_ADAPTER_SPEC] = parse(adapter_spec)
+        except ToolcallUsageError as exc:
+            raise pytest.UsageError(str(exc)) from None
     _take_suite_node_ids(config)
+
+
+def _check_known_gap_lines(config: pytest.Config) -> None:
+    """Each toolcall_known_gaps line is 'case-glob: reason'; without the colon the line would
+    declare nothing (or the wrong glob) in silence."""
+    for line in config.getini("toolcall_known_gaps"):
+        pattern, colon, reason = str(line).partition(":")
+        if not colon or not pattern.strip():
+            raise pytest.UsageError(
+                f"toolcall_known_gaps: the line {line!r} is not 'case-glob: reason'. Write the "
+                "case id or glob, a colon, then why it is a known gap, e.g. "
+                "'wire.parallel_calls: keeps only the first call (issue 12)'")
+
+
+_ADAPTER_SPEC = pytest.StashKey[Any]()
 
 
 def register_overrides(config: pytest.Config) -> None:
@@ -42,6 +67,18 @@ def register_overrides(config: pytest.Config) -> None:
     command = _setting(config, "toolcall_command").strip()
     if command:
         config.pluginmanager.register(foreign_plugin.ForeignPlugin(command), "toolcall-foreign")
+
+
+def _check_known_gap_lines(config: pytest.Config) -> None:
+    """Each toolcall_known_gaps line is 'case-glob: reason'; without the colon the line would
+    declare nothing (or the wrong glob) in silence."""
+    for line in config.getini("toolcall_known_gaps"):
+        pattern, colon, reason = str(line).partition(":")
+        if not colon or not pattern.strip():
+            raise pytest.UsageError(
+                f"toolcall_known_gaps: the line {line!r} is not 'case-glob: reason'. Write the "
+                "case id or glob, a colon, then why it is a known gap, e.g. "
+                "'wire.parallel_calls: keeps only the first call (issue 12)'")
 
 
 _NODE_IDS = pytest.StashKey[list[str]]()
@@ -227,10 +264,14 @@ def toolcall_endpoint(request: pytest.FixtureRequest, toolcall_provider: str) ->
 
 
 @pytest.fixture
-def toolcall_adapter(toolcall_endpoint: Any) -> Any:
+def toolcall_adapter(request: pytest.FixtureRequest, toolcall_endpoint: Any) -> Any:
     """The adapter under test. Override it in conftest.py to test yours; the default is the
-    built-in reference adapter of the provider."""
+    shim set with --toolcall-adapter, else the built-in reference adapter of the provider."""
     from .reference import reference_adapter
+
+    spec = request.config.stash.get(_ADAPTER_SPEC, None)
+    if spec is not None:
+        return spec.adapter(toolcall_endpoint)
 
     return reference_adapter(toolcall_endpoint)
 
@@ -298,7 +339,17 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         # the kit could not run the case: reported apart, never a verdict (issue 14)
         report.user_properties.append(("toolcall_kit_error", True))
         item.user_properties.append(("toolcall_kit_error", True))
+    elif call.excinfo is not None and call.when == "call" and _is_not_run(call.excinfo.value):
+        # the kit could not run the case (a live service out of reach, a bad cassette): an
+        # error like a failed setup, never a broken clause of the implementation (issue 17)
+        report.user_properties.append(("toolcall_not_run", True))
     return report
+
+
+def _is_not_run(error: BaseException) -> bool:
+    from .errors import ToolcallError
+
+    return isinstance(error, ToolcallError)
 
 
 def _is_kit_error(error: BaseException) -> bool:
@@ -331,6 +382,8 @@ class Summary:
             return
         if outcome == "failed" and props.get("toolcall_kit_error"):
             outcome = "kit_error"
+        elif outcome == "failed" and props.get("toolcall_not_run"):
+            outcome = "error"
         self.rows[(props["toolcall_family"], props["toolcall_provider"], outcome)] += 1
         if outcome == "failed":
             self.failures.append((report.nodeid, props.get("toolcall_clause")))

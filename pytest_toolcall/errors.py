@@ -24,12 +24,16 @@ from typing import Any
 __all__ = [
     "CaseDefinitionError",
     "ConformanceFailure",
+    "FINAL_CODES",
     "IncompleteStreamError",
     "KitError",
     "ProviderError",
+    "RETRYABLE_STATUSES",
     "StreamError",
     "ToolcallError",
     "UsageError",
+    "retry_after_seconds",
+    "status_is_retryable",
 ]
 
 
@@ -104,8 +108,38 @@ class ConformanceFailure(AssertionError):
         return "\n".join(lines)
 
 
+#: HTTP statuses where the same request may succeed later: timeouts, conflicts, rate limits,
+#: the provider's own failures and Anthropic's 529 (what openai-python and anthropic-sdk-python
+#: retry in ``_should_retry``: 408, 409, 429, >= 500; confirmed 2026-11-23)
+RETRYABLE_STATUSES = frozenset({408, 409, 429})
+#: provider codes that mean "final" whatever the status: OpenAI's used-up quota is a 429
+#: ("insufficient_quota", OpenAI error-codes guide; confirmed 2026-11-23)
+FINAL_CODES = frozenset({"insufficient_quota"})
+
+
+def status_is_retryable(status: int | None) -> bool | None:
+    """Whether a request that got ``status`` may succeed if sent again (``None``: unknown)."""
+    if status is None:
+        return None
+    return status in RETRYABLE_STATUSES or status >= 500
+
+
 class ProviderError(Exception):
-    """The provider answered with an error; ``message`` holds the provider's own words."""
+    """The provider answered with an error; ``message`` holds the provider's own words.
+
+    What a retrying caller needs (issue 12; the ``errors`` family checks it):
+
+    - ``status``: the HTTP status (``None`` for an error inside a 200 stream);
+    - ``type`` / ``code``: the provider's own error type and code (OpenAI ``error.type`` and
+      ``error.code``, Anthropic ``error.type``, Gemini ``error.status`` such as
+      ``RESOURCE_EXHAUSTED``);
+    - ``retry_after``: the delay in seconds the provider asked for (``Retry-After`` or
+      ``retry-after-ms``, Gemini's ``RetryInfo.retryDelay``), ``None`` when it named none;
+    - ``retryable``: whether sending the same request again can help. Defaults from the
+      status (408, 409, 429 and 5xx: yes) and the code (``FINAL_CODES``: OpenAI's 429
+      ``insufficient_quota`` cannot be retried away); set it where the provider says
+      otherwise (``x-should-retry``).
+    """
 
     def __init__(
         self,
@@ -116,6 +150,8 @@ class ProviderError(Exception):
         code: str | None = None,
         param: str | None = None,
         body: Any = None,
+        retry_after: float | None = None,
+        retryable: bool | None = None,
     ) -> None:
         self.message = message
         self.status = status
@@ -123,6 +159,11 @@ class ProviderError(Exception):
         self.code = code
         self.param = param
         self.body = body
+        self.retry_after = retry_after
+        if retryable is None:
+            retryable = (False if code in FINAL_CODES or type in FINAL_CODES
+                         else status_is_retryable(status))
+        self.retryable = retryable
         prefix = f"provider error {status}" if status is not None else "provider error"
         super().__init__(f"{prefix}: {message}")
 
@@ -133,6 +174,40 @@ class StreamError(ProviderError):
 
 class IncompleteStreamError(StreamError):
     """The stream ended before the provider's end marker: the response is incomplete."""
+
+
+def retry_after_seconds(headers: Any, body: Any = None) -> float | None:
+    """The delay a provider asked for, in seconds: ``retry-after-ms``, then ``Retry-After``
+    (seconds, or an HTTP date), then a Gemini ``google.rpc.RetryInfo`` detail in ``body``
+    (``retryDelay: "13s"``); ``None`` when there is none."""
+    import email.utils
+    import time
+
+    get = getattr(headers, "get", None)
+    if get is not None:
+        value = get("retry-after-ms")
+        if value is not None:
+            try:
+                return float(value) / 1000
+            except ValueError:
+                pass
+        value = get("retry-after")
+        if value is not None:
+            try:
+                return float(value)
+            except ValueError:
+                when = email.utils.parsedate_tz(value)
+                if when is not None:
+                    return max(0.0, email.utils.mktime_tz(when) - time.time())
+    error = body.get("error") if isinstance(body, dict) else None
+    for detail in (error.get("details") or []) if isinstance(error, dict) else []:
+        if isinstance(detail, dict) and str(detail.get("@type", "")).endswith("RetryInfo"):
+            delay = str(detail.get("retryDelay", ""))
+            try:
+                return float(delay.rstrip("s"))
+            except ValueError:
+                return None
+    return None
 
 
 def _short(value: Any, limit: int = 400) -> str:

@@ -9,6 +9,8 @@ from "stopped after the tool call".
 
 from __future__ import annotations
 
+import copy
+
 import threading
 import time
 from collections.abc import Sequence
@@ -202,8 +204,9 @@ def run_fallback(case: Any, subject: Any, profile: Any, *,
     runs = []
     for interface in fallback_interfaces(subject, profile):
         model = StreamingModel(script.turn, calls_first=script.calls_first, dialect=dialect)
-        request = FallbackRequest(request=script.chat_request(), tool_name=script.tool_name,
-                                  schema=script.schema_, model=model)
+        request = FallbackRequest(request=script.chat_request().model_copy(deep=True),
+                                  tool_name=script.tool_name,
+                                  schema=copy.deepcopy(script.schema_), model=model)
         run = FallbackRun(case=case, profile=profile, interface=interface, subject=subject,
                           script=script, model=model, request=request, dialect=dialect)
         started = time.perf_counter()

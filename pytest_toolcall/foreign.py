@@ -309,12 +309,15 @@ def _raise_error(reply: dict[str, Any]) -> None:
     err = reply["error"]
     kind, message = err.get("kind", "error"), err.get("message", "")
     status = err.get("status")
+    # what a retrying caller reads (issue 12): passed on as the child gave them
+    fields = {"type": err.get("provider_type"), "code": err.get("code"),
+              "retry_after": err.get("retry_after"), "retryable": err.get("retryable")}
     if kind == "provider":
-        raise ProviderError(message, status=status)
+        raise ProviderError(message, status=status, **fields)
     if kind == "incomplete":
-        raise IncompleteStreamError(message)
+        raise IncompleteStreamError(message, **fields)
     if kind == "stream":
-        raise StreamError(message)
+        raise StreamError(message, **fields)
     raise ForeignError(f"{err.get('name') or 'Error'}: {message}")
 
 
@@ -613,6 +616,9 @@ class _Hub:
         threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05},
                          daemon=True, name="toolcall-hub").start()
         self.port = self.server.server_address[1]
+        from .netguard import add_kit_port
+
+        add_kit_port(self.port)  # reachable while replay blocks the network
 
 
 _HUB: _Hub | None = None

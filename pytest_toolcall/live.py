@@ -22,7 +22,7 @@ from typing import Any
 from .cases import Case, ScriptedCall, Step, Turn, make_case
 from .checks import matches_script
 from .errors import ConformanceFailure, ToolcallError
-from .fake.provider import DEFAULT_KEY, FakeProvider
+from .fake.provider import FakeProvider
 from .model import (
     AssistantMessage,
     ChatRequest,
@@ -34,7 +34,8 @@ from .model import (
     UserMessage,
 )
 
-__all__ = ["LIVE_CASES", "Access", "StandInProvider", "access", "live_cases", "run_live"]
+__all__ = ["LIVE_CASES", "Access", "ServiceError", "StandInProvider", "access", "live_cases",
+           "run_live", "service_error"]
 
 
 @dataclass(frozen=True)
@@ -224,6 +225,72 @@ def _tool_choice_required(case: Case) -> bool:
 
 
 
+class ServiceError(ToolcallError):
+    """The kit could not reach the real service, or the service refused to serve at all (bad
+    key, rate limit, outage): the run could not happen, which is not a verdict on the adapter."""
+
+    def __init__(self, message: str, *, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+#: class names, in other HTTP libraries and SDKs, of "the connection could not be made"
+_UNREACHABLE_NAMES = frozenset({
+    "APIConnectionError", "APITimeoutError",  # openai, anthropic
+    "ClientConnectorError", "ServerDisconnectedError", "ServerTimeoutError",  # aiohttp
+    "NameResolutionError", "NewConnectionError", "ConnectTimeoutError",  # urllib3
+    "ConnectTimeout", "ReadTimeout",  # requests
+})
+#: HTTP statuses that say the service will not serve this client now (not a rejected request)
+_REFUSALS = {401: "refused the credentials", 403: "refused the credentials",
+             429: "is rate-limiting this key"}
+
+
+def _status(error: BaseException) -> int | None:
+    for name in ("status", "status_code", "code"):
+        value = getattr(error, name, None)
+        if isinstance(value, int) and not isinstance(value, bool) and 100 <= value < 600:
+            return value
+    response = getattr(error, "response", None)
+    value = getattr(response, "status_code", None)
+    return value if isinstance(value, int) and 100 <= value < 600 else None
+
+
+def _unreachable(error: BaseException) -> bool:
+    import socket
+
+    import httpx
+
+    if isinstance(error, (httpx.NetworkError, httpx.TimeoutException, httpx.ProxyError,
+                          ConnectionError, socket.gaierror, TimeoutError)):
+        return True
+    return any(kind.__name__ in _UNREACHABLE_NAMES for kind in type(error).__mro__)
+
+
+def service_error(error: BaseException) -> ServiceError | None:
+    """The :class:`ServiceError` that ``error`` (or an error in its chain) amounts to, or
+    ``None`` when the service answered and the answer is the adapter's business."""
+    chain = _errors(error)
+    for item in chain:
+        if _unreachable(item):
+            return ServiceError(
+                f"the kit could not reach the service: {type(item).__name__}: "
+                f"{str(item).rstrip('.')}. This is "
+                "not a verdict on your implementation: check the network, the base URL "
+                "(--toolcall-base-url) and any proxy, then run again")
+    for item in chain:
+        status = _status(item)
+        if status is not None and (status in _REFUSALS or status >= 500):
+            what = _REFUSALS.get(status, "is failing (a server error)")
+            fix = ("check the key variable (or --toolcall-base-url for a local server)"
+                   if status in (401, 403) else "wait and run again")
+            return ServiceError(
+                f"the service {what} (HTTP {status}): {str(item).rstrip('.')}. This is not a "
+                f"verdict on your "
+                f"implementation: {fix}", status=status)
+    return None
+
+
 def _errors(error: BaseException) -> list[BaseException]:
     seen: list[BaseException] = []
     current: BaseException | None = error
@@ -240,8 +307,10 @@ def run_live(case: Case, adapter: Any, profile: Any, interfaces: Sequence[str], 
     """Run a live case against whatever the adapter is wired to (real service or replay).
 
     Raises :class:`ConformanceFailure` when the provider rejects a request or the answer breaks
-    a guarantee, :class:`LiveSkip` when the model chose not to exercise the clause, and any
-    cassette error found in the adapter's error chain (``on_error`` may translate others).
+    a guarantee, :class:`LiveSkip` when the model chose not to exercise the clause,
+    :class:`ServiceError` when the service could not be reached or refused to serve (a network
+    error, 401, 403, 429, 5xx: the kit could not run, no verdict), and any cassette error found
+    in the adapter's error chain (``on_error`` may translate others).
     """
     from .runner import CaseRun, StepRecord, _call
 
@@ -266,6 +335,9 @@ def run_live(case: Case, adapter: Any, profile: Any, interfaces: Sequence[str], 
                     translated = on_error(item) if on_error else None
                     if translated is not None:
                         raise translated from None
+                unavailable = service_error(record.error)
+                if unavailable is not None:
+                    raise unavailable from record.error
                 what = "the second-turn request (tool results)" if index else "the request"
                 raise ConformanceFailure(
                     "live.accepted", f"step {index + 1}: the adapter raised on {what}: "
@@ -286,10 +358,13 @@ def run_live(case: Case, adapter: Any, profile: Any, interfaces: Sequence[str], 
 # -- a stand-in for the real provider, for rehearsals and the kit's own tests -------------------
 class StandInProvider(FakeProvider):
     """A fake provider that answers live cases by their prompt and turn: serve it on loopback
-    and point ``--toolcall-base-url`` at it to rehearse a live run (record, then replay)."""
+    and point ``--toolcall-base-url`` at it to rehearse a live run (record, then replay).
+
+    It accepts the key the kit sends to a base URL when no key variable is set
+    (:data:`PLACEHOLDER_KEY`); pass ``api_key=`` to demand another one."""
 
     def __init__(self, dialect: str, cases: Sequence[Case] = LIVE_CASES, *,
-                 api_key: str = DEFAULT_KEY) -> None:
+                 api_key: str = PLACEHOLDER_KEY) -> None:
         super().__init__(dialect, api_key=api_key)
         self._script: dict[str, list[Turn]] = {}
         for case in cases:

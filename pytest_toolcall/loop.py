@@ -40,11 +40,16 @@ __all__ = [
 
 StopReason = Literal[
     "completed", "max_iterations", "failure_rounds", "permanent_failure",
-    "needs_clarification", "error",
+    "needs_clarification", "error", "length", "content_filter", "cancelled", "handed_off",
 ]
+#: how a loop can end. The first six are the seed loops' own; ``length`` (the model's answer
+#: was cut at its token limit), ``content_filter`` (the provider withheld or refused it),
+#: ``cancelled`` (the application or user stopped the run) and ``handed_off`` (the run passed
+#: the conversation to another agent or a human) are what real frameworks end with too
+#: (docs/loops.md, "Stop reasons"; issue 16)
 STOP_REASONS: tuple[str, ...] = (
     "completed", "max_iterations", "failure_rounds", "permanent_failure",
-    "needs_clarification", "error",
+    "needs_clarification", "error", "length", "content_filter", "cancelled", "handed_off",
 )
 
 
@@ -97,6 +102,11 @@ class LoopRequest:
     adapter wired to the fake provider. ``executor.run(name, arguments, call_id=...)`` (or
     ``await executor.arun(...)``) runs a tool and returns its text, or raises :class:`ToolError`
     or any other exception.
+
+    ``endpoint`` (with ``--toolcall-loop-model=fake``): the fake provider serving the case's
+    script, for a loop that brings its own client (``base_url``, ``api_key``, and httpx
+    clients/transports; on 127.0.0.1 with ``--toolcall-transport=loopback``). Every request
+    either way reaches the same script and is checked by the same rules. ``None`` in-process.
     """
 
     messages: Sequence[Message]
@@ -104,6 +114,7 @@ class LoopRequest:
     model: Any
     executor: Any
     metadata: dict[str, Any] = field(default_factory=dict)
+    endpoint: Any = None
 
 
 class LoopResult(BaseModel):

@@ -9,6 +9,7 @@ to the fake provider. A history case hands a stored history to the builder under
 from __future__ import annotations
 
 import contextlib
+import copy
 
 import time
 from dataclasses import dataclass, field
@@ -30,6 +31,7 @@ __all__ = [
     "LoopRun",
     "LoopScript",
     "loop_interfaces",
+    "model_call_ceiling",
     "run_history",
     "run_loop",
 ]
@@ -88,8 +90,9 @@ def loop_interfaces(loop: Any, profile: Any) -> list[Interface]:
 
 
 def _model(script: LoopScript, dialect: str, mode: LoopModel,
-           serve_on: Any = None) -> tuple[Any, Any]:
-    """``(model, recorder)``: the chat adapter the loop gets, and where requests are read back.
+           serve_on: Any = None) -> tuple[Any, Any, Any]:
+    """``(model, recorder, endpoint)``: the chat adapter the loop gets, where requests are read
+    back, and (fake mode) the fake provider's endpoint the adapter is wired to.
 
     ``serve_on`` (an ExitStack): serve the fake provider on loopback, for loops in another
     process (``pytest_toolcall.foreign``), and keep it up until the stack closes."""
@@ -97,7 +100,7 @@ def _model(script: LoopScript, dialect: str, mode: LoopModel,
 
     scripted = ScriptedModel(script.turns, dialect=dialect, max_calls=script.max_model_calls)
     if mode == "inprocess":
-        return scripted, scripted
+        return scripted, scripted, None
     from .cases import ScriptedCall
     from .fake import FakeProvider, in_process_endpoint
     from .reference import reference_adapter
@@ -117,27 +120,40 @@ def _model(script: LoopScript, dialect: str, mode: LoopModel,
         serve_on.endpoint = endpoint
     else:
         endpoint = in_process_endpoint(fake)
-    return reference_adapter(endpoint), fake
+    return reference_adapter(endpoint), fake, endpoint
 
 
 def run_loop(case: Any, loop: Any, profile: Any, *, dialect: str = "openai",
-             model_mode: LoopModel = "inprocess") -> list[LoopRun]:
-    """Drive a loop case through every interface of ``loop``; checks run on each recording."""
+             model_mode: LoopModel = "inprocess",
+             transport: Literal["inprocess", "loopback"] = "inprocess") -> list[LoopRun]:
+    """Drive a loop case through every interface of ``loop``; checks run on each recording.
+
+    With ``model_mode="fake"`` the loop's request carries the fake provider's ``endpoint``;
+    ``transport="loopback"`` serves it on 127.0.0.1 (for clients that are not httpx)."""
     script = resolve_script(case, profile)
+    reason = inexpressible(script, dialect)
+    if reason is not None:
+        from .runner import CaseSkipped
+
+        raise CaseSkipped(f"{case.id} cannot run on {dialect}: {reason}")
     runs = []
     # a loop in another process calls the fake provider over HTTP on 127.0.0.1
     loopback = getattr(loop, "toolcall_loop_model", None) == "loopback"
     if loopback:
         model_mode = "fake"
+    serve = loopback or (model_mode == "fake" and transport == "loopback")
     for interface in loop_interfaces(loop, profile):
         stack = contextlib.ExitStack()
-        model, recorder = _model(script, dialect, model_mode, stack if loopback else None)
+        model, recorder, endpoint = _model(script, dialect, model_mode, stack if serve else None)
         executor = Executor(script.tools)
         run = LoopRun(case=case, profile=profile, interface=interface, loop=loop,
                       executor=executor, model=model, model_mode=model_mode, script=script,
                       dialect=dialect)
-        request = LoopRequest(messages=script.messages, tools=[t.spec for t in script.tools],
-                              model=model, executor=executor)
+        # deep copies: a loop that edits a message or a tool schema in place must not change
+        # the case for the next interface or the next case (issue 18)
+        request = LoopRequest(messages=copy.deepcopy(list(script.messages)),
+                              tools=copy.deepcopy([t.spec for t in script.tools]),
+                              model=model, executor=executor, endpoint=endpoint)
         if loopback:
             served = stack.endpoint  # type: ignore[attr-defined]
             request.metadata["endpoint"] = {"provider": dialect, "base_url": served.base_url,
@@ -183,14 +199,66 @@ def _read_back(run: LoopRun, recorder: Any) -> None:
             run.rejections.append((exchange.index, exchange.rejection))
 
 
+def model_call_ceiling(profile: Any) -> int:
+    """How many model calls a loop case answers from its script before the model says it has
+    nothing more to say: 40, or more when the profile's caps need it (a framework whose
+    default cap is 50 model calls runs as shipped)."""
+    caps = (profile.max_iterations + (profile.max_failure_rounds or 0)
+            + (profile.tool_failure_budget or 0) + profile.model_retries + 2)
+    return max(40, 2 * caps)
+
+
+#: dialects whose non-streamed response carries a call's arguments as TEXT, so a model can send
+#: malformed JSON there: OpenAI Chat Completions (``function.arguments`` is a string) and the
+#: Responses API (``function_call.arguments`` is a string). Anthropic (``tool_use.input``),
+#: Gemini (``functionCall.args``) and Ollama (``function.arguments``) carry a JSON object
+#: (WIRE.md sections 1-5; confirmed 2026-11-23): a loop calling ``complete`` never sees
+#: malformed arguments there.
+TEXT_ARGUMENT_DIALECTS: tuple[str, ...] = ("openai", "openai-responses")
+
+
+def inexpressible(script: LoopScript, dialect: str) -> str | None:
+    """Why ``script`` cannot be played on ``dialect``'s wire, or ``None`` when it can.
+
+    A scripted call whose arguments are not a JSON object (truncated JSON, say) exists only on
+    the dialects that carry arguments as text; elsewhere the fake could not send it and the
+    in-process model would invent something no adapter of that provider ever returns."""
+    if dialect in TEXT_ARGUMENT_DIALECTS:
+        return None
+    import json
+
+    for turn in script.turns:
+        for call in turn.tool_calls:
+            raw = call.arguments
+            if raw is None or isinstance(raw, dict) or not raw.strip():
+                continue
+            try:
+                value = json.loads(raw)
+            except ValueError:
+                value = None
+            if not isinstance(value, dict):
+                return (f"the scripted call {call.name} has arguments {raw!r}, which are not a "
+                        f"JSON object, and the {dialect} wire carries arguments as a JSON "
+                        "object, never as text (a model cannot send malformed arguments there; "
+                        f"only {', '.join(TEXT_ARGUMENT_DIALECTS)} can)")
+    return None
+
+
 def resolve_script(case: Any, profile: Any) -> LoopScript:
     """The case's loop script; a factory is called with the profile (caps vary by profile)."""
     script = case.loop(profile) if callable(case.loop) else case.loop
+    if not isinstance(script, LoopScript) and type(script).__name__ == "LoopScript" \
+            and hasattr(script, "model_dump"):
+        # the same class from a second import of the kit (pytest's pytester re-imports it
+        # in-process): same fields, so take its data
+        script = LoopScript.model_validate(script.model_dump())
     if not isinstance(script, LoopScript):
         from .errors import CaseDefinitionError
 
         raise CaseDefinitionError(case.id, f"its loop script factory returned "
                                   f"{type(script).__name__}, not a LoopScript")
+    if "max_model_calls" not in script.model_fields_set:
+        script = script.model_copy(update={"max_model_calls": model_call_ceiling(profile)})
     return script
 
 
@@ -199,11 +267,10 @@ def _verify_loop(run: LoopRun) -> None:
     if run.error is not None:
         from .checks import describe_error
 
+        expected, hint = _raised_advice(run)
         raise ConformanceFailure(
             "loop.raised", "the loop raised instead of returning a LoopResult",
-            expected="a LoopResult with a stop reason (use 'error' for failures)",
-            got=describe_error(run.error),
-            hint="catch failures inside the loop and stop with stop_reason='error'")
+            expected=expected, got=describe_error(run.error), hint=hint)
     run.result = coerce(run.result, LoopResult, clause="loop.result", what="the loop",
                         expected="pytest_toolcall.loop.LoopResult")
     for index, rejection in run.rejections:
@@ -215,6 +282,29 @@ def _verify_loop(run: LoopRun) -> None:
                  "that made it; no tool message without its call")
     run_checks(run.case, run)
     _result_messages_valid(run)
+
+
+def _raised_advice(run: LoopRun) -> tuple[str, str]:
+    """``(expected, hint)`` for a loop that raised: after a model call that FAILED the fix is
+    to stop with 'error'; after one that asked for tools, the raise came from running them and
+    the fix is to answer the failing call and go on (stopping would end a healthy run)."""
+    if run.model_calls:
+        index = run.model_calls - 1
+        turn = run.script.turns[min(index, len(run.script.turns) - 1)]
+        if turn.error is None and turn.tool_calls and index < run.script.max_model_calls:
+            return ("an error result for the call that failed, and the loop going on",
+                    "the loop raised while running the model's tool calls: a call that cannot "
+                    "run (an unknown tool, arguments that do not parse or fit, a tool that "
+                    "raises) is answered with an error result (is_error=True) saying what to "
+                    "fix, and the loop calls the model again. stop_reason='error' is for a "
+                    "failed model call only")
+        if turn.error is not None:
+            return ("a LoopResult with stop_reason='error'",
+                    "the model call failed: catch its exception and stop with "
+                    "stop_reason='error' (text naming the exception type, not its message)")
+    return ("a LoopResult with a stop reason (a failed model call: 'error')",
+            "catch failures inside the loop: answer a failing tool call with an error result "
+            "and go on; stop with stop_reason='error' when the model call itself fails")
 
 
 def _result_messages_valid(run: LoopRun) -> None:
@@ -278,18 +368,17 @@ def _history_property(case: Any, builder: Any, profile: Any, examples: int) -> H
 
 
 def _history_once(case: Any, builder: Any, profile: Any, stored: tuple[Any, ...]) -> HistoryRun:
-    from .checks import describe_error
     from .errors import KitError, ToolcallError
 
     run = HistoryRun(case=case, profile=profile, builder=builder, stored=stored)
     try:
-        run.built = list(builder.build(list(stored)))
-        run.rebuilt = list(builder.build(list(run.built)))
-    except Exception as exc:
-        run.error = exc
-        raise ConformanceFailure("history.raised", "build() raised on a stored history",
-                                 got=describe_error(exc),
-                                 hint="a messy history is normal input: filter, never raise")
+        # a deep copy: a builder that edits the stored messages in place must not change the
+        # case's history (the checks compare against it) or the next example's (issue 18)
+        run.built = _build(builder, copy.deepcopy(list(stored)), profile, run, "stored")
+        run.rebuilt = _build(builder, list(run.built), profile, run, "built")
+    except ConformanceFailure as failure:
+        failure.case_id = case.id
+        raise
     for item in case.checks:
         try:
             item(run)
@@ -304,6 +393,45 @@ def _history_once(case: Any, builder: Any, profile: Any, stored: tuple[Any, ...]
             raise KitError(f"check {clause!r} of case {case.id} crashed: "
                            f"{type(exc).__name__}: {exc}") from exc
     return run
+
+
+def _built(value: Any) -> Any:
+    """The messages ``build()`` returned, read inside the deadline (a generator runs here)."""
+    if value is None or isinstance(value, (str, bytes, dict)) or not hasattr(value, "__iter__"):
+        return _NotMessages(value)
+    return list(value)
+
+
+class _NotMessages:
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+def _build(builder: Any, history: list[Any], profile: Any, run: HistoryRun, which: str) -> Any:
+    """``builder.build(history)`` under the profile's deadline (issue 18: a build() that sleeps,
+    spins or blocks must not hang the session)."""
+    from .checks import describe_error
+    from .runner import call_with_deadline
+
+    outcome = call_with_deadline(
+        lambda: _built(builder.build(history)), lambda: None, "sync", profile.timeout,
+        clause="history.timeout", what=f"build() on the {which} history",
+        hint="build() only rearranges messages: no network, no sleeping, no waiting on locks; "
+             "raise Profile(timeout=...) if it is just slow")
+    if isinstance(outcome, BaseException):
+        run.error = outcome
+        raise ConformanceFailure("history.raised", f"build() raised on the {which} history",
+                                 got=describe_error(outcome),
+                                 hint="a messy history is normal input: filter, never raise")
+    if isinstance(outcome, _NotMessages):
+        value = outcome.value
+        raise ConformanceFailure(
+            "history.result", f"build() returned {type(value).__name__} on the {which} "
+            "history, not a list of messages",
+            expected="a list of pytest_toolcall messages (an empty list for an empty history)",
+            got=f"{value!r:.200}",
+            hint="return the rebuilt list (a missing `return` gives None)")
+    return outcome
 
 
 def _history_trace(run: HistoryRun) -> str:

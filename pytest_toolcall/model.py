@@ -20,6 +20,8 @@ __all__ = [
     "FinishReason",
     "Message",
     "NamedToolChoice",
+    "Reasoning",
+    "ReasoningComplete",
     "StreamDone",
     "StreamEvent",
     "SystemMessage",
@@ -134,8 +136,18 @@ class ToolCall(BaseModel):
 
 
 class SystemMessage(BaseModel):
+    """Instructions to the model: a system prompt, or (``role="developer"``) a developer message.
+
+    ``developer`` is OpenAI's name for the same thing on newer models (Chat Completions and
+    Responses take both roles and convert one into the other per model; OpenAI staff on the
+    developer forum, "How is developer message better than system prompt?", confirmed
+    2026-11-23). Providers without the role take it as a system prompt: Anthropic's top-level
+    ``system``, Gemini's ``systemInstruction``, Ollama's ``system`` role (Ollama ignores a
+    ``developer`` message: earendil-works/pi PR #140, confirmed 2026-11-23).
+    """
+
     model_config = _FROZEN
-    role: Literal["system"] = "system"
+    role: Literal["system", "developer"] = "system"
     content: str
 
 
@@ -145,13 +157,31 @@ class UserMessage(BaseModel):
     content: str
 
 
+class Reasoning(BaseModel):
+    """Reasoning the model produced before it answered, to be sent back UNCHANGED with the tool
+    calls it precedes (the provider checks it; see docs/reasoning.md).
+
+    ``type``: ``thinking`` / ``redacted_thinking`` (Anthropic blocks), ``reasoning`` (an OpenAI
+    Responses item). ``text``: the thinking text, or the Responses summary text. ``signature``:
+    Anthropic's ``signature`` (``data`` for a redacted block), or a Responses item's
+    ``encrypted_content``. ``id``: a Responses item's ``rs_`` id.
+    """
+
+    model_config = _FROZEN
+    type: Literal["thinking", "redacted_thinking", "reasoning"]
+    text: str | None = None
+    signature: str | None = None
+    id: str | None = None
+
+
 class AssistantMessage(BaseModel):
-    """What the model said: text, tool calls, or both."""
+    """What the model said: text, tool calls, or both; and the reasoning that came before."""
 
     model_config = _FROZEN
     role: Literal["assistant"] = "assistant"
     content: str | None = None
     tool_calls: tuple[ToolCall, ...] = ()
+    reasoning: tuple[Reasoning, ...] = ()
 
 
 class ToolMessage(BaseModel):
@@ -193,6 +223,8 @@ class ChatRequest(BaseModel):
     parallel_tool_calls: bool | None = None
     stream: bool = False
     model: str | None = None
+    #: ask the model to reason first (Anthropic ``thinking``); ``None``: the provider's default
+    reasoning: bool | None = None
 
 
 class Usage(BaseModel):
@@ -212,10 +244,12 @@ class ChatResponse(BaseModel):
     finish_reason: FinishReason | None = None
     usage: Usage | None = None
     model: str | None = None
+    reasoning: tuple[Reasoning, ...] = ()
 
     def to_message(self) -> AssistantMessage:
         """The assistant message that replays this response in the next request."""
-        return AssistantMessage(content=self.text or None, tool_calls=self.tool_calls)
+        return AssistantMessage(content=self.text or None, tool_calls=self.tool_calls,
+                                reasoning=self.reasoning)
 
 
 class TextDelta(BaseModel):
@@ -248,6 +282,15 @@ class ToolCallComplete(BaseModel):
     call: ToolCall
 
 
+class ReasoningComplete(BaseModel):
+    """A reasoning block or item that has fully arrived (in order, before the calls it
+    precedes)."""
+
+    model_config = _FROZEN
+    type: Literal["reasoning_complete"] = "reasoning_complete"
+    reasoning: Reasoning
+
+
 class StreamDone(BaseModel):
     """The last event of every stream."""
 
@@ -258,7 +301,7 @@ class StreamDone(BaseModel):
 
 
 StreamEvent = Annotated[
-    Union[TextDelta, ToolCallDelta, ToolCallComplete, StreamDone],
+    Union[TextDelta, ToolCallDelta, ToolCallComplete, ReasoningComplete, StreamDone],
     Field(discriminator="type"),
 ]
 
@@ -267,6 +310,7 @@ def assemble_stream(events: Iterable[Any]) -> ChatResponse:
     """Fold stream events into the response they describe (text, completed calls, done)."""
     text: list[str] = []
     calls: list[ToolCall] = []
+    reasoning: list[Reasoning] = []
     finish: FinishReason | None = None
     usage: Usage | None = None
     for event in events:
@@ -274,8 +318,11 @@ def assemble_stream(events: Iterable[Any]) -> ChatResponse:
             text.append(event.text)
         elif isinstance(event, ToolCallComplete):
             calls.append(event.call)
+        elif isinstance(event, ReasoningComplete):
+            reasoning.append(event.reasoning)
         elif isinstance(event, StreamDone):
             finish, usage = event.finish_reason, event.usage
     return ChatResponse(
-        text="".join(text) or None, tool_calls=tuple(calls), finish_reason=finish, usage=usage
+        text="".join(text) or None, tool_calls=tuple(calls), finish_reason=finish, usage=usage,
+        reasoning=tuple(reasoning),
     )

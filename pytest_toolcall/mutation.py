@@ -351,6 +351,12 @@ def preflight(workdir: Path, providers: list[str], cases: list[str]) -> dict[str
     done = subprocess.run(args, cwd=workdir, env=env, capture_output=True, text=True,
                           check=False)
     output = done.stdout + done.stderr
+    unmatched = [line.strip() for line in output.splitlines() if "matches no case" in line]
+    if unmatched and done.returncode != 0:  # a --cases glob that names nothing: usage, exit 2
+        from .errors import UsageError
+
+        raise UsageError(f"pytest-toolcall mutate: --cases {','.join(cases)!r}: "
+                         f"{unmatched[0].split('toolcall_cases: ', 1)[-1]}")
     if not out.exists():
         raise MutationError("the conformance suite could not even start in the working copy "
                             f"(pytest exit code {done.returncode}):\n{_tail(output)}")
@@ -527,7 +533,9 @@ def run_mutmut(workdir: Path, jobs: int, log: Path | None) -> tuple[float, float
     seconds = time.perf_counter() - started
     output = _strip_spinner(done.stdout + done.stderr)
     if log is not None:
-        log.write_text(output, encoding="utf-8")
+        from .redact import mask
+
+        log.write_text(mask(output), encoding="utf-8")
     if done.returncode != 0:
         raise MutationError(_explain_mutmut_failure(done.returncode, output))
     rate = _RATE.findall(output)
@@ -776,7 +784,9 @@ def write_reports(directory: Path, result: MutationResult, gate: dict[str, Any])
     directory.mkdir(parents=True, exist_ok=True)
     json_path = directory / "mutation-report.json"
     md_path = directory / "mutation-summary.md"
-    json_path.write_text(json.dumps(result.document(gate), indent=2, ensure_ascii=False) + "\n",
-                         encoding="utf-8")
-    md_path.write_text(render_markdown(result, gate), encoding="utf-8")
+    from .redact import mask  # secrets never reach a file the kit writes (issue 18)
+
+    json_path.write_text(mask(json.dumps(result.document(gate), indent=2, ensure_ascii=False))
+                         + "\n", encoding="utf-8")
+    md_path.write_text(mask(render_markdown(result, gate)), encoding="utf-8")
     return [json_path, md_path]

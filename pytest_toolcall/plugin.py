@@ -90,6 +90,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
              "my-harness.mjs') and speak the child-process protocol with it (docs/protocol.md) "
              "(ini: toolcall_command)")
     ini("toolcall_command", "default for --toolcall-command", "")
+    option(
+        "--toolcall-adapter", dest="toolcall_adapter", default=None,
+        metavar="shims.LIBRARY:MODULE:FACTORY",
+        help="test a real client library through a ready-made shim, without code: e.g. "
+             "'shims.openai:my_app.models:make_client', where make_client(endpoint) builds the "
+             "library's client (docs/shims.md) (ini: toolcall_adapter)")
+    ini("toolcall_adapter", "default for --toolcall-adapter", "")
     ini("toolcall_known_gaps", "known gaps, one 'case-glob: reason' per line; those cases xfail "
         "(strict: an unexpected pass fails)", [], type="linelist")
 
@@ -100,9 +107,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
              "toolcall-badge.json (shields.io endpoint) into DIR (ini: toolcall_report)")
     option(
         "--toolcall-min-pass-rate", dest="toolcall_min_pass_rate", default=None, metavar="RATE",
-        help="fail the session when the suite's pass rate, passed / (passed + failed + error), "
-             "is below RATE (0.95 or 95%%); known gaps and skips are not counted "
-             "(ini: toolcall_min_pass_rate)")
+        help="fail the session when the suite's pass rate, "
+             "(passed + xpassed) / (passed + xpassed + failed + error), is below RATE (0.95 or "
+             "95%%); known gaps and skips are not counted (ini: toolcall_min_pass_rate)")
     option(
         "--toolcall-gate-families", dest="toolcall_gate_families", default=None,
         metavar="FAMILY[,FAMILY]",
@@ -168,6 +175,11 @@ def providers(config: pytest.Config) -> list[str]:
     from .dialects import DIALECT_NAMES
 
     names = _split(_setting(config, "toolcall_provider"))
+    if not names and config.getoption("toolcall_provider") is not None:
+        raise pytest.UsageError(
+            "--toolcall-provider is empty: name a provider "
+            f"({', '.join(DIALECT_NAMES)}), a comma list, or 'all'; leave the option out to "
+            "run without the suite")
     if names == ["all"]:
         return list(DIALECT_NAMES)
     unknown = [n for n in names if n not in DIALECT_NAMES]

@@ -35,10 +35,6 @@ BADGE_FILE = "toolcall-badge.json"
 OUTCOMES = ("passed", "failed", "error", "skipped", "xfailed", "xpassed", "kit_error")
 #: the module prefix of the built-in reference implementations
 REFERENCE_PREFIX = "pytest_toolcall.reference"
-#: environment variables whose values never appear in a report
-SECRET_SUFFIXES = ("_API_KEY", "_KEY", "_TOKEN", "_SECRET", "_PASSWORD")
-#: shorter values are not redacted: a 3-character "key" would mangle every message it occurs in
-MIN_SECRET_LENGTH = 6
 _MAX_MESSAGE_LINES = 6
 _MAX_LINE = 300
 _XPASS_STRICT = "[XPASS(strict)] "
@@ -119,6 +115,8 @@ def _record(nodeid: str, phases: list[Phase]) -> CaseRecord:
     outcome, decisive = _outcome(phases)
     if outcome == "failed" and props.get("toolcall_kit_error"):
         outcome = "kit_error"
+    elif outcome == "failed" and props.get("toolcall_not_run"):
+        outcome = "error"  # the kit could not run it (a ToolcallError in the call): no verdict
     record = CaseRecord(
         id=str(props.get("toolcall_case", nodeid)), nodeid=nodeid,
         contract=str(props.get("toolcall_contract", "chat")),
@@ -187,22 +185,18 @@ def _opt(value: Any) -> str | None:
 
 # -- secrets ------------------------------------------------------------------------------------
 def secrets(environ: Mapping[str, str] | None = None) -> dict[str, str]:
-    """Secret values from the environment (name ends with _KEY, _TOKEN, ...) -> variable name."""
-    env = os.environ if environ is None else environ
-    found = {}
-    for name, value in env.items():
-        if name.upper().endswith(SECRET_SUFFIXES) and len(value.strip()) >= MIN_SECRET_LENGTH:
-            found[value.strip()] = name
-    return found
+    """Secret values from the environment -> variable name (see :mod:`pytest_toolcall.redact`)."""
+    from .redact import env_secrets
+
+    return {value: label.removeprefix("$") for value, label in env_secrets(environ).items()}
 
 
 def redact(text: str | None, environ: Mapping[str, str] | None = None) -> str | None:
-    """``text`` with every secret value from the environment replaced by ``[redacted $NAME]``."""
-    if not text:
-        return text
-    for value, name in sorted(secrets(environ).items(), key=lambda kv: -len(kv[0])):
-        text = text.replace(value, f"[redacted ${name}]")
-    return text
+    """``text`` with every secret the kit knows masked (:func:`pytest_toolcall.redact.mask`):
+    environment secrets as ``[redacted $NAME]``, the planted tool secret, registered keys."""
+    from .redact import mask
+
+    return mask(text, environ)  # type: ignore[no-any-return]
 
 
 def redact_records(records: Iterable[CaseRecord],
@@ -290,6 +284,8 @@ class RunInfo:
     start: str
     end: str
     duration: float
+    #: why the run stopped early (an interrupt); None when every selected case ran
+    incomplete: str | None = None
 
 
 def totals(records: Sequence[CaseRecord]) -> dict[str, Any]:
@@ -406,6 +402,8 @@ def render_markdown(document: Mapping[str, Any]) -> str:
     parts = [f"{tot[o]} {o}" for o in OUTCOMES if tot[o]]
     out.append(f"**{badge_doc['message']}** ({', '.join(parts) or 'no cases'}) · providers: "
                f"{', '.join(providers) or 'none'}")
+    if run.get("incomplete"):
+        out += ["", f"⚠️ **incomplete run**: {_plain(run['incomplete'])}"]
     if gate is not None:
         out += ["", (f"{'✅' if gate['passed'] else '❌'} **gate "
                     f"{'passed' if gate['passed'] else 'failed'}**: {_plain(gate['reason'])}")]
@@ -479,8 +477,20 @@ def write_reports(directory: Path, document: Mapping[str, Any]) -> list[Path]:
              SUMMARY_FILE: render_markdown(document),
              BADGE_FILE: json.dumps(badge(cases), indent=2) + "\n"}
     written = []
+    from .redact import mask
+
     for name, text in files.items():
         path = directory / name
-        path.write_text(text, encoding="utf-8")
+        path.write_text(mask(text), encoding="utf-8")  # whatever the records missed
         written.append(path)
     return written
+
+
+def append_step_summary(path: Path, document: Mapping[str, Any]) -> None:
+    """Append the Markdown summary to GitHub's job summary file (``$GITHUB_STEP_SUMMARY``).
+
+    GitHub gives each step its own file and shows what the step appended; appending (never
+    overwriting) keeps what other tools of the same step wrote.
+    """
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(render_markdown(document) + "\n")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import platform
+import threading
 import time
 from collections.abc import Iterator
 from datetime import datetime, timezone
@@ -24,6 +25,8 @@ from .plugin import _setting, _split, providers
 
 #: set by mutmut in the environment of each mutant run: no report files then
 MUTANT_ENV = "MUTANT_UNDER_TEST"
+#: set by GitHub Actions to the job summary's file; the Markdown summary is appended to it
+STEP_SUMMARY_ENV = "GITHUB_STEP_SUMMARY"
 
 
 def min_pass_rate(config: pytest.Config) -> float | None:
@@ -57,6 +60,13 @@ def report_dir(config: pytest.Config) -> Path | None:
 
 def pytest_configure(config: pytest.Config) -> None:
     rate = min_pass_rate(config)  # fail early on a bad value
+    directory = report_dir(config)
+    if directory is not None and directory.exists() and not directory.is_dir():
+        raise pytest.UsageError(
+            f"--toolcall-report / toolcall_report: {directory} is a file, not a directory. The "
+            "kit writes three files (toolcall-report.json, toolcall-summary.md, "
+            "toolcall-badge.json) into the directory you name: give a directory, e.g. "
+            "--toolcall-report=toolcall-report")
     families = _split(_setting(config, "toolcall_gate_families"))
     if families and rate is None:
         config.issue_config_time_warning(pytest.PytestConfigWarning(
@@ -67,7 +77,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(Reporter(config, rate, families), "toolcall-report")
 
 
-@pytest.hookimpl(wrapper=True)
+@pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
     report = yield
     from .errors import ConformanceFailure
@@ -76,7 +86,33 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     if isinstance(exc, ConformanceFailure) and exc.hint:
         # the fix line of the Markdown summary; on the report only, so not in --junitxml
         report.user_properties.append(("toolcall_hint", exc.hint))
+    if item.get_closest_marker("toolcall") is not None:
+        mask_report(report, item)
     return report
+
+
+def mask_report(report: pytest.TestReport, item: pytest.Item | None = None) -> None:
+    """Mask every secret the kit knows (:mod:`pytest_toolcall.redact`) in what pytest prints and
+    writes for this report: the failure text and skip reason (terminal, JUnit, the report
+    files), captured output, and the user properties (JUnit ``<properties>``). Done here, where
+    the report is made, so xdist workers send masked reports to the controller."""
+    from .redact import mask
+
+    longrepr = report.longrepr
+    if isinstance(longrepr, str):
+        report.longrepr = mask(longrepr)
+    elif isinstance(longrepr, tuple) and len(longrepr) == 3:
+        report.longrepr = (longrepr[0], longrepr[1], mask(longrepr[2]))
+    elif longrepr is not None:
+        text = str(longrepr)
+        masked = mask(text)
+        if masked != text:  # keep pytest's rich repr unless it holds a secret
+            report.longrepr = masked
+    report.sections = [(title, mask(content)) for title, content in report.sections]
+    for holder in (report, item):
+        if holder is not None:
+            holder.user_properties[:] = [(name, mask(value))
+                                         for name, value in holder.user_properties]
 
 
 def _text(report: pytest.TestReport) -> str | None:
@@ -94,6 +130,13 @@ def _text(report: pytest.TestReport) -> str | None:
     return str(longrepr).strip().splitlines()[-1] if str(longrepr).strip() else None
 
 
+def _target(thread: threading.Thread) -> str:
+    target = getattr(thread, "_target", None)  # CPython keeps it until the thread ends
+    name = getattr(target, "__qualname__", None)
+    module = getattr(target, "__module__", None)
+    return f" (running {module}.{name})" if name and module else ""
+
+
 class Reporter:
     """Collects the suite's reports (on the controller) and writes and gates at the end."""
 
@@ -108,8 +151,17 @@ class Reporter:
         self.records: list[Any] = []
         self.written: list[Path] = []
         self.suppressed = False
+        self.collected = 0
+        self.threads: set[int | None] = {t.ident for t in threading.enumerate()}
+        self.incomplete: str | None = None
+        self.step_summary: str | None = None
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        self.collected = sum(1 for item in session.items
+                             if item.get_closest_marker("toolcall") is not None)
 
     def pytest_sessionstart(self) -> None:
+        self.threads = {t.ident for t in threading.enumerate()}
         self.started = datetime.now(timezone.utc)
         self.clock = time.perf_counter()
 
@@ -131,20 +183,44 @@ class Reporter:
         if self.config.option.collectonly:
             return  # nothing ran: no verdict, and the last real run's files stay
         chosen = providers(self.config)
-        self.records = report.redact_records(report.merge_phases(self.phases))
+        phases = self.phases
+        interrupted = session.exitstatus == pytest.ExitCode.INTERRUPTED
+        if interrupted:
+            # the item that was running has a passed setup and nothing else: no verdict
+            done = {p.nodeid for p in phases if p.when == "call" or p.outcome != "passed"}
+            phases = [p for p in phases if p.nodeid in done]
+        self.records = report.redact_records(report.merge_phases(phases))
+        if interrupted and chosen:
+            # a KeyboardInterrupt (the user's, or raised by an implementation under test)
+            self.incomplete = (f"interrupted (KeyboardInterrupt) after {len(self.records)} of "
+                               f"{self.collected or '?'} suite items: the counts cover only "
+                               "the cases that ran")
         if self.rate is not None and chosen:
             self.gate = report.evaluate_gate(self.records, self.rate, self.families or None)
             self.gate.reason = report.redact(self.gate.reason) or ""
             if not self.gate.passed and session.exitstatus == pytest.ExitCode.OK:
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED
         directory = report_dir(self.config)
-        if directory is None:
+        step_summary = os.environ.get(STEP_SUMMARY_ENV, "").strip()
+        if not step_summary or not chosen or not self.records:
+            step_summary = ""  # only a run of the suite appends to the job summary
+        if directory is None and not step_summary:
             return
         if os.environ.get(MUTANT_ENV):
             self.suppressed = True
             return
-        document = report.build_document(self._run_info(chosen), self.records, self.gate)
-        self.written = report.write_reports(directory, document)
+        info = self._run_info(chosen)
+        info.incomplete = self.incomplete
+        document = report.build_document(info, self.records, self.gate)
+        if directory is not None:
+            self.written = report.write_reports(directory, document)
+        if step_summary:
+            try:
+                report.append_step_summary(Path(step_summary), document)
+                self.step_summary = f"summary appended to ${STEP_SUMMARY_ENV} ({step_summary})"
+            except OSError as exc:  # the verdict stands; say why the job summary is missing
+                self.step_summary = (f"could not append the summary to ${STEP_SUMMARY_ENV} "
+                                     f"({step_summary}): {exc}")
 
     def _run_info(self, chosen: list[str]) -> Any:
         from . import __version__
@@ -173,7 +249,23 @@ class Reporter:
         for line, markup in lines:
             terminalreporter.write_line(line, **markup)
 
+    def leftover_threads(self) -> list[threading.Thread]:
+        """Non-daemon threads started during the session and still running: they keep the
+        process alive after the summary (an implementation's executor or timer not shut down)."""
+        return [t for t in threading.enumerate()
+                if t.is_alive() and not t.daemon and t is not threading.main_thread()
+                and t.ident not in self.threads]
+
     def _summary_lines(self) -> Iterator[tuple[str, dict[str, bool]]]:
+        leftover = self.leftover_threads() if self.records else []
+        if leftover:
+            names = ", ".join(f"{t.name!r}{_target(t)}" for t in leftover)
+            yield (f"warning: {len(leftover)} non-daemon thread{'s' if len(leftover) != 1 else ''}"
+                   f" left running after the suite will keep this process from exiting: {names}."
+                   " Shut down executors and join threads the implementation starts (or make "
+                   "them daemon threads)", {"yellow": True, "bold": True})
+        if self.incomplete:
+            yield f"INCOMPLETE RUN: {self.incomplete}", {"red": True, "bold": True}
         gaps = [r for r in self.records if r.known_gap is not None]
         if gaps:
             yield (f"known gaps ({len(gaps)}, declared; they do not fail the gate):", {})
@@ -185,5 +277,7 @@ class Reporter:
                                      else {"red": True, "bold": True})
         if self.written:
             yield f"reports written: {', '.join(str(p) for p in self.written)}", {}
+        if self.step_summary:
+            yield self.step_summary, {}
         elif self.suppressed:
             yield f"no report files written: {MUTANT_ENV} is set (a mutmut run)", {}

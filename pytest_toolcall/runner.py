@@ -9,9 +9,12 @@ from here is a kit bug.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
+import os
 import queue
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -26,6 +29,7 @@ from .errors import ConformanceFailure, KitError, ToolcallError, UsageError
 from .fake.provider import Endpoint, Exchange
 from .model import (
     ChatResponse,
+    ReasoningComplete,
     StreamDone,
     StreamEvent,
     TextDelta,
@@ -37,7 +41,7 @@ from .model import (
 __all__ = ["CaseRun", "CaseSkipped", "StepRecord", "run_case"]
 
 _EVENT = TypeAdapter(StreamEvent)
-_EVENT_TYPES = (TextDelta, ToolCallDelta, ToolCallComplete, StreamDone)
+_EVENT_TYPES = (TextDelta, ToolCallDelta, ToolCallComplete, ReasoningComplete, StreamDone)
 
 
 class CaseSkipped(Exception):
@@ -55,6 +59,9 @@ class StepRecord:
     events: list[Any] | None = None
     error: BaseException | None = None
     seconds: float = 0.0
+    #: the deep copy of the step's request the adapter was handed (read after the call, it shows
+    #: whether the adapter edited it in place)
+    handed: Any = None
 
     @property
     def requests(self) -> list[Exchange]:
@@ -78,7 +85,7 @@ class CaseRun:
 
 def run_case(case: Case, adapter: Any, profile: Profile, endpoint: Endpoint | None = None, *,
              interfaces: Sequence[Interface] | None = None, dialect: str | None = None,
-             loop_model: str = "inprocess") -> list[Any]:
+             loop_model: str = "inprocess", transport: str = "inprocess") -> list[Any]:
     """Run ``case`` through every interface its subject offers; returns the recordings.
 
     The subject is what the case's contract tests: a chat adapter (which needs the ``endpoint``
@@ -94,8 +101,8 @@ def run_case(case: Case, adapter: Any, profile: Profile, endpoint: Endpoint | No
 
         name = dialect or (endpoint.provider if endpoint is not None else "openai")
         if case.contract == "loop":
-            return run_loop(case, adapter, profile, dialect=name,
-                            model_mode=loop_model)  # type: ignore[arg-type]
+            return run_loop(case, adapter, profile, dialect=name,  # type: ignore[arg-type]
+                            model_mode=loop_model, transport=transport)  # type: ignore[arg-type]
         if case.contract == "fallback":
             from .fallbackrun import run_fallback
 
@@ -213,6 +220,7 @@ def _cut_offsets(run: CaseRun) -> list[int]:
 def _call(run: CaseRun, record: StepRecord) -> None:
     adapter, step = run.adapter, record.step
     request = step.request.model_copy(deep=True, update={"stream": step.via == "stream"})
+    record.handed = request
     if run.interface == "sync":
         method: Callable[[], Any]
         if step.via == "complete":
@@ -220,24 +228,34 @@ def _call(run: CaseRun, record: StepRecord) -> None:
                 return adapter.complete(request)
         else:
             def method() -> Any:
-                return list(adapter.stream(request))
+                return _listed(adapter.stream(request), step.take)
     else:
         if step.via == "complete":
             def method() -> Any:
                 return run_async(_await(adapter.acomplete(request)))
         else:
             def method() -> Any:
-                return run_async(_collect(adapter.astream(request)))
+                return run_async(_collect(adapter.astream(request), step.take))
     outcome = _with_timeout(method, run.profile.timeout)
     if isinstance(outcome, _Timeout):
         raise ConformanceFailure(
             "adapter.timeout",
             f"the adapter did not return within {run.profile.timeout:g}s "
-            f"({'complete' if step.via == 'complete' else 'stream'}, {run.interface})",
+            f"({'complete' if step.via == 'complete' else 'stream'}, {run.interface})"
+            + outcome.note(),
             hint="a loop that never ends, or a read that waits for more data than was sent; "
                  "raise Profile(timeout=...) if the adapter is just slow",
         )
+    if isinstance(outcome, _NotIterable):
+        name = "stream" if run.interface == "sync" else "astream"
+        raise ConformanceFailure(
+            "stream.events.type", f"{name}() returned {type(outcome.value).__name__}, not an "
+            f"{'' if run.interface == 'sync' else 'async '}iterable of stream events",
+            expected="a generator (or list) of TextDelta, ToolCallDelta, ToolCallComplete and "
+                     "StreamDone", got=f"{outcome.value!r:.200}",
+            hint=f"yield the events from {name}() (a missing `yield` or `return` gives None)")
     if isinstance(outcome, _Raised):
+        exited(outcome.error, "adapter", "the adapter")
         record.error = outcome.error
         return
     if step.via == "complete":
@@ -277,16 +295,67 @@ async def _await(value: Any) -> Any:
     return value
 
 
-async def _collect(stream: Any) -> list[Any]:
+async def _collect(stream: Any, take: int | None = None) -> Any:
     if inspect.isawaitable(stream):
         stream = await stream
+    if take is not None and hasattr(stream, "__aiter__"):  # the caller stops, then closes
+        events = []
+        async for event in stream:
+            events.append(event)
+            if len(events) >= take:
+                break
+        if hasattr(stream, "aclose"):
+            await stream.aclose()
+        return events
     if hasattr(stream, "__aiter__"):
         return [event async for event in stream]
-    return list(stream)
+    return _listed(stream, take)
 
 
+@dataclass
+class _NotIterable:
+    """stream()/astream() returned something that is no stream of events (None, a number)."""
+
+    value: Any
+
+
+def _listed(stream: Any, take: int | None = None) -> Any:
+    if stream is None or isinstance(stream, (str, bytes)) or not hasattr(stream, "__iter__"):
+        return _NotIterable(stream)
+    return _take(stream, take)
+
+
+def _take(stream: Any, take: int | None) -> list[Any]:
+    """All events, or (``Step.take``) the first ``take`` and then the stream is closed."""
+    if take is None:
+        return list(stream)
+    events = []
+    for event in stream:
+        events.append(event)
+        if len(events) >= take:
+            break
+    close = getattr(stream, "close", None)
+    if callable(close):
+        close()
+    return events
+
+
+@dataclass
 class _Timeout:
-    pass
+    #: the implementation caught the kit's timeout (``except BaseException`` / a bare
+    #: ``except``) and went on; the kit had to force it out
+    swallowed: bool = False
+    #: the call went on after the first timeout signal (swallowed it, or a cleanup blocked)
+    refired: bool = False
+
+    def note(self) -> str:
+        if self.swallowed:
+            return (" and swallowed the kit's timeout (an `except BaseException` or bare "
+                    "`except` in a retry loop?): it had to be forced out")
+        if self.refired:
+            return (" and went on after the kit's timeout signal (it swallowed it, or a cleanup "
+                    "such as joining a hung thread blocked)")
+        return ""
 
 
 @dataclass
@@ -332,12 +401,117 @@ def _alarm_usable() -> bool:
             and signal.getsignal(signal.SIGALRM) in (signal.SIG_DFL, None))
 
 
+def _subject(func: Callable[[], Any]) -> Any:
+    """The frame the implementation runs under: forced timeouts stop propagating here."""
+    return func()
+
+
+#: code never interrupted by the escalation: the event loop and the kit itself must unwind
+#: cleanly (a timeout raised inside asyncio's own bookkeeping would leave the loop running)
+_MACHINERY = (os.path.dirname(asyncio.__file__) + os.sep, os.path.dirname(__file__) + os.sep)
+
+
+def _force_out(handler_frame: Any) -> list[Any]:
+    """Escalation for an implementation that swallowed the timeout: a trace function that raises
+    the timeout again at every line it runs (its own ``except`` bodies included), until the
+    exception reaches :func:`_subject`. Returns the frames it traced."""
+    def inside(frame: Any) -> bool:
+        frame = frame.f_back
+        while frame is not None:
+            if frame.f_code is _subject.__code__:
+                return True
+            frame = frame.f_back
+        return False
+
+    def tracer(frame: Any, event: str, arg: Any) -> Any:
+        if (event in ("line", "call") and frame.f_code is not _subject.__code__
+                and not frame.f_code.co_filename.startswith(_MACHINERY) and inside(frame)):
+            raise _AdapterTimeout()
+        return tracer
+
+    frames = []
+    frame = handler_frame
+    while frame is not None and frame.f_code is not _subject.__code__:
+        frame.f_trace = tracer
+        frames.append(frame)
+        frame = frame.f_back
+    sys.settrace(tracer)
+    return frames
+
+
+def _forced_cleanup(frames: list[Any]) -> None:
+    """After an escalation: untrace frames that live on (a suspended coroutine that swallowed
+    the cancellation too), and abandon this thread's event loop with its zombie tasks."""
+    for frame in frames:
+        frame.f_trace = None
+    _abandon_loop()
+
+
+def _abandon_loop() -> None:
+    """After a timeout in this thread: the alarm may have struck inside the event loop's own
+    bookkeeping (a callback popped and lost), and the timed-out coroutine may still be pending
+    in it; the next call starts on a fresh loop. The pending coroutines are closed here, under a
+    trace function that stops one that swallows its ``GeneratorExit`` too: left to the garbage
+    collector, such a coroutine would spin forever wherever it happened to be collected."""
+    loop = getattr(_loops, "loop", None)
+    _loops.loop = None
+    if loop is None or loop.is_running():
+        return
+    with contextlib.suppress(BaseException):
+        pending = [t for t in asyncio.all_tasks(loop) if not t.done()]
+        if pending:
+            _close_stubborn([t.get_coro() for t in pending])
+    with contextlib.suppress(Exception):
+        loop.close()
+
+
+def _closing(coro: Any) -> None:
+    """The frame a stubborn coroutine is closed under (see :func:`_close_stubborn`)."""
+    coro.close()
+
+
+def _close_stubborn(coroutines: list[Any]) -> None:
+    def inside(frame: Any) -> bool:
+        frame = frame.f_back
+        while frame is not None:
+            if frame.f_code is _closing.__code__:
+                return True
+            frame = frame.f_back
+        return False
+
+    def tracer(frame: Any, event: str, arg: Any) -> Any:
+        if (event in ("line", "call") and not frame.f_code.co_filename.startswith(_MACHINERY)
+                and inside(frame)):
+            raise _AdapterTimeout()
+        return tracer
+
+    previous = sys.gettrace()
+    sys.settrace(tracer)
+    try:
+        for coro in coroutines:
+            frame = getattr(coro, "cr_frame", None)
+            while frame is not None:  # the suspended frames: awaited coroutines included
+                frame.f_trace = tracer
+                inner = getattr(coro, "cr_await", None)
+                coro = inner if inspect.iscoroutine(inner) else None
+                frame = getattr(coro, "cr_frame", None)
+        for coro in [c for c in coroutines if inspect.iscoroutine(c)]:
+            with contextlib.suppress(BaseException):
+                _closing(coro)
+    finally:
+        sys.settrace(previous)
+
+
 def _with_alarm(func: Callable[[], Any], timeout: float) -> Any:
-    fired = False
+    fired = 0
+    forced: list[Any] | None = None
+    previous_trace = sys.gettrace()
 
     def on_alarm(signum: int, frame: Any) -> None:
-        nonlocal fired
-        fired = True
+        nonlocal fired, forced
+        fired += 1
+        if fired > 2 and forced is None:  # the first two were swallowed: force it out
+            forced = _force_out(frame)
         raise _AdapterTimeout()
 
     previous = signal.signal(signal.SIGALRM, on_alarm)
@@ -345,17 +519,27 @@ def _with_alarm(func: Callable[[], Any], timeout: float) -> Any:
     signal.setitimer(signal.ITIMER_REAL, timeout, 0.2)
     try:
         try:
-            result: Any = func()
+            result: Any = _subject(func)
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
+            if forced is not None:
+                sys.settrace(previous_trace)
+                _forced_cleanup(forced)
             signal.signal(signal.SIGALRM, previous)
     except _AdapterTimeout:
-        return _Timeout()
-    except (KeyboardInterrupt, SystemExit):
+        _abandon_loop()
+        return _Timeout(swallowed=forced is not None, refired=fired > 1)
+    except KeyboardInterrupt:
         raise
     except BaseException as exc:  # noqa: BLE001 - the adapter's errors are data here
-        return _Timeout() if fired else _Raised(exc)
-    return _Timeout() if fired else result
+        if not fired:
+            return _Raised(exc)
+        _abandon_loop()
+        return _Timeout(swallowed=forced is not None, refired=fired > 1)
+    if fired:
+        _abandon_loop()
+        return _Timeout(swallowed=forced is not None, refired=fired > 1)
+    return result
 
 
 def _with_timeout(func: Callable[[], Any], timeout: float) -> Any:
@@ -376,6 +560,8 @@ def _with_timeout(func: Callable[[], Any], timeout: float) -> Any:
     if not done.wait(timeout):
         _workers.current = None  # stuck in the adapter: leave it, start afresh next time
         return _Timeout()
+    if isinstance(box[0], _Raised) and isinstance(box[0].error, KeyboardInterrupt):
+        raise box[0].error  # the user (or the implementation) asked to stop the session
     return box[0]
 
 
@@ -412,7 +598,8 @@ def _as_events(values: list[Any]) -> list[Any]:
         except ValidationError:
             raise ConformanceFailure(
                 "stream.events.type", f"stream event #{position} is not a StreamEvent",
-                expected="TextDelta, ToolCallDelta, ToolCallComplete or StreamDone",
+                expected="TextDelta, ToolCallDelta, ToolCallComplete, ReasoningComplete or "
+                         "StreamDone",
                 got=f"{type(value).__name__}: {value!r:.200}",
                 hint="yield pytest_toolcall stream events from stream()/astream()",
             ) from None
@@ -447,10 +634,23 @@ def call_with_deadline(sync_call: Callable[[], Any], async_call: Callable[[], An
 
         outcome = _with_timeout(lambda: run_async(go()), timeout)
     if isinstance(outcome, _Timeout):
-        raise ConformanceFailure(clause, f"{what} did not return within {timeout:g}s", hint=hint)
+        raise ConformanceFailure(clause, f"{what} did not return within {timeout:g}s"
+                                 + outcome.note(), hint=hint)
     if isinstance(outcome, _Raised):
+        exited(outcome.error, clause.partition(".")[0], what)
         return outcome.error
     return outcome
+
+
+def exited(error: BaseException, prefix: str, what: str) -> None:
+    """``SystemExit`` from an implementation (``sys.exit()`` in a library, ``exit()`` left in a
+    debug path) is never an answer: a ``<prefix>.exit`` failure, not a crash of the session."""
+    if isinstance(error, SystemExit):
+        raise ConformanceFailure(
+            f"{prefix}.exit", f"{what} raised SystemExit({error.code!r}): it tried to end the "
+            "test process", expected="a result, or an exception the caller can handle",
+            got=f"SystemExit({error.code!r})",
+            hint="never call sys.exit()/exit() in library code; raise an exception instead")
 
 
 def coerce(value: Any, model: type[BaseModel], *, clause: str, what: str,
@@ -475,7 +675,8 @@ def _verify(run: CaseRun) -> None:
     run_checks(run.case, run)
     # last: a bug that breaks the completed calls is named by the case's own clause first
     for record in run.steps:
-        if record.events is not None and record.step.expect == "response":
+        if (record.events is not None and record.step.expect == "response"
+                and record.step.take is None):
             checks.deltas_match_calls(record)
 
 

@@ -27,3 +27,10 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
     if path == TESTS_DIR or TESTS_DIR in path.parents:
         return True
     return None
+
+
+@pytest.fixture(autouse=True)
+def _no_github_step_summary(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The suite runs that the kit's tests start (pytester) never append to the job summary of a
+    GitHub Actions run of the kit itself; tests of that feature set the variable themselves."""
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)

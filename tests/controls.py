@@ -1081,6 +1081,25 @@ class FixedDataPrefix(OpenAIChatAdapter):
         return _FixedPrefixAcc(self)
 
 
+class _EveryLineIsDataAcc(_Acc):
+    def feed_line(self, line: str) -> Any:
+        if line and not self.done:
+            # "every non-empty line is 'field: json'": a comment line is decoded as an event
+            payload = line.partition(":")[2].strip()
+            if payload != "[DONE]":
+                json.loads(payload)
+        return super().feed_line(line)
+
+
+class BreaksOnSseComments(OpenAIChatAdapter):
+    """Reads every non-empty SSE line as ``<field>: <json>``; OpenRouter's keep-alive comment
+    lines (``: OPENROUTER PROCESSING``, legal SSE) make it raise (OpenRouter's streaming docs
+    warn about exactly this parser)."""
+
+    def new_accumulator(self) -> StreamAccumulator:
+        return _EveryLineIsDataAcc(self)
+
+
 class _RawIndexDeltaAcc(_Acc):
     def add_fragment(self, frag: dict[str, Any]) -> ToolCallDelta:
         delta = super().add_fragment(frag)  # the completed calls stay right
@@ -1170,3 +1189,251 @@ class ParallelFlagWithoutTools(OpenAIChatAdapter):
         if request.parallel_tool_calls is not None:
             body["parallel_tool_calls"] = request.parallel_tool_calls
         return body
+
+
+# == messages: system prompts, developer messages, text next to calls (issue 12) ==================
+
+
+class SystemAsUser(OpenAIChatAdapter):
+    """System messages are translated with a role table that knows only user and assistant:
+    the system prompt goes out as a user message (issue 12: an independently written adapter
+    did this and passed the whole suite)."""
+
+    def encode_message(self, message: Any) -> dict[str, Any]:
+        out = super().encode_message(message)
+        if out["role"] in ("system", "developer"):
+            out["role"] = "user"
+        return out
+
+
+class DropsSystemMessages(OpenAIChatAdapter):
+    """Only user, assistant and tool messages are translated; system messages vanish."""
+
+    def build_body(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
+        body = super().build_body(request, stream=stream)
+        body["messages"] = [m for m in body["messages"] if m["role"] not in ("system",
+                                                                             "developer")]
+        return body
+
+
+class MergesSystemMessages(OpenAIChatAdapter):
+    """All system messages are joined into one at the top (a 'system prompt' field, as
+    Anthropic-first libraries model it): a system message added later in the conversation
+    moves to the start."""
+
+    def build_body(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
+        body = super().build_body(request, stream=stream)
+        system = [m["content"] for m in body["messages"] if m["role"] in ("system", "developer")]
+        rest = [m for m in body["messages"] if m["role"] not in ("system", "developer")]
+        body["messages"] = ([{"role": "system", "content": "\n\n".join(system)}] if system
+                            else []) + rest
+        return body
+
+
+class DeveloperAsUser(OpenAIChatAdapter):
+    """A role table from before the developer role: system stays system, anything else that
+    is not assistant or tool becomes user, so a developer message is sent as the user's."""
+
+    def encode_message(self, message: Any) -> dict[str, Any]:
+        out = super().encode_message(message)
+        if out["role"] == "developer":
+            out["role"] = "user"
+        return out
+
+
+class DropsTextWithToolCalls(OpenAIChatAdapter):
+    """An assistant turn with tool calls is replayed as the calls alone (content null): the
+    model's own words before the calls are lost (issue 12)."""
+
+    def encode_message(self, message: Any) -> dict[str, Any]:
+        out = super().encode_message(message)
+        if out.get("tool_calls"):
+            out["content"] = None
+        return out
+
+
+class RemintsForeignIdsOnCalls(OpenAIChatAdapter):
+    """Call ids that do not look like OpenAI's (``call_…``) are replaced by fresh ones on the
+    assistant's calls, but the tool results keep the old ids: after a provider switch OpenAI
+    answers 400 (the cross-provider failures of pi #9048 and tau PR #557, here on OpenAI)."""
+
+    def encode_call(self, call: ToolCall) -> dict[str, Any]:
+        out = super().encode_call(call)
+        if not str(call.id).startswith("call_"):
+            out["id"] = "call_" + str(abs(hash(call.id)))[:12]
+        return out
+
+
+__all__ += ["DeveloperAsUser", "DropsSystemMessages", "DropsTextWithToolCalls",
+            "MergesSystemMessages", "RemintsForeignIdsOnCalls", "SystemAsUser"]
+
+
+# == errors: what a retrying caller reads (issue 12) ==============================================
+
+
+class _Reraise(OpenAIChatAdapter):
+    """Base of the error controls: ``raise_for_error`` builds the reference's ProviderError,
+    then ``change`` rewrites it."""
+
+    def change(self, error: ProviderError) -> ProviderError:
+        return error
+
+    def raise_for_error(self, response: httpx.Response, body: bytes) -> None:
+        try:
+            super().raise_for_error(response, body)
+        except ProviderError as error:
+            raise self.change(error) from None
+
+
+def _copy(error: ProviderError, **fields: Any) -> ProviderError:
+    values = {"status": error.status, "type": error.type, "code": error.code,
+              "param": error.param, "body": error.body, "retry_after": error.retry_after,
+              "retryable": error.retryable}
+    values.update(fields)
+    return type(error)(error.message, **values)
+
+
+class NoRetryAfter(_Reraise):
+    """The error keeps the status and the words but not the delay: Retry-After is never read
+    (openai-node #1477: the rate-limit headers are not on the exception)."""
+
+    def change(self, error: ProviderError) -> ProviderError:
+        return _copy(error, retry_after=None)
+
+
+class StatusLost(_Reraise):
+    """The error carries the provider's words but not the HTTP status (``raise
+    Exception(body['error']['message'])``): a caller cannot tell a 429 from a 400."""
+
+    def change(self, error: ProviderError) -> ProviderError:
+        return _copy(error, status=None, retryable=None)
+
+
+class EveryErrorRetryable(_Reraise):
+    """Every error is marked retryable: a wrong key or an unknown model is retried until the
+    caller's budget runs out."""
+
+    def change(self, error: ProviderError) -> ProviderError:
+        return _copy(error, retryable=True)
+
+
+class NeverRetryable(_Reraise):
+    """No error is marked retryable: a rate limit or a busy hour stops the caller at once."""
+
+    def change(self, error: ProviderError) -> ProviderError:
+        return _copy(error, retryable=False)
+
+
+class RetryableByStatusOnly(_Reraise):
+    """Whether to retry is read from the status alone: OpenAI's 429 insufficient_quota (a used-
+    up quota) is retried as if it were a rate limit."""
+
+    def change(self, error: ProviderError) -> ProviderError:
+        return _copy(error, retryable=error.status == 429 or (error.status or 0) >= 500)
+
+
+class DropsErrorCode(_Reraise):
+    """The provider's error type and code are dropped: context_length_exceeded and
+    rate_limit_exceeded look the same to the caller."""
+
+    def change(self, error: ProviderError) -> ProviderError:
+        return _copy(error, type=None, code=None)
+
+
+class StreamErrorFinal(OpenAIChatAdapter):
+    """An error chunk inside a 200 stream is raised as a final error (no status, so "not
+    retryable"): a stream broken by a transient server_error is never sent again."""
+
+    def new_accumulator(self) -> StreamAccumulator:
+        acc = super().new_accumulator()
+        feed_line = acc.feed_line
+
+        def final(line: str) -> Any:
+            try:
+                return feed_line(line)
+            except ProviderError as error:
+                raise _copy(error, retryable=False) from None
+
+        acc.feed_line = final  # type: ignore[method-assign]
+        return acc
+
+
+class StreamLosesRetryAfter(OpenAIChatAdapter):
+    """stream() reads an error answer on its own path and raises without the delay, while
+    complete() keeps it."""
+
+    def stream(self, request: ChatRequest) -> Iterator[Any]:
+        try:
+            yield from super().stream(request)
+        except ProviderError as error:
+            if error.status is None:
+                raise
+            raise _copy(error, retry_after=None) from None
+
+
+__all__ += ["DropsErrorCode", "EveryErrorRetryable", "NeverRetryable", "NoRetryAfter",
+            "RetryableByStatusOnly", "StatusLost", "StreamErrorFinal", "StreamLosesRetryAfter"]
+
+
+# == transport faults (issue 12) ===================================================================
+
+
+class ReturnsPartialOnReset(OpenAIChatAdapter):
+    """A broken connection ends the stream as if the provider had finished: the partial text
+    is returned as the answer."""
+
+    def stream(self, request: ChatRequest) -> Iterator[Any]:
+        try:
+            yield from super().stream(request)
+        except ProviderError as error:
+            if error.status is not None or not isinstance(error.__cause__, httpx.TransportError):
+                raise
+            yield StreamDone(finish_reason="stop")
+
+
+class ResetIsFinal(OpenAIChatAdapter):
+    """A broken connection is reported as an error that cannot be retried."""
+
+    def stream(self, request: ChatRequest) -> Iterator[Any]:
+        try:
+            yield from super().stream(request)
+        except ProviderError as error:
+            if error.status is not None:
+                raise
+            raise ProviderError(error.message, retryable=False) from None
+
+
+class LeaksStream(OpenAIChatAdapter):
+    """The response is opened with ``client.send(..., stream=True)`` and never closed: when the
+    caller stops reading, the connection stays checked out of the pool."""
+
+    def stream(self, request: ChatRequest) -> Iterator[Any]:
+        body = self.build_body(request, stream=True)
+        response = self.client.send(self.client.build_request(
+            "POST", self.request_url(request, stream=True), headers=self.headers, json=body),
+            stream=True)
+        if response.status_code >= 400:
+            self.raise_for_error(response, response.read())
+        acc = self.new_accumulator()
+        for line in response.iter_lines():
+            yield from acc.feed_line(line)
+        yield from acc.close()
+
+
+__all__ += ["LeaksStream", "ResetIsFinal", "ReturnsPartialOnReset"]
+
+
+class EmptyAnswerWhenUnreachable(OpenAIChatAdapter):
+    """Every failure to reach the provider is swallowed into an empty answer (``except
+    Exception: return ChatResponse()``): a loop takes it for a model that said nothing."""
+
+    def complete(self, request: ChatRequest) -> ChatResponse:
+        try:
+            return super().complete(request)
+        except ProviderError as error:
+            if error.status is not None:
+                raise
+            return ChatResponse(finish_reason="stop")
+
+
+__all__ += ["EmptyAnswerWhenUnreachable"]

@@ -10,7 +10,19 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pytest_toolcall.model import StreamDone, ToolCall, ToolCallComplete, ToolMessage
+import httpx
+
+from pytest_toolcall.errors import ProviderError
+from pytest_toolcall.model import (
+    AssistantMessage,
+    ChatRequest,
+    ChatResponse,
+    StreamDone,
+    SystemMessage,
+    ToolCall,
+    ToolCallComplete,
+    ToolMessage,
+)
 from pytest_toolcall.reference.anthropic import (
     AnthropicAdapter,
     AnthropicStreamAccumulator,
@@ -19,6 +31,22 @@ from pytest_toolcall.reference.anthropic import (
 
 __all__ = [
     "BlockIndexAsCallIndex",
+    "DropsRedactedThinking",
+    "DropsThinking",
+    "EditsThinking",
+    "IgnoresThinkingBlocks",
+    "ReordersThinking",
+    "StreamIgnoresThinking",
+    "ThinkingAfterToolUse",
+    "DropsTextNextToToolUse",
+    "EveryErrorRetryable",
+    "FiveHundredsListOnly",
+    "ForeignIdsVerbatim",
+    "KeepsFirstSystemOnly",
+    "MapsIdOnToolUseOnly",
+    "OverloadedEventFinal",
+    "SystemAsUserTurn",
+    "SystemRoleInMessages",
     "CompletesOnlyBlocksWithDeltas",
     "DropsIsError",
     "EveryResultIsError",
@@ -307,3 +335,196 @@ class UsageFromMessageDeltaOnly(AnthropicAdapter):
 
     def new_accumulator(self) -> AnthropicStreamAccumulator:
         return _DeltaUsage(self)
+
+
+# == reasoning with tools (issue 13) ===============================================================
+
+
+class DropsThinking(AnthropicAdapter):
+    """Thinking blocks are not kept in the history (llama_index #18834 before its fix, haystack
+    #2146): with thinking on, Anthropic answers 400 "Expected `thinking` ... found `tool_use`"."""
+
+    def encode_assistant(self, message: AssistantMessage) -> dict[str, Any]:
+        return super().encode_assistant(message.model_copy(update={"reasoning": ()}))
+
+
+class ReordersThinking(AnthropicAdapter):
+    """Thinking blocks are replayed in another order (a store that groups blocks by type):
+    the signature is bound to the block's place, so Anthropic rejects it."""
+
+    def encode_assistant(self, message: AssistantMessage) -> dict[str, Any]:
+        return super().encode_assistant(message.model_copy(
+            update={"reasoning": tuple(reversed(message.reasoning))}))
+
+
+class EditsThinking(AnthropicAdapter):
+    """The thinking text is normalised (stripped) before it is stored: any edit breaks the
+    signature (anthropic-sdk-python #1598, hermes-agent #17890)."""
+
+    def encode_assistant(self, message: AssistantMessage) -> dict[str, Any]:
+        edited = tuple(r.model_copy(update={"text": (r.text or "").strip()}) if r.text else r
+                       for r in message.reasoning)
+        return super().encode_assistant(message.model_copy(update={"reasoning": edited}))
+
+
+class DropsRedactedThinking(AnthropicAdapter):
+    """Only readable thinking is kept; redacted_thinking (opaque data) is dropped as useless."""
+
+    def encode_assistant(self, message: AssistantMessage) -> dict[str, Any]:
+        kept = tuple(r for r in message.reasoning if r.type != "redacted_thinking")
+        return super().encode_assistant(message.model_copy(update={"reasoning": kept}))
+
+
+class ThinkingAfterToolUse(AnthropicAdapter):
+    """The thinking blocks are appended after the tool_use blocks, not before them."""
+
+    def encode_assistant(self, message: AssistantMessage) -> dict[str, Any]:
+        out = super().encode_assistant(message)
+        thinking = [b for b in out["content"] if b["type"] in ("thinking", "redacted_thinking")]
+        rest = [b for b in out["content"] if b not in thinking]
+        return dict(out, content=rest + thinking)
+
+
+class IgnoresThinkingBlocks(AnthropicAdapter):
+    """parse_response reads text and tool_use blocks only; the thinking never reaches the
+    caller, who cannot send it back."""
+
+    def parse_response(self, data: Any) -> ChatResponse:
+        return super().parse_response(data).model_copy(update={"reasoning": ()})
+
+
+class _NoThinkingAccumulator(AnthropicStreamAccumulator):
+    def stop_block(self, index: int) -> list[Any]:
+        block = self.blocks.get(index)
+        if block is not None and block.kind in ("thinking", "redacted_thinking"):
+            return []  # "only text and tool_use matter"
+        return super().stop_block(index)
+
+
+class StreamIgnoresThinking(AnthropicAdapter):
+    """The stream accumulator knows text and input_json deltas only: streamed thinking is lost
+    (braintrust-sdk-javascript #1857 is the same loss for Mistral's thinking chunks)."""
+
+    def new_accumulator(self) -> AnthropicStreamAccumulator:
+        return _NoThinkingAccumulator(self)
+
+
+# == messages (issue 12) ===========================================================================
+
+
+class SystemAsUserTurn(AnthropicAdapter):
+    """The system prompt is sent as the first user message instead of the top-level
+    ``system`` (sglang #367's "workaround" of trying a user message; the model then reads the
+    instructions as the user's words)."""
+
+    def build_body(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
+        body = super().build_body(request, stream=stream)
+        system = body.pop("system", None)
+        if system:
+            body["messages"].insert(0, {"role": "user", "content": system})
+        return body
+
+
+class SystemRoleInMessages(AnthropicAdapter):
+    """System messages are left in ``messages`` with role system, as in OpenAI's format:
+    Anthropic answers 400 'Unexpected role "system"' (sglang #367, ChainForge #271)."""
+
+    def build_body(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
+        body = super().build_body(request, stream=stream)
+        system = body.pop("system", None)
+        if system:
+            body["messages"].insert(0, {"role": "system", "content": system})
+        return body
+
+
+class KeepsFirstSystemOnly(AnthropicAdapter):
+    """Only the first system message becomes ``system``; later ones are dropped (a
+    ``system = messages[0]`` translation)."""
+
+    def build_body(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
+        body = super().build_body(request, stream=stream)
+        first = next((m.content for m in request.messages if isinstance(m, SystemMessage)), None)
+        if first is not None:
+            body["system"] = first
+        return body
+
+
+class DropsTextNextToToolUse(AnthropicAdapter):
+    """An assistant turn with tool_use blocks is replayed as the blocks alone; its text block
+    is lost (issue 12)."""
+
+    def encode_assistant(self, message: AssistantMessage) -> dict[str, Any]:
+        out = super().encode_assistant(message)
+        if message.tool_calls:
+            out["content"] = [b for b in out["content"] if b["type"] != "text"]
+        return out
+
+
+class ForeignIdsVerbatim(AnthropicAdapter):
+    """Call ids from another provider are replayed as they are, also ones with characters
+    Anthropic refuses: 400 on every request after a switch (earendil-works/pi #9048)."""
+
+    def encode_call(self, call: ToolCall) -> dict[str, Any]:
+        return dict(super().encode_call(call), id=call.id)
+
+    def encode_result(self, message: ToolMessage) -> dict[str, Any]:
+        return dict(super().encode_result(message), tool_use_id=message.tool_call_id)
+
+
+class MapsIdOnToolUseOnly(AnthropicAdapter):
+    """Refused ids are mapped on the tool_use blocks but not on the tool_result blocks that
+    answer them (the half fix of opencodex #1767's report: every place that writes an id must
+    map it)."""
+
+    def encode_result(self, message: ToolMessage) -> dict[str, Any]:
+        return dict(super().encode_result(message), tool_use_id=message.tool_call_id)
+
+
+# == errors (issue 12) =============================================================================
+
+
+def _with(error: ProviderError, **fields: Any) -> ProviderError:
+    values = {"status": error.status, "type": error.type, "code": error.code,
+              "param": error.param, "body": error.body, "retry_after": error.retry_after,
+              "retryable": error.retryable}
+    values.update(fields)
+    return type(error)(error.message, **values)
+
+
+class FiveHundredsListOnly(AnthropicAdapter):
+    """Retryable means 429, 500, 502, 503 or 504, the list many clients copy: Anthropic's 529
+    overloaded_error is treated as final, so every busy hour is an outage."""
+
+    def raise_for_error(self, response: httpx.Response, body: bytes) -> None:
+        try:
+            super().raise_for_error(response, body)
+        except ProviderError as error:
+            raise _with(error, retryable=error.status in (429, 500, 502, 503, 504)) from None
+
+
+class EveryErrorRetryable(AnthropicAdapter):
+    """Every error is retryable: a 413 request_too_large is sent again, byte for byte."""
+
+    def raise_for_error(self, response: httpx.Response, body: bytes) -> None:
+        try:
+            super().raise_for_error(response, body)
+        except ProviderError as error:
+            raise _with(error, retryable=True) from None
+
+
+class OverloadedEventFinal(AnthropicAdapter):
+    """An ``event: error`` with overloaded_error in the middle of a 200 stream is raised as a
+    final error: the request that Anthropic asks to send again never is."""
+
+    def new_accumulator(self) -> AnthropicStreamAccumulator:
+        acc = super().new_accumulator()
+        feed = acc.feed
+
+        def final(event: str | None, data: dict[str, Any]) -> Any:
+            try:
+                return feed(event, data)
+            except ProviderError as error:
+                raise _with(error, retryable=False) from None
+
+        acc.feed = final  # type: ignore[method-assign]
+        return acc

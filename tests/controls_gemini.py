@@ -7,8 +7,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
+import httpx
+
+from pytest_toolcall.errors import ProviderError
 from pytest_toolcall.model import (
+    AssistantMessage,
     ChatRequest,
+    SystemMessage,
     ToolCall,
     ToolCallComplete,
     ToolCallDelta,
@@ -18,13 +23,19 @@ from pytest_toolcall.reference.gemini import GeminiAdapter, StreamAccumulator
 
 __all__ = [
     "DropsCallIdsOnReplay",
+    "DropsTextNextToCalls",
+    "KeepsFirstSystemOnly",
+    "SystemAsUserTurn",
     "DropsThoughtSignature",
+    "FinishChunkEndsStream",
     "FirstFunctionCallPartOnly",
     "LastChunkCallsWin",
     "NameAsId",
     "NoIdMadeUp",
     "OneTurnPerResult",
     "PairsByIdOnly",
+    "RequiresThoughtSignature",
+    "RetryDelayFromHeadersOnly",
     "ParsesEachRead",
     "ResultsAsToolRole",
     "SplitsEventsOnLfLf",
@@ -226,3 +237,86 @@ class ParsesEachRead(GeminiAdapter):
                     yield from acc.feed_line(line)
                 yield from acc.feed_line("")
             yield from acc.close()
+
+
+class _FinishIsEndAccumulator(StreamAccumulator):
+    def feed(self, data: dict[str, Any]) -> list[Any]:
+        candidates = data.get("candidates") or ()
+        if candidates and candidates[0].get("finishReason"):
+            self.finish = candidates[0]["finishReason"]  # "the closing chunk carries nothing"
+            return []
+        return super().feed(data)
+
+
+class FinishChunkEndsStream(GeminiAdapter):
+    """The chunk carrying finishReason is taken for the empty closing chunk of 2.5 / 3.x and
+    its parts are skipped: with gemini-2.0-flash the last call or text is lost."""
+
+    def new_accumulator(self) -> StreamAccumulator:
+        return _FinishIsEndAccumulator(self)
+
+
+class RequiresThoughtSignature(GeminiAdapter):
+    """Written for Gemini 3: the first functionCall part of a turn is assumed to carry a
+    thoughtSignature (``part["thoughtSignature"]``), so 2.0's unsigned calls raise KeyError."""
+
+    def parse_response(self, data: Any) -> Any:
+        parts = data["candidates"][0]["content"]["parts"]
+        first = next((p for p in parts if "functionCall" in p), None)
+        if first is not None:
+            self.signatures["first"] = first["thoughtSignature"]
+        return super().parse_response(data)
+
+
+# == messages (issue 12) ===========================================================================
+
+
+class SystemAsUserTurn(GeminiAdapter):
+    """The system prompt is sent as a first user turn instead of ``systemInstruction`` (the
+    model reads the instructions as the user's words)."""
+
+    def build_body(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
+        body = super().build_body(request, stream=stream)
+        system = body.pop("systemInstruction", None)
+        if system:
+            body["contents"].insert(0, {"role": "user", "parts": system["parts"]})
+        return body
+
+
+class KeepsFirstSystemOnly(GeminiAdapter):
+    """Only the first system message becomes ``systemInstruction``; later ones are dropped."""
+
+    def build_body(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
+        body = super().build_body(request, stream=stream)
+        first = next((m.content for m in request.messages if isinstance(m, SystemMessage)), None)
+        if first is not None:
+            body["systemInstruction"] = {"parts": [{"text": first}]}
+        return body
+
+
+class DropsTextNextToCalls(GeminiAdapter):
+    """A model turn with functionCall parts is replayed as the calls alone; its text part is
+    lost (issue 12)."""
+
+    def encode_assistant(self, message: AssistantMessage) -> dict[str, Any]:
+        out = super().encode_assistant(message)
+        if message.tool_calls:
+            out["parts"] = [p for p in out["parts"] if "functionCall" in p]
+        return out
+
+
+# == errors (issue 12) =============================================================================
+
+
+class RetryDelayFromHeadersOnly(GeminiAdapter):
+    """The delay is read from Retry-After only, as for OpenAI and Anthropic: Gemini puts it in
+    the body's RetryInfo detail, so the caller never learns it."""
+
+    def raise_for_error(self, response: httpx.Response, body: bytes) -> None:
+        try:
+            super().raise_for_error(response, body)
+        except ProviderError as error:
+            delay = response.headers.get("retry-after")
+            raise ProviderError(error.message, status=error.status, type=error.type,
+                                code=error.code, body=error.body,
+                                retry_after=float(delay) if delay else None) from None

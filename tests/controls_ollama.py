@@ -10,7 +10,7 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from pytest_toolcall.model import ChatRequest, ToolCall, ToolCallDelta, ToolMessage
+from pytest_toolcall.model import ChatRequest, SystemMessage, ToolCall, ToolCallDelta, ToolMessage
 from pytest_toolcall.reference.ollama import NdjsonAccumulator, OllamaAdapter
 
 
@@ -154,3 +154,38 @@ class MergesCallsByIndex(OllamaAdapter):
 
     def new_accumulator(self) -> NdjsonAccumulator:
         return _MergesByIndexAcc(self)
+
+
+# == messages (issue 12) ===========================================================================
+
+
+class DeveloperRolePassedThrough(OllamaAdapter):
+    """The canonical role is copied to the wire: a developer message goes out with role
+    developer, which Ollama ignores (earendil-works/pi PR #140: the system prompt was missing
+    on Ollama)."""
+
+    def encode_message(self, message: Any, names: dict[str, str] | None = None) -> dict[str, Any]:
+        out = super().encode_message(message, names)
+        if isinstance(message, SystemMessage):
+            out["role"] = message.role
+        return out
+
+
+class SystemAsUser(OllamaAdapter):
+    """System messages are sent with role user."""
+
+    def encode_message(self, message: Any, names: dict[str, str] | None = None) -> dict[str, Any]:
+        out = super().encode_message(message, names)
+        if out["role"] == "system":
+            out["role"] = "user"
+        return out
+
+
+class DropsTextNextToCalls(OllamaAdapter):
+    """An assistant turn with tool calls is replayed with empty content (issue 12)."""
+
+    def encode_message(self, message: Any, names: dict[str, str] | None = None) -> dict[str, Any]:
+        out = super().encode_message(message, names)
+        if out.get("tool_calls"):
+            out["content"] = ""
+        return out

@@ -8,7 +8,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from pytest_toolcall.model import ToolCall, ToolMessage
+from pytest_toolcall.model import (
+    AssistantMessage,
+    ChatRequest,
+    ChatResponse,
+    ToolCall,
+    ToolMessage,
+)
 from pytest_toolcall.reference.openai_responses import (
     OpenAIResponsesAdapter,
     ResponsesStreamAccumulator,
@@ -16,7 +22,15 @@ from pytest_toolcall.reference.openai_responses import (
 )
 
 __all__ = [
+    "AllSystemIntoInstructions",
     "ArgumentsFromDeltasOnly",
+    "DropsReasoningItems",
+    "EditsReasoningSummary",
+    "IgnoresReasoningItems",
+    "ReasoningAfterCalls",
+    "StreamSkipsReasoningItems",
+    "DropsTextNextToCalls",
+    "SystemAsUserItem",
     "CallIdFromFragments",
     "DropsFunctionCallOutputs",
     "EndsOnLastItemDone",
@@ -232,3 +246,97 @@ class ArgumentsFromDeltasOnly(_Broken):
     in .done (no deltas) yields {} (issue 14)."""
 
     accumulator = _ArgumentsFromDeltasOnly
+
+
+# == reasoning items (issue 13) ====================================================================
+
+
+class DropsReasoningItems(OpenAIResponsesAdapter):
+    """The history keeps messages and calls only: a reasoning model's calls go back with their
+    fc_ ids but without the reasoning item before them (cline #12242, mastra #8738)."""
+
+    def encode_message(self, message: Any) -> list[dict[str, Any]]:
+        if isinstance(message, AssistantMessage):
+            message = message.model_copy(update={"reasoning": ()})
+        return super().encode_message(message)
+
+
+class ReasoningAfterCalls(OpenAIResponsesAdapter):
+    """The reasoning item is replayed after the function calls it preceded."""
+
+    def encode_message(self, message: Any) -> list[dict[str, Any]]:
+        items = super().encode_message(message)
+        reasoning = [i for i in items if i.get("type") == "reasoning"]
+        return [i for i in items if i.get("type") != "reasoning"] + reasoning
+
+
+class EditsReasoningSummary(OpenAIResponsesAdapter):
+    """The reasoning item is rebuilt from the summary text alone: encrypted_content is lost."""
+
+    def encode_message(self, message: Any) -> list[dict[str, Any]]:
+        items = super().encode_message(message)
+        return [{k: v for k, v in i.items() if k != "encrypted_content"} for i in items]
+
+
+class IgnoresReasoningItems(OpenAIResponsesAdapter):
+    """parse_response reads messages and function calls only; reasoning items are dropped."""
+
+    def parse_response(self, data: Any) -> ChatResponse:
+        return super().parse_response(data).model_copy(update={"reasoning": ()})
+
+
+class _SkipsReasoningAccumulator(ResponsesStreamAccumulator):
+    def feed(self, event: dict[str, Any]) -> list[Any]:
+        item = event.get("item") or {}
+        if item.get("type") == "reasoning":
+            return []  # "only messages and calls matter"
+        return super().feed(event)
+
+
+class StreamSkipsReasoningItems(OpenAIResponsesAdapter):
+    """The stream accumulator skips every output item but messages and function calls."""
+
+    def new_accumulator(self) -> ResponsesStreamAccumulator:
+        return _SkipsReasoningAccumulator(self)
+
+
+# == messages (issue 12) ===========================================================================
+
+
+class SystemAsUserItem(OpenAIResponsesAdapter):
+    """System messages become user input items; ``instructions`` is never sent."""
+
+    def build_body(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
+        body = super().build_body(request, stream=stream)
+        instructions = body.pop("instructions", None)
+        for item in body["input"]:
+            if item.get("role") in ("system", "developer"):
+                item["role"] = "user"
+        if instructions:
+            body["input"].insert(0, {"role": "user", "content": instructions})
+        return body
+
+
+class AllSystemIntoInstructions(OpenAIResponsesAdapter):
+    """Every system message is joined into ``instructions``, also one added later in the
+    conversation: it moves to the start."""
+
+    def build_body(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
+        body = super().build_body(request, stream=stream)
+        later = [i["content"] for i in body["input"] if i.get("role") in ("system", "developer")]
+        body["input"] = [i for i in body["input"] if i.get("role") not in ("system",
+                                                                              "developer")]
+        if later:
+            body["instructions"] = "\n\n".join(filter(None, [body.get("instructions"), *later]))
+        return body
+
+
+class DropsTextNextToCalls(OpenAIResponsesAdapter):
+    """An assistant turn with calls is replayed as function_call items only; the assistant
+    message item with its text is left out (issue 12)."""
+
+    def encode_message(self, message: Any) -> list[dict[str, Any]]:
+        items = super().encode_message(message)
+        if isinstance(message, AssistantMessage) and message.tool_calls:
+            items = [i for i in items if i.get("type") == "function_call"]
+        return items

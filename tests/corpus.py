@@ -1,8 +1,9 @@
-"""A small loader for the recorded real traffic in ``../shared/wire-corpus`` (vcrpy-style YAML).
+"""A small loader for the recorded real traffic in ``tests/data/wire-corpus`` (vcrpy-style YAML).
 
-The corpus is test data kept next to the repository, never inside the package. Point
-``TOOLCALL_WIRE_CORPUS`` at another copy of the ``wire-corpus`` folder (the one holding
-``pydantic-ai/``) to use it instead.
+The corpus ships with the repository (its source and licence are in
+``tests/data/wire-corpus/README.md``), never inside the package. Point ``TOOLCALL_WIRE_CORPUS`` at
+another copy of the ``wire-corpus`` folder (the one holding ``pydantic-ai/``) to use it instead.
+A missing folder is an error, never a silent skip: the tests that read it would test nothing.
 """
 
 from __future__ import annotations
@@ -19,12 +20,31 @@ from urllib.parse import urlsplit
 REPO_ROOT = Path(__file__).resolve().parent.parent
 ENV_VAR = "TOOLCALL_WIRE_CORPUS"
 OPENAI_CHAT_PATH = "/v1/chat/completions"
+#: the copy shipped with the repository
+SHIPPED = REPO_ROOT / "tests" / "data" / "wire-corpus"
+
+
+class CorpusMissing(RuntimeError):
+    """The wire corpus is not where the tests look for it: a broken checkout or a bad override."""
 
 
 def corpus_root() -> Path:
-    """The ``wire-corpus`` folder: ``$TOOLCALL_WIRE_CORPUS`` or ``<repo>/../shared/wire-corpus``."""
+    """The ``wire-corpus`` folder: ``$TOOLCALL_WIRE_CORPUS`` or ``tests/data/wire-corpus``."""
     override = os.environ.get(ENV_VAR)
-    return Path(override) if override else REPO_ROOT.parent / "shared" / "wire-corpus"
+    return Path(override) if override else SHIPPED
+
+
+def files(folder: str) -> list[Path]:
+    """The YAML files of ``pydantic-ai/<folder>``, sorted; raises when there are none."""
+    path = corpus_root() / "pydantic-ai" / folder
+    found = sorted(path.glob("*.yaml")) if path.is_dir() else []
+    if not found:
+        where = (f"${ENV_VAR} points at {corpus_root()}" if os.environ.get(ENV_VAR)
+                 else "the repository's copy is missing (a partial checkout?)")
+        raise CorpusMissing(f"no wire corpus files in {path}: {where}. The corpus ships in "
+                            f"tests/data/wire-corpus; unset {ENV_VAR} or point it at a folder "
+                            "that holds pydantic-ai/<api>/*.yaml")
+    return found
 
 
 def openai_chat_dir() -> Path:
@@ -32,9 +52,8 @@ def openai_chat_dir() -> Path:
 
 
 def openai_chat_files() -> list[Path]:
-    """The YAML files of the OpenAI Chat folder, sorted; empty when the folder is absent."""
-    folder = openai_chat_dir()
-    return sorted(folder.glob("*.yaml")) if folder.is_dir() else []
+    """The YAML files of the OpenAI Chat folder, sorted; raises when there are none."""
+    return files("openai-chat")
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ exact clause.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -189,6 +190,60 @@ class JsonWithoutSchema(ReferenceStructuredOutput):
 
     def from_text(self, request: FallbackRequest, text: str) -> dict[str, Any] | None:
         return next(iter(self.candidates(text)), None)
+
+
+class FirstFenceOnly(ReferenceStructuredOutput):
+    """Takes the first fenced block whatever its language: a ```bash block before the ```json
+    one is parsed, fails, and the answer drops to the text channel (issue 16)."""
+
+    def candidates(self, text: str) -> Iterator[dict[str, Any]]:
+        try:
+            value = json.loads(text)
+        except ValueError:
+            value = None
+        if isinstance(value, dict):
+            yield value
+            return
+        match = re.search(r"```[^\n]*\n(.*?)```", text, re.DOTALL)
+        if match is None:
+            return
+        try:
+            value = json.loads(match.group(1))
+        except ValueError:
+            return
+        if isinstance(value, dict):
+            yield value
+
+
+class GreedyBraces(ReferenceStructuredOutput):
+    """Parses the span from the first ``{`` to the last ``}`` of the text: prose holding two
+    objects is not JSON there (issue 16)."""
+
+    def candidates(self, text: str) -> Iterator[dict[str, Any]]:
+        start, end = text.find("{"), text.rfind("}")
+        if start == -1 or end < start:
+            return
+        try:
+            value = json.loads(text[start:end + 1])
+        except ValueError:
+            return
+        if isinstance(value, dict):
+            yield value
+
+
+class _TextUntilCallCollector(Collector):
+    def feed(self, event: Any) -> bool:
+        if isinstance(event, TextDelta) and self.calls:
+            return True  # read on, but the text after a call is not kept
+        return super().feed(event)
+
+
+class TextLostAfterToolCall(ReferenceStructuredOutput):
+    """Reads the stream to its end but stops collecting text once a tool call is complete:
+    the tool channel wins and the text streamed after the call is lost (issue 16)."""
+
+    def new_collector(self) -> Collector:
+        return _TextUntilCallCollector()
 
 
 # == reporting =====================================================================================

@@ -705,6 +705,197 @@ class ReportsSuccessesOnly(ReferenceToolLoop):
         return _SuccessEventsState(request)
 
 
+
+# == declared policies not kept (issue 15): the profile says one thing, the loop does another ======
+
+
+class IgnoresToolFailureBudget(ReferenceToolLoop):
+    """Declares a per-tool failure budget (pydantic-ai's ``retries``) but never counts failures:
+    a tool that keeps failing runs until the iteration cap."""
+
+    def __init__(self, **policy: Any) -> None:
+        super().__init__(**policy)
+        self.tool_failure_budget = None
+
+
+class CapCountsRoundsNotModelCalls(ReferenceToolLoop):
+    """Declares ``iteration_counts="model_calls"`` (openai-agents ``max_turns``) but counts
+    successful rounds: one model call more than the declared cap."""
+
+    def __init__(self, **policy: Any) -> None:
+        super().__init__(**policy)
+        self.iteration_counts = "successful_rounds"
+
+
+class NoClosingCall(ReferenceToolLoop):
+    """Declares a closing model call after the cap (smolagents after ``max_steps``) but stops
+    without it."""
+
+    def __init__(self, **policy: Any) -> None:
+        super().__init__(**policy)
+        self.closing_call = False
+
+
+class NoFinalAnswerTool(ReferenceToolLoop):
+    """Declares that the run ends through its final-answer tool but does not know it: the call
+    goes to the executor as an unknown tool and the run never completes."""
+
+    def __init__(self, **policy: Any) -> None:
+        super().__init__(**policy)
+        self.final_answer_tool = None
+
+
+class AbortLeaksCrashText(ReferenceToolLoop):
+    """Aborts on a crashing tool, as declared (``crash_policy="abort"``), but puts the
+    exception's text, traceback and secret included, in the stop text and the tool result
+    (the framework that sends a tool's traceback back, issue 15)."""
+
+    @staticmethod
+    def failed(call: ToolCall, exc: BaseException) -> _Outcome:
+        if isinstance(exc, ToolError):
+            return ReferenceToolLoop.failed(call, exc)
+        return _Outcome(call, f"Error: {exc}", ok=False, crashed=f"{type(exc).__name__}: {exc}")
+
+
+class DropsToolErrorMessage(ReferenceToolLoop):
+    """Answers a failed call with a bare "Error: <tool> failed." flagged is_error: the model
+    learns that it failed, never why (the ToolError's message is written for it)."""
+
+    @staticmethod
+    def failed(call: ToolCall, exc: BaseException) -> _Outcome:
+        outcome = ReferenceToolLoop.failed(call, exc)
+        if isinstance(exc, ToolError) and exc.kind != "timeout":
+            outcome.text = f"Error: {call.name} failed."
+        return outcome
+
+
+class RefusalRunsTheCall(ReferenceToolLoop):
+    """Declares that repeated call ids are refused (``duplicate_call_ids="refuse"``) but runs
+    the call once anyway: a refusing loop runs none of them."""
+
+    def __init__(self, **policy: Any) -> None:
+        super().__init__(**policy)
+        self.duplicate_call_ids = "dedupe"
+
+
+class _RetryingModel:
+    """The model behind a loop that retries a failed model call itself."""
+
+    def __init__(self, model: Any, retries: int) -> None:
+        self.model, self.retries = model, retries
+
+    def complete(self, request: Any) -> Any:
+        for attempt in range(self.retries + 1):
+            try:
+                return self.model.complete(request)
+            except Exception:
+                if attempt == self.retries:
+                    raise
+        raise AssertionError("unreachable")
+
+    async def acomplete(self, request: Any) -> Any:
+        for attempt in range(self.retries + 1):
+            try:
+                return await self.model.acomplete(request)
+            except Exception:
+                if attempt == self.retries:
+                    raise
+        raise AssertionError("unreachable")
+
+
+class RetriesServerErrors(ReferenceToolLoop):
+    """Retries a failed model call twice by itself (a retry storm the profile does not
+    declare); with ``model_retries=2`` declared, it is the provider client's retries and
+    passes."""
+
+    def new_state(self, request: LoopRequest) -> _State:
+        request.model = _RetryingModel(request.model, 2)
+        return super().new_state(request)
+
+
+# == issue 16: bugs independent implementations had that passed every case then ==================
+
+
+class _IgnoresCallsWithTextState(_State):
+    def on_response(self, response: ChatResponse, max_iterations: int) -> LoopResult | None:
+        if response.text:  # "the model answered": text is taken as the final answer
+            self.add_usage(response.usage)
+            return self.stop("completed", response.text)
+        return super().on_response(response, max_iterations)
+
+
+class IgnoresCallsWithText(ReferenceToolLoop):
+    """A turn with text is the final answer, calls or not: "Let me check..." plus a call ends
+    the run with the call unrun (issue 16)."""
+
+    def new_state(self, request: LoopRequest) -> _State:
+        return _IgnoresCallsWithTextState(request)
+
+
+class _TrustsFinishReasonState(_State):
+    def on_response(self, response: ChatResponse, max_iterations: int) -> LoopResult | None:
+        if response.finish_reason != "tool_calls":  # the calls themselves are not looked at
+            self.add_usage(response.usage)
+            return self.stop("completed", response.text)
+        return super().on_response(response, max_iterations)
+
+
+class TrustsFinishReason(ReferenceToolLoop):
+    """``if finish_reason == "tool_calls"`` decides whether to run tools: Gemini's STOP with
+    calls (and OpenAI's 'stop' for a forced tool_choice) ends the run (issue 16)."""
+
+    def new_state(self, request: LoopRequest) -> _State:
+        return _TrustsFinishReasonState(request)
+
+
+class ContentsInCompletionOrder(ReferenceToolLoop):
+    """The outputs are collected as the calls finish and zipped with the calls in call order:
+    ids and order right, contents swapped between calls; sync path only (issue 16)."""
+
+    def dispatch(self, state: _State, request: LoopRequest) -> list[_Outcome]:
+        early, runnable = _split(self, state)
+        pool = concurrent.futures.ThreadPoolExecutor(max_workers=max(1, len(runnable)))
+        futures = [pool.submit(request.executor.run, c.name, c.arguments, call_id=c.id)
+                   for c in runnable]
+        texts = []
+        try:
+            for future in concurrent.futures.as_completed(futures, timeout=self.tool_timeout):
+                texts.append(future.result())
+        finally:
+            pool.shutdown(wait=False, cancel_futures=True)
+        return early + [_Outcome(call, text, ok=True) for call, text in zip(runnable, texts)]
+
+
+class RequiredKeysOnly(ReferenceToolLoop):
+    """Argument validation checks the schema's required keys only: a string reaches an integer
+    parameter, and an undeclared key reaches a tool whose schema forbids it (issue 16)."""
+
+    def precheck(self, call: ToolCall, state: _State) -> _Outcome | None:
+        spec = state.tools.get(call.name)
+        if spec is None or call.parse_error or call.arguments is None:
+            return super().precheck(call, state)
+        missing = [k for k in spec.parameters.get("required", []) if k not in call.arguments]
+        if missing:
+            return _Outcome(call, f"Error: {call.name} needs {', '.join(missing)}.", ok=False)
+        return None
+
+
+class _CompletedAlwaysState(_State):
+    def on_response(self, response: ChatResponse, max_iterations: int) -> LoopResult | None:
+        if not response.tool_calls:
+            self.add_usage(response.usage)
+            return self.stop("completed", response.text)  # finish_reason never looked at
+        return super().on_response(response, max_iterations)
+
+
+class CompletedWhateverTheFinish(ReferenceToolLoop):
+    """Any answer without calls is 'completed': an answer cut at the token limit, or withheld
+    by the provider's filter, is reported as a whole one (issue 16; the reference did this)."""
+
+    def new_state(self, request: LoopRequest) -> _State:
+        return _CompletedAlwaysState(request)
+
+
 #: mutants of the reference loop that pass every loop case (with the default profile). The four
 #: found by the first scoreboard (ModelErrorRaises, NoClientEvents, ForgetsEarlierRounds,
 #: ToolsOnlyOnFirstCall) are now killed by loop.model_error, loop.events and
@@ -862,6 +1053,29 @@ class AnswersOrphanCallsWithErrors(ReferenceHistoryBuilder):
                 for m in super().build(patched)]
 
 
+def answer_interrupted_calls(stored: Sequence[Any], content: str, is_error: bool) -> list[Any]:
+    """``stored`` with a synthesized result right after each call no result was stored for."""
+    answered = {m.tool_call_id for m in stored if isinstance(m, ToolMessage)}
+    patched: list[Any] = []
+    for m in stored:
+        patched.append(m)
+        if isinstance(m, AssistantMessage):
+            patched.extend(ToolMessage(tool_call_id=c.id, content=content, is_error=is_error)
+                           for c in m.tool_calls if c.id and c.id not in answered)
+    return patched
+
+
+class AnswersInterruptedCallsAsSuccess(ReferenceHistoryBuilder):
+    """Answers each interrupted call with an invented result that reads like a success
+    (is_error unset), idempotently: the model is told a tool ran that never did."""
+
+    def __init__(self) -> None:
+        super().__init__(failed_calls="keep")
+
+    def build(self, stored: Sequence[Any]) -> list[Any]:
+        return super().build(answer_interrupted_calls(stored, "done", is_error=False))
+
+
 class OnlyLastTurnRepaired(ReferenceHistoryBuilder):
     """Only the last turn with tool calls is repaired ("an interrupted turn is always the last
     one"); earlier turns are sent as stored. Every fixed history case has one such turn: only
@@ -872,6 +1086,72 @@ class OnlyLastTurnRepaired(ReferenceHistoryBuilder):
         last = max((i for i, m in enumerate(stored)
                     if isinstance(m, AssistantMessage) and m.tool_calls), default=0)
         return stored[:last] + super().build(stored[last:])
+
+
+class ResultsInStoredOrder(ReferenceHistoryBuilder):
+    """Each result is moved up to its call's assistant message, but the siblings keep the
+    order they were stored in (finish order), not call order (issue 16)."""
+
+    def build(self, stored: Sequence[Any]) -> list[Any]:
+        built = super().build(stored)
+        rank = {id(m): n for n, m in enumerate(stored)}
+        out: list[Any] = []
+        run: list[Any] = []
+        for m in [*built, None]:
+            if isinstance(m, ToolMessage):
+                run.append(m)
+                continue
+            out += sorted(run, key=lambda r: rank.get(id(r), 0))
+            run = []
+            if m is not None:
+                out.append(m)
+        return out
+
+
+class AnswersReusedIdTwice(ReferenceHistoryBuilder):
+    """Pairs each stored turn with the next result stored for its call id: a call id reused in
+    a later turn is sent on two calls, with two results (issue 16)."""
+
+    def build(self, stored: Sequence[Any]) -> list[Any]:
+        pending = [m for m in stored if isinstance(m, ToolMessage) and m.tool_call_id
+                   and not m.is_error]
+        built: list[Any] = []
+        for m in stored:
+            if isinstance(m, ToolMessage):
+                continue
+            if not isinstance(m, AssistantMessage) or not m.tool_calls:
+                if not isinstance(m, AssistantMessage) or m.content:
+                    built.append(m)
+                continue
+            calls, answers = [], []
+            for call in m.tool_calls:
+                found = next((r for r in pending if r.tool_call_id == call.id), None)
+                if found is not None:
+                    pending.remove(found)
+                    calls.append(call)
+                    answers.append(found)
+            if calls or m.content:
+                built.append(AssistantMessage(content=m.content, tool_calls=tuple(calls)))
+                built += answers
+        return built
+
+
+class KeepsEmptyAssistant(ReferenceHistoryBuilder):
+    """Messages without calls are kept as stored: an empty assistant message (an interrupted
+    turn stored empty) is sent (issue 16; the reference did this before it)."""
+
+    def build(self, stored: Sequence[Any]) -> list[Any]:
+        built = super().build(stored)
+        empty = [m for m in stored if isinstance(m, AssistantMessage) and not m.tool_calls
+                 and not (m.content or "").strip()]
+        for m in empty:  # back where it was stored: after the message stored before it
+            i = list(stored).index(m)
+            anchor = stored[i - 1] if i else None
+            at = next((j + 1 for j, b in enumerate(built) if b is anchor), 0)
+            while at < len(built) and isinstance(built[at], ToolMessage):
+                at += 1
+            built.insert(at, m)
+        return built
 
 
 LOOP_MUTANTS = sorted(

@@ -1,4 +1,4 @@
-"""Real traffic drives the reference adapters: the pydantic-ai cassettes of ../shared/wire-corpus
+"""Real traffic drives the reference adapters: the pydantic-ai cassettes of tests/data/wire-corpus
 are loaded by the kit's cassette loader and replayed, answer by answer, through a
 ReplayTransport; the adapter must parse every accepted answer."""
 
@@ -10,7 +10,7 @@ from typing import Any
 
 import httpx
 import pytest
-from corpus import corpus_root
+from corpus import files as corpus_files
 
 from pytest_toolcall.cassettes import ReplayTransport, load_corpus_cassette
 from pytest_toolcall.dialects import DIALECT_NAMES, get_dialect
@@ -30,8 +30,7 @@ FOLDERS: dict[str, tuple[str, Any]] = {
 
 
 def _files(folder: str) -> list[Path]:
-    path = corpus_root() / "pydantic-ai" / folder
-    return sorted(path.glob("*.yaml")) if path.is_dir() else []
+    return corpus_files(folder)  # a missing corpus is an error (tests/corpus.py), never a skip
 
 
 @pytest.mark.parametrize("folder", sorted(FOLDERS))
@@ -40,8 +39,6 @@ def test_reference_adapter_parses_every_recorded_answer(folder: str) -> None:
     if dialect not in DIALECT_NAMES:
         pytest.skip(f"the {dialect} dialect is not there")
     files = _files(folder)
-    if not files:
-        pytest.skip(f"no corpus at {corpus_root()}")
     parsed = calls = 0
     for file in files:
         cassette = load_corpus_cassette(file)

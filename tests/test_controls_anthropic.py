@@ -40,6 +40,17 @@ CONTROLS: list[tuple[str, type[AnthropicAdapter], str]] = [
     ("wire.anthropic_tool_choice_parallel", c.ParallelFlagOnNone,
      "request.tool_choice.none.extra"),
     ("wire.tool_choice_required", c.RequiredSpelledRequired, "request.tool_choice.type"),
+    # -- reasoning with tools (issue 13): the fake's 400s, and the kit's own check ----------
+    ("wire.anthropic_thinking_replayed", c.DropsThinking, "request.messages.thinking.missing"),
+    ("wire.anthropic_thinking_replayed", c.ReordersThinking,
+     "request.messages.thinking.signature"),
+    ("wire.anthropic_thinking_replayed", c.EditsThinking, "request.messages.thinking.signature"),
+    ("wire.anthropic_thinking_replayed", c.DropsRedactedThinking, "wire.reasoning.replayed"),
+    ("wire.anthropic_thinking_replayed", c.ThinkingAfterToolUse,
+     "request.messages.thinking.missing"),
+    ("wire.anthropic_thinking_replayed", c.IgnoresThinkingBlocks, "response.reasoning"),
+    ("stream.anthropic_thinking_replayed", c.StreamIgnoresThinking, "response.reasoning"),
+    ("stream.anthropic_thinking_replayed", c.DropsThinking, "request.messages.thinking.missing"),
     # -- streams -----------------------------------------------------------------------------
     ("stream.anthropic_pings_everywhere", c.PingEndsBlock, "response.tool_calls.arguments"),
     ("stream.anthropic_parallel_blocks", c.ParallelBlocksMergedAtIndexZero,
@@ -59,6 +70,21 @@ CONTROLS: list[tuple[str, type[AnthropicAdapter], str]] = [
     ("stream.anthropic_usage_legacy_delta", c.UsageFromMessageDeltaOnly, "response.usage"),
     ("stream.mid_stream_error", c.IgnoresErrorEvent, "error.message"),
     ("stream.truncated", c.NoMessageStopCheck, "error.surfaced"),
+    # -- messages (issue 12) -----------------------------------------------------------------
+    ("wire.system_prompt", c.SystemAsUserTurn, "wire.messages.system"),
+    ("wire.system_prompt", c.SystemRoleInMessages, "request.messages.role.system"),
+    ("wire.system_prompts_several", c.KeepsFirstSystemOnly, "wire.messages.system"),
+    ("wire.developer_message", c.KeepsFirstSystemOnly, "wire.messages.system"),
+    ("wire.assistant_text_with_calls_replayed", c.DropsTextNextToToolUse,
+     "wire.history.messages"),
+    # -- errors (issue 12) -------------------------------------------------------------------
+    ("errors.overloaded", c.FiveHundredsListOnly, "errors.retryable"),
+    ("errors.request_too_large", c.EveryErrorRetryable, "errors.retryable"),
+    ("errors.in_stream", c.OverloadedEventFinal, "errors.retryable"),
+    ("wire.anthropic_foreign_id_pattern", c.ForeignIdsVerbatim,
+     "request.messages.tool_use.id_pattern"),
+    ("wire.anthropic_foreign_id_pattern", c.MapsIdOnToolUseOnly,
+     "request.messages.tool_use.unanswered"),
 ]
 
 ANTHROPIC_CASES = sorted(case.id for case in REGISTRY
@@ -101,8 +127,15 @@ def test_reference_adapter_passes(case_id: str, endpoint: Endpoint) -> None:
             # the provider accepted the request; an error reply is the scripted answer to it
             exchange = record.exchanges[0]
             assert len(record.exchanges) == 1 and exchange.rejection is None
-            assert exchange.status == (record.step.reply.error.status
-                                       if record.step.reply.error else 200)
+            error = record.step.reply.error
+            if error is not None and error.kind is not None:  # the provider's own status
+                from pytest_toolcall.dialects.provider_errors import error_reply
+
+                error = error.model_copy(update={"status": error_reply(
+                    "anthropic", error.kind, error.retry_after)[0]})
+            if error is not None and error.refuse:  # no answer: the connection was refused
+                error = error.model_copy(update={"status": 0})
+            assert exchange.status == (error.status if error else 200)
             if record.step.expect == "error":
                 assert record.error is not None and record.response is None
             else:
@@ -110,7 +143,7 @@ def test_reference_adapter_passes(case_id: str, endpoint: Endpoint) -> None:
 
 
 def test_every_anthropic_case_has_a_negative_control() -> None:
-    assert len(OWN_CASES) == 9
+    assert len(OWN_CASES) == 13  # + the two thinking cases of issue 13, two of issue 12
     covered = {case_id for case_id, _, _ in CONTROLS}
     assert sorted(set(OWN_CASES) - covered) == []
 

@@ -36,6 +36,9 @@ CONTROLS: list[tuple[str, type[GeminiAdapter], str]] = [
     ("stream.gemini_calls_in_one_chunk", c.FirstFunctionCallPartOnly,
      "response.tool_calls.count"),
     ("stream.gemini_one_call_per_chunk", c.LastChunkCallsWin, "response.tool_calls.count"),
+    ("stream.gemini_finish_on_last_chunk", c.FinishChunkEndsStream,
+     "response.tool_calls.count"),
+    ("wire.gemini_calls_without_signature", c.RequiresThoughtSignature, "adapter.raised"),
     ("stream.gemini_crlf_events", c.SplitsEventsOnLfLf, "adapter.raised"),
     # the cut inside "data: " loses the first event silently: its text is missing
     ("stream.gemini_crlf_events", c.ParsesEachRead, "response.text"),
@@ -44,6 +47,13 @@ CONTROLS: list[tuple[str, type[GeminiAdapter], str]] = [
      "request.messages.function_response.count"),
     ("stream.parallel_sequential", c.FirstFunctionCallPartOnly, "response.tool_calls.count"),
     ("stream.bytewise", c.ParsesEachRead, "adapter.raised"),
+    ("errors.rate_limited", c.RetryDelayFromHeadersOnly, "errors.retry_after"),
+    # -- messages (issue 12) -----------------------------------------------------------------
+    ("wire.system_prompt", c.SystemAsUserTurn, "wire.messages.system"),
+    ("wire.system_prompts_several", c.KeepsFirstSystemOnly, "wire.messages.system"),
+    ("wire.developer_message", c.KeepsFirstSystemOnly, "wire.messages.system"),
+    ("wire.assistant_text_with_calls_replayed", c.DropsTextNextToCalls,
+     "wire.history.messages"),
 ]
 
 REGISTRY = Registry()

@@ -36,6 +36,11 @@ CONTROLS: list[tuple[str, type[OllamaAdapter], str]] = [
     ("stream.ollama_error_line", c.IgnoresErrorLine, "error.surfaced"),
     ("stream.ollama_error_line", c.ErrorLineUnread, "error.message"),
     ("stream.ollama_index_stuck_at_zero", c.MergesCallsByIndex, "response.tool_calls.count"),
+    # -- messages (issue 12) -----------------------------------------------------------------
+    ("wire.developer_message", c.DeveloperRolePassedThrough, "wire.messages.system"),
+    ("wire.system_prompt", c.SystemAsUser, "wire.messages.system"),
+    ("wire.assistant_text_with_calls_replayed", c.DropsTextNextToCalls,
+     "wire.history.messages"),
 ]
 
 PROFILE = reference_profile("ollama")

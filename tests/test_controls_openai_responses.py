@@ -19,6 +19,16 @@ from pytest_toolcall.runner import run_case
 DIALECT = "openai-responses"
 
 CONTROLS: list[tuple[str, type[OpenAIResponsesAdapter], str]] = [
+    # issue 13: reasoning items travel with the calls they preceded
+    ("wire.responses_reasoning_replayed", c.DropsReasoningItems,
+     "request.input.function_call.reasoning"),
+    ("wire.responses_reasoning_replayed", c.ReasoningAfterCalls,
+     "request.input.function_call.reasoning"),
+    ("wire.responses_reasoning_replayed", c.EditsReasoningSummary, "wire.reasoning.replayed"),
+    ("wire.responses_reasoning_replayed", c.IgnoresReasoningItems, "response.reasoning"),
+    ("stream.responses_reasoning_replayed", c.StreamSkipsReasoningItems, "response.reasoning"),
+    ("stream.responses_reasoning_replayed", c.DropsReasoningItems,
+     "request.input.function_call.reasoning"),
     ("stream.responses_arguments_in_done_only", c.ArgumentsFromDeltasOnly,
      "response.tool_calls.arguments"),
     ("wire.responses_call_id_not_item_id", c.ItemIdAsCallId, "response.tool_calls.id"),
@@ -42,6 +52,14 @@ CONTROLS: list[tuple[str, type[OpenAIResponsesAdapter], str]] = [
     ("stream.responses_failed_event", c.IgnoresFailedEvent, "error.surfaced"),
     # WIRE.md §6 on shared cases: litellm #21331, every parallel call on output_index 0
     ("stream.index_stuck_at_zero", c.KeysOnOutputIndexOnly, "response.tool_calls.count"),
+    # -- messages (issue 12) -----------------------------------------------------------------
+    ("wire.system_prompt", c.SystemAsUserItem, "wire.messages.system"),
+    # a call from another provider has no fc_ item id; its call id is not one
+    ("wire.foreign_history", c.ReplaysCallIdAsItemId, "request.input.function_call.id_prefix"),
+    ("wire.developer_message", c.SystemAsUserItem, "wire.messages.system"),
+    ("wire.system_prompts_several", c.AllSystemIntoInstructions, "wire.messages.system"),
+    ("wire.assistant_text_with_calls_replayed", c.DropsTextNextToCalls,
+     "wire.history.messages"),
 ]
 
 
@@ -85,7 +103,7 @@ def test_reference_adapter_passes(case_id: str, endpoint: Endpoint) -> None:
 
 def test_every_dialect_case_has_a_negative_control() -> None:
     own = {case.id for case in default_registry() if case.dialects == (DIALECT,)}
-    assert len(own) == 8
+    assert len(own) == 10  # + the two reasoning cases of issue 13
     assert sorted(own - {case_id for case_id, _, _ in CONTROLS}) == []
 
 

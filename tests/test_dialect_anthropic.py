@@ -20,9 +20,12 @@ from pytest_toolcall.model import (
     ToolSpec,
     UserMessage,
 )
+from pytest_toolcall.dialects.anthropic import THINKING_FIRST, thinking_signature
 from pytest_toolcall.reference.anthropic import AnthropicAdapter
 
 D = AnthropicMessages()
+# the fake answered toolu_1 with thinking: only such a turn must come back with it (issue 13)
+D.thinking_before.add("toolu_1")
 TOOL = {"name": "get_weather", "description": "", "input_schema": {"type": "object",
                                                                     "properties": {}}}
 USER = {"role": "user", "content": "hi"}
@@ -111,6 +114,10 @@ REJECTIONS: list[tuple[str, Any, dict[str, Any]]] = [
     ("type", body([USER, "hi"]), error("messages.1: Input should be a valid dictionary")),
     ("messages.role", body([{"role": "tool", "content": "x"}]),
      error("messages.0.role: Input should be 'user' or 'assistant'")),
+    # sglang #367 and ChainForge #271 quote the API (2024); confirmed 2026-11-23
+    ("messages.role.system", body([{"role": "system", "content": "be brief"}, USER]),
+     error('messages: Unexpected role "system". The Messages API accepts a top-level `system` '
+           'parameter, not "system" as an input message role.')),
     ("messages.content.missing", body([{"role": "user"}]),
      error("messages.0.content: Field required")),
     ("type", body([{"role": "user", "content": None}]),
@@ -168,6 +175,17 @@ REJECTIONS: list[tuple[str, Any, dict[str, Any]]] = [
      error("messages.2.content.1: " + _UNEXPECTED.format("b"))),
     ("messages.tool_result.unexpected", body([answers("a")]),
      error("messages.0.content.0: " + _UNEXPECTED.format("a"))),
+    # issue 13: thinking before the tool_use it precedes, unchanged (thinking enabled only)
+    ("messages.thinking.missing",
+     body([USER, asks("toolu_1"), answers("toolu_1")],
+          thinking={"type": "enabled", "budget_tokens": 1024}),
+     error(THINKING_FIRST.format(i=1, found="tool_use"))),
+    ("messages.thinking.signature",
+     body([USER, {"role": "assistant", "content": [
+         {"type": "thinking", "thinking": "edited", "signature": thinking_signature("orig", 0)},
+         use("toolu_1")]}, answers("toolu_1")],
+          thinking={"type": "enabled", "budget_tokens": 1024}),
+     error("messages.1.content.0: Invalid `signature` in `thinking` block")),
 ]
 
 
@@ -312,8 +330,10 @@ def test_encode_response_with_calls() -> None:
                                                                  "tool_use")
     assert data["content"] == [
         {"type": "text", "text": "Let me see."},
-        {"type": "tool_use", "id": "toolu_001", "name": "get_weather", "input": {"city": "Zürich"}},
-        {"type": "tool_use", "id": "toolu_own", "name": "now", "input": {}}]
+        {"type": "tool_use", "id": "toolu_001", "name": "get_weather", "input": {"city": "Zürich"},
+         "caller": {"type": "direct"}},
+        {"type": "tool_use", "id": "toolu_own", "name": "now", "input": {},
+         "caller": {"type": "direct"}}]
     assert (data["usage"]["input_tokens"], data["usage"]["output_tokens"]) == (11, 7)
 
 
@@ -354,7 +374,8 @@ def test_stream_shape() -> None:
     starts = [d for n, d in events if n == "content_block_start"]
     assert [s["index"] for s in starts] == [0, 1, 2, 3]
     assert starts[1]["content_block"] == {"type": "tool_use", "id": "toolu_001",
-                                          "name": "get_weather", "input": {}}
+                                          "name": "get_weather", "input": {},
+                                          "caller": {"type": "direct"}}
     # blocks never interleave: each block's events sit between its start and its stop
     current = None
     for name, data in events:

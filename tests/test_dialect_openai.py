@@ -124,6 +124,14 @@ REJECTIONS: list[tuple[str, Any, dict[str, Any]]] = [
     ("messages.role", body([{"role": "bot", "content": "x"}]), error(
         "Invalid value: 'bot'. Supported values are: 'system', 'assistant', 'user', 'function', "
         "'tool', and 'developer'.", "messages[0].role", "invalid_value")),
+    # Python's None never leaks into the text (issue 13): OpenAI's own "Missing required
+    # parameter" (openai-cookbook #1248 quotes it for tools[0].type; confirmed 2026-11-23)
+    ("tools.type.missing", body(tools=[{"function": TOOL["function"]}]), error(
+        "Missing required parameter: 'tools[0].type'.", "tools[0].type",
+        "missing_required_parameter")),
+    ("messages.role.missing", body([{"content": "x"}]), error(
+        "Missing required parameter: 'messages[0].role'.", "messages[0].role",
+        "missing_required_parameter")),
     ("messages.content.missing", body([{"role": "user"}]), error(
         "Missing required parameter: 'messages[0].content'.", "messages[0].content",
         "missing_required_parameter")),
@@ -300,7 +308,9 @@ def test_decode_maps_text_parts_and_string_choices() -> None:
                                                                            "text": "b"}]},
          {"role": "user", "content": [{"type": "image_url", "image_url": {"url": "x"}}]}],
         tools=[TOOL], tool_choice="required"))
-    assert decoded.messages == (SystemMessage(content="ab"), UserMessage(content="[image_url]"))
+    # the developer role is kept (issue 12): the canonical model has it since SystemMessage.role
+    assert decoded.messages == (SystemMessage(role="developer", content="ab"),
+                                UserMessage(content="[image_url]"))
     assert decoded.tool_choice == "required"
 
 
@@ -374,7 +384,8 @@ def test_stream_shape_for_two_calls() -> None:
     chunks = decode_events(D.encode_stream(turn, STREAM_BODY))
     assert chunks[-1] == "[DONE]"
     first = chunks[0]["choices"][0]
-    assert first["delta"] == {"role": "assistant", "content": None, "refusal": None}
+    # parallel calls: the role chunk comes alone, without refusal (all 11 recorded streams)
+    assert first["delta"] == {"role": "assistant", "content": None}
     assert first["finish_reason"] is None
     frags = fragments(chunks)
     heads = [f for f in frags if "id" in f]
@@ -400,6 +411,54 @@ def test_stream_shape_for_two_calls() -> None:
     assert all(c["usage"] is None for c in chunks[:-2])
     assert {c["id"] for c in chunks[:-1]} == {"chatcmpl-toolcall"}
     assert {c["object"] for c in chunks[:-1]} == {"chat.completion.chunk"}
+
+
+def _role_delta(turn: Turn) -> dict[str, Any]:
+    return decode_events(D.encode_stream(turn, STREAM_BODY))[0]["choices"][0]["delta"]
+
+
+ONE_CALL = (ScriptedCall(id="call_1", name="get_weather", arguments='{"city":"Paris"}'),)
+
+
+def test_one_call_rides_in_the_role_chunk_by_default() -> None:
+    # all 23 recorded single-call streams (wire corpus, openai-chat, confirmed 2026-11-23)
+    delta = _role_delta(Turn(tool_calls=ONE_CALL))
+    assert list(delta) == ["role", "content", "tool_calls", "refusal"]
+    assert delta["tool_calls"] == [{"index": 0, "id": "call_1", "type": "function",
+                                    "function": {"name": "get_weather", "arguments": ""}}]
+
+
+@pytest.mark.parametrize(("calls", "quirk", "in_role"), [
+    (ONE_CALL, "role_chunk_alone", False),
+    (TWO_CALLS, "call_in_role_chunk", True),
+    (TWO_CALLS, None, False),
+])
+def test_role_chunk_variants(calls: tuple[ScriptedCall, ...], quirk: str | None,
+                             in_role: bool) -> None:
+    quirks = frozenset({quirk} if quirk else ())
+    turn = Turn(tool_calls=calls, stream=StreamPlan(quirks=quirks))
+    delta = _role_delta(turn)
+    assert ("tool_calls" in delta) is in_role
+    chunks = decode_events(D.encode_stream(turn, STREAM_BODY))
+    heads = [f for f in fragments(chunks) if "id" in f]
+    assert [h["id"] for h in heads] == [c.id or f"call_{k + 1:03d}" for k, c in enumerate(calls)]
+
+
+def test_text_then_call_keeps_the_call_out_of_the_role_chunk() -> None:
+    delta = _role_delta(Turn(text="Checking.", tool_calls=ONE_CALL))
+    assert delta == {"role": "assistant", "content": "", "refusal": None}
+
+
+def test_sse_comments_come_before_and_between_events() -> None:
+    from pytest_toolcall.dialects.openai import SSE_COMMENT
+
+    turn = Turn(tool_calls=ONE_CALL, stream=StreamPlan(quirks=frozenset({"sse_comments"})))
+    events = D.encode_stream(turn, STREAM_BODY)
+    plain = D.encode_stream(Turn(tool_calls=ONE_CALL), STREAM_BODY)
+    assert SSE_COMMENT == b": OPENROUTER PROCESSING\n\n"
+    assert events[:3] == [SSE_COMMENT] * 3
+    assert [e for e in events if e != SSE_COMMENT] == plain
+    assert events[-1] == b"data: [DONE]\n\n"
 
 
 def test_stream_without_include_usage_has_no_usage_anywhere() -> None:

@@ -187,6 +187,22 @@ def test_loops_md_loop_shim_mutation_fails_where_the_doc_says(pytester: pytest.P
     assert f"change `{LOOP_GOOD.strip()}` into `{LOOP_BROKEN.strip()}`" in section
 
 
+@pytest.mark.parametrize("transport", ["inprocess", "loopback"])
+def test_loops_md_framework_with_its_own_client_passes(pytester: pytest.Pytester,
+                                                       transport: str) -> None:
+    """The openai-SDK loop of loops.md reaches each case's script through request.endpoint."""
+    pytest.importorskip("openai", reason="the example needs the openai SDK (dev extra)")
+    pytester.makeconftest(_doc_block(LOOPS_MD, "A framework with its own client",
+                                     "# conftest.py"))
+    result = pytester.runpytest("--toolcall-provider=openai", "--toolcall-cases=loop.*",
+                                "--toolcall-loop-model=fake", f"--toolcall-transport={transport}",
+                                "-rs", "-p", "no:cacheprovider")
+    loops = _builtin("loop")
+    skipped = sorted(_needing(loops, "loop.parallel") + _needing(loops, "loop.events"))
+    result.assert_outcomes(passed=len(loops) - len(skipped), skipped=len(skipped))
+    assert "tool loop under test: conftest.OpenAISDKAgent" in result.stdout.str()
+
+
 def test_loops_md_history_shim_passes_the_history_family(pytester: pytest.Pytester) -> None:
     pytester.makeconftest(_doc_block(LOOPS_MD, "A shim for a history builder", "# conftest.py"))
     result = pytester.runpytest("--toolcall-provider=openai", "--toolcall-cases=history.*",

@@ -12,7 +12,7 @@ from typing import Any
 import fallback_controls as c  # tests/fallback_controls.py (tests/ is on sys.path)
 import pytest
 
-import conformance.fallback as fallback_cases
+import pytest_toolcall.conformance.fallback as fallback_cases
 from pytest_toolcall.cases import Turn, make_case
 from pytest_toolcall.contracts import Profile
 from pytest_toolcall.errors import CaseDefinitionError, ConformanceFailure, UsageError
@@ -63,6 +63,11 @@ CONTROLS: list[tuple[str, type[ReferenceStructuredOutput], str]] = [
     ("fallback.arguments_fail_schema", c.NoSchemaOnArguments, "fallback.channel"),
     ("fallback.arguments_fail_schema", c.StaleValue, "fallback.value"),
     ("fallback.other_tool_ignored", c.AnyToolName, "fallback.channel"),
+    # -- issue 16 ------------------------------------------------------------------------------
+    ("fallback.fence_other_language", c.FirstFenceOnly, "fallback.channel"),
+    ("fallback.two_objects_in_prose", c.GreedyBraces, "fallback.channel"),
+    ("fallback.text_kept_when_tool_wins", c.TextLostAfterToolCall, "fallback.text"),
+    ("fallback.text_kept_when_tool_wins", c.DropsTextWhenStructured, "fallback.text"),
 ]
 
 
@@ -148,6 +153,9 @@ def test_reference_channels_and_values() -> None:
         "fallback.malformed_arguments": ("json", plan),
         "fallback.arguments_fail_schema": ("json", plan),
         "fallback.other_tool_ignored": ("json", plan),
+        "fallback.fence_other_language": ("json", plan),
+        "fallback.two_objects_in_prose": ("json", plan),
+        "fallback.text_kept_when_tool_wins": ("tool", fallback_cases.TOOL_PLAN),
     }
 
 

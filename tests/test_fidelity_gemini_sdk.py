@@ -93,7 +93,9 @@ def test_sdk_reads_every_realistic_reply(step: Step, version: str, fake: FakePro
         assert response.candidates[0].finish_reason == want["finish"]
     if step.reply.usage is not None:
         assert response.usage_metadata.total_token_count == step.reply.usage.total_tokens
-    if calls:
+    if calls and "no_thought_signature" in step.reply.stream.quirks:
+        assert signatures == []  # gemini-2.0-flash signs nothing
+    elif calls:
         assert len(signatures) == 1 and base64.b64encode(signatures[0]).decode() == \
             Gemini()._parts(step.reply)[1 if step.reply.text else 0]["thoughtSignature"]
 

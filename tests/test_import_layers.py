@@ -16,12 +16,14 @@ PACKAGE = Path(__file__).resolve().parents[1] / "pytest_toolcall"
 
 #: bottom to top; a module may import its own layer and the layers below it
 LAYERS: dict[str, tuple[str, ...]] = {
-    "model and contracts": ("errors", "_schema", "_names", "model", "contracts", "loop",
-                            "fallback", "hookspecs"),
-    "cases as data": ("tools", "cases", "strategies", "bugs", "providers"),
+    "model and contracts": ("errors", "_schema", "_names", "_layout", "model", "contracts",
+                            "loop", "fallback", "hookspecs"),
+    "cases as data": ("tools", "cases", "strategies", "bugs", "providers", "redact",
+                      "netguard"),
     "provider side": ("dialects", "fake", "reference", "scripted", "foreign"),
     "runners and checks": ("checks", "runner", "looprun", "fallbackrun", "trace", "live"),
     "reports and cassettes": ("report", "cassettes"),
+    "shims for client libraries": ("shims",),
     "pytest layer": ("plugin", "core_plugin", "_suite", "report_plugin", "cassettes_plugin",
                      "foreign_plugin"),
     "mutation and the command line": ("mutation", "catalogue", "cli", "__main__"),

@@ -122,8 +122,8 @@ def test_gemini_upper_case_types_decode(gemini: Endpoint) -> None:
 def _openapi_tools_case() -> Any:
     """wire.tool_definitions_intact's check over a tool ``parameters`` can carry ($defs and
     additionalProperties are outside Gemini's OpenAPI subset)."""
-    from conformance._common import case, one_step, request
-    from conformance.wire import _TEXT, tools_intact
+    from pytest_toolcall.conformance._common import case, one_step, request
+    from pytest_toolcall.conformance.wire import _TEXT, tools_intact
 
     tool = ToolSpec(name="get_weather", description="Current weather for a city.", parameters={
         "type": "object", "properties": {"city": {"type": "string"},
@@ -306,7 +306,7 @@ def ollama_ep() -> Iterator[Endpoint]:
 
 
 def test_ollama_tool_name_without_ids_passes(ollama_ep: Endpoint) -> None:
-    from conformance.ollama import results_carry_tool_name
+    from pytest_toolcall.conformance.ollama import results_carry_tool_name
 
     case = REGISTRY["wire.ollama_tool_name_on_results"]
     only = case.model_copy(update={"checks": (results_carry_tool_name,)})

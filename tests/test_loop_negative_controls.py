@@ -16,14 +16,19 @@ from typing import Any
 import loop_controls as c  # tests/loop_controls.py (tests/ is on sys.path)
 import pytest
 from hypothesis import Phase, settings
+from pydantic import ValidationError
 
-import conformance.history as history_cases
-import conformance.loop as loop_cases
-from pytest_toolcall.contracts import Profile
-from pytest_toolcall.errors import ConformanceFailure
-from pytest_toolcall.loop import STOP_REASONS, LoopResult
+import pytest_toolcall.conformance.history as history_cases
+import pytest_toolcall.conformance.loop as loop_cases
+from pydantic import ValidationError
+
+from pytest_toolcall.contracts import Profile, make_profile
+from pytest_toolcall.errors import ConformanceFailure, UsageError
+from pytest_toolcall.loop import STOP_REASONS, LoopResult, ToolError
+from pytest_toolcall.looprun import model_call_ceiling
+from pytest_toolcall.model import AssistantMessage, ChatRequest, ToolMessage, UserMessage
 from pytest_toolcall.reference.history import ReferenceHistoryBuilder
-from pytest_toolcall.reference.loop import ReferenceToolLoop
+from pytest_toolcall.reference.loop import ReferenceToolLoop, _State
 from pytest_toolcall.runner import CaseSkipped, run_case
 from pytest_toolcall.tools import SECRET
 
@@ -39,6 +44,15 @@ HANG = {"timeout": 0.35}
 #: sequential dispatch never overlaps: shorter sleeps (the script follows tool_timeout) suffice
 QUICK = {"tool_timeout": 0.25}
 CLARIFY = {"argument_validation": "clarify"}
+#: profiles shaped like real frameworks' documented policies (docs/loops.md, "Profile fields");
+#: the caps are lowered so the runs stay short
+AGENTS_SDK = {"iteration_counts": "model_calls", "max_iterations": 4, "max_failure_rounds": None}
+PYDANTIC_AI = {"iteration_counts": "model_calls", "max_iterations": 6, "max_failure_rounds": None,
+               "tool_failure_budget": 1, "crash_policy": "abort"}
+LANGGRAPH = {"iteration_counts": "rounds", "max_iterations": 4, "max_failure_rounds": None,
+             "crash_policy": "abort", "duplicate_call_ids": "refuse"}
+SMOLAGENTS = {"iteration_counts": "model_calls", "max_iterations": 4, "max_failure_rounds": None,
+              "closing_call": True, "final_answer_tool": "final_answer"}
 
 #: (case id, broken loop, the clause the case must name, profile fields)
 LOOP_CONTROLS: list[tuple[str, type[ReferenceToolLoop], str, dict[str, Any]]] = [
@@ -75,7 +89,7 @@ LOOP_CONTROLS: list[tuple[str, type[ReferenceToolLoop], str, dict[str, Any]]] = 
      "request.messages.tool_calls.unanswered", {}),
     ("loop.mixed_batch", c.AnyFailureIsFailureRound, "loop.stop_reason", {}),
     ("loop.mixed_batch", c.SuccessConditionFlipped, "loop.stop_reason", {}),
-    ("loop.mixed_batch", c.RetryableTreatedAsPermanent, "loop.failure_fed_back", {}),
+    ("loop.mixed_batch", c.RetryableTreatedAsPermanent, "loop.stop_reason", {}),
     # -- pairing and order -------------------------------------------------------------------------
     ("loop.answered_once_in_order", c.CompletionOrder, "loop.answered_once_in_order", {}),
     ("loop.answered_once_in_order", c.AsyncCompletionOrder, "loop.answered_once_in_order", {}),
@@ -94,13 +108,29 @@ LOOP_CONTROLS: list[tuple[str, type[ReferenceToolLoop], str, dict[str, Any]]] = 
     ("loop.tool_timeout", c.NoToolTimeout, "loop.timeout", HANG),
     ("loop.tool_timeout", c.AsyncNoToolTimeout, "loop.timeout", HANG),
     ("loop.tool_timeout", c.PoolWaitsForHungTools, "loop.timeout", HANG),
-    ("loop.tool_timeout", c.TimeoutIsFatal, "loop.failure_fed_back", {}),
+    ("loop.tool_timeout", c.TimeoutIsFatal, "loop.stop_reason", {}),
     # -- the first scoreboard's escapes --------------------------------------------------------
     ("loop.model_error", c.ModelErrorRaises, "loop.raised", {}),
     ("loop.events", c.NoClientEvents, "loop.events", {}),
     ("loop.events", c.ReportsSuccessesOnly, "loop.events", {}),
     ("loop.iteration_cap", c.ForgetsEarlierRounds, "loop.conversation_kept", {}),
     ("loop.iteration_cap", c.ToolsOnlyOnFirstCall, "loop.conversation_kept", {}),
+    # -- declared policies not kept (issue 15) ---------------------------------------------------
+    ("loop.all_failure_rounds", c.IgnoresToolFailureBudget, "loop.stop_reason", PYDANTIC_AI),
+    ("loop.iteration_cap", c.CapCountsRoundsNotModelCalls, "loop.model_calls", AGENTS_SDK),
+    ("loop.iteration_cap", c.NoClosingCall, "loop.model_calls", SMOLAGENTS),
+    ("loop.retryable_failure_continues", c.NoFinalAnswerTool, "loop.stop_reason", SMOLAGENTS),
+    ("loop.sanitised_failures", c.AbortLeaksCrashText, "loop.sanitised", LANGGRAPH),
+    ("loop.retryable_failure_continues", c.DropsToolErrorMessage, "loop.failure_fed_back", {}),
+    ("loop.model_error", c.RetriesServerErrors, "loop.model_calls", {}),
+    ("loop.duplicate_call_id", c.RefusalRunsTheCall, "loop.executed_once", LANGGRAPH),
+    # -- issue 16 ------------------------------------------------------------------------------
+    ("loop.text_with_calls", c.IgnoresCallsWithText, "loop.calls_run", {}),
+    ("loop.stop_with_calls", c.TrustsFinishReason, "loop.calls_run", {}),
+    ("loop.result_contents_match", c.ContentsInCompletionOrder, "loop.results_match_calls", {}),
+    ("loop.argument_types", c.RequiredKeysOnly, "loop.tool_not_run", {}),
+    ("loop.truncated_answer", c.CompletedWhateverTheFinish, "loop.stop_reason", {}),
+    ("loop.content_filtered", c.CompletedWhateverTheFinish, "loop.stop_reason", {}),
 ]
 
 #: (case id, broken history builder, the clause the case must name)
@@ -121,6 +151,11 @@ HISTORY_CONTROLS: list[tuple[str, type[ReferenceHistoryBuilder], str]] = [
     ("history.random_histories", c.OnlyLastTurnRepaired, "history.valid"),
     ("history.random_histories", c.AnswersOrphanCallsWithErrors, "history.idempotent"),
     ("history.random_histories", c.MergesIdlessResults, "history.results_intact"),
+    ("history.orphan_calls", c.AnswersInterruptedCallsAsSuccess, "history.results_intact"),
+    # -- issue 16 ------------------------------------------------------------------------------
+    ("history.results_in_call_order", c.ResultsInStoredOrder, "history.results_in_call_order"),
+    ("history.call_id_reused", c.AnswersReusedIdTwice, "history.call_ids_unique"),
+    ("history.empty_assistant_dropped", c.KeepsEmptyAssistant, "history.no_empty_assistant"),
 ]
 
 
@@ -218,6 +253,27 @@ def test_reference_loop_passes(case_id: str, mode: str) -> None:
         assert not any(SECRET in text for text in shown)
 
 
+class _AnswersInterruptedCallsWithErrors(ReferenceHistoryBuilder):
+    """Answers each interrupted call with a synthesized error, idempotently (failed results are
+    kept, so a rebuild keeps the answer): "filtered or answered" allows it."""
+
+    def __init__(self) -> None:
+        super().__init__(failed_calls="keep")
+
+    def build(self, stored: Any) -> list[Any]:
+        return super().build(c.answer_interrupted_calls(
+            stored, "The call was interrupted; it did not run.", is_error=True))
+
+
+@pytest.mark.parametrize("case_id", ["history.orphan_calls", "history.random_histories"])
+@pytest.mark.usefixtures("no_shrinking")
+def test_a_synthesized_error_answer_to_an_interrupted_call_passes(case_id: str) -> None:
+    [run] = run_case(HISTORY[case_id], _AnswersInterruptedCallsWithErrors(), Profile())
+    if case_id == "history.orphan_calls":  # call_b was interrupted: answered, not filtered
+        assert [m.tool_call_id for m in run.built if isinstance(m, ToolMessage)] == [
+            "call_a", "call_b"]
+
+
 @pytest.mark.parametrize("case_id", sorted(HISTORY))
 def test_reference_history_builder_passes(case_id: str) -> None:
     [run] = run_case(HISTORY[case_id], ReferenceHistoryBuilder(), Profile())
@@ -225,12 +281,33 @@ def test_reference_history_builder_passes(case_id: str) -> None:
     assert run.rebuilt == run.built
 
 
-@pytest.mark.parametrize("fields", [
-    {"max_iterations": 2, "max_failure_rounds": 2, "argument_validation": "clarify"},
-    {"max_iterations": 1, "max_failure_rounds": 4, "parallel_dispatch": False},
-], ids=["tight-caps-clarify", "one-iteration-sequential"])
-def test_reference_loop_passes_with_other_profiles(fields: dict[str, Any]) -> None:
-    """The scripts follow the profile's caps: other claims, same verdict."""
+#: the cases a profile's own policy makes inapplicable, each skipped by its capability
+NO_FAILURE_ROUNDS = ["loop.failure_rounds_not_iterations", "loop.failure_rounds_reset"]
+
+
+@pytest.mark.parametrize(("fields", "expected_skips"), [
+    ({"max_iterations": 2, "max_failure_rounds": 2, "argument_validation": "clarify"}, []),
+    ({"max_iterations": 1, "max_failure_rounds": 4, "parallel_dispatch": False},
+     ["loop.parallel_dispatch"]),
+    # issue 15: max_failure_rounds=1 used to fail six unrelated cases, the reference loop too
+    ({"max_failure_rounds": 1}, NO_FAILURE_ROUNDS),
+    (AGENTS_SDK, NO_FAILURE_ROUNDS),
+    (PYDANTIC_AI, NO_FAILURE_ROUNDS),
+    (LANGGRAPH, NO_FAILURE_ROUNDS),
+    (SMOLAGENTS, NO_FAILURE_ROUNDS),
+    # default caps as shipped: pydantic-ai's request_limit=50 is past the old 40-call ceiling
+    ({**PYDANTIC_AI, "max_iterations": 50}, NO_FAILURE_ROUNDS),
+    ({"iteration_counts": "rounds", "tool_failure_budget": 0, "max_failure_rounds": None,
+      "closing_call": True}, NO_FAILURE_ROUNDS),
+    ({"tool_timeout": None, "parallel_dispatch": False}, ["loop.parallel_dispatch",
+                                                          "loop.tool_timeout"]),
+], ids=["tight-caps-clarify", "one-iteration-sequential", "one-failure-round", "agents-sdk",
+        "pydantic-ai", "langgraph", "smolagents", "pydantic-ai-cap-50", "budget-0-closing",
+        "no-tool-timeout"])
+def test_reference_loop_passes_with_other_profiles(fields: dict[str, Any],
+                                                   expected_skips: list[str]) -> None:
+    """The scripts and expectations follow the profile's declared policy: other claims, same
+    verdict; only the cases whose premise the policy lacks skip, each naming it."""
     passed, skipped = [], []
     for case_id, case in LOOP.items():
         profile = profile_for(case_id, "sync", **fields)
@@ -239,9 +316,109 @@ def test_reference_loop_passes_with_other_profiles(fields: dict[str, Any]) -> No
             passed.append(case_id)
         except CaseSkipped:
             skipped.append(case_id)
-    expected_skips = [] if fields.get("parallel_dispatch", True) else ["loop.parallel_dispatch"]
-    assert skipped == expected_skips
+    assert sorted(skipped) == sorted(expected_skips)
     assert len(passed) == len(LOOP) - len(expected_skips)
+
+
+# -- legitimate policies a loop declares (positive controls, issue 15) ------------------------
+def test_client_retries_are_the_clients_when_declared() -> None:
+    """The provider SDK retries a 500 itself (the openai SDK twice by default): declared as
+    ``model_retries``, those calls are not the loop's."""
+    case = LOOP["loop.model_error"]
+    for mode in MODES:
+        profile = profile_for(case.id, model_retries=2)
+        runs = run_case(case, c.RetriesServerErrors.from_profile(profile), profile,
+                        loop_model=mode)
+        assert [run.model_calls for run in runs] == [4, 4]
+
+
+class _ToolErrorTextOnly(ReferenceToolLoop):
+    """Feeds a ToolError back as its bare message: no 'error' or 'fail' in it, no flag."""
+
+    @staticmethod
+    def failed(call: Any, exc: BaseException) -> Any:
+        outcome = ReferenceToolLoop.failed(call, exc)
+        if isinstance(exc, ToolError) and exc.kind == "execution":
+            outcome.text = exc.message
+        return outcome
+
+    def new_state(self, request: Any) -> Any:
+        return _UnflaggedState(request)
+
+
+class _UnflaggedState(_State):
+    def chat_request(self) -> Any:
+        request = super().chat_request()
+        return request.model_copy(update={"messages": tuple(
+            m.model_copy(update={"is_error": False}) if isinstance(m, ToolMessage) else m
+            for m in request.messages)})
+
+
+class _UserRoleFeedback(ReferenceToolLoop):
+    """Renders calls and results as text, results as user-role observations (smolagents'
+    ToolCallingAgent does so for models without a tool role)."""
+
+    def new_state(self, request: Any) -> Any:
+        return _TextState(request)
+
+
+class _TextState(_State):
+    def chat_request(self) -> Any:
+        out: list[Any] = []
+        for m in self.messages:
+            if isinstance(m, AssistantMessage) and m.tool_calls:
+                out.append(AssistantMessage(content="Calling tools: " + ", ".join(
+                    f"{c.name}({c.raw_arguments}) as {c.id}" for c in m.tool_calls)))
+            elif isinstance(m, ToolMessage):
+                out.append(UserMessage(content=f"Observation for {m.tool_call_id}: {m.content}"))
+            else:
+                out.append(m)
+        return ChatRequest(messages=tuple(out), tools=self.tool_specs)
+
+
+@pytest.mark.parametrize("case_id", ["loop.retryable_failure_continues", "loop.mixed_batch"])
+def test_a_tool_errors_own_text_is_feedback(case_id: str) -> None:
+    """The keyword test is gone: the scripted error's own text reaching the model is what
+    counts, with or without the words 'error' or 'fail' and the is_error flag."""
+    for mode in MODES:
+        profile = profile_for(case_id)
+        run_case(LOOP[case_id], _ToolErrorTextOnly.from_profile(profile), profile,
+                 loop_model=mode)
+
+
+@pytest.mark.parametrize("case_id", ["loop.retryable_failure_continues", "loop.mixed_batch",
+                                     "loop.unknown_tool", "loop.sanitised_failures"])
+def test_user_role_feedback_passes_when_declared(case_id: str) -> None:
+    profile = profile_for(case_id, feedback_role="user")
+    run_case(LOOP[case_id], _UserRoleFeedback.from_profile(profile), profile)
+    # undeclared, the results are missing where the model is told to look for them
+    profile = profile_for(case_id)
+    with pytest.raises(ConformanceFailure) as exc:
+        run_case(LOOP[case_id], _UserRoleFeedback.from_profile(profile), profile)
+    assert exc.value.clause in ("loop.failure_fed_back", "loop.unknown_tool")
+
+
+def test_a_crash_type_name_is_not_a_leak() -> None:
+    """Aborting on a crash and naming the exception type in the stop text is a policy; the
+    exception's text is the leak (AbortLeaksCrashText)."""
+    case = LOOP["loop.sanitised_failures"]
+    profile = profile_for(case.id, crash_policy="abort")
+    [run] = run_case(case, ReferenceToolLoop.from_profile(profile), profile)[:1]
+    assert run.result.stop_reason == "error" and "RuntimeError" in (run.result.text or "")
+
+
+def test_a_loop_that_never_stops_on_failures_is_a_usage_error() -> None:
+    with pytest.raises(ValidationError, match="never stops when every call fails"):
+        Profile(max_failure_rounds=None)
+    with pytest.raises(UsageError, match="never stops when every call fails"):
+        make_profile({"max_failure_rounds": None})
+    assert Profile(max_failure_rounds=None, tool_failure_budget=2).tool_failure_budget == 2
+
+
+def test_the_model_call_ceiling_follows_the_profile() -> None:
+    assert model_call_ceiling(Profile()) == 40
+    assert model_call_ceiling(Profile(max_iterations=50, iteration_counts="model_calls",
+                                      max_failure_rounds=None)) > 50
 
 
 # -- the tables are complete and honest ------------------------------------------------------
@@ -294,3 +471,73 @@ def test_never_clarifies_escapes_the_default_profile_only() -> None:
     with pytest.raises(ConformanceFailure) as exc:
         run_case(case, c.NeverClarifies.from_profile(profile), profile)
     assert exc.value.clause == "loop.stop_reason"
+
+
+class _NoFailureFlagInEvents(ReferenceToolLoop):
+    """Its client events carry no per-call failure flag: every outcome is a 'tool_result'."""
+
+    def new_state(self, request: Any) -> Any:
+        return _ResultEventsState(request)
+
+
+class _ResultEventsState(_State):
+    def stop(self, reason: Any, text: Any) -> LoopResult:
+        result = super().stop(reason, text)
+        return result.model_copy(update={"events": tuple(
+            e.model_copy(update={"type": "tool_result"}) if e.type == "tool_error" else e
+            for e in result.events or ())})
+
+
+def test_events_without_a_failure_flag_pass_when_declared() -> None:
+    case = LOOP["loop.events"]
+    profile = profile_for(case.id, event_errors=False)
+    run_case(case, _NoFailureFlagInEvents.from_profile(profile), profile)
+    profile = profile_for(case.id)
+    with pytest.raises(ConformanceFailure) as exc:
+        run_case(case, _NoFailureFlagInEvents.from_profile(profile), profile)
+    assert exc.value.clause == "loop.events"
+    # what the flag cannot excuse: failed calls left out of the client's view
+    profile = profile_for(case.id, event_errors=False)
+    with pytest.raises(ConformanceFailure) as exc:
+        run_case(case, c.ReportsSuccessesOnly.from_profile(profile), profile)
+    assert exc.value.clause == "loop.events"
+
+
+class _RetryingExecutor:
+    """Runs a call again, once, when it fails retryably: the loop retries internally."""
+
+    def __init__(self, executor: Any) -> None:
+        self.executor = executor
+
+    def run(self, name: str, arguments: Any = None, *, call_id: Any = None) -> str:
+        try:
+            return self.executor.run(name, arguments, call_id=call_id)
+        except ToolError as exc:
+            if not exc.retryable or exc.kind != "execution":
+                raise
+            return self.executor.run(name, arguments, call_id=call_id)
+
+    async def arun(self, name: str, arguments: Any = None, *, call_id: Any = None) -> str:
+        try:
+            return await self.executor.arun(name, arguments, call_id=call_id)
+        except ToolError as exc:
+            if not exc.retryable or exc.kind != "execution":
+                raise
+            return await self.executor.arun(name, arguments, call_id=call_id)
+
+
+class _RetriesToolsInternally(ReferenceToolLoop):
+    def new_state(self, request: Any) -> Any:
+        request.executor = _RetryingExecutor(request.executor)
+        return super().new_state(request)
+
+
+@pytest.mark.parametrize("case_id", ["loop.retryable_failure_continues", "loop.mixed_batch",
+                                     "loop.all_failure_rounds", "loop.sanitised_failures"])
+def test_a_loop_that_retries_a_failed_tool_itself_passes(case_id: str) -> None:
+    """What the model is told is the last attempt's outcome (issue 15: a loop that retries a
+    retryable tool failure internally was failed)."""
+    profile = profile_for(case_id)
+    for run in run_case(LOOP[case_id], _RetriesToolsInternally.from_profile(profile), profile):
+        if case_id == "loop.retryable_failure_continues":  # fail, then its retry succeeds
+            assert [e.outcome for e in run.executor.executions][:2] == ["failed", "ok"]

@@ -473,7 +473,7 @@ def test_a_propagated_crash_does_not_repeat_the_planted_secret() -> None:
     """The failure of a loop that lets a tool crash escape names the crash, not its secret."""
     import loop_controls
 
-    import conformance.loop as loop_cases
+    import pytest_toolcall.conformance.loop as loop_cases
     from pytest_toolcall.contracts import Profile
     from pytest_toolcall.errors import ConformanceFailure
     from pytest_toolcall.runner import run_case
@@ -487,3 +487,32 @@ def test_a_propagated_crash_does_not_repeat_the_planted_secret() -> None:
     assert exc.value.clause == "loop.raised"
     assert "RuntimeError" in rendered and "<secret redacted>" in rendered
     assert SECRET not in rendered
+
+
+@pytest.mark.parametrize(("mode", "transport", "host"), [
+    ("inprocess", "inprocess", None), ("fake", "inprocess", "http://toolcall.fake/v1"),
+    ("fake", "loopback", "http://127.0.0.1:")])
+def test_a_loop_case_hands_the_loop_the_fake_providers_endpoint(mode: str, transport: str,
+                                                                  host: str | None) -> None:
+    """request.endpoint: the fake provider serving the case's script (issue 15, item 4)."""
+    import pytest_toolcall.conformance.loop as loop_cases
+    from pytest_toolcall.runner import run_case
+
+    seen: list[Any] = []
+
+    class Recording(ReferenceToolLoop):
+        def run(self, request: LoopRequest) -> Any:
+            seen.append(request.endpoint)
+            return super().run(request)
+
+    case = next(c for c in loop_cases.CASES if c.id == "loop.iteration_cap")
+    profile = Profile(async_=False)
+    [run] = run_case(case, Recording.from_profile(profile), profile, loop_model=mode,
+                     transport=transport)
+    if host is None:
+        assert seen == [None]
+        return
+    [endpoint] = seen
+    assert endpoint.base_url.startswith(host) and endpoint.api_key
+    # the endpoint's fake is the one the case read its requests back from
+    assert len(endpoint.fake.exchanges) == run.model_calls

@@ -231,7 +231,7 @@ def test_cases_glob_that_matches_nothing_names_the_pattern(pytester: pytest.Pyte
     assert result.ret == pytest.ExitCode.INTERRUPTED
     result.stdout.fnmatch_lines([
         "*pytest-toolcall could not collect the suite:",
-        "*the pattern 'strem.*' matches no case for openai*families: fallback, history, loop, stream, wire*",
+        "*the pattern 'strem.*' matches no case for openai*families: errors, fallback, history, loop, stream, wire*",
     ])
     result.assert_outcomes(errors=1)
 

@@ -24,4 +24,10 @@ def test_malformed_provider_names_field():
 def test_unconfirmed_fact():
     assert not Fact("x").is_confirmed
     assert Fact("x", "https://example", "2026-11-22").is_confirmed
-    assert len(REGISTRY) == 5
+    assert len(REGISTRY) == 6  # the five dialects and vertex (issue 13)
+
+
+def test_vertex_is_a_gemini_provider_with_confirmed_facts():
+    vertex = get("vertex")
+    assert (vertex.dialect, vertex.family) == ("gemini", "gemini")
+    assert vertex.facts and all(f.is_confirmed for f in vertex.facts.values())

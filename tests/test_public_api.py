@@ -34,6 +34,9 @@ PUBLIC = [
     "NamedToolChoice",
     "Profile",
     "ProviderError",
+    # issue 13: reasoning that travels with tool calls (added deliberately, 2026-11-23)
+    "Reasoning",
+    "ReasoningComplete",
     "ScriptedCall",
     "Step",
     "StreamDone",
@@ -123,3 +126,52 @@ def test_the_repos_demo_command_collects_only_the_suite() -> None:
     ids = [line for line in result.stdout.splitlines() if "::" in line]
     assert ids and all(line.startswith("toolcall::") for line in ids), ids[:5]
     assert "toolcall::wire.single_call[openai]" in ids
+
+
+#: the loop policies a profile declares (issue 15), with the defaults that keep the policy the
+#: loop cases encoded before them: changing a name or a default is a decision
+LOOP_POLICY_DEFAULTS = {
+    "iteration_counts": "successful_rounds",
+    "max_failure_rounds": 3,
+    "tool_failure_budget": None,
+    "crash_policy": "feed_back",
+    "duplicate_call_ids": "dedupe",
+    "closing_call": False,
+    "model_retries": 0,
+    "final_answer_tool": None,
+    "feedback_role": "tool",
+    "tool_timeout": 0.5,
+    "event_errors": True,
+}
+
+
+def test_loop_policy_fields_and_defaults_are_pinned() -> None:
+    profile = pytest_toolcall.Profile()
+    assert {name: getattr(profile, name) for name in LOOP_POLICY_DEFAULTS} == \
+        LOOP_POLICY_DEFAULTS
+    from pytest_toolcall.contracts import CAPABILITIES
+
+    assert {"loop.successful_rounds", "loop.tool_timeout"} <= set(CAPABILITIES)
+
+
+def test_loop_request_fields_are_pinned() -> None:
+    import dataclasses
+
+    from pytest_toolcall.loop import LoopRequest
+
+    assert [f.name for f in dataclasses.fields(LoopRequest)] == [
+        "messages", "tools", "model", "executor", "metadata", "endpoint"]
+
+
+def test_system_message_has_the_developer_role() -> None:
+    """Issue 12 widened SystemMessage.role to system | developer (no new message type), so code
+    that checks isinstance(m, SystemMessage) keeps working; other roles are still refused."""
+    from pydantic import TypeAdapter, ValidationError
+
+    from pytest_toolcall.model import Message
+
+    assert pytest_toolcall.SystemMessage(content="x").role == "system"
+    message = TypeAdapter(Message).validate_python({"role": "developer", "content": "x"})
+    assert isinstance(message, pytest_toolcall.SystemMessage) and message.role == "developer"
+    with pytest.raises(ValidationError):
+        pytest_toolcall.SystemMessage(role="user", content="x")  # type: ignore[arg-type]

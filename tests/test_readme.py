@@ -70,9 +70,11 @@ def _openai_cases() -> list:
 def _counts() -> dict[str, int]:
     """Built-in cases by contract, the chat contract split by whether a step streams:
     ``wire`` (chat, no streaming step), ``stream``, ``loop``, ``history``."""
-    counts = {"wire": 0, "stream": 0, "loop": 0, "history": 0, "fallback": 0}
+    counts = {"wire": 0, "stream": 0, "errors": 0, "loop": 0, "history": 0, "fallback": 0}
     for case in _openai_cases():
-        if case.contract == "chat":
+        if case.family == "errors":  # chat cases of their own family (issue 12)
+            counts["errors"] += 1
+        elif case.contract == "chat":
             counts["stream" if "stream" in case.required_capabilities() else "wire"] += 1
         else:
             counts[case.contract] += 1
@@ -94,12 +96,14 @@ def test_readme_adapter_example_passes_the_suite(pytester: pytest.Pytester) -> N
     assert n["wire"] >= 18 and n["stream"] >= 18 and n["loop"] >= 1 and n["history"] >= 1
     # the example overrides the adapter only: wire passes, stream skips (streaming=False), and
     # the loop and history families run against the reference loop and builder
-    result.assert_outcomes(passed=n["wire"] + n["loop"] + n["history"] + n["fallback"],
-                           skipped=n["stream"])
+    streamed_errors = len([c for c in _openai_cases() if c.family == "errors"
+                           and "stream" in c.required_capabilities()])
+    result.assert_outcomes(passed=n["wire"] + n["errors"] - streamed_errors + n["loop"]
+                           + n["history"] + n["fallback"], skipped=n["stream"] + streamed_errors)
     # the example declares Profile(streaming=False): each stream case skips, naming why
     output = result.stdout.str()
-    reasons = re.findall(r"the profile does not claim 'stream', which (stream\.\w+) needs",
-                         output)
+    reasons = re.findall(r"the profile does not claim 'stream', which ((?:stream|errors)\.\w+) "
+                         r"needs", output)
     assert sorted(reasons) == sorted(c.id for c in _openai_cases()
                                      if "stream" in c.required_capabilities())
     assert "adapter under test: conftest.MyAdapter" in output  # the README's adapter ran
@@ -121,10 +125,14 @@ def test_readme_numbers_match_the_suite() -> None:
     n = _counts()
     total = sum(n.values())
     text = " ".join(README.split())  # line wrapping does not matter
-    assert (f"passes all {n['wire']} `wire` cases and skips the {n['stream']} `stream` cases"
-            in text)
-    assert (f"with {total} cases in five families: {n['wire']} `wire`, {n['stream']} `stream`, "
-            f"{n['loop']} `loop`, {n['history']} `history` and {n['fallback']} `fallback`") in text
+    streamed = len([c for c in _openai_cases() if c.family == "errors"
+                    and "stream" in c.required_capabilities()])
+    assert (f"passes all {n['wire']} `wire` cases and the {n['errors'] - streamed} `errors` "
+            f"cases that do not stream, and skips the {n['stream']} `stream` cases and the "
+            f"{streamed} streamed `errors` cases") in text
+    assert (f"with {total} cases in six families: {n['wire']} `wire`, {n['stream']} `stream`, "
+            f"{n['errors']} `errors`, {n['loop']} `loop`, {n['history']} `history` and "
+            f"{n['fallback']} `fallback`") in text
     quickstart = " ".join((ROOT / "docs" / "quickstart.md").read_text(encoding="utf-8").split())
     assert f"({total} cases today)" in quickstart
 

@@ -1,6 +1,6 @@
 """Fidelity: the OpenAI Chat dialect and reference adapter against real recorded traffic.
 
-The corpus (``../shared/wire-corpus/pydantic-ai/openai-chat``, or ``$TOOLCALL_WIRE_CORPUS``) holds
+The corpus (``tests/data/wire-corpus/pydantic-ai/openai-chat``, or ``$TOOLCALL_WIRE_CORPUS``) holds
 cassettes recorded against api.openai.com. Some of them also hold calls to other hosts (Gemini,
 an MCP server): interactions are routed by their request ``uri`` and only ``POST
 /v1/chat/completions`` is checked here; the others are counted.
@@ -41,10 +41,6 @@ pytest.importorskip("yaml", reason="PyYAML is needed to read the wire corpus (it
 import corpus  # noqa: E402 - tests/corpus.py, after the PyYAML check
 
 FILES = corpus.openai_chat_files()
-if not FILES:
-    pytest.skip(f"no wire corpus at {corpus.openai_chat_dir()} (set ${corpus.ENV_VAR} to the "
-                "wire-corpus folder that holds pydantic-ai/openai-chat/*.yaml)",
-                allow_module_level=True)
 
 DIALECT = OpenAIChat()
 FINISH = {"stop": "stop", "tool_calls": "tool_calls", "length": "length",

@@ -1,6 +1,6 @@
 """Fidelity: the Anthropic dialect and reference adapter against real recorded traffic.
 
-The corpus (``../shared/wire-corpus/pydantic-ai/anthropic``, or ``$TOOLCALL_WIRE_CORPUS``) holds
+The corpus (``tests/data/wire-corpus/pydantic-ai/anthropic``, or ``$TOOLCALL_WIRE_CORPUS``) holds
 cassettes recorded against api.anthropic.com (some also hold Gemini or Files API calls: only
 ``POST /v1/messages`` is checked here). Every request that got a 200 must pass the fake's
 validation (zero false rejections) and decode; every JSON response must parse with the reference
@@ -27,10 +27,7 @@ pytest.importorskip("yaml", reason="PyYAML is needed to read the wire corpus (it
 import corpus
 
 FOLDER = corpus.corpus_root() / "pydantic-ai" / "anthropic"
-FILES = sorted(FOLDER.glob("*.yaml")) if FOLDER.is_dir() else []
-if not FILES:
-    pytest.skip(f"no wire corpus at {FOLDER} (set ${corpus.ENV_VAR} to the wire-corpus folder)",
-                allow_module_level=True)
+FILES = corpus.files("anthropic")
 
 DIALECT = AnthropicMessages()
 

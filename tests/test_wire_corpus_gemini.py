@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 import pytest
-from corpus import Interaction, corpus_root, load
+from corpus import Interaction, corpus_root, files, load
 
 from pytest_toolcall.cases import ScriptedCall, Turn
 from pytest_toolcall.dialects.gemini import Gemini
@@ -15,8 +15,7 @@ from pytest_toolcall.model import StreamDone, ToolCallComplete
 from pytest_toolcall.reference.gemini import GeminiAdapter
 
 FOLDER = corpus_root() / "pydantic-ai" / "gemini"
-FILES = sorted(FOLDER.glob("*.yaml")) if FOLDER.is_dir() else []
-pytestmark = pytest.mark.skipif(not FILES, reason=f"no Gemini wire corpus at {FOLDER}")
+FILES = files("gemini")  # a missing corpus is an error (tests/corpus.py), never a skip
 
 
 def _native() -> list[Interaction]:

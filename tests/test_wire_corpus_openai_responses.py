@@ -20,8 +20,7 @@ from pytest_toolcall.reference.openai_responses import OpenAIResponsesAdapter
 
 D = get_dialect("openai-responses")
 FOLDER = corpus.corpus_root() / "pydantic-ai" / "openai-responses"
-FILES = sorted(FOLDER.glob("*.yaml")) if FOLDER.is_dir() else []
-pytestmark = pytest.mark.skipif(not FILES, reason=f"no wire corpus at {FOLDER}")
+FILES = corpus.files("openai-responses")  # a missing corpus is an error, never a skip
 
 
 def _responses() -> list[corpus.Interaction]:

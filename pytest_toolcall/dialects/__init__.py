@@ -73,6 +73,8 @@ _REGISTRY: dict[str, tuple[str, str]] = {
     "anthropic": ("anthropic", "AnthropicMessages"),
     "gemini": ("gemini", "Gemini"),
     "ollama": ("ollama", "OllamaChat"),
+    # Gemini on Vertex AI: the gemini wire on Vertex's routes, with bearer auth (issue 13)
+    "vertex": ("gemini", "Vertex"),
 }
 
 

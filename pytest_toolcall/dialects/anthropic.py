@@ -20,6 +20,7 @@ from ..model import (
     AssistantMessage,
     ChatRequest,
     NamedToolChoice,
+    Reasoning,
     SystemMessage,
     ToolCall,
     ToolMessage,
@@ -28,7 +29,44 @@ from ..model import (
 )
 from . import Rejection
 
-__all__ = ["AnthropicMessages"]
+__all__ = ["AnthropicMessages", "thinking_signature"]
+
+_SIGNED = "toolcall-fake-thinking:"
+
+
+def thinking_signature(text: str, position: int) -> str:
+    """The signature the fake puts on a thinking block at ``position`` in its turn's content:
+    bound to the text and the place, as Anthropic's are (anthropic-sdk-python #1598, a
+    maintainer, 2026-08-05: any edit, re-serialisation, reordering or merging fails the check)."""
+    import base64
+    import hashlib
+
+    digest = hashlib.sha256(f"{position}\0{text}".encode()).hexdigest()[:24]
+    return base64.b64encode(f"{_SIGNED}{position}:{digest}".encode()).decode()
+
+
+def _fake_signed(signature: Any) -> bool:
+    import base64
+    import binascii
+
+    if not isinstance(signature, str):
+        return False
+    try:
+        return base64.b64decode(signature, validate=True).startswith(_SIGNED.encode())
+    except (binascii.Error, ValueError):
+        return False
+
+
+#: Anthropic's words when the assistant turn of the current tool round does not start with its
+#: thinking (quoted in haystack-core-integrations #2146, opencode #3077, kilocode #5219, with
+#: docs.claude.com in the link since late 2025; confirmed 2026-11-23)
+THINKING_FIRST = ("messages.{i}.content.0.type: Expected `thinking` or `redacted_thinking`, but "
+                  "found `{found}`. When `thinking` is enabled, a final `assistant` message must "
+                  "start with a thinking block (preceeding the lastmost set of `tool_use` and "
+                  "`tool_result` blocks). We recommend you include thinking blocks from previous "
+                  "turns. To avoid this requirement, disable `thinking`. Please consult our "
+                  "documentation at https://docs.claude.com/en/docs/build-with-claude/"
+                  "extended-thinking")
 
 #: the pattern in Anthropic's 400 since mid-2025 (it said {1,64} before; WIRE.md §3 quotes that)
 NAME_PATTERN = "^[a-zA-Z0-9_-]{1,128}$"
@@ -40,6 +78,12 @@ _STOP = {"stop": "end_turn", "tool_calls": "tool_use", "length": "max_tokens",
          "content_filter": "refusal", "error": "end_turn", "other": "pause_turn"}
 #: ErrorReply.type (OpenAI words in shared cases) -> Anthropic's error type
 _ERROR_TYPES = {"server_error": "api_error", "invalid_request_error": "invalid_request_error"}
+#: Anthropic's error type for each HTTP status (docs.anthropic.com/en/api/errors, confirmed
+#: 2026-11-23)
+_TYPE_BY_STATUS = {400: "invalid_request_error", 401: "authentication_error",
+                   403: "permission_error", 404: "not_found_error", 413: "request_too_large",
+                   429: "rate_limit_error", 500: "api_error", 529: "overloaded_error"}
+_OPENAI_WORDS = frozenset({"invalid_request_error", "server_error", "requests"})
 CHOICE_TAGS = ("auto", "any", "tool", "none")
 
 
@@ -75,6 +119,11 @@ class AnthropicMessages:
     title = "Anthropic Messages"
     base_path = "/v1"
     stream_content_type = "text/event-stream; charset=utf-8"
+
+    def __init__(self) -> None:
+        #: tool_use ids of the turns this fake answered with thinking: only those turns must
+        #: come back with it (an adapter cannot replay thinking it never received)
+        self.thinking_before: set[str] = set()
 
     # -- routing and auth -------------------------------------------------------------------
     def route(self, method: str, path: str) -> bool:
@@ -137,7 +186,7 @@ class AnthropicMessages:
             found = self._validate_tool_choice(choice)
             if found:
                 return found
-        return self._validate_messages(messages)
+        return self._validate_messages(messages, body)
 
     def _validate_tool(self, i: int, tool: Any) -> Rejection | None:
         if not isinstance(tool, Mapping):
@@ -204,13 +253,21 @@ class AnthropicMessages:
                           "a valid boolean", rule="type")
         return None
 
-    def _validate_messages(self, messages: list[Any]) -> Rejection | None:
+    def _validate_messages(self, messages: list[Any],
+                           body: Mapping[str, Any] | None = None) -> Rejection | None:
         # shape of every message and block first, then tool_use / tool_result pairing
         for i, msg in enumerate(messages):
             if not isinstance(msg, Mapping):
                 return _error(400, f"messages.{i}: Input should be a valid dictionary",
                               rule="type")
-            if msg.get("role") not in ("user", "assistant", "system"):
+            if msg.get("role") == "system":
+                # the API's own text, quoted in sglang #367 (2024-04-15) and ChainForge #271
+                # (2024-04-29); the system prompt goes in the top-level `system` (Anthropic docs,
+                # "Giving Claude a role with a system prompt"; confirmed 2026-11-23)
+                return _error(400, 'messages: Unexpected role "system". The Messages API '
+                              "accepts a top-level `system` parameter, not \"system\" as an "
+                              "input message role.", rule="messages.role.system")
+            if msg.get("role") not in ("user", "assistant"):
                 return _error(400, f"messages.{i}.role: Input should be 'user' or 'assistant'",
                               rule="messages.role")
             if "content" not in msg:
@@ -230,7 +287,42 @@ class AnthropicMessages:
                     found = self._validate_block(i, j, block, msg["role"])
                     if found:
                         return found
-        return self._validate_pairing(messages)
+        return self._validate_pairing(messages) or self._validate_thinking(body or {}, messages)
+
+    def _validate_thinking(self, body: Mapping[str, Any], messages: list[Any]) -> Rejection | None:
+        """With ``thinking`` on: the assistant turn whose tool_use the last message answers
+        starts with its thinking, and thinking blocks the fake signed come back unchanged, in
+        their place (anthropic-sdk-python #1598; the texts: THINKING_FIRST and claude-code
+        #10627 ``messages.1.content.0: Invalid `signature` in `thinking` block``)."""
+        thinking = body.get("thinking")
+        if not (isinstance(thinking, Mapping) and thinking.get("type") in ("enabled",
+                                                                           "adaptive")):
+            return None
+        if len(messages) >= 2:
+            last, previous = messages[-1], messages[-2]
+            results = (last.get("role") == "user" and isinstance(last.get("content"), list)
+                       and any(isinstance(b, Mapping) and b.get("type") == "tool_result"
+                               for b in last["content"]))
+            content = previous.get("content")
+            ours = isinstance(content, list) and any(
+                isinstance(b, Mapping) and b.get("id") in self.thinking_before for b in content)
+            if results and previous.get("role") == "assistant" and ours:
+                first = content[0].get("type") if isinstance(content[0], Mapping) else None
+                if first not in ("thinking", "redacted_thinking"):
+                    return _error(400, THINKING_FIRST.format(i=len(messages) - 2, found=first),
+                                  rule="messages.thinking.missing")
+        for i, msg in enumerate(messages):
+            if msg.get("role") != "assistant" or not isinstance(msg.get("content"), list):
+                continue
+            for j, block in enumerate(msg["content"]):
+                if not isinstance(block, Mapping) or block.get("type") != "thinking":
+                    continue
+                signature = block.get("signature")
+                if _fake_signed(signature) and signature != thinking_signature(
+                        str(block.get("thinking", "")), j):
+                    return _error(400, f"messages.{i}.content.{j}: Invalid `signature` in "
+                                  "`thinking` block", rule="messages.thinking.signature")
+        return None
 
     @staticmethod
     def _validate_block(i: int, j: int, block: Any, role: str) -> Rejection | None:
@@ -336,7 +428,13 @@ class AnthropicMessages:
             elif role == "assistant":
                 calls = tuple(self._decode_call(b) for b in blocks if b.get("type") == "tool_use")
                 text = "".join(b.get("text", "") for b in blocks if b.get("type") == "text")
-                messages.append(AssistantMessage(content=text or None, tool_calls=calls))
+                reasoning = tuple(
+                    Reasoning(type="thinking", text=b.get("thinking"), signature=b.get("signature"))
+                    if b.get("type") == "thinking" else
+                    Reasoning(type="redacted_thinking", signature=b.get("data"))
+                    for b in blocks if b.get("type") in ("thinking", "redacted_thinking"))
+                messages.append(AssistantMessage(content=text or None, tool_calls=calls,
+                                                 reasoning=reasoning))
             else:
                 rest = []
                 for b in blocks:
@@ -377,6 +475,9 @@ class AnthropicMessages:
     # -- encoding -----------------------------------------------------------------------------
     def encode_error(self, error: ErrorReply) -> tuple[int, dict[str, Any]]:
         kind = _ERROR_TYPES.get(error.type, error.type)
+        if error.type in _OPENAI_WORDS:
+            # an error scripted in OpenAI's words takes Anthropic's type for its status
+            kind = _TYPE_BY_STATUS.get(error.status, kind)
         return error.status, {"type": "error", "error": {"type": kind, "message": error.message}}
 
     @staticmethod
@@ -400,13 +501,28 @@ class AnthropicMessages:
                              "script them in a stream step, or as a JSON object")
         return value
 
+    def reasoning_blocks(self, turn: Turn) -> list[dict[str, Any]]:
+        """The turn's thinking / redacted_thinking blocks, first in its content (a scripted
+        signature is sent as it is, else :func:`thinking_signature` signs the block)."""
+        blocks: list[dict[str, Any]] = []
+        if any(r.type in ("thinking", "redacted_thinking") for r in turn.reasoning):
+            self.thinking_before.update(self.call_ids(turn))
+        for position, r in enumerate(turn.reasoning):
+            if r.type == "redacted_thinking":
+                blocks.append({"type": "redacted_thinking", "data": r.signature or ""})
+            elif r.type == "thinking":
+                text = r.text or ""
+                blocks.append({"type": "thinking", "thinking": text,
+                               "signature": r.signature or thinking_signature(text, position)})
+        return blocks
+
     def encode_response(self, turn: Turn, body: Mapping[str, Any]) -> dict[str, Any]:
-        content: list[dict[str, Any]] = []
+        content: list[dict[str, Any]] = self.reasoning_blocks(turn)
         if turn.text:
             content.append({"type": "text", "text": turn.text})
         for cid, call in zip(self.call_ids(turn), turn.tool_calls):
             content.append({"type": "tool_use", "id": cid, "name": call.name,
-                            "input": self._input(call)})
+                            "input": self._input(call), "caller": dict(_CALLER)})
         return {
             "id": "msg_toolcall", "type": "message", "role": "assistant",
             "model": body.get("model") or "toolcall-fake", "content": content,
@@ -424,16 +540,34 @@ class AnthropicMessages:
                         "model": body.get("model") or "toolcall-fake", "content": [],
                         "stop_reason": None, "stop_sequence": None, "usage": start_usage}})]
         index = 0
+        for block in self.reasoning_blocks(turn):
+            # as recorded (wire corpus, 5 streamed thinking blocks): a thinking block opens
+            # empty, its text comes in thinking_delta, its signature in one signature_delta; a
+            # redacted block comes whole
+            start = block if block["type"] == "redacted_thinking" else {
+                "type": "thinking", "thinking": "", "signature": ""}
+            events.append(_block_start(index, start))
+            if index == 0:
+                events.append(("ping", {"type": "ping"}))  # after the first block start
+            if block["type"] == "thinking":
+                text = block["thinking"]
+                events += [_delta(index, {"type": "thinking_delta", "thinking": text[k:k + size]})
+                           for k in range(0, len(text), size)]
+                events.append(_delta(index, {"type": "signature_delta",
+                                             "signature": block["signature"]}))
+            events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
+            index += 1
         if turn.text:
             events.append(_block_start(index, {"type": "text", "text": ""}))
-            events.append(("ping", {"type": "ping"}))  # real streams ping after the first start
+            if index == 0:
+                events.append(("ping", {"type": "ping"}))  # real streams ping after the first start
             events += [_delta(index, {"type": "text_delta", "text": turn.text[k:k + size]})
                        for k in range(0, len(turn.text), size)]
             events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
             index += 1
         for cid, call in zip(self.call_ids(turn), turn.tool_calls):
             events.append(_block_start(index, {"type": "tool_use", "id": cid, "name": call.name,
-                                               "input": {}}))
+                                               "input": {}, "caller": dict(_CALLER)}))
             if index == 0:
                 events.append(("ping", {"type": "ping"}))
             text = call.arguments_text()
@@ -444,7 +578,7 @@ class AnthropicMessages:
                        for p in pieces]
             events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
             index += 1
-        delta_usage = _usage(turn)
+        delta_usage = _usage(turn, "delta")
         if "delta_usage_output_only" in plan.quirks:
             delta_usage = {"output_tokens": delta_usage["output_tokens"]}
         events.append(("message_delta", {
@@ -478,12 +612,30 @@ def _delta(index: int, delta: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     return "content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}
 
 
-def _usage(turn: Turn) -> dict[str, Any]:
+def _usage(turn: Turn, where: str = "message") -> dict[str, Any]:
+    """Usage as each place carries it (wire corpus, pydantic-ai/anthropic, confirmed 2026-11-23).
+
+    ``message`` (a JSON answer, 148 of 148, and ``message_start``, 9 of 9): the cache counts,
+    the ``cache_creation`` breakdown by TTL, and ``service_tier``. ``delta`` (the final
+    ``message_delta``, 9 of 9): the four counts only; never ``service_tier`` nor
+    ``cache_creation``.
+    """
     u = turn.usage
-    # Anthropic always reports usage; the cache fields are in every real answer (wire corpus)
-    return {"input_tokens": (u.input_tokens or 0) if u else 0,
-            "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0,
-            "output_tokens": (u.output_tokens or 0) if u else 0, "service_tier": "standard"}
+    # Anthropic always reports usage; the cache fields are in every real answer
+    counts = {"input_tokens": (u.input_tokens or 0) if u else 0,
+              "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
+    output = {"output_tokens": (u.output_tokens or 0) if u else 0}
+    if where == "delta":
+        return {**counts, **output}
+    return {**counts,
+            "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 0},
+            **output, "service_tier": "standard"}
+
+
+#: ``caller`` on tool_use blocks: on 43 of the 77 recorded JSON tool_use blocks (all of those
+#: recorded since the programmatic tool calling beta) and on the streamed one (wire corpus,
+#: confirmed 2026-11-23); an adapter must ignore fields it does not know
+_CALLER = {"type": "direct"}
 
 
 def _sse(event: str, data: Mapping[str, Any]) -> bytes:

@@ -5,10 +5,12 @@ Facts (WIRE.md §0 and §4, checked against the wire corpus): bodies are camelCa
 JSON parser takes snake_case too (``parameters_json_schema`` is what the SDK sends); calls come
 whole as ``functionCall`` parts with an ``args`` object, ``finishReason`` is ``STOP`` even with
 calls, and ``id`` is often absent (2.x). Newer models send ids and put a ``thoughtSignature`` on
-the first ``functionCall`` part. The fake serves ``/v1`` as well as ``/v1beta`` (google-genai 3.x
-calls ``/v1`` by default). It plays the Developer API, which accepts ``id`` on ``functionCall``
-and ``functionResponse`` (every request of the corpus carries them, all answered 200); Vertex
-rejects them, which is out of scope here.
+the first ``functionCall`` part (2.5 and 3.x sign it with or without an id; 2.0-flash signs
+nothing: the ``no_thought_signature`` quirk). The fake serves ``/v1`` as well as ``/v1beta``
+(google-genai 3.x calls ``/v1`` by default). :class:`Gemini` plays the Developer API, which
+accepts ``id`` on ``functionCall`` and ``functionResponse`` (every request of the corpus carries
+them, all answered 200); Vertex rejects them (pydantic-ai #5081, vercel/ai #15664; checked
+2026-11-23: the corpus holds no Vertex traffic), and :class:`Vertex` plays that.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from ..model import (
 )
 from . import Rejection
 
-__all__ = ["Gemini", "thought_signature"]
+__all__ = ["Gemini", "Vertex", "thought_signature"]
 
 _ROUTE = re.compile(r"/(v1|v1beta)/models/[^/:]+:(generateContent|streamGenerateContent)$")
 _NAME = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_.\-]{0,63}$")
@@ -113,6 +115,9 @@ class Gemini:
     title = "Gemini API generateContent"
     base_path = "/v1beta"
     stream_content_type = "text/event-stream"
+    #: the fields of FunctionCall / FunctionResponse the API knows
+    CALL_FIELDS = _CALL
+    RESPONSE_FIELDS = _RESPONSE
 
     # -- routing and auth -------------------------------------------------------------------
     def route(self, method: str, path: str) -> bool:
@@ -218,13 +223,14 @@ class Gemini:
                 return found
             call = _get(part, "functionCall")
             if call is not None:
-                found = (_unknown(call, _CALL, f"{at}.function_call", "messages.unknown_field")
+                found = (_unknown(call, self.CALL_FIELDS, f"{at}.function_call",
+                                  "messages.unknown_field")
                          or _struct(call.get("args", {}), f"{at}.function_call.args"))
                 if found:
                     return found
             response = _get(part, "functionResponse")
             if response is not None:
-                found = (_unknown(response, _RESPONSE, f"{at}.function_response",
+                found = (_unknown(response, self.RESPONSE_FIELDS, f"{at}.function_response",
                                   "messages.unknown_field")
                          or _struct(response.get("response", {}),
                                     f"{at}.function_response.response"))
@@ -335,8 +341,10 @@ class Gemini:
             if cid is not None:
                 function["id"] = cid
             part: dict[str, Any] = {"functionCall": function}
-            if k == 0:
-                # 2.5 and 3.x sign the first call of a turn; 3.x wants it back on replay
+            if k == 0 and "no_thought_signature" not in turn.stream.quirks:
+                # 2.5 and 3.x sign the first call of a turn; 3.x wants it back on replay.
+                # gemini-2.0-flash signs nothing (no_thought_signature): wire corpus, 8 of 8
+                # first calls unsigned, 23 of 23 from 2.5 / 3.x signed, ids or not (2026-11-23)
                 part["thoughtSignature"] = thought_signature(cid, call.name)
             parts.append(part)
         return parts
@@ -367,8 +375,17 @@ class Gemini:
         if calls:
             groups = [[c] for c in calls] if "one_call_per_chunk" in plan.quirks else [calls]
             chunks += [self._envelope(g, turn, body, None) for g in groups]
-        # as the real API ends a stream: an empty text part carrying the finish reason
-        chunks.append(self._envelope([{"text": ""}], turn, body, _FINISH[turn.expected_finish()]))
+        finish = _FINISH[turn.expected_finish()]
+        if "finish_on_last_chunk" in plan.quirks and chunks:
+            # gemini-2.0-flash: finishReason rides on the last call or text chunk, with no
+            # empty chunk after it (wire corpus, test_google_model_iter_stream: 3 of the 7
+            # recorded streams; confirmed 2026-11-23)
+            # the recorded candidates of that shape have no index: {content, finishReason}
+            chunks[-1]["candidates"][0] = {"content": chunks[-1]["candidates"][0]["content"],
+                                           "finishReason": finish}
+        else:
+            # as 2.5 and 3.x end a stream (4 of 7): an empty text part carrying the finish
+            chunks.append(self._envelope([{"text": ""}], turn, body, finish))
         events = [_sse(c) for c in chunks]
         # there is no end marker but the finish reason: errors and cuts land before it
         if plan.error_after is not None:
@@ -498,3 +515,60 @@ def _sse(data: Mapping[str, Any]) -> bytes:
     # real Gemini ends every event with CRLF CRLF (wire corpus)
     return (b"data: " + json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode()
             + b"\r\n\r\n")
+
+
+_VERTEX_ROUTE = re.compile(r"^/(v1|v1beta1)/projects/[^/]+/locations/[^/]+/publishers/google/"
+                           r"models/[^/:]+:(generateContent|streamGenerateContent)$")
+#: Google's texts for a missing or wrong OAuth token (GoogleCloudPlatform/generative-ai #454,
+#: quarkus-langchain4j #825, mscraftsman/generative-ai #51) and for an API key sent to Vertex
+#: (a2a-samples #43, RedInk #40); confirmed 2026-11-23
+_OAUTH = ("Expected OAuth 2 access token, login cookie or other valid authentication credential. "
+          "See https://developers.google.com/identity/sign-in/web/devconsole-project.")
+_NO_KEYS = ("API keys are not supported by this API. Expected OAuth2 access token or other "
+            "authentication credentials that assert a principal. See "
+            "https://cloud.google.com/docs/authentication")
+
+
+class Vertex(Gemini):
+    """The ``vertex`` provider: Gemini on Vertex AI, the gemini wire on Vertex's routes.
+
+    ``POST /v1/projects/{p}/locations/{l}/publishers/google/models/{m}:generateContent`` and
+    ``:streamGenerateContent`` (``?alt=sse``), a bearer token (OAuth), and a FunctionCall /
+    FunctionResponse without ``id``: Vertex answers 400 ``Unknown name "id"`` (pydantic-ai
+    #5081, vercel/ai #15664 and #15891, charmbracelet/fantasy #265, langchainjs #10266;
+    confirmed 2026-11-23) and sends no ids. The JSON-array stream Vertex sends without
+    ``alt=sse`` is not played.
+    """
+
+    name = "vertex"
+    title = "Vertex AI generateContent (Gemini)"
+    base_path = "/v1/projects/toolcall-fake/locations/us-central1/publishers/google"
+    CALL_FIELDS = _CALL - {"id"}
+    RESPONSE_FIELDS = _RESPONSE - {"id"}
+
+    def route(self, method: str, path: str) -> bool:
+        return method == "POST" and _VERTEX_ROUTE.match(path) is not None
+
+    def not_found(self, method: str, path: str) -> Rejection:
+        return _error(404, f"The requested URL {path} was not found on this server "
+                      f"({method}); Vertex serves POST /v1/projects/{{project}}/locations/"
+                      "{location}/publishers/google/models/{model}:generateContent and "
+                      ":streamGenerateContent?alt=sse.", rule="route")
+
+    def check_auth(self, headers: Mapping[str, str], query: Mapping[str, str],
+                   key: str) -> Rejection | None:
+        auth = headers.get("authorization", "")
+        if not auth:
+            if headers.get("x-goog-api-key") or query.get("key"):
+                return _error(401, _NO_KEYS, rule="auth.missing")
+            return _error(401, f"Request is missing required authentication credential. {_OAUTH}",
+                          rule="auth.missing")
+        if auth != f"Bearer {key}":
+            return _error(401, f"Request had invalid authentication credentials. {_OAUTH}",
+                          rule="auth.invalid")
+        return None
+
+    @staticmethod
+    def call_ids(turn: Turn) -> list[str | None]:  # type: ignore[override]
+        """Vertex's FunctionCall has no id: the fake never sends one."""
+        return [None] * len(turn.tool_calls)

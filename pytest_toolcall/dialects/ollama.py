@@ -337,6 +337,9 @@ class OllamaChat:
         for msg in body.get("messages") or ():
             role = str(msg.get("role") or "").lower()  # Ollama lower-cases roles
             content = msg.get("content") or ""
+            # only these four roles reach the model: a "developer" message is ignored (Ollama
+            # API docs list system/user/assistant/tool; earendil-works/pi PR #140 "The Ollama API
+            # ignores messages with role developer", ollama-python #453; confirmed 2026-11-23)
             if role == "system":
                 messages.append(SystemMessage(content=content))
             elif role == "user":

@@ -137,8 +137,16 @@ class OpenAIChat:
         where = f"tools[{i}]"
         if not isinstance(tool, Mapping):
             return _type_error(where, "an object", tool)
-        if tool.get("type") != "function":
-            return _error(400, f"Invalid value: '{tool.get('type')}'. Supported values are: "
+        if "type" not in tool:
+            # OpenAI's own words (openai-cookbook #1248, quoted 2024-06; confirmed 2026-11-23):
+            # never Python's 'None' in a provider's error text
+            return _error(400, f"Missing required parameter: '{where}.type'.",
+                          param=f"{where}.type", code="missing_required_parameter",
+                          rule="tools.type.missing")
+        if not isinstance(tool["type"], str):
+            return _type_error(f"{where}.type", "a string", tool["type"])
+        if tool["type"] != "function":
+            return _error(400, f"Invalid value: '{tool['type']}'. Supported values are: "
                           "'function' and 'custom'.", param=f"{where}.type",
                           code="invalid_value", rule="tools.type")
         function = tool.get("function")
@@ -206,6 +214,10 @@ class OpenAIChat:
             if not isinstance(msg, Mapping):
                 return _type_error(f"messages[{i}]", "an object", msg)
             role = msg.get("role")
+            if role is None:
+                return _error(400, f"Missing required parameter: 'messages[{i}].role'.",
+                              param=f"messages[{i}].role", code="missing_required_parameter",
+                              rule="messages.role.missing")
             if role not in ("system", "developer", "user", "assistant", "tool", "function"):
                 return _error(400, f"Invalid value: '{role}'. Supported values are: 'system', "
                               "'assistant', 'user', 'function', 'tool', and 'developer'.",
@@ -281,6 +293,8 @@ class OpenAIChat:
                               rule=f"messages.tool_calls.{field}")
         if not isinstance(call["id"], str):
             return _type_error(f"{where}.id", "a string", call["id"])
+        if not isinstance(call["type"], str):
+            return _type_error(f"{where}.type", "a string", call["type"])
         if call["type"] != "function":
             return _error(400, f"Invalid value: '{call['type']}'. Supported values are: "
                           "'function' and 'custom'.", param=f"{where}.type",
@@ -304,7 +318,7 @@ class OpenAIChat:
         for msg in body.get("messages", []):
             role = msg.get("role")
             if role in ("system", "developer"):
-                messages.append(SystemMessage(content=_text(msg.get("content"))))
+                messages.append(SystemMessage(role=role, content=_text(msg.get("content"))))
             elif role == "user":
                 messages.append(UserMessage(content=_text(msg.get("content"))))
             elif role == "assistant":
@@ -395,9 +409,13 @@ class OpenAIChat:
                 data["usage"] = None
             return data
 
-        chunks: list[dict[str, Any]] = [
-            chunk({"role": "assistant", "content": "" if turn.text else None, "refusal": None})
-        ]
+        role: dict[str, Any] = {"role": "assistant", "content": "" if turn.text else None,
+                                "refusal": None}
+        if turn.tool_calls and not turn.text:
+            # a stream of calls only opens with {role, content: null} (no refusal key): all 34
+            # tool-call streams of the wire corpus (openai-chat, confirmed 2026-11-23)
+            role = {"role": "assistant", "content": None}
+        chunks: list[dict[str, Any]] = [chunk(role)]
         size = plan.fragment_size
         if turn.text:
             chunks += [chunk({"content": turn.text[k:k + size]})
@@ -409,9 +427,11 @@ class OpenAIChat:
             fragments = [f[n] for n in range(longest) for f in per_call if n < len(f)]
         else:
             fragments = [piece for f in per_call for piece in f]
-        if fragments and not turn.text and "call_in_role_chunk" in quirks:
-            # as real OpenAI streams mostly do: the first fragment rides in the role chunk
-            chunks[0]["choices"][0]["delta"]["tool_calls"] = [fragments.pop(0)]
+        if fragments and not turn.text and _call_in_role_chunk(turn, quirks):
+            # the majority shape: the first fragment rides in the role chunk, refusal after it
+            delta = chunks[0]["choices"][0]["delta"]
+            delta["tool_calls"] = [fragments.pop(0)]
+            delta["refusal"] = None
         chunks += [chunk({"tool_calls": [frag]}) for frag in fragments]
         chunks.append(chunk({}, _finish(turn)))
         if include_usage and turn.usage is not None:
@@ -426,6 +446,8 @@ class OpenAIChat:
             events = events[: min(plan.error_after + 1, len(events) - 1)] + [_sse(err)]
         elif plan.truncate_after is not None:
             events = events[: plan.truncate_after + 1]
+        if "sse_comments" in quirks:
+            events = with_sse_comments(events)
         return events
 
     @staticmethod
@@ -448,6 +470,36 @@ class OpenAIChat:
             if "no_ids" in quirks:
                 frag.pop("id", None)
         return frags
+
+
+def _call_in_role_chunk(turn: Turn, quirks: frozenset[str]) -> bool:
+    """Whether the first tool-call fragment rides in the role chunk.
+
+    Measured in the wire corpus (openai-chat, 34 tool-call streams, confirmed 2026-11-23): the
+    23 streams with one call all put its first fragment in the role chunk; the 11 with two calls
+    (parallel) all send the role chunk alone. So that is the default; ``call_in_role_chunk``
+    forces the first shape on parallel calls too, ``role_chunk_alone`` the second on one call.
+    """
+    if "role_chunk_alone" in quirks:
+        return False
+    return "call_in_role_chunk" in quirks or len(turn.tool_calls) == 1
+
+
+#: what OpenRouter writes to keep a stream open (https://openrouter.ai/docs/api-reference/
+#: streaming, "Additional information", confirmed 2026-11-23): SSE comment lines, which the SSE
+#: spec says a client ignores; a parser that json-decodes every line breaks on them
+SSE_COMMENT = b": OPENROUTER PROCESSING\n\n"
+
+
+def with_sse_comments(events: list[bytes], before: int = 3) -> list[bytes]:
+    """``events`` with ``before`` comment lines ahead of the first one and one after each event
+    but the last (comments come while the model works, before and between data lines)."""
+    out = [SSE_COMMENT] * before
+    for k, event in enumerate(events):
+        out.append(event)
+        if k < len(events) - 1:
+            out.append(SSE_COMMENT)
+    return out
 
 
 def _finish(turn: Turn) -> str:

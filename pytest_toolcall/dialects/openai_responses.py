@@ -36,6 +36,7 @@ from ..model import (
     AssistantMessage,
     ChatRequest,
     NamedToolChoice,
+    Reasoning,
     SystemMessage,
     ToolCall,
     ToolMessage,
@@ -47,7 +48,7 @@ from . import Rejection
 # the same error format, type errors and content text as Chat Completions
 from .openai import _error, _text, _type_error
 
-__all__ = ["OpenAIResponses", "item_id"]
+__all__ = ["OpenAIResponses", "item_id", "reasoning_item_id"]
 
 _NAME = re.compile(r"^[a-zA-Z0-9_-]+$")
 _ROLES = ("user", "assistant", "system", "developer")
@@ -67,6 +68,12 @@ def _missing(param: str, rule: str) -> Rejection:
                   code="missing_required_parameter", rule=rule)
 
 
+def reasoning_item_id(call_id: str, position: int = 0) -> str:
+    """The ``rs_`` id the fake gives the reasoning item at ``position`` of a turn whose first
+    call is ``call_id`` (deterministic, like :func:`item_id`)."""
+    return "rs_" + hashlib.sha256(f"reasoning:{position}:{call_id}".encode()).hexdigest()[:40]
+
+
 class OpenAIResponses:
     """The ``openai-responses`` dialect: the Responses API."""
 
@@ -74,6 +81,11 @@ class OpenAIResponses:
     title = "OpenAI Responses"
     base_path = "/v1"
     stream_content_type = "text/event-stream; charset=utf-8"
+
+    def __init__(self) -> None:
+        #: fc_ item id -> the rs_ id of the reasoning item it came after, for every turn this
+        #: fake answered with reasoning: OpenAI keeps the same link on its side
+        self.required_reasoning: dict[str, str] = {}
 
     # -- routing and auth (the same keys and texts as every OpenAI endpoint) -----------------
     def route(self, method: str, path: str) -> bool:
@@ -133,6 +145,8 @@ class OpenAIResponses:
         where = f"tools[{i}]"
         if not isinstance(tool, Mapping):
             return _type_error(where, "an object", tool)
+        if "type" not in tool:
+            return _missing(f"{where}.type", "tools.type.missing")
         if tool.get("type") != "function":
             return None  # hosted tools (web_search, mcp, file_search...) have their own shapes
         name = tool.get("name")
@@ -179,10 +193,11 @@ class OpenAIResponses:
             return _missing("tool_choice.name", "tool_choice.name.missing")
         return None
 
-    def _validate_input(self, items: list[Any], *, stored: bool) -> Rejection | None:
+    def _validate_input(self, items: list[Any], *, stored: bool) -> Rejection | None:  # noqa: C901
         calls: dict[str, int] = {}  # call_id -> position of its function_call
         callers: set[str] = set()  # call_ids of every item an output may answer
         answered: set[str] = set()
+        reasoning_seen: set[str] = set()
         for i, item in enumerate(items):
             where = f"input[{i}]"
             if not isinstance(item, Mapping):
@@ -190,6 +205,8 @@ class OpenAIResponses:
             kind = item.get("type")
             if kind is None or kind == "message":
                 role = item.get("role")
+                if role is None:
+                    return _missing(f"{where}.role", "input.message.role.missing")
                 if role not in _ROLES:
                     return _error(400, f"Invalid value: '{role}'. Supported values are: "
                                   "'assistant', 'system', 'developer', and 'user'.",
@@ -212,6 +229,13 @@ class OpenAIResponses:
                     return _error(400, f"Invalid '{where}.id': '{ident}'. Expected an ID that "
                                   "begins with 'fc'.", param=f"{where}.id", code="invalid_value",
                                   rule="input.function_call.id_prefix")
+                needed = self.required_reasoning.get(str(ident)) if ident else None
+                if needed and needed not in reasoning_seen:
+                    # cline #12242, continuedev #10018, mastra #8738 quote it (confirmed
+                    # 2026-11-23): the reasoning item that came before the call is missing
+                    return _error(400, f"Item '{ident}' of type 'function_call' was provided "
+                                  f"without its required 'reasoning' item: '{needed}'.",
+                                  param="input", rule="input.function_call.reasoning")
                 calls.setdefault(item["call_id"], i)
                 callers.add(item["call_id"])
             elif kind == "function_call_output":
@@ -234,6 +258,7 @@ class OpenAIResponses:
                 # other client-executed calls (tool_search_call...) are answered the same way
                 callers.add(item["call_id"])
             if kind == "reasoning" and item.get("id"):
+                reasoning_seen.add(item["id"])
                 following = items[i + 1] if i + 1 < len(items) else None
                 if not isinstance(following, Mapping) or not following.get("id"):
                     return _error(400, f"Item '{item['id']}' of type 'reasoning' was provided "
@@ -254,16 +279,27 @@ class OpenAIResponses:
         if isinstance(items, str):
             items = [{"role": "user", "content": items}]
         merge = False  # a function_call joins the assistant message right before it
+        pending: list[Reasoning] = []  # reasoning items join the assistant turn that follows
         for item in items or ():
             kind = item.get("type")
+            if kind == "reasoning":
+                summary = "".join(p.get("text", "") for p in item.get("summary") or ()
+                                  if isinstance(p, Mapping))
+                pending.append(Reasoning(type="reasoning", id=item.get("id"),
+                                         text=summary or None,
+                                         signature=item.get("encrypted_content")))
+                merge = False
+                continue
             if kind in (None, "message"):
                 role = item.get("role")
                 if role in ("system", "developer"):
-                    messages.append(SystemMessage(content=_text(item.get("content"))))
+                    messages.append(SystemMessage(role=role, content=_text(item.get("content"))))
                 elif role == "user":
                     messages.append(UserMessage(content=_text(item.get("content"))))
                 elif role == "assistant":
-                    messages.append(AssistantMessage(content=_text(item.get("content")) or None))
+                    messages.append(AssistantMessage(content=_text(item.get("content")) or None,
+                                                     reasoning=tuple(pending)))
+                    pending = []
                 merge = role == "assistant"
                 continue
             if kind == "function_call":
@@ -273,7 +309,8 @@ class OpenAIResponses:
                     last = messages[-1]
                     messages[-1] = last.model_copy(update={"tool_calls": (*last.tool_calls, call)})
                 else:
-                    messages.append(AssistantMessage(tool_calls=(call,)))
+                    messages.append(AssistantMessage(tool_calls=(call,), reasoning=tuple(pending)))
+                    pending = []
                 merge = True
                 continue
             if kind == "function_call_output":
@@ -308,9 +345,29 @@ class OpenAIResponses:
         """The ``fc_`` item ids of the turn's function_call items, in call order."""
         return [item_id(cid) for cid in self.call_ids(turn)]
 
+    def reasoning_items(self, turn: Turn, *, done: bool = True) -> list[dict[str, Any]]:
+        """The turn's reasoning output items, as recorded (wire corpus: ``{id, type,
+        encrypted_content, summary}``, 92 JSON items and 5 streams; confirmed 2026-11-23): the
+        summary is empty until the item is done. The fake remembers which fc_ items each one
+        precedes, as OpenAI does."""
+        first = (self.call_ids(turn) or ["text"])[0]
+        items = []
+        for k, r in enumerate(r for r in turn.reasoning if r.type == "reasoning"):
+            item: dict[str, Any] = {"id": r.id or reasoning_item_id(first, k), "type": "reasoning"}
+            if r.signature is not None:
+                item["encrypted_content"] = r.signature
+            item["summary"] = [{"type": "summary_text", "text": r.text}] if r.text and done \
+                else []
+            items.append(item)
+        if items:
+            for fid in self.item_ids(turn):
+                self.required_reasoning[fid] = items[-1]["id"]
+        return items
+
     def _output(self, turn: Turn) -> list[dict[str, Any]]:
-        """The finished output items: the message (when there is text), then one per call."""
-        out: list[dict[str, Any]] = []
+        """The finished output items: reasoning, the message (when there is text), then one per
+        call."""
+        out: list[dict[str, Any]] = self.reasoning_items(turn)
         if turn.text:
             out.append(_message(turn.text, "completed"))
         for cid, fid, call in zip(self.call_ids(turn), self.item_ids(turn), turn.tool_calls):
@@ -358,6 +415,27 @@ class OpenAIResponses:
              "response": self._response(turn, body, status="in_progress", output=[], usage=False)},
         ]
         index = 0
+        for added, done in zip(self.reasoning_items(turn, done=False), self.reasoning_items(turn)):
+            # as the 5 recorded streams do: the item announced, then done; a summary streams
+            # in between as summary_part.added, summary_text.delta..., summary_text.done,
+            # summary_part.done (the event types of openai-python 3.54.0, types/responses/
+            # response_reasoning_summary_*_event.py; confirmed 2026-11-23)
+            events.append({"type": "response.output_item.added", "output_index": index,
+                           "item": added})
+            for k, part in enumerate(done["summary"]):
+                text, where = part["text"], {"item_id": done["id"], "output_index": index,
+                                             "summary_index": k}
+                events.append({"type": "response.reasoning_summary_part.added", **where,
+                               "part": {"type": "summary_text", "text": ""}})
+                events += [{"type": "response.reasoning_summary_text.delta", **where,
+                            "delta": text[n:n + size]} for n in range(0, len(text), size)]
+                events.append({"type": "response.reasoning_summary_text.done", **where,
+                               "text": text})
+                events.append({"type": "response.reasoning_summary_part.done", **where,
+                               "part": {"type": "summary_text", "text": text}})
+            events.append({"type": "response.output_item.done", "output_index": index,
+                           "item": done})
+            index += 1
         if turn.text:
             text = turn.text
             part = {"type": "output_text", "annotations": [], "logprobs": [], "text": ""}

@@ -16,7 +16,25 @@ from ..dialects import Dialect, Rejection, get_dialect
 from ..model import ChatRequest
 from .chunking import cut
 
-__all__ = ["DEFAULT_KEY", "Endpoint", "Exchange", "FakeProvider"]
+__all__ = ["DEFAULT_KEY", "RESET", "STALL", "Endpoint", "Exchange", "FakeProvider"]
+
+
+class _Reset(bytes):
+    """The marker ending a chunk list whose connection is reset instead of closed cleanly."""
+
+
+#: put last in a chunk list: the transport fails the read there (StreamPlan.reset)
+RESET = _Reset()
+#: put last in a chunk list: no more bytes come (StreamPlan.stall)
+STALL = _Reset()
+#: the only chunk of an answer that never comes: the connection is refused (ErrorReply.refuse)
+REFUSED = _Reset()
+#: how long a stall lasts for a client without a read timeout (the runner's per-case timeout
+#: ends the case long before): then the read fails, so no thread waits forever
+STALL_LIMIT = 120.0
+#: what httpx raises when a server drops the connection in the middle of a chunked body
+RESET_TEXT = ("peer closed connection without sending complete message body (incomplete "
+              "chunked read)")
 
 #: The key the fake accepts unless told otherwise. Not a secret; never a real key.
 DEFAULT_KEY = "tc-fake-key-not-a-secret"
@@ -42,6 +60,12 @@ class Exchange:
     chunks: list[bytes] = field(default_factory=list)
     streamed: bool = False
     turn: Turn | None = None
+    #: headers the fake added to its answer (an error's Retry-After, rate-limit headers)
+    response_headers: dict[str, str] = field(default_factory=dict)
+    #: in-process transports: what the client did with the body: "open" (never read to the end
+    #: nor closed: a leaked connection), "read" (to the end), "closed" (closed first);
+    #: "untracked" where the fake cannot see it (on a loopback port)
+    body_state: str = "untracked"
 
     @property
     def accepted(self) -> bool:
@@ -95,22 +119,29 @@ class FakeProvider:
     def async_transport(self) -> httpx.MockTransport:
         return httpx.MockTransport(self.ahandle)
 
+    def _exchange_of(self, chunks: list[bytes]) -> Exchange | None:
+        with self._lock:
+            return next((e for e in reversed(self.exchanges) if e.chunks is chunks), None)
+
     def handle(self, request: httpx.Request) -> httpx.Response:
         """The sync httpx handler."""
         status, headers, chunks = self.respond(request.method, request.url.raw_path.decode(),
                                                request.headers, request.read())
-        return httpx.Response(status, headers=headers, content=iter(chunks))
+        if chunks and chunks[0] is REFUSED:
+            raise httpx.ConnectError("[Errno 111] Connection refused", request=request)
+        return httpx.Response(status, headers=headers,
+                              stream=_Body(chunks, self._exchange_of(chunks),
+                                           _read_timeout(request)))
 
     async def ahandle(self, request: httpx.Request) -> httpx.Response:
         """The async httpx handler."""
         status, headers, chunks = self.respond(request.method, request.url.raw_path.decode(),
                                                request.headers, await request.aread())
-
-        async def body() -> AsyncIterator[bytes]:
-            for piece in chunks:
-                yield piece
-
-        return httpx.Response(status, headers=headers, content=body())
+        if chunks and chunks[0] is REFUSED:
+            raise httpx.ConnectError("[Errno 111] Connection refused", request=request)
+        return httpx.Response(status, headers=headers,
+                              stream=_AsyncBody(chunks, self._exchange_of(chunks),
+                                                _read_timeout(request)))
 
     # -- the provider -------------------------------------------------------------------------
     def respond(self, method: str, raw_path: str, headers: Any,
@@ -151,17 +182,31 @@ class FakeProvider:
                                           "scripted for this request", "type": "server_error"}}
             return self._send_json(exchange, status, err)
         if turn.error is not None:
+            if turn.error.refuse:  # no answer at all: the transport fails
+                exchange.status, exchange.chunks = 0, [REFUSED]
+                return 0, {}, exchange.chunks
+            if turn.error.kind is not None:  # the provider's own error of that kind
+                from ..dialects.provider_errors import error_reply
+
+                status, extra, data = error_reply(dialect.name, turn.error.kind,
+                                                  turn.error.retry_after)
+                return self._send_json(exchange, status, data, extra)
             if turn.error.raw_body is not None:  # not the provider speaking: a proxy, a gateway
                 payload = turn.error.raw_body.encode()
                 exchange.status, exchange.chunks = turn.error.status, [payload]
                 kind = "application/json" if payload.lstrip()[:1] in (b"{", b"[") else \
                     "text/html; charset=utf-8"
-                return turn.error.status, {"content-type": kind}, [payload]
+                return (turn.error.status, {"content-type": kind, **turn.error.headers},
+                        exchange.chunks)
             status, err = dialect.encode_error(turn.error)
             return self._send_json(exchange, status, err)
         if dialect.wants_stream(exchange.json, path):
             events = dialect.encode_stream(turn, exchange.json)
             chunks = cut(events, turn.stream, self.boundaries)
+            if turn.stream.reset:
+                chunks.append(RESET)
+            elif turn.stream.stall:
+                chunks.append(STALL)
             exchange.status, exchange.chunks, exchange.streamed = 200, chunks, True
             return 200, {"content-type": dialect.stream_content_type}, chunks
         return self._send_json(exchange, 200, dialect.encode_response(turn, exchange.json))
@@ -171,11 +216,88 @@ class FakeProvider:
         return self._send_json(exchange, rejection.status, dict(rejection.body))
 
     @staticmethod
-    def _send_json(exchange: Exchange, status: int,
-                   data: Any) -> tuple[int, dict[str, str], list[bytes]]:
+    def _send_json(exchange: Exchange, status: int, data: Any,
+                   headers: dict[str, str] | None = None
+                   ) -> tuple[int, dict[str, str], list[bytes]]:
         payload = json.dumps(data, ensure_ascii=False).encode()
         exchange.status, exchange.response_json, exchange.chunks = status, data, [payload]
-        return status, {"content-type": "application/json"}, [payload]
+        exchange.response_headers = dict(headers or {})
+        return status, {"content-type": "application/json", **(headers or {})}, [payload]
+
+
+def _read_timeout(request: httpx.Request) -> float | None:
+    """The client's read timeout for this request (httpx puts it in the request)."""
+    timeout = request.extensions.get("timeout") or {}
+    value = timeout.get("read") if isinstance(timeout, dict) else None
+    return float(value) if value is not None else None
+
+
+_TIMED_OUT = "The read operation timed out"
+
+
+class _Body(httpx.SyncByteStream):
+    """A response body that records whether the client read it to the end or closed it (a
+    plain object: garbage collection does not count as closing), and plays a reset or a stall
+    (in virtual time: a client with a read timeout gets its ReadTimeout at once)."""
+
+    def __init__(self, chunks: list[bytes], exchange: Exchange | None,
+                 read_timeout: float | None = None) -> None:
+        self.chunks, self.exchange, self.read_timeout = chunks, exchange, read_timeout
+        if exchange is not None:
+            exchange.body_state = "open"
+
+    def _mark(self, state: str) -> None:
+        if self.exchange is not None and self.exchange.body_state == "open":
+            self.exchange.body_state = state
+
+    def __iter__(self) -> Any:
+        for piece in self.chunks:
+            if piece is RESET:
+                raise httpx.RemoteProtocolError(RESET_TEXT)
+            if piece is STALL:
+                if self.read_timeout is None:  # no timeout: the client waits, as it would
+                    import time
+
+                    end = time.monotonic() + STALL_LIMIT
+                    while time.monotonic() < end:
+                        time.sleep(0.05)
+                raise httpx.ReadTimeout(_TIMED_OUT)
+            yield piece
+        self._mark("read")
+
+    def close(self) -> None:
+        self._mark("closed")
+
+
+class _AsyncBody(httpx.AsyncByteStream):
+    def __init__(self, chunks: list[bytes], exchange: Exchange | None,
+                 read_timeout: float | None = None) -> None:
+        self.chunks, self.exchange, self.read_timeout = chunks, exchange, read_timeout
+        if exchange is not None:
+            exchange.body_state = "open"
+
+    def _mark(self, state: str) -> None:
+        if self.exchange is not None and self.exchange.body_state == "open":
+            self.exchange.body_state = state
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        for piece in self.chunks:
+            if piece is RESET:
+                raise httpx.RemoteProtocolError(RESET_TEXT)
+            if piece is STALL:
+                if self.read_timeout is None:
+                    import asyncio
+                    import time
+
+                    end = time.monotonic() + STALL_LIMIT
+                    while time.monotonic() < end:
+                        await asyncio.sleep(0.05)
+                raise httpx.ReadTimeout(_TIMED_OUT)
+            yield piece
+        self._mark("read")
+
+    async def aclose(self) -> None:
+        self._mark("closed")
 
 
 @dataclass

@@ -10,7 +10,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import httpx
 
-from .provider import Endpoint, FakeProvider
+from .provider import REFUSED, RESET, STALL, Endpoint, FakeProvider
+
+#: on a loopback port the fake cannot see the client's read timeout: a stall lasts this long,
+#: then the connection is dropped (as a proxy's idle timeout does), so no client waits forever
+LOOPBACK_STALL = 0.5
 
 __all__ = ["serve"]
 
@@ -24,6 +28,10 @@ class _Handler(BaseHTTPRequestHandler):
         body = self.rfile.read(length) if length else b""
         status, headers, chunks = self.fake.respond(self.command, self.path,
                                                     dict(self.headers.items()), body)
+        if chunks and chunks[0] is REFUSED:  # the port cannot refuse now: close unanswered
+            self.close_connection = True
+            self.connection.shutdown(socket.SHUT_RDWR)
+            return
         self.send_response(status)
         for key, value in headers.items():
             self.send_header(key, value)
@@ -35,6 +43,16 @@ class _Handler(BaseHTTPRequestHandler):
         self.close_connection = True
         self.end_headers()
         for piece in chunks:
+            if piece is STALL:
+                import time
+
+                self.wfile.flush()
+                time.sleep(LOOPBACK_STALL)
+                piece = RESET
+            if piece is RESET:  # drop the connection in the middle of the chunked body
+                self.wfile.flush()
+                self.connection.shutdown(socket.SHUT_RDWR)
+                return
             self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
             self.wfile.flush()
         self.wfile.write(b"0\r\n\r\n")
@@ -75,8 +93,11 @@ def serve(fake: FakeProvider, host: str = "127.0.0.1") -> Iterator[Endpoint]:
                                  f"{fake.dialect.base_path}",
                         api_key=fake.api_key, fake=fake,
                         transport=httpx.HTTPTransport(), async_transport=httpx.AsyncHTTPTransport())
+    from ..netguard import kit_port
+
     try:
-        yield endpoint
+        with kit_port(port):  # reachable while replay blocks the network
+            yield endpoint
     finally:
         endpoint.close()
         server.shutdown()

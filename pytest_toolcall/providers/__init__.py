@@ -1,4 +1,5 @@
-"""Provider registry (issue 13, foundation only; not yet wired into the plugin).
+"""Provider registry (issue 13, foundation; ``vertex`` is its first provider beyond the five
+dialects, served through the dialect registry under its own name).
 
 A provider is data: which dialect it speaks, where it lives, how it authenticates,
 and which facts about it are confirmed (with source and date). An unconfirmed fact
@@ -46,7 +47,29 @@ class Provider:
 # Today's five dialect names stay valid providers and mean the same.
 _BUILTIN = [Provider(name=d, dialect=d, family=d.split("-")[0]) for d in DIALECTS]
 
-REGISTRY: dict[str, Provider] = {p.name: p for p in _BUILTIN}
+_CONFIRMED = "2026-11-23"
+
+#: Gemini on Vertex AI: the gemini wire on Vertex's routes (issue 13). Served by the ``vertex``
+#: dialect class (pytest_toolcall.dialects.gemini.Vertex) and the VertexAdapter reference.
+VERTEX = Provider(name="vertex", dialect="gemini", family="gemini", facts={
+    "routes": Fact("POST /v1/projects/{p}/locations/{l}/publishers/google/models/{m}:"
+                   "generateContent and :streamGenerateContent?alt=sse",
+                   "https://cloud.google.com/vertex-ai/generative-ai/docs/model-reference/"
+                   "inference; neuron-ai #437, quarkus-langchain4j #825 (recorded URLs)",
+                   _CONFIRMED),
+    "auth": Fact("Authorization: Bearer <OAuth access token>; an API key is refused with 401 "
+                 "'API keys are not supported by this API...'",
+                 "GoogleCloudPlatform/generative-ai #454, a2a-samples #43, mscraftsman/"
+                 "generative-ai #51", _CONFIRMED),
+    "ids": Fact("no id on functionCall / functionResponse: 400 'Invalid JSON payload received. "
+                "Unknown name \"id\" at ...: Cannot find field.'",
+                "pydantic-ai #5081, vercel/ai #15664 and #15891, charmbracelet/fantasy #265, "
+                "langchainjs #10266", _CONFIRMED),
+    "error_shape": Fact("{error: {code, message, status}} as the Gemini API",
+                        "pydantic-ai #5081 (a quoted 400 body)", _CONFIRMED),
+})
+
+REGISTRY: dict[str, Provider] = {p.name: p for p in (*_BUILTIN, VERTEX)}
 
 
 def get(name: str) -> Provider:

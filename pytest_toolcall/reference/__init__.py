@@ -16,6 +16,7 @@ _ADAPTERS: dict[str, tuple[str, str]] = {
     "anthropic": ("anthropic", "AnthropicAdapter"),
     "gemini": ("gemini", "GeminiAdapter"),
     "ollama": ("ollama", "OllamaAdapter"),
+    "vertex": ("gemini", "VertexAdapter"),
 }
 
 

@@ -9,7 +9,9 @@ turn go back in ONE user message, ``tool_result`` blocks first (``is_error`` fro
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -21,6 +23,8 @@ from ..model import (
     ChatRequest,
     ChatResponse,
     NamedToolChoice,
+    Reasoning,
+    ReasoningComplete,
     StreamDone,
     SystemMessage,
     TextDelta,
@@ -33,11 +37,22 @@ from ..model import (
     UserMessage,
     parse_arguments,
 )
-from ._http import HttpxAdapter, read_error
+from ._http import HttpxAdapter, RETRYABLE_TYPES, read_error, retry_fields
 
 __all__ = ["PROFILE", "AnthropicAdapter", "AnthropicStreamAccumulator"]
 
 API_VERSION = "2023-06-01"
+_ID_OK = re.compile(r"^[a-zA-Z0-9_-]+$")
+
+
+def wire_id(call_id: str | None) -> str | None:
+    """A call id Anthropic accepts: as it is when it matches ``^[a-zA-Z0-9_-]+$``, else (an id
+    from another provider, e.g. Codex's ``call_…|fc_…``: earendil-works/pi #9048) the allowed
+    characters plus a hash of the original, the same on the tool_use and its tool_result."""
+    if call_id is None or _ID_OK.match(call_id):
+        return call_id
+    digest = hashlib.sha256(call_id.encode()).hexdigest()[:12]
+    return re.sub(r"[^a-zA-Z0-9_-]", "_", call_id)[:80] + "_" + digest
 _FINISH = {"end_turn": "stop", "stop_sequence": "stop", "tool_use": "tool_calls",
            "max_tokens": "length", "model_context_window_exceeded": "length",
            "refusal": "content_filter", "pause_turn": "other"}
@@ -52,6 +67,9 @@ class AnthropicAdapter(HttpxAdapter):
 
     DEFAULT_MODEL = "claude-haiku-4-5"
     MAX_TOKENS = 1024
+    #: with ``ChatRequest.reasoning``: Anthropic's minimum budget, and max_tokens above it
+    #: (docs.claude.com, extended thinking: budget_tokens >= 1024 and < max_tokens)
+    THINKING_BUDGET = 1024
 
     def __init__(self, base_url: str, api_key: str, *, model: str = DEFAULT_MODEL,
                  client: httpx.Client | None = None,
@@ -82,6 +100,9 @@ class AnthropicAdapter(HttpxAdapter):
             choice = self.encode_tool_choice(request.tool_choice, request.parallel_tool_calls)
             if choice is not None:
                 body["tool_choice"] = choice
+        if request.reasoning:
+            body["thinking"] = {"type": "enabled", "budget_tokens": self.THINKING_BUDGET}
+            body["max_tokens"] = max(self.MAX_TOKENS, self.THINKING_BUDGET * 2)
         if stream:
             body["stream"] = True
         return body
@@ -134,19 +155,39 @@ class AnthropicAdapter(HttpxAdapter):
         return out
 
     def encode_assistant(self, message: AssistantMessage) -> dict[str, Any]:
-        content: list[dict[str, Any]] = []
+        # thinking and redacted_thinking first, unchanged and in order: Anthropic checks their
+        # signatures and wants them before the tool_use they precede
+        content: list[dict[str, Any]] = [self.encode_reasoning(r) for r in message.reasoning
+                                         if r.type in ("thinking", "redacted_thinking")]
         if message.content:  # an empty text block is a 400
             content.append({"type": "text", "text": message.content})
         content += [self.encode_call(c) for c in message.tool_calls]
         return {"role": "assistant", "content": content}
 
+    @staticmethod
+    def encode_reasoning(reasoning: Reasoning) -> dict[str, Any]:
+        if reasoning.type == "redacted_thinking":
+            return {"type": "redacted_thinking", "data": reasoning.signature or ""}
+        return {"type": "thinking", "thinking": reasoning.text or "",
+                "signature": reasoning.signature or ""}
+
+    @staticmethod
+    def parse_reasoning(block: dict[str, Any]) -> Reasoning | None:
+        if block.get("type") == "thinking":
+            return Reasoning(type="thinking", text=block.get("thinking"),
+                             signature=block.get("signature"))
+        if block.get("type") == "redacted_thinking":
+            return Reasoning(type="redacted_thinking", signature=block.get("data"))
+        return None
+
     def encode_call(self, call: ToolCall) -> dict[str, Any]:
         # input is an object: unparseable argument text cannot be replayed, {} stands in for it
-        return {"type": "tool_use", "id": call.id, "name": call.name,
+        return {"type": "tool_use", "id": wire_id(call.id), "name": call.name,
                 "input": call.arguments if call.arguments is not None else {}}
 
     def encode_result(self, message: ToolMessage) -> dict[str, Any]:
-        block: dict[str, Any] = {"type": "tool_result", "tool_use_id": message.tool_call_id,
+        block: dict[str, Any] = {"type": "tool_result",
+                                 "tool_use_id": wire_id(message.tool_call_id),
                                  "content": message.content}
         if message.is_error:
             block["is_error"] = True
@@ -158,9 +199,11 @@ class AnthropicAdapter(HttpxAdapter):
             raise ProviderError(f"malformed response, no content list: {data!r:.200}")
         text = "".join(b.get("text", "") for b in data["content"] if b.get("type") == "text")
         calls = tuple(self.parse_call(b) for b in data["content"] if b.get("type") == "tool_use")
+        reasoning = tuple(r for r in map(self.parse_reasoning, data["content"]) if r)
         return ChatResponse(text=text or None, tool_calls=calls,
                             finish_reason=self.parse_finish(data.get("stop_reason")),
-                            usage=self.parse_usage(data.get("usage")), model=data.get("model"))
+                            usage=self.parse_usage(data.get("usage")), model=data.get("model"),
+                            reasoning=reasoning)
 
     def parse_call(self, block: dict[str, Any]) -> ToolCall:
         return ToolCall.from_raw(id=block.get("id"), name=block.get("name", ""),
@@ -190,8 +233,10 @@ class AnthropicAdapter(HttpxAdapter):
         data, error = read_error(body)
         if error is not None:
             raise ProviderError(str(error.get("message")), status=response.status_code,
-                                type=error.get("type"), body=data)
-        raise ProviderError(str(data)[:500], status=response.status_code, body=data)
+                                type=error.get("type"), body=data,
+                                **retry_fields(response, data))
+        raise ProviderError(str(data)[:500], status=response.status_code, body=data,
+                            **retry_fields(response, data))
 
     def new_accumulator(self) -> AnthropicStreamAccumulator:
         return AnthropicStreamAccumulator(self)
@@ -243,7 +288,7 @@ class AnthropicStreamAccumulator:
         if event == "error":
             error = data.get("error") or {}
             raise StreamError(str(error.get("message", error)), type=error.get("type"),
-                              body=data)
+                              body=data, retryable=error.get("type") in RETRYABLE_TYPES)
         if event == "message_start":
             self.usage = self.adapter.parse_usage((data.get("message") or {}).get("usage"))
         elif event == "content_block_start":
@@ -269,6 +314,11 @@ class AnthropicStreamAccumulator:
             return [ToolCallDelta(index=self.blocks[index].call_index, id=block.get("id"),
                                   name=block.get("name"))]
         self.blocks[index] = _Block(str(block.get("type")))
+        if block.get("type") in ("thinking", "redacted_thinking"):
+            # the thinking text and the signature come as deltas; a redacted block is whole
+            self.blocks[index].id = block.get("signature") or block.get("data") or ""
+            self.blocks[index].parts.append(block.get("thinking") or "")
+            return []
         if block.get("type") == "text" and block.get("text"):
             return [TextDelta(text=block["text"])]
         return []
@@ -277,6 +327,12 @@ class AnthropicStreamAccumulator:
         kind = delta.get("type")
         if kind == "text_delta":
             return [TextDelta(text=delta.get("text", ""))]
+        if kind == "thinking_delta":
+            self.blocks[index].parts.append(delta.get("thinking") or "")
+            return []
+        if kind == "signature_delta":
+            self.blocks[index].id = (self.blocks[index].id or "") + (delta.get("signature") or "")
+            return []
         if kind == "input_json_delta":
             block = self.blocks[index]
             piece = delta.get("partial_json") or ""
@@ -286,6 +342,12 @@ class AnthropicStreamAccumulator:
 
     def stop_block(self, index: int) -> list[Any]:
         block = self.blocks.get(index)
+        if block is not None and block.kind == "thinking":
+            return [ReasoningComplete(reasoning=Reasoning(
+                type="thinking", text="".join(block.parts), signature=block.id or ""))]
+        if block is not None and block.kind == "redacted_thinking":
+            return [ReasoningComplete(reasoning=Reasoning(type="redacted_thinking",
+                                                          signature=block.id or ""))]
         if block is None or block.kind != "tool_use":
             return []
         text = "".join(block.parts)

@@ -6,8 +6,8 @@ stream, finds the stream exhausted). Then, in order:
 
 1. the first call of ``tool_name`` whose arguments parsed and fit the schema -> ``tool``;
 2. the first JSON object in the text that fits the schema -> ``json``; candidates in order:
-   the whole text, each fenced code block (```` ```json ```` or bare), each ``{...}`` object
-   found in the prose;
+   the whole text, each fenced code block (```` ```json ```` or bare; a fence in another
+   language is skipped), each ``{...}`` object found in the prose, one object at a time;
 3. the text -> ``text``.
 
 Small overridable methods (:meth:`new_collector`, :meth:`from_tool`, :meth:`from_text`,
@@ -26,7 +26,10 @@ from ..model import StreamDone, TextDelta, ToolCall, ToolCallComplete
 
 __all__ = ["Collector", "ReferenceStructuredOutput"]
 
-_FENCE = re.compile(r"```[ \t]*(?:json|JSON)?[ \t]*\n(.*?)```", re.DOTALL)
+#: a fenced block with its language tag: each opening fence is consumed with its block, so a
+#: ```bash block before the ```json one is skipped whole (not mistaken for JSON, issue 16)
+_FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+.-]*)[ \t]*\n(.*?)```", re.DOTALL)
+_JSON_FENCES = frozenset({"", "json", "jsonc", "json5"})
 
 
 class Collector:
@@ -102,7 +105,8 @@ class ReferenceStructuredOutput:
 
     def candidates(self, text: str) -> Iterator[dict[str, Any]]:
         """JSON objects in ``text``: the whole text, fenced blocks, then ``{...}`` in prose."""
-        pieces = [text, *(m.group(1) for m in _FENCE.finditer(text))]
+        pieces = [text, *(m.group(2) for m in _FENCE.finditer(text)
+                          if m.group(1).lower() in _JSON_FENCES)]
         for piece in pieces:
             try:
                 value = json.loads(piece)

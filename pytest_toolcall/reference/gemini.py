@@ -40,9 +40,9 @@ from ..model import (
     Usage,
     UserMessage,
 )
-from ._http import HttpxAdapter, read_error
+from ._http import HttpxAdapter, RETRYABLE_TYPES, read_error, retry_fields
 
-__all__ = ["PROFILE", "SYNTHETIC_ID_PREFIX", "GeminiAdapter", "StreamAccumulator"]
+__all__ = ["PROFILE", "SYNTHETIC_ID_PREFIX", "GeminiAdapter", "StreamAccumulator", "VertexAdapter"]
 
 #: Gemini has no parallel_tool_calls switch
 PROFILE = {"parallel_tool_calls": False}
@@ -223,8 +223,10 @@ class GeminiAdapter(HttpxAdapter):
         data, error = read_error(body)
         if error is not None:
             raise ProviderError(str(error.get("message")), status=response.status_code,
-                                type=error.get("status"), code=error.get("code"), body=data)
-        raise ProviderError(str(data)[:500], status=response.status_code, body=data)
+                                type=error.get("status"), code=error.get("code"), body=data,
+                                **retry_fields(response, data))
+        raise ProviderError(str(data)[:500], status=response.status_code, body=data,
+                            **retry_fields(response, data))
 
     def new_accumulator(self) -> StreamAccumulator:
         return StreamAccumulator(self)
@@ -255,7 +257,8 @@ class StreamAccumulator:
         if "error" in data:
             error = data["error"] or {}
             raise StreamError(str(error.get("message", error)), type=error.get("status"),
-                              code=error.get("code"), body=data)
+                              code=error.get("code"), body=data,
+                              retryable=error.get("status") in RETRYABLE_TYPES)
         if data.get("usageMetadata"):
             self.usage = self.adapter.parse_usage(data["usageMetadata"])
         events: list[Any] = []
@@ -284,3 +287,17 @@ class StreamAccumulator:
                                         "connection was cut before the last chunk")
         yield StreamDone(finish_reason=self.adapter.parse_finish(self.finish, self.count > 0),
                          usage=self.usage)
+
+
+class VertexAdapter(GeminiAdapter):
+    """The reference adapter for Gemini on Vertex AI: the gemini wire, a bearer token, and never
+    an ``id`` on functionCall / functionResponse (Vertex answers 400 ``Unknown name "id"``;
+    pydantic-ai #5081). ``base_url`` ends in ``/publishers/google``."""
+
+    def __init__(self, base_url: str, api_key: str, **kwargs: Any) -> None:
+        super().__init__(base_url, api_key, **kwargs)
+        self.headers = {"authorization": f"Bearer {api_key}"}
+
+    @staticmethod
+    def wire_id(call_id: str | None) -> bool:
+        return False

@@ -9,7 +9,8 @@ twice, results stored without the id of their call, failed calls. The rules, in 
 3. With ``failed_calls="drop"`` (the default) a failed result and its call are both dropped: the
    model is not shown a call whose answer is an error it can no longer act on.
 4. A call with no result left (interrupted, or dropped by 3) is removed from its assistant
-   message; an assistant message left with neither calls nor text is dropped.
+   message; an assistant message with neither calls nor text (left so, or stored empty) is
+   dropped.
 5. A result whose call is in no assistant message is an orphan: dropped.
 6. Results follow the assistant message of their call at once, in the order of its calls (a
    result stored later, after other messages, is moved up to its call).
@@ -46,8 +47,12 @@ class ReferenceHistoryBuilder:
         for message in stored:
             if isinstance(message, ToolMessage):
                 continue  # re-emitted right after their assistant message below
-            if not isinstance(message, AssistantMessage) or not message.tool_calls:
+            if not isinstance(message, AssistantMessage):
                 built.append(message)
+                continue
+            if not message.tool_calls:
+                if (message.content or "").strip():  # an empty one tells the model nothing
+                    built.append(message)
                 continue
             calls = []
             seen: set[str] = set()

@@ -14,7 +14,15 @@ Policy, all of it declared in its profile:
   error goes back to the model (``feed_back``);
 - every call is answered exactly once, in call order, failures with ``is_error`` and a
   sanitised message (never a traceback, an exception repr or a secret);
-- the calls of one turn run concurrently (``parallel=True``), each with ``tool_timeout``.
+- the calls of one turn run concurrently (``parallel=True``), each with ``tool_timeout``;
+- an answer without calls ends the run with ``completed``, unless the model was cut at its token
+  limit (``length``) or the provider withheld the answer (``content_filter``): the loop says so.
+
+The policies real frameworks differ on are options too, each defaulting to the above (see
+docs/loops.md, "Profile fields"): ``iteration_counts`` (what the cap counts),
+``max_failure_rounds=None`` and ``tool_failure_budget``, ``crash_policy="abort"``,
+``duplicate_call_ids="refuse"``, ``closing_call``, ``tool_timeout=None`` and
+``final_answer_tool``.
 """
 
 from __future__ import annotations
@@ -31,12 +39,13 @@ __all__ = ["ReferenceToolLoop"]
 
 
 class _Outcome:
-    __slots__ = ("call", "text", "ok", "permanent", "clarify")
+    __slots__ = ("call", "text", "ok", "permanent", "clarify", "crashed")
 
     def __init__(self, call: ToolCall, text: str, *, ok: bool, permanent: bool = False,
-                 clarify: bool = False) -> None:
+                 clarify: bool = False, crashed: str | None = None) -> None:
         self.call, self.text, self.ok = call, text, ok
         self.permanent, self.clarify = permanent, clarify
+        self.crashed = crashed  # the exception's type name, when the tool crashed
 
 
 class ReferenceToolLoop:
@@ -45,13 +54,25 @@ class ReferenceToolLoop:
     def __init__(self, *, max_iterations: int = 5, max_failure_rounds: int = 3,
                  permanent_failure_stops: bool = True,
                  argument_validation: Literal["clarify", "feed_back", "none"] = "feed_back",
-                 parallel: bool = True, tool_timeout: float = 1.0) -> None:
+                 parallel: bool = True, tool_timeout: float | None = 1.0,
+                 iteration_counts: Literal["successful_rounds", "rounds",
+                                           "model_calls"] = "successful_rounds",
+                 tool_failure_budget: int | None = None,
+                 crash_policy: Literal["feed_back", "abort"] = "feed_back",
+                 duplicate_call_ids: Literal["dedupe", "refuse"] = "dedupe",
+                 closing_call: bool = False, final_answer_tool: str | None = None) -> None:
         self.max_iterations = max_iterations
         self.max_failure_rounds = max_failure_rounds
         self.permanent_failure_stops = permanent_failure_stops
         self.argument_validation = argument_validation
         self.parallel = parallel
         self.tool_timeout = tool_timeout
+        self.iteration_counts = iteration_counts
+        self.tool_failure_budget = tool_failure_budget
+        self.crash_policy = crash_policy
+        self.duplicate_call_ids = duplicate_call_ids
+        self.closing_call = closing_call
+        self.final_answer_tool = final_answer_tool
 
     @classmethod
     def from_profile(cls, profile: Any) -> ReferenceToolLoop:
@@ -59,7 +80,13 @@ class ReferenceToolLoop:
                    max_failure_rounds=profile.max_failure_rounds,
                    permanent_failure_stops=profile.permanent_failure_stops,
                    argument_validation=profile.argument_validation,
-                   parallel=profile.parallel_dispatch, tool_timeout=profile.tool_timeout)
+                   parallel=profile.parallel_dispatch, tool_timeout=profile.tool_timeout,
+                   iteration_counts=profile.iteration_counts,
+                   tool_failure_budget=profile.tool_failure_budget,
+                   crash_policy=profile.crash_policy,
+                   duplicate_call_ids=profile.duplicate_call_ids,
+                   closing_call=profile.closing_call,
+                   final_answer_tool=profile.final_answer_tool)
 
     def new_state(self, request: LoopRequest) -> _State:
         """The conversation and counters of one run (override to change the policy's
@@ -70,32 +97,84 @@ class ReferenceToolLoop:
     def run(self, request: LoopRequest) -> LoopResult:
         state = self.new_state(request)
         while True:
+            if self.out_of_model_calls(state):
+                return self.close(state, request, state.stop("max_iterations", None))
             try:
+                state.model_calls += 1
                 response = request.model.complete(state.chat_request())
             except Exception as exc:  # the model failed: stop, say so without its internals
                 return state.stop("error", f"the model call failed ({type(exc).__name__})")
-            decision = state.on_response(response, self.max_iterations)
+            decision = self.on_response(state, response)
             if decision is not None:
-                return decision
+                return self.close(state, request, decision)
             outcomes = self.dispatch(state, request)
             decision = state.on_outcomes(outcomes, self)
             if decision is not None:
-                return decision
+                return self.close(state, request, decision)
 
     async def arun(self, request: LoopRequest) -> LoopResult:
         state = self.new_state(request)
         while True:
+            if self.out_of_model_calls(state):
+                return await self.aclose(state, request, state.stop("max_iterations", None))
             try:
+                state.model_calls += 1
                 response = await request.model.acomplete(state.chat_request())
             except Exception as exc:
                 return state.stop("error", f"the model call failed ({type(exc).__name__})")
-            decision = state.on_response(response, self.max_iterations)
+            decision = self.on_response(state, response)
             if decision is not None:
-                return decision
+                return await self.aclose(state, request, decision)
             outcomes = await self.adispatch(state, request)
             decision = state.on_outcomes(outcomes, self)
             if decision is not None:
-                return decision
+                return await self.aclose(state, request, decision)
+
+    # -- the declared policies around a round -----------------------------------------------
+    def out_of_model_calls(self, state: _State) -> bool:
+        """``iteration_counts="model_calls"``: the cap counts model calls, checked before each."""
+        return self.iteration_counts == "model_calls" and state.model_calls >= self.max_iterations
+
+    def on_response(self, state: _State, response: ChatResponse) -> LoopResult | None:
+        if self.final_answer_tool:
+            final = next((c for c in response.tool_calls if c.name == self.final_answer_tool),
+                         None)
+            if final is not None:  # the loop's own tool ends the run with its answer
+                state.add_usage(response.usage)
+                answer = (final.arguments or {}).get("answer") \
+                    if isinstance(final.arguments, dict) else None
+                return state.stop("completed", str(answer) if answer is not None else None)
+        if self.duplicate_call_ids == "refuse" and response.tool_calls:
+            ids = [c.id for c in response.tool_calls if c.id is not None]
+            if len(ids) != len(set(ids)):  # fail closed: run none of them, send nothing on
+                state.add_usage(response.usage)
+                return state.stop("error", "The model repeated a tool call id; refusing to "
+                                           "run those calls.")
+        cap = self.max_iterations if self.iteration_counts != "model_calls" else 10**9
+        return state.on_response(response, cap)
+
+    _CLOSING = ("max_iterations", "failure_rounds", "permanent_failure")
+
+    def close(self, state: _State, request: LoopRequest, decision: LoopResult) -> LoopResult:
+        """``closing_call``: after a cap or a permanent failure, one more model call, without
+        tools, whose answer is the run's text."""
+        if not self.closing_call or decision.stop_reason not in self._CLOSING:
+            return decision
+        try:
+            response = request.model.complete(state.closing_request())
+        except Exception:
+            return decision
+        return state.closed(decision, response)
+
+    async def aclose(self, state: _State, request: LoopRequest,
+                     decision: LoopResult) -> LoopResult:
+        if not self.closing_call or decision.stop_reason not in self._CLOSING:
+            return decision
+        try:
+            response = await request.model.acomplete(state.closing_request())
+        except Exception:
+            return decision
+        return state.closed(decision, response)
 
     # -- dispatch -----------------------------------------------------------------------------
     def dispatch(self, state: _State, request: LoopRequest) -> list[_Outcome]:
@@ -184,7 +263,7 @@ class ReferenceToolLoop:
             return _Outcome(call, f"Error: {call.name} failed: {exc.message}", ok=False,
                             permanent=not exc.retryable)
         return _Outcome(call, f"Error: {call.name} failed unexpectedly. Try something else.",
-                        ok=False)
+                        ok=False, crashed=type(exc).__name__)
 
 
 class _State:
@@ -200,6 +279,18 @@ class _State:
         self.events: list[LoopEvent] = []
         self.calls: list[ToolCall] = []
         self.text: str | None = None
+        self.model_calls = 0
+        self.tool_failures: dict[str, int] = {}
+
+    def closing_request(self) -> ChatRequest:
+        return ChatRequest(messages=tuple(self.messages))
+
+    def closed(self, decision: LoopResult, response: ChatResponse) -> LoopResult:
+        self.add_usage(response.usage)
+        return decision.model_copy(update={
+            "text": response.text or decision.text,
+            "usage": Usage(input_tokens=self.usage[0], output_tokens=self.usage[1],
+                           total_tokens=self.usage[2])})
 
     def chat_request(self) -> ChatRequest:
         return ChatRequest(messages=tuple(self.messages), tools=self.tool_specs)
@@ -224,6 +315,9 @@ class _State:
     def on_response(self, response: ChatResponse, max_iterations: int) -> LoopResult | None:
         self.add_usage(response.usage)
         if not response.tool_calls:
+            # an answer cut at the token limit, or withheld by the provider, is no completion
+            if response.finish_reason in ("length", "content_filter"):
+                return self.stop(response.finish_reason, response.text)
             return self.stop("completed", response.text)
         if self.iterations >= max_iterations:
             return self.stop("max_iterations", response.text)
@@ -251,13 +345,30 @@ class _State:
                                          content=outcome.text))
         if clarify is not None:
             return self.stop("needs_clarification", clarify.text)
+        crashed = next((o for o in outcomes if o.crashed), None)
+        if crashed is not None and getattr(loop, "crash_policy", "feed_back") == "abort":
+            # every call of the round is answered above; the stop names the type only
+            return self.stop("error", f"{crashed.call.name} crashed ({crashed.crashed}); "
+                                      "stopping.")
         if loop.permanent_failure_stops and any(o.permanent for o in outcomes):
             return self.stop("permanent_failure", "A tool failed permanently; stopping.")
+        budget = getattr(loop, "tool_failure_budget", None)
+        over_budget = False
+        for outcome in outcomes:
+            if not outcome.ok:
+                n = self.tool_failures.get(outcome.call.name, 0) + 1
+                self.tool_failures[outcome.call.name] = n
+                over_budget = over_budget or (budget is not None and n > budget)
+        if any(o.ok for o in outcomes) or getattr(loop, "iteration_counts", "") == "rounds":
+            self.iterations += 1
         if any(o.ok for o in outcomes):
             self.failure_rounds = 0
-            self.iterations += 1
-            return None
-        self.failure_rounds += 1
-        if self.failure_rounds >= loop.max_failure_rounds:
-            return self.stop("failure_rounds", "The tools kept failing; stopping.")
+        else:
+            self.failure_rounds += 1
+            if loop.max_failure_rounds is not None \
+                    and self.failure_rounds >= loop.max_failure_rounds:
+                return self.stop("failure_rounds", "The tools kept failing; stopping.")
+        if over_budget:
+            return self.stop("failure_rounds", "A tool failed more often than its budget "
+                                               "allows; stopping.")
         return None

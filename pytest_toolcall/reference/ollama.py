@@ -39,7 +39,7 @@ from ..model import (
     Usage,
     UserMessage,
 )
-from ._http import HttpxAdapter
+from ._http import HttpxAdapter, retry_fields
 
 __all__ = ["PROFILE", "NdjsonAccumulator", "OllamaAdapter"]
 
@@ -92,7 +92,10 @@ class OllamaAdapter(HttpxAdapter):
         return {"type": "function", "function": function}
 
     def encode_message(self, message: Any, names: dict[str, str] | None = None) -> dict[str, Any]:
-        if isinstance(message, (SystemMessage, UserMessage)):
+        if isinstance(message, SystemMessage):
+            # Ollama has no developer role and ignores a message that carries it (pi PR #140)
+            return {"role": "system", "content": message.content}
+        if isinstance(message, UserMessage):
             return {"role": message.role, "content": message.content}
         if isinstance(message, AssistantMessage):
             out: dict[str, Any] = {"role": "assistant", "content": message.content or ""}
@@ -166,7 +169,8 @@ class OllamaAdapter(HttpxAdapter):
             data = body.decode(errors="replace")
         error = data.get("error") if isinstance(data, dict) else None
         message = error if isinstance(error, str) else str(data)[:500]
-        raise ProviderError(message, status=response.status_code, body=data)
+        raise ProviderError(message, status=response.status_code, body=data,
+                            **retry_fields(response, data))
 
     def new_accumulator(self) -> NdjsonAccumulator:
         return NdjsonAccumulator(self)

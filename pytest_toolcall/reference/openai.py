@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from typing import Any
 
 import httpx
+from pydantic import ValidationError
 
 from ..errors import IncompleteStreamError, ProviderError, StreamError
 from ..model import (
@@ -29,7 +30,7 @@ from ..model import (
     Usage,
     UserMessage,
 )
-from ._http import HttpxAdapter, read_error
+from ._http import HttpxAdapter, RETRYABLE_TYPES, read_error, retry_fields
 
 __all__ = ["OpenAIChatAdapter", "StreamAccumulator"]
 
@@ -111,10 +112,35 @@ class OpenAIChatAdapter(HttpxAdapter):
             message = choice["message"]
         except (KeyError, IndexError, TypeError):
             raise ProviderError(f"malformed response, no choices[0].message: {data!r:.200}") from None
-        calls = tuple(self.parse_call(c) for c in message.get("tool_calls") or ())
-        return ChatResponse(text=message.get("content") or None, tool_calls=calls,
-                            finish_reason=self.parse_finish(choice.get("finish_reason")),
-                            usage=self.parse_usage(data.get("usage")), model=data.get("model"))
+        try:
+            calls = tuple(self.parse_call(c) for c in message.get("tool_calls") or ())
+            return ChatResponse(text=self.parse_content(message.get("content")), tool_calls=calls,
+                                finish_reason=self.parse_finish(choice.get("finish_reason")),
+                                usage=self.parse_usage(data.get("usage")), model=data.get("model"))
+        except (ValidationError, AttributeError, TypeError) as exc:
+            # a 200 whose fields have shapes no service sends: a typed error saying what came
+            # back, never pydantic's ValidationError from inside the adapter (issue 13)
+            raise ProviderError(f"malformed response: {exc.__class__.__name__}: "
+                                f"{str(exc).splitlines()[0]}; the answer was {data!r:.200}",
+                                body=data) from None
+
+    @staticmethod
+    def parse_content(content: Any) -> str | None:
+        """The text of ``message.content`` (or of a stream delta's ``content``).
+
+        A string, or null; or, from services that send it, a list of parts whose ``text``
+        parts are the answer: Mistral's reasoning models answer ``[{"type": "thinking",
+        "thinking": [...]}, {"type": "text", "text": "..."}]`` (docs.mistral.ai, Reasoning;
+        spring-ai #5020; confirmed 2026-11-23). Thinking parts are not the answer's text.
+        """
+        if content is None or isinstance(content, str):
+            return content or None
+        if isinstance(content, list):
+            texts = [part["text"] for part in content if isinstance(part, dict)
+                     and part.get("type", "text") == "text" and isinstance(part.get("text"), str)]
+            return "".join(texts) or None
+        raise ProviderError(f"malformed response: content is {type(content).__name__} "
+                            f"{content!r:.100}, expected a string, null or a list of parts")
 
     def parse_call(self, raw: dict[str, Any]) -> ToolCall:
         function = raw.get("function") or {}
@@ -142,8 +168,10 @@ class OpenAIChatAdapter(HttpxAdapter):
         if error is not None:
             raise ProviderError(str(error.get("message")), status=response.status_code,
                                 type=error.get("type"), code=error.get("code"),
-                                param=error.get("param"), body=data)
-        raise ProviderError(str(data)[:500], status=response.status_code, body=data)
+                                param=error.get("param"), body=data,
+                                **retry_fields(response, data, error.get("code")))
+        raise ProviderError(str(data)[:500], status=response.status_code, body=data,
+                            **retry_fields(response, data))
 
     def new_accumulator(self) -> StreamAccumulator:
         return StreamAccumulator(self)
@@ -185,7 +213,8 @@ class StreamAccumulator:
         if "error" in data:
             error = data["error"] or {}
             raise StreamError(str(error.get("message", error)), type=error.get("type"),
-                              code=error.get("code"), body=data)
+                              code=error.get("code"), body=data,
+                              retryable=error.get("type") in RETRYABLE_TYPES)
         return self.feed(data)
 
     def feed(self, data: dict[str, Any]) -> list[Any]:
@@ -194,8 +223,9 @@ class StreamAccumulator:
             self.usage = self.adapter.parse_usage(data["usage"])
         for choice in data.get("choices") or ():
             delta = choice.get("delta") or {}
-            if delta.get("content"):
-                events.append(TextDelta(text=delta["content"]))
+            text = self.adapter.parse_content(delta.get("content"))
+            if text:
+                events.append(TextDelta(text=text))
             for frag in delta.get("tool_calls") or ():
                 events.append(self.add_fragment(frag))
             if choice.get("finish_reason"):

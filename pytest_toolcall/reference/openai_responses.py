@@ -29,6 +29,8 @@ from ..model import (
     ChatRequest,
     ChatResponse,
     NamedToolChoice,
+    Reasoning,
+    ReasoningComplete,
     StreamDone,
     SystemMessage,
     TextDelta,
@@ -40,7 +42,7 @@ from ..model import (
     Usage,
     UserMessage,
 )
-from ._http import HttpxAdapter, read_error
+from ._http import HttpxAdapter, RETRYABLE_TYPES, read_error, retry_fields
 
 __all__ = ["PROFILE", "OpenAIResponsesAdapter", "ResponsesStreamAccumulator"]
 
@@ -108,13 +110,40 @@ class OpenAIResponsesAdapter(HttpxAdapter):
         if isinstance(message, (SystemMessage, UserMessage)):
             return [{"role": message.role, "content": message.content}]
         if isinstance(message, AssistantMessage):
-            items: list[dict[str, Any]] = []
+            # reasoning items first, as they came, each followed by the items it preceded:
+            # OpenAI wants them with the function call they came before
+            items: list[dict[str, Any]] = [self.encode_reasoning(r) for r in message.reasoning
+                                           if r.type == "reasoning"]
+            rest: list[dict[str, Any]] = []
             if message.content or not message.tool_calls:
-                items.append({"role": "assistant", "content": message.content or ""})
-            return items + [self.encode_call(c) for c in message.tool_calls]
+                rest.append({"role": "assistant", "content": message.content or ""})
+            rest += [self.encode_call(c) for c in message.tool_calls]
+            if items and not (rest and rest[0].get("id")):
+                # a reasoning item must be followed by an item with its id ("Item 'rs_…' of
+                # type 'reasoning' was provided without its required following item", wire
+                # corpus): without the fc_ ids of this adapter's own answer, the reasoning
+                # cannot go back, and OpenAI accepts the calls without it
+                items = []
+            return items + rest
         if isinstance(message, ToolMessage):
             return [self.encode_result(message)]
         raise TypeError(f"not a canonical message: {message!r}")
+
+    @staticmethod
+    def encode_reasoning(reasoning: Reasoning) -> dict[str, Any]:
+        item: dict[str, Any] = {"type": "reasoning", "id": reasoning.id,
+                                "summary": [{"type": "summary_text", "text": reasoning.text}]
+                                if reasoning.text else []}
+        if reasoning.signature is not None:
+            item["encrypted_content"] = reasoning.signature
+        return item
+
+    @staticmethod
+    def parse_reasoning(item: dict[str, Any]) -> Reasoning:
+        summary = "".join(p.get("text", "") for p in item.get("summary") or ()
+                          if isinstance(p, dict))
+        return Reasoning(type="reasoning", id=item.get("id"), text=summary or None,
+                         signature=item.get("encrypted_content"))
 
     def encode_call(self, call: ToolCall) -> dict[str, Any]:
         # arguments_json: "" becomes "{}" and non-ASCII stays as it is (no \\u escapes)
@@ -139,17 +168,21 @@ class OpenAIResponsesAdapter(HttpxAdapter):
                                 code=error.get("code"), body=data)
         text: list[str] = []
         calls: list[ToolCall] = []
+        reasoning: list[Reasoning] = []
         for item in data["output"]:
             if not isinstance(item, dict):
                 continue
-            if item.get("type") == "message":
+            if item.get("type") == "reasoning":
+                reasoning.append(self.parse_reasoning(item))
+            elif item.get("type") == "message":
                 text += [p.get("text", "") for p in item.get("content") or ()
                          if isinstance(p, dict) and p.get("type") == "output_text"]
             elif item.get("type") == "function_call":
                 calls.append(self.parse_call(item))
         return ChatResponse(text="".join(text) or None, tool_calls=tuple(calls),
                             finish_reason=self.parse_finish(data, bool(calls)),
-                            usage=self.parse_usage(data.get("usage")), model=data.get("model"))
+                            usage=self.parse_usage(data.get("usage")), model=data.get("model"),
+                            reasoning=tuple(reasoning))
 
     def parse_call(self, item: dict[str, Any]) -> ToolCall:
         self.remember_item_id(item)
@@ -182,8 +215,10 @@ class OpenAIResponsesAdapter(HttpxAdapter):
         if error is not None:
             raise ProviderError(str(error.get("message")), status=response.status_code,
                                 type=error.get("type"), code=error.get("code"),
-                                param=error.get("param"), body=data)
-        raise ProviderError(str(data)[:500], status=response.status_code, body=data)
+                                param=error.get("param"), body=data,
+                                **retry_fields(response, data, error.get("code")))
+        raise ProviderError(str(data)[:500], status=response.status_code, body=data,
+                            **retry_fields(response, data))
 
     def new_accumulator(self) -> ResponsesStreamAccumulator:
         return ResponsesStreamAccumulator(self)
@@ -224,11 +259,13 @@ class ResponsesStreamAccumulator:
     def feed(self, event: dict[str, Any]) -> list[Any]:
         kind = event.get("type")
         if kind == "error":
-            raise StreamError(str(event.get("message")), code=event.get("code"), body=event)
+            raise StreamError(str(event.get("message")), code=event.get("code"), body=event,
+                              retryable=event.get("code") in RETRYABLE_TYPES)
         if kind == "response.failed":
             error = (event.get("response") or {}).get("error") or {}
             raise StreamError(str(error.get("message", "the response failed")),
-                              code=error.get("code"), body=event)
+                              code=error.get("code"), body=event,
+                              retryable=error.get("code") in RETRYABLE_TYPES)
         if kind == "response.output_item.added":
             item = event.get("item") or {}
             if item.get("type") == "function_call":
@@ -245,6 +282,8 @@ class ResponsesStreamAccumulator:
             return []
         if kind == "response.output_item.done":
             item = event.get("item") or {}
+            if item.get("type") == "reasoning":
+                return [ReasoningComplete(reasoning=self.adapter.parse_reasoning(item))]
             if item.get("type") == "function_call":
                 call = self.find(dict(event, item_id=item.get("id")))
                 call.final = item.get("arguments")

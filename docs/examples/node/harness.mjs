@@ -17,11 +17,12 @@ export const PROTOCOL_VERSION = 1;
 
 /** The provider answered with an error: message is the provider's own words. */
 export class ProviderError extends Error {
-  constructor(message, status = null) { super(message); this.kind = "provider"; this.status = status; }
+  /** extra: what a retrying caller reads: {providerType, code, retryAfter (s), retryable} */
+  constructor(message, status = null, extra = {}) { super(message); this.kind = "provider"; this.status = status; Object.assign(this, extra); }
 }
 /** The provider sent an error in the middle of a stream. */
 export class StreamError extends Error {
-  constructor(message) { super(message); this.kind = "stream"; }
+  constructor(message, extra = {}) { super(message); this.kind = "stream"; Object.assign(this, extra); }
 }
 /** The stream ended before the provider's end marker. */
 export class IncompleteStreamError extends Error {
@@ -42,6 +43,10 @@ function errorMessage(id, err) {
   const kind = ["provider", "stream", "incomplete"].includes(err && err.kind) ? err.kind : "error";
   const error = { kind, message: String((err && err.message) || err) };
   if (kind === "provider") error.status = err.status ?? null;
+  if (err && err.providerType !== undefined) error.provider_type = err.providerType;
+  if (err && err.code !== undefined) error.code = err.code;
+  if (err && err.retryAfter !== undefined) error.retry_after = err.retryAfter;
+  if (err && err.retryable !== undefined) error.retryable = err.retryable;
   if (kind === "error") error.name = (err && err.name) || "Error";
   return { type: "error", id, error };
 }

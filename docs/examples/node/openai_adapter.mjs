@@ -15,7 +15,7 @@ const BUG = process.env.TOOLCALL_EXAMPLE_BUG || "";
 const FINISH = { stop: "stop", tool_calls: "tool_calls", function_call: "tool_calls", length: "length", content_filter: "content_filter" };
 
 function encodeMessage(m) {
-  if (m.role === "system" || m.role === "user") return { role: m.role, content: m.content };
+  if (m.role === "system" || m.role === "developer" || m.role === "user") return { role: m.role, content: m.content };
   if (m.role === "tool") return { role: "tool", tool_call_id: m.tool_call_id, content: m.content };
   const out = { role: "assistant", content: m.content ?? null };
   if (m.tool_calls && m.tool_calls.length) {
@@ -52,8 +52,21 @@ async function post(endpoint, body) {
   if (reply.status >= 400) {
     const text = await reply.text();
     let words = text.slice(0, 500);
-    try { const data = JSON.parse(text); if (data && data.error && data.error.message) words = String(data.error.message); } catch { /* an HTML page: keep its text */ }
-    throw new ProviderError(words, reply.status);
+    const extra = {};
+    try {
+      const data = JSON.parse(text);
+      if (data && data.error && data.error.message) words = String(data.error.message);
+      if (data && data.error && typeof data.error === "object") {
+        extra.providerType = data.error.type ?? null;
+        extra.code = data.error.code ?? null;
+      }
+    } catch { /* an HTML page: keep its text */ }
+    // what a retrying caller reads: the delay the provider asked for, and whether to retry
+    const after = reply.headers.get("retry-after");
+    if (after !== null && !Number.isNaN(Number(after))) extra.retryAfter = Number(after);
+    extra.retryable = extra.code === "insufficient_quota" ? false
+      : [408, 409, 429].includes(reply.status) || reply.status >= 500;
+    throw new ProviderError(words, reply.status, extra);
   }
   return reply;
 }
@@ -85,7 +98,8 @@ export async function* sendMessagesStreaming(request, endpoint) {
       return;
     }
     const data = JSON.parse(payload);
-    if (data.error) throw new StreamError(String(data.error.message ?? JSON.stringify(data.error)));
+    if (data.error) throw new StreamError(String(data.error.message ?? JSON.stringify(data.error)),
+      { providerType: data.error.type ?? null, retryable: data.error.type === "server_error" });
     if (data.usage) usage = usageOf(data.usage);
     for (const choice of data.choices || []) {
       const delta = choice.delta || {};
@@ -154,7 +168,8 @@ export async function runTools({ messages, tools, endpoint, runTool }) {
     let response;
     try { response = await sendMessages({ messages: msgs, tools }, endpoint); } catch (e) { return stop("error", `the model call failed (${e.constructor.name})`); }
     if (response.usage) [response.usage.input_tokens, response.usage.output_tokens, response.usage.total_tokens].forEach((v, i) => { usage[i] += v || 0; });
-    if (!response.toolCalls.length) return stop("completed", response.content);
+    // an answer cut at the token limit, or withheld by the provider, is no completion
+    if (!response.toolCalls.length) return stop(["length", "content_filter"].includes(response.finishReason) ? response.finishReason : "completed", response.content);
     if (iterations >= POLICY.max_iterations && BUG !== "loop_forever") return stop("max_iterations", response.content);
     const seen = new Set(), calls = [];
     for (const c of response.toolCalls) {
@@ -206,6 +221,7 @@ export function buildHistory(stored) {
   const built = [], used = new Set();
   for (const m of stored) {
     if (m.role === "tool") continue;
+    if (m.role === "assistant" && !(m.tool_calls || []).length && !m.content) continue; // stored empty
     if (m.role !== "assistant" || !(m.tool_calls || []).length) { built.push(m); continue; }
     const calls = [], seen = new Set();
     for (const c of m.tool_calls) if (c.id && results.has(c.id) && !used.has(c.id) && !seen.has(c.id)) { calls.push(c); seen.add(c.id); }

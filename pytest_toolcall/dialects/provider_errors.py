@@ -1,0 +1,229 @@
+"""How each provider really answers when it fails: status, headers and body per error kind.
+
+A case scripts ``ErrorReply(kind=..., retry_after=...)``; the fake answers with the provider's
+own error for that kind, as below. Sources, confirmed 2026-11-23:
+
+- OpenAI (Chat Completions and Responses share the error shape): the rate-limit headers
+  (``x-ratelimit-limit-requests``, ``-remaining-``, ``-reset-`` for requests and tokens) are in
+  the "Rate limits" guide ("Rate limits in headers"); ``Retry-After`` in integer seconds on a
+  429 is optional and absent on quota and billing 429s (openai/openai-openapi PR #564); the
+  429 wording "Rate limit reached for … Please try again in …" and ``code:
+  rate_limit_exceeded`` (zachblume/autospec #16 quotes "Limit 30000, Used 28770"); quota:
+  ``insufficient_quota`` "You exceeded your current quota, please check your plan and billing
+  details." ("Error codes" guide); 404 ``model_not_found`` "The model `…` does not exist or you
+  do not have access to it."; 400 ``context_length_exceeded`` "This model's maximum context
+  length is …"; 500 ``server_error`` "The server had an error while processing your request.
+  Sorry about that!"; 503 "The engine is currently overloaded, please try again later." (all in
+  the "Error codes" guide); 403 ``unsupported_country_region_territory``.
+- Anthropic ("Errors" page: 400 invalid_request_error, 401 authentication_error, 403
+  permission_error, 404 not_found_error, 413 request_too_large, 429 rate_limit_error, 500
+  api_error, 529 overloaded_error; "Rate limits" page: ``retry-after`` seconds and the
+  ``anthropic-ratelimit-*`` headers, as anthropic-sdk-typescript #357 shows them next to
+  ``x-should-retry: true``); "prompt is too long: N tokens > M maximum" for the context window.
+- Gemini (the google.rpc error model, ``{"error": {"code", "message", "status", "details"}}``):
+  429 RESOURCE_EXHAUSTED with QuotaFailure and Help details (google-gemini/gemini-cli #8437)
+  and the delay in a ``google.rpc.RetryInfo`` detail ``retryDelay: "Ns"``, no header; a bad
+  key is 400 INVALID_ARGUMENT "API key not valid" with ErrorInfo reason API_KEY_INVALID; 404
+  "models/… is not found for API version v1beta, or is not supported for generateContent";
+  400 "The input token count (…) exceeds the maximum number of tokens allowed (…)."; 500
+  INTERNAL; 503 UNAVAILABLE "The model is overloaded. Please try again later."
+- Ollama (native route: ``{"error": "<text>"}``): 404 "model \\"…\\" not found, try pulling it
+  first"; 503 "server busy, please try again.  maximum pending requests exceeded" (the FAQ's
+  OLLAMA_MAX_QUEUE); 500 for a crashed runner. Ollama has no API keys and no rate limits.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["ERROR_KINDS", "RETRYABLE_KINDS", "error_reply", "kinds_for"]
+
+from ..cases import ERROR_KINDS  # kind -> what it is (cases can name them: kept with the cases)
+#: kinds where the same request may succeed later
+RETRYABLE_KINDS = frozenset({"rate_limit", "server_error", "overloaded"})
+
+_OPENAI = ("openai", "openai-responses")
+_MODEL = {"openai": "gpt-4o-mini", "openai-responses": "gpt-4o-mini",
+          "anthropic": "claude-haiku-4-5", "gemini": "gemini-2.5-flash", "ollama": "llama3.2"}
+
+
+def kinds_for(dialect: str) -> tuple[str, ...]:
+    """The kinds this dialect's provider has."""
+    return tuple(k for k in ERROR_KINDS if _table(dialect, k, 1) is not None)
+
+
+def error_reply(dialect: str, kind: str,
+                retry_after: int | None = None) -> tuple[int, dict[str, str], Any]:
+    """``(status, headers, body)`` of the provider's ``kind`` error; ``retry_after`` (seconds)
+    goes where the provider puts its delay. A kind the provider does not have is a KeyError."""
+    found = _table(dialect, kind, retry_after)
+    if found is None:
+        raise KeyError(f"{dialect} has no {kind!r} error; it has {kinds_for(dialect)}")
+    return found
+
+
+def _openai(status: int, message: str, type: str, code: str | None,
+            param: str | None = None) -> dict[str, Any]:
+    return {"error": {"message": message, "type": type, "param": param, "code": code}}
+
+
+def _anthropic(type: str, message: str) -> dict[str, Any]:
+    return {"type": "error", "error": {"type": type, "message": message}}
+
+
+def _gemini(status: int, name: str, message: str,
+            details: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    error: dict[str, Any] = {"code": status, "message": message, "status": name}
+    if details:
+        error["details"] = details
+    return {"error": error}
+
+
+def _table(dialect: str, kind: str,  # noqa: C901 - one provider after another
+           delay: int | None) -> tuple[int, dict[str, str], Any] | None:
+    model = _MODEL.get(dialect, "model")
+    wait = delay if delay is not None else 1
+    if dialect in _OPENAI:
+        if kind == "rate_limit":
+            headers = {"x-ratelimit-limit-requests": "5000",
+                       "x-ratelimit-remaining-requests": "4999",
+                       "x-ratelimit-reset-requests": "12ms",
+                       "x-ratelimit-limit-tokens": "200000",
+                       "x-ratelimit-remaining-tokens": "0",
+                       "x-ratelimit-reset-tokens": f"{wait}s"}
+            if delay is not None:
+                headers["retry-after"] = str(delay)
+            return 429, headers, _openai(429, (
+                f"Rate limit reached for {model} in organization org-toolcall on tokens per min "
+                f"(TPM): Limit 200000, Used 199000, Requested 2000. Please try again in {wait}s. "
+                "Visit https://platform.openai.com/account/rate-limits to learn more."),
+                "tokens", "rate_limit_exceeded")
+        if kind == "quota":
+            return 429, {}, _openai(429, (
+                "You exceeded your current quota, please check your plan and billing details. "
+                "For more information on this error, read the docs: "
+                "https://platform.openai.com/docs/guides/error-codes/api-errors."),
+                "insufficient_quota", "insufficient_quota")
+        if kind == "auth":
+            return 401, {}, _openai(401, "Incorrect API key provided: tc-f****cret. You can "
+                                    "find your API key at https://platform.openai.com/account/"
+                                    "api-keys.", "invalid_request_error", "invalid_api_key")
+        if kind == "permission":
+            return 403, {}, _openai(403, "Country, region, or territory not supported",
+                                    "request_forbidden", "unsupported_country_region_territory")
+        if kind == "model_not_found":
+            return 404, {}, _openai(404, "The model `gpt-9-toolcall` does not exist or you do "
+                                    "not have access to it.", "invalid_request_error",
+                                    "model_not_found")
+        if kind == "context_length":
+            if dialect == "openai-responses":
+                return 400, {}, _openai(400, "Your input exceeds the context window of this "
+                                        "model. Please adjust your input and try again.",
+                                        "invalid_request_error", "context_length_exceeded",
+                                        "input")
+            return 400, {}, _openai(400, "This model's maximum context length is 128000 tokens. "
+                                    "However, your messages resulted in 131072 tokens. Please "
+                                    "reduce the length of the messages.",
+                                    "invalid_request_error", "context_length_exceeded",
+                                    "messages")
+        if kind == "server_error":
+            return 500, {}, _openai(500, "The server had an error while processing your "
+                                    "request. Sorry about that!", "server_error", None)
+        if kind == "overloaded":
+            return 503, {}, _openai(503, "The engine is currently overloaded, please try again "
+                                    "later.", "server_error", None)
+        return None
+    if dialect == "anthropic":
+        if kind == "rate_limit":
+            headers = {"anthropic-ratelimit-requests-limit": "50",
+                       "anthropic-ratelimit-requests-remaining": "0",
+                       "anthropic-ratelimit-requests-reset": "2026-11-23T03:00:07Z",
+                       "anthropic-ratelimit-tokens-limit": "50000",
+                       "anthropic-ratelimit-tokens-remaining": "0",
+                       "anthropic-ratelimit-tokens-reset": "2026-11-23T03:00:07Z",
+                       "x-should-retry": "true"}
+            if delay is not None:
+                headers["retry-after"] = str(delay)
+            return 429, headers, _anthropic("rate_limit_error", (
+                "This request would exceed the rate limit for your organization of 50,000 input "
+                "tokens per minute. For details, refer to: https://docs.claude.com/en/api/rate-"
+                "limits. You can see the response headers for current usage. Please reduce the "
+                "prompt length or the maximum tokens requested, or try again later."))
+        if kind == "auth":
+            return 401, {"x-should-retry": "false"}, _anthropic("authentication_error",
+                                                                "invalid x-api-key")
+        if kind == "permission":
+            return 403, {"x-should-retry": "false"}, _anthropic(
+                "permission_error", "Your API key does not have permission to use the "
+                "specified resource.")
+        if kind == "model_not_found":
+            return 404, {"x-should-retry": "false"}, _anthropic("not_found_error",
+                                                                "model: claude-9-toolcall")
+        if kind == "context_length":
+            return 400, {"x-should-retry": "false"}, _anthropic(
+                "invalid_request_error", "prompt is too long: 208310 tokens > 200000 maximum")
+        if kind == "request_too_large":
+            return 413, {}, _anthropic("request_too_large",
+                                       "Request exceeds the maximum allowed number of bytes.")
+        if kind == "server_error":
+            return 500, {"x-should-retry": "true"}, _anthropic("api_error",
+                                                               "Internal server error")
+        if kind == "overloaded":
+            return 529, {"x-should-retry": "true"}, _anthropic("overloaded_error", "Overloaded")
+        return None
+    if dialect == "gemini":
+        if kind == "rate_limit":
+            details = [
+                {"@type": "type.googleapis.com/google.rpc.QuotaFailure", "violations": [{
+                    "quotaMetric": "generativelanguage.googleapis.com/"
+                                   "generate_content_free_tier_requests",
+                    "quotaId": "GenerateRequestsPerMinutePerProjectPerModel-FreeTier",
+                    "quotaDimensions": {"location": "global", "model": model},
+                    "quotaValue": "10"}]},
+                {"@type": "type.googleapis.com/google.rpc.Help", "links": [{
+                    "description": "Learn more about Gemini API quotas",
+                    "url": "https://ai.google.dev/gemini-api/docs/rate-limits"}]}]
+            if delay is not None:
+                details.append({"@type": "type.googleapis.com/google.rpc.RetryInfo",
+                                "retryDelay": f"{delay}s"})
+            return 429, {}, _gemini(429, "RESOURCE_EXHAUSTED", (
+                "You exceeded your current quota, please check your plan and billing details. "
+                "For more information on this error, head to: "
+                "https://ai.google.dev/gemini-api/docs/rate-limits."), details)
+        if kind == "auth":
+            return 400, {}, _gemini(400, "INVALID_ARGUMENT", "API key not valid. Please pass a "
+                                    "valid API key.", [{
+                                        "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+                                        "reason": "API_KEY_INVALID",
+                                        "domain": "googleapis.com",
+                                        "metadata": {"service":
+                                                     "generativelanguage.googleapis.com"}}])
+        if kind == "permission":
+            return 403, {}, _gemini(403, "PERMISSION_DENIED", "The caller does not have "
+                                    "permission")
+        if kind == "model_not_found":
+            return 404, {}, _gemini(404, "NOT_FOUND", "models/gemini-9-toolcall is not found "
+                                    "for API version v1beta, or is not supported for "
+                                    "generateContent. Call ListModels to see the list of "
+                                    "available models and their supported methods.")
+        if kind == "context_length":
+            return 400, {}, _gemini(400, "INVALID_ARGUMENT", "The input token count (1212345) "
+                                    "exceeds the maximum number of tokens allowed (1048576).")
+        if kind == "server_error":
+            return 500, {}, _gemini(500, "INTERNAL", "An internal error has occurred. Please "
+                                    "retry or report in https://developers.generativeai.google/"
+                                    "guide/troubleshooting")
+        if kind == "overloaded":
+            return 503, {}, _gemini(503, "UNAVAILABLE", "The model is overloaded. Please try "
+                                    "again later.")
+        return None
+    if dialect == "ollama":
+        if kind == "model_not_found":
+            return 404, {}, {"error": 'model "llama9-toolcall" not found, try pulling it first'}
+        if kind == "server_error":
+            return 500, {}, {"error": "llama runner process has terminated: exit status 2"}
+        if kind == "overloaded":
+            return 503, {}, {"error": "server busy, please try again.  maximum pending "
+                                      "requests exceeded"}
+        return None
+    return None

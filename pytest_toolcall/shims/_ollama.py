@@ -1,0 +1,99 @@
+"""The official ``ollama`` Python library: ``Client.chat`` (``stream=False`` and ``True``).
+
+``shims.ollama(lambda ep: ollama.Client(host=ep.base_url, transport=ep.transport))``
+(the library passes extra keyword arguments to its ``httpx.Client``; ``base_url`` is the host,
+Ollama's paths start with ``/api``).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+from ..model import (ChatRequest, ChatResponse, StreamDone, TextDelta, ToolCall,
+                     ToolCallComplete, Usage)
+from ._base import Shim, encoder, require
+
+_FINISH = {"stop": "stop", "length": "length"}
+
+
+class OllamaShim(Shim):
+    expected = "an ollama.Client"
+
+    @property
+    def name(self) -> str:
+        return "ollama"
+
+    def load(self) -> Any:
+        return require("ollama", "ollama", "ollama")
+
+    def check(self, client: Any) -> None:
+        if isinstance(client, self.module.AsyncClient):
+            raise self.wrong_kind(client, " (a sync client: this shim calls the sync API; "
+                                          "async clients are not supported yet)")
+        if not isinstance(client, self.module.Client):
+            raise self.wrong_kind(client)
+
+    def adapter(self, client: Any) -> OllamaShimAdapter:
+        return OllamaShimAdapter(client)
+
+
+class OllamaShimAdapter:
+    def __init__(self, client: Any) -> None:
+        self.client = client
+        self.encoder = encoder("ollama")
+
+    def kwargs(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
+        body = self.encoder.build_body(request, stream=stream)
+        kwargs = {"model": body["model"], "messages": body["messages"], "stream": stream}
+        if "tools" in body:
+            kwargs["tools"] = body["tools"]
+        return kwargs
+
+    def complete(self, request: ChatRequest) -> ChatResponse:
+        response = self.client.chat(**self.kwargs(request, stream=False))
+        text, calls = self.message(response.message)
+        return ChatResponse(text=text or None, tool_calls=tuple(calls),
+                            finish_reason=self.finish(response.done_reason, bool(calls)),
+                            usage=self.usage(response), model=response.model)
+
+    def stream(self, request: ChatRequest) -> Iterator[Any]:
+        calls: list[ToolCall] = []
+        last = None
+        for chunk in self.client.chat(**self.kwargs(request, stream=True)):
+            text, chunk_calls = self.message(chunk.message)
+            if text:
+                yield TextDelta(text=text)
+            calls += chunk_calls
+            last = chunk
+        for call in calls:
+            yield ToolCallComplete(call=call)
+        if last is not None and last.done:
+            yield StreamDone(finish_reason=self.finish(last.done_reason, bool(calls)),
+                             usage=self.usage(last))
+
+    @staticmethod
+    def message(message: Any) -> tuple[str, list[ToolCall]]:
+        calls = []
+        for call in message.tool_calls or ():
+            # the library's ToolCall carries no id (0.6): one is made up, never sent back
+            call_id = getattr(call, "id", None) or f"call_{uuid.uuid4().hex[:12]}"
+            calls.append(ToolCall.from_raw(id=call_id, name=call.function.name,
+                                           arguments=call.function.arguments))
+        return message.content or "", calls
+
+    @staticmethod
+    def finish(reason: str | None, has_calls: bool) -> Any:
+        if has_calls:
+            return "tool_calls"  # Ollama says "stop" for a turn of calls
+        if reason is None:
+            return None
+        return _FINISH.get(reason, "other")
+
+    @staticmethod
+    def usage(response: Any) -> Usage | None:
+        if response.prompt_eval_count is None and response.eval_count is None:
+            return None
+        prompt, output = response.prompt_eval_count or 0, response.eval_count or 0
+        return Usage(input_tokens=prompt, output_tokens=output, total_tokens=prompt + output)

@@ -1,0 +1,165 @@
+"""The official ``openai`` SDK: Chat Completions (``create`` and the stream helper) and Responses.
+
+``shims.openai(lambda ep: openai.OpenAI(base_url=ep.base_url, api_key=ep.api_key,
+http_client=ep.client, max_retries=0))`` (``max_retries=0``: the kit counts requests).
+The SDK takes the wire shapes as they are, so the canonical request is encoded with the
+reference encoder; the answer is read from the SDK's own objects, never from the raw body.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from ..model import (ChatRequest, ChatResponse, StreamDone, TextDelta, ToolCall,
+                     ToolCallComplete, Usage)
+from ..errors import ProviderError
+from ._base import Shim, encoder, require
+
+_FINISH = {"stop": "stop", "tool_calls": "tool_calls", "function_call": "tool_calls",
+           "length": "length", "content_filter": "content_filter"}
+_INCOMPLETE = {"max_output_tokens": "length", "content_filter": "content_filter"}
+
+
+def _sync_client(shim: Shim, client: Any) -> None:
+    openai = shim.module
+    if isinstance(client, openai.AsyncOpenAI):
+        raise shim.wrong_kind(client, " (a sync client: this shim calls the sync API; async "
+                                      "clients are not supported yet)")
+    if not isinstance(client, openai.OpenAI):
+        raise shim.wrong_kind(client)
+
+
+class OpenAIShim(Shim):
+    expected = "an openai.OpenAI client"
+
+    @property
+    def name(self) -> str:
+        return "openai"
+
+    def load(self) -> Any:
+        return require("openai", "openai", "openai")
+
+    def check(self, client: Any) -> None:
+        _sync_client(self, client)
+
+    def adapter(self, client: Any) -> OpenAIChatShimAdapter:
+        return OpenAIChatShimAdapter(client)
+
+
+class OpenAIResponsesShim(OpenAIShim):
+    @property
+    def name(self) -> str:
+        return "openai_responses"
+
+    def adapter(self, client: Any) -> OpenAIResponsesShimAdapter:  # type: ignore[override]
+        return OpenAIResponsesShimAdapter(client)
+
+
+def _usage(raw: Any, inp: str, out: str) -> Usage | None:
+    if raw is None:
+        return None
+    return Usage(input_tokens=getattr(raw, inp), output_tokens=getattr(raw, out),
+                 total_tokens=raw.total_tokens)
+
+
+class OpenAIChatShimAdapter:
+    """Chat Completions: ``complete`` is ``chat.completions.create``, ``stream`` is the SDK's
+    stream helper (``chat.completions.stream`` + ``get_final_completion``)."""
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+        self.encoder = encoder("openai")
+
+    def kwargs(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
+        body = self.encoder.build_body(request, stream=stream)
+        body.pop("stream", None)  # the SDK entry point says it
+        return body
+
+    def complete(self, request: ChatRequest) -> ChatResponse:
+        completion = self.client.chat.completions.create(**self.kwargs(request, stream=False))
+        return self.read(completion)
+
+    def stream(self, request: ChatRequest) -> Iterator[Any]:
+        with self.client.chat.completions.stream(**self.kwargs(request, stream=True)) as s:
+            for event in s:
+                if event.type == "content.delta" and event.delta:
+                    yield TextDelta(text=event.delta)
+            completion = s.get_final_completion()
+        response = self.read(completion)
+        for call in response.tool_calls:
+            yield ToolCallComplete(call=call)
+        yield StreamDone(finish_reason=response.finish_reason, usage=response.usage)
+
+    @staticmethod
+    def read(completion: Any) -> ChatResponse:
+        choice = completion.choices[0]
+        message = choice.message
+        calls = tuple(ToolCall.from_raw(id=c.id, name=c.function.name,
+                                        arguments=c.function.arguments)
+                      for c in message.tool_calls or ())
+        finish = choice.finish_reason
+        return ChatResponse(text=message.content or None, tool_calls=calls,
+                            finish_reason=None if finish is None else _FINISH.get(finish, "other"),
+                            usage=_usage(completion.usage, "prompt_tokens", "completion_tokens"),
+                            model=completion.model)
+
+
+class OpenAIResponsesShimAdapter:
+    """Responses: ``complete`` is ``responses.create``, ``stream`` is the SDK's stream helper
+    (``responses.stream`` + ``get_final_response``)."""
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+        self.encoder = encoder("openai-responses")
+        self.encoder.item_ids = {}  # call_id -> the function_call item's id, replayed with it
+
+    def kwargs(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
+        body = self.encoder.build_body(request, stream=stream)
+        body.pop("stream", None)
+        return body
+
+    def complete(self, request: ChatRequest) -> ChatResponse:
+        return self.read(self.client.responses.create(**self.kwargs(request, stream=False)))
+
+    def stream(self, request: ChatRequest) -> Iterator[Any]:
+        with self.client.responses.stream(**self.kwargs(request, stream=True)) as s:
+            final = None
+            for event in s:
+                if event.type == "response.output_text.delta" and event.delta:
+                    yield TextDelta(text=event.delta)
+                elif event.type == "error":  # the SDK hands errors over as events
+                    raise ProviderError(event.message, code=event.code, param=event.param)
+                elif event.type in ("response.failed", "response.incomplete"):
+                    final = event.response  # read below: failed raises, incomplete is length
+            if final is None:
+                final = s.get_final_response()
+        response = self.read(final)
+        for call in response.tool_calls:
+            yield ToolCallComplete(call=call)
+        yield StreamDone(finish_reason=response.finish_reason, usage=response.usage)
+
+    def read(self, response: Any) -> ChatResponse:
+        if response.status == "failed":  # a failed response is the provider's error: surface it
+            error = response.error
+            raise ProviderError(getattr(error, "message", None) or "the response failed",
+                                code=getattr(error, "code", None))
+        text: list[str] = []
+        calls: list[ToolCall] = []
+        for item in response.output:
+            if item.type == "message":
+                text += [p.text for p in item.content if p.type == "output_text"]
+            elif item.type == "function_call":
+                if item.id:
+                    self.encoder.item_ids[item.call_id] = item.id
+                calls.append(ToolCall.from_raw(id=item.call_id, name=item.name,
+                                               arguments=item.arguments))
+        if response.status == "incomplete":
+            reason = getattr(response.incomplete_details, "reason", None)
+            finish: Any = _INCOMPLETE.get(reason, "other")
+        else:
+            finish = "tool_calls" if calls else "stop"
+        return ChatResponse(text="".join(text) or None, tool_calls=tuple(calls),
+                            finish_reason=finish,
+                            usage=_usage(response.usage, "input_tokens", "output_tokens"),
+                            model=response.model)

@@ -1,0 +1,95 @@
+"""Run the chat families (wire, stream) through a shim over the real library, on the fake.
+
+Shared by tests/test_shims.py (which pins each library's failures) and usable by hand::
+
+    PYTHONPATH=$PWD python -m tests.shim_matrix openai
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from pytest_toolcall.cases import default_registry
+from pytest_toolcall.errors import ConformanceFailure
+from pytest_toolcall.fake import FakeProvider, in_process_endpoint
+from pytest_toolcall.reference import reference_profile
+from pytest_toolcall.runner import CaseSkipped
+
+FAMILIES = ("wire.*", "stream.*")
+
+
+def _openai(ep: Any) -> Any:
+    import openai
+
+    return openai.OpenAI(base_url=ep.base_url, api_key=ep.api_key, http_client=ep.client,
+                         max_retries=0)
+
+
+def _anthropic(ep: Any) -> Any:
+    import anthropic
+
+    return anthropic.Anthropic(base_url=ep.base_url.removesuffix("/v1"), api_key=ep.api_key,
+                               http_client=ep.httpx2_client(), max_retries=0)
+
+
+def _google_genai(ep: Any) -> Any:
+    from google import genai
+    from google.genai import types
+
+    return genai.Client(api_key=ep.api_key, http_options=types.HttpOptions(
+        base_url=ep.base_url.rsplit("/", 1)[0], api_version="v1beta", httpx_client=ep.client))
+
+
+def _ollama(ep: Any) -> Any:
+    import ollama
+
+    return ollama.Client(host=ep.base_url, transport=ep.transport)
+
+
+#: library -> (shim name, dialect, the factory a user writes (the one in docs/shims.md))
+LIBRARIES: dict[str, tuple[str, str, Callable[[Any], Any]]] = {
+    "openai": ("openai", "openai", _openai),
+    "openai-responses": ("openai_responses", "openai-responses", _openai),
+    "anthropic": ("anthropic", "anthropic", _anthropic),
+    "google-genai": ("google_genai", "gemini", _google_genai),
+    "ollama": ("ollama", "ollama", _ollama),
+}
+
+
+def verdicts(library: str, factory: Callable[[Any], Any] | None = None
+             ) -> tuple[dict[str, str], int, int]:
+    """``({case id: broken clause}, passed, skipped)`` for ``library`` through its shim.
+
+    A kit error (ToolcallError) is not caught: it is never a verdict on the library."""
+    from pytest_toolcall import shims
+
+    shim_name, dialect, default = LIBRARIES[library]
+    shim = getattr(shims, shim_name)(factory or default)
+    profile = reference_profile(dialect)
+    failed: dict[str, str] = {}
+    passed = skipped = 0
+    for case in default_registry().select(FAMILIES, dialect=dialect):
+        endpoint = in_process_endpoint(FakeProvider(dialect))
+        try:
+            run_one = shim(endpoint)
+            from pytest_toolcall.runner import run_case
+
+            run_case(case, run_one, profile, endpoint)
+            passed += 1
+        except CaseSkipped:
+            skipped += 1
+        except ConformanceFailure as failure:
+            failed[case.id] = failure.clause
+        finally:
+            endpoint.close()
+    return failed, passed, skipped
+
+
+if __name__ == "__main__":  # pragma: no cover - a tool for maintainers
+    for name in sys.argv[1:] or LIBRARIES:
+        failures, n_pass, n_skip = verdicts(name)
+        print(f"{name}: {n_pass} passed, {len(failures)} failed, {n_skip} skipped")
+        for case_id, clause in sorted(failures.items()):
+            print(f"    {case_id!r}: {clause!r}")

@@ -1,0 +1,231 @@
+"""Issue 16: kit bugs found by independent implementations, with regression tests.
+
+- ``loop.malformed_arguments`` on a dialect whose wire carries arguments as a JSON object
+  (anthropic, gemini, ollama) skips, naming why, in both model modes, instead of failing every
+  loop (the fake raised a usage error inside ``model.complete``, which a correct loop turned into
+  stop reason ``error``, and the case blamed the loop);
+- the hints of ``loop.model_calls``, ``loop.raised``, ``loop.stop_reason``, ``loop.unknown_tool``
+  and ``fallback.channel`` point at the fix for the cause the run shows.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import fallback_controls as fc  # tests/fallback_controls.py (tests/ is on sys.path)
+import loop_controls as c  # tests/loop_controls.py
+import pytest
+
+import pytest_toolcall.conformance.fallback as fallback_cases
+import pytest_toolcall.conformance.loop as loop_cases
+from pytest_toolcall.cases import ScriptedCall, Turn
+from pytest_toolcall.contracts import Profile
+from pytest_toolcall.errors import ConformanceFailure
+from pytest_toolcall.looprun import LoopScript, TEXT_ARGUMENT_DIALECTS, inexpressible
+from pytest_toolcall.loop import LoopResult
+from pytest_toolcall.reference.loop import ReferenceToolLoop, _State
+from pytest_toolcall.runner import CaseSkipped, run_case
+from pytest_toolcall.tools import ScriptedTool, ok
+
+LOOP = {case.id: case for case in loop_cases.CASES}
+FALLBACK = {case.id: case for case in fallback_cases.CASES}
+SYNC = Profile(async_=False)
+
+
+# -- the malformed-arguments skip -----------------------------------------------------------------
+@pytest.mark.parametrize("mode", ["inprocess", "fake"])
+@pytest.mark.parametrize("dialect", ["anthropic", "gemini", "ollama"])
+def test_malformed_arguments_skips_where_the_wire_has_no_argument_text(dialect: str,
+                                                                       mode: str) -> None:
+    loop = ReferenceToolLoop.from_profile(SYNC)
+    with pytest.raises(CaseSkipped) as skipped:
+        run_case(LOOP["loop.malformed_arguments"], loop, SYNC, dialect=dialect, loop_model=mode)
+    reason = str(skipped.value)
+    assert reason.startswith(f"loop.malformed_arguments cannot run on {dialect}: ")
+    assert f"the {dialect} wire carries arguments as a JSON object, never as text" in reason
+
+
+@pytest.mark.parametrize("mode", ["inprocess", "fake"])
+@pytest.mark.parametrize("dialect", TEXT_ARGUMENT_DIALECTS)
+def test_malformed_arguments_still_runs_where_arguments_are_text(dialect: str, mode: str) -> None:
+    [run] = run_case(LOOP["loop.malformed_arguments"], ReferenceToolLoop.from_profile(SYNC), SYNC,
+                     dialect=dialect, loop_model=mode)
+    assert run.result.stop_reason == "completed" and run.executor.executions == []
+    # and a broken loop is still caught there
+    with pytest.raises(ConformanceFailure) as exc:
+        run_case(LOOP["loop.malformed_arguments"], c.MalformedAsEmptyObject.from_profile(SYNC),
+                 SYNC, dialect=dialect, loop_model=mode)
+    assert exc.value.clause == "loop.malformed_arguments"
+
+
+def test_only_argument_text_that_is_no_json_object_is_inexpressible() -> None:
+    tool = ScriptedTool(spec=loop_cases.WEATHER, behaviours=(ok("18°C"),))
+
+    def script(arguments: object) -> LoopScript:
+        return LoopScript(tools=(tool,), turns=(Turn(tool_calls=(
+            ScriptedCall(name="get_weather", arguments=arguments),)),))
+
+    for fine in ({"city": "Paris"}, '{"city": "Paris"}', "", None):
+        assert inexpressible(script(fine), "anthropic") is None, fine
+    for bad in ('{"city": "Par', "[1, 2]", "null"):
+        assert "not a JSON object" in (inexpressible(script(bad), "gemini") or ""), bad
+        assert inexpressible(script(bad), "openai") is None
+
+
+def test_the_plugin_reports_the_skip_reason(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest("--toolcall-provider=anthropic", "--toolcall-loop-model=fake",
+                                "--toolcall-cases=loop.malformed_arguments", "-rs",
+                                "-p", "no:cacheprovider")
+    result.assert_outcomes(skipped=1)
+    assert "the anthropic wire carries arguments as a JSON object" in result.stdout.str()
+
+
+# -- hints that point at the fix -------------------------------------------------------------------
+def _failure(case_id: str, loop: type[ReferenceToolLoop], **fields: object) -> ConformanceFailure:
+    profile = Profile(async_=False, **fields)  # type: ignore[arg-type]
+    with pytest.raises(ConformanceFailure) as exc:
+        run_case(LOOP[case_id], loop.from_profile(profile), profile)
+    return exc.value
+
+
+def test_a_counter_that_never_resets_is_named() -> None:
+    failure = _failure("loop.failure_rounds_reset", c.NeverResetsFailureRounds)
+    assert failure.clause == "loop.model_calls"
+    assert "the failure-round counter never resets" in failure.hint
+    assert "Set it back to 0 after any round in which a call succeeded" in failure.hint
+
+
+def test_failure_rounds_counted_as_iterations_is_named() -> None:
+    failure = _failure("loop.failure_rounds_not_iterations", c.FailureRoundsCountAsIterations)
+    assert failure.clause == "loop.model_calls"
+    assert "rounds in which every call failed were counted as iterations" in failure.hint
+
+
+@pytest.mark.parametrize(("case_id", "loop"), [
+    ("loop.unknown_tool", c.KeyErrorOnUnknownTool),
+    ("loop.sanitised_failures", c.CrashPropagates),
+    ("loop.malformed_arguments", c.UnguardedJsonParse),
+])
+def test_a_loop_raising_on_a_tool_call_is_told_to_answer_it_and_go_on(
+        case_id: str, loop: type[ReferenceToolLoop]) -> None:
+    failure = _failure(case_id, loop)
+    assert failure.clause == "loop.raised"
+    assert "the loop raised while running the model's tool calls" in failure.hint
+    assert "is answered with an error result (is_error=True)" in failure.hint
+    assert "stop_reason='error' is for a failed model call only" in failure.hint
+    assert failure.expected == "an error result for the call that failed, and the loop going on"
+
+
+def test_a_loop_raising_on_a_failed_model_call_is_told_to_stop_with_error() -> None:
+    failure = _failure("loop.model_error", c.ModelErrorRaises)
+    assert failure.clause == "loop.raised"
+    assert "the model call failed: catch its exception and stop with stop_reason='error'" \
+        in failure.hint
+
+
+def test_a_loop_stopping_on_an_unknown_tool_is_told_to_go_on() -> None:
+    failure = _failure("loop.unknown_tool", c.UnknownToolStopsTheLoop)
+    assert failure.clause == "loop.unknown_tool"
+    assert failure.hint.startswith("a tool call that cannot run (an unknown tool")
+    assert "(the loop stopped with 'error' instead)" in failure.hint
+
+
+class _GivesUpState(_State):
+    def on_outcomes(self, outcomes: Any, loop: Any) -> LoopResult | None:
+        decision = super().on_outcomes(outcomes, loop)
+        if decision is None and not any(o.ok for o in outcomes):
+            return self.stop("error", "A tool failed.")  # a failed batch ends the run
+        return decision
+
+
+class GivesUpOnAFailedBatch(ReferenceToolLoop):
+    """Stops with 'error' when every call of a round failed (answered, then given up)."""
+
+    def new_state(self, request: Any) -> _State:
+        return _GivesUpState(request)
+
+
+def test_a_loop_giving_up_on_a_failed_batch_is_told_to_go_on() -> None:
+    failure = _failure("loop.retryable_failure_continues", GivesUpOnAFailedBatch)
+    assert failure.clause == "loop.stop_reason" and failure.got.startswith("error")
+    assert failure.hint.startswith("a tool call that cannot run")
+    assert "and the loop calls the model again" in failure.hint
+
+
+def test_text_with_calls_is_named() -> None:
+    failure = _failure("loop.text_with_calls", c.IgnoresCallsWithText)
+    assert failure.clause == "loop.calls_run"
+    assert "text does not make a turn final" in failure.hint
+
+
+def test_calls_under_stop_name_the_finish_reason() -> None:
+    failure = _failure("loop.stop_with_calls", c.TrustsFinishReason)
+    assert "never on the finish reason (Gemini and Ollama say STOP with calls" in failure.hint
+
+
+def test_required_keys_only_is_told_to_use_the_whole_schema() -> None:
+    failure = _failure("loop.argument_types", c.RequiredKeysOnly)
+    assert failure.clause == "loop.tool_not_run"
+    assert "against the WHOLE schema (types, patterns, additionalProperties: false)" \
+        in failure.hint
+
+
+def _fallback_failure(case_id: str, broken: type) -> ConformanceFailure:
+    with pytest.raises(ConformanceFailure) as exc:
+        run_case(FALLBACK[case_id], broken(), SYNC)
+    return exc.value
+
+
+def test_a_stream_read_twice_is_named_not_json_parsing() -> None:
+    failure = _fallback_failure("fallback.malformed_arguments", fc.TwoPassesOverOneStream)
+    assert failure.clause == "fallback.channel"
+    assert "A stream read twice" in failure.hint and "ONE pass" in failure.hint
+    assert "parse JSON from the text" not in failure.hint
+
+
+def test_a_mislabelled_channel_is_named_not_json_parsing() -> None:
+    failure = _fallback_failure("fallback.json_in_text", fc.ReportsToolForEveryValue)
+    assert failure.clause == "fallback.channel"
+    assert "the channel is mislabelled; report 'json'" in failure.hint
+
+
+def test_other_channel_failures_keep_the_channel_hint() -> None:
+    failure = _fallback_failure("fallback.other_tool_ignored", fc.AnyToolName)
+    assert failure.hint == fallback_cases._CHANNEL_HINTS["json"]
+    failure = _fallback_failure("fallback.fence_other_language", fc.FirstFenceOnly)
+    assert failure.hint == fallback_cases._CHANNEL_HINTS["json"]
+
+
+# -- legitimate variants pass (positive controls) ------------------------------------------------
+class ClarifiesAnySchemaError(ReferenceToolLoop):
+    """Declaring argument_validation="clarify", asks the user about ANY argument that does not
+    fit (not only a missing one): a stricter policy, and an honest one."""
+
+    def precheck(self, call: Any, state: _State) -> Any:
+        outcome = super().precheck(call, state)
+        if outcome is not None and "invalid arguments" in outcome.text \
+                and self.argument_validation == "clarify":
+            outcome.clarify = True
+        return outcome
+
+
+@pytest.mark.parametrize(("validation", "stop"), [("clarify", "needs_clarification"),
+                                                  ("feed_back", "completed")])
+def test_argument_types_accepts_asking_the_user_under_clarify(validation: str, stop: str) -> None:
+    profile = Profile(argument_validation=validation, async_=False)  # type: ignore[arg-type]
+    for loop in (ClarifiesAnySchemaError, ReferenceToolLoop):
+        [run] = run_case(LOOP["loop.argument_types"], loop.from_profile(profile), profile)
+        assert run.executor.executions == []
+        expected = stop if loop is ClarifiesAnySchemaError else "completed"
+        assert run.result.stop_reason == expected
+
+
+def test_stop_reasons_match_the_literal_and_the_new_ones_are_there() -> None:
+    from typing import get_args
+
+    from pytest_toolcall.loop import STOP_REASONS, StopReason
+
+    assert tuple(get_args(StopReason)) == STOP_REASONS
+    assert {"length", "content_filter", "cancelled", "handed_off"} <= set(STOP_REASONS)
+    for reason in STOP_REASONS:  # each one is a valid LoopResult
+        assert LoopResult(stop_reason=reason).stop_reason == reason
