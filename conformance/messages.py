@@ -10,8 +10,11 @@ Where each dialect carries instructions (confirmed 2026-11-23):
   system prompt?"), so either role is accepted for either message.
 - ``openai-responses``: ``instructions``, or ``system`` / ``developer`` input items anywhere
   (the wire corpus holds a request with a developer item at input[2], answered 200).
-- ``anthropic``: the top-level ``system`` only; a ``system`` role in ``messages`` is a 400
-  (sglang #367 quotes it), so every system message is hoisted there, joined.
+- ``anthropic``: the top-level ``system``; a ``system`` role in ``messages`` is a 400 (sglang
+  #367 quotes it) except on Claude Opus 4.8, which takes one right after a user turn
+  ("mid-conversation system messages", Anthropic docs, confirmed 2026-11-24). Hoisting every
+  system message there, joined, is right on every model; a later one kept in place is accepted
+  where the fake accepts it.
 - ``gemini``: ``systemInstruction`` only (``contents`` roles are user and model).
 - ``ollama``: ``system`` messages in ``messages``; a ``developer`` message is ignored
   (earendil-works/pi PR #140). Chat templates differ on system messages after the first (some
@@ -51,7 +54,8 @@ EITHER = frozenset({"ollama"})
 _WHERE = {
     "openai": "a message with role system (or developer) at its place in messages",
     "openai-responses": "instructions, or an input item with role system/developer at its place",
-    "anthropic": "the top-level system parameter (never a message: a system role is a 400)",
+    "anthropic": "the top-level system parameter (a system role in messages is a 400, except "
+                 "right after a user turn on Claude Opus 4.8)",
     "gemini": "systemInstruction (contents take user and model turns only)",
     "vertex": "systemInstruction (contents take user and model turns only)",
     "ollama": "a message with role system (Ollama ignores role developer)",

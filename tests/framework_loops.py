@@ -45,7 +45,9 @@ class PydanticAILoop:
     async def arun(self, request: LoopRequest) -> LoopResult:
         from pydantic_ai import Agent, ModelRetry, RunContext, Tool
         from pydantic_ai.exceptions import (
+            ContentFilterError,
             ModelAPIError,
+            OutputTokenLimitExceeded,
             PydanticAIDeprecationWarning,
             UnexpectedModelBehavior,
             UsageLimitExceeded,
@@ -85,6 +87,11 @@ class PydanticAILoop:
                 request_limit=self.profile.max_iterations))
         except UsageLimitExceeded:
             return LoopResult(stop_reason="max_iterations", text=None)
+        # pydantic-ai names these two endings itself (both subclass UnexpectedModelBehavior)
+        except ContentFilterError as exc:
+            return LoopResult(stop_reason="content_filter", text=str(exc))
+        except OutputTokenLimitExceeded as exc:
+            return LoopResult(stop_reason="length", text=str(exc))
         except UnexpectedModelBehavior as exc:  # a tool over its retries, or a refusal
             reason = "failure_rounds" if "exceeded max retries" in str(exc) else "error"
             return LoopResult(stop_reason=reason, text=str(exc))
@@ -94,6 +101,10 @@ class PydanticAILoop:
             return LoopResult(stop_reason="error", text=f"the run failed ({type(exc).__name__})")
         usage = result.usage  # a property (a method before pydantic-ai 2)
         usage = usage if hasattr(usage, "input_tokens") else usage()
-        return LoopResult(stop_reason="completed", text=str(result.output), usage=Usage(
+        # plain text cut at the token limit is the run's output; the run's last response says
+        # so (``result.response.finish_reason``, pydantic-ai's OutputTokenLimitExceeded docs)
+        finish = getattr(getattr(result, "response", None), "finish_reason", None)
+        return LoopResult(stop_reason="length" if finish == "length" else "completed",
+                          text=str(result.output), usage=Usage(
             input_tokens=usage.input_tokens, output_tokens=usage.output_tokens,
             total_tokens=usage.input_tokens + usage.output_tokens))

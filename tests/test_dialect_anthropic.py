@@ -118,6 +118,29 @@ REJECTIONS: list[tuple[str, Any, dict[str, Any]]] = [
     ("messages.role.system", body([{"role": "system", "content": "be brief"}, USER]),
      error('messages: Unexpected role "system". The Messages API accepts a top-level `system` '
            'parameter, not "system" as an input message role.')),
+    # mid-conversation system messages (Anthropic docs, confirmed 2026-11-24): Opus 4.8 only,
+    # and on it the placement rules; the placement texts are the kit's own
+    ("messages.role.system",
+     body([USER, {"role": "system", "content": "be brief"}], model="claude-haiku-4-5"),
+     error('messages: Unexpected role "system". The Messages API accepts a top-level `system` '
+           'parameter, not "system" as an input message role.')),
+    ("messages.role.system.placement",
+     body([{"role": "system", "content": "be brief"}, USER], model="claude-opus-4-8"),
+     error("messages.0: a system message cannot be the first message: use the top-level "
+           "`system` parameter.")),
+    ("messages.role.system.placement",
+     body([USER, {"role": "system", "content": "a"}, {"role": "system", "content": "b"}],
+          model="claude-opus-4-8"),
+     error("messages.1: a system message cannot be adjacent to another system message.")),
+    ("messages.role.system.placement",
+     body([USER, {"role": "assistant", "content": "ok"}, {"role": "system", "content": "a"}],
+          model="claude-opus-4-8"),
+     error("messages.2: a system message must immediately follow a user message (or an "
+           "assistant message that ends in a server tool use).")),
+    ("messages.role.system.placement",
+     body([USER, {"role": "system", "content": "a"}, USER], model="claude-opus-4-8"),
+     error("messages.1: a system message must be the last message or be followed by an "
+           "assistant message.")),
     ("messages.content.missing", body([{"role": "user"}]),
      error("messages.0.content: Field required")),
     ("type", body([{"role": "user", "content": None}]),
@@ -237,6 +260,13 @@ ACCEPTED = {
     "id_reused_by_a_later_turn": body([USER, asks("a"), answers("a"), asks("a"), answers("a")]),
     "error_result": body([USER, asks("a"), {"role": "user", "content": [
         dict(result("a"), is_error=True, content=[{"type": "text", "text": "boom"}])]}]),
+    # mid-conversation system messages on the model that takes them (docs and recorded 200s)
+    "system_after_user_last": body([USER, {"role": "system", "content": "be brief"}],
+                                   model="claude-opus-4-8"),
+    "system_after_results_then_assistant": body(
+        [USER, asks("a"), answers("a"), {"role": "system", "content": [
+            {"type": "text", "text": "be brief"}]}, {"role": "assistant", "content": "ok"}],
+        model="claude-opus-4-8-20260528", tools=[TOOL]),
 }
 
 

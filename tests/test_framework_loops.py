@@ -27,6 +27,7 @@ PYDANTIC_AI_SKIPS = {
     "loop.permanent_failure": "a tool cannot fail permanently: ModelRetry, or an exception "
                               "that ends the run",
     "loop.missing_required_argument": "Tool.from_schema skips schema validation",
+    "loop.argument_types": "Tool.from_schema skips schema validation",
     "loop.events": "no client events in the shim",
 }
 

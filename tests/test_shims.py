@@ -168,19 +168,6 @@ def _strict_openai(ep: Any) -> Any:
                          max_retries=0, _strict_response_validation=True)
 
 
-#: not the libraries': the shims do not yet map reasoning (Anthropic thinking blocks, Responses
-#: reasoning items; added to the kit on 2026-11-23 after the shims were written). A gap of the
-#: kit's own shims, pinned so that it stays visible until they map it.
-_SHIM_REASONING = ("KIT GAP, not the library's: the shim does not map reasoning blocks/items "
-                   "into the canonical Reasoning yet, so the replay cannot carry them")
-PINNED["anthropic"].update({
-    "wire.anthropic_thinking_replayed": ("response.reasoning", _SHIM_REASONING),
-    "stream.anthropic_thinking_replayed": ("response.reasoning", _SHIM_REASONING)})
-PINNED["openai-responses"].update({
-    "wire.responses_reasoning_replayed": ("response.reasoning", _SHIM_REASONING),
-    "stream.responses_reasoning_replayed": ("response.reasoning", _SHIM_REASONING)})
-
-
 @pytest.mark.parametrize("library", list(PINNED))
 def test_each_library_fails_exactly_its_pinned_cases(library: str) -> None:
     if not _installed(_MODULES[library]):

@@ -261,12 +261,10 @@ class AnthropicMessages:
                 return _error(400, f"messages.{i}: Input should be a valid dictionary",
                               rule="type")
             if msg.get("role") == "system":
-                # the API's own text, quoted in sglang #367 (2024-04-15) and ChainForge #271
-                # (2024-04-29); the system prompt goes in the top-level `system` (Anthropic docs,
-                # "Giving Claude a role with a system prompt"; confirmed 2026-11-23)
-                return _error(400, 'messages: Unexpected role "system". The Messages API '
-                              "accepts a top-level `system` parameter, not \"system\" as an "
-                              "input message role.", rule="messages.role.system")
+                found = _validate_system_message(i, messages, (body or {}).get("model"))
+                if found:
+                    return found
+                continue
             if msg.get("role") not in ("user", "assistant"):
                 return _error(400, f"messages.{i}.role: Input should be 'user' or 'assistant'",
                               rule="messages.role")
@@ -641,3 +639,53 @@ _CALLER = {"type": "direct"}
 def _sse(event: str, data: Mapping[str, Any]) -> bytes:
     payload = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
     return f"event: {event}\ndata: {payload}\n\n".encode()
+
+
+#: models that take ``{"role": "system"}`` messages inside ``messages`` ("mid-conversation system
+#: messages": Anthropic docs, build-with-claude/mid-conversation-system-messages, "available on
+#: Claude Opus 4.8 only. No beta header is required"; recorded traffic in tests/data/wire-corpus
+#: shows claude-opus-4-8 and claude-fable-5 answering such requests with 200; confirmed
+#: 2026-11-24). Matched as prefixes, so dated snapshots count too.
+MID_CONVERSATION_SYSTEM_MODELS = ("claude-opus-4-8", "claude-fable-5")
+
+
+def _validate_system_message(i: int, messages: list[Any], model: Any) -> Rejection | None:
+    """A ``system`` role inside ``messages``: a 400 on every model but the few that take
+    mid-conversation system messages, and on those, the documented placement rules."""
+    if not (isinstance(model, str) and model.startswith(MID_CONVERSATION_SYSTEM_MODELS)):
+        # the API's own text, quoted in sglang #367 (2024-04-15) and ChainForge #271
+        # (2024-04-29); the system prompt goes in the top-level `system` (Anthropic docs,
+        # "Giving Claude a role with a system prompt"; confirmed 2026-11-23). Still the answer
+        # for the models without mid-conversation system messages ("Requests that include
+        # role: system in messages[] on unsupported models return a 400 invalid_request_error",
+        # Bedrock's page on the feature, 2026-11-24); the exact text for them is not confirmed
+        return _error(400, 'messages: Unexpected role "system". The Messages API '
+                      "accepts a top-level `system` parameter, not \"system\" as an "
+                      "input message role.", rule="messages.role.system")
+    # the placement rules of the docs page above (2026-11-24); each is "a 400
+    # invalid_request_error" there, the wording of these texts is the kit's (not confirmed)
+    previous = messages[i - 1] if i else None
+    following = messages[i + 1] if i + 1 < len(messages) else None
+    role = (lambda m: m.get("role") if isinstance(m, Mapping) else None)
+    if previous is None:
+        why = "cannot be the first message: use the top-level `system` parameter"
+    elif role(previous) == "system" or role(following) == "system":
+        why = "cannot be adjacent to another system message"
+    elif role(previous) != "user" and not _ends_in_server_tool_use(previous):
+        why = "must immediately follow a user message (or an assistant message that ends in " \
+              "a server tool use)"
+    elif following is not None and role(following) != "assistant":
+        why = "must be the last message or be followed by an assistant message"
+    else:
+        # the docs say "text blocks only", but recorded 200s carry `tool_addition` blocks
+        # (tool availability changes mid-conversation): the block types are not judged here
+        return None
+    return _error(400, f"messages.{i}: a system message {why}.",
+                  rule="messages.role.system.placement")
+
+
+def _ends_in_server_tool_use(message: Any) -> bool:
+    content = message.get("content") if isinstance(message, Mapping) else None
+    return (message.get("role") == "assistant" and isinstance(content, list) and bool(content)
+            and isinstance(content[-1], Mapping)
+            and content[-1].get("type") == "server_tool_use")

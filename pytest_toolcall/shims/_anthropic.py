@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ..model import (ChatRequest, ChatResponse, StreamDone, TextDelta, ToolCall,
-                     ToolCallComplete, Usage)
+from ..model import (ChatRequest, ChatResponse, Reasoning, ReasoningComplete, StreamDone,
+                     TextDelta, ToolCall, ToolCallComplete, Usage)
 from ._base import Shim, encoder, require
 
 _FINISH = {"end_turn": "stop", "stop_sequence": "stop", "tool_use": "tool_calls",
@@ -61,6 +61,8 @@ class AnthropicShimAdapter:
                     yield TextDelta(text=event.text)
             message = s.get_final_message()
         response = self.read(message)
+        for reasoning in response.reasoning:
+            yield ReasoningComplete(reasoning=reasoning)
         for call in response.tool_calls:
             yield ToolCallComplete(call=call)
         yield StreamDone(finish_reason=response.finish_reason, usage=response.usage)
@@ -76,10 +78,16 @@ class AnthropicShimAdapter:
                 and usage.output_tokens is not None:
             total = usage.input_tokens + usage.output_tokens
         reason = message.stop_reason
+        # thinking blocks, as the SDK hands them over, to be replayed unchanged (the encoder
+        # puts them back before the tool_use they preceded)
+        reasoning = tuple(
+            Reasoning(type="thinking", text=b.thinking, signature=b.signature)
+            if b.type == "thinking" else Reasoning(type="redacted_thinking", signature=b.data)
+            for b in message.content if b.type in ("thinking", "redacted_thinking"))
         return ChatResponse(
             text=text or None, tool_calls=calls,
             finish_reason=None if reason is None else _FINISH.get(reason, "other"),
             usage=None if usage is None else Usage(input_tokens=usage.input_tokens,
                                                    output_tokens=usage.output_tokens,
                                                    total_tokens=total),
-            model=message.model)
+            model=message.model, reasoning=reasoning)

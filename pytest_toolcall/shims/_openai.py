@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ..model import (ChatRequest, ChatResponse, StreamDone, TextDelta, ToolCall,
-                     ToolCallComplete, Usage)
+from ..model import (ChatRequest, ChatResponse, Reasoning, ReasoningComplete, StreamDone,
+                     TextDelta, ToolCall, ToolCallComplete, Usage)
 from ..errors import ProviderError
 from ._base import Shim, encoder, require
 
@@ -135,6 +135,8 @@ class OpenAIResponsesShimAdapter:
             if final is None:
                 final = s.get_final_response()
         response = self.read(final)
+        for reasoning in response.reasoning:
+            yield ReasoningComplete(reasoning=reasoning)
         for call in response.tool_calls:
             yield ToolCallComplete(call=call)
         yield StreamDone(finish_reason=response.finish_reason, usage=response.usage)
@@ -146,8 +148,13 @@ class OpenAIResponsesShimAdapter:
                                 code=getattr(error, "code", None))
         text: list[str] = []
         calls: list[ToolCall] = []
+        reasoning: list[Reasoning] = []
         for item in response.output:
-            if item.type == "message":
+            if item.type == "reasoning":  # replayed unchanged with the calls it preceded
+                summary = "".join(p.text for p in item.summary or ())
+                reasoning.append(Reasoning(type="reasoning", id=item.id, text=summary or None,
+                                           signature=getattr(item, "encrypted_content", None)))
+            elif item.type == "message":
                 text += [p.text for p in item.content if p.type == "output_text"]
             elif item.type == "function_call":
                 if item.id:
@@ -162,4 +169,4 @@ class OpenAIResponsesShimAdapter:
         return ChatResponse(text="".join(text) or None, tool_calls=tuple(calls),
                             finish_reason=finish,
                             usage=_usage(response.usage, "input_tokens", "output_tokens"),
-                            model=response.model)
+                            model=response.model, reasoning=tuple(reasoning))
