@@ -8,6 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+try:  # pytest >= 9.2: structured node ids
+    from _pytest import nodeid as _nodeid
+except ImportError:  # pragma: no cover - older pytest
+    _nodeid = None  # type: ignore[assignment]
 from pydantic import ValidationError
 
 from .cases import Case, Registry, default_registry
@@ -269,6 +274,7 @@ class ToolcallSuite(pytest.Module):
             for case in registry.select(self.patterns, provider):
                 item = CaseItem.from_parent(self, name=f"{case.id}[{provider}]",
                                             callobj=_BODIES[case.contract])
+                _split_params(item)
                 item.stash[CASE_KEY] = case
                 item.stash[PROVIDER_KEY] = provider
                 item.add_marker(pytest.mark.toolcall)
@@ -282,3 +288,14 @@ class ToolcallSuite(pytest.Module):
         if isinstance(excinfo.value, ToolcallError):
             return f"pytest-toolcall could not collect the suite:\n  {excinfo.value}"
         return super().repr_failure(excinfo)  # type: ignore[arg-type]
+
+
+def _split_params(item: pytest.Item) -> None:
+    """pytest 9.2 keeps node ids structured (path, names, params) and matches --lf/--ff/--sw
+    against ids parsed back from their text, where "case[provider]" has params "provider". An
+    item built by name alone gets the bracket inside its name, never equal to the parsed id:
+    re-parse the item's own id so both agree (no-op before pytest 9.2, whose ids are text)."""
+    parse = getattr(_nodeid, "NodeId", None)
+    current = getattr(item, "_id", None)
+    if parse is not None and isinstance(current, parse):
+        item._id = parse.parse(str(current))  # type: ignore[attr-defined]

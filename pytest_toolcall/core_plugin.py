@@ -7,6 +7,7 @@ Precedence for every setting: command-line option > ini setting > default.
 
 from __future__ import annotations
 
+import shlex
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,7 +16,7 @@ from typing import Any
 import pytest
 
 from ._names import LOOP_MODELS, TRANSPORTS
-from .plugin import _setting, _split, fixture_names, providers
+from .plugin import _setting, _split, fixture_names, providers, providers_named
 
 pytest_plugins = ["pytest_toolcall.report_plugin", "pytest_toolcall.cassettes_plugin"]  # --toolcall-report, the gate
 
@@ -104,6 +105,14 @@ def _selected_by_node_id(config: pytest.Config, nodeid: str) -> bool:
     return any(w == "toolcall" or nodeid == w or nodeid.startswith(w + "[") for w in wanted)
 
 
+def _providers_of_node_ids(config: pytest.Config) -> list[str]:
+    """A node id names its provider ("toolcall::wire.single_call[openai]"): rerunning by node id
+    needs no --toolcall-provider beside it."""
+    found = [w.rpartition("[")[2].rstrip("]") for w in config.stash.get(_NODE_IDS, ())
+             if w.endswith("]") and "[" in w]
+    return providers_named(found) if found else []
+
+
 _DIRECTORIES = pytest.StashKey[dict[str, pytest.Collector]]()
 
 
@@ -117,7 +126,7 @@ def pytest_collectstart(collector: pytest.Collector) -> None:
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,
                                   items: list[pytest.Item]) -> None:
-    chosen = providers(config)
+    chosen = providers(config) or _providers_of_node_ids(config)
     if not chosen:
         return
     from ._suite import ToolcallSuite
@@ -131,12 +140,34 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
                  if _selected_by_node_id(config, item.nodeid))
     gaps = [line.partition(":") for line in config.getini("toolcall_known_gaps")]
     _warn_unmatched_gaps(config, [pattern.strip() for pattern, _, _ in gaps])
+    loopback = _loopback_hosts(config)
     for item in items:
         if item.get_closest_marker("toolcall") is None:
             continue
+        if loopback:
+            item.add_marker(pytest.mark.block_network(allowed_hosts=loopback))
         for pattern, _, reason in gaps:
             item.add_marker(pytest.mark.toolcall_known_gap(
                 pattern.strip(), reason=reason.strip() or "declared in toolcall_known_gaps"))
+
+
+#: the kit's own servers (the fake on loopback, the hub of --toolcall-command) listen here
+_LOOPBACK = [r"127\.0\.0\.1\Z", r"localhost\Z", r"::1\Z"]
+
+
+def _loopback_hosts(config: pytest.Config) -> list[str] | None:
+    """pytest-recording's --block-network blocks every socket, the kit's own loopback fake
+    included, and the loopback cases would then fail as if the implementation had broken them.
+    Under --block-network the suite's items allow loopback hosts (and the --allowed-hosts the
+    user gave); everything else stays blocked. None when pytest-recording is absent or off."""
+    try:
+        blocked = config.getoption("--block-network")
+    except ValueError:  # pytest-recording is not installed
+        return None
+    if not blocked:
+        return None
+    extra = config.getoption("--allowed-hosts") or ""
+    return _LOOPBACK + [h for h in str(extra).split(",") if h]
 
 
 def _suite_file() -> str:
@@ -429,11 +460,15 @@ class Summary:
                   "please report them):")
             for nodeid in self.kit_errors:
                 write(f"  {nodeid.removeprefix('toolcall::')}")
-        if self.failures or self.errors or self.kit_errors:
-            write("re-run one case: pytest --toolcall-provider=<name> --toolcall-cases=<case id>")
+        first = next(iter([n for n, _ in self.failures] + self.errors + self.kit_errors), None)
+        if first is not None:
+            write(f"re-run one case: pytest {shlex.quote(first)}   (all that failed: pytest "
+                  "--toolcall-provider=... --lf)")
 
 
 def _outcome(report: pytest.TestReport) -> str | None:
+    if report.outcome == "rerun":  # pytest-rerunfailures: an attempt, not the case's verdict
+        return None
     xfail = hasattr(report, "wasxfail")
     if report.when == "call":
         if report.passed:

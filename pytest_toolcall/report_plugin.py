@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 
 from .plugin import _setting, _split, providers
+from .runner import release_loop_threads
 
 #: set by mutmut in the environment of each mutant run: no report files then
 MUTANT_ENV = "MUTANT_UNDER_TEST"
@@ -167,8 +168,8 @@ class Reporter:
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         props = dict(report.user_properties)
-        if "toolcall_case" not in props:
-            return
+        if "toolcall_case" not in props or report.outcome == "rerun":
+            return  # a rerun attempt (pytest-rerunfailures) is no verdict; the last attempt is
         from .report import Phase
 
         self.phases.append(Phase(
@@ -252,6 +253,7 @@ class Reporter:
     def leftover_threads(self) -> list[threading.Thread]:
         """Non-daemon threads started during the session and still running: they keep the
         process alive after the summary (an implementation's executor or timer not shut down)."""
+        release_loop_threads()
         return [t for t in threading.enumerate()
                 if t.is_alive() and not t.daemon and t is not threading.main_thread()
                 and t.ident not in self.threads]

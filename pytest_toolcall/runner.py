@@ -289,6 +289,25 @@ def run_async(coro: Any) -> Any:
         loop.run_until_complete(loop.shutdown_asyncgens())
 
 
+def release_loop_threads(wait: float = 0.5) -> None:
+    """Let the worker threads of this thread's kit event loop go (end of session).
+
+    ``getaddrinfo`` and ``run_in_executor(None, ...)`` in an async adapter run on the loop's
+    default executor, whose non-daemon workers stay parked until the interpreter exits: they
+    are the kit's loop's, not the implementation's. Idle workers are told to stop and given
+    ``wait`` seconds; a worker still busy then (a call that hangs) stays, and is reported."""
+    loop = getattr(_loops, "loop", None)
+    executor = getattr(loop, "_default_executor", None)  # asyncio keeps it there (3.5+)
+    if executor is None:
+        return
+    workers = list(getattr(executor, "_threads", ()))
+    executor.shutdown(wait=False)
+    loop._default_executor = None  # type: ignore[union-attr]  # a later call makes a new one
+    deadline = time.monotonic() + wait
+    for worker in workers:
+        worker.join(max(0.0, deadline - time.monotonic()))
+
+
 async def _await(value: Any) -> Any:
     if inspect.isawaitable(value):
         return await value

@@ -1,0 +1,221 @@
+"""The suite inside a real project, beside the plugins such projects use (issue 17).
+
+Each run is a subprocess of ``pytest`` in a fresh project (``pytester``), so that every plugin
+loads from its entry point as it does for a user: pytest-recording, pytest-asyncio, anyio,
+pytest-randomly, pytest-xdist, pytest-timeout, pytest-rerunfailures, pytest-cov, pytest-mock,
+syrupy and pytest-env (all in the ``dev`` extra). The project has a ``conftest.py`` with fixtures
+of every scope, autouse and not, and a ``tests/`` folder with tests of its own that use those
+plugins. A few cases of each family run; a failing adapter shows that verdicts, reruns and
+``--lf`` count each case once.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+
+import pytest
+
+PLUGINS = ("pytest_recording", "pytest_asyncio", "anyio", "pytest_randomly", "xdist",
+           "pytest_timeout", "pytest_rerunfailures", "pytest_cov", "pytest_mock", "syrupy",
+           "pytest_env")
+MISSING = [name for name in PLUGINS if importlib.util.find_spec(name) is None]
+pytestmark = pytest.mark.skipif(
+    bool(MISSING), reason=f"needs {', '.join(MISSING)} (the 'dev' extra installs them)")
+
+#: a few cases of each family (loop and history cases run against the reference implementations)
+CASES = ("--toolcall-cases=wire.single_call,wire.parallel_calls,stream.truncated,"
+         "errors.rate_limited,loop.unknown_tool,history.orphan_calls,fallback.tool_first")
+N_CASES = 7
+
+CONFTEST = '''
+import os
+
+import pytest
+
+from pytest_toolcall.reference.openai import OpenAIChatAdapter
+
+SEEN = []
+
+
+@pytest.fixture(scope="session", autouse=True)
+def session_setup():
+    SEEN.append("session")
+    yield
+
+
+@pytest.fixture(scope="package", autouse=True)
+def package_setup():
+    yield
+
+
+@pytest.fixture(scope="module", autouse=True)
+def database():
+    """A module-scoped autouse fixture, as projects use for database setup (issue 17)."""
+    yield
+
+
+@pytest.fixture(scope="class", autouse=True)
+def class_setup():
+    yield
+
+
+@pytest.fixture(autouse=True)
+def env_patch(monkeypatch):
+    monkeypatch.setenv("APP_MODE", "test")
+
+
+@pytest.fixture(scope="module")
+def settings():
+    return {"mode": os.environ.get("APP_ENV")}
+
+
+class DropsSecondCall(OpenAIChatAdapter):
+    """A broken adapter: keeps only the first tool call (fails wire.parallel_calls)."""
+
+    def complete(self, request):
+        response = super().complete(request)
+        return response.model_copy(update={"tool_calls": response.tool_calls[:1]})
+
+    async def acomplete(self, request):
+        response = await super().acomplete(request)
+        return response.model_copy(update={"tool_calls": response.tool_calls[:1]})
+
+
+@pytest.fixture
+def toolcall_adapter(toolcall_endpoint, settings):
+    cls = DropsSecondCall if os.environ.get("BROKEN") else OpenAIChatAdapter
+    return cls(toolcall_endpoint.base_url, toolcall_endpoint.api_key,
+               client=toolcall_endpoint.client, async_client=toolcall_endpoint.async_client)
+'''
+
+USER_TESTS = '''
+import asyncio
+import os
+
+import pytest
+
+
+def test_env_from_ini():
+    assert os.environ["APP_ENV"] == "ci"  # pytest-env
+
+
+def test_mocker(mocker):  # pytest-mock
+    fake = mocker.Mock(return_value=3)
+    assert fake() == 3
+
+
+async def test_asyncio_auto():  # pytest-asyncio, auto mode
+    await asyncio.sleep(0)
+
+
+@pytest.mark.anyio
+async def test_anyio():
+    await asyncio.sleep(0)
+
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+
+@pytest.mark.vcr  # pytest-recording, beside the kit's own cassettes; makes no request
+def test_recorded(settings):
+    assert settings["mode"] == "ci"
+
+
+class TestGrouped:
+    def test_in_a_class(self):
+        assert True
+'''
+
+INI = """[pytest]
+asyncio_mode = auto
+asyncio_default_fixture_loop_scope = function
+env =
+    APP_ENV=ci
+"""
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    pytester.makeconftest(CONFTEST)
+    pytester.mkdir("tests")
+    (pytester.path / "tests" / "test_app.py").write_text(USER_TESTS, encoding="utf-8")
+    pytester.makeini(INI)
+    monkeypatch.delenv("BROKEN", raising=False)
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+    return pytester
+
+
+def _run(project: pytest.Pytester, *args: str) -> pytest.RunResult:
+    return project.runpytest_subprocess("--toolcall-provider=openai", CASES, "-q", *args)
+
+
+def _ok(result: pytest.RunResult, suite: int = N_CASES, user: int = 6) -> None:
+    out = result.stdout.str()
+    assert result.ret == 0, out + result.stderr.str()
+    assert "INTERNALERROR" not in out and "Could not obtain a node" not in out, out
+    assert f"{suite} case runs: {suite} passed" in out, out
+    outcomes = result.parseoutcomes()
+    assert outcomes.get("passed") == suite + user, outcomes
+    assert "failed" not in outcomes and "errors" not in outcomes, outcomes
+
+
+def test_every_fixture_scope_and_the_common_plugins(project: pytest.Pytester) -> None:
+    """Autouse fixtures of every scope, pytest-asyncio (auto), anyio, pytest-env, pytest-mock,
+    pytest-recording's vcr marker, pytest-randomly shuffling (on by default), syrupy loaded."""
+    _ok(_run(project, "--randomly-seed=1234"))
+
+
+def test_asyncio_strict_mode(project: pytest.Pytester) -> None:
+    project.makeini(INI.replace("asyncio_mode = auto", "asyncio_mode = strict"))
+    result = _run(project, "-k", "not asyncio_auto")
+    _ok(result, user=5)
+
+
+def test_pytest_recording_block_network(project: pytest.Pytester) -> None:
+    """--block-network blocks every socket: the kit's loopback fake stays reachable for the
+    suite (issue 17: no false verdict), other hosts stay blocked."""
+    _ok(_run(project, "--block-network", "--toolcall-transport=loopback",
+             "--toolcall-loop-model=fake"))
+
+
+def test_xdist_timeout_cov(project: pytest.Pytester) -> None:
+    _ok(_run(project, "-n", "2", "--timeout=120", "--cov=tests", "-p", "no:randomly"))
+
+
+@pytest.mark.parametrize("paths", [("tests",), ("tests/test_app.py",)])
+def test_path_arguments(project: pytest.Pytester, paths: tuple[str, ...]) -> None:
+    _ok(_run(project, *paths))
+
+
+def test_k_and_x(project: pytest.Pytester) -> None:
+    result = _run(project, "-k", "single_call or orphan", "-x")
+    out = result.stdout.str()
+    assert result.ret == 0, out
+    assert "2 case runs: 2 passed" in out, out
+
+
+def test_reruns_count_each_case_once_and_lf_reruns_only_failures(
+        project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BROKEN", "1")
+    first = _run(project, "--reruns", "1", "-p", "no:randomly")
+    out = first.stdout.str()
+    assert first.ret == 1, out
+    # the failing case ran twice (pytest-rerunfailures) but is one case run, one failure
+    assert f"{N_CASES} case runs: {N_CASES - 1} passed, 1 failed" in out, out
+    assert "wire.parallel_calls[openai]: response.tool_calls.count" in out, out
+    # the re-run hint is a command that runs as printed
+    assert "re-run one case: pytest 'toolcall::wire.parallel_calls[openai]'" in out, out
+    assert "<name>" not in out and "<case id>" not in out
+
+    again = _run(project, "--lf", "-p", "no:randomly")
+    outcomes = again.parseoutcomes()
+    assert outcomes.get("failed") == 1 and "passed" not in outcomes, again.stdout.str()
+
+    by_id = project.runpytest_subprocess("toolcall::wire.parallel_calls[openai]", "-q",
+                                         "-p", "no:randomly")
+    assert by_id.parseoutcomes() == {"failed": 1}, by_id.stdout.str()
+
+    stepwise = _run(project, "--sw", "-p", "no:randomly")
+    assert stepwise.parseoutcomes().get("failed") == 1, stepwise.stdout.str()
