@@ -76,11 +76,11 @@ def live_mode(config: pytest.Config) -> bool:
         return bool(option)
     try:
         return bool(config.getini("toolcall_live"))
-    except ValueError:
-        raw = config.inicfg.get("toolcall_live") if hasattr(config, "inicfg") else None
-        value = getattr(raw, "value", raw)
+    except (ValueError, pytest.UsageError) as exc:  # "invalid truth value 'maybe'", which
+        # names no setting (a ValueError before pytest 9.2, a UsageError since)
+        value = str(exc).removeprefix("invalid truth value ")
         raise pytest.UsageError(
-            f"toolcall_live = {value!r} in {config.inipath or 'the ini file'}: not a boolean. "
+            f"toolcall_live = {value} in {config.inipath or 'the ini file'}: not a boolean. "
             "Write toolcall_live = true (or false), or pass --toolcall-live") from None
 
 
