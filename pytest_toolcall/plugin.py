@@ -191,9 +191,17 @@ def providers_named(names: list[str]) -> list[str]:
         return list(DIALECT_NAMES)
     unknown = [n for n in names if n not in DIALECT_NAMES]
     if unknown:
+        from .providers import REGISTRY
+
+        families: dict[str, list[str]] = {}
+        for name in DIALECT_NAMES:
+            provider = REGISTRY.get(name)
+            families.setdefault(provider.family if provider else name, []).append(name)
+        grouped = "; ".join(f"{family}: {', '.join(members)}"
+                            for family, members in sorted(families.items()))
         raise pytest.UsageError(
             f"--toolcall-provider: unknown provider {unknown[0]!r}. Valid providers: "
-            f"{', '.join(DIALECT_NAMES)}, or 'all'.")
+            f"{', '.join(DIALECT_NAMES)}, or 'all' (by family: {grouped}).")
     return list(dict.fromkeys(names))
 
 

@@ -202,6 +202,7 @@ def test_unknown_provider_lists_the_valid_ones(pytester: pytest.Pytester) -> Non
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([(f"*unknown provider 'opneai'. Valid providers: "
                                  f"{', '.join(DIALECT_NAMES)}, or 'all'*")])
+    result.stderr.fnmatch_lines(["*(by family: anthropic: anthropic; gemini: gemini, vertex;*"])
 
 
 def test_bad_transport_is_a_usage_error(pytester: pytest.Pytester) -> None:
