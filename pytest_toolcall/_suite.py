@@ -153,6 +153,16 @@ def check_subject(contract: str, subject: Any, profile: Any) -> list[str]:
 _SETUP_HEADING = "pytest-toolcall could not run this case (fix the setup):"
 
 
+#: pytest-recording's vcr marker on a suite item: vcrpy would patch the HTTP clients under the
+#: kit's own transports and every case would fail as if the implementation had broken it
+_VCR_ON_SUITE = (
+    "a `vcr` marker (pytest-recording) is on this suite item: vcrpy would patch the HTTP "
+    "clients under the kit's own fake and replay, and the cases would fail as if your "
+    "implementation had broken them. Keep `vcr` markers off the suite's items (they carry the "
+    "`toolcall` marker: skip those where you add markers); the suite records its own traffic "
+    "with --toolcall-record-mode (docs/cassettes.md)")
+
+
 class CaseItem(pytest.Function):
     """One case against one provider."""
 
@@ -160,6 +170,8 @@ class CaseItem(pytest.Function):
         """Fixtures first, then the adapter's shape and the profile: a bad one is a setup ERROR
         (the kit could not run), never a FAILED verdict on the implementation."""
         problem: tuple[Exception, str | None] | None = None
+        if self.get_closest_marker("vcr") is not None:  # before pytest-recording's fixture runs
+            self._setup_error(UsageError(_VCR_ON_SUITE), None)
         try:
             super().setup()
         except UsageError as exc:  # a default fixture built from a bad profile (issue 18)

@@ -490,6 +490,14 @@ def _closing(coro: Any) -> None:
 
 
 def _close_stubborn(coroutines: list[Any]) -> None:
+    """Close ``coroutines`` even when one swallows its ``GeneratorExit`` and spins.
+
+    CPython unsets a trace function the first time it raises, so one trace function gets one
+    shot; a coroutine that catches that one too (``except BaseException: pass`` around an
+    ``await`` that fails at once outside a running loop) would spin in ``close()`` forever. In
+    the main thread a repeating alarm re-arms the trace function and raises again, every 50 ms,
+    until every coroutine has ended: each alarm is two more shots, and a swallowing loop runs
+    Python lines that the trace function turns into an exception it cannot catch again."""
     def inside(frame: Any) -> bool:
         frame = frame.f_back
         while frame is not None:
@@ -504,7 +512,20 @@ def _close_stubborn(coroutines: list[Any]) -> None:
             raise _AdapterTimeout()
         return tracer
 
+    def arm(frame: Any) -> None:
+        while frame is not None and frame.f_code is not _closing.__code__:
+            frame.f_trace = tracer
+            frame = frame.f_back
+        sys.settrace(tracer)
+
+    def on_alarm(signum: int, frame: Any) -> None:
+        if frame is not None and inside(frame):  # only inside a close, never in the kit
+            arm(frame)
+            raise _AdapterTimeout()
+
     previous = sys.gettrace()
+    alarm = _alarm_usable()
+    previous_handler = signal.signal(signal.SIGALRM, on_alarm) if alarm else None
     sys.settrace(tracer)
     try:
         for coro in coroutines:
@@ -514,10 +535,15 @@ def _close_stubborn(coroutines: list[Any]) -> None:
                 inner = getattr(coro, "cr_await", None)
                 coro = inner if inspect.iscoroutine(inner) else None
                 frame = getattr(coro, "cr_frame", None)
+        if alarm:
+            signal.setitimer(signal.ITIMER_REAL, 0.05, 0.05)
         for coro in [c for c in coroutines if inspect.iscoroutine(c)]:
             with contextlib.suppress(BaseException):
                 _closing(coro)
     finally:
+        if alarm:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous_handler)
         sys.settrace(previous)
 
 

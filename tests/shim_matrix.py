@@ -17,7 +17,7 @@ from pytest_toolcall.fake import FakeProvider, in_process_endpoint
 from pytest_toolcall.reference import reference_profile
 from pytest_toolcall.runner import CaseSkipped
 
-FAMILIES = ("wire.*", "stream.*")
+FAMILIES = ("wire.*", "stream.*", "errors.*")
 
 
 def _openai(ep: Any) -> Any:

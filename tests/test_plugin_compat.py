@@ -219,3 +219,22 @@ def test_reruns_count_each_case_once_and_lf_reruns_only_failures(
 
     stepwise = _run(project, "--sw", "-p", "no:randomly")
     assert stepwise.parseoutcomes().get("failed") == 1, stepwise.stdout.str()
+
+
+def test_a_vcr_marker_on_suite_items_is_a_setup_error_not_a_verdict(
+        project: pytest.Pytester) -> None:
+    """A project that marks every item with pytest-recording's vcr marker: the suite's items
+    error (the kit could not run) and say why, instead of failing every case."""
+    project.makeconftest(CONFTEST + '''
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        item.add_marker(pytest.mark.vcr)
+''')
+    result = project.runpytest_subprocess("--toolcall-provider=openai",
+                                          "--toolcall-cases=wire.single_call", "-q",
+                                          "-p", "no:randomly", "tests/test_app.py::test_recorded")
+    out = result.stdout.str()
+    assert result.parseoutcomes() == {"passed": 1, "errors": 1}, out
+    assert "could not run" in out and "a `vcr` marker (pytest-recording)" in out, out
+    assert "Traceback" not in out and "CannotOverwriteExistingCassette" not in out, out

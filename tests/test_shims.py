@@ -26,6 +26,17 @@ _NO_VALIDATION = (
     "raises a TypeError. Documented limitation of the library (its `_strict_response_validation` "
     "option turns validation on; see the 'openai (strict)' pin)")
 
+_QUOTA = (
+    "the SDK's own retry policy (_base_client._should_retry) retries every 429 unless the "
+    "server sends x-should-retry: false, insufficient_quota included, so the shim reports "
+    "retryable=True. Real behaviour, seen in public logs of openai-python retrying "
+    "insufficient_quota: https://github.com/techwithtim/PythonAgentAI/issues/5 (the same defect "
+    "in langchainjs: https://github.com/langchain-ai/langchainjs/issues/1929)")
+_OPENAI_IN_STREAM = (
+    "an error chunk inside a 200 stream is raised as openai.APIError without a status; the SDK "
+    "makes no retry decision for it (it never retries once the stream began), so the shim has "
+    "no retryable to report. Library limitation, read in _streaming.py")
+
 #: library -> {case id: (clause, why)}
 PINNED: dict[str, dict[str, tuple[str, str]]] = {
     "openai": {
@@ -54,6 +65,8 @@ PINNED: dict[str, dict[str, tuple[str, str]]] = {
             "https://github.com/pydantic/pydantic-ai/issues/6610)"),
         "wire.malformed_success": (
             "error.typed", _NO_VALIDATION.format(lib="the openai SDK", obj="ChatCompletion")),
+        "errors.quota_exhausted": ("errors.retryable", _QUOTA),
+        "errors.in_stream": ("errors.retryable", _OPENAI_IN_STREAM),
     },
     "openai (strict)": {  # openai.OpenAI(..., _strict_response_validation=True)
         **{case: (clause, "the same defect as without strict validation, see 'openai'")
@@ -69,6 +82,8 @@ PINNED: dict[str, dict[str, tuple[str, str]]] = {
             "adapter.raised",
             "strict validation refuses 'arguments': null, which OpenAI-compatible servers send "
             "for a call without arguments (documented limitation of strict mode)"),
+        "errors.quota_exhausted": ("errors.retryable", _QUOTA),
+        "errors.in_stream": ("errors.retryable", _OPENAI_IN_STREAM),
     },
     "openai-responses": {
         "stream.index_missing": (
@@ -83,6 +98,12 @@ PINNED: dict[str, dict[str, tuple[str, str]]] = {
             "(https://github.com/BerriAI/litellm/issues/21331); no openai-python issue found"),
         "wire.malformed_success": (
             "error.typed", _NO_VALIDATION.format(lib="the openai SDK", obj="Response")),
+        "errors.quota_exhausted": ("errors.retryable", _QUOTA),
+        "errors.in_stream": (
+            "errors.retryable",
+            "the Responses stream's 'error' event carries no status and the SDK makes no retry "
+            "decision for it (it never retries once the stream began); the shim raises it as a "
+            "ProviderError with the event's code and nothing more. Library limitation"),
     },
     "anthropic": {
         "stream.malformed_arguments": (
@@ -97,6 +118,13 @@ PINNED: dict[str, dict[str, tuple[str, str]]] = {
             "complete message. Real defect; no anthropic-sdk-python issue found"),
         "wire.malformed_success": (
             "error.typed", _NO_VALIDATION.format(lib="the anthropic SDK", obj="Message")),
+        "errors.in_stream": (
+            "errors.retryable",
+            "an error event inside the 200 stream (overloaded_error) is raised as an "
+            "APIStatusError carrying the 200 response, and the SDK's own policy "
+            "(_base_client._should_retry) says no to a 200: with max_retries above 0 the SDK "
+            "would not retry it, though Anthropic documents overloaded_error as transient. "
+            "Library behaviour, read in _streaming.py and _base_client.py"),
     },
     "google-genai": {
         "stream.truncated": (
@@ -108,6 +136,22 @@ PINNED: dict[str, dict[str, tuple[str, str]]] = {
             "the SDK accepts any JSON object as a GenerateContentResponse (unknown keys "
             "ignored): a 200 answer without candidates reads as an empty answer, not an error. "
             "Documented behaviour (responses are not validated); no python-genai issue found"),
+        **{case: ("errors.retry_after",
+                  "the SDK never reads the RetryInfo detail's retryDelay (its retries wait with "
+                  "exponential jitter): https://github.com/googleapis/python-genai/issues/1875 "
+                  "(fix proposed in https://github.com/googleapis/python-genai/pull/2114, open)")
+           for case in ("errors.rate_limited", "errors.rate_limited_stream")},
+        "errors.stream_cancelled": (
+            "stream.closed",
+            "generate_content_stream's generator (_api_client.request_streamed and "
+            "HttpResponse.segments) iterates the HTTP response without a `with` or `finally`: a "
+            "caller that stops early leaves the response open. Real defect, read in "
+            "google/genai/_api_client.py; no python-genai issue found"),
+        "errors.stream_stalled": (
+            "adapter.timeout",
+            "with HttpOptions.timeout unset (the default) the SDK sends its requests with no "
+            "timeout, the client's own included, so a stalled stream waits forever. Library "
+            "default; set http_options=HttpOptions(timeout=...) in the factory"),
     },
 }
 
@@ -147,6 +191,10 @@ PINNED["ollama"] = {
         "and properties: 'additionalProperties' and any other schema keyword are dropped "
         "before sending. Real defect: https://github.com/ollama/ollama-python/pull/542 "
         "(closed unmerged)"),
+    "errors.stream_stalled": (
+        "adapter.timeout",
+        "ollama.Client's default timeout is None (no read timeout): a stalled stream waits "
+        "forever. Library default; pass Client(timeout=...) in the factory"),
 }
 
 

@@ -235,10 +235,14 @@ def _read_timeout(request: httpx.Request) -> float | None:
 _TIMED_OUT = "The read operation timed out"
 
 
-class _Body(httpx.SyncByteStream):
+class _Played:
     """A response body that records whether the client read it to the end or closed it (a
     plain object: garbage collection does not count as closing), and plays a reset or a stall
-    (in virtual time: a client with a read timeout gets its ReadTimeout at once)."""
+    (in virtual time: a client with a read timeout gets its ReadTimeout at once). ``http`` is
+    the HTTP library whose exceptions the client expects (httpx, or httpx2 for clients built
+    on it)."""
+
+    http: Any = httpx
 
     def __init__(self, chunks: list[bytes], exchange: Exchange | None,
                  read_timeout: float | None = None) -> None:
@@ -250,18 +254,24 @@ class _Body(httpx.SyncByteStream):
         if self.exchange is not None and self.exchange.body_state == "open":
             self.exchange.body_state = state
 
+    def _broken(self, piece: bytes) -> bool:
+        """Raise the client's error for a reset; True for a stall (the caller waits first)."""
+        if piece is RESET:
+            raise self.http.RemoteProtocolError(RESET_TEXT)
+        return piece is STALL
+
+
+class _Body(_Played, httpx.SyncByteStream):
     def __iter__(self) -> Any:
         for piece in self.chunks:
-            if piece is RESET:
-                raise httpx.RemoteProtocolError(RESET_TEXT)
-            if piece is STALL:
+            if self._broken(piece):
                 if self.read_timeout is None:  # no timeout: the client waits, as it would
                     import time
 
                     end = time.monotonic() + STALL_LIMIT
                     while time.monotonic() < end:
                         time.sleep(0.05)
-                raise httpx.ReadTimeout(_TIMED_OUT)
+                raise self.http.ReadTimeout(_TIMED_OUT)
             yield piece
         self._mark("read")
 
@@ -269,22 +279,10 @@ class _Body(httpx.SyncByteStream):
         self._mark("closed")
 
 
-class _AsyncBody(httpx.AsyncByteStream):
-    def __init__(self, chunks: list[bytes], exchange: Exchange | None,
-                 read_timeout: float | None = None) -> None:
-        self.chunks, self.exchange, self.read_timeout = chunks, exchange, read_timeout
-        if exchange is not None:
-            exchange.body_state = "open"
-
-    def _mark(self, state: str) -> None:
-        if self.exchange is not None and self.exchange.body_state == "open":
-            self.exchange.body_state = state
-
+class _AsyncBody(_Played, httpx.AsyncByteStream):
     async def __aiter__(self) -> AsyncIterator[bytes]:
         for piece in self.chunks:
-            if piece is RESET:
-                raise httpx.RemoteProtocolError(RESET_TEXT)
-            if piece is STALL:
+            if self._broken(piece):
                 if self.read_timeout is None:
                     import asyncio
                     import time
@@ -292,7 +290,7 @@ class _AsyncBody(httpx.AsyncByteStream):
                     end = time.monotonic() + STALL_LIMIT
                     while time.monotonic() < end:
                         await asyncio.sleep(0.05)
-                raise httpx.ReadTimeout(_TIMED_OUT)
+                raise self.http.ReadTimeout(_TIMED_OUT)
             yield piece
         self._mark("read")
 
@@ -372,12 +370,19 @@ def _httpx2() -> Any:
 
 
 def _httpx2_handler(fake: FakeProvider, httpx2: Any, *, is_async: bool = False) -> Any:
-    """The fake's handler in httpx2's types (httpx2 mirrors httpx's request/response API)."""
+    """The fake's handler in httpx2's types (httpx2 mirrors httpx's request/response API): the
+    same refusal, reset and stall as over httpx, raised as httpx2's own exceptions (a client
+    built on httpx2 catches those, not httpx's)."""
+    body_class = _httpx2_bodies(httpx2)[1 if is_async else 0]
 
     def answer(request: Any, body: bytes) -> Any:
         status, headers, chunks = fake.respond(request.method, request.url.raw_path.decode(),
                                                request.headers, body)
-        return httpx2.Response(status, headers=headers, content=b"".join(chunks))
+        if chunks and chunks[0] is REFUSED:
+            raise httpx2.ConnectError("[Errno 111] Connection refused", request=request)
+        return httpx2.Response(status, headers=headers,
+                               stream=body_class(chunks, fake._exchange_of(chunks),
+                                                 _read_timeout(request)))
 
     if not is_async:
         return lambda request: answer(request, request.read())
@@ -386,6 +391,21 @@ def _httpx2_handler(fake: FakeProvider, httpx2: Any, *, is_async: bool = False) 
         return answer(request, await request.aread())
 
     return handle
+
+
+_HTTPX2_BODIES: list[tuple[type, type]] = []
+
+
+def _httpx2_bodies(httpx2: Any) -> tuple[type, type]:
+    """The body classes for httpx2 (its Response takes only its own byte-stream types)."""
+    if not _HTTPX2_BODIES:
+        sync = type("_Httpx2Body", (_Played, httpx2.SyncByteStream),
+                    {"http": httpx2, "__iter__": _Body.__iter__, "close": _Body.close})
+        asyn = type("_Httpx2AsyncBody", (_Played, httpx2.AsyncByteStream),
+                    {"http": httpx2, "__aiter__": _AsyncBody.__aiter__,
+                     "aclose": _AsyncBody.aclose})
+        _HTTPX2_BODIES.append((sync, asyn))
+    return _HTTPX2_BODIES[0]
 
 
 def in_process_endpoint(fake: FakeProvider, host: str = "http://toolcall.fake") -> Endpoint:

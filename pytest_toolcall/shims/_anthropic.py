@@ -8,12 +8,14 @@ itself, and anthropic 2.x runs on httpx2 (``ep.client`` is for 0.x/1.x).
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Iterator
 from typing import Any
 
 from ..model import (ChatRequest, ChatResponse, Reasoning, ReasoningComplete, StreamDone,
                      TextDelta, ToolCall, ToolCallComplete, Usage)
-from ._base import Shim, encoder, require
+from ..errors import ProviderError
+from ._base import Shim, encoder, maps_errors, require, stainless_error
 
 _FINISH = {"end_turn": "stop", "stop_sequence": "stop", "tool_use": "tool_calls",
            "max_tokens": "length", "model_context_window_exceeded": "length",
@@ -46,14 +48,19 @@ class AnthropicShimAdapter:
         self.client = client
         self.encoder = encoder("anthropic")
 
+    def provider_error(self, exc: Exception) -> ProviderError | None:
+        return stainless_error(self.client, importlib.import_module("anthropic"), exc)
+
     def kwargs(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
         body = self.encoder.build_body(request, stream=stream)
         body.pop("stream", None)
         return body
 
+    @maps_errors
     def complete(self, request: ChatRequest) -> ChatResponse:
         return self.read(self.client.messages.create(**self.kwargs(request, stream=False)))
 
+    @maps_errors
     def stream(self, request: ChatRequest) -> Iterator[Any]:
         with self.client.messages.stream(**self.kwargs(request, stream=True)) as s:
             for event in s:

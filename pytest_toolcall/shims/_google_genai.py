@@ -13,13 +13,15 @@ Calls without an id (Gemini often sends none) get a local id, never sent back; a
 
 from __future__ import annotations
 
+import importlib
 import uuid
 from collections.abc import Iterator
 from typing import Any
 
 from ..model import (ChatRequest, ChatResponse, StreamDone, TextDelta, ToolCall,
                      ToolCallComplete, Usage)
-from ._base import Shim, encoder, require
+from ..errors import ProviderError
+from ._base import Shim, encoder, maps_errors, require
 
 _FINISH = {"STOP": "stop", "MAX_TOKENS": "length", "SAFETY": "content_filter",
            "RECITATION": "content_filter", "BLOCKLIST": "content_filter",
@@ -59,6 +61,23 @@ class GoogleGenaiShimAdapter:
         self.encoder = encoder("gemini")
         self.encoder.signatures = {}  # call id -> thought_signature (bytes), replayed with it
 
+    def provider_error(self, exc: Exception) -> ProviderError | None:
+        """``google.genai.errors.APIError`` as a ProviderError: its ``code`` is the HTTP status,
+        its ``status`` the provider's own (``RESOURCE_EXHAUSTED``); retryable is the SDK's own
+        retry policy (``_api_client._RETRY_HTTP_STATUS_CODES``: 408, 429, 500, 502, 503, 504 in
+        google-genai 3.4, read 2026-11-24). The SDK never reads RetryInfo.retryDelay
+        (googleapis/python-genai#1875), so the shim reports no delay."""
+        errors = importlib.import_module("google.genai.errors")
+        if not isinstance(exc, errors.APIError):
+            return None
+        codes = getattr(importlib.import_module("google.genai._api_client"),
+                        "_RETRY_HTTP_STATUS_CODES", None)
+        status = exc.code if isinstance(exc.code, int) and exc.code > 0 else None
+        return ProviderError(
+            str(exc.message or exc), status=status,
+            type=exc.status if isinstance(exc.status, str) else None, body=exc.details,
+            retryable=(status in codes) if codes is not None and status is not None else None)
+
     def kwargs(self, request: ChatRequest) -> dict[str, Any]:
         body = self.encoder.build_body(request, stream=False)
         config: dict[str, Any] = {}
@@ -71,9 +90,11 @@ class GoogleGenaiShimAdapter:
         model = body.get("model") or request.model or self.encoder.model
         return {"model": model, "contents": body["contents"], "config": config or None}
 
+    @maps_errors
     def complete(self, request: ChatRequest) -> ChatResponse:
         return self.read(self.client.models.generate_content(**self.kwargs(request)))
 
+    @maps_errors
     def stream(self, request: ChatRequest) -> Iterator[Any]:
         calls: list[ToolCall] = []
         finish: str | None = None

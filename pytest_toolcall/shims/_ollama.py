@@ -7,13 +7,15 @@ Ollama's paths start with ``/api``).
 
 from __future__ import annotations
 
+import importlib
 import uuid
 from collections.abc import Iterator
 from typing import Any
 
 from ..model import (ChatRequest, ChatResponse, StreamDone, TextDelta, ToolCall,
                      ToolCallComplete, Usage)
-from ._base import Shim, encoder, require
+from ..errors import ProviderError
+from ._base import Shim, encoder, maps_errors, require
 
 _FINISH = {"stop": "stop", "length": "length"}
 
@@ -44,6 +46,17 @@ class OllamaShimAdapter:
         self.client = client
         self.encoder = encoder("ollama")
 
+    def provider_error(self, exc: Exception) -> ProviderError | None:
+        """``ollama.ResponseError`` as a ProviderError with its ``status_code``. ollama-python
+        has no retry policy of its own (0.6.3, read 2026-11-24): ``retryable`` is what
+        ProviderError derives from the status for any adapter that gives only a status."""
+        ollama = importlib.import_module("ollama")
+        if not isinstance(exc, ollama.ResponseError):
+            return None
+        status = exc.status_code if isinstance(exc.status_code, int) and exc.status_code > 0 \
+            else None
+        return ProviderError(str(exc.error), status=status)
+
     def kwargs(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
         body = self.encoder.build_body(request, stream=stream)
         kwargs = {"model": body["model"], "messages": body["messages"], "stream": stream}
@@ -51,6 +64,7 @@ class OllamaShimAdapter:
             kwargs["tools"] = body["tools"]
         return kwargs
 
+    @maps_errors
     def complete(self, request: ChatRequest) -> ChatResponse:
         response = self.client.chat(**self.kwargs(request, stream=False))
         text, calls = self.message(response.message)
@@ -58,6 +72,7 @@ class OllamaShimAdapter:
                             finish_reason=self.finish(response.done_reason, bool(calls)),
                             usage=self.usage(response), model=response.model)
 
+    @maps_errors
     def stream(self, request: ChatRequest) -> Iterator[Any]:
         calls: list[ToolCall] = []
         last = None

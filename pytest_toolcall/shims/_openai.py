@@ -8,13 +8,14 @@ reference encoder; the answer is read from the SDK's own objects, never from the
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Iterator
 from typing import Any
 
 from ..model import (ChatRequest, ChatResponse, Reasoning, ReasoningComplete, StreamDone,
                      TextDelta, ToolCall, ToolCallComplete, Usage)
 from ..errors import ProviderError
-from ._base import Shim, encoder, require
+from ._base import Shim, encoder, maps_errors, require, stainless_error
 
 _FINISH = {"stop": "stop", "tool_calls": "tool_calls", "function_call": "tool_calls",
            "length": "length", "content_filter": "content_filter"}
@@ -71,15 +72,20 @@ class OpenAIChatShimAdapter:
         self.client = client
         self.encoder = encoder("openai")
 
+    def provider_error(self, exc: Exception) -> ProviderError | None:
+        return stainless_error(self.client, importlib.import_module("openai"), exc)
+
     def kwargs(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
         body = self.encoder.build_body(request, stream=stream)
         body.pop("stream", None)  # the SDK entry point says it
         return body
 
+    @maps_errors
     def complete(self, request: ChatRequest) -> ChatResponse:
         completion = self.client.chat.completions.create(**self.kwargs(request, stream=False))
         return self.read(completion)
 
+    @maps_errors
     def stream(self, request: ChatRequest) -> Iterator[Any]:
         with self.client.chat.completions.stream(**self.kwargs(request, stream=True)) as s:
             for event in s:
@@ -114,14 +120,19 @@ class OpenAIResponsesShimAdapter:
         self.encoder = encoder("openai-responses")
         self.encoder.item_ids = {}  # call_id -> the function_call item's id, replayed with it
 
+    def provider_error(self, exc: Exception) -> ProviderError | None:
+        return stainless_error(self.client, importlib.import_module("openai"), exc)
+
     def kwargs(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
         body = self.encoder.build_body(request, stream=stream)
         body.pop("stream", None)
         return body
 
+    @maps_errors
     def complete(self, request: ChatRequest) -> ChatResponse:
         return self.read(self.client.responses.create(**self.kwargs(request, stream=False)))
 
+    @maps_errors
     def stream(self, request: ChatRequest) -> Iterator[Any]:
         with self.client.responses.stream(**self.kwargs(request, stream=True)) as s:
             final = None
