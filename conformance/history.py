@@ -332,6 +332,19 @@ CASES += [
         checks=(call_ids_unique,),
     ),
     _history_case(
+        id="history.call_repeated_in_one_turn",
+        title="A call stored twice in one assistant turn is sent once",
+        why="A stream assembled twice, or a completed call appended again, stores one call "
+            "twice in the same turn; a builder that dedupes results but not calls sends it "
+            "twice, and Anthropic answers 400 'messages.1.content.1: `tool_use` ids must be "
+            "unique' (WIRE.md, recorded validation error, confirmed 2026-11-24). Found by "
+            "mutation: the reference builder's per-turn dedupe was never exercised.",
+        history=HistoryScript(stored=(
+            Q1, AssistantMessage(tool_calls=(_call("call_a"), _call("call_a"))),
+            _result("call_a"), Q2)),
+        checks=(call_ids_unique,),
+    ),
+    _history_case(
         id="history.empty_assistant_dropped",
         title="An assistant message with no text and no calls is dropped",
         why="An interrupted or cancelled turn is often stored as an empty assistant message; "

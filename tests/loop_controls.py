@@ -1163,3 +1163,21 @@ HISTORY_MUTANTS = sorted(
      if isinstance(v, type) and issubclass(v, ReferenceHistoryBuilder)
      and v is not ReferenceHistoryBuilder),
     key=lambda v: v.__name__)
+
+
+class KeepsCallRepeatedInTurn(ReferenceHistoryBuilder):
+    """Dedupes results but not calls: a call stored twice in one turn is sent twice (Anthropic
+    answers 400 '`tool_use` ids must be unique')."""
+
+    def build(self, stored: Sequence[Any]) -> list[Any]:
+        built = super().build(stored)
+        turns = [m for m in stored if isinstance(m, AssistantMessage) and m.tool_calls]
+        out: list[Any] = []
+        for m in built:
+            if isinstance(m, AssistantMessage) and m.tool_calls:
+                kept = {c.id for c in m.tool_calls}
+                origin = next(t for t in turns if kept <= {c.id for c in t.tool_calls})
+                m = AssistantMessage(content=m.content, tool_calls=tuple(
+                    c for c in origin.tool_calls if c.id in kept))
+            out.append(m)
+        return out

@@ -155,6 +155,7 @@ HISTORY_CONTROLS: list[tuple[str, type[ReferenceHistoryBuilder], str]] = [
     # -- issue 16 ------------------------------------------------------------------------------
     ("history.results_in_call_order", c.ResultsInStoredOrder, "history.results_in_call_order"),
     ("history.call_id_reused", c.AnswersReusedIdTwice, "history.call_ids_unique"),
+    ("history.call_repeated_in_one_turn", c.KeepsCallRepeatedInTurn, "history.call_ids_unique"),
     ("history.empty_assistant_dropped", c.KeepsEmptyAssistant, "history.no_empty_assistant"),
 ]
 
