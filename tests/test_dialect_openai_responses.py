@@ -70,6 +70,9 @@ RULES: list[tuple[str, Any, int, str, str | None, str | None]] = [
      "No tool output found for function call call_A.", "input", None),
     ("input.function_call_output.orphan", body(input=[ASK, OUT]), 400,
      "No tool call found for function call output with call_id call_A.", "input", None),
+    ("input.function_call_output.duplicate", body(input=[ASK, CALL, OUT, CALL, OUT]), 400,
+     "Duplicate function_call_output for call_id 'call_A'. Each function_call must have exactly "
+     "one matching function_call_output", "input", None),
     ("input.function_call_output.output", body(input=[ASK, CALL, {"type": "function_call_output",
                                                                  "call_id": "call_A"}]), 400,
      "Missing required parameter: 'input[2].output'.", "input[2].output",

@@ -220,6 +220,10 @@ def test_reruns_count_each_case_once_and_lf_reruns_only_failures(
     stepwise = _run(project, "--sw", "-p", "no:randomly")
     assert stepwise.parseoutcomes().get("failed") == 1, stepwise.stdout.str()
 
+    # --ff runs the failed case first: with -x it is the only one that runs
+    first_failed = _run(project, "--ff", "-x", "-p", "no:randomly")
+    assert first_failed.parseoutcomes() == {"failed": 1}, first_failed.stdout.str()
+
 
 def test_a_vcr_marker_on_suite_items_is_a_setup_error_not_a_verdict(
         project: pytest.Pytester) -> None:

@@ -253,6 +253,13 @@ class OpenAIResponses:
                     return _error(400, "No tool call found for function call output with "
                                   f"call_id {call_id}.", param="input",
                                   rule="input.function_call_output.orphan")
+                if call_id in answered:
+                    # quoted from the API by NousResearch/hermes-agent #102629 (a per-turn id
+                    # such as 'terminal:0' reused across turns; confirmed 2026-11-24)
+                    return _error(400, f"Duplicate function_call_output for call_id "
+                                  f"'{call_id}'. Each function_call must have exactly one "
+                                  "matching function_call_output", param="input",
+                                  rule="input.function_call_output.duplicate")
                 answered.add(call_id)
             elif isinstance(item.get("call_id"), str):
                 # other client-executed calls (tool_search_call...) are answered the same way
