@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .cases import HistoryScript, LoopScript, Turn
 from .contracts import Interface
-from .errors import ConformanceFailure, UsageError
+from .errors import ConformanceFailure, ToolcallError, UsageError
 from .loop import LoopRequest, LoopResult
 from .model import ChatRequest, Message, UserMessage
 from .runner import call_with_deadline, coerce, run_checks
@@ -172,6 +172,8 @@ def run_loop(case: Any, loop: Any, profile: Any, *, dialect: str = "openai",
                 executor.release()
                 stack.close()
                 _read_back(run, recorder)
+            if isinstance(outcome, ToolcallError):  # a shim's usage error: no verdict
+                raise outcome
             if isinstance(outcome, BaseException):
                 run.error = outcome
             else:

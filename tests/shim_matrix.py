@@ -66,8 +66,14 @@ def verdicts(library: str, factory: Callable[[Any], Any] | None = None
     from pytest_toolcall import shims
 
     shim_name, dialect, default = LIBRARIES[library]
-    shim = getattr(shims, shim_name)(factory or default)
-    profile = reference_profile(dialect)
+    return run_matrix(getattr(shims, shim_name)(factory or default), dialect)
+
+
+def run_matrix(shim: Callable[[Any], Any], dialect: str, profile: Any = None
+               ) -> tuple[dict[str, str], int, int]:
+    """The chat families of ``dialect`` through ``shim`` (endpoint -> adapter), each case on a
+    fresh fake: ``({case id: broken clause}, passed, skipped)``. Kit errors propagate."""
+    profile = profile or reference_profile(dialect)
     failed: dict[str, str] = {}
     passed = skipped = 0
     for case in default_registry().select(FAMILIES, dialect=dialect):

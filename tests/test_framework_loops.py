@@ -7,13 +7,18 @@ Runs when the framework is installed (the ``dev`` extra); skips, naming it, othe
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 import pytest_toolcall.conformance.loop as loop_cases
 from pytest_toolcall.errors import ConformanceFailure
+from pytest_toolcall.errors import UsageError
 from pytest_toolcall.runner import CaseSkipped, run_case
+from pytest_toolcall.shims._pydantic_ai_agent import PROFILE as PYDANTIC_AI_PROFILE
+from pytest_toolcall.shims._pydantic_ai_agent import PydanticAIAgentLoop
 
 LOOP = {case.id: case for case in loop_cases.CASES}
 
@@ -35,12 +40,10 @@ PYDANTIC_AI_SKIPS = {
 @pytest.mark.parametrize("case_id", sorted(LOOP))
 def test_pydantic_ai_agent_under_its_own_policy(case_id: str) -> None:
     pytest.importorskip("pydantic_ai", reason="needs pydantic-ai-slim[openai] (dev extra)")
-    from framework_loops import PYDANTIC_AI_PROFILE, PydanticAILoop
-
     profile = PYDANTIC_AI_PROFILE
     if case_id == "loop.tool_timeout":  # the hung tool waits out the timeout: keep it short
         profile = profile.model_copy(update={"tool_timeout": 0.1})
-    run = _run(LOOP[case_id], PydanticAILoop(profile), profile)
+    run = _run(LOOP[case_id], PydanticAIAgentLoop(profile=profile), profile)
     if case_id in PYDANTIC_AI_SKIPS:
         assert isinstance(run, CaseSkipped), f"{case_id} ran: {run!r}"
     elif case_id in PYDANTIC_AI_GAPS:
@@ -54,14 +57,30 @@ def test_pydantic_ai_fails_the_default_policy_where_it_differs() -> None:
     """Without its profile, the kit would blame pydantic-ai for its documented policy: the
     reason the profile fields exist (issue 15)."""
     pytest.importorskip("pydantic_ai", reason="needs pydantic-ai-slim[openai] (dev extra)")
-    from framework_loops import PYDANTIC_AI_PROFILE, PydanticAILoop
-
     from pytest_toolcall import Profile
 
     default = Profile(sync=False, loop_events=False, permanent_failure_stops=False,
                       argument_validation="none")
-    run = _run(LOOP["loop.model_error"], PydanticAILoop(PYDANTIC_AI_PROFILE), default)
+    run = _run(LOOP["loop.model_error"], PydanticAIAgentLoop(), default)
     assert isinstance(run, ConformanceFailure) and run.clause == "loop.model_calls"
+
+
+def test_pydantic_ai_agent_without_the_fake_endpoint_is_a_usage_error() -> None:
+    """In-process, the loop has no endpoint for pydantic-ai's own client: the kit could not
+    run the case, which is not a verdict (loop.raised) on pydantic-ai."""
+    pytest.importorskip("pydantic_ai", reason="needs pydantic-ai-slim[openai] (dev extra)")
+    with pytest.raises(UsageError, match="--toolcall-loop-model=fake"):
+        run_case(LOOP["loop.mixed_batch"], PydanticAIAgentLoop(), PYDANTIC_AI_PROFILE,
+                 loop_model="inprocess")
+
+
+def test_pydantic_ai_agent_model_factories_are_checked() -> None:
+    pytest.importorskip("pydantic_ai", reason="needs pydantic-ai-slim[openai] (dev extra)")
+    with pytest.raises(UsageError, match="must be a callable taking the kit's endpoint"):
+        PydanticAIAgentLoop(model="gpt-4o-mini")  # type: ignore[arg-type]
+    run = PydanticAIAgentLoop(model=lambda ep: ep.async_client)
+    with pytest.raises(UsageError, match="expected a pydantic_ai.models.Model"):
+        run_case(LOOP["loop.mixed_batch"], run, PYDANTIC_AI_PROFILE, loop_model="fake")
 
 
 def _run(case: Any, loop: Any, profile: Any) -> Any:
@@ -69,3 +88,34 @@ def _run(case: Any, loop: Any, profile: Any) -> Any:
         return run_case(case, loop, profile, loop_model="fake")
     except (CaseSkipped, ConformanceFailure) as outcome:
         return outcome
+
+
+FRAMEWORKS_MD = Path(__file__).parent.parent / "docs" / "frameworks.md"
+#: frameworks.md section -> the module its conftest needs
+FRAMEWORK_SECTIONS = {"pydantic-ai `Agent`": "pydantic_ai"}
+
+
+def test_every_frameworks_md_section_is_run() -> None:
+    text = FRAMEWORKS_MD.read_text(encoding="utf-8")
+    assert re.findall(r"^## (.+)$", text, re.M) == list(FRAMEWORK_SECTIONS)
+
+
+@pytest.mark.parametrize("section", list(FRAMEWORK_SECTIONS))
+def test_frameworks_md_fixtures_run_the_loop_family(pytester: pytest.Pytester,
+                                                   section: str) -> None:
+    """The one fixture docs/frameworks.md tells a user to write runs every loop case with no
+    failure but the known gaps it lists (none counted as passes)."""
+    pytest.importorskip(FRAMEWORK_SECTIONS[section], reason="needs the framework (dev extra)")
+    text = FRAMEWORKS_MD.read_text(encoding="utf-8")
+    body = re.search(rf"^## {re.escape(section)}\n(.*?)(?=^## |\Z)", text, re.M | re.S)
+    assert body, section
+    blocks = re.findall(r"^```python\n(# conftest.py\n.*?)^```", body.group(1), re.M | re.S)
+    assert len(blocks) == 1, f"frameworks.md '{section}': expected one conftest block"
+    pytester.makeconftest(blocks[0])
+    result = pytester.runpytest("--toolcall-provider=openai", "--toolcall-cases=loop.*",
+                                "--toolcall-loop-model=fake", "-p", "no:cacheprovider",
+                                "-p", "no:randomly")
+    outcomes = result.parseoutcomes()
+    assert outcomes.get("passed", 0) >= len(LOOP) // 2, result.stdout.str()
+    assert "failed" not in outcomes and "errors" not in outcomes and "error" not in outcomes, \
+        result.stdout.str()

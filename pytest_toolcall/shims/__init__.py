@@ -12,6 +12,20 @@ a :class:`~pytest_toolcall.shims._base.Shim`; call that with the endpoint to get
 or, without code, ``--toolcall-adapter=shims.openai:my_app.models:make_client``.
 Each library is imported when its shim is built (an optional extra); a shim maps shapes and
 never repairs what its library got wrong. See docs/shims.md.
+
+Agent frameworks' own loops, with their own model clients, are shimmed the same way for the
+loop cases (``--toolcall-loop-model=fake``); each ships the profile of the framework's
+documented policy::
+
+    @pytest.fixture
+    def toolcall_profile():
+        return shims.loop_profile("pydantic_ai_agent")
+
+    @pytest.fixture
+    def toolcall_loop(toolcall_profile):
+        return shims.pydantic_ai_agent(profile=toolcall_profile)
+
+See docs/frameworks.md.
 """
 
 from __future__ import annotations
@@ -19,7 +33,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["SHIMS", "anthropic", "google_genai", "ollama", "openai", "openai_responses"]
+__all__ = ["LOOPS", "SHIMS", "anthropic", "google_genai", "loop_profile", "ollama", "openai",
+           "openai_responses", "pydantic_ai_agent"]
 
 
 def openai(factory: Callable[[Any], Any]) -> Any:
@@ -65,3 +80,30 @@ SHIMS: dict[str, tuple[Callable[[Callable[[Any], Any]], Any], str]] = {
     "google_genai": (google_genai, "gemini"),
     "ollama": (ollama, "ollama"),
 }
+
+
+# -- agent frameworks' own loops ---------------------------------------------------------------
+def pydantic_ai_agent(model: Callable[[Any], Any] | None = None, profile: Any = None) -> Any:
+    """pydantic-ai's ``Agent`` loop; ``model(endpoint)`` builds its model (default:
+    ``OpenAIChatModel`` on the endpoint)."""
+    from ._pydantic_ai_agent import PROFILE, PydanticAIAgentLoop
+
+    return PydanticAIAgentLoop(model, profile or PROFILE)
+
+
+#: loop shim name -> (shim, module holding its ``PROFILE``)
+LOOPS: dict[str, tuple[Callable[..., Any], str]] = {
+    "pydantic_ai_agent": (pydantic_ai_agent, "_pydantic_ai_agent"),
+}
+
+
+def loop_profile(name: str) -> Any:
+    """The profile of a framework's documented loop policy (``LOOPS``), with its sources in
+    the shim's module; copy it with changes to match your configuration."""
+    import importlib
+
+    from ..errors import UsageError
+
+    if name not in LOOPS:
+        raise UsageError(f"no loop shim named {name!r}; known: {', '.join(sorted(LOOPS))}")
+    return importlib.import_module(f"{__name__}.{LOOPS[name][1]}").PROFILE

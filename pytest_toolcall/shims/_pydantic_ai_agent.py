@@ -1,19 +1,24 @@
-"""Real agent frameworks' own loops under the loop cases (issue 15, item 5).
+"""pydantic-ai's own ``Agent`` loop, with its own model client, under the loop cases.
 
-Each shim hands the framework the case's conversation, tools and the fake provider's endpoint
-(``LoopRequest.endpoint``, so it runs with ``--toolcall-loop-model=fake`` / ``loop_model="fake"``)
-and maps how the run ended onto a stop reason. Shims map shapes; they never repair what the
-framework does. Each comes with the profile of the framework's documented default policy; the
-cases it still fails are its known gaps, each with the reason (``tests/test_framework_loops.py``).
+``toolcall_loop = shims.pydantic_ai_agent()`` (its profile: ``shims.PYDANTIC_AI_AGENT_PROFILE``).
+Run with ``--toolcall-loop-model=fake``: each case hands the loop the fake provider serving its
+script (``request.endpoint``) and the shim points pydantic-ai's model there, by default
+``OpenAIChatModel`` over ``OpenAIProvider``; ``model=lambda ep: ...`` builds another model on the
+endpoint. The shim builds an ``Agent`` with the case's tools and maps how the run ended onto a
+stop reason. It maps shapes and never repairs what the framework does.
 """
 
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from typing import Any
 
-from pytest_toolcall import Profile, Usage
-from pytest_toolcall.loop import LoopRequest, LoopResult, ToolError
+from ..contracts import Profile
+from ..errors import UsageError
+from ..loop import LoopRequest, LoopResult, ToolError
+from ..model import Usage
+from ._base import require
 
 #: pydantic-ai's documented defaults (confirmed 2026-11-23 on pydantic-ai-slim 2.68.0):
 #: UsageLimits(request_limit=50) counts model requests and raises UsageLimitExceeded before the
@@ -24,8 +29,9 @@ from pytest_toolcall.loop import LoopRequest, LoopResult, ToolError
 #: Read off the runs (2026-11-23): tool calls sharing an id are refused, none runs, and the run
 #: ends with UnexpectedModelBehavior ("Function tool calls must have unique `tool_call_id`
 #: values"); ``Tool.from_schema`` skips schema validation of the arguments (its docstring);
-#: the openai SDK under OpenAIProvider retries a 5xx twice (``max_retries=2``).
-PYDANTIC_AI_PROFILE = Profile(
+#: the openai SDK under OpenAIProvider retries a 5xx twice (``max_retries=2``). The tool timeout
+#: is the shim's ``Agent(tool_timeout=...)``, taken from the profile.
+PROFILE = Profile(
     name="pydantic-ai Agent", sync=False, loop_events=False,
     iteration_counts="model_calls", max_iterations=50, max_failure_rounds=None,
     tool_failure_budget=1, crash_policy="abort", permanent_failure_stops=False,
@@ -33,14 +39,46 @@ PYDANTIC_AI_PROFILE = Profile(
     tool_timeout=0.5)
 
 
-class PydanticAILoop:
-    """pydantic-ai's ``Agent`` with its OpenAI chat model, pointed at ``request.endpoint``.
+class PydanticAIAgentLoop:
+    """pydantic-ai's ``Agent`` pointed at ``request.endpoint``.
 
     A ``ToolError`` becomes ``ModelRetry`` (pydantic-ai's documented way to send a tool's error
-    back to the model); anything else a tool raises is left to pydantic-ai."""
+    back to the model); anything else a tool raises is left to pydantic-ai. The profile's
+    ``tool_failure_budget``, ``tool_timeout`` and ``max_iterations`` configure the agent, so
+    the profile and the agent state the same policy."""
 
-    def __init__(self, profile: Profile = PYDANTIC_AI_PROFILE) -> None:
+    def __init__(self, model: Callable[[Any], Any] | None = None,
+                 profile: Profile = PROFILE) -> None:
+        if model is not None and not callable(model):
+            raise UsageError(
+                "shims.pydantic_ai_agent(model=...): model must be a callable taking the kit's "
+                "endpoint and returning a pydantic_ai Model, e.g. `lambda ep: OpenAIChatModel("
+                "'gpt-4o-mini', provider=OpenAIProvider(base_url=ep.base_url, api_key=ep.api_key,"
+                f" http_client=ep.async_client))`; got {type(model).__name__}")
+        require("pydantic_ai", "pydantic-ai", "pydantic_ai_agent")
+        self.model = model
         self.profile = profile
+
+    def build_model(self, endpoint: Any) -> Any:
+        from pydantic_ai.models import Model
+
+        if self.model is not None:
+            model = self.model(endpoint)
+            if not isinstance(model, Model):
+                raise UsageError(
+                    f"shims.pydantic_ai_agent: the model factory returned "
+                    f"{type(model).__module__}.{type(model).__qualname__}, expected a "
+                    "pydantic_ai.models.Model (OpenAIChatModel, AnthropicModel, GoogleModel...)")
+            return model
+        from pydantic_ai.exceptions import PydanticAIDeprecationWarning
+        from pydantic_ai.models.openai import OpenAIChatModel
+        from pydantic_ai.providers.openai import OpenAIProvider
+
+        with warnings.catch_warnings():  # httpx.AsyncClient: deprecated for v3, works in v2
+            warnings.simplefilter("ignore", PydanticAIDeprecationWarning)
+            provider = OpenAIProvider(base_url=endpoint.base_url, api_key=endpoint.api_key,
+                                      http_client=endpoint.async_client)
+        return OpenAIChatModel("gpt-4o-mini", provider=provider)
 
     async def arun(self, request: LoopRequest) -> LoopResult:
         from pydantic_ai import Agent, ModelRetry, RunContext, Tool
@@ -48,23 +86,17 @@ class PydanticAILoop:
             ContentFilterError,
             ModelAPIError,
             OutputTokenLimitExceeded,
-            PydanticAIDeprecationWarning,
             UnexpectedModelBehavior,
             UsageLimitExceeded,
         )
-        from pydantic_ai.models.openai import OpenAIChatModel
-        from pydantic_ai.providers.openai import OpenAIProvider
         from pydantic_ai.usage import UsageLimits
 
-        endpoint = request.endpoint
-        if endpoint is None:
-            return LoopResult(stop_reason="error",
-                              text="this loop needs --toolcall-loop-model=fake")
-        with warnings.catch_warnings():  # httpx.AsyncClient: deprecated for v3, works in v2
-            warnings.simplefilter("ignore", PydanticAIDeprecationWarning)
-            provider = OpenAIProvider(base_url=endpoint.base_url, api_key=endpoint.api_key,
-                                      http_client=endpoint.async_client)
-        model = OpenAIChatModel("gpt-4o-mini", provider=provider)
+        if request.endpoint is None:
+            raise UsageError(
+                "shims.pydantic_ai_agent runs pydantic-ai with its own model client, which "
+                "needs the fake provider's endpoint: run with --toolcall-loop-model=fake "
+                "(ini: toolcall_loop_model = fake)")
+        model = self.build_model(request.endpoint)
 
         def tool(name: str) -> Any:
             async def call(ctx: RunContext[Any], **arguments: Any) -> str:
