@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 import threading
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
@@ -66,6 +67,8 @@ class Exchange:
     #: nor closed: a leaked connection), "read" (to the end), "closed" (closed first);
     #: "untracked" where the fake cannot see it (on a loopback port)
     body_state: str = "untracked"
+    #: when the request arrived (``time.perf_counter()``): how long a client waited between two
+    at: float = field(default_factory=time.perf_counter)
 
     @property
     def accepted(self) -> bool:
