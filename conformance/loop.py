@@ -783,6 +783,23 @@ CASES: list[Case] = [
                          "the client's declared retries; no retry of a 500 by the loop"),
     ),
     _loop_case(
+        id="loop.model_timeout",
+        title="A model call that never answers times out and stops the loop with 'error'",
+        why="A provider that takes a request and never answers (an overloaded region, a proxy "
+            "holding the connection) must not hang the run: the client's read timeout ends the "
+            "call and the loop stops with 'error'. The openai SDK waits 600 s by default "
+            "(openai-python DEFAULT_TIMEOUT, read 2026-11-24 on openai 3.57.0); google-genai "
+            "sets no timeout at all (tests/test_shims.py pin). The stall is played in virtual "
+            "time: a client with any read timeout gets it at once.",
+        loop=LoopScript(messages=ASK, tools=_tools(get_weather=[ok("18°C")]),
+                        turns=(_turn(_call("get_weather", {"city": "Paris"}, "call_1")),
+                               Turn(error=ErrorReply(stall=True)))),
+        # the provider's client retries a timeout itself (Profile.model_retries), each retry
+        # times out again
+        checks=by_policy(_constant(["ok", "error"]), "the round, then the call that timed out "
+                         "and the client's declared retries"),
+    ),
+    _loop_case(
         id="loop.rate_limited",
         title="A 429 that asks for a delay: retried after the delay by a client that retries, "
               "else the loop stops with 'error'",

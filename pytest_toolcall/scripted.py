@@ -41,6 +41,10 @@ def provider_error(error: ErrorReply, dialect: str) -> ProviderError:
     """The error a scripted turn fails with, in-process: a provider's own ``kind`` of error
     (status, headers, body as the fake sends them) read by the dialect's reference adapter, so
     its status, type, code, delay and retryability are those a loop sees over HTTP."""
+    if error.refuse or error.stall:  # no answer: what the reference adapters raise then
+        what = ("ConnectError: [Errno 111] Connection refused" if error.refuse
+                else "ReadTimeout: The read operation timed out")
+        return ProviderError(f"no answer from the provider: {what}", retryable=True)
     if error.kind is None:
         return ProviderError(error.message, status=error.status, type=error.type,
                              code=error.code)

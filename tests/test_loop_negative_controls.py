@@ -127,6 +127,7 @@ LOOP_CONTROLS: list[tuple[str, type[ReferenceToolLoop], str, dict[str, Any]]] = 
     ("loop.model_error", c.RetriesServerErrors, "loop.model_calls", {}),
     # -- issue 12: a 429 retried where undeclared, or without waiting its delay ------------------
     ("loop.rate_limited", c.RetriesServerErrors, "loop.stop_reason", {}),
+    ("loop.model_timeout", c.RetriesServerErrors, "loop.model_calls", {}),  # a retry storm
     ("loop.rate_limited", c.RetriesServerErrors, "loop.retry_delay", {"model_retries": 2}),
     ("loop.duplicate_call_id", c.RefusalRunsTheCall, "loop.executed_once", LANGGRAPH),
     # -- issue 16 ------------------------------------------------------------------------------
