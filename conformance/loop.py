@@ -64,8 +64,10 @@ def _tools(**behaviours: Sequence[Any]) -> tuple[ScriptedTool, ...]:
 # -- the declared policy ------------------------------------------------------------------------
 #: what one model answer leads to: every call succeeds (``ok``), every call fails retryably
 #: (``fail``), one call succeeds and one tool fails (``mixed``), a permanent failure, a crash,
-#: the model call itself fails (``error``), or the model ends the run (``final``)
-ROUND_KINDS = ("ok", "fail", "mixed", "permanent", "crash", "error", "final")
+#: the model call itself fails (``error``), the provider throttles it, a 429 that asks for a
+#: delay (``throttled``: the provider's client retries it when the profile declares
+#: ``model_retries``, and the retry gets the next answer), or the model ends the run (``final``)
+ROUND_KINDS = ("ok", "fail", "mixed", "permanent", "crash", "error", "throttled", "final")
 
 
 def expected_stop(profile: Any, rounds: Sequence[str]) -> tuple[str, int]:
@@ -80,18 +82,24 @@ def expected_stop(profile: Any, rounds: Sequence[str]) -> tuple[str, int]:
     unknown = set(rounds) - set(ROUND_KINDS)
     if unknown:
         raise ValueError(f"unknown round kinds {sorted(unknown)}; known: {ROUND_KINDS}")
-    calls = iterations = failure_rounds = tool_failures = 0
+    calls = iterations = failure_rounds = tool_failures = retried = 0
 
     def close(reason: str) -> tuple[str, int]:
         return reason, calls + (1 if profile.closing_call else 0)
 
     for n in range(10_000):
         kind = rounds[min(n, len(rounds) - 1)]
-        if profile.iteration_counts == "model_calls" and calls >= profile.max_iterations:
+        # the client's retries are its own model calls, not the loop's
+        if profile.iteration_counts == "model_calls" and calls - retried >= profile.max_iterations:
             return close("max_iterations")
         calls += 1
         if kind == "error":  # the client's own retries come on top of the loop's call
             return "error", calls + profile.model_retries
+        if kind == "throttled":
+            if not profile.model_retries:
+                return "error", calls
+            retried += 1  # the client's retry is the next model call
+            continue
         if kind == "final":
             return "completed", calls
         if profile.iteration_counts != "model_calls" and iterations >= profile.max_iterations:
@@ -208,6 +216,26 @@ def model_calls(expected: Callable[[Any], int], why: str,
                 expected=f"{want} ({why}, under the profile's declared policy)",
                 got=run.model_calls, hint=_model_calls_hint(run, want))
     return model_calls_check
+
+
+def retry_waited(delay: float, retry_index: int) -> Callable[[LoopRun], None]:
+    """Model call ``retry_index + 1`` (a retry of the throttled call before it) came at least
+    ``delay`` seconds after it, as the provider asked."""
+    @check("loop.retry_delay")
+    def retry_waited_check(run: LoopRun) -> None:
+        times = run.request_times
+        if len(times) <= retry_index:
+            return  # no retry: loop.model_calls judges whether one was due
+        waited = times[retry_index] - times[retry_index - 1]
+        if waited < delay * 0.95:
+            raise ConformanceFailure(
+                "loop.retry_delay", f"model call {retry_index + 1} retried the throttled call "
+                f"after {waited:.2f} s; the provider asked for {delay:g} s (retry-after)",
+                expected=f"at least {delay:g} s before the retry", got=f"{waited:.2f} s",
+                hint="wait the delay the 429 names (ProviderError.retry_after; the openai and "
+                     "anthropic SDKs read retry-after themselves) before sending the request "
+                     "again")
+    return retry_waited_check
 
 
 def _fed_back(run: LoopRun, request_index: int) -> list[Any] | None:
@@ -753,6 +781,44 @@ CASES: list[Case] = [
         # are the client's, declared, not the loop's
         checks=by_policy(_constant(["ok", "error"]), "the round, then the failing call and "
                          "the client's declared retries; no retry of a 500 by the loop"),
+    ),
+    _loop_case(
+        id="loop.model_timeout",
+        title="A model call that never answers times out and stops the loop with 'error'",
+        why="A provider that takes a request and never answers (an overloaded region, a proxy "
+            "holding the connection) must not hang the run: the client's read timeout ends the "
+            "call and the loop stops with 'error'. The openai SDK waits 600 s by default "
+            "(openai-python DEFAULT_TIMEOUT, read 2026-11-24 on openai 3.57.0); google-genai "
+            "sets no timeout at all (tests/test_shims.py pin). The stall is played in virtual "
+            "time: a client with any read timeout gets it at once.",
+        loop=LoopScript(messages=ASK, tools=_tools(get_weather=[ok("18°C")]),
+                        turns=(_turn(_call("get_weather", {"city": "Paris"}, "call_1")),
+                               Turn(error=ErrorReply(stall=True)))),
+        # the provider's client retries a timeout itself (Profile.model_retries), each retry
+        # times out again
+        checks=by_policy(_constant(["ok", "error"]), "the round, then the call that timed out "
+                         "and the client's declared retries"),
+    ),
+    _loop_case(
+        id="loop.rate_limited",
+        title="A 429 that asks for a delay: retried after the delay by a client that retries, "
+              "else the loop stops with 'error'",
+        why="Rate limits are the most common provider error in production. OpenAI and Anthropic "
+            "answer 429 with a retry-after header (platform.openai.com/docs/guides/rate-limits, "
+            "docs.anthropic.com/en/api/rate-limits), Gemini with RetryInfo.retryDelay; the "
+            "official SDKs retry it after that delay (openai-python "
+            "_base_client._calculate_retry_timeout, read 2026-11-24 on openai 3.57.0). A retry "
+            "before the delay is spent is throttled again; a loop that raises, or retries a "
+            "429 in a tight loop of its own, fails the run it could have finished.",
+        loop=LoopScript(messages=ASK, tools=_tools(get_weather=[ok("18°C")]),
+                        turns=(_turn(_call("get_weather", {"city": "Paris"}, "call_1")),
+                               Turn(error=ErrorReply(kind="rate_limit", retry_after=1)),
+                               FINAL)),
+        # model_retries declares the provider client's own retries (the openai SDK: 2)
+        checks=(*by_policy(_constant(["ok", "throttled", "final"]),
+                           "the round, the throttled call, and the client's retry when the "
+                           "profile declares model_retries; no retry by the loop otherwise"),
+                retry_waited(1, 2)),
     ),
     _loop_case(
         id="loop.events",

@@ -166,6 +166,11 @@ class ErrorReply(BaseModel):
     #: no answer at all: the connection is refused (in-process the transport raises
     #: ``httpx.ConnectError``; on a loopback port the server closes the connection unanswered)
     refuse: bool = False
+    #: no answer at all: the provider takes the request and never answers. In-process a client
+    #: with a read timeout gets its ``ReadTimeout`` at once (virtual time); one without waits,
+    #: as it would, until the case's timeout. On a loopback port the connection is dropped
+    #: after a short stall.
+    stall: bool = False
 
     @field_validator("kind")
     @classmethod

@@ -130,8 +130,9 @@ class Profile(BaseModel):
     #: after stopping at a cap or on a permanent failure, the loop makes one more model call
     #: to have the model sum up (smolagents after ``max_steps``)
     closing_call: bool = False
-    #: model calls the provider's client retries by itself after a 5xx (the openai SDK's
-    #: ``max_retries=2``); the loop's own calls are counted without them
+    #: model calls the provider's client retries by itself after a 5xx or a 429, a 429 after
+    #: its retry-after (the openai SDK's ``max_retries=2``); the loop's own calls are counted
+    #: without them
     model_retries: int = Field(default=0, ge=0)
     #: the loop ends only when the model calls this tool (its own, not one of the case's);
     #: scripts end with a call to it, arguments ``{"answer": ...}``, instead of plain text

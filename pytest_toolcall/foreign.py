@@ -565,9 +565,7 @@ class _Hub:
     can never reach the next case's fake (it gets a 410)."""
 
     def __init__(self) -> None:
-        from http.server import ThreadingHTTPServer
-
-        from .fake.server import _Handler
+        from .fake.server import QuietServer, _Handler
 
         hub = self
 
@@ -593,26 +591,24 @@ class _Hub:
                 body = self.rfile.read(length) if length else b""
                 status, headers, chunks = fake.respond(self.command, self.path,
                                                        dict(self.headers.items()), body)
+                if self.refused(chunks):
+                    return
                 # unlike serve(), connections are kept alive: a child's HTTP client reuses
                 # them across requests and cases (a new connection and server thread per
-                # request is most of the cost of a loopback round trip)
+                # request is most of the cost of a loopback round trip); a reset or a stall
+                # drops this one (play)
                 self.send_response(status)
                 for key, value in headers.items():
                     self.send_header(key, value)
                 self.send_header("transfer-encoding", "chunked")
                 self.end_headers()
-                for piece in chunks:
-                    self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
-                    self.wfile.flush()
-                self.wfile.write(b"0\r\n\r\n")
-                self.wfile.flush()
+                self.play(chunks)
 
             do_POST = do_GET = _answer
 
         self.fakes: dict[str, Any] = {}
         self.count = 0
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
+        self.server = QuietServer(("127.0.0.1", 0), Handler)
         threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05},
                          daemon=True, name="toolcall-hub").start()
         self.port = self.server.server_address[1]

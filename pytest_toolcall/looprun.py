@@ -51,6 +51,8 @@ class LoopRun:
     model: Any
     script: LoopScript
     requests: list[ChatRequest] = field(default_factory=list)
+    #: when each request reached the model (``time.perf_counter()``), in the order of requests
+    request_times: list[float] = field(default_factory=list)
     rejections: list[Any] = field(default_factory=list)
     result: LoopResult | None = None
     error: BaseException | None = None
@@ -192,11 +194,13 @@ def run_loop(case: Any, loop: Any, profile: Any, *, dialect: str = "openai",
 def _read_back(run: LoopRun, recorder: Any) -> None:
     if hasattr(recorder, "requests"):
         run.requests = list(recorder.requests)
+        run.request_times = list(recorder.times)
         run.rejections = list(recorder.rejections)
         return
     for exchange in recorder.exchanges:  # the fake provider
         if exchange.decoded is not None:
             run.requests.append(exchange.decoded)
+            run.request_times.append(exchange.at)
         if exchange.rejection is not None:
             run.rejections.append((exchange.index, exchange.rejection))
 
@@ -225,6 +229,15 @@ def inexpressible(script: LoopScript, dialect: str) -> str | None:
     A scripted call whose arguments are not a JSON object (truncated JSON, say) exists only on
     the dialects that carry arguments as text; elsewhere the fake could not send it and the
     in-process model would invent something no adapter of that provider ever returns."""
+    from .dialects.provider_errors import kinds_for
+
+    for turn in script.turns:
+        kind = turn.error.kind if turn.error is not None else None
+        if kind is not None and kind not in kinds_for(dialect):
+            return (f"the script fails a model call with the provider's {kind!r} error, which "
+                    f"the fake does not play for {dialect} (it plays "
+                    f"{', '.join(kinds_for(dialect)) or 'no provider errors'} there: those "
+                    "its sources document)")
     if dialect in TEXT_ARGUMENT_DIALECTS:
         return None
     import json

@@ -8,9 +8,10 @@ message gets the provider's exact 400 here too, as a :class:`~pytest_toolcall.er
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Sequence
 
-from .cases import Turn
+from .cases import ErrorReply, Turn
 from .dialects import Rejection, get_dialect
 from .errors import ProviderError
 from .model import ChatRequest, ChatResponse, ToolCall
@@ -36,6 +37,32 @@ def turn_response(turn: Turn, ids: Sequence[str | None]) -> ChatResponse:
                         usage=turn.usage)
 
 
+def provider_error(error: ErrorReply, dialect: str) -> ProviderError:
+    """The error a scripted turn fails with, in-process: a provider's own ``kind`` of error
+    (status, headers, body as the fake sends them) read by the dialect's reference adapter, so
+    its status, type, code, delay and retryability are those a loop sees over HTTP."""
+    if error.refuse or error.stall:  # no answer: what the reference adapters raise then
+        what = ("ConnectError: [Errno 111] Connection refused" if error.refuse
+                else "ReadTimeout: The read operation timed out")
+        return ProviderError(f"no answer from the provider: {what}", retryable=True)
+    if error.kind is None:
+        return ProviderError(error.message, status=error.status, type=error.type,
+                             code=error.code)
+    import httpx
+
+    from .dialects.provider_errors import error_reply
+    from .reference import _adapter_class
+
+    status, headers, body = error_reply(dialect, error.kind, error.retry_after)
+    response = httpx.Response(status, headers=headers, json=body)
+    cls = _adapter_class(dialect)
+    try:
+        cls.raise_for_error(cls.__new__(cls), response, response.content)
+    except ProviderError as exc:
+        return exc
+    raise AssertionError(f"the {dialect} reference adapter let a {status} through")  # pragma: no cover
+
+
 class ScriptedModel:
     """Answers call *n* with ``turns[n]``; the last turn repeats until ``max_calls``.
 
@@ -53,6 +80,8 @@ class ScriptedModel:
         self.max_calls = max_calls
         self.validate = validate
         self.requests: list[ChatRequest] = []
+        #: when each request came (``time.perf_counter()``), in the order of ``requests``
+        self.times: list[float] = []
         self.rejections: list[tuple[int, Rejection]] = []
         self._lock = threading.Lock()
 
@@ -60,6 +89,7 @@ class ScriptedModel:
         with self._lock:
             index = len(self.requests)
             self.requests.append(request)
+            self.times.append(time.perf_counter())
         if self.validate:
             rejection = wire_rejection(request, self.dialect.name)
             if rejection is not None:
@@ -70,8 +100,7 @@ class ScriptedModel:
             return ChatResponse(text=EXHAUSTED_TEXT, finish_reason="stop")
         turn, ids = self.turn_for(index)
         if turn.error is not None:  # the model call fails, as a provider error would
-            raise ProviderError(turn.error.message, status=turn.error.status,
-                                type=turn.error.type, code=turn.error.code)
+            raise provider_error(turn.error, self.dialect.name)
         return turn_response(turn, ids)
 
     def turn_for(self, index: int) -> tuple[Turn, list[str | None]]:

@@ -298,3 +298,42 @@ def test_bench_foreign_runs_and_prints_its_figures(tmp_path):
     assert "protocol / in-process:" in done.stdout
     figures = json.loads(out.read_text())
     assert figures["cases"] == 2 and figures["per_case_ms"]["protocol"] > 0
+
+
+# -- the loopback hub plays the fake's transport faults (a kit defect until 2026-11-24: it wrote
+#    the markers as empty chunks, so a reset or a stall ended the body cleanly) ---------------
+def _hub_request(turn: object) -> list[bytes]:
+    import httpx
+
+    from pytest_toolcall.cases import Turn
+    from pytest_toolcall.foreign import served
+
+    assert isinstance(turn, Turn)
+    fake = FakeProvider("openai", [turn])
+    with served(fake) as endpoint, httpx.Client(timeout=5) as client:
+        with client.stream("POST", endpoint.base_url + "/chat/completions",
+                           headers={"authorization": f"Bearer {endpoint.api_key}"},
+                           json={"model": "gpt-4o-mini", "stream": True,
+                                 "messages": [{"role": "user", "content": "hi"}]}) as response:
+            return list(response.iter_bytes())
+
+
+@pytest.mark.parametrize("fault", ["reset", "stall"])
+def test_the_loopback_hub_drops_the_connection_on_a_reset_or_a_stall(fault: str) -> None:
+    import httpx
+
+    from pytest_toolcall.cases import StreamPlan, Turn
+
+    plan = StreamPlan(reset=True) if fault == "reset" else StreamPlan(stall=True)
+    with pytest.raises(httpx.RemoteProtocolError):
+        _hub_request(Turn(text="Hello there", stream=plan))
+    assert b"data: [DONE]" in b"".join(_hub_request(Turn(text="Hello there")))  # clean control
+
+
+def test_the_loopback_hub_answers_a_refusal_with_nothing() -> None:
+    import httpx
+
+    from pytest_toolcall.cases import ErrorReply, Turn
+
+    with pytest.raises(httpx.RemoteProtocolError, match="without sending a response"):
+        _hub_request(Turn(error=ErrorReply(refuse=True)))

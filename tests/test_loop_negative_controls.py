@@ -10,6 +10,8 @@ records the mutants of the reference loop that no case kills.
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -23,7 +25,7 @@ import pytest_toolcall.conformance.loop as loop_cases
 from pydantic import ValidationError
 
 from pytest_toolcall.contracts import Profile, make_profile
-from pytest_toolcall.errors import ConformanceFailure, UsageError
+from pytest_toolcall.errors import ConformanceFailure, ProviderError, UsageError
 from pytest_toolcall.loop import STOP_REASONS, LoopResult, ToolError
 from pytest_toolcall.looprun import model_call_ceiling
 from pytest_toolcall.model import AssistantMessage, ChatRequest, ToolMessage, UserMessage
@@ -123,6 +125,10 @@ LOOP_CONTROLS: list[tuple[str, type[ReferenceToolLoop], str, dict[str, Any]]] = 
     ("loop.sanitised_failures", c.AbortLeaksCrashText, "loop.sanitised", LANGGRAPH),
     ("loop.retryable_failure_continues", c.DropsToolErrorMessage, "loop.failure_fed_back", {}),
     ("loop.model_error", c.RetriesServerErrors, "loop.model_calls", {}),
+    # -- issue 12: a 429 retried where undeclared, or without waiting its delay ------------------
+    ("loop.rate_limited", c.RetriesServerErrors, "loop.stop_reason", {}),
+    ("loop.model_timeout", c.RetriesServerErrors, "loop.model_calls", {}),  # a retry storm
+    ("loop.rate_limited", c.RetriesServerErrors, "loop.retry_delay", {"model_retries": 2}),
     ("loop.duplicate_call_id", c.RefusalRunsTheCall, "loop.executed_once", LANGGRAPH),
     # -- issue 16 ------------------------------------------------------------------------------
     ("loop.text_with_calls", c.IgnoresCallsWithText, "loop.calls_run", {}),
@@ -331,6 +337,52 @@ def test_client_retries_are_the_clients_when_declared() -> None:
         runs = run_case(case, c.RetriesServerErrors.from_profile(profile), profile,
                         loop_model=mode)
         assert [run.model_calls for run in runs] == [4, 4]
+
+
+class _WaitingRetryModel(c._RetryingModel):
+    """Retries a failed model call after the delay the provider named (``retry_after``)."""
+
+    def complete(self, request: Any) -> Any:
+        for attempt in range(self.retries + 1):
+            try:
+                return self.model.complete(request)
+            except ProviderError as exc:
+                if attempt == self.retries or not exc.retryable:
+                    raise
+                time.sleep(exc.retry_after or 0)
+        raise AssertionError("unreachable")
+
+    async def acomplete(self, request: Any) -> Any:
+        for attempt in range(self.retries + 1):
+            try:
+                return await self.model.acomplete(request)
+            except ProviderError as exc:
+                if attempt == self.retries or not exc.retryable:
+                    raise
+                await asyncio.sleep(exc.retry_after or 0)
+        raise AssertionError("unreachable")
+
+
+class RetriesAfterTheDelay(ReferenceToolLoop):
+    """A positive control: retries a retryable model error twice, after the delay the
+    provider asked for, as the official SDKs do (declared ``model_retries=2``)."""
+
+    def new_state(self, request: Any) -> Any:
+        request.model = _WaitingRetryModel(request.model, 2)
+        return super().new_state(request)
+
+
+def test_a_client_that_waits_out_a_429_passes_when_declared() -> None:
+    """The official SDKs retry a 429 after its retry-after: declared as ``model_retries``, the
+    retry is the client's, and the run goes on to its answer."""
+    case = LOOP["loop.rate_limited"]
+    for mode in MODES:
+        profile = profile_for(case.id, model_retries=2)
+        runs = run_case(case, RetriesAfterTheDelay.from_profile(profile), profile,
+                        loop_model=mode)
+        assert [(run.model_calls, run.result.stop_reason) for run in runs] == \
+            [(3, "completed")] * 2
+        assert all(run.request_times[2] - run.request_times[1] >= 0.95 for run in runs)
 
 
 class _ToolErrorTextOnly(ReferenceToolLoop):

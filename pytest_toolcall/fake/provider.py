@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 import threading
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
@@ -66,6 +67,8 @@ class Exchange:
     #: nor closed: a leaked connection), "read" (to the end), "closed" (closed first);
     #: "untracked" where the fake cannot see it (on a loopback port)
     body_state: str = "untracked"
+    #: when the request arrived (``time.perf_counter()``): how long a client waited between two
+    at: float = field(default_factory=time.perf_counter)
 
     @property
     def accepted(self) -> bool:
@@ -185,6 +188,9 @@ class FakeProvider:
             if turn.error.refuse:  # no answer at all: the transport fails
                 exchange.status, exchange.chunks = 0, [REFUSED]
                 return 0, {}, exchange.chunks
+            if turn.error.stall:  # taken, never answered: the client's read timeout decides
+                exchange.status, exchange.chunks = 200, [STALL]
+                return 200, {"content-type": "application/json"}, exchange.chunks
             if turn.error.kind is not None:  # the provider's own error of that kind
                 from ..dialects.provider_errors import error_reply
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import socket
 import threading
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -28,9 +29,7 @@ class _Handler(BaseHTTPRequestHandler):
         body = self.rfile.read(length) if length else b""
         status, headers, chunks = self.fake.respond(self.command, self.path,
                                                     dict(self.headers.items()), body)
-        if chunks and chunks[0] is REFUSED:  # the port cannot refuse now: close unanswered
-            self.close_connection = True
-            self.connection.shutdown(socket.SHUT_RDWR)
+        if self.refused(chunks):
             return
         self.send_response(status)
         for key, value in headers.items():
@@ -42,15 +41,28 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("connection", "close")
         self.close_connection = True
         self.end_headers()
+        self.play(chunks)
+
+    def refused(self, chunks: list[bytes]) -> bool:
+        """An answer that never comes (ErrorReply.refuse): the port cannot refuse a connection
+        it has accepted, so it closes it unanswered."""
+        if chunks and chunks[0] is REFUSED:
+            self.close_connection = True
+            self.connection.shutdown(socket.SHUT_RDWR)
+            return True
+        return False
+
+    def play(self, chunks: list[bytes]) -> None:
+        """Write the body in chunked transfer, one chunk per piece; a reset drops the
+        connection in the middle of the body, a stall waits ``LOOPBACK_STALL`` first."""
         for piece in chunks:
             if piece is STALL:
-                import time
-
                 self.wfile.flush()
                 time.sleep(LOOPBACK_STALL)
                 piece = RESET
             if piece is RESET:  # drop the connection in the middle of the chunked body
                 self.wfile.flush()
+                self.close_connection = True
                 self.connection.shutdown(socket.SHUT_RDWR)
                 return
             self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
@@ -64,7 +76,22 @@ class _Handler(BaseHTTPRequestHandler):
         pass  # the fake records every exchange itself; stderr stays quiet
 
 
-class _IPv6Server(ThreadingHTTPServer):
+class QuietServer(ThreadingHTTPServer):
+    """A threading HTTP server that does not print a traceback when a client drops its
+    connection (a reset, a client closing a kept-alive connection): that is the client's
+    right, not an error of the fake."""
+
+    daemon_threads = True
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        import sys
+
+        if isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+            return
+        super().handle_error(request, client_address)  # type: ignore[arg-type]
+
+
+class _IPv6Server(QuietServer):
     address_family = socket.AF_INET6
 
 
@@ -81,7 +108,7 @@ def serve(fake: FakeProvider, host: str = "127.0.0.1") -> Iterator[Endpoint]:
                          "host='127.0.0.1' (the default), '::1' or 'localhost'")
     handler = type("Handler", (_Handler,), {"fake": fake})
     # ThreadingHTTPServer binds IPv4 only; '::1' needs an IPv6 socket and a bracketed URL
-    server_class = _IPv6Server if host == "::1" else ThreadingHTTPServer
+    server_class = _IPv6Server if host == "::1" else QuietServer
     server = server_class((host, 0), handler)
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02},
