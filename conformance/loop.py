@@ -67,7 +67,8 @@ def _tools(**behaviours: Sequence[Any]) -> tuple[ScriptedTool, ...]:
 #: the model call itself fails (``error``), the provider throttles it, a 429 that asks for a
 #: delay (``throttled``: the provider's client retries it when the profile declares
 #: ``model_retries``, and the retry gets the next answer), or the model ends the run (``final``)
-ROUND_KINDS = ("ok", "fail", "mixed", "permanent", "crash", "error", "throttled", "final")
+ROUND_KINDS = ("ok", "fail", "mixed", "permanent", "crash", "unknown", "error", "throttled",
+               "final")
 
 
 def expected_stop(profile: Any, rounds: Sequence[str]) -> tuple[str, int]:
@@ -106,8 +107,11 @@ def expected_stop(profile: Any, rounds: Sequence[str]) -> tuple[str, int]:
             return close("max_iterations")
         if kind == "crash" and profile.crash_policy == "abort":
             return "error", calls
+        if kind == "unknown" and profile.unknown_tool_policy == "abort":
+            return "error", calls
         if kind == "permanent" and profile.permanent_failure_stops:
             return close("permanent_failure")
+        kind = "fail" if kind == "unknown" else kind  # fed back: a failed call
         success = kind in ("ok", "mixed")
         tool_failures += kind != "ok"
         if success or profile.iteration_counts == "rounds":
@@ -243,12 +247,30 @@ def _fed_back(run: LoopRun, request_index: int) -> list[Any] | None:
     next request beyond the previous one's, or, when the loop stopped before sending one, those
     of ``LoopResult.messages`` (what it would send next). None: nothing to read."""
     if request_index < len(run.requests):
-        before = len(run.requests[request_index - 1].messages)
-        return list(run.requests[request_index].messages)[before:]
+        before = run.requests[request_index - 1].messages
+        now = run.requests[request_index].messages
+        return _appended_to_user(run, before, now) + list(now)[len(before):]
     stored = list(run.result.messages) if run.result is not None else []
     if not stored or request_index - 1 >= len(run.requests):
         return None
-    return stored[len(run.requests[request_index - 1].messages):]
+    before = run.requests[request_index - 1].messages
+    return _appended_to_user(run, before, stored) + stored[len(before):]
+
+
+def _appended_to_user(run: LoopRun, before: Sequence[Any], now: Sequence[Any]) -> list[Any]:
+    """Under ``feedback_role="user"``, text a loop appended to a user message it had already
+    sent: a loop that merges consecutive user messages feeds results back that way (smolagents'
+    ``get_clean_message_list``, models.py, read 2026-11-25 on smolagents 1.26.0), with no new
+    message to read."""
+    if run.profile.feedback_role != "user":
+        return []
+    out = []
+    for old, new in zip(before, now):
+        if getattr(old, "role", None) == getattr(new, "role", None) == "user":
+            was, is_ = old.content or "", new.content or ""
+            if is_ != was and is_.startswith(was):
+                out.append(UserMessage(content=is_[len(was):]))
+    return out
 
 
 def _stopped_before(run: LoopRun, request_index: int) -> bool:
@@ -359,6 +381,34 @@ def failure_fed_back(run: LoopRun) -> None:
                 expected=want, got=[t[:120] for t, _ in candidates] or "nothing for it",
                 hint="send a ToolError's message to the model (it is written for it); for a "
                      "crash or a timeout say that the call failed, without its text")
+
+
+@check("loop.results_fed_back")
+def results_fed_back(run: LoopRun) -> None:
+    """Each call of the first round that succeeded has its result in the next request: its
+    tool message, or, under ``feedback_role="user"``, user-role text carrying it. (With tool
+    messages, a missing one also breaks loop.answered_once_in_order; with user-role text only
+    this check sees it.)"""
+    added = _fed_back(run, 1)
+    if added is None:
+        return  # nothing sent after the round: loop.failure_fed_back and the stop checks say so
+    texts = _feedback_texts(run, added)
+    by_id = {i: t for i, t in texts if i is not None}
+    free = [t for i, t in texts if i is None]
+    ids = [c.id for c in run.script.turns[0].tool_calls]
+    for execution in _last_executions(run):
+        if execution.call_id not in ids or execution.outcome != "ok":
+            continue
+        result = str(execution.result)
+        candidates = [by_id[execution.call_id]] if execution.call_id in by_id else free
+        if not any(result in t for t in candidates):
+            raise ConformanceFailure(
+                "loop.results_fed_back", f"call {execution.call_id} succeeded but its result "
+                "never reached the model", expected=f"{execution.call_id}: {result!r}",
+                got=[t[:120] for t in candidates] or "nothing for it",
+                hint="send every call's result back, the successes beside the failures; a "
+                     "model not shown a result calls the tool again or makes the answer up "
+                     "(huggingface/smolagents#2457)")
 
 
 @check("loop.answered_once_in_order")
@@ -480,9 +530,9 @@ def result_mentions(words: Sequence[str], clause: str) -> Callable[[LoopRun], No
     @check(clause)
     def result_mentions_check(run: LoopRun) -> None:
         added = _fed_back(run, 1)
-        if added is None and _stopped_before(run, 1):
-            return  # the declared policy ended the run there (loop.stop_reason checks it)
         results = [t for _, t in _feedback_texts(run, added or [])]
+        if not results and _stopped_before(run, 1):
+            return  # the loop ended the run there (loop.stop_reason checks the policy allows it)
         text = " ".join(results)
         if not results or not any(w.lower() in text.lower() for w in words):
             raise ConformanceFailure(
@@ -599,12 +649,29 @@ def _constant(rounds: Sequence[str]) -> Callable[[Any], Sequence[str]]:
     return lambda profile: rounds
 
 
+def _kept(run: LoopRun, old: Any, new: Any, closing: bool) -> bool:
+    """``new`` carries ``old``: the same message; under ``feedback_role="user"`` a user message
+    with results appended (see ``_appended_to_user``); in a declared closing call, a system
+    prompt of the loop's own (smolagents' ``provide_final_answer`` sends the conversation under
+    its final-answer prompt by design: huggingface/smolagents#825, read 2026-11-25)."""
+    if old == new:
+        return True
+    role = getattr(old, "role", None)
+    if role != getattr(new, "role", None):
+        return False
+    if role == "user" and run.profile.feedback_role == "user":
+        return (new.content or "").startswith(old.content or "")
+    return closing and role in ("system", "developer")
+
+
 @check("loop.conversation_kept")
 def conversation_kept(run: LoopRun) -> None:
     """Each model call re-sends the whole conversation so far, and the tools, every time."""
     for n in range(1, len(run.requests)):
         before, now = run.requests[n - 1], run.requests[n]
-        if list(now.messages[:len(before.messages)]) != list(before.messages):
+        closing = run.profile.closing_call and n == len(run.requests) - 1 and not now.tools
+        if not all(_kept(run, old, new, closing) for old, new in
+                   zip(before.messages, now.messages)) or len(now.messages) < len(before.messages):
             raise ConformanceFailure(
                 "loop.conversation_kept", f"model call {n + 1} does not carry the conversation "
                 f"of call {n}: earlier messages were dropped or changed",
@@ -612,7 +679,6 @@ def conversation_kept(run: LoopRun) -> None:
                 got=[getattr(m, "role", "?") for m in now.messages],
                 hint="append each round to one message list; the model forgets tool results "
                      "it is not shown again")
-        closing = run.profile.closing_call and n == len(run.requests) - 1 and not now.tools
         if not closing and [t.name for t in now.tools] != [t.name for t in run.requests[0].tools]:
             raise ConformanceFailure(
                 "loop.conversation_kept", f"model call {n + 1} does not offer the same tools",
@@ -729,7 +795,7 @@ CASES: list[Case] = [
             "success is an iteration, not a failure round: repeated mixed rounds must not stop "
             "the loop with failure_rounds.",
         loop=_mixed,
-        checks=(failure_fed_back, answered_once_in_order,
+        checks=(failure_fed_back, results_fed_back, answered_once_in_order,
                 stop_reason(lambda p: expected_stop(p, _mixed_rounds(p))[0])),
     ),
     _loop_case(
@@ -810,10 +876,10 @@ CASES: list[Case] = [
             "_base_client._calculate_retry_timeout, read 2026-11-24 on openai 3.57.0). A retry "
             "before the delay is spent is throttled again; a loop that raises, or retries a "
             "429 in a tight loop of its own, fails the run it could have finished.",
-        loop=LoopScript(messages=ASK, tools=_tools(get_weather=[ok("18°C")]),
-                        turns=(_turn(_call("get_weather", {"city": "Paris"}, "call_1")),
-                               Turn(error=ErrorReply(kind="rate_limit", retry_after=1)),
-                               FINAL)),
+        loop=lambda p: LoopScript(messages=ASK, tools=_tools(get_weather=[ok("18°C")]),
+                                  turns=(_turn(_call("get_weather", {"city": "Paris"}, "call_1")),
+                                         Turn(error=ErrorReply(kind="rate_limit", retry_after=1)),
+                                         _final(p))),
         # model_retries declares the provider client's own retries (the openai SDK: 2)
         checks=(*by_policy(_constant(["ok", "throttled", "final"]),
                            "the round, the throttled call, and the client's retry when the "
@@ -835,8 +901,9 @@ CASES: list[Case] = [
         why="Models misspell tool names; a KeyError in dispatch ends the run instead of letting "
             "the model correct itself.",
         loop=_one_call_then_final("get_weather", [ok("18°C")], "get_wether", {"city": "Paris"}),
+        # unknown_tool_policy="abort": the run stops with 'error' (openai-agents' default)
         checks=(result_mentions(["get_wether", "unknown", "no tool"], "loop.unknown_tool"),
-                stop_reason(lambda p: expected_stop(p, ["fail", "final"])[0])),
+                stop_reason(lambda p: expected_stop(p, ["unknown", "final"])[0])),
     ),
     _loop_case(
         id="loop.malformed_arguments",
@@ -954,7 +1021,7 @@ def _finish_out_of_order_distinct(profile: Any) -> LoopScript:
         sleep(wait, "charlie: 3 records", call_id="call_c", after=["call_b"])]),
         turns=(_turn(_call("slow_lookup", {"key": "a"}, "call_a"),
                      _call("slow_lookup", {"key": "b"}, "call_b"),
-                     _call("slow_lookup", {"key": "c"}, "call_c")), FINAL))
+                     _call("slow_lookup", {"key": "c"}, "call_c")), _final(profile)))
 
 
 @check("loop.stop_reason")
@@ -996,9 +1063,10 @@ _ISSUE16: list[Case] = [
             "tool_calls, Anthropic text plus tool_use blocks, Gemini text plus functionCall "
             "parts, Responses message plus function_call items, Ollama content plus "
             "tool_calls). A loop that treats any text as the final answer drops the calls.",
-        loop=LoopScript(messages=ASK, tools=_tools(get_weather=[ok("18°C, sunny")]),
-                        turns=(_turn(_call("get_weather", {"city": "Paris"}, "call_1"),
-                                     text="Let me check the weather first."), FINAL)),
+        loop=lambda p: LoopScript(messages=ASK, tools=_tools(get_weather=[ok("18°C, sunny")]),
+                                  turns=(_turn(_call("get_weather", {"city": "Paris"}, "call_1"),
+                                               text="Let me check the weather first."),
+                                         _final(p))),
         checks=(calls_run("get_weather"), stop_reason("completed"),
                 model_calls(lambda p: 2, "the round, then the answer")),
     ),
@@ -1017,10 +1085,11 @@ _ISSUE16: list[Case] = [
             "the model reports the wire's 'stop' as it is; the reference adapters of gemini and "
             "ollama report 'tool_calls' for it, so behind the fake those two check that path.",
         dialects=("openai", "gemini", "ollama"),
-        loop=LoopScript(messages=ASK, tools=_tools(get_weather=[ok("18°C, sunny")]),
-                        turns=(Turn(tool_calls=(_call("get_weather", {"city": "Paris"},
-                                                      "call_1"),), finish_reason="stop"),
-                               FINAL)),
+        loop=lambda p: LoopScript(messages=ASK, tools=_tools(get_weather=[ok("18°C, sunny")]),
+                                  turns=(Turn(tool_calls=(_call("get_weather", {"city": "Paris"},
+                                                                "call_1"),),
+                                              finish_reason="stop"),
+                                         _final(p))),
         checks=(calls_run("get_weather"), stop_reason("completed"),
                 model_calls(lambda p: 2, "the round, then the answer")),
     ),
@@ -1041,12 +1110,12 @@ _ISSUE16: list[Case] = [
             "(JSON Schema 2020-12, which every dialect's tool schema is). The tool must not run; "
             "the validation error goes back to the model.",
         needs={"loop.argument_validation"},
-        loop=LoopScript(messages=ASK,
-                        tools=(*_tools(fetch_record=[ok("Ada Lovelace")]),
-                               ScriptedTool(spec=ALARM, behaviours=(ok("alarm set"),))),
-                        turns=(_turn(_call("fetch_record", {"id": "seven"}, "call_1"),
-                                     _call("set_alarm", {"time": "07:00", "snooze": True},
-                                           "call_2")), FINAL)),
+        loop=lambda p: LoopScript(
+            messages=ASK, tools=(*_tools(fetch_record=[ok("Ada Lovelace")]),
+                                 ScriptedTool(spec=ALARM, behaviours=(ok("alarm set"),))),
+            turns=(_turn(_call("fetch_record", {"id": "seven"}, "call_1"),
+                         _call("set_alarm", {"time": "07:00", "snooze": True}, "call_2")),
+                   _final(p))),
         checks=(never_ran("fetch_record", _WHOLE_SCHEMA), never_ran("set_alarm", _WHOLE_SCHEMA),
                 _fed_back_unless_clarified, _argument_types_stop),
     ),

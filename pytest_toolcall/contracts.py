@@ -124,6 +124,10 @@ class Profile(BaseModel):
     #: a tool that crashes (raises something other than ToolError): its sanitised failure is
     #: fed back to the model (``feed_back``), or the run stops with ``error`` (``abort``)
     crash_policy: Literal["feed_back", "abort"] = "feed_back"
+    #: a call to a tool the loop does not have: an error result fed back to the model
+    #: (``feed_back``), or the run stops with ``error`` (``abort``: openai-agents'
+    #: ``RunConfig.tool_not_found_behavior="raise_error"``, its default)
+    unknown_tool_policy: Literal["feed_back", "abort"] = "feed_back"
     #: a call id repeated within one turn: run and answer it once (``dedupe``), or run none of
     #: the calls with that id and fail closed (``refuse``)
     duplicate_call_ids: Literal["dedupe", "refuse"] = "dedupe"

@@ -22,7 +22,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from pytest_toolcall.loop import LoopRequest, LoopResult, ToolError
-from pytest_toolcall.model import AssistantMessage, ChatResponse, ToolCall, ToolMessage, Usage
+from pytest_toolcall.model import (AssistantMessage, ChatRequest, ChatResponse, ToolCall,
+                                   ToolMessage, Usage, UserMessage)
 from pytest_toolcall.reference.history import ReferenceHistoryBuilder
 from pytest_toolcall.reference.loop import ReferenceToolLoop, _Outcome, _State
 
@@ -188,6 +189,32 @@ class DropsFailedResultsFromMixedBatch(ReferenceToolLoop):
 
     def new_state(self, request: LoopRequest) -> _State:
         return _DropsFailedResultsState(request)
+
+
+class _DropsSuccessfulObservationsState(_State):
+    def chat_request(self) -> Any:
+        out: list[Any] = []
+        failed = {m.tool_call_id for m in self.messages
+                  if isinstance(m, ToolMessage) and m.is_error}
+        for m in self.messages:
+            if isinstance(m, AssistantMessage) and m.tool_calls:
+                out.append(AssistantMessage(content="Calling tools: " + ", ".join(
+                    f"{c.name}({c.raw_arguments}) as {c.id}" for c in m.tool_calls)))
+            elif isinstance(m, ToolMessage):
+                if m.tool_call_id in failed:
+                    out.append(UserMessage(content=f"Error in {m.tool_call_id}: {m.content}"))
+            else:
+                out.append(m)
+        return ChatRequest(messages=tuple(out), tools=self.tool_specs)
+
+
+class DropsSuccessfulObservations(ReferenceToolLoop):
+    """Feeds results back as user-role observations (feedback_role="user") and keeps only the
+    errors: the model never sees what a successful sibling returned (smolagents
+    ToolCallingAgent, https://github.com/huggingface/smolagents/issues/2457)."""
+
+    def new_state(self, request: LoopRequest) -> _State:
+        return _DropsSuccessfulObservationsState(request)
 
 
 class _StopsUnansweredState(_State):

@@ -79,7 +79,7 @@ LOOP_CONTROLS: list[tuple[str, type[ReferenceToolLoop], str, dict[str, Any]]] = 
     ("loop.malformed_arguments", c.MalformedAsEmptyObject, "loop.malformed_arguments", {}),
     ("loop.malformed_arguments", c.SkipsArgumentChecks, "loop.tool_not_run", {}),
     ("loop.unknown_tool", c.KeyErrorOnUnknownTool, "loop.raised", {}),
-    ("loop.unknown_tool", c.UnknownToolStopsTheLoop, "loop.unknown_tool", {}),
+    ("loop.unknown_tool", c.UnknownToolStopsTheLoop, "loop.stop_reason", {}),
     # -- sanitised failures (AC4) ----------------------------------------------------------------
     ("loop.sanitised_failures", c.RawExceptionText, "loop.sanitised", {}),
     ("loop.sanitised_failures", c.ExceptionRepr, "loop.sanitised", {}),
@@ -89,6 +89,8 @@ LOOP_CONTROLS: list[tuple[str, type[ReferenceToolLoop], str, dict[str, Any]]] = 
     ("loop.mixed_batch", c.DropsFailedCallsFromMixedBatch, "loop.failure_fed_back", {}),
     ("loop.mixed_batch", c.DropsFailedResultsFromMixedBatch,
      "request.messages.tool_calls.unanswered", {}),
+    ("loop.mixed_batch", c.DropsSuccessfulObservations, "loop.results_fed_back",
+     {"feedback_role": "user"}),
     ("loop.mixed_batch", c.AnyFailureIsFailureRound, "loop.stop_reason", {}),
     ("loop.mixed_batch", c.SuccessConditionFlipped, "loop.stop_reason", {}),
     ("loop.mixed_batch", c.RetryableTreatedAsPermanent, "loop.stop_reason", {}),
@@ -594,3 +596,15 @@ def test_a_loop_that_retries_a_failed_tool_itself_passes(case_id: str) -> None:
     for run in run_case(LOOP[case_id], _RetriesToolsInternally.from_profile(profile), profile):
         if case_id == "loop.retryable_failure_continues":  # fail, then its retry succeeds
             assert [e.outcome for e in run.executor.executions][:2] == ["failed", "ok"]
+
+
+def test_an_unknown_tool_may_end_the_run_when_declared() -> None:
+    """unknown_tool_policy="abort" (openai-agents' default tool_not_found_behavior) makes
+    stopping with 'error' honest; undeclared it stays a failure, and a loop declaring it that
+    feeds the error back instead is failed on the stop reason."""
+    case = LOOP["loop.unknown_tool"]
+    declared = profile_for(case.id, unknown_tool_policy="abort")
+    run_case(case, c.UnknownToolStopsTheLoop.from_profile(declared), declared)
+    with pytest.raises(ConformanceFailure) as exc:
+        run_case(case, ReferenceToolLoop.from_profile(declared), declared)
+    assert exc.value.clause == "loop.stop_reason"
