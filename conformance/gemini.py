@@ -7,7 +7,7 @@ from typing import Any
 
 from pytest_toolcall.cases import Case, Step, StreamPlan, Turn, check
 from pytest_toolcall.checks import matches_script
-from pytest_toolcall.dialects.gemini import Gemini, thought_signature
+from pytest_toolcall.dialects.gemini import Gemini, _camel, thought_signature
 from pytest_toolcall.errors import ConformanceFailure
 from pytest_toolcall.model import AssistantMessage, ToolCall, ToolMessage
 from pytest_toolcall.runner import CaseRun
@@ -27,9 +27,25 @@ def _wire_parts(run: CaseRun, step: int, role: str, kind: str) -> list[list[dict
     for content in body.get("contents") or ():
         if content.get("role", "user") != role:
             continue
-        parts = [p for p in content.get("parts") or () if kind in p]
+        parts = [p for p in map(_camel_part, content.get("parts") or ()) if kind in p]
         if parts:
             out.append(parts)
+    return out
+
+
+def _camel_part(part: Any) -> dict[str, Any]:
+    """A part with its field names (and its call's or result's) in camelCase: Gemini's proto
+    JSON parser takes the snake_case spelling too (``function_call``, ``thought_signature``),
+    which litellm sends (read off its requests, 2026-11-25, litellm 1.110.2); the arguments
+    and the result object are the caller's data and keep their keys."""
+    if not isinstance(part, dict):
+        return {}
+    out = {}
+    for key, value in part.items():
+        key = _camel(key)
+        if key in ("functionCall", "functionResponse") and isinstance(value, dict):
+            value = {_camel(k): v for k, v in value.items()}
+        out[key] = value
     return out
 
 

@@ -256,7 +256,10 @@ def replay_not_escaped(run: CaseRun) -> None:
 
 #: Words an error uses to say an answer was not what it should be. Matched case-insensitively
 #: in the error and its causes, next to the body's own words.
+# what real libraries' typed errors say: litellm "returned a response with no 'choices'",
+# pydantic-ai "Streamed response ended without content or tool calls" (2026-11-25)
 _MALFORMED_WORDS = ("malformed", "invalid", "unexpected", "missing", "empty", "no choices",
+                    "no 'choices'", "without content",
                     "not a valid", "could not parse", "failed to parse", "unable to parse",
                     "upstream timeout", "validation error", "unrecognized", "bad response")
 

@@ -20,6 +20,7 @@ from .model import (
     ToolCall,
     ToolCallComplete,
     ToolCallDelta,
+    extends_id,
     parse_arguments,
 )
 from .runner import CaseRun, StepRecord
@@ -293,18 +294,6 @@ def wire_request(run: CaseRun, step: int = 0) -> Any:
     return exchange.decoded
 
 
-def _extends_id(got: str | None, want: str) -> bool:
-    """A library may hand back the provider's id with more encoded after it (litellm's Gemini
-    route appends the thought signature, ``call_001__thought__<sig>``, and strips it before the
-    id goes back; issue 14, defect 8). What reaches the provider is judged on replay; here the
-    id handed back must start with the provider's and must not repeat it (the concatenated-id
-    bug, ``call_001call_001``)."""
-    if not got or not got.startswith(want) or got == want:
-        return False
-    rest = got[len(want):]
-    return want not in rest and not rest[:1].isalnum()
-
-
 def _fmt_call(call: ToolCall) -> str:
     return f"{call.name}(id={call.id!r}, arguments={call.arguments!r})"
 
@@ -330,7 +319,7 @@ def compare_response(run: CaseRun, record: StepRecord, got: ChatResponse) -> Non
             hint="parallel calls merged or dropped? key stream fragments on index (and id)"
             if len(got.tool_calls) < len(want) else "one call split in two?")
     for k, (w, g) in enumerate(zip(want, got.tool_calls)):
-        if w.id is not None and g.id != w.id and not _extends_id(g.id, w.id):
+        if w.id is not None and g.id != w.id and not extends_id(g.id, w.id):
             raise ConformanceFailure(
                 "response.tool_calls.id", f"step {n}, call {k}: wrong id",
                 expected=w.id, got=g.id,

@@ -35,6 +35,7 @@ __all__ = [
     "Usage",
     "UserMessage",
     "assemble_stream",
+    "extends_id",
     "parse_arguments",
 ]
 
@@ -326,3 +327,15 @@ def assemble_stream(events: Iterable[Any]) -> ChatResponse:
         text="".join(text) or None, tool_calls=tuple(calls), finish_reason=finish, usage=usage,
         reasoning=tuple(reasoning),
     )
+
+
+def extends_id(got: str | None, want: str) -> bool:
+    """A library may hand back the provider's id with more encoded after it (litellm's Gemini
+    route appends the thought signature, ``call_001__thought__<sig>``, and strips it before the
+    id goes back; issue 14, defect 8). What reaches the provider is judged on replay; here the
+    id handed back must start with the provider's and must not repeat it (the concatenated-id
+    bug, ``call_001call_001``)."""
+    if not got or not got.startswith(want) or got == want:
+        return False
+    rest = got[len(want):]
+    return want not in rest and not rest[:1].isalnum()

@@ -28,6 +28,7 @@ from .contracts import Interface, Profile, check_adapter
 from .errors import ConformanceFailure, KitError, ToolcallError, UsageError
 from .fake.provider import Endpoint, Exchange
 from .model import (
+    AssistantMessage,
     ChatResponse,
     ReasoningComplete,
     StreamDone,
@@ -35,7 +36,9 @@ from .model import (
     TextDelta,
     ToolCallComplete,
     ToolCallDelta,
+    ToolMessage,
     assemble_stream,
+    extends_id,
 )
 
 __all__ = ["CaseRun", "CaseSkipped", "StepRecord", "run_case"]
@@ -217,9 +220,36 @@ def _cut_offsets(run: CaseRun) -> list[int]:
     return offsets
 
 
+def _with_ids_handed_back(run: CaseRun, request: Any) -> Any:
+    """The step's history with each call id as the implementation handed it back in an
+    earlier step, where it extended the provider's id (``model.extends_id``: litellm encodes
+    Gemini's thought signature in the id and strips it on the way out): a library is given back
+    what it returned, as its users' histories do, and what reaches the provider is judged on
+    the wire (issue 14, defect 8). Every other history is sent as scripted."""
+    handed: dict[str, str] = {}
+    for record in run.steps[:-1]:
+        if record.response is None:
+            continue
+        for want, got in zip(record.step.reply.tool_calls, record.response.tool_calls):
+            if want.id and extends_id(got.id, want.id):
+                handed[want.id] = got.id  # type: ignore[assignment]
+    if not handed:
+        return request
+    messages = []
+    for m in request.messages:
+        if isinstance(m, AssistantMessage) and m.tool_calls:
+            m = m.model_copy(update={"tool_calls": tuple(
+                c.model_copy(update={"id": handed.get(c.id, c.id)}) for c in m.tool_calls)})
+        elif isinstance(m, ToolMessage) and m.tool_call_id in handed:
+            m = m.model_copy(update={"tool_call_id": handed[m.tool_call_id]})
+        messages.append(m)
+    return request.model_copy(update={"messages": tuple(messages)})
+
+
 def _call(run: CaseRun, record: StepRecord) -> None:
     adapter, step = run.adapter, record.step
-    request = step.request.model_copy(deep=True, update={"stream": step.via == "stream"})
+    request = _with_ids_handed_back(run, step.request.model_copy(
+        deep=True, update={"stream": step.via == "stream"}))
     record.handed = request
     if run.interface == "sync":
         method: Callable[[], Any]

@@ -504,13 +504,21 @@ class EncodesSignatureInIds(OpenAIChatAdapter):
         return super().encode_call(call.model_copy(
             update={"id": (call.id or "").split("__thought__")[0] or call.id}))
 
+    def encode_message(self, message: Any) -> dict[str, Any]:
+        if isinstance(message, ToolMessage) and message.tool_call_id:
+            message = message.model_copy(
+                update={"tool_call_id": message.tool_call_id.split("__thought__")[0]})
+        return super().encode_message(message)
+
 
 class SendsExtendedIdsBack(EncodesSignatureInIds):
     """The same, but the extended id reaches the provider on replay."""
 
     def encode_call(self, call: ToolCall) -> dict[str, Any]:
-        return OpenAIChatAdapter.encode_call(self, call.model_copy(
-            update={"id": f"{call.id}__thought__c2ln"}))
+        return OpenAIChatAdapter.encode_call(self, call.model_copy(update={"id": call.id}))
+
+    def encode_message(self, message: Any) -> dict[str, Any]:
+        return OpenAIChatAdapter.encode_message(self, message)
 
 
 class MadeUpIds(OpenAIChatAdapter):
@@ -523,6 +531,17 @@ class MadeUpIds(OpenAIChatAdapter):
 def test_ids_that_encode_more_pass(openai_ep: Endpoint) -> None:
     _run("wire.parallel_calls", EncodesSignatureInIds, "openai", openai_ep)
     _run("wire.second_turn_passthrough", EncodesSignatureInIds, "openai", openai_ep)
+
+
+def test_a_later_step_is_handed_back_the_ids_the_adapter_returned(openai_ep: Endpoint) -> None:
+    """The history of step 2 carries the ids as the adapter handed them back in step 1 (what
+    its users' histories hold), so a library that decodes what it encoded in them can."""
+    [run] = run_case(REGISTRY["wire.second_turn_passthrough"],
+                     EncodesSignatureInIds.from_endpoint(openai_ep), reference_profile("openai"),
+                     openai_ep, interfaces=["sync"])[:1]
+    sent = [c.id for m in run.steps[1].handed.messages
+            for c in getattr(m, "tool_calls", None) or ()]
+    assert sent and all(i.endswith("__thought__c2ln") for i in sent), sent
 
 
 def test_made_up_or_leaked_ids_still_fail(openai_ep: Endpoint) -> None:
