@@ -92,7 +92,10 @@ def _run(case: Any, loop: Any, profile: Any) -> Any:
 
 FRAMEWORKS_MD = Path(__file__).parent.parent / "docs" / "frameworks.md"
 #: frameworks.md section -> the module its conftest needs
-FRAMEWORK_SECTIONS = {"pydantic-ai `Agent`": "pydantic_ai"}
+FRAMEWORK_SECTIONS = {"pydantic-ai `Agent`": "pydantic_ai", "openai-agents `Runner`": "agents",
+                      "LangChain `create_agent`": "langchain.agents",
+                      "LangGraph `create_react_agent`": "langgraph.prebuilt",
+                      "smolagents `ToolCallingAgent`": "smolagents"}
 
 
 def test_every_frameworks_md_section_is_run() -> None:

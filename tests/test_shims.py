@@ -235,9 +235,20 @@ def test_each_library_fails_exactly_its_pinned_cases(library: str) -> None:
         assert len(why) > 20, f"{library} {case}: say why it fails"
 
 
+#: shims whose dialect is the client's, each pinned in its own module (name -> module, and the
+#: docs/shims.md heading of each of its PINNED keys)
+MULTI_DIALECT = {
+    "langchain": ("tests.test_shim_langchain", "{}"),
+    "litellm": ("tests.test_shim_litellm", "litellm {}/"),
+    "pydantic_ai": ("tests.test_shim_pydantic_ai_models", "{}"),
+}
+
+
 def test_the_pins_cover_every_shim() -> None:
     assert set(LIBRARIES) <= set(PINNED)
-    assert {name for name, _dialect, _f in LIBRARIES.values()} == set(shims.SHIMS)
+    assert {name for name, _dialect, _f in LIBRARIES.values()} | set(MULTI_DIALECT) \
+        == set(shims.SHIMS)
+    assert all(shims.SHIMS[name][1] is None for name in MULTI_DIALECT)
 
 
 # -- the shims' own bad input -------------------------------------------------------------------
@@ -270,7 +281,8 @@ def test_importing_the_shims_imports_no_library() -> None:
     import subprocess
 
     code = ("import sys, pytest_toolcall.shims; "
-            "print(sorted(m for m in ('openai', 'anthropic', 'google.genai', 'ollama') "
+            "print(sorted(m for m in ('openai', 'anthropic', 'google.genai', 'ollama', "
+            "'langchain_core', 'litellm', 'pydantic_ai', 'agents', 'smolagents', 'langgraph') "
             "if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
@@ -344,11 +356,17 @@ def test_a_factory_that_cannot_be_used_is_a_setup_error(project: pytest.Pytester
 
 
 def test_docs_shims_md_lists_every_pinned_failure() -> None:
+    import importlib
     from pathlib import Path
 
     text = (Path(__file__).parent.parent / "docs" / "shims.md").read_text(encoding="utf-8")
-    for library, pins in PINNED.items():
-        section = text.split(f"#### {library}\n", 1)[1].split("\n#### ", 1)[0]
+    sections = dict(PINNED)
+    for module, heading in MULTI_DIALECT.values():
+        sections.update({heading.format(key): pins for key, pins in
+                         importlib.import_module(module).PINNED.items()})
+    for library, pins in sections.items():
+        assert f"#### {library}\n" in text, f"docs/shims.md has no section '#### {library}'"
+        section = text.split(f"#### {library}\n", 1)[1].split("\n#### ", 1)[0].split("\n## ")[0]
         rows = {line.split("|")[1].strip(" `"): line.split("|")[2].strip(" `")
                 for line in section.splitlines() if line.startswith("| `")}
         assert rows == {case: clause for case, (clause, _why) in pins.items()}, library

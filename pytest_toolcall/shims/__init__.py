@@ -33,8 +33,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["LOOPS", "SHIMS", "anthropic", "google_genai", "loop_profile", "ollama", "openai",
-           "openai_responses", "pydantic_ai_agent"]
+__all__ = ["LOOPS", "SHIMS", "anthropic", "google_genai", "langchain", "langchain_agent",
+           "langgraph_react", "litellm", "loop_profile", "ollama", "openai", "openai_agents",
+           "openai_responses", "pydantic_ai", "pydantic_ai_agent", "smolagents"]
 
 
 def openai(factory: Callable[[Any], Any]) -> Any:
@@ -72,13 +73,41 @@ def ollama(factory: Callable[[Any], Any]) -> Any:
     return OllamaShim(factory)
 
 
-#: shim name -> (shim, the dialect it speaks)
-SHIMS: dict[str, tuple[Callable[[Callable[[Any], Any]], Any], str]] = {
+def langchain(factory: Callable[[Any], Any]) -> Any:
+    """Any LangChain chat model (``BaseChatModel``: ``ChatOpenAI``, ``ChatAnthropic``, ...),
+    through ``invoke`` and ``stream``; it speaks the dialect of the model the factory builds."""
+    from ._langchain import LangChainShim
+
+    return LangChainShim(factory)
+
+
+def litellm(factory: Callable[[Any], Any]) -> Any:
+    """``litellm.completion`` on its ``openai/``, ``anthropic/`` and ``gemini/`` routes; the
+    factory returns the keyword arguments that pick the route and wire it to the endpoint."""
+    from ._litellm import LiteLLMShim
+
+    return LiteLLMShim(factory)
+
+
+def pydantic_ai(factory: Callable[[Any], Any]) -> Any:
+    """A pydantic-ai model (``OpenAIChatModel``, ``OpenAIResponsesModel``, ``AnthropicModel``,
+    ``GoogleModel``) used directly, through ``request`` and ``request_stream``."""
+    from ._pydantic_ai_models import PydanticAIModelShim
+
+    return PydanticAIModelShim(factory)
+
+
+#: shim name -> (shim, the dialect it speaks; None: the dialect of the client the factory
+#: builds, which the shim checks against the endpoint's)
+SHIMS: dict[str, tuple[Callable[[Callable[[Any], Any]], Any], str | None]] = {
     "openai": (openai, "openai"),
     "openai_responses": (openai_responses, "openai-responses"),
     "anthropic": (anthropic, "anthropic"),
     "google_genai": (google_genai, "gemini"),
     "ollama": (ollama, "ollama"),
+    "langchain": (langchain, None),
+    "litellm": (litellm, None),
+    "pydantic_ai": (pydantic_ai, None),
 }
 
 
@@ -91,9 +120,45 @@ def pydantic_ai_agent(model: Callable[[Any], Any] | None = None, profile: Any = 
     return PydanticAIAgentLoop(model, profile or PROFILE)
 
 
-#: loop shim name -> (shim, module holding its ``PROFILE``)
-LOOPS: dict[str, tuple[Callable[..., Any], str]] = {
-    "pydantic_ai_agent": (pydantic_ai_agent, "_pydantic_ai_agent"),
+def openai_agents(model: Callable[[Any], Any] | None = None, profile: Any = None) -> Any:
+    """openai-agents' ``Runner`` loop; ``model(endpoint)`` builds its model (default:
+    ``OpenAIChatCompletionsModel`` over ``openai.AsyncOpenAI`` on the endpoint)."""
+    from ._openai_agents import PROFILE, OpenAIAgentsLoop
+
+    return OpenAIAgentsLoop(model, profile or PROFILE)
+
+
+def langchain_agent(model: Callable[[Any], Any] | None = None, profile: Any = None) -> Any:
+    """LangChain's ``create_agent`` loop; ``model(endpoint)`` builds its chat model (default:
+    ``ChatOpenAI`` on the endpoint)."""
+    from ._langgraph import LANGCHAIN_AGENT_PROFILE, LangChainAgentLoop
+
+    return LangChainAgentLoop(model, profile or LANGCHAIN_AGENT_PROFILE)
+
+
+def langgraph_react(model: Callable[[Any], Any] | None = None, profile: Any = None) -> Any:
+    """LangGraph's prebuilt ``create_react_agent`` loop; ``model(endpoint)`` builds its chat
+    model (default: ``ChatOpenAI`` on the endpoint)."""
+    from ._langgraph import LANGGRAPH_REACT_PROFILE, LangGraphReactLoop
+
+    return LangGraphReactLoop(model, profile or LANGGRAPH_REACT_PROFILE)
+
+
+def smolagents(model: Callable[[Any], Any] | None = None, profile: Any = None) -> Any:
+    """smolagents' ``ToolCallingAgent`` loop; ``model(endpoint)`` builds its model (default:
+    ``OpenAIServerModel`` on the endpoint)."""
+    from ._smolagents import PROFILE, SmolagentsLoop
+
+    return SmolagentsLoop(model, profile or PROFILE)
+
+
+#: loop shim name -> (shim, module, the name of its profile in that module)
+LOOPS: dict[str, tuple[Callable[..., Any], str, str]] = {
+    "pydantic_ai_agent": (pydantic_ai_agent, "_pydantic_ai_agent", "PROFILE"),
+    "openai_agents": (openai_agents, "_openai_agents", "PROFILE"),
+    "langchain_agent": (langchain_agent, "_langgraph", "LANGCHAIN_AGENT_PROFILE"),
+    "langgraph_react": (langgraph_react, "_langgraph", "LANGGRAPH_REACT_PROFILE"),
+    "smolagents": (smolagents, "_smolagents", "PROFILE"),
 }
 
 
@@ -106,4 +171,5 @@ def loop_profile(name: str) -> Any:
 
     if name not in LOOPS:
         raise UsageError(f"no loop shim named {name!r}; known: {', '.join(sorted(LOOPS))}")
-    return importlib.import_module(f"{__name__}.{LOOPS[name][1]}").PROFILE
+    _shim, module, attribute = LOOPS[name]
+    return getattr(importlib.import_module(f"{__name__}.{module}"), attribute)

@@ -1,0 +1,266 @@
+"""LangChain chat models: any ``langchain_core`` ``BaseChatModel`` (``ChatOpenAI``,
+``ChatAnthropic``, ...), through ``bind_tools`` + ``invoke`` and ``bind_tools`` + ``stream``.
+
+``shims.langchain(lambda ep: ChatOpenAI(model="gpt-4o-mini", base_url=ep.base_url,
+api_key=ep.api_key, http_client=ep.client, max_retries=0))``.
+
+The canonical request becomes LangChain's own input: ``SystemMessage`` (a developer message
+carries ``additional_kwargs={"__openai_role__": "developer"}``, the key langchain-openai itself
+reads and writes for that role), ``HumanMessage``, ``AIMessage`` with ``tool_calls`` (a call
+whose arguments did not parse goes back as one of its ``invalid_tool_calls``, its text as it
+came) and the thinking blocks it followed as content blocks, ``ToolMessage`` with
+``tool_call_id`` (``status="error"`` for a failed call). Tools are bound as JSON-schema tool
+dicts with ``tool_choice`` in LangChain's own spelling (``"any"`` to force a call, a tool's name
+to force that tool, ``"auto"``, ``"none"``) and ``parallel_tool_calls``.
+
+The answer is read from LangChain's own objects only: ``tool_calls`` and ``invalid_tool_calls``
+(an invalid call is a call with a parse error, never dropped or repaired), ``text``,
+``response_metadata`` (``finish_reason``, or Anthropic's ``stop_reason``), ``usage_metadata``.
+A stream is what ``stream()`` yields: the text of each chunk as it comes, then the chunks added
+together as LangChain documents (``AIMessageChunk.__add__``), whose ``tool_calls`` /
+``invalid_tool_calls`` are LangChain's own reading of the ``tool_call_chunks``.
+
+Errors: the integrations raise their provider SDK's exceptions (or LangChain subclasses of
+them); the openai and anthropic SDKs' HTTP errors become ``ProviderError`` with the SDK's own
+retry decision, read from the model's SDK client when it can be reached.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+from ..errors import ProviderError
+from ..model import (AssistantMessage, ChatRequest, ChatResponse, NamedToolChoice, Reasoning,
+                     ReasoningComplete, StreamDone, SystemMessage, TextDelta, ToolCall,
+                     ToolCallComplete, ToolMessage, Usage, UserMessage)
+from ._base import Shim, maps_errors, require, stainless_error
+
+#: finish reasons as the integrations put them in ``response_metadata``: langchain-openai's
+#: ``finish_reason`` (Chat Completions) and langchain-anthropic's ``stop_reason`` (Messages)
+_FINISH = {"stop": "stop", "tool_calls": "tool_calls", "function_call": "tool_calls",
+           "length": "length", "content_filter": "content_filter",
+           "end_turn": "stop", "stop_sequence": "stop", "tool_use": "tool_calls",
+           "max_tokens": "length", "model_context_window_exceeded": "length",
+           "refusal": "content_filter", "pause_turn": "other"}
+
+#: with ``ChatRequest.reasoning`` on a model that has ChatAnthropic's ``thinking`` field: the
+#: reference encoder's budget (Anthropic's minimum) and max_tokens above it
+_THINKING_BUDGET = 1024
+
+#: the SDKs whose HTTP errors are mapped, and where a LangChain model keeps its SDK client
+#: (langchain-openai: ``root_client``; langchain-anthropic: the cached ``_client``)
+_SDKS = (("openai", ("root_client", "client")), ("anthropic", ("_client",)))
+
+
+class LangChainShim(Shim):
+    expected = "a LangChain chat model (a langchain_core BaseChatModel, e.g. ChatOpenAI)"
+
+    @property
+    def name(self) -> str:
+        return "langchain"
+
+    def load(self) -> Any:
+        return require("langchain_core.language_models", "langchain", "langchain")
+
+    def check(self, client: Any) -> None:
+        if isinstance(client, self.module.BaseChatModel):
+            return
+        runnables = sys.modules.get("langchain_core.runnables")
+        if runnables is not None and isinstance(client, runnables.RunnableBinding) \
+                and isinstance(getattr(client, "bound", None), self.module.BaseChatModel):
+            raise self.wrong_kind(client, ": return the chat model itself, not a bound one "
+                                          "(model.bind_tools(...) / .bind(...)); the shim binds "
+                                          "each request's tools itself")
+        raise self.wrong_kind(client)
+
+    def adapter(self, client: Any) -> LangChainShimAdapter:
+        return LangChainShimAdapter(client)
+
+
+class LangChainShimAdapter:
+    """``complete`` is ``bind_tools(...).invoke(messages)``, ``stream`` is
+    ``bind_tools(...).stream(messages)`` with the chunks added together."""
+
+    def __init__(self, model: Any) -> None:
+        self.model = model
+
+    # -- errors --------------------------------------------------------------------------------
+    def provider_error(self, exc: Exception) -> ProviderError | None:
+        for module_name, attributes in _SDKS:
+            module = sys.modules.get(module_name)  # raised by it: it is imported
+            if module is None or not isinstance(exc, getattr(module, "APIStatusError", ())):
+                continue
+            return stainless_error(self.sdk_client(module, attributes), module, exc)
+        return None
+
+    def sdk_client(self, module: Any, attributes: tuple[str, ...]) -> Any:
+        """The model's own SDK client (the one whose retry policy applies), or None."""
+        base = getattr(getattr(module, "_base_client", None), "SyncAPIClient", None)
+        if base is None:
+            return None
+        for attribute in attributes:
+            try:
+                client = getattr(self.model, attribute, None)
+            except Exception:  # a lazily built client that cannot be built: none to read
+                continue
+            if isinstance(client, base):
+                return client
+        return None
+
+    # -- canonical -> LangChain ----------------------------------------------------------------
+    def runnable(self, request: ChatRequest) -> Any:
+        if not request.tools:
+            return self.model
+        tools = [_tool(t) for t in request.tools]
+        kwargs: dict[str, Any] = {}
+        choice = request.tool_choice
+        if isinstance(choice, NamedToolChoice):
+            kwargs["tool_choice"] = choice.name
+        elif choice == "required":
+            kwargs["tool_choice"] = "any"
+        elif choice is not None:  # "auto", "none"
+            kwargs["tool_choice"] = choice
+        if request.parallel_tool_calls is not None:
+            kwargs["parallel_tool_calls"] = request.parallel_tool_calls
+        stricts = {t.strict for t in request.tools}
+        if len(stricts) == 1 and None not in stricts:
+            # bind_tools' own strict (ChatOpenAI and ChatAnthropic both take it); each tool
+            # dict says it too, but langchain-anthropic reads only this one
+            kwargs["strict"] = stricts.pop()
+        return self.model.bind_tools(tools, **kwargs)
+
+    def call_kwargs(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
+        kwargs: dict[str, Any] = {}
+        if request.model:
+            kwargs["model"] = request.model
+        fields = getattr(type(self.model), "model_fields", {})
+        if request.reasoning and "thinking" in fields:  # ChatAnthropic's extended thinking
+            kwargs["thinking"] = {"type": "enabled", "budget_tokens": _THINKING_BUDGET}
+            kwargs["max_tokens"] = max(getattr(self.model, "max_tokens", 0) or 0,
+                                       2 * _THINKING_BUDGET)
+        if stream and "stream_usage" in fields:
+            # a streamed request asks for usage, as the reference encoders do; langchain-openai
+            # leaves it off by default for a custom base_url or http_client
+            kwargs["stream_usage"] = True
+        return kwargs
+
+    @staticmethod
+    def messages(request: ChatRequest) -> list[Any]:
+        from langchain_core import messages as lc
+
+        out: list[Any] = []
+        for message in request.messages:
+            if isinstance(message, SystemMessage):
+                extra = ({"__openai_role__": "developer"} if message.role == "developer"
+                         else {})
+                out.append(lc.SystemMessage(content=message.content, additional_kwargs=extra))
+            elif isinstance(message, UserMessage):
+                out.append(lc.HumanMessage(content=message.content))
+            elif isinstance(message, AssistantMessage):
+                out.append(_assistant(lc, message))
+            elif isinstance(message, ToolMessage):
+                kwargs: dict[str, Any] = {"status": "error"} if message.is_error else {}
+                if message.name is not None:
+                    kwargs["name"] = message.name
+                out.append(lc.ToolMessage(content=message.content,
+                                          tool_call_id=message.tool_call_id or "", **kwargs))
+            else:  # pragma: no cover - the canonical model has no other message
+                raise TypeError(f"not a canonical message: {message!r}")
+        return out
+
+    # -- the calls -----------------------------------------------------------------------------
+    @maps_errors
+    def complete(self, request: ChatRequest) -> ChatResponse:
+        message = self.runnable(request).invoke(self.messages(request),
+                                                **self.call_kwargs(request, stream=False))
+        return read(message)
+
+    @maps_errors
+    def stream(self, request: ChatRequest) -> Iterator[Any]:
+        total = None
+        for chunk in self.runnable(request).stream(self.messages(request),
+                                                   **self.call_kwargs(request, stream=True)):
+            text = _text(chunk)
+            if text:
+                yield TextDelta(text=text)
+            total = chunk if total is None else total + chunk
+        if total is None:  # nothing at all came: LangChain yielded no chunk
+            yield StreamDone()
+            return
+        response = read(total)
+        for reasoning in response.reasoning:
+            yield ReasoningComplete(reasoning=reasoning)
+        for call in response.tool_calls:
+            yield ToolCallComplete(call=call)
+        yield StreamDone(finish_reason=response.finish_reason, usage=response.usage)
+
+
+def _tool(tool: Any) -> dict[str, Any]:
+    function: dict[str, Any] = {"name": tool.name, "description": tool.description,
+                                "parameters": tool.parameters}
+    if tool.strict is not None:
+        function["strict"] = tool.strict
+    return {"type": "function", "function": function}
+
+
+def _assistant(lc: Any, message: AssistantMessage) -> Any:
+    calls = [{"type": "tool_call", "name": c.name, "args": c.arguments, "id": c.id}
+             for c in message.tool_calls if c.arguments is not None]
+    invalid = [{"type": "invalid_tool_call", "name": c.name, "args": c.raw_arguments,
+                "id": c.id, "error": c.parse_error}
+               for c in message.tool_calls if c.arguments is None]
+    content: Any = message.content or ""
+    if message.reasoning:  # as the model's own AIMessage carries them: blocks, text after
+        blocks: list[dict[str, Any]] = [_reasoning_block(r) for r in message.reasoning]
+        if message.content:
+            blocks.append({"type": "text", "text": message.content})
+        content = blocks
+    return lc.AIMessage(content=content, tool_calls=calls, invalid_tool_calls=invalid)
+
+
+def _reasoning_block(reasoning: Reasoning) -> dict[str, Any]:
+    if reasoning.type == "redacted_thinking":
+        return {"type": "redacted_thinking", "data": reasoning.signature or ""}
+    return {"type": "thinking", "thinking": reasoning.text or "",
+            "signature": reasoning.signature or ""}
+
+
+# -- LangChain -> canonical ------------------------------------------------------------------
+def _text(message: Any) -> str:
+    text = message.text  # a property in langchain-core 1.x (a str), a method before
+    return str(text if isinstance(text, str) else text())
+
+
+def read(message: Any) -> ChatResponse:
+    """A LangChain ``AIMessage`` (or an aggregated ``AIMessageChunk``) as a ChatResponse."""
+    calls = [ToolCall.from_raw(id=c.get("id"), name=c.get("name") or "",
+                               arguments=c.get("args"))
+             for c in message.tool_calls]
+    for invalid in message.invalid_tool_calls:
+        call = ToolCall.from_raw(id=invalid.get("id"), name=invalid.get("name") or "",
+                                 arguments=invalid.get("args"))
+        if call.parse_error is None:  # LangChain says invalid: it stays a failed call
+            call = call.model_copy(update={
+                "arguments": None,
+                "parse_error": invalid.get("error") or "LangChain reported an invalid tool "
+                                                       "call (invalid_tool_calls)"})
+        calls.append(call)
+    metadata = message.response_metadata or {}
+    finish = metadata.get("finish_reason") or metadata.get("stop_reason")
+    usage = message.usage_metadata
+    model = metadata.get("model_name") or metadata.get("model")
+    reasoning = tuple(
+        Reasoning(type="thinking", text=b.get("thinking"), signature=b.get("signature"))
+        if b.get("type") == "thinking" else
+        Reasoning(type="redacted_thinking", signature=b.get("data"))
+        for b in (message.content if isinstance(message.content, list) else ())
+        if isinstance(b, dict) and b.get("type") in ("thinking", "redacted_thinking"))
+    return ChatResponse(
+        text=_text(message) or None, tool_calls=tuple(calls),
+        finish_reason=None if not finish else _FINISH.get(finish, "other"),
+        usage=None if not usage else Usage(input_tokens=usage.get("input_tokens"),
+                                           output_tokens=usage.get("output_tokens"),
+                                           total_tokens=usage.get("total_tokens")),
+        model=model if isinstance(model, str) else None, reasoning=reasoning)

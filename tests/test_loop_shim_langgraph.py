@@ -1,0 +1,208 @@
+"""LangChain's ``create_agent`` and LangGraph's ``create_react_agent`` own loops under the loop
+cases, each with the profile of its documented policy (issue 15; shims in
+``pytest_toolcall/shims/_langgraph.py``, where every profile field is sourced). A case a
+framework fails under its honest profile is a known gap of the framework, pinned here with its
+reason and clause; every other case passes or skips by capability.
+
+Runs when the frameworks are installed (the ``dev`` extra); skips, naming them, otherwise.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import pytest_toolcall.conformance.loop as loop_cases
+from pytest_toolcall import Profile
+from pytest_toolcall.errors import ConformanceFailure, UsageError
+from pytest_toolcall.runner import CaseSkipped, run_case
+
+LOOP = {case.id: case for case in loop_cases.CASES}
+
+#: both frameworks need these (langchain-openai: the shims' default chat model)
+NEEDS = ("langgraph", "langchain", "langchain_openai")
+
+#: the frameworks' own step limits (recursion_limit 9_999 and 10_007) let a run whose tools keep
+#: failing make some 5000 model calls; the cases run under the same policy with a cap a
+#: production agent would set (recursion_limit 9), as frameworks.md's conftest does
+CAP = 4
+
+#: case id -> (clause, why the framework fails it under its honest profile); both frameworks
+#: share ToolNode, the Send-per-call routing and ChatOpenAI, and fail the same three
+GAPS: dict[str, tuple[str, str]] = {
+    "loop.malformed_arguments": (
+        "loop.malformed_arguments",
+        "a call whose arguments are not valid JSON lands in AIMessage.invalid_tool_calls, not "
+        "tool_calls; the agent's router only looks at tool_calls and ends the run as if the "
+        "model had answered, so the model is never told (framework defect, open: "
+        "https://github.com/langchain-ai/langchain/issues/33504; create_react_agent's "
+        "should_continue does the same, https://github.com/langchain-ai/langgraph/pull/6986)"),
+    "loop.duplicate_call_id": (
+        "loop.executed_once",
+        "two calls of one answer sharing an id are both sent to ToolNode (one Send per call) "
+        "and the tool runs twice, two results with that id go back (framework defect; no "
+        "public issue found: https://github.com/langchain-ai/langchain/issues/38708 asks for "
+        "deduplicating identical parallel calls)"),
+    "loop.model_timeout": (
+        "loop.timeout",
+        "ChatOpenAI's request_timeout defaults to None and is passed to the openai SDK as "
+        "timeout=None, which disables the SDK's 600 s default: a provider that never answers "
+        "hangs the run (framework defect, open: "
+        "https://github.com/langchain-ai/langchain/issues/35597)"),
+}
+#: the cases the frameworks' declared policy makes inapplicable (both frameworks)
+SKIPS = {
+    "loop.failure_rounds_reset": "no failure-round cap",
+    "loop.failure_rounds_not_iterations": "no failure-round cap; recursion_limit counts every "
+                                          "round",
+    "loop.permanent_failure": "a ToolException is fed back; no tool failure stops the run",
+    "loop.missing_required_argument": "a JSON-schema args_schema is not validated",
+    "loop.argument_types": "a JSON-schema args_schema is not validated",
+    "loop.events": "no client events in the shim",
+    "loop.tool_timeout": "ToolNode has no tool timeout",
+}
+
+
+def _loops() -> dict[str, tuple[Any, Profile]]:
+    for module in NEEDS:
+        pytest.importorskip(module, reason="needs langchain, langgraph and langchain-openai "
+                                           "(dev extra)")
+    from pytest_toolcall.shims._langgraph import (
+        LANGCHAIN_AGENT_PROFILE,
+        LANGGRAPH_REACT_PROFILE,
+        LangChainAgentLoop,
+        LangGraphReactLoop,
+    )
+
+    return {"langchain_agent": (LangChainAgentLoop, LANGCHAIN_AGENT_PROFILE),
+            "langgraph_react": (LangGraphReactLoop, LANGGRAPH_REACT_PROFILE)}
+
+
+def _run(case: Any, loop: Any, profile: Any) -> Any:
+    try:
+        return run_case(case, loop, profile, loop_model="fake")
+    except (CaseSkipped, ConformanceFailure) as outcome:
+        return outcome
+
+
+@pytest.mark.parametrize("case_id", sorted(LOOP))
+@pytest.mark.parametrize("framework", ["langchain_agent", "langgraph_react"])
+def test_framework_under_its_own_policy(framework: str, case_id: str) -> None:
+    shim, shipped = _loops()[framework]
+    profile = shipped.model_copy(update={"max_iterations": CAP})
+    if case_id == "loop.model_timeout":  # the pinned hang waits out the run's deadline
+        profile = profile.model_copy(update={"timeout": 2.0})
+    run = _run(LOOP[case_id], shim(profile=profile), profile)
+    if case_id in SKIPS:
+        assert isinstance(run, CaseSkipped), f"{case_id} ran: {run!r}"
+    elif case_id in GAPS:
+        assert isinstance(run, ConformanceFailure), f"{case_id} now passes: unpin it"
+        assert run.clause == GAPS[case_id][0], run.render()
+    else:
+        assert not isinstance(run, BaseException), (
+            run.render() if isinstance(run, ConformanceFailure) else run)
+
+
+def test_pins_name_real_cases() -> None:
+    assert set(GAPS) <= set(LOOP) and set(SKIPS) <= set(LOOP)
+    assert not set(GAPS) & set(SKIPS)
+
+
+@pytest.mark.parametrize("framework", ["langchain_agent", "langgraph_react"])
+def test_the_shipped_profiles_state_the_frameworks_default_step_limits(framework: str) -> None:
+    """Each profile's max_iterations is the framework's own default recursion_limit read back
+    (2 * max_iterations + 1 graph steps): an upgrade that changes the default breaks here."""
+    shim, shipped = _loops()[framework]
+    loop = shim()
+    assert loop.profile is shipped and loop.recursion_limit == 2 * shipped.max_iterations + 1
+    if framework == "langchain_agent":
+        from langchain.agents import create_agent
+        from langchain_core.language_models.fake_chat_models import FakeListChatModel
+
+        graph = create_agent(FakeListChatModel(responses=["ok"]), tools=[])
+        assert graph.config["recursion_limit"] == loop.recursion_limit  # factory.py: 9_999
+    else:
+        from langgraph._internal._config import DEFAULT_RECURSION_LIMIT
+
+        assert int(DEFAULT_RECURSION_LIMIT) == loop.recursion_limit  # 10007 in langgraph 1.2
+
+
+@pytest.mark.parametrize("framework", ["langchain_agent", "langgraph_react"])
+def test_the_default_profile_blames_the_framework_for_its_policy(framework: str) -> None:
+    """Without its profile, the kit would blame the framework for its documented policy: the
+    openai SDK under ChatOpenAI retries a 500 twice (model_retries), and a crashing tool ends
+    the run (crash_policy='abort'). The reason those profile fields exist (issue 15)."""
+    shim, shipped = _loops()[framework]
+    loop = shim(profile=shipped.model_copy(update={"max_iterations": CAP}))
+    default = Profile(loop_events=False, permanent_failure_stops=False,
+                      argument_validation="none", tool_timeout=None)
+    retried = _run(LOOP["loop.model_error"], loop, default)
+    assert isinstance(retried, ConformanceFailure) and retried.clause == "loop.model_calls"
+    crashed = _run(LOOP["loop.sanitised_failures"], loop, default)
+    assert isinstance(crashed, ConformanceFailure) and crashed.clause == "loop.stop_reason"
+
+
+def test_create_agent_can_cap_model_calls() -> None:
+    """An even recursion_limit (2k) lets create_agent run the calls of its k-th answer and stop
+    before another model call: the profile's iteration_counts='model_calls'."""
+    shim, shipped = _loops()["langchain_agent"]
+    profile = shipped.model_copy(update={"iteration_counts": "model_calls",
+                                         "max_iterations": CAP})
+    loop = shim(profile=profile)
+    assert loop.recursion_limit == 2 * CAP
+    assert not isinstance(_run(LOOP["loop.iteration_cap"], loop, profile), BaseException)
+
+
+def test_create_react_agent_out_of_steps_message_is_max_iterations() -> None:
+    """With an even recursion_limit create_react_agent does not raise: it replaces the answer
+    that asked for tools by its documented 'Sorry, need more steps' message
+    (chat_agent_executor.py). The same cap, read as max_iterations."""
+    shim, shipped = _loops()["langgraph_react"]
+
+    class EvenLimit(shim):  # type: ignore[misc, valid-type]
+        def limit_for(self, profile: Profile) -> int:
+            return 2 * profile.max_iterations + 2
+
+    profile = shipped.model_copy(update={"max_iterations": CAP})
+    run = _run(LOOP["loop.iteration_cap"], EvenLimit(profile=profile), profile)
+    assert not isinstance(run, BaseException), run
+    from pytest_toolcall.shims._langgraph import NEED_MORE_STEPS
+
+    assert all(r.result.text == NEED_MORE_STEPS for r in run)
+
+
+@pytest.mark.parametrize("framework", ["langchain_agent", "langgraph_react"])
+def test_without_the_fake_endpoint_is_a_usage_error(framework: str) -> None:
+    """In-process, the loop has no endpoint for the framework's own client: the kit could not
+    run the case, which is not a verdict (loop.raised) on the framework."""
+    shim, shipped = _loops()[framework]
+    with pytest.raises(UsageError, match="--toolcall-loop-model=fake"):
+        run_case(LOOP["loop.mixed_batch"], shim(), shipped, loop_model="inprocess")
+
+
+@pytest.mark.parametrize("framework", ["langchain_agent", "langgraph_react"])
+def test_model_factories_and_caps_are_checked(framework: str) -> None:
+    shim, shipped = _loops()[framework]
+    with pytest.raises(UsageError, match="must be a callable taking the kit's endpoint"):
+        shim(model="gpt-4o-mini")
+    loop = shim(model=lambda ep: ep.async_client)
+    with pytest.raises(UsageError, match="expected a langchain_core BaseChatModel"):
+        run_case(LOOP["loop.mixed_batch"], loop, shipped, loop_model="fake")
+    counts = "successful_rounds" if framework == "langchain_agent" else "model_calls"
+    with pytest.raises(UsageError, match="recursion_limit"):
+        shim(profile=Profile(iteration_counts=counts))
+
+
+@pytest.mark.parametrize("framework", ["langchain_agent", "langgraph_react"])
+def test_a_model_factory_builds_the_chat_model(framework: str) -> None:
+    """``model=lambda ep: ...``: another chat model on the endpoint (here ChatOpenAI with its
+    retries off, which the profile then declares: model_retries=0)."""
+    from langchain_openai import ChatOpenAI
+
+    shim, shipped = _loops()[framework]
+    profile = shipped.model_copy(update={"max_iterations": CAP, "model_retries": 0})
+    loop = shim(model=lambda ep: ChatOpenAI(
+        model="gpt-4o-mini", base_url=ep.base_url, api_key=ep.api_key, max_retries=0,
+        http_client=ep.client, http_async_client=ep.async_client), profile=profile)
+    assert not isinstance(_run(LOOP["loop.model_error"], loop, profile), BaseException)

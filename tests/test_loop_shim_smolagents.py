@@ -1,0 +1,181 @@
+"""smolagents' own ``ToolCallingAgent`` loop under the loop cases, with the profile of its
+documented policy (issue 15; ``pytest_toolcall/shims/_smolagents.py``). Every loop case runs
+with the fake provider as smolagents' OpenAI endpoint; a case it fails under its honest
+profile is pinned with its clause and reason (a smolagents defect or limitation, or "KIT:" a
+defect of the kit, with evidence below); every other case passes or skips by capability.
+
+Runs when smolagents is installed; skips, naming it, otherwise.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import pytest_toolcall.conformance.loop as loop_cases
+from pytest_toolcall.cases import ScriptedCall, Turn
+from pytest_toolcall.errors import ConformanceFailure, UsageError
+from pytest_toolcall.runner import CaseSkipped, run_case
+
+LOOP = {case.id: case for case in loop_cases.CASES}
+NEEDS = "needs smolagents (with the openai SDK)"
+
+#: the cases smolagents' declared policy makes inapplicable
+SMOLAGENTS_SKIPS = {
+    "loop.failure_rounds_reset": "no failure-round cap (max_failure_rounds=None)",
+    "loop.failure_rounds_not_iterations": "no failure-round cap; max_steps counts model calls",
+    "loop.permanent_failure": "a tool failure cannot be permanent: every error is fed back",
+    "loop.tool_timeout": "a tool call has no timeout",
+    "loop.events": "no client events in the shim",
+}
+
+#: case id -> (clause, why smolagents' own loop fails it under its honest profile)
+SMOLAGENTS_GAPS: dict[str, tuple[str, str]] = {
+    "loop.sanitised_failures": (
+        "loop.sanitised",
+        "smolagents defect: execute_tool_call (agents.py, 1.26.0) feeds "
+        "f'{type(e).__name__}: {e}' of any exception a tool raises to the model, a crash's "
+        "traceback and secrets included; no public issue found"),
+    "loop.malformed_arguments": (
+        "loop.tool_not_run",
+        "smolagents defect: parse_json_if_needed (models.py) keeps arguments that are not "
+        "valid JSON as the raw string and validate_tool_arguments (tools.py) accepts a string "
+        "for a tool whose first input is a string, so the tool runs with the truncated JSON "
+        "text as its argument; no public issue found"),
+    "loop.truncated_answer": (
+        "loop.stop_reason",
+        "smolagents limitation: OpenAIModel.generate (models.py) drops finish_reason; an "
+        "answer without a tool call is an AgentParsingError retried until max_steps "
+        "(max_iterations after 21 calls), and a final_answer call cut at the limit ends "
+        "'completed' with the raw cut JSON as the answer "
+        "(test_a_final_answer_cut_at_the_token_limit_completes); no public issue found"),
+    "loop.content_filtered": (
+        "loop.stop_reason",
+        "smolagents limitation: OpenAIModel.generate drops finish_reason; a withheld answer "
+        "(no content, no call) fails parse_tool_calls and is retried until max_steps "
+        "(max_iterations after 21 calls), never 'content_filter'; no public issue found"),
+    "loop.mixed_batch": (
+        "loop.results_fed_back",
+        "smolagents defect: when a sibling call fails, the successful call's observation never "
+        "reaches the model (https://github.com/huggingface/smolagents/issues/2457)"),
+}
+
+
+def _shim() -> tuple[Any, Any]:
+    pytest.importorskip("smolagents", reason=NEEDS)
+    pytest.importorskip("openai", reason=NEEDS)
+    from pytest_toolcall.shims._smolagents import PROFILE, SmolagentsLoop
+
+    return PROFILE, SmolagentsLoop
+
+
+def _run(case: Any, loop: Any, profile: Any) -> Any:
+    try:
+        return run_case(case, loop, profile, loop_model="fake")
+    except (CaseSkipped, ConformanceFailure) as outcome:
+        return outcome
+
+
+@pytest.mark.parametrize("case_id", sorted(LOOP))
+def test_smolagents_under_its_own_policy(case_id: str) -> None:
+    profile, loop = _shim()
+    run = _run(LOOP[case_id], loop(profile=profile), profile)
+    if case_id in SMOLAGENTS_SKIPS:
+        assert isinstance(run, CaseSkipped), f"{case_id} ran: {run!r}"
+    elif case_id in SMOLAGENTS_GAPS:
+        assert isinstance(run, ConformanceFailure), f"{case_id} now passes: unpin it"
+        assert run.clause == SMOLAGENTS_GAPS[case_id][0], run.render()
+    else:
+        assert not isinstance(run, BaseException), (
+            run.render() if isinstance(run, ConformanceFailure) else run)
+
+
+def test_the_pins_name_loop_cases() -> None:
+    assert set(SMOLAGENTS_SKIPS) <= set(LOOP) and set(SMOLAGENTS_GAPS) <= set(LOOP)
+    assert not set(SMOLAGENTS_SKIPS) & set(SMOLAGENTS_GAPS)
+
+
+@pytest.mark.parametrize(("case_id", "clause"), [("loop.all_failure_rounds", "loop.stop_reason"),
+                                                 ("loop.model_error", "loop.model_calls")])
+def test_smolagents_fails_the_default_policy_where_it_differs(case_id: str, clause: str) -> None:
+    """Without its profile the kit would blame smolagents for its documented policy: no
+    failure-round cap (20 steps, then a closing call), the openai SDK's two retries."""
+    _, loop = _shim()
+    from pytest_toolcall import Profile
+
+    default = Profile(sync=True, async_=False, loop_events=False)
+    run = _run(LOOP[case_id], loop(), default)
+    assert isinstance(run, ConformanceFailure) and run.clause == clause, run
+
+
+def test_smolagents_without_the_fake_endpoint_is_a_usage_error() -> None:
+    """In-process the loop has no endpoint for smolagents' own client: the kit could not run
+    the case, which is not a verdict (loop.raised) on smolagents."""
+    profile, loop = _shim()
+    with pytest.raises(UsageError, match="--toolcall-loop-model=fake"):
+        run_case(LOOP["loop.usage_summed"], loop(), profile, loop_model="inprocess")
+
+
+def test_smolagents_model_factories_are_checked() -> None:
+    profile, loop = _shim()
+    with pytest.raises(UsageError, match="must be a callable taking the kit's endpoint"):
+        loop(model="gpt-4o-mini")
+    with pytest.raises(UsageError, match="expected a smolagents.models.Model"):
+        run_case(LOOP["loop.usage_summed"], loop(model=lambda ep: ep.client), profile,
+                 loop_model="fake")
+
+
+def test_the_default_model_needs_the_openai_dialect() -> None:
+    profile, loop = _shim()
+    with pytest.raises(UsageError, match="--toolcall-provider=openai"):
+        run_case(LOOP["loop.usage_summed"], loop(), profile, dialect="anthropic",
+                 loop_model="fake")
+
+
+def test_a_model_factory_runs_the_agent_on_its_model() -> None:
+    profile, loop = _shim()
+    from smolagents import OpenAIServerModel
+
+    built = []
+
+    def factory(ep: Any) -> Any:
+        built.append(OpenAIServerModel("gpt-4o-mini", api_base=ep.base_url, api_key=ep.api_key,
+                                       client_kwargs={"http_client": ep.client}))
+        return built[-1]
+
+    run_case(LOOP["loop.usage_summed"], loop(model=factory), profile, loop_model="fake")
+    assert len(built) == 1
+
+
+def test_smolagents_prints_nothing(capsys: pytest.CaptureFixture[str]) -> None:
+    """verbosity_level=LogLevel.OFF: no rich panels in the test log, failures included."""
+    profile, loop = _shim()
+    _run(LOOP["loop.mixed_batch"], loop(profile=profile), profile)
+    out, err = capsys.readouterr()
+    assert out == "" and err == ""
+
+
+# -- evidence for the pins ----------------------------------------------------------------------
+def _unchecked(case_id: str, **update: Any) -> Any:
+    """The case with no checks: its recordings, to read what smolagents sent."""
+    return LOOP[case_id].model_copy(update={"checks": (), **update})
+
+
+def test_a_final_answer_cut_at_the_token_limit_completes() -> None:
+    """smolagents evidence (loop.truncated_answer): a final_answer call cut at the token limit
+    ends the run 'completed' with the cut arguments' raw text as the answer."""
+    profile, loop = _shim()
+    case = LOOP["loop.truncated_answer"]
+
+    def script(p: Any) -> Any:
+        s = case.loop(p) if callable(case.loop) else case.loop
+        cut = Turn(tool_calls=(ScriptedCall(name="final_answer", id="call_final",
+                                            arguments='{"answer": "In Paris it is 18'),),
+                   finish_reason="length")
+        return s.model_copy(update={"turns": (s.turns[0], cut)})
+
+    run = run_case(_unchecked(case.id, loop=script), loop(profile=profile), profile,
+                   loop_model="fake")[0]
+    assert run.result.stop_reason == "completed" and run.model_calls == 2
+    assert run.result.text == '{"answer": "In Paris it is 18'
