@@ -176,7 +176,8 @@ _STOP_HINTS = {
 _GO_ON = ("a tool call that cannot run (an unknown tool, arguments that do not parse or fit, a "
           "tool that raises or times out) is answered with an error result (is_error=True) that "
           "says what to fix, and the loop calls the model again; stop_reason='error' is for a "
-          "failed MODEL call only")
+          "failed MODEL call only, or for what the profile declares ends the run "
+          "(crash_policy or unknown_tool_policy 'abort')")
 
 
 def _stop_hint(want: str, got: str | None) -> str | None:

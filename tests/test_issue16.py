@@ -125,9 +125,9 @@ def test_a_loop_raising_on_a_failed_model_call_is_told_to_stop_with_error() -> N
 
 def test_a_loop_stopping_on_an_unknown_tool_is_told_to_go_on() -> None:
     failure = _failure("loop.unknown_tool", c.UnknownToolStopsTheLoop)
-    assert failure.clause == "loop.unknown_tool"
+    assert failure.clause == "loop.stop_reason"  # unknown_tool_policy="feed_back", the default
     assert failure.hint.startswith("a tool call that cannot run (an unknown tool")
-    assert "(the loop stopped with 'error' instead)" in failure.hint
+    assert "unknown_tool_policy" in failure.hint
 
 
 class _GivesUpState(_State):

@@ -57,7 +57,7 @@ def test_quickstart_commands_are_exactly_the_ci_script() -> None:
                   if line.strip() and not line.strip().startswith("#")]
     assert quickstart == _ci_commands(), (
         "README.md's Quickstart and .ci/run disagree; CI must run exactly the quickstart")
-    assert quickstart == ['python -m pip install -e ".[dev]"',
+    assert quickstart == ['python -m pip install -e ".[dev]" -c constraints.txt',
                           "python -m pytest --toolcall-provider=openai",
                           "python -m pytest"]
 

@@ -1,0 +1,136 @@
+"""docs/compat.md: the compatibility matrix of every shimmed library and framework (issue 10).
+
+Rendered from the pins of the kit's own tests, which run each library through every case of its
+families and assert that exactly the pinned cases fail, with the pinned clause, at the installed
+versions; the versions come from ``constraints.txt``, which the ``dev`` install uses. A row
+here is therefore what CI measured, never a hand-written claim::
+
+    PYTHONPATH=$PWD python -m tests.compat --write
+
+``tests/test_compat.py`` keeps the page and the constraints in step with the pins.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).parent.parent
+COMPAT_MD = ROOT / "docs" / "compat.md"
+CONSTRAINTS = ROOT / "constraints.txt"
+COMMAND = "PYTHONPATH=$PWD python -m tests.compat --write"
+_ISSUE = re.compile(r"https://github\.com/([\w.-]+/[\w.-]+)/(?:issues|pull)/(\d+)")
+
+
+def _chat() -> list[tuple[str, str, str, dict[str, tuple[str, str]]]]:
+    """``(row, distribution, dialect, pins)`` of every chat library configuration."""
+    from tests import (test_shim_langchain, test_shim_litellm, test_shim_pydantic_ai_models,
+                       test_shims)
+    from tests.shim_matrix import LIBRARIES
+
+    rows = []
+    for name, pins in test_shims.PINNED.items():
+        base = name.split(" (")[0]
+        dist = {"openai-responses": "openai"}.get(base, base)
+        rows.append((f"shims.{LIBRARIES[base][0]}: {name}", dist, LIBRARIES[base][1], pins))
+    for name, (_module, _factory, dialect) in test_shim_langchain.LIBRARIES.items():
+        rows.append((f"shims.langchain: {name}", name, dialect,
+                     test_shim_langchain.PINNED[name]))
+    for route, (dialect, _factory) in test_shim_litellm.ROUTES.items():
+        rows.append((f"shims.litellm: {route}/", "litellm", dialect,
+                     test_shim_litellm.PINNED[route]))
+    for name, (_module, dialect, _factory) in test_shim_pydantic_ai_models.MODELS.items():
+        rows.append((f"shims.pydantic_ai: {name}", "pydantic-ai-slim", dialect,
+                     test_shim_pydantic_ai_models.PINNED[name]))
+    return rows
+
+
+def _loops() -> list[tuple[str, str, dict[str, tuple[str, str]], dict[str, str]]]:
+    """``(row, distribution, gaps, skips)`` of every framework loop."""
+    from tests import (test_framework_loops, test_loop_shim_langgraph,
+                       test_loop_shim_openai_agents, test_loop_shim_smolagents)
+
+    lg_gaps = test_loop_shim_langgraph.GAPS
+    return [
+        ("shims.pydantic_ai_agent: Agent", "pydantic-ai-slim",
+         {c: ("", why) for c, why in test_framework_loops.PYDANTIC_AI_GAPS.items()},
+         test_framework_loops.PYDANTIC_AI_SKIPS),
+        ("shims.openai_agents: Runner", "openai-agents",
+         test_loop_shim_openai_agents.OPENAI_AGENTS_GAPS,
+         test_loop_shim_openai_agents.OPENAI_AGENTS_SKIPS),
+        ("shims.langchain_agent: create_agent", "langchain", lg_gaps,
+         test_loop_shim_langgraph.SKIPS),
+        ("shims.langgraph_react: create_react_agent", "langgraph", lg_gaps,
+         test_loop_shim_langgraph.SKIPS),
+        ("shims.smolagents: ToolCallingAgent", "smolagents",
+         test_loop_shim_smolagents.SMOLAGENTS_GAPS, test_loop_shim_smolagents.SMOLAGENTS_SKIPS),
+    ]
+
+
+def pinned_versions() -> dict[str, str]:
+    """``constraints.txt``: distribution -> the exact version the pins were confirmed with."""
+    out = {}
+    for line in CONSTRAINTS.read_text(encoding="utf-8").splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line:
+            name, _, version = line.partition("==")
+            out[name.strip().lower()] = version.strip()
+    return out
+
+
+def _issues(why: str) -> str:
+    found = dict.fromkeys(f"[{repo.split('/')[1]}#{n}](https://github.com/{repo}/issues/{n})"
+                          for repo, n in _ISSUE.findall(why))
+    return ", ".join(found) or "no public issue found"
+
+
+def render() -> str:
+    from pytest_toolcall.cases import default_registry
+    from tests.shim_matrix import FAMILIES
+
+    versions = pinned_versions()
+    registry = default_registry()
+    out = ["# Compatibility matrix", "",
+           "What each shimmed client library and agent framework fails, at the versions in",
+           "`constraints.txt` (the `dev` install uses them). Generated from the pins of the kit's",
+           "own tests, which run every case of the library's families through its shim and assert",
+           "that exactly these cases fail, with these clauses; every other case of its dialect",
+           "passes, or skips by capability. A new release is a deliberate bump of",
+           "`constraints.txt`: the pin tests then say what changed. Regenerate with",
+           f"`{COMMAND}`.", "",
+           "Declare a library's failures as known gaps (`toolcall_known_gaps`) in your project: "
+           "the", "suite stays green and an upstream fix shows up as an unexpected pass. Why each "
+           "case", "fails, with the evidence: [shims.md](shims.md) and [frameworks.md](frameworks.md).",
+           "", "## Chat libraries (wire, stream and errors families)", "",
+           "| shim: library | version | dialect | cases | failed |", "|---|---|---|---|---|"]
+    chat = _chat()
+    for row, dist, dialect, pins in chat:
+        n = len(registry.select(FAMILIES, dialect=dialect))
+        out.append(f"| {row} | {versions.get(dist, '?')} | `{dialect}` | {n} | {len(pins)} |")
+    out += ["", "### Failures", "", "| shim: library | case | clause | public issue |",
+            "|---|---|---|---|"]
+    for row, _dist, _dialect, pins in chat:
+        for case, (clause, why) in sorted(pins.items()):
+            out.append(f"| {row} | `{case}` | `{clause}` | {_issues(why)} |")
+    out += ["", "## Agent frameworks' own loops (loop family, under each framework's profile)", "",
+            "| shim: framework | version | gaps | skipped by its policy |", "|---|---|---|---|"]
+    loops = _loops()
+    for row, dist, gaps, skips in loops:
+        out.append(f"| {row} | {versions.get(dist, '?')} | {len(gaps)} | "
+                   f"{', '.join(f'`{c}`' for c in sorted(skips)) or 'none'} |")
+    out += ["", "### Gaps", "", "| shim: framework | case | clause | public issue |",
+            "|---|---|---|---|"]
+    for row, _dist, gaps, _skips in loops:
+        for case, (clause, why) in sorted(gaps.items()):
+            out.append(f"| {row} | `{case}` | `{clause or '-'}` | {_issues(why)} |")
+    return "\n".join(out) + "\n"
+
+
+if __name__ == "__main__":  # pragma: no cover - a tool for maintainers
+    if sys.argv[1:] == ["--write"]:
+        COMPAT_MD.write_text(render(), encoding="utf-8")
+        print(f"wrote {COMPAT_MD.relative_to(ROOT)}")
+    else:
+        sys.stdout.write(render())
