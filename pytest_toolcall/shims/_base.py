@@ -82,6 +82,28 @@ class Shim:
         return f"shims.{self.name}({self.factory!r})"
 
 
+# -- loop shims: the factory of the framework's model ---------------------------------------------
+def model_factory(shim: str, model: Any, returns: str, example: str) -> Any:
+    """A loop shim's ``model=``: None (the shim's default model) or a callable taking the kit's
+    endpoint; anything else is a UsageError showing ``example``."""
+    if model is not None and not callable(model):
+        raise UsageError(
+            f"shims.{shim}(model=...): model must be a callable taking the kit's endpoint and "
+            f"returning {returns}, e.g. `{example}`; got {type(model).__name__}")
+    return model
+
+
+def built_model(shim: str, factory: Callable[[Any], Any], endpoint: Any, kind: type,
+                expected: str) -> Any:
+    """``factory(endpoint)``, which must be a ``kind``; a UsageError naming what it returned."""
+    model = factory(endpoint)
+    if not isinstance(model, kind):
+        raise UsageError(
+            f"shims.{shim}: the model factory returned {type(model).__module__}."
+            f"{type(model).__qualname__}, expected {expected}")
+    return model
+
+
 # -- errors: the library's exception as the canonical ProviderError ------------------------------
 def maps_errors(method: Callable[..., Any]) -> Callable[..., Any]:
     """Raise what ``self.provider_error(exc)`` makes of the library's exception (a

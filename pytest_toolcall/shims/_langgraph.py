@@ -64,7 +64,7 @@ from ..contracts import Profile
 from ..errors import UsageError
 from ..loop import LoopRequest, LoopResult, ToolError
 from ..model import Usage
-from ._base import require
+from ._base import built_model, model_factory, require
 
 #: what both agents do, as their sources above say and their runs show (confirmed 2026-11-25)
 _LANGGRAPH_POLICY: dict[str, Any] = dict(
@@ -104,13 +104,10 @@ class _LangGraphLoop:
 
     def __init__(self, model: Callable[[Any], Any] | None = None,
                  profile: Profile | None = None) -> None:
-        if model is not None and not callable(model):
-            raise UsageError(
-                f"shims.{self.shim}(model=...): model must be a callable taking the kit's "
-                "endpoint and returning a LangChain chat model, e.g. `lambda ep: ChatOpenAI("
-                "model='gpt-4o-mini', base_url=ep.base_url, api_key=ep.api_key, "
-                f"http_client=ep.client, http_async_client=ep.async_client)`; got "
-                f"{type(model).__name__}")
+        model_factory(self.shim, model, "a LangChain chat model",
+                      "lambda ep: ChatOpenAI(model='gpt-4o-mini', base_url=ep.base_url, "
+                      "api_key=ep.api_key, http_client=ep.client, "
+                      "http_async_client=ep.async_client)")
         # imported here, not in the run: importing langchain-openai takes seconds, which would
         # count against the case's deadline
         for module in self.modules + (("langchain_openai",) if model is None else ()):
@@ -139,13 +136,8 @@ class _LangGraphLoop:
         from langchain_core.language_models import BaseChatModel
 
         if self.model is not None:
-            model = self.model(endpoint)
-            if not isinstance(model, BaseChatModel):
-                raise UsageError(
-                    f"shims.{self.shim}: the model factory returned "
-                    f"{type(model).__module__}.{type(model).__qualname__}, expected a "
-                    "langchain_core BaseChatModel (ChatOpenAI, ChatAnthropic...)")
-            return model
+            return built_model(self.shim, self.model, endpoint, BaseChatModel,
+                               "a langchain_core BaseChatModel (ChatOpenAI, ChatAnthropic...)")
         from langchain_openai import ChatOpenAI
 
         return ChatOpenAI(model="gpt-4o-mini", base_url=endpoint.base_url,

@@ -19,7 +19,7 @@ from ..contracts import Profile
 from ..errors import UsageError
 from ..loop import LoopRequest, LoopResult, ToolError
 from ..model import Usage
-from ._base import require
+from ._base import built_model, model_factory, require
 
 #: openai-agents' documented defaults (openai-agents 0.24.0, read in site-packages/agents and
 #: its docs, with openai 3.57.0; confirmed 2026-11-25):
@@ -89,28 +89,20 @@ class OpenAIAgentsLoop:
 
     def __init__(self, model: Callable[[Any], Any] | None = None,
                  profile: Profile = PROFILE) -> None:
-        if model is not None and not callable(model):
-            raise UsageError(
-                "shims.openai_agents(model=...): model must be a callable taking the kit's "
-                "endpoint and returning an agents Model, e.g. `lambda ep: "
-                "OpenAIChatCompletionsModel('gpt-4o-mini', openai_client=openai.AsyncOpenAI("
-                "base_url=ep.base_url, api_key=ep.api_key, http_client=ep.async_client))`; got "
-                f"{type(model).__name__}")
+        self.model = model_factory(
+            "openai_agents", model, "an agents Model",
+            "lambda ep: OpenAIChatCompletionsModel('gpt-4o-mini', openai_client=openai.AsyncOpenAI("
+            "base_url=ep.base_url, api_key=ep.api_key, http_client=ep.async_client))")
         require("agents", "openai-agents", "openai_agents")
-        self.model = model
         self.profile = profile
 
     def build_model(self, endpoint: Any) -> Any:
         from agents import Model, OpenAIChatCompletionsModel
 
         if self.model is not None:
-            model = self.model(endpoint)
-            if not isinstance(model, Model):
-                raise UsageError(
-                    f"shims.openai_agents: the model factory returned "
-                    f"{type(model).__module__}.{type(model).__qualname__}, expected an "
-                    "agents.Model (OpenAIChatCompletionsModel, OpenAIResponsesModel...)")
-            return model
+            return built_model("openai_agents", self.model, endpoint, Model,
+                               "an agents.Model (OpenAIChatCompletionsModel, "
+                               "OpenAIResponsesModel...)")
         import openai
 
         client = openai.AsyncOpenAI(base_url=endpoint.base_url, api_key=endpoint.api_key,

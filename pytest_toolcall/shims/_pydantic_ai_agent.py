@@ -18,7 +18,7 @@ from ..contracts import Profile
 from ..errors import UsageError
 from ..loop import LoopRequest, LoopResult, ToolError
 from ..model import Usage
-from ._base import require
+from ._base import built_model, model_factory, require
 
 #: pydantic-ai's documented defaults (confirmed 2026-11-23 on pydantic-ai-slim 2.68.0):
 #: UsageLimits(request_limit=50) counts model requests and raises UsageLimitExceeded before the
@@ -49,27 +49,20 @@ class PydanticAIAgentLoop:
 
     def __init__(self, model: Callable[[Any], Any] | None = None,
                  profile: Profile = PROFILE) -> None:
-        if model is not None and not callable(model):
-            raise UsageError(
-                "shims.pydantic_ai_agent(model=...): model must be a callable taking the kit's "
-                "endpoint and returning a pydantic_ai Model, e.g. `lambda ep: OpenAIChatModel("
-                "'gpt-4o-mini', provider=OpenAIProvider(base_url=ep.base_url, api_key=ep.api_key,"
-                f" http_client=ep.async_client))`; got {type(model).__name__}")
+        self.model = model_factory(
+            "pydantic_ai_agent", model, "a pydantic_ai Model",
+            "lambda ep: OpenAIChatModel('gpt-4o-mini', provider=OpenAIProvider("
+            "base_url=ep.base_url, api_key=ep.api_key, http_client=ep.async_client))")
         require("pydantic_ai", "pydantic-ai", "pydantic_ai_agent")
-        self.model = model
         self.profile = profile
 
     def build_model(self, endpoint: Any) -> Any:
         from pydantic_ai.models import Model
 
         if self.model is not None:
-            model = self.model(endpoint)
-            if not isinstance(model, Model):
-                raise UsageError(
-                    f"shims.pydantic_ai_agent: the model factory returned "
-                    f"{type(model).__module__}.{type(model).__qualname__}, expected a "
-                    "pydantic_ai.models.Model (OpenAIChatModel, AnthropicModel, GoogleModel...)")
-            return model
+            return built_model("pydantic_ai_agent", self.model, endpoint, Model,
+                               "a pydantic_ai.models.Model (OpenAIChatModel, AnthropicModel, "
+                               "GoogleModel...)")
         from pydantic_ai.exceptions import PydanticAIDeprecationWarning
         from pydantic_ai.models.openai import OpenAIChatModel
         from pydantic_ai.providers.openai import OpenAIProvider

@@ -20,7 +20,7 @@ from ..contracts import Profile
 from ..errors import UsageError
 from ..loop import LoopRequest, LoopResult
 from ..model import Usage
-from ._base import require
+from ._base import built_model, model_factory, require
 
 #: smolagents' documented default policy (smolagents 1.26.0, confirmed 2026-11-25; the
 #: reference page https://huggingface.co/docs/smolagents/reference/agents and the installed
@@ -77,28 +77,20 @@ class SmolagentsLoop:
 
     def __init__(self, model: Callable[[Any], Any] | None = None,
                  profile: Profile = PROFILE) -> None:
-        if model is not None and not callable(model):
-            raise UsageError(
-                "shims.smolagents(model=...): model must be a callable taking the kit's "
-                "endpoint and returning a smolagents Model, e.g. `lambda ep: OpenAIServerModel("
-                "'gpt-4o-mini', api_base=ep.base_url, api_key=ep.api_key, client_kwargs="
-                f"{{'http_client': ep.client}})`; got {type(model).__name__}")
+        self.model = model_factory(
+            "smolagents", model, "a smolagents Model",
+            "lambda ep: OpenAIServerModel('gpt-4o-mini', api_base=ep.base_url, "
+            "api_key=ep.api_key, client_kwargs={'http_client': ep.client})")
         require("smolagents", "smolagents", "smolagents")
-        self.model = model
         self.profile = profile
 
     def build_model(self, endpoint: Any) -> Any:
         from smolagents.models import Model
 
         if self.model is not None:
-            model = self.model(endpoint)
-            if not isinstance(model, Model):
-                raise UsageError(
-                    f"shims.smolagents: the model factory returned "
-                    f"{type(model).__module__}.{type(model).__qualname__}, expected a "
-                    "smolagents.models.Model (OpenAIServerModel, LiteLLMModel, "
-                    "InferenceClientModel...)")
-            return model
+            return built_model("smolagents", self.model, endpoint, Model,
+                               "a smolagents.models.Model (OpenAIServerModel, LiteLLMModel, "
+                               "InferenceClientModel...)")
         provider = getattr(endpoint, "provider", "openai")
         if provider != "openai":
             raise UsageError(
