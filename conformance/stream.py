@@ -26,6 +26,10 @@ def _stream(reply: Turn, **kw: object) -> tuple[Step, ...]:
 _ERROR_TEXT = "The server had an error while processing your request. Sorry about that!"
 # two thirds of the text's UTF-8 bytes are continuation bytes: random cuts split characters
 _DENSE_TEXT = "Ça va ? " + "東京は晴れ、パリは曇り、ベルリンは雪。" * 6 + " 🚀"
+# a search over a pasted document: one event of about 600 KB, past the line buffers of common
+# stream readers (aiohttp: 128 KiB by default, 512 KiB with a larger read_bufsize)
+_PASTED = "Quarterly report, section 4: revenue by region and product line. " * 9_000
+_OVERSIZED = calls(("search-docs_v2", {"query": _PASTED}))
 _NON_ASCII = calls(("get_weather", {"city": "Zürich"}),
                    ("get_weather", {"city": "東京 🚀", "unit": "celsius"}))
 
@@ -189,6 +193,19 @@ CASES: list[Case] = [
                             error=ErrorReply(status=200, type="server_error",
                                              message=_ERROR_TEXT)), expect="error"),
         checks=(error_surfaced(must_contain=_ERROR_TEXT),),
+    ),
+    case(
+        id="stream.oversized_line",
+        title="One stream event larger than a line buffer (600 KB of arguments) is read whole",
+        why="Providers send a call's arguments, or a batched reasoning trace, as one event when "
+            "it is ready at once: DeepSeek-V3.2 and Kimi data lines past 128 KB "
+            "(NVIDIA/TensorRT-LLM PR #13952), OpenRouter reasoning providers batching the "
+            "trace into one chunk (open-webui PR #24928), tool-call payloads of MCP tools "
+            "(ansible-ai-connect-service #2000). A reader with a fixed line buffer (aiohttp's "
+            "readuntil: 'Chunk too big' past 128 KiB, LineTooLong past 512 KiB, "
+            "microsoft/Agents-for-python #507) ends the stream there. Confirmed 2026-11-25.",
+        steps=_stream(_turn(_OVERSIZED, fragment_size=10_000_000)),
+        checks=(matches_script,),
     ),
     case(
         id="stream.truncated",

@@ -675,6 +675,23 @@ class ConcatenatesName(OpenAIChatAdapter):
         return _ConcatenatesNameAcc(self)
 
 
+class _LineLimitAcc(_Acc):
+    LIMIT = 131_072  # aiohttp's StreamReader high-water mark with the default read_bufsize
+
+    def feed_line(self, line: str) -> Iterable[Any]:
+        if len(line.encode("utf-8")) > self.LIMIT:
+            raise ValueError("Chunk too big")
+        return super().feed_line(line)
+
+
+class LineBufferLimit(OpenAIChatAdapter):
+    """Reads the stream through a fixed line buffer and fails on an event past it, as
+    aiohttp's line reader does ('Chunk too big' past 128 KiB: NVIDIA/TensorRT-LLM #13952)."""
+
+    def new_accumulator(self) -> StreamAccumulator:
+        return _LineLimitAcc(self)
+
+
 class _IdStartsCallAcc(_Acc):
     def add_fragment(self, frag: dict[str, Any]) -> ToolCallDelta:
         if frag.get("id"):

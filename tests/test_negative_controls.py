@@ -146,6 +146,7 @@ CONTROLS: list[tuple[str, type[OpenAIChatAdapter], str]] = [
     ("stream.index_missing", c.IndexRequired, "adapter.raised"),
     ("stream.index_missing", c.KeysOnIndexOnly, "response.tool_calls.count"),
     # -- stream: bytes -------------------------------------------------------------------------
+    ("stream.oversized_line", c.LineBufferLimit, "adapter.raised"),
     ("stream.bytewise", c.DecodesEachRead, "adapter.raised"),
     ("stream.bytewise", c.ReadIsWholeLines, "adapter.raised"),
     ("stream.any_chunking", c.ReadIsWholeLines, "adapter.raised"),

@@ -164,7 +164,7 @@ _OLLAMA_IDS = ("ollama-python drops the call ids Ollama sends, reading and repla
 PINNED["ollama"] = {
     **{case: ("response.tool_calls.id", _OLLAMA_IDS) for case in (
         "stream.any_chunking", "stream.bytewise", "stream.ollama_index_stuck_at_zero",
-        "stream.ollama_ndjson_split", "stream.parallel_sequential",
+        "stream.ollama_ndjson_split", "stream.oversized_line", "stream.parallel_sequential",
         "stream.single_call_fragmented", "wire.non_ascii_arguments",
         "wire.ollama_done_reason_stop_with_calls", "wire.ollama_object_arguments",
         "wire.parallel_calls", "wire.single_call", "wire.text_and_calls",
