@@ -3,8 +3,8 @@ families (wire, stream) on the fake through its shim, and the cases it fails are
 each with the reason: a real defect of the library (with its public issue where one was found)
 or a documented limitation. A case that starts failing or passing changes the pin deliberately.
 
-Confirmed 2026-11-23 against openai 3.54.0, anthropic 2.12.0, google-genai 3.4.0, ollama 0.6.3
-(the versions in this environment). Issues were searched on GitHub on that date.
+Confirmed 2026-11-25 against openai 3.57.0, anthropic 2.14.0, google-genai 3.6.1, ollama 0.6.3
+(constraints.txt). Issues were searched on GitHub on that date.
 """
 
 from __future__ import annotations
