@@ -121,6 +121,8 @@ ERROR_KINDS = {
 REASONING_WIRES: dict[str, frozenset[str]] = {
     "anthropic": frozenset({"thinking", "redacted_thinking"}),
     "openai-responses": frozenset({"reasoning"}),
+    # reasoning_content: one thinking text, no signature (issue 13)
+    "deepseek": frozenset({"thinking"}),
 }
 
 

@@ -75,6 +75,8 @@ _REGISTRY: dict[str, tuple[str, str]] = {
     "ollama": ("ollama", "OllamaChat"),
     # Gemini on Vertex AI: the gemini wire on Vertex's routes, with bearer auth (issue 13)
     "vertex": ("gemini", "Vertex"),
+    # DeepSeek: the openai wire with its own rules, errors and reasoning_content (issue 13)
+    "deepseek": ("deepseek", "DeepSeek"),
 }
 
 

@@ -17,6 +17,7 @@ _ADAPTERS: dict[str, tuple[str, str]] = {
     "gemini": ("gemini", "GeminiAdapter"),
     "ollama": ("ollama", "OllamaAdapter"),
     "vertex": ("gemini", "VertexAdapter"),
+    "deepseek": ("deepseek", "DeepSeekAdapter"),
 }
 
 

@@ -1,0 +1,131 @@
+"""Cases for the ``deepseek`` provider (issue 13): what DeepSeek asks beyond the OpenAI wire.
+
+Thinking mode (on by default for DeepSeek's V4 models) puts the chain of thought in
+``reasoning_content`` next to ``content``; a turn that made tool calls must come back with it
+in every later request, or DeepSeek answers 400 "The `reasoning_content` in the thinking mode
+must be passed back to the API." Streams carry it as ``delta.reasoning_content`` pieces; usage
+rides on the finish chunk; a used-up balance is a 402 that no retry heals.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pytest_toolcall.cases import Case, ErrorReply, Step, StreamPlan, Turn, check
+from pytest_toolcall.checks import error_surfaced, matches_script, usage_reported
+from pytest_toolcall.dialects.deepseek import INSUFFICIENT_BALANCE, reasoning_text
+from pytest_toolcall.errors import ConformanceFailure
+from pytest_toolcall.model import AssistantMessage, Reasoning
+from pytest_toolcall.runner import CaseRun
+
+from ._common import PARIS_TOKYO_TIME, answered, calls, case, reasoning_decoded, request
+from .errors import provider_error
+
+DIALECT = ("deepseek",)
+_THOUGHT = ("The user asks for two cities and the time. I will call get_weather for Paris and "
+            "for Tokyo.\n")
+
+
+def _reasoning_steps(via: str, thought: str, *, text: str | None = None) -> tuple[Step, ...]:
+    reasoning = (Reasoning(type="thinking", text=thought),)
+    first = Turn(reasoning=reasoning, text=text, tool_calls=PARIS_TOKYO_TIME[:2])
+    history = answered(first)
+    assistant = history[1]
+    assert isinstance(assistant, AssistantMessage)
+    history = (history[0], assistant.model_copy(update={"reasoning": reasoning}), *history[2:])
+    return (Step(request=request(), reply=first, via=via),  # type: ignore[arg-type]
+            Step(request=request(*history), reply=Turn(text="Sunny in both."),  # type: ignore[arg-type]
+                 via=via))
+
+
+def _raw(run: CaseRun, step: int) -> Any:
+    return run.steps[step].exchanges[0].json
+
+
+@check("wire.deepseek.reasoning_replayed")
+def reasoning_content_replayed(run: CaseRun) -> None:
+    """The assistant message that replays the calls carries the turn's ``reasoning_content``,
+    unchanged ("" included)."""
+    first = run.steps[0].step.reply
+    want = reasoning_text(first)
+    ids = {c.id for c in first.tool_calls}
+    for record in run.steps[1:]:
+        for i, msg in enumerate((_raw(run, record.index) or {}).get("messages") or []):
+            if msg.get("role") != "assistant":
+                continue
+            if not {c.get("id") for c in msg.get("tool_calls") or ()} & ids:
+                continue
+            got = msg.get("reasoning_content", "<no reasoning_content key>")
+            if got != want:
+                raise ConformanceFailure(
+                    "wire.deepseek.reasoning_replayed", f"step {record.index + 1}: messages[{i}] "
+                    "does not carry the reasoning_content the model sent with these calls",
+                    expected=want, got=got,
+                    hint="keep reasoning_content (AssistantMessage.reasoning) and send it back "
+                         "as it came on the assistant message with the tool_calls, an empty "
+                         "string too: DeepSeek's thinking mode says 'must be passed back to the "
+                         "API' (api-docs.deepseek.com/guides/thinking_mode)")
+
+
+CASES: list[Case] = [
+    case(
+        id="wire.deepseek_reasoning_replayed",
+        dialects=DIALECT,
+        title="reasoning_content is decoded apart from the text and sent back with the calls",
+        why="In thinking mode DeepSeek answers 400 'The `reasoning_content` in the thinking mode "
+            "must be passed back to the API.' when a tool-call turn comes back without it "
+            "(api-docs.deepseek.com/guides/thinking_mode; langchain #37713, crewAI #5878, "
+            "litellm #37636, opencode #24083); adapters that drop unknown message fields, or "
+            "fold the reasoning into content, break every tool loop; confirmed 2026-11-25.",
+        steps=_reasoning_steps("complete", _THOUGHT, text="Checking both cities."),
+        checks=(matches_script, reasoning_decoded, reasoning_content_replayed),
+    ),
+    case(
+        id="stream.deepseek_reasoning_replayed",
+        dialects=DIALECT,
+        title="Streamed reasoning_content deltas are joined, kept and sent back with the calls",
+        why="The chain of thought streams as delta.reasoning_content pieces before the content "
+            "and tool_calls deltas; accumulators that read only content and tool_calls lose it "
+            "(deepseek-harness #739 asks whether 'reasoning_content is lost in streaming "
+            "chunks'), and the next request is DeepSeek's 400; confirmed 2026-11-25.",
+        steps=_reasoning_steps("stream", _THOUGHT),
+        checks=(matches_script, reasoning_decoded, reasoning_content_replayed),
+    ),
+    case(
+        id="wire.deepseek_empty_reasoning_replayed",
+        dialects=DIALECT,
+        title="An empty reasoning_content goes back too: the key, with \"\"",
+        why="deepseek-v4-flash sometimes answers a tool call with reasoning_content \"\"; a "
+            "replay that sends the field only when it is non-empty gets the same 400 (Raven "
+            "#297 bisected it, deepseek-harness #739 and #1850, OpenClaw's sanitizer); "
+            "confirmed 2026-11-25.",
+        steps=_reasoning_steps("complete", ""),
+        checks=(matches_script, reasoning_content_replayed),
+    ),
+    case(
+        id="stream.deepseek_usage_on_finish_chunk",
+        dialects=DIALECT,
+        title="Streamed usage rides on the finish chunk, with no choices: [] chunk after it",
+        why="DeepSeek puts the usage of a stream on its last chunk, the one with the "
+            "finish_reason, include_usage or not (Create Chat Completion reference; a measured "
+            "deepseek-v4-pro stream); a reader that takes usage only from OpenAI's separate "
+            "usage chunk reports none; confirmed 2026-11-25.",
+        needs={"usage"},
+        steps=(Step(request=request(), via="stream", reply=Turn(
+            tool_calls=calls(("get_time", "{}")), stream=StreamPlan(fragment_size=2))),),
+        checks=(usage_reported, matches_script),
+    ),
+    case(
+        id="errors.deepseek_insufficient_balance",
+        dialects=DIALECT,
+        title="DeepSeek's 402 Insufficient Balance surfaces as a final error with its status",
+        why="A used-up balance is 402 'Insufficient Balance' at DeepSeek (Error Codes page: "
+            "'You have run out of balance'); retrying cannot help until someone tops up; "
+            "confirmed 2026-11-25.",
+        steps=(Step(request=request(), expect="error", reply=Turn(error=ErrorReply(
+            status=402, message=INSUFFICIENT_BALANCE, type="unknown_error",
+            code="invalid_request_error"))),),
+        checks=(error_surfaced(must_contain=INSUFFICIENT_BALANCE),
+                provider_error(retryable=False)),
+    ),
+]
