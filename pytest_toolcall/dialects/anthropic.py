@@ -78,11 +78,16 @@ _STOP = {"stop": "end_turn", "tool_calls": "tool_use", "length": "max_tokens",
          "content_filter": "refusal", "error": "end_turn", "other": "pause_turn"}
 #: ErrorReply.type (OpenAI words in shared cases) -> Anthropic's error type
 _ERROR_TYPES = {"server_error": "api_error", "invalid_request_error": "invalid_request_error"}
-#: Anthropic's error type for each HTTP status (docs.anthropic.com/en/api/errors, confirmed
-#: 2026-11-23)
+#: Anthropic's error type for each HTTP status: docs.claude.com/en/api/errors (400, 401, 403,
+#: 404, 413 request_too_large, 429, 500, 529; "invalid_request_error ... for other 4XX status
+#: codes not listed"), confirmed 2026-11-23; 402 billing_error, 409 conflict_error and 504
+#: timeout_error from anthropic 2.14.0 (types/shared/error_type.py ErrorType,
+#: billing_error_object.py, gateway_timeout_error_object.py), confirmed 2026-11-25. Other
+#: statuses: 4xx invalid_request_error, 5xx api_error (the docs' 500 type).
 _TYPE_BY_STATUS = {400: "invalid_request_error", 401: "authentication_error",
-                   403: "permission_error", 404: "not_found_error", 413: "request_too_large",
-                   429: "rate_limit_error", 500: "api_error", 529: "overloaded_error"}
+                   402: "billing_error", 403: "permission_error", 404: "not_found_error",
+                   409: "conflict_error", 413: "request_too_large", 429: "rate_limit_error",
+                   500: "api_error", 504: "timeout_error", 529: "overloaded_error"}
 _OPENAI_WORDS = frozenset({"invalid_request_error", "server_error", "requests"})
 CHOICE_TAGS = ("auto", "any", "tool", "none")
 
@@ -474,7 +479,8 @@ class AnthropicMessages:
     def encode_error(self, error: ErrorReply) -> tuple[int, dict[str, Any]]:
         kind = _ERROR_TYPES.get(error.type, error.type)
         if error.type in _OPENAI_WORDS:
-            # an error scripted in OpenAI's words takes Anthropic's type for its status
+            # an error scripted in OpenAI's words (ErrorReply's default follows the status in
+            # them: cases.error_type_for) takes Anthropic's type for its status
             kind = _TYPE_BY_STATUS.get(error.status, kind)
         return error.status, {"type": "error", "error": {"type": kind, "message": error.message}}
 
@@ -521,11 +527,19 @@ class AnthropicMessages:
         for cid, call in zip(self.call_ids(turn), turn.tool_calls):
             content.append({"type": "tool_use", "id": cid, "name": call.name,
                             "input": self._input(call), "caller": dict(_CALLER)})
+        # stop_details (null; Anthropic's RefusalStopDetails when not): in 101 of the 149
+        # recorded JSON answers (claude-sonnet-4-5 to -sonnet-5; the others, recorded
+        # earlier, omit it; wire corpus, pydantic-ai/anthropic, e.g.
+        # test_anthropic__test_anthropic_tool_output.yaml; counted 2026-11-25); anthropic
+        # 2.14.0 types it (Message.stop_details). Streams keep the earlier shape without it
+        # (4 of the 9 recorded; the other 5 put it on message_start and on message_delta's
+        # delta, e.g. test_tool_search__test_anthropic_native_tool_search_streaming.yaml):
+        # tests/test_dialect_anthropic.py pins the delta without it.
         return {
             "id": "msg_toolcall", "type": "message", "role": "assistant",
             "model": body.get("model") or "toolcall-fake", "content": content,
             "stop_reason": _STOP[turn.expected_finish()], "stop_sequence": None,
-            "usage": _usage(turn),
+            "stop_details": None, "usage": _usage(turn),
         }
 
     def encode_stream(self, turn: Turn, body: Mapping[str, Any]) -> list[bytes]:
@@ -613,10 +627,14 @@ def _delta(index: int, delta: dict[str, Any]) -> tuple[str, dict[str, Any]]:
 def _usage(turn: Turn, where: str = "message") -> dict[str, Any]:
     """Usage as each place carries it (wire corpus, pydantic-ai/anthropic, confirmed 2026-11-23).
 
-    ``message`` (a JSON answer, 148 of 148, and ``message_start``, 9 of 9): the cache counts,
+    ``message`` (a JSON answer, 149 of 149, and ``message_start``, 9 of 9): the cache counts,
     the ``cache_creation`` breakdown by TTL, and ``service_tier``. ``delta`` (the final
     ``message_delta``, 9 of 9): the four counts only; never ``service_tier`` nor
-    ``cache_creation``.
+    ``cache_creation``. Recounted 2026-11-25: a delta adds ``server_tool_use`` only when the
+    turn used a server tool (8 of 9, all with web search, code execution, MCP or tool search;
+    test_tool_search__test_anthropic_native_tool_search_streaming.yaml's second stream, which
+    used none, has the four counts only); the fake's turns use none. ``inference_geo``
+    (``"global"``: 104 of 149 JSON answers, 5 of 9 message_start) is not played yet.
     """
     u = turn.usage
     # Anthropic always reports usage; the cache fields are in every real answer

@@ -9,8 +9,9 @@ the first ``functionCall`` part (2.5 and 3.x sign it with or without an id; 2.0-
 nothing: the ``no_thought_signature`` quirk). The fake serves ``/v1`` as well as ``/v1beta``
 (google-genai 3.x calls ``/v1`` by default). :class:`Gemini` plays the Developer API, which
 accepts ``id`` on ``functionCall`` and ``functionResponse`` (every request of the corpus carries
-them, all answered 200); Vertex rejects them (pydantic-ai #5081, vercel/ai #15664; checked
-2026-11-23: the corpus holds no Vertex traffic), and :class:`Vertex` plays that.
+them, all answered 200). :class:`Vertex` plays Vertex as it was until September 2026, when it
+rejected them; today's Vertex accepts and sends them (see :class:`Vertex`; the wire corpus
+holds no Vertex traffic, rechecked 2026-11-25).
 """
 
 from __future__ import annotations
@@ -39,8 +40,14 @@ __all__ = ["Gemini", "Vertex", "thought_signature"]
 
 _ROUTE = re.compile(r"/(v1|v1beta)/models/[^/:]+:(generateContent|streamGenerateContent)$")
 _NAME = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_.\-]{0,63}$")
-_STATUS = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED",
-           404: "NOT_FOUND", 409: "ABORTED", 429: "RESOURCE_EXHAUSTED", 500: "INTERNAL",
+#: google.rpc.Code name for each HTTP status: the Gemini API's error table
+#: (ai.google.dev/gemini-api/docs/generate-content/api-errors: 400, 402 RESOURCE_EXHAUSTED for
+#: used-up prepaid credits, 403, 404, 429, 499 CANCELLED, 500, 503, 504) and "HTTP Mapping" in
+#: google/rpc/code.proto (401, 409, 501); confirmed 2026-11-25. The error body's ``status``
+#: follows the HTTP status; any other is UNKNOWN.
+_STATUS = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 402: "RESOURCE_EXHAUSTED",
+           403: "PERMISSION_DENIED", 404: "NOT_FOUND", 409: "ABORTED",
+           429: "RESOURCE_EXHAUSTED", 499: "CANCELLED", 500: "INTERNAL", 501: "UNIMPLEMENTED",
            503: "UNAVAILABLE", 504: "DEADLINE_EXCEEDED"}
 _FINISH = {"stop": "STOP", "tool_calls": "STOP", "length": "MAX_TOKENS",
            "content_filter": "SAFETY", "error": "MALFORMED_FUNCTION_CALL", "other": "OTHER"}
@@ -534,10 +541,23 @@ class Vertex(Gemini):
 
     ``POST /v1/projects/{p}/locations/{l}/publishers/google/models/{m}:generateContent`` and
     ``:streamGenerateContent`` (``?alt=sse``), a bearer token (OAuth), and a FunctionCall /
-    FunctionResponse without ``id``: Vertex answers 400 ``Unknown name "id"`` (pydantic-ai
+    FunctionResponse without ``id``: Vertex answered 400 ``Unknown name "id"`` (pydantic-ai
     #5081, vercel/ai #15664 and #15891, charmbracelet/fantasy #265, langchainjs #10266;
-    confirmed 2026-11-23) and sends no ids. The JSON-array stream Vertex sends without
-    ``alt=sse`` is not played.
+    reports from 2025-02 to 2026-08, the last anomalyco/opencode #44454 of 2026-08-23) and
+    sent no ids. The JSON-array stream Vertex sends without ``alt=sse`` is not played.
+
+    HISTORICAL (rechecked 2026-11-25): since Vertex's discovery revision 20260921 its v1 and
+    v1beta1 ``FunctionCall`` and ``FunctionResponse`` define ``id``; anomalyco/opencode PR
+    #50504 (merged 2026-09-22) verified live that continuations carrying ids get a 200 on v1
+    and v1beta1 and that Vertex now emits call ids, and re-recorded its Vertex cassettes with
+    them; the Vertex API reference lists ``id`` on both (googleapis aiplatform_v1
+    GoogleCloudAiplatformV1FunctionCall.id / FunctionResponse.id); and google-genai 3.6.1
+    sends ``id`` to Vertex (models.py ``_FunctionResponse_to_vertex`` keeps it,
+    ``_Part_to_vertex`` passes ``functionCall`` whole) where earlier google-genai SDKs raised
+    "id parameter is not supported in Vertex AI". The rule below is kept until
+    ``wire.vertex_no_call_ids``, ``VertexAdapter``, ``conformance.wire.NO_WIRE_IDS`` and
+    ``providers.VERTEX.facts["ids"]`` are switched with it (tests/test_fidelity_fixes_13.py
+    pins the gap).
     """
 
     name = "vertex"
