@@ -239,17 +239,17 @@ CASES: list[Case] = [
         checks=(matches_script, ids_made_up, history_intact),
     ),
     case(
-        id="wire.vertex_no_call_ids",
+        id="wire.vertex_call_ids",
         dialects=("vertex",),
-        title="Vertex: calls come without ids, and no id goes back on calls or results",
-        why="Vertex's FunctionCall and FunctionResponse have no id field and it answers 400 "
-            "'Invalid JSON payload received. Unknown name \"id\" at "
-            "'contents[1].parts[0].function_call': Cannot find field.' (pydantic-ai #5081, "
-            "vercel/ai #15664, charmbracelet/fantasy #265, langchainjs #10266; confirmed "
-            "2026-11-23): an adapter written for the Gemini API, which sends and accepts ids, "
-            "breaks on Vertex at the first tool result.",
+        title="Vertex: the ids Vertex gives the calls are kept; going back they may be left out",
+        why="Vertex gives function calls ids and takes them back since its discovery revision "
+            "20260921 (anomalyco/opencode PR #50504, live-verified on v1 and v1beta1; "
+            "google-genai 3.6.1 sends them), and takes results without them as it did before; "
+            "rechecked 2026-11-25. An adapter that still drops Vertex's ids on the way in (the "
+            "workaround for the 400 Vertex gave until 2026-09: pydantic-ai #5081) can no longer "
+            "pair a result with its call by id.",
         steps=replayed_step(Turn(tool_calls=PARIS_TOKYO_TIME)),
-        checks=(matches_script, ids_made_up, history_intact),
+        checks=(matches_script, history_intact),
     ),
     case(
         id="stream.gemini_crlf_events",

@@ -1,7 +1,7 @@
 """The ``vertex`` provider (issue 13): Gemini on Vertex AI, the gemini wire on Vertex's routes.
 
 Its rules (bearer auth, no ``id`` on functionCall / functionResponse) with their texts, the case
-``wire.vertex_no_call_ids`` with its negative controls, and the reference adapter on every case
+``wire.vertex_call_ids`` with its negative controls, and the reference adapter on every case
 that applies to vertex.
 """
 
@@ -18,7 +18,7 @@ from pytest_toolcall.errors import ConformanceFailure
 from pytest_toolcall.fake import FakeProvider, in_process_endpoint
 from pytest_toolcall.fake.provider import Endpoint
 from pytest_toolcall.reference import reference_profile
-from pytest_toolcall.reference.gemini import GeminiAdapter, VertexAdapter
+from pytest_toolcall.reference.gemini import VertexAdapter
 from pytest_toolcall.runner import run_case
 
 V = get_dialect("vertex")
@@ -26,18 +26,22 @@ PATH = "/v1/projects/p1/locations/us-central1/publishers/google/models/gemini-2.
 PROFILE = reference_profile("vertex")
 
 
-class SendsGeminiIds(VertexAdapter):
-    """The Gemini API adapter's replay on Vertex: ids go back on functionCall and
-    functionResponse (pydantic-ai #5081, vercel/ai #15664)."""
-
-    wire_id = staticmethod(GeminiAdapter.wire_id)  # type: ignore[assignment]
-
-
-class IdlessCallsKeepNone(VertexAdapter):
-    """A call without an id is handed on with id None: nothing can be paired with it later."""
+class DropsVertexIds(VertexAdapter):
+    """Drops the ids Vertex gives the calls, the workaround for Vertex's 400 before 2026-09
+    (pydantic-ai #5081): the application can no longer pair results with calls by id."""
 
     def parse_call(self, part: dict[str, Any]) -> Any:
-        return super().parse_call(part).model_copy(update={"id": None})
+        call = dict(part)
+        call["functionCall"] = {k: v for k, v in part["functionCall"].items() if k != "id"}
+        return super().parse_call(call)
+
+
+class RemintsVertexIds(VertexAdapter):
+    """Replaces the ids Vertex gives the calls with its own."""
+
+    def parse_call(self, part: dict[str, Any]) -> Any:
+        call = super().parse_call(part)
+        return call.model_copy(update={"id": f"mine_{call.name}"})
 
 
 class ApiKeyOnVertex(VertexAdapter):
@@ -49,8 +53,8 @@ class ApiKeyOnVertex(VertexAdapter):
 
 
 CONTROLS = [
-    ("wire.vertex_no_call_ids", SendsGeminiIds, "request.messages.unknown_field"),
-    ("wire.vertex_no_call_ids", IdlessCallsKeepNone, "response.tool_calls.id_unique"),
+    ("wire.vertex_call_ids", DropsVertexIds, "response.tool_calls.id"),
+    ("wire.vertex_call_ids", RemintsVertexIds, "response.tool_calls.id"),
     ("wire.single_call", ApiKeyOnVertex, "request.auth.missing"),
 ]
 
@@ -81,14 +85,16 @@ def test_reference_adapter_passes(case_id: str, endpoint: Endpoint) -> None:
              endpoint)
     assert all(e.path.startswith("/v1/projects/toolcall-fake/locations/us-central1/publishers/"
                                  "google/models/") for e in endpoint.exchanges)
-    assert all("id" not in (p.get("functionCall") or p.get("functionResponse") or {})
-               for e in endpoint.exchanges for c in (e.json or {}).get("contents", ())
-               for p in c.get("parts", ()))
+    # the ids Vertex gave the calls go back with them (Vertex takes them since 2026-09)
+    sent = [p.get("functionCall") or p.get("functionResponse")
+            for e in endpoint.exchanges for c in (e.json or {}).get("contents", ())
+            for p in c.get("parts", ()) if "functionCall" in p or "functionResponse" in p]
+    assert all(part.get("id") for part in sent)
 
 
 def test_every_vertex_case_has_a_negative_control() -> None:
     own = {c.id for c in default_registry() if c.dialects == ("vertex",)}
-    assert own == {"wire.vertex_no_call_ids"} <= {row[0] for row in CONTROLS}
+    assert own == {"wire.vertex_call_ids"} <= {row[0] for row in CONTROLS}
 
 
 # -- the dialect's rules, with their texts --------------------------------------------------------
@@ -120,22 +126,20 @@ def test_bearer_auth_and_its_401s() -> None:
     ({"functionCall": {"id": "c1", "name": "f", "args": {}}}, "function_call"),
     ({"functionResponse": {"id": "c1", "name": "f", "response": {}}}, "function_response"),
 ])
-def test_an_id_is_an_unknown_field(part: dict[str, Any], where: str) -> None:
+def test_an_id_is_accepted_as_on_the_gemini_api(part: dict[str, Any], where: str) -> None:
+    """Vertex takes id on functionCall / functionResponse since its discovery revision
+    20260921 (anomalyco/opencode PR #50504); its 400 'Unknown name "id"' is historical."""
     role = "model" if "functionCall" in part else "user"
     body = {"contents": [{"role": "user", "parts": [{"text": "hi"}]},
                          {"role": role, "parts": [part]}]}
-    rejection = V.validate(body)
-    assert rejection is not None and rejection.rule == "messages.unknown_field"
-    assert rejection.message == ('Invalid JSON payload received. Unknown name "id" at '
-                                 f"'contents[1].parts[0].{where}': Cannot find field.")
-    # the Gemini API takes the id (it may refuse the short history for another reason)
-    on_gemini = get_dialect("gemini").validate(body)
-    assert on_gemini is None or on_gemini.rule != "messages.unknown_field"
+    for dialect in (V, get_dialect("gemini")):
+        rejection = dialect.validate(body)
+        assert rejection is None or rejection.rule != "messages.unknown_field", where
 
 
-def test_vertex_sends_no_ids() -> None:
+def test_vertex_sends_ids() -> None:
     from pytest_toolcall.cases import ScriptedCall, Turn
 
     turn = Turn(tool_calls=(ScriptedCall(id="call_1", name="f", arguments={}),))
     part = V.encode_response(turn, {})["candidates"][0]["content"]["parts"][0]
-    assert "id" not in part["functionCall"] and "thoughtSignature" in part
+    assert part["functionCall"]["id"] == "call_1" and "thoughtSignature" in part

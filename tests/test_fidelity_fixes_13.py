@@ -207,20 +207,13 @@ def test_gemini_signature_follows_the_model_not_the_id() -> None:
         "functionCall": {"name": "get_capital", "args": {"country": "France"}}}
 
 
-# -- Vertex and call ids: a known kit gap, pinned ------------------------------------------------
+# -- Vertex and call ids ----------------------------------------------------------------------
 
-#: KIT: Vertex accepts and sends functionCall.id / functionResponse.id since its discovery
-#: revision 20260921 (anomalyco/opencode PR #50504, merged 2026-09-22, live-verified on v1 and
-#: v1beta1; googleapis aiplatform_v1 FunctionCall.id and FunctionResponse.id), and
-#: google-genai 3.6.1 sends them to Vertex; the vertex fake still plays the earlier 400
-#: (dialects/gemini.py class Vertex). Flipping it needs wire.vertex_no_call_ids,
-#: VertexAdapter, conformance.wire.NO_WIRE_IDS, providers.VERTEX.facts["ids"] and
-#: tests/test_controls_vertex.py changed with it. Rechecked 2026-11-25.
-VERTEX_ID_GAP = {"function_call": "messages.unknown_field",
-                 "function_response": "messages.unknown_field"}
-
-
-def test_google_genai_sends_ids_to_vertex_and_the_fake_still_refuses_them() -> None:
+def test_google_genai_sends_ids_to_vertex_and_the_fake_takes_them() -> None:
+    """Vertex takes functionCall.id / functionResponse.id since its discovery revision 20260921
+    (anomalyco/opencode PR #50504, live-verified on v1 and v1beta1), and google-genai 3.6.1
+    sends them to Vertex: the vertex fake takes the request with and without them (its earlier
+    400 is historical; rechecked 2026-11-25)."""
     pytest.importorskip("google.genai")
     from google.genai import models, types
 
@@ -233,9 +226,6 @@ def test_google_genai_sends_ids_to_vertex_and_the_fake_still_refuses_them() -> N
                          {"role": "model", "parts": [call]},
                          {"role": "user", "parts": [result]}]}
     assert GEMINI.validate(body) is None
-    rejection = VERTEX.validate(body)
-    assert rejection is not None
-    where = "function_call" if "function_call'" in rejection.message else "function_response"
-    assert {where: rejection.rule} == {where: VERTEX_ID_GAP[where]}
+    assert VERTEX.validate(body) is None
     without = json.loads(json.dumps(body).replace('"id": "c1", ', ""))
     assert VERTEX.validate(without) is None

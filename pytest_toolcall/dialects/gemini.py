@@ -540,31 +540,21 @@ class Vertex(Gemini):
     """The ``vertex`` provider: Gemini on Vertex AI, the gemini wire on Vertex's routes.
 
     ``POST /v1/projects/{p}/locations/{l}/publishers/google/models/{m}:generateContent`` and
-    ``:streamGenerateContent`` (``?alt=sse``), a bearer token (OAuth), and a FunctionCall /
-    FunctionResponse without ``id``: Vertex answered 400 ``Unknown name "id"`` (pydantic-ai
-    #5081, vercel/ai #15664 and #15891, charmbracelet/fantasy #265, langchainjs #10266;
-    reports from 2025-02 to 2026-08, the last anomalyco/opencode #44454 of 2026-08-23) and
-    sent no ids. The JSON-array stream Vertex sends without ``alt=sse`` is not played.
-
-    HISTORICAL (rechecked 2026-11-25): since Vertex's discovery revision 20260921 its v1 and
-    v1beta1 ``FunctionCall`` and ``FunctionResponse`` define ``id``; anomalyco/opencode PR
-    #50504 (merged 2026-09-22) verified live that continuations carrying ids get a 200 on v1
-    and v1beta1 and that Vertex now emits call ids, and re-recorded its Vertex cassettes with
-    them; the Vertex API reference lists ``id`` on both (googleapis aiplatform_v1
-    GoogleCloudAiplatformV1FunctionCall.id / FunctionResponse.id); and google-genai 3.6.1
-    sends ``id`` to Vertex (models.py ``_FunctionResponse_to_vertex`` keeps it,
-    ``_Part_to_vertex`` passes ``functionCall`` whole) where earlier google-genai SDKs raised
-    "id parameter is not supported in Vertex AI". The rule below is kept until
-    ``wire.vertex_no_call_ids``, ``VertexAdapter``, ``conformance.wire.NO_WIRE_IDS`` and
-    ``providers.VERTEX.facts["ids"]`` are switched with it (tests/test_fidelity_fixes_13.py
-    pins the gap).
+    ``:streamGenerateContent`` (``?alt=sse``) and a bearer token (OAuth). Call ids as on the
+    Gemini API (rechecked 2026-11-25): since Vertex's discovery revision 20260921 its v1 and
+    v1beta1 ``FunctionCall`` and ``FunctionResponse`` define ``id`` (googleapis aiplatform_v1
+    GoogleCloudAiplatformV1FunctionCall.id / FunctionResponse.id); anomalyco/opencode PR #50504
+    (merged 2026-09-22) verified live that continuations carrying ids get a 200 on v1 and
+    v1beta1 and that Vertex emits call ids; google-genai 3.6.1 sends ``id`` to Vertex.
+    HISTORICAL, not played: before that Vertex answered 400 ``Unknown name "id"`` to an id
+    (pydantic-ai #5081, vercel/ai #15664 and #15891, charmbracelet/fantasy #265, langchainjs
+    #10266, anomalyco/opencode #44454 of 2026-08-23) and sent none. The JSON-array stream Vertex
+    sends without ``alt=sse`` is not played.
     """
 
     name = "vertex"
     title = "Vertex AI generateContent (Gemini)"
     base_path = "/v1/projects/toolcall-fake/locations/us-central1/publishers/google"
-    CALL_FIELDS = _CALL - {"id"}
-    RESPONSE_FIELDS = _RESPONSE - {"id"}
 
     def route(self, method: str, path: str) -> bool:
         return method == "POST" and _VERTEX_ROUTE.match(path) is not None
@@ -587,8 +577,3 @@ class Vertex(Gemini):
             return _error(401, f"Request had invalid authentication credentials. {_OAUTH}",
                           rule="auth.invalid")
         return None
-
-    @staticmethod
-    def call_ids(turn: Turn) -> list[str | None]:  # type: ignore[override]
-        """Vertex's FunctionCall has no id: the fake never sends one."""
-        return [None] * len(turn.tool_calls)

@@ -61,10 +61,12 @@ VERTEX = Provider(name="vertex", dialect="gemini", family="gemini", facts={
                  "'API keys are not supported by this API...'",
                  "GoogleCloudPlatform/generative-ai #454, a2a-samples #43, mscraftsman/"
                  "generative-ai #51", _CONFIRMED),
-    "ids": Fact("no id on functionCall / functionResponse: 400 'Invalid JSON payload received. "
-                "Unknown name \"id\" at ...: Cannot find field.'",
-                "pydantic-ai #5081, vercel/ai #15664 and #15891, charmbracelet/fantasy #265, "
-                "langchainjs #10266", _CONFIRMED),
+    "ids": Fact("id on functionCall / functionResponse as on the Gemini API (discovery revision "
+                "20260921); before it, 400 'Invalid JSON payload received. Unknown name \"id\" "
+                "at ...: Cannot find field.' (historical: pydantic-ai #5081, vercel/ai #15664)",
+                "anomalyco/opencode PR #50504 (live-verified 200s on v1 and v1beta1); googleapis "
+                "aiplatform_v1 FunctionCall.id / FunctionResponse.id; google-genai 3.6.1 "
+                "models.py sends id to Vertex", "2026-11-25"),
     "error_shape": Fact("{error: {code, message, status}} as the Gemini API",
                         "pydantic-ai #5081 (a quoted 400 body)", _CONFIRMED),
 })

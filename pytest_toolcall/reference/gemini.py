@@ -290,14 +290,11 @@ class StreamAccumulator:
 
 
 class VertexAdapter(GeminiAdapter):
-    """The reference adapter for Gemini on Vertex AI: the gemini wire, a bearer token, and never
-    an ``id`` on functionCall / functionResponse (Vertex answers 400 ``Unknown name "id"``;
-    pydantic-ai #5081). ``base_url`` ends in ``/publishers/google``."""
+    """The reference adapter for Gemini on Vertex AI: the gemini wire and a bearer token; the
+    ids Vertex gives the calls go back as on the Gemini API (Vertex takes them since its
+    discovery revision 20260921: anomalyco/opencode PR #50504; rechecked 2026-11-25).
+    ``base_url`` ends in ``/publishers/google``."""
 
     def __init__(self, base_url: str, api_key: str, **kwargs: Any) -> None:
         super().__init__(base_url, api_key, **kwargs)
         self.headers = {"authorization": f"Bearer {api_key}"}
-
-    @staticmethod
-    def wire_id(call_id: str | None) -> bool:
-        return False
