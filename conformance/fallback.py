@@ -264,3 +264,42 @@ CASES += [
         fallback=_script(AFTER_CALL, _plan_call(TOOL_PLAN), calls_first=True),
         expect="tool", value_=TOOL_PLAN, text_=AFTER_CALL),
 ]
+
+
+# == issue 12: gaps the mutation self-check of the reference found ==============================
+#: a plan quoted as an example in the prose, the answer in a ```json fence after it
+EXAMPLE_THEN_FENCE = (f"A plan looks like {_json(DRAFT_PLAN)}, for example. Yours:\n```json\n"
+                      f"{_json(TEXT_PLAN)}\n```\n")
+#: braces that are not JSON before and after the plan, one of them right before its own '{'
+#: (a placeholder, a template's double braces), and an object that fails the schema first
+BRACES = ('Not {"goal": "ship v1", "steps": []} any more; ignore the {placeholder}: the plan '
+          f"is {{{_json(TEXT_PLAN)}}}, and {{that}} is all.")
+
+CASES += [
+    _fallback_case(
+        id="fallback.tool_after_other_call",
+        title="A call of the tool after a call of another tool is still taken",
+        why="Models call several tools in one turn; a reader that gives up at the first call "
+            "that is not the requested tool (or not parsable) misses the valid one after it "
+            "and drops to the JSON or text channel.",
+        fallback=_script(PLAIN, ScriptedCall(name="emit_draft", arguments=DRAFT_PLAN,
+                                             id="call_draft"),
+                         _plan_call(TOOL_PLAN), other_tools=(EMIT_DRAFT,)),
+        expect="tool", value_=TOOL_PLAN, text_=PLAIN),
+    _fallback_case(
+        id="fallback.fence_wins_over_prose",
+        title="A ```json block wins over an object quoted earlier in the prose",
+        why="A fenced JSON block is the model's answer; prose before it may quote an example "
+            "that fits the schema too. Candidates are tried in the order docs/fallback.md lists "
+            "them: the whole text, the fenced blocks, then objects in the prose.",
+        fallback=_script(EXAMPLE_THEN_FENCE), expect="json", value_=TEXT_PLAN,
+        text_=EXAMPLE_THEN_FENCE),
+    _fallback_case(
+        id="fallback.braces_around_json",
+        title="Braces that are not JSON around the object do not hide it",
+        why="Prose carries braces that are not JSON (placeholders, template syntax such as "
+            "{{ }}) before and after the object; a scan that gives up at the first brace that "
+            "does not parse, skips a character after one, or starts from the last brace, "
+            "misses the plan and drops to the text channel.",
+        fallback=_script(BRACES), expect="json", value_=TEXT_PLAN, text_=BRACES),
+]

@@ -54,6 +54,12 @@ def build_parser() -> argparse.ArgumentParser:
                         help="the project root (default: the current directory)")
     mutate.add_argument("--jobs", type=int, default=os.cpu_count() or 2, metavar="N",
                         help="mutants tested in parallel (default: the number of CPUs)")
+    mutate.add_argument("--profiles", default=None, metavar="MATRIX",
+                        help="run the cases once per declared profile (a mutant is caught when "
+                             "any profile's run fails): 'reference' (the built-in matrix of the "
+                             "reference loop and history builder), a JSON file, or inline JSON "
+                             "mapping names to Profile fields laid over toolcall_profile "
+                             "(default: the base profile only)")
     mutate.add_argument("--keep", action="store_true",
                         help="keep the working copy (for `mutmut browse` / `mutmut show`)")
     return parser
@@ -70,6 +76,7 @@ def _mutate(args: argparse.Namespace) -> int:
         MutationError,
         MutationRun,
         evaluate_gate,
+        parse_profiles,
         parse_rate,
         render_text,
         run_mutation,
@@ -95,8 +102,9 @@ def _mutate(args: argparse.Namespace) -> int:
             raise UsageError(f"--root: {args.root!r} is not a directory")
         report = Path(args.report).resolve() if args.report else None
         cases = [c.strip() for c in args.cases.split(",") if c.strip()]
+        profiles = parse_profiles(args.profiles) if args.profiles is not None else None
         run = MutationRun(root=root, files=list(args.paths), providers=providers, cases=cases,
-                          jobs=args.jobs, keep=args.keep)
+                          jobs=args.jobs, keep=args.keep, profiles=profiles)
         if report is not None:
             report.mkdir(parents=True, exist_ok=True)
         result = run_mutation(run, log_dir=report)

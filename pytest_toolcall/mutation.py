@@ -44,8 +44,11 @@ __all__ = [
     "MutationError",
     "MutationResult",
     "MutationRun",
+    "REFERENCE_PROFILES",
+    "apply_profile",
     "classify",
     "evaluate_gate",
+    "parse_profiles",
     "run_mutation",
     "run_suite_case",
 ]
@@ -118,6 +121,8 @@ class MutationResult:
     mutants_per_second: float | None
     mutmut_version: str
     workdir: str | None = None
+    #: the declared profiles the cases ran under (``--profiles``); empty: the base profile only
+    profiles: list[str] = field(default_factory=list)
 
     @property
     def tested(self) -> int:
@@ -139,7 +144,7 @@ class MutationResult:
                 "providers": self.providers, "cases": self.cases, "counts": self.counts,
                 "mutants": self.tested, "escaped": len(self.escapes), "caught": self.caught,
                 "kill_rate": self.kill_rate, "escapes": [asdict(e) for e in self.escapes],
-                "errors": self.errors, "gate": gate,
+                "errors": self.errors, "gate": gate, "profiles": self.profiles,
                 "timing": {"seconds": round(self.seconds, 3),
                            "mutmut_seconds": round(self.mutmut_seconds, 3),
                            "mutants_per_second": self.mutants_per_second},
@@ -156,6 +161,128 @@ class MutationRun:
     cases: list[str]
     jobs: int
     keep: bool = False
+    #: ``--profiles``: name -> {"fields": Profile fields over the base profile, "cases": globs
+    #: (empty: every selected case)}; None runs every case once, under the base profile
+    profiles: dict[str, dict[str, Any]] | None = None
+
+
+# -- profiles: each policy branch runs under the profile that declares it ----------------------
+#: The declared profiles the reference loop and history builder are measured under
+#: (``--profiles reference``). The reference loop implements every policy field its
+#: ``from_profile`` reads; under one profile the branches of the other values never run, so
+#: their mutants survive whatever the cases check. Each profile here is one a real loop
+#: declares (docs/loops.md, "Profile fields"; the framework shims pytest_toolcall/shims/_*.py),
+#: with its caps lowered to keep runs short; a mutant is caught when the run under ANY profile
+#: fails. Fields are laid over the base profile (the ``toolcall_profile`` fixture's). Every case
+#: runs under "default"; each other profile runs the cases whose expectations its fields change
+#: (a mutant's run re-runs every case that called its function: the whole matrix under every
+#: profile costs four times as long on two cores).
+REFERENCE_PROFILES: dict[str, dict[str, Any]] = {
+    "default": {"fields": {}, "cases": []},
+    # argument_validation: ask the user about a missing required argument
+    "clarify": {"fields": {"argument_validation": "clarify"},
+                "cases": ["loop.missing_required_argument", "loop.argument_types"]},
+    # one call after the other, each with its own timeout
+    "sequential": {"fields": {"parallel_dispatch": False, "tool_timeout": 0.25},
+                   "cases": ["loop.answered_once_in_order", "loop.result_contents_match",
+                             "loop.tool_timeout", "loop.mixed_batch"]},
+    # openai-agents: max_turns counts model calls, no failure-round cap
+    "agents-sdk": {"fields": {"iteration_counts": "model_calls", "max_iterations": 4,
+                              "max_failure_rounds": None},
+                   "cases": ["loop.iteration_cap", "loop.all_failure_rounds",
+                             "loop.usage_summed", "loop.mixed_batch"]},
+    # pydantic-ai: request_limit on model calls, a per-tool retry budget, a crash ends the run
+    "pydantic-ai": {"fields": {"iteration_counts": "model_calls", "max_iterations": 6,
+                               "max_failure_rounds": None, "tool_failure_budget": 1,
+                               "crash_policy": "abort"},
+                    "cases": ["loop.all_failure_rounds", "loop.retryable_failure_continues",
+                              "loop.mixed_batch", "loop.sanitised_failures", "loop.events",
+                              "loop.iteration_cap"]},
+    # langgraph: recursion_limit on rounds, a crash ends the run, repeated ids refused
+    "langgraph": {"fields": {"iteration_counts": "rounds", "max_iterations": 4,
+                             "max_failure_rounds": None, "crash_policy": "abort",
+                             "duplicate_call_ids": "refuse"},
+                  "cases": ["loop.duplicate_call_id", "loop.all_failure_rounds",
+                            "loop.iteration_cap", "loop.sanitised_failures", "loop.mixed_batch"]},
+    # smolagents: max_steps on model calls, a closing call at the cap, a final_answer tool
+    "smolagents": {"fields": {"iteration_counts": "model_calls", "max_iterations": 4,
+                              "max_failure_rounds": None, "closing_call": True,
+                              "final_answer_tool": "final_answer"},
+                   "cases": ["loop.iteration_cap", "loop.all_failure_rounds",
+                             "loop.permanent_failure", "loop.usage_summed",
+                             "loop.text_with_calls", "loop.events", "loop.model_error"]},
+    # a history builder that keeps failed calls and their error results
+    "keep-failed": {"fields": {"history_failed_calls": "keep"}, "cases": ["history.*"]},
+}
+BUILTIN_PROFILES = {"reference": REFERENCE_PROFILES}
+
+
+def apply_profile(base: Any, fields: dict[str, Any]) -> Any:
+    """``base`` (a Profile, a mapping or None) with ``fields`` laid over it, validated."""
+    from .contracts import make_profile
+
+    if not fields:
+        return base
+    merged = {**make_profile(base).model_dump(), **fields}
+    return make_profile(merged)
+
+
+def parse_profiles(raw: str) -> dict[str, dict[str, Any]]:
+    """``--profiles``: a built-in matrix name (``reference``), a JSON file, or inline JSON.
+
+    The JSON maps a profile name to its Profile fields, laid over the base profile; an entry
+    may instead be ``{"fields": {...}, "cases": ["loop.*", "!loop.tool_timeout"]}`` to run
+    only those cases under it ('!' leaves a case out).
+    Every profile is validated here: a bad field is a usage error naming it.
+    """
+    from .contracts import Profile
+
+    text = raw.strip()
+    if text in BUILTIN_PROFILES:
+        data: Any = BUILTIN_PROFILES[text]
+    else:
+        path = Path(text)
+        source = text
+        if not text.startswith("{"):
+            if not path.is_file():
+                raise UsageError(f"--profiles: {raw!r} is neither a built-in matrix "
+                                 f"({', '.join(BUILTIN_PROFILES)}), a JSON file nor a JSON "
+                                 "object")
+            source = path.read_text(encoding="utf-8")
+        try:
+            data = json.loads(source)
+        except ValueError as exc:
+            raise UsageError(f"--profiles: {raw!r} is not valid JSON ({exc})") from None
+    if not isinstance(data, dict) or not data:
+        raise UsageError("--profiles: give a JSON object mapping profile names to Profile "
+                         'fields, e.g. {"default": {}, "clarify": {"argument_validation": '
+                         '"clarify"}}')
+    out: dict[str, dict[str, Any]] = {}
+    for name, entry in data.items():
+        if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9_.]+(-[A-Za-z0-9_.]+)*",
+                                                         name):
+            raise UsageError(f"--profiles: profile name {name!r}: use letters, digits, '_', "
+                             "'.' and single '-' (it becomes part of a test id)")
+        if not isinstance(entry, dict):
+            raise UsageError(f"--profiles: profile {name!r} must be an object of Profile fields")
+        if set(entry) <= {"fields", "cases"} and "fields" in entry:
+            fields, cases = entry["fields"], entry.get("cases") or []
+        else:
+            fields, cases = entry, []
+        if isinstance(cases, str):
+            cases = [c.strip() for c in cases.split(",") if c.strip()]
+        if not isinstance(fields, dict) or not isinstance(cases, list):
+            raise UsageError(f"--profiles: profile {name!r}: 'fields' is an object, 'cases' a "
+                             "list of case globs")
+        try:
+            Profile.model_validate(fields)
+        except Exception as exc:  # noqa: BLE001 - pydantic's ValidationError
+            problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'profile'}: "
+                                 f"{e['msg']}" for e in getattr(exc, "errors", lambda: [])())
+            raise UsageError(f"--profiles: profile {name!r} is not a valid Profile: "
+                             f"{problems or exc}") from None
+        out[name] = {"fields": dict(fields), "cases": [str(c) for c in cases]}
+    return out
 
 
 # -- gate -------------------------------------------------------------------------------------
@@ -382,12 +509,18 @@ def _tail(text: str, lines: int = 30) -> str:
     return "\n".join(text.strip().splitlines()[-lines:])
 
 
-def generate_test_module(workdir: Path, probe: dict[str, Any]) -> str:
+def generate_test_module(workdir: Path, probe: dict[str, Any],
+                         profiles: dict[str, dict[str, Any]] | None = None,
+                         runs: list[tuple[str, str, str]] | None = None) -> str:
     """Write the test module mutmut runs (next to the user's toolcall_* fixture overrides);
-    returns its path relative to the copy."""
+    returns its path relative to the copy. With ``profiles``, one test per (provider, profile,
+    case) of ``runs``, the profile laid over the ``toolcall_profile`` fixture."""
     directory = Path(probe["suite_dir"] or ".")
-    chosen = [(r["provider"], r["case"]) for r in probe["items"] if r["outcome"] == "passed"]
     rel = (directory / GENERATED_MODULE).as_posix()
+    if profiles is not None:
+        (workdir / rel).write_text(_profiled_module(profiles, runs or []), encoding="utf-8")
+        return rel
+    chosen = [(r["provider"], r["case"]) for r in probe["items"] if r["outcome"] == "passed"]
     lines = [
         '"""Generated by `pytest-toolcall mutate`: one test per conformance case, so that mutmut',
         'can re-run each case by node id inside its copy. Do not edit."""',
@@ -411,8 +544,94 @@ def generate_test_module(workdir: Path, probe: dict[str, Any]) -> str:
     return rel
 
 
-def node_id(module: str, provider: str, case: str) -> str:
+def _profiled_module(profiles: dict[str, dict[str, Any]],
+                     runs: list[tuple[str, str, str]]) -> str:
+    fields = {name: spec["fields"] for name, spec in profiles.items()}
+    lines = [
+        '"""Generated by `pytest-toolcall mutate --profiles`: one test per conformance case and',
+        'declared profile, so that mutmut can re-run each by node id inside its copy. Do not',
+        'edit."""',
+        "",
+        "import pytest",
+        "",
+        "from pytest_toolcall.mutation import apply_profile, run_suite_case",
+        "",
+        f"PROFILES = {fields!r}",
+        "",
+        "CASES = [",
+        *[f"    ({provider!r}, {name!r}, {case!r})," for provider, name, case in runs],
+        "]",
+        "",
+        "",
+        "@pytest.fixture",
+        "def toolcall_profile(toolcall_profile, toolcall_mutation_profile):",
+        "    # the declared profile over the base one: the subject fixtures built from",
+        "    # toolcall_profile (toolcall_loop, toolcall_history) get its policy too",
+        "    return apply_profile(toolcall_profile, PROFILES[toolcall_mutation_profile])",
+        "",
+        "",
+        '@pytest.mark.parametrize(("toolcall_provider", "toolcall_mutation_profile", '
+        '"toolcall_case_id"),',
+        '                         CASES, ids=[f"{p}-{n}-{c}" for p, n, c in CASES])',
+        f"def {GENERATED_TEST}(request, toolcall_provider, toolcall_mutation_profile, "
+        "toolcall_case_id):",
+        "    run_suite_case(request, toolcall_case_id)",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def node_id(module: str, provider: str, case: str, profile: str | None = None) -> str:
+    if profile is not None:
+        return f"{module}::{GENERATED_TEST}[{provider}-{profile}-{case}]"
     return f"{module}::{GENERATED_TEST}[{provider}-{case}]"
+
+
+def _profile_selects(globs: list[str], case: str) -> bool:
+    """A profile's 'cases': the case matches a glob (none: every case) and no '!glob'."""
+    take = [g for g in globs if not g.startswith("!")]
+    if any(fnmatch.fnmatchcase(case, g[1:]) for g in globs if g.startswith("!")):
+        return False
+    return not take or any(fnmatch.fnmatchcase(case, g) for g in take)
+
+
+def preflight_profiles(workdir: Path, probe: dict[str, Any],
+                       profiles: dict[str, dict[str, Any]]) -> list[tuple[str, str, str]]:
+    """Run every selected case under every declared profile, unmutated, through the generated
+    module (as mutmut will); every run must pass or be skipped (the profile does not claim
+    what the case needs). Returns the (provider, profile, case) runs that passed."""
+    candidates = [(r["provider"], r["case"]) for r in probe["items"]
+                  if r["outcome"] in ("passed", "skipped")]
+    runs = [(provider, name, case) for name, spec in profiles.items()
+            for provider, case in candidates if _profile_selects(spec["cases"], case)]
+    if not runs:
+        raise MutationError("no selected case runs under any declared profile (--profiles "
+                            "'cases' globs and --cases select nothing in common)")
+    module = generate_test_module(workdir, probe, profiles, runs)
+    out = workdir / ".toolcall-mutation-profiles.json"
+    env = _clean_env()
+    env[PROBE_ENV] = str(out)
+    done = subprocess.run([sys.executable, "-m", "pytest", "-p", "pytest_toolcall.mutation",
+                           "-q", "--rootdir=.", "--tb=short", *PYTEST_ARGS, module],
+                          cwd=workdir, env=env, capture_output=True, text=True, check=False)
+    output = done.stdout + done.stderr
+    if not out.exists():
+        raise MutationError("the cases could not run under the declared profiles (pytest exit "
+                            f"code {done.returncode}):\n{_tail(output)}")
+    record = json.loads(out.read_text(encoding="utf-8"))
+    out.unlink()
+    bad = [f"{r['case']}[{r['provider']}] under profile {r['profile']!r}: {r['outcome']}"
+           for r in record["items"] if r["outcome"] in ("failed", "error", None)]
+    if bad or done.returncode not in (0, 5):
+        shown = "\n  ".join(bad[:20]) or f"pytest exit code {done.returncode}"
+        raise MutationError(
+            "the conformance suite is red under a declared profile before mutation; mutmut "
+            "needs a green suite. Each profile must be one the implementation really has "
+            "(its toolcall_* fixture must build it from toolcall_profile); fix the profile or "
+            f"the implementation, or narrow the profile's 'cases':\n  {shown}\n"
+            f"{_tail(output, 15)}")
+    return [(r["provider"], r["profile"], r["case"]) for r in record["items"]
+            if r["outcome"] == "passed"]
 
 
 def run_suite_case(request: Any, case_id: str) -> None:
@@ -467,6 +686,16 @@ class _Probe:
         keep, drop = [], []
         for item in items:
             case = item.stash.get(CASE_KEY, None)
+            params = getattr(getattr(item, "callspec", None), "params", {})
+            if case is None and getattr(item, "originalname", None) == GENERATED_TEST \
+                    and "toolcall_mutation_profile" in params:
+                keep.append(item)  # a generated run under a declared profile (--profiles)
+                self.items[item.nodeid] = {"nodeid": item.nodeid,
+                                           "case": params["toolcall_case_id"],
+                                           "provider": params["toolcall_provider"],
+                                           "profile": params["toolcall_mutation_profile"],
+                                           "outcome": None}
+                continue
             if case is None:
                 drop.append(item)  # the user's own tests: not part of the suite
                 continue
@@ -713,13 +942,19 @@ def run_mutation(run: MutationRun, *, log_dir: Path | None = None) -> MutationRe
     try:
         copy_project(run.root, workdir)
         probe = preflight(workdir, run.providers, run.cases)
-        module = generate_test_module(workdir, probe)
+        if run.profiles is not None:
+            runs = preflight_profiles(workdir, probe, run.profiles)
+            module = generate_test_module(workdir, probe, run.profiles, runs)
+            case_by_test = {node_id(module, p, c, n): f"{c}[{p}, {n}]" for p, n, c in runs}
+        else:
+            module = generate_test_module(workdir, probe)
+            case_by_test = {node_id(module, r["provider"], r["case"]):
+                            f"{r['case']}[{r['provider']}]"
+                            for r in probe["items"] if r["outcome"] == "passed"}
         write_mutmut_config(workdir, source_paths=source_paths, files=files,
                             test_module=module)
         mutmut_seconds, rate, _ = run_mutmut(workdir, run.jobs,
                                              log_dir / "mutmut.log" if log_dir else None)
-        case_by_test = {node_id(module, r["provider"], r["case"]): f"{r['case']}[{r['provider']}]"
-                        for r in probe["items"] if r["outcome"] == "passed"}
         counts, escapes, errors, recorded = read_results(workdir, files, module, case_by_test)
         verify_recorded_ids(workdir / "mutants", recorded)
         return MutationResult(
@@ -727,7 +962,7 @@ def run_mutation(run: MutationRun, *, log_dir: Path | None = None) -> MutationRe
             counts=counts, escapes=escapes, errors=errors,
             seconds=time.perf_counter() - started, mutmut_seconds=mutmut_seconds,
             mutants_per_second=rate, mutmut_version=version,
-            workdir=str(workdir) if run.keep else None)
+            workdir=str(workdir) if run.keep else None, profiles=list(run.profiles or ()))
     finally:
         if not run.keep:
             shutil.rmtree(workdir, ignore_errors=True)
@@ -740,6 +975,9 @@ def render_text(result: MutationResult) -> str:
     out.append(f"caught {result.caught} of {result.tested} mutants"
                + (f" (kill rate {rate:.1%})" if rate is not None else "")
                + f"; {', '.join(f'{v} {k}' for k, v in sorted(result.counts.items()))}")
+    if result.profiles:
+        out.append(f"cases ran under {len(result.profiles)} declared profiles: "
+                   + ", ".join(result.profiles))
     for escape in result.escapes:
         where = f"{escape.file}:{escape.line}" if escape.line else escape.file
         what = "survived" if escape.status == "survived" else "no case calls this function"
@@ -760,7 +998,9 @@ def render_markdown(result: MutationResult, gate: dict[str, Any]) -> str:
              + (f"{rate:.1%}" if rate is not None else "n/a")
              + f" ({result.caught} of {result.tested} mutants caught)", "",
              (f"Sources: {', '.join(f'`{s}`' for s in result.sources)}; providers: "
-              f"{', '.join(result.providers)}; {len(result.cases)} cases."), ""]
+              f"{', '.join(result.providers)}; {len(result.cases)} cases"
+              + (f" (runs under profiles {', '.join(result.profiles)})" if result.profiles
+                 else "") + "."), ""]
     if gate["failures"]:
         lines += [f"- :x: {f}" for f in gate["failures"]] + [""]
     elif gate["max_escapes"] is not None or gate["min_kill_rate"] is not None:

@@ -287,6 +287,50 @@ class DropsTextWhenStructured(ReferenceStructuredOutput):
         return result if result.channel == "text" else result.model_copy(update={"text": None})
 
 
+# == issue 12: what the mutation self-check of the reference found =================================
+class FirstCallOnly(ReferenceStructuredOutput):
+    """Looks at the first call of the turn only: a call of another tool before the requested
+    one hides it (a ``break`` where the reference has ``continue``)."""
+
+    def from_tool(self, request: FallbackRequest, calls: list[ToolCall]) -> dict[str, Any] | None:
+        return super().from_tool(request, calls[:1])
+
+
+class ProseBeforeFences(ReferenceStructuredOutput):
+    """Tries the objects in the prose before the fenced blocks: an example quoted in the prose
+    wins over the ```json answer."""
+
+    def candidates(self, text: str) -> Iterator[dict[str, Any]]:
+        decoder = json.JSONDecoder()
+        start = text.find("{")
+        while start != -1:
+            try:
+                value, end = decoder.raw_decode(text, start)
+            except ValueError:
+                start = text.find("{", start + 1)
+                continue
+            if isinstance(value, dict):
+                yield value
+            start = text.find("{", end)
+        yield from super().candidates(text)
+
+
+class GivesUpAtBadBrace(ReferenceStructuredOutput):
+    """Scans the prose object by object but stops at the first ``{`` that does not parse."""
+
+    def candidates(self, text: str) -> Iterator[dict[str, Any]]:
+        decoder = json.JSONDecoder()
+        start = text.find("{")
+        while start != -1:
+            try:
+                value, end = decoder.raw_decode(text, start)
+            except ValueError:
+                return
+            if isinstance(value, dict):
+                yield value
+            start = text.find("{", end)
+
+
 MUTANTS: list[type[ReferenceStructuredOutput]] = [
     value for value in list(globals().values())
     if isinstance(value, type) and issubclass(value, ReferenceStructuredOutput)

@@ -68,6 +68,11 @@ CONTROLS: list[tuple[str, type[ReferenceStructuredOutput], str]] = [
     ("fallback.two_objects_in_prose", c.GreedyBraces, "fallback.channel"),
     ("fallback.text_kept_when_tool_wins", c.TextLostAfterToolCall, "fallback.text"),
     ("fallback.text_kept_when_tool_wins", c.DropsTextWhenStructured, "fallback.text"),
+    # -- issue 12 (the mutation self-check of the reference) -----------------------------------
+    ("fallback.tool_after_other_call", c.FirstCallOnly, "fallback.channel"),
+    ("fallback.fence_wins_over_prose", c.ProseBeforeFences, "fallback.value"),
+    ("fallback.braces_around_json", c.GivesUpAtBadBrace, "fallback.channel"),
+    ("fallback.braces_around_json", c.GreedyBraces, "fallback.channel"),
 ]
 
 
@@ -156,6 +161,9 @@ def test_reference_channels_and_values() -> None:
         "fallback.fence_other_language": ("json", plan),
         "fallback.two_objects_in_prose": ("json", plan),
         "fallback.text_kept_when_tool_wins": ("tool", fallback_cases.TOOL_PLAN),
+        "fallback.tool_after_other_call": ("tool", fallback_cases.TOOL_PLAN),
+        "fallback.fence_wins_over_prose": ("json", plan),
+        "fallback.braces_around_json": ("json", plan),
     }
 
 

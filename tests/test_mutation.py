@@ -236,3 +236,108 @@ def test_the_copy_gets_its_own_config_and_the_users_mutmut_table_is_set_aside(tm
     also = cfg.get("mutmut", "also_copy").split()
     assert "tests" in also and "tinyadapter.py" not in also
     assert "toolcall_provider=" in cfg.get("mutmut", "pytest_add_cli_args").split()
+
+
+# -- --profiles: the cases run once per declared profile ------------------------------------------
+HISTORY = '''\
+from pytest_toolcall.reference.history import ReferenceHistoryBuilder
+
+
+class TinyHistory(ReferenceHistoryBuilder):
+    def build(self, stored):
+        if self.failed_calls == "keep":
+            return self.keep(stored)
+        return super().build(stored)
+
+    def keep(self, stored):
+        builder = ReferenceHistoryBuilder(failed_calls="keep")
+        return builder.build(stored)
+'''
+
+HISTORY_CONFTEST = '''\
+import pytest
+from pytest_toolcall.contracts import make_profile
+from tinyhistory import TinyHistory
+
+
+@pytest.fixture
+def toolcall_history(toolcall_profile):
+    return TinyHistory(failed_calls=make_profile(toolcall_profile).history_failed_calls)
+'''
+
+#: a history builder that ignores the profile (it always keeps failed calls, as its base profile
+#: says): it cannot be what a "drop" profile declares
+DEAF_CONFTEST = HISTORY_CONFTEST.replace(
+    "make_profile(toolcall_profile).history_failed_calls", '"keep"') + \
+    '\n\n@pytest.fixture\ndef toolcall_profile():\n    return {"history_failed_calls": "keep"}\n'
+TWO_PROFILES = '{"default": {}, "keep": {"history_failed_calls": "keep"}}'
+
+
+def _history_project(root: Path, conftest: str = HISTORY_CONFTEST) -> Path:
+    (root / "tests").mkdir(parents=True)
+    (root / "tinyhistory.py").write_text(HISTORY)
+    (root / "tests" / "conftest.py").write_text(conftest)
+    return root
+
+
+def test_profiles_run_each_policy_branch_under_the_profile_that_declares_it(tmp_path):
+    root = _history_project(tmp_path)
+    done = _cli(root, "tinyhistory.py", "--cases", "history.dedupe,history.orphan_results",
+                "--profiles", TWO_PROFILES, "--report", "rep", "--jobs", "1")
+    assert done.returncode == 0, done.stdout + done.stderr
+    report = json.loads((root / "rep" / "mutation-report.json").read_text())
+    assert report["profiles"] == ["default", "keep"]
+    assert report["cases"] == [f"history.{c}[openai, {p}]" for c in ("dedupe", "orphan_results")
+                               for p in ("default", "keep")]
+    # `keep` runs only under the keep profile: reached there, its crash mutant is caught
+    keep = [e for e in report["escapes"] if e["function"] == "TinyHistory.keep"]
+    assert all(e["status"] == "survived" for e in keep), keep
+    assert not any("+        builder = None" in _changed(e["diff"]) for e in keep)
+    assert all(set(e["cases"]) <= {"history.dedupe[openai, keep]",
+                                   "history.orphan_results[openai, keep]"} for e in keep)
+    assert report["counts"]["killed"] >= 2
+    assert "cases ran under 2 declared profiles: default, keep" in done.stdout
+    assert not (root / "tests" / mutation.GENERATED_MODULE).exists()
+
+
+def test_a_profile_the_implementation_does_not_have_is_a_red_suite(tmp_path):
+    root = _history_project(tmp_path, DEAF_CONFTEST)
+    # history.all_calls_failed needs history_failed_calls="drop": skipped under the base
+    # profile, it runs under the declared one, and fails
+    done = _cli(root, "tinyhistory.py", "--cases", "history.all_calls_failed,history.dedupe",
+                "--profiles", '{"default": {}, "drop": {"history_failed_calls": "drop"}}')
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert "red under a declared profile" in done.stderr
+    assert "history.all_calls_failed[openai] under profile 'drop': failed" in done.stderr
+
+
+def test_profiles_are_parsed_and_validated(tmp_path):
+    builtin = mutation.parse_profiles("reference")
+    assert builtin["default"] == {"fields": {}, "cases": []}
+    assert builtin["langgraph"]["fields"]["duplicate_call_ids"] == "refuse"
+    assert mutation.parse_profiles('{"a": {"closing_call": true}}') == {
+        "a": {"fields": {"closing_call": True}, "cases": []}}
+    (tmp_path / "p.json").write_text('{"b": {"fields": {}, "cases": "loop.*,!loop.events"}}')
+    assert mutation.parse_profiles(str(tmp_path / "p.json")) == {
+        "b": {"fields": {}, "cases": ["loop.*", "!loop.events"]}}
+    with pytest.raises(UsageError, match="profile 'x' is not a valid Profile: no_such_field"):
+        mutation.parse_profiles('{"x": {"no_such_field": 1}}')
+    with pytest.raises(UsageError, match="neither a built-in matrix"):
+        mutation.parse_profiles("nowhere.json")
+    with pytest.raises(UsageError, match="profile name 'a b'"):
+        mutation.parse_profiles('{"a b": {}}')
+    assert mutation._profile_selects(["loop.*", "!loop.events"], "loop.usage_summed")
+    assert not mutation._profile_selects(["loop.*", "!loop.events"], "loop.events")
+    assert not mutation._profile_selects(["loop.*"], "history.dedupe")
+    assert mutation._profile_selects([], "history.dedupe")
+    # every profile of the built-in matrix is a valid Profile laid over the reference one
+    from pytest_toolcall.reference import reference_profile
+
+    for spec in builtin.values():
+        mutation.apply_profile(reference_profile("openai"), spec["fields"])
+
+
+def test_bad_profiles_on_the_command_line_are_usage_errors(tmp_path):
+    _project(tmp_path)
+    done = _cli(tmp_path, "tinyadapter.py", "--profiles", '{"x": {"max_iterations": 0}}')
+    assert done.returncode == 2 and "profile 'x' is not a valid Profile" in done.stderr
