@@ -237,7 +237,10 @@ def test_dialects_md_names_each_dialects_rules_and_cases(dialect: str, cases: li
     # vertex lives in gemini.py: the module the dialect registry names
     module = ROOT / "pytest_toolcall" / "dialects" / f"{_REGISTRY[dialect][0]}.py"
     rules = _rule_names(module) - {"route"}  # the 404 is described in prose
-    assert len(rules) >= 4
+    # a service on another dialect's wire (deepseek) adds a few rules of its own
+    from pytest_toolcall.providers import DIALECTS
+
+    assert len(rules) >= (4 if dialect in (*DIALECTS, "vertex") else 1)
     missing = sorted(r for r in rules if f"`{r}`" not in section)
     assert not missing, f"docs/dialects.md '## {dialect}' does not name the rules {missing}"
     own = [c.id for c in cases if c.contract == "chat" and c.dialects == (dialect,)]
