@@ -19,7 +19,8 @@ FAMILIES = ("wire", "stream", "errors", "loop", "history", "fallback")
 
 #: every module that may hold built-in cases, in catalogue order; each has a ``CASES`` list
 MODULES = ("wire", "messages", "stream", "errors", "loop", "history", "fallback",
-           "openai_responses", "anthropic", "gemini", "ollama", "deepseek")
+           "openai_responses", "anthropic", "gemini", "ollama", "deepseek",
+           "mistral")
 
 
 def builtin_cases() -> list[Case]:

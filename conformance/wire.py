@@ -192,8 +192,9 @@ def _history_intact(run: CaseRun) -> None:
 #: providers on which ids going back are optional, so calls and results are compared without
 #: them: Vertex takes results with the ids it gave the calls (since its discovery revision
 #: 20260921, anomalyco/opencode PR #50504) and without them (all it took before; rechecked
-#: 2026-11-25)
-NO_WIRE_IDS = frozenset({"vertex"})
+#: 2026-11-25); Mistral refuses ids that are not 9 letters and digits, so a correct adapter maps
+#: other providers' ids (wire.mistral_tool_call_id_format checks the mapping is one-to-one)
+NO_WIRE_IDS = frozenset({"vertex", "mistral"})
 
 
 def _without_ids(message: Any) -> Any:

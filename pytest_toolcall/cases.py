@@ -123,6 +123,8 @@ REASONING_WIRES: dict[str, frozenset[str]] = {
     "openai-responses": frozenset({"reasoning"}),
     # reasoning_content: one thinking text, no signature (issue 13)
     "deepseek": frozenset({"thinking"}),
+    # content lists with thinking chunks: one thinking text, no signature (issue 13)
+    "mistral": frozenset({"thinking"}),
 }
 
 

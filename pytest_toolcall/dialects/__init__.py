@@ -77,6 +77,8 @@ _REGISTRY: dict[str, tuple[str, str]] = {
     "vertex": ("gemini", "Vertex"),
     # DeepSeek: the openai wire with its own rules, errors and reasoning_content (issue 13)
     "deepseek": ("deepseek", "DeepSeek"),
+    # Mistral: the openai wire with 9-character call ids, content chunks, its errors (issue 13)
+    "mistral": ("mistral", "Mistral"),
 }
 
 

@@ -18,6 +18,7 @@ _ADAPTERS: dict[str, tuple[str, str]] = {
     "ollama": ("ollama", "OllamaAdapter"),
     "vertex": ("gemini", "VertexAdapter"),
     "deepseek": ("deepseek", "DeepSeekAdapter"),
+    "mistral": ("mistral", "MistralAdapter"),
 }
 
 

@@ -1,0 +1,125 @@
+"""Negative controls for the Mistral cases: the reference :class:`MistralAdapter` with ONE thing
+broken each; the docstring names the bug and its public report. ``tests/test_controls_mistral.py``
+pairs each with the case that must fail it and the clause."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pytest_toolcall.model import ChatResponse
+from pytest_toolcall.reference.mistral import MistralAdapter, MistralStreamAccumulator
+from pytest_toolcall.reference.openai import OpenAIChatAdapter, StreamAccumulator
+
+__all__ = ["KeepsForeignIds", "MapsCallsOnly", "CutsIds", "OpenAIDecoder", "ThinkingAsText",
+           "ReasoningContentReplay", "DropsThinking", "StringsOnlyStream", "UsageChunkOnly",
+           "NeedsTypeOnFragment"]
+
+
+class KeepsForeignIds(MistralAdapter):
+    """Replays ids as they came from another provider (opencode #1680, ironclaw #1241)."""
+
+    def map_id(self, call_id: str | None) -> str | None:
+        return call_id
+
+
+class MapsCallsOnly(MistralAdapter):
+    """Re-maps the calls' ids but not the results' tool_call_id (a mapping done in one place)."""
+
+    def encode_message(self, message: Any) -> dict[str, Any]:
+        out = super().encode_message(message)
+        if out.get("role") == "tool":
+            out["tool_call_id"] = message.tool_call_id
+        return out
+
+
+class CutsIds(MistralAdapter):
+    """Keeps the first 9 letters and digits of an id (magentic #276 cut its ids to 9): two
+    counters that share a prefix, tool_call_turn1_0 and tool_call_turn1_1, collide."""
+
+    def map_id(self, call_id: str | None) -> str | None:
+        if call_id is None:
+            return None
+        return "".join(ch for ch in call_id if ch.isalnum())[:9].ljust(9, "0")
+
+
+class OpenAIDecoder(MistralAdapter):
+    """The OpenAI decoder: text chunks are read, the thinking is lost (nothing to replay)."""
+
+    def parse_response(self, data: Any) -> ChatResponse:
+        return OpenAIChatAdapter.parse_response(self, data)
+
+
+class ThinkingAsText(MistralAdapter):
+    """Folds the thinking into the answer's text (a client that shows it inline)."""
+
+    def parse_response(self, data: Any) -> ChatResponse:
+        response = super().parse_response(data)
+        thought = "".join(r.text or "" for r in response.reasoning)
+        return response.model_copy(update={"text": thought + (response.text or "")})
+
+
+class ReasoningContentReplay(MistralAdapter):
+    """Sends the thinking back DeepSeek's way, as reasoning_content: Mistral's 422 (crush #1590,
+    litellm #30835, OpenMinis #87)."""
+
+    def encode_message(self, message: Any) -> dict[str, Any]:
+        out = OpenAIChatAdapter.encode_message(self, message)
+        if out.get("role") == "tool":
+            out["tool_call_id"] = self.map_id(message.tool_call_id)
+        thinking = "".join(r.text or "" for r in getattr(message, "reasoning", ()))
+        if thinking:
+            out["reasoning_content"] = thinking
+        return out
+
+
+class DropsThinking(MistralAdapter):
+    """Replays only the text: the thinking chunk is dropped (what Mistral's multi-turn example
+    warns degrades the model)."""
+
+    @staticmethod
+    def encode_reasoning(reasoning: Any) -> list[dict[str, Any]]:
+        return []
+
+
+class _StringsOnly(MistralStreamAccumulator):
+    def feed(self, data: dict[str, Any]) -> list[Any]:
+        return StreamAccumulator.feed(self, data)
+
+
+class StringsOnlyStream(MistralAdapter):
+    """A stream reader for string deltas: a list's thinking chunks are skipped
+    (braintrust-sdk-javascript #1857)."""
+
+    def new_accumulator(self) -> MistralStreamAccumulator:
+        return _StringsOnly(self)
+
+
+class _UsageChunkOnly(MistralStreamAccumulator):
+    def feed(self, data: dict[str, Any]) -> list[Any]:
+        if data.get("choices"):
+            data = {k: v for k, v in data.items() if k != "usage"}
+        return super().feed(data)
+
+
+class UsageChunkOnly(MistralAdapter):
+    """Reads usage only from OpenAI's separate ``choices: []`` chunk, which Mistral never sends."""
+
+    def new_accumulator(self) -> MistralStreamAccumulator:
+        return _UsageChunkOnly(self)
+
+
+class _NeedsType(MistralStreamAccumulator):
+    def feed(self, data: dict[str, Any]) -> list[Any]:
+        for choice in data.get("choices") or ():
+            delta = choice.get("delta") or {}
+            if delta.get("tool_calls"):
+                delta["tool_calls"] = [f for f in delta["tool_calls"] if f.get("type")]
+        return super().feed(data)
+
+
+class NeedsTypeOnFragment(MistralAdapter):
+    """Opens a call only on a fragment with ``type: function`` (OpenAI's first fragment has
+    it; Mistral's calls have none): every call is lost."""
+
+    def new_accumulator(self) -> MistralStreamAccumulator:
+        return _NeedsType(self)
