@@ -552,7 +552,8 @@ def _loop_case(**fields: Any) -> Case:
 
 def _all_failures(profile: Any) -> LoopScript:
     return LoopScript(messages=ASK, tools=_tools(get_stock=[fail()]),
-                      turns=(_turn(_call("get_stock", {"sku": "SKU-1"})),))
+                      turns=_closing(profile, ["fail"],
+                                     _turn(_call("get_stock", {"sku": "SKU-1"}))))
 
 
 def _reset_rounds(profile: Any) -> list[str]:
@@ -687,30 +688,198 @@ def conversation_kept(run: LoopRun) -> None:
                 hint="send the tools with every model call, not only the first")
 
 
+def _answered_calls(run: LoopRun) -> list[tuple[str, str | None, bool]]:
+    """``(call id, tool name, failed)`` of every call the loop answered (in a request it sent,
+    or in ``LoopResult.messages``), in order: failed when its last execution did not succeed,
+    or when it never ran (an unknown tool, arguments that do not parse or fit)."""
+    names: dict[str, str | None] = {}
+    seen: list[str] = []
+    stored = list(run.result.messages) if run.result is not None else []
+    for messages in [r.messages for r in run.requests] + [stored]:
+        for m in messages:
+            if isinstance(m, AssistantMessage):
+                for call in m.tool_calls:
+                    if call.id is not None:
+                        names.setdefault(call.id, call.name)
+            elif isinstance(m, ToolMessage) and m.tool_call_id and m.tool_call_id not in seen:
+                seen.append(m.tool_call_id)
+    last = {e.call_id: e for e in _last_executions(run)}
+    return [(i, names.get(i), i not in last or last[i].outcome != "ok") for i in seen]
+
+
+#: the result text a stop shows its client as: a question, a failure, or the answer
+_STOP_EVENT = {"needs_clarification": "clarification", "error": "error", "completed": "text",
+               "length": "text"}
+
+
 @check("loop.events")
 def events_reported(run: LoopRun) -> None:
-    """The client is shown each call, each call's result or error, and the stop, last."""
-    events = list(run.result.events or ()) if run.result else []
+    """The client is shown each call (its id and tool name), each call's result (its text) or
+    error, the run's text as the event its stop calls for, and the stop, last. Calls that never
+    ran (an unknown tool, bad arguments) are shown too, as errors. Checked where the profile
+    claims ``loop.events``; a no-op otherwise (cases that are not about events carry it)."""
+    if not run.profile.loop_events or run.result is None:
+        return
+    events = list(run.result.events or ())
     if not events or events[-1].type != "done" or events[-1].content != run.result.stop_reason:
         raise ConformanceFailure(
             "loop.events", "the loop's events do not end with one 'done' event carrying the stop "
-            "reason", expected=f"... LoopEvent(type='done', content={run.result.stop_reason!r})"
-            if run.result else "a LoopResult", got=[(e.type, e.content[:30]) for e in events][-4:],
+            "reason", expected=f"... LoopEvent(type='done', content={run.result.stop_reason!r})",
+            got=[(e.type, e.content[:30]) for e in events][-4:],
             hint="emit LoopEvent(type='done', content=stop_reason) last, or declare "
                  "Profile(loop_events=False)")
-    for execution in _last_executions(run):
-        shown = {e.type for e in events if e.call_id == execution.call_id}
-        want = "tool_result" if execution.outcome == "ok" else "tool_error"
+    executions = {e.call_id: e for e in _last_executions(run)}
+    calls = {i: (name, failed) for i, name, failed in _answered_calls(run)}
+    for call_id, execution in executions.items():  # a call the loop ran and never answered
+        calls.setdefault(call_id, (execution.name, execution.outcome != "ok"))
+    for call_id, (name, failed) in calls.items():
+        mine = [e for e in events if e.call_id == call_id]
+        shown = {e.type for e in mine}
+        want = "tool_error" if failed else "tool_result"
         if not run.profile.event_errors:  # its events carry no per-call failure flag
             want = "tool_result" if "tool_result" in shown else "tool_error"
         if "tool_call" not in shown or want not in shown:
+            outcome = executions[call_id].outcome if call_id in executions else "never ran"
             raise ConformanceFailure(
-                "loop.events", f"the client was not shown call {execution.call_id} "
-                f"({execution.name}, {execution.outcome})",
-                expected=f"a 'tool_call' and a '{want}' event with call_id="
-                         f"{execution.call_id!r}", got=sorted(shown) or "no event for it",
-                hint="report every call and its outcome to the client; failures as sanitised "
-                     "'tool_error' events")
+                "loop.events", f"the client was not shown call {call_id} ({name}, {outcome})",
+                expected=f"a 'tool_call' and a '{want}' event with call_id={call_id!r}",
+                got=sorted(shown) or "no event for it",
+                hint="report every call and its outcome to the client; failures (a call that "
+                     "could not even run included) as sanitised 'tool_error' events")
+        unnamed = [e.type for e in mine if e.type in ("tool_call", want) and e.name != name]
+        if unnamed:
+            raise ConformanceFailure(
+                "loop.events", f"the client's events for call {call_id} do not name its tool",
+                expected=f"name={name!r} on its {sorted(set(unnamed))} event(s)",
+                got=[(e.type, e.name) for e in mine],
+                hint="set LoopEvent.name to the tool's name: the client shows what ran")
+        execution = executions.get(call_id)
+        if not failed and execution is not None and execution.result is not None and not any(
+                str(execution.result) in e.content for e in mine if e.type == "tool_result"):
+            raise ConformanceFailure(
+                "loop.events", f"the 'tool_result' event of call {call_id} does not carry what "
+                "its tool returned", expected=f"content holding {execution.result!r}",
+                got=[e.content[:60] for e in mine if e.type == "tool_result"],
+                hint="put the result text in the tool_result event's content")
+    kind = _STOP_EVENT.get(run.result.stop_reason)
+    text = run.result.text
+    if kind is None or not text:
+        return
+    # the events after the last call's: a streaming loop may show its answer in pieces
+    tail = events[:-1]
+    for n in range(len(tail) - 1, -1, -1):
+        if tail[n].type.startswith("tool_"):
+            tail = tail[n + 1:]
+            break
+    pieces = [e.content for e in tail if e.type == kind]
+    ok = bool(pieces) if kind == "error" else "".join(pieces) == text
+    if not ok:
+        raise ConformanceFailure(
+            "loop.events", f"the run stopped with {run.result.stop_reason!r} and its text, but "
+            f"the client was not shown it as a '{kind}' event",
+            expected=f"'{kind}' event(s) before 'done'" + ("" if kind == "error" else
+                                                         f" whose content is {text[:60]!r}"),
+            got=[(e.type, e.content[:30]) for e in tail],
+            hint="show the client what the run ends with: the answer as 'text', a question "
+                 "to the user as 'clarification', a failure as 'error', then 'done'")
+
+
+def _flag_visible(run: LoopRun) -> bool:
+    """Whether the requests read back carry a tool message's ``is_error`` as the loop set it:
+    in-process (the loop's own messages), or behind the fake on a wire with an error flag
+    (Anthropic ``tool_result.is_error``, Gemini ``functionResponse.response.error``)."""
+    return run.model_mode == "inprocess" or run.dialect in ("anthropic", "gemini", "vertex")
+
+
+@check("loop.failure_flagged")
+def failure_flagged(run: LoopRun) -> None:
+    """A failed call (an unknown tool, arguments that do not parse or fit, a crash, a timeout,
+    a ToolError) is answered with ``is_error=True``, a successful one without it (docs/loops.md,
+    "Stop reasons": "a failure is answered with is_error=True"). Read where the flag is visible
+    (see ``_flag_visible``) and the results go back as tool messages."""
+    if run.profile.feedback_role != "tool" or not _flag_visible(run):
+        return
+    failed = {i: f for i, _, f in _answered_calls(run)}
+    stored = list(run.result.messages) if run.result is not None else []
+    for n, messages in enumerate([r.messages for r in run.requests] + [stored]):
+        where = f"model call {n + 1}" if n < len(run.requests) else "LoopResult.messages"
+        for m in messages:
+            if not isinstance(m, ToolMessage) or m.tool_call_id not in failed:
+                continue
+            if bool(m.is_error) != failed[m.tool_call_id]:
+                want = failed[m.tool_call_id]
+                raise ConformanceFailure(
+                    "loop.failure_flagged", f"{where}: the result of call {m.tool_call_id} "
+                    f"{'failed' if want else 'succeeded'} but is flagged is_error="
+                    f"{bool(m.is_error)}", expected=f"is_error={want}",
+                    got=f"is_error={m.is_error}: {(m.content or '')[:80]!r}",
+                    hint="answer a call that failed (unknown tool, bad arguments, a crash, a "
+                         "timeout, a ToolError) with ToolMessage(is_error=True): Anthropic's "
+                         "tool_result.is_error and Gemini's response.error carry it to the "
+                         "model; a result that worked is not an error")
+
+
+@check("loop.result_text")
+def final_answer_text(run: LoopRun) -> None:
+    """A run that completed tells its client the model's last answer: ``LoopResult.text`` is
+    the final answer's text, or, with ``final_answer_tool``, the call's ``answer`` argument. A
+    run that stopped to ask the user (``needs_clarification``) has the question as its text."""
+    if run.result is not None and run.result.stop_reason == "needs_clarification" \
+            and not (run.result.text or "").strip():
+        raise ConformanceFailure(
+            "loop.result_text", "the run stopped to ask the user, but LoopResult.text is empty",
+            expected="the question to the user", got=repr(run.result.text),
+            hint="with needs_clarification, LoopResult.text is the question: it names what "
+                 "is missing")
+    if run.result is None or run.result.stop_reason != "completed":
+        return
+    got = run.result.text
+    if (got or "").strip() != FINAL.text:
+        tool = run.profile.final_answer_tool
+        raise ConformanceFailure(
+            "loop.result_text", "the run completed but LoopResult.text is not the model's "
+            "final answer", expected=repr(FINAL.text), got=repr(got),
+            hint=(f"the run ends through {tool}: its 'answer' argument is the run's text"
+                  if tool else "return the text of the model's last answer as "
+                               "LoopResult.text"))
+
+
+#: the answer to a declared closing call (the model sums up after a stop at a cap)
+CLOSING = "I had to stop before finishing; here is what I found so far."
+_CLOSED = ("max_iterations", "failure_rounds", "permanent_failure")
+
+
+def _closing(profile: Any, rounds: Sequence[str], turn: Turn) -> tuple[Turn, ...]:
+    """The turns of a run that ends at a cap: ``turn`` again and again, and under a declared
+    ``closing_call`` the closing call's answer (text, no calls) where the policy makes it."""
+    reason, calls = expected_stop(profile, rounds)
+    if profile.closing_call and reason in _CLOSED:
+        return (turn,) * (calls - 1) + (Turn(text=CLOSING),)
+    return (turn,)
+
+
+@check("loop.closing_call")
+def closing_answer(run: LoopRun) -> None:
+    """Under a declared ``closing_call``, the closing call's answer is the run's text (and its
+    usage is summed: ``loop.usage``)."""
+    if run.result is None or not run.profile.closing_call \
+            or run.result.stop_reason not in _CLOSED:
+        return
+    if (run.result.text or "").strip() != CLOSING:
+        raise ConformanceFailure(
+            "loop.closing_call", f"the run stopped with {run.result.stop_reason!r} after its "
+            "closing call, but LoopResult.text is not that call's answer",
+            expected=repr(CLOSING), got=repr(run.result.text),
+            hint="the closing call is made to have the model sum up: its answer is what the "
+                 "run tells its client")
+
+
+@check("loop.usage")
+def usage_if_given(run: LoopRun) -> None:
+    """``loop.usage`` where the loop reports usage at all (this case is not about usage): every
+    model call's usage summed, a closing call's and a refused turn's included."""
+    if run.profile.usage and run.result is not None and run.result.usage is not None:
+        usage_summed(run)
 
 
 CASES: list[Case] = [
@@ -722,7 +891,8 @@ CASES: list[Case] = [
         loop=_all_failures,
         # the default policy: max_failure_rounds model calls, then failure_rounds; a loop
         # without that cap stops where its budget or iteration cap says
-        checks=by_policy(_constant(["fail"]), "one per failure round until the declared cap"),
+        checks=(*by_policy(_constant(["fail"]), "one per failure round until the declared cap"),
+                closing_answer, usage_if_given),
     ),
     _loop_case(
         id="loop.failure_rounds_reset",
@@ -751,9 +921,11 @@ CASES: list[Case] = [
         why="Seed 002 AC2: a failure that retrying cannot fix (retryable=False) must stop at "
             "once instead of burning the remaining rounds.",
         needs={"loop.permanent_stop"},
-        loop=LoopScript(messages=ASK, tools=_tools(fetch_record=[permanent()]),
-                        turns=(_turn(_call("fetch_record", {"id": 7})),)),
-        checks=by_policy(_constant(["permanent"]), "one round (and a closing call, if any)"),
+        loop=lambda p: LoopScript(messages=ASK, tools=_tools(fetch_record=[permanent()]),
+                                  turns=_closing(p, ["permanent"],
+                                                 _turn(_call("fetch_record", {"id": 7})))),
+        checks=(*by_policy(_constant(["permanent"]), "one round (and a closing call, if any)"),
+                closing_answer, usage_if_given),
     ),
     _loop_case(
         id="loop.retryable_failure_continues",
@@ -765,7 +937,7 @@ CASES: list[Case] = [
             turns=(_turn(_call("get_stock", {"sku": "SKU-1"}, "call_1")),
                    _turn(_call("get_stock", {"sku": "SKU-1"}, "call_2")), _final(p))),
         checks=(*by_policy(_constant(["fail", "ok", "final"]), "fail, retry, answer"),
-                failure_fed_back),
+                failure_fed_back, final_answer_text),
     ),
     _loop_case(
         id="loop.missing_required_argument",
@@ -776,7 +948,8 @@ CASES: list[Case] = [
         loop=_one_call_then_final("get_weather", [ok("18°C")], "get_weather", {}),
         checks=(never_ran("get_weather"),
                 stop_reason(lambda p: "needs_clarification" if p.argument_validation == "clarify"
-                            else expected_stop(p, ["fail", "final"])[0])),
+                            else expected_stop(p, ["fail", "final"])[0]),
+                final_answer_text, failure_flagged, events_reported),
     ),
     _loop_case(
         id="loop.sanitised_failures",
@@ -786,7 +959,8 @@ CASES: list[Case] = [
         loop=_one_call_then_final("query_db", [crash()], "query_db", {"sql": "select 1"}),
         # crash_policy="abort": the run stops with 'error' (its text sanitised too)
         checks=(sanitised, failure_fed_back,
-                stop_reason(lambda p: expected_stop(p, ["crash", "final"])[0])),
+                stop_reason(lambda p: expected_stop(p, ["crash", "final"])[0]),
+                failure_flagged, events_reported),
     ),
     _loop_case(
         id="loop.mixed_batch",
@@ -797,7 +971,8 @@ CASES: list[Case] = [
             "the loop with failure_rounds.",
         loop=_mixed,
         checks=(failure_fed_back, results_fed_back, answered_once_in_order,
-                stop_reason(lambda p: expected_stop(p, _mixed_rounds(p))[0])),
+                stop_reason(lambda p: expected_stop(p, _mixed_rounds(p))[0]),
+                final_answer_text),
     ),
     _loop_case(
         id="loop.answered_once_in_order",
@@ -813,11 +988,12 @@ CASES: list[Case] = [
         title="The iteration cap stops the loop with max_iterations and no extra model call",
         why="Seed 004: re-prompting until the model stops, capped by max_tool_iterations; a loop "
             "without a cap (or with an off-by-one) never stops or calls once too often.",
-        loop=LoopScript(messages=ASK, tools=_tools(get_weather=[ok("18°C")]),
-                        turns=(_turn(_call("get_weather", {"city": "Paris"})),)),
+        loop=lambda p: LoopScript(messages=ASK, tools=_tools(get_weather=[ok("18°C")]),
+                                  turns=_closing(p, ["ok"],
+                                                 _turn(_call("get_weather", {"city": "Paris"})))),
         checks=(*by_policy(_constant(["ok"]),
                            "max_iterations rounds, then the ask that hits the cap"),
-                conversation_kept),
+                conversation_kept, closing_answer, usage_if_given),
     ),
     _loop_case(
         id="loop.usage_summed",
@@ -830,7 +1006,7 @@ CASES: list[Case] = [
                                          _turn(_call("get_weather", {"city": "Lyon"})),
                                          _final(p))),
         checks=(usage_summed, stop_reason(lambda p: expected_stop(p, ["ok", "ok", "final"])[0]),
-                conversation_kept),
+                conversation_kept, final_answer_text),
     ),
     _loop_case(
         id="loop.model_error",
@@ -846,8 +1022,9 @@ CASES: list[Case] = [
                                            "request.")))),
         # the provider's client may retry the 500 itself (Profile.model_retries): those calls
         # are the client's, declared, not the loop's
-        checks=by_policy(_constant(["ok", "error"]), "the round, then the failing call and "
-                         "the client's declared retries; no retry of a 500 by the loop"),
+        checks=(*by_policy(_constant(["ok", "error"]), "the round, then the failing call and "
+                           "the client's declared retries; no retry of a 500 by the loop"),
+                events_reported),
     ),
     _loop_case(
         id="loop.model_timeout",
@@ -894,7 +1071,8 @@ CASES: list[Case] = [
             "only successes) leaves the user staring at a spinner while tools fail.",
         needs={"loop.events"},
         loop=_mixed_once,
-        checks=(events_reported, stop_reason(lambda p: expected_stop(p, ["mixed", "final"])[0])),
+        checks=(events_reported, stop_reason(lambda p: expected_stop(p, ["mixed", "final"])[0]),
+                final_answer_text),
     ),
     _loop_case(
         id="loop.unknown_tool",
@@ -904,7 +1082,8 @@ CASES: list[Case] = [
         loop=_one_call_then_final("get_weather", [ok("18°C")], "get_wether", {"city": "Paris"}),
         # unknown_tool_policy="abort": the run stops with 'error' (openai-agents' default)
         checks=(result_mentions(["get_wether", "unknown", "no tool"], "loop.unknown_tool"),
-                stop_reason(lambda p: expected_stop(p, ["unknown", "final"])[0])),
+                stop_reason(lambda p: expected_stop(p, ["unknown", "final"])[0]),
+                failure_flagged, events_reported),
     ),
     _loop_case(
         id="loop.malformed_arguments",
@@ -913,7 +1092,8 @@ CASES: list[Case] = [
         loop=_one_call_then_final("get_weather", [ok("18°C")], "get_weather", '{"city": "Par'),
         checks=(never_ran("get_weather"),
                 result_mentions(["JSON"], "loop.malformed_arguments"),
-                stop_reason(lambda p: expected_stop(p, ["fail", "final"])[0])),
+                stop_reason(lambda p: expected_stop(p, ["fail", "final"])[0]),
+                failure_flagged, events_reported),
     ),
     _loop_case(
         id="loop.duplicate_call_id",
@@ -929,7 +1109,8 @@ CASES: list[Case] = [
         checks=(executed_once, answered_once_in_order,
                 stop_reason(lambda p: expected_stop(p, ["ok", "final"])[0]
                             if p.duplicate_call_ids == "dedupe"
-                            else ("error", expected_stop(p, ["fail", "final"])[0]))),
+                            else ("error", expected_stop(p, ["fail", "final"])[0])),
+                usage_if_given),
     ),
     _loop_case(
         id="loop.parallel_dispatch",
@@ -947,7 +1128,8 @@ CASES: list[Case] = [
         why="A tool that never answers must not hang the loop; its call still needs a result.",
         needs={"loop.tool_timeout"},
         loop=_one_call_then_final("slow_lookup", [hang()], "slow_lookup", {"key": "x"}),
-        checks=(failure_fed_back, stop_reason(lambda p: expected_stop(p, ["fail", "final"])[0])),
+        checks=(failure_fed_back, stop_reason(lambda p: expected_stop(p, ["fail", "final"])[0]),
+                failure_flagged, events_reported),
     ),
 ]
 
@@ -1069,7 +1251,7 @@ _ISSUE16: list[Case] = [
                                                text="Let me check the weather first."),
                                          _final(p))),
         checks=(calls_run("get_weather"), stop_reason("completed"),
-                model_calls(lambda p: 2, "the round, then the answer")),
+                model_calls(lambda p: 2, "the round, then the answer"), final_answer_text),
     ),
     _loop_case(
         id="loop.stop_with_calls",
@@ -1092,7 +1274,7 @@ _ISSUE16: list[Case] = [
                                               finish_reason="stop"),
                                          _final(p))),
         checks=(calls_run("get_weather"), stop_reason("completed"),
-                model_calls(lambda p: 2, "the round, then the answer")),
+                model_calls(lambda p: 2, "the round, then the answer"), final_answer_text),
     ),
     _loop_case(
         id="loop.result_contents_match",
@@ -1118,7 +1300,8 @@ _ISSUE16: list[Case] = [
                          _call("set_alarm", {"time": "07:00", "snooze": True}, "call_2")),
                    _final(p))),
         checks=(never_ran("fetch_record", _WHOLE_SCHEMA), never_ran("set_alarm", _WHOLE_SCHEMA),
-                _fed_back_unless_clarified, _argument_types_stop),
+                _fed_back_unless_clarified, _argument_types_stop, failure_flagged,
+                events_reported),
     ),
 ]
 CASES += _ISSUE16

@@ -923,6 +923,154 @@ class CompletedWhateverTheFinish(ReferenceToolLoop):
         return _CompletedAlwaysState(request)
 
 
+# == issue 12: what the mutation self-check found unchecked =========================================
+
+
+class CrashAnsweredAsSuccess(ReferenceToolLoop):
+    """A crashing tool is answered with its sanitised text but as a success: no is_error on the
+    tool message (Anthropic and Gemini show the model a result, not a failure) and a
+    'tool_result' event."""
+
+    @staticmethod
+    def failed(call: ToolCall, exc: BaseException) -> _Outcome:
+        outcome = ReferenceToolLoop.failed(call, exc)
+        if not isinstance(exc, ToolError):
+            outcome.ok = True
+        return outcome
+
+
+class TimeoutAnsweredAsSuccess(ReferenceToolLoop):
+    """A tool that timed out is answered 'did not answer in time' but flagged as a success."""
+
+    @staticmethod
+    def failed(call: ToolCall, exc: BaseException) -> _Outcome:
+        outcome = ReferenceToolLoop.failed(call, exc)
+        if isinstance(exc, ToolError) and exc.kind == "timeout":
+            outcome.ok = True
+        return outcome
+
+
+class UnrunCallsAnsweredAsSuccess(ReferenceToolLoop):
+    """A call that could not run (an unknown tool, arguments that do not parse or fit) is
+    answered with the error text but not flagged is_error, and shown as a 'tool_result'."""
+
+    def precheck(self, call: ToolCall, state: _State) -> _Outcome | None:
+        outcome = super().precheck(call, state)
+        if outcome is not None and not outcome.clarify:
+            outcome.ok = True
+        return outcome
+
+
+class _FailuresShownAsResultsState(_State):
+    def stop(self, reason: Any, text: str | None) -> LoopResult:
+        result = super().stop(reason, text)
+        return result.model_copy(update={"events": tuple(
+            e.model_copy(update={"type": "tool_result"}) if e.type == "tool_error" else e
+            for e in result.events or ())})
+
+
+class FailuresShownAsResults(ReferenceToolLoop):
+    """The model is told a call failed (is_error), the client is shown a 'tool_result' for it:
+    the user sees a failed call as one that worked."""
+
+    def new_state(self, request: LoopRequest) -> _State:
+        return _FailuresShownAsResultsState(request)
+
+
+class _UnnamedEventsState(_State):
+    def stop(self, reason: Any, text: str | None) -> LoopResult:
+        result = super().stop(reason, text)
+        return result.model_copy(update={"events": tuple(
+            e.model_copy(update={"name": None}) for e in result.events or ())})
+
+
+class EventsWithoutToolNames(ReferenceToolLoop):
+    """The client's call events carry the call id only: it cannot say which tool ran."""
+
+    def new_state(self, request: LoopRequest) -> _State:
+        return _UnnamedEventsState(request)
+
+
+class _StopTextNotShownState(_State):
+    def stop(self, reason: Any, text: str | None) -> LoopResult:
+        result = super().stop(reason, text)
+        return result.model_copy(update={"events": tuple(
+            e for e in result.events or () if e.type not in ("text", "clarification", "error"))})
+
+
+class StopTextNotShown(ReferenceToolLoop):
+    """The run's answer, question or failure is in LoopResult.text but never shown to the
+    client as an event: a streaming UI ends on 'done' with nothing said."""
+
+    def new_state(self, request: LoopRequest) -> _State:
+        return _StopTextNotShownState(request)
+
+
+class _AnswerDroppedState(_State):
+    def stop(self, reason: Any, text: str | None) -> LoopResult:
+        result = super().stop(reason, text)
+        if reason in ("completed", "needs_clarification"):
+            return result.model_copy(update={"text": None})
+        return result
+
+
+class AnswerTextDropped(ReferenceToolLoop):
+    """LoopResult.text is empty when the run completes (or asks the user): the client gets a
+    stop reason and no answer, no question."""
+
+    def new_state(self, request: LoopRequest) -> _State:
+        return _AnswerDroppedState(request)
+
+
+class FinalAnswerArgumentIgnored(ReferenceToolLoop):
+    """Ends the run through its final-answer tool, as declared, but takes the turn's text for
+    the answer instead of the call's 'answer' argument (the turn has none)."""
+
+    def on_response(self, state: _State, response: ChatResponse) -> LoopResult | None:
+        if self.final_answer_tool and any(c.name == self.final_answer_tool
+                                          for c in response.tool_calls):
+            state.add_usage(response.usage)
+            return state.stop("completed", response.text)
+        return super().on_response(state, response)
+
+
+class _ClosingAnswerIgnoredState(_State):
+    def closed(self, decision: LoopResult, response: ChatResponse) -> LoopResult:
+        return super().closed(decision, response).model_copy(update={"text": decision.text})
+
+
+class ClosingAnswerIgnored(ReferenceToolLoop):
+    """Makes the declared closing call, then reports its own stop text instead of the model's
+    summing-up (smolagents' provide_final_answer is the run's answer)."""
+
+    def new_state(self, request: LoopRequest) -> _State:
+        return _ClosingAnswerIgnoredState(request)
+
+
+class _ClosingUsageLostState(_State):
+    def closed(self, decision: LoopResult, response: ChatResponse) -> LoopResult:
+        return decision.model_copy(update={"text": response.text or decision.text})
+
+
+class ClosingUsageNotSummed(ReferenceToolLoop):
+    """The closing call's answer is the run's text, but its tokens are left out of the usage."""
+
+    def new_state(self, request: LoopRequest) -> _State:
+        return _ClosingUsageLostState(request)
+
+
+class RefusedTurnUsageNotSummed(ReferenceToolLoop):
+    """Refuses a turn that repeats a call id, as declared, without counting that turn's
+    tokens."""
+
+    def on_response(self, state: _State, response: ChatResponse) -> LoopResult | None:
+        if self.duplicate_call_ids == "refuse" and response.tool_calls:
+            ids = [c.id for c in response.tool_calls if c.id is not None]
+            if len(ids) != len(set(ids)):
+                return state.stop("error", "The model repeated a tool call id.")
+        return super().on_response(state, response)
+
+
 #: mutants of the reference loop that pass every loop case (with the default profile). The four
 #: found by the first scoreboard (ModelErrorRaises, NoClientEvents, ForgetsEarlierRounds,
 #: ToolsOnlyOnFirstCall) are now killed by loop.model_error, loop.events and

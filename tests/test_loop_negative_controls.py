@@ -139,7 +139,30 @@ LOOP_CONTROLS: list[tuple[str, type[ReferenceToolLoop], str, dict[str, Any]]] = 
     ("loop.argument_types", c.RequiredKeysOnly, "loop.tool_not_run", {}),
     ("loop.truncated_answer", c.CompletedWhateverTheFinish, "loop.stop_reason", {}),
     ("loop.content_filtered", c.CompletedWhateverTheFinish, "loop.stop_reason", {}),
+    # -- issue 12: gaps the mutation self-check found (docs/mutation.md) -----------------------
+    ("loop.sanitised_failures", c.CrashAnsweredAsSuccess, "loop.failure_flagged", {}),
+    ("loop.tool_timeout", c.TimeoutAnsweredAsSuccess, "loop.failure_flagged", {}),
+    ("loop.unknown_tool", c.UnrunCallsAnsweredAsSuccess, "loop.failure_flagged", {}),
+    ("loop.malformed_arguments", c.UnrunCallsAnsweredAsSuccess, "loop.failure_flagged", {}),
+    ("loop.argument_types", c.UnrunCallsAnsweredAsSuccess, "loop.failure_flagged", {}),
+    ("loop.unknown_tool", c.FailuresShownAsResults, "loop.events", {}),
+    ("loop.sanitised_failures", c.FailuresShownAsResults, "loop.events", {}),
+    ("loop.events", c.EventsWithoutToolNames, "loop.events", {}),
+    ("loop.events", c.StopTextNotShown, "loop.events", {}),
+    ("loop.model_error", c.StopTextNotShown, "loop.events", {}),
+    ("loop.missing_required_argument", c.StopTextNotShown, "loop.events", CLARIFY),
+    ("loop.usage_summed", c.AnswerTextDropped, "loop.result_text", {}),
+    ("loop.missing_required_argument", c.AnswerTextDropped, "loop.result_text", CLARIFY),
+    ("loop.text_with_calls", c.FinalAnswerArgumentIgnored, "loop.result_text", SMOLAGENTS),
+    ("loop.iteration_cap", c.ClosingAnswerIgnored, "loop.closing_call", SMOLAGENTS),
+    ("loop.permanent_failure", c.ClosingAnswerIgnored, "loop.closing_call", SMOLAGENTS),
+    ("loop.iteration_cap", c.ClosingUsageNotSummed, "loop.usage", SMOLAGENTS),
+    ("loop.all_failure_rounds", c.ClosingUsageNotSummed, "loop.usage", SMOLAGENTS),
+    ("loop.duplicate_call_id", c.RefusedTurnUsageNotSummed, "loop.usage", LANGGRAPH),
 ]
+#: clauses the openai wire cannot show behind the fake: it has no error flag on a tool result,
+#: so loop.failure_flagged reads it in-process (and on anthropic/gemini wires, checked below)
+IN_PROCESS_ONLY = {"loop.failure_flagged"}
 
 #: (case id, broken history builder, the clause the case must name)
 HISTORY_CONTROLS: list[tuple[str, type[ReferenceHistoryBuilder], str]] = [
@@ -195,7 +218,8 @@ def _loop_id(row: tuple[Any, ...]) -> str:
 # is not in (async-only and sync-only bugs) passes, checked in-process
 LOOP_RUNS = [pytest.param(*row, mode, interface, id=f"{_loop_id(row)}-{mode}-{interface}")
              for row in LOOP_CONTROLS for mode in MODES for interface in INTERFACES
-             if interface in breaks(row[1]) or mode == "inprocess"]
+             if (interface in breaks(row[1]) or mode == "inprocess")
+             and (mode == "inprocess" or row[2] not in IN_PROCESS_ONLY)]
 
 
 @pytest.mark.parametrize(("case_id", "broken", "clause", "fields", "mode", "interface"),
@@ -608,3 +632,26 @@ def test_an_unknown_tool_may_end_the_run_when_declared() -> None:
     with pytest.raises(ConformanceFailure) as exc:
         run_case(case, ReferenceToolLoop.from_profile(declared), declared)
     assert exc.value.clause == "loop.stop_reason"
+
+
+def test_the_error_flag_is_read_behind_the_fake_where_the_wire_has_one() -> None:
+    """loop.failure_flagged behind the fake: Anthropic's tool_result.is_error and Gemini's
+    response.error carry the flag, and a crash answered as a success fails there; the openai
+    wire has no flag, so a loop cannot be held to it."""
+    case = LOOP["loop.sanitised_failures"]
+    profile = profile_for(case.id)
+    for dialect in ("anthropic", "gemini"):
+        run_case(case, ReferenceToolLoop.from_profile(profile), profile, loop_model="fake",
+                 dialect=dialect)
+        with pytest.raises(ConformanceFailure) as exc:
+            run_case(case, c.CrashAnsweredAsSuccess.from_profile(profile), profile,
+                     loop_model="fake", dialect=dialect)
+        assert exc.value.clause == "loop.failure_flagged", exc.value.render()
+    # on openai the flag is not demanded; the client's events still say the call failed
+    with pytest.raises(ConformanceFailure) as exc:
+        run_case(case, c.CrashAnsweredAsSuccess.from_profile(profile), profile,
+                 loop_model="fake", dialect="openai")
+    assert exc.value.clause == "loop.events", exc.value.render()
+    quiet = profile_for(case.id, loop_events=False)
+    run_case(case, c.CrashAnsweredAsSuccess.from_profile(quiet), quiet, loop_model="fake",
+             dialect="openai")

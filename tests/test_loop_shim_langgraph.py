@@ -164,12 +164,20 @@ def test_create_react_agent_out_of_steps_message_is_max_iterations() -> None:
         def limit_for(self, profile: Profile) -> int:
             return 2 * profile.max_iterations + 2
 
-    profile = shipped.model_copy(update={"max_iterations": CAP})
+    # the usage its state reports misses the capping call (pinned below): read the cap alone
+    profile = shipped.model_copy(update={"max_iterations": CAP, "usage": False})
     run = _run(LOOP["loop.iteration_cap"], EvenLimit(profile=profile), profile)
     assert not isinstance(run, BaseException), run
     from pytest_toolcall.shims._langgraph import NEED_MORE_STEPS
 
     assert all(r.result.text == NEED_MORE_STEPS for r in run)
+    # framework gap (langgraph-prebuilt 1.1.3, chat_agent_executor.py call_model): out of
+    # steps, the model's answer is replaced by AIMessage(id=response.id, content="Sorry, need
+    # more steps...") without its usage_metadata, so the state's messages under-count the run
+    # by the last model call (no public issue found, 2026-11-25)
+    profile = shipped.model_copy(update={"max_iterations": CAP})
+    run = _run(LOOP["loop.iteration_cap"], EvenLimit(profile=profile), profile)
+    assert isinstance(run, ConformanceFailure) and run.clause == "loop.usage", run
 
 
 @pytest.mark.parametrize("framework", ["langchain_agent", "langgraph_react"])
