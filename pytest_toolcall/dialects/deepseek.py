@@ -46,7 +46,7 @@ from typing import Any
 from ..cases import ErrorReply, Turn
 from ..model import AssistantMessage, ChatRequest, Reasoning
 from . import Rejection
-from .openai import CREATED, OpenAIChat, _finish, _sse, with_sse_comments
+from .openai import CREATED, OpenAIChat, _finish, with_sse_comments
 
 __all__ = ["DeepSeek", "deepseek_error", "REASONING_MISSING", "UNANSWERED", "ORPHAN_TOOL",
            "INSUFFICIENT_BALANCE", "KEEP_ALIVE"]
@@ -80,7 +80,8 @@ def _call_id(turn_key: str, position: int) -> str:
 
 
 def reasoning_text(turn: Turn) -> str | None:
-    """The ``reasoning_content`` the fake sends for ``turn`` (thinking mode), or None."""
+    """The thinking the fake sends for ``turn`` (DeepSeek's ``reasoning_content``, Mistral's
+    thinking chunks), or None."""
     kept = [r for r in turn.reasoning if r.type == "thinking"]
     if not kept:
         return None
@@ -243,14 +244,7 @@ class DeepSeek(OpenAIChat):
             # usage rides on the finish chunk, include_usage or not; no choices: [] chunk
             last["usage"] = self._usage(turn)
         chunks.append(last)
-        events = [_sse(c) for c in chunks] + [b"data: [DONE]\n\n"]
-        if "data_no_space" in quirks:
-            events = [b"data:" + e[len(b"data: "):] for e in events]
-        if plan.error_after is not None:
-            _, err = self.encode_error(plan.error)
-            events = events[: min(plan.error_after + 1, len(events) - 1)] + [_sse(err)]
-        elif plan.truncate_after is not None:
-            events = events[: plan.truncate_after + 1]
+        events = self.sse_events(chunks, plan, quirks)
         if "sse_comments" in quirks:
             events = [e if e != b": OPENROUTER PROCESSING\n\n" else KEEP_ALIVE
                       for e in with_sse_comments(events)]

@@ -57,6 +57,7 @@ from typing import Any
 from ..cases import ErrorReply, Turn
 from ..model import AssistantMessage, ChatRequest, Reasoning
 from . import Rejection
+from .deepseek import reasoning_text
 from .openai import CREATED, OpenAIChat, _finish, _sse, _text, with_sse_comments
 
 __all__ = ["Mistral", "MistralRejection", "mistral_error", "valid_id", "ID_FORMAT",
@@ -134,14 +135,6 @@ def thinking_text(chunk: Mapping[str, Any]) -> str:
         return inner
     return "".join(str(part.get("text", "")) for part in inner or ()
                    if isinstance(part, Mapping) and part.get("type", "text") == "text")
-
-
-def reasoning_text(turn: Turn) -> str | None:
-    """The thinking the fake sends for ``turn`` as a thinking chunk, or None."""
-    kept = [r for r in turn.reasoning if r.type == "thinking"]
-    if not kept:
-        return None
-    return "".join(r.text or "" for r in kept)
 
 
 class Mistral(OpenAIChat):

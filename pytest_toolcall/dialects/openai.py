@@ -436,6 +436,14 @@ class OpenAIChat:
         chunks.append(chunk({}, _finish(turn)))
         if include_usage and turn.usage is not None:
             chunks.append(dict(base, choices=[], usage=_usage(turn)))
+        events = self.sse_events(chunks, plan, quirks)
+        if "sse_comments" in quirks:
+            events = with_sse_comments(events)
+        return events
+
+    def sse_events(self, chunks: list[dict[str, Any]], plan: Any,
+                   quirks: frozenset[str]) -> list[bytes]:
+        """The chunks as SSE events ending in ``[DONE]``, with the plan's error or cut."""
         events = [_sse(c) for c in chunks] + [b"data: [DONE]\n\n"]
         if "data_no_space" in quirks:
             events = [b"data:" + e[len(b"data: "):] for e in events]
@@ -446,8 +454,6 @@ class OpenAIChat:
             events = events[: min(plan.error_after + 1, len(events) - 1)] + [_sse(err)]
         elif plan.truncate_after is not None:
             events = events[: plan.truncate_after + 1]
-        if "sse_comments" in quirks:
-            events = with_sse_comments(events)
         return events
 
     @staticmethod
