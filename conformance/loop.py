@@ -1144,6 +1144,25 @@ ALARM = ToolSpec(name="set_alarm", description="Set an alarm at a time of day (H
                              "required": ["time"], "additionalProperties": False})
 
 
+@check("loop.text_replayed")
+def text_replayed(run: LoopRun) -> None:
+    """The text the model said alongside its calls goes back with them in the next request:
+    the assistant message that carries the calls carries the text too (every dialect's wire
+    has both; dropping it loses what the model said it was doing: issue 12's adapter defect,
+    in the loop that rebuilds the turn)."""
+    said = run.script.turns[0].text
+    if not said or len(run.requests) < 2:
+        return
+    sent = [getattr(m, "content", None) or "" for m in run.requests[1].messages
+            if getattr(m, "role", None) == "assistant"]
+    if not any(said in text for text in sent):
+        raise ConformanceFailure(
+            "loop.text_replayed", "the text the model said with its calls was not sent back",
+            expected=f"an assistant message with {said!r} (and its calls)",
+            got=[t[:80] for t in sent] or "no assistant message",
+            hint="keep the assistant's text when you append its tool calls to the conversation")
+
+
 def calls_run(*tools: str) -> Callable[[LoopRun], None]:
     """Each named tool ran (at least once): the loop did not drop the turn's calls."""
 
@@ -1251,7 +1270,8 @@ _ISSUE16: list[Case] = [
                                                text="Let me check the weather first."),
                                          _final(p))),
         checks=(calls_run("get_weather"), stop_reason("completed"),
-                model_calls(lambda p: 2, "the round, then the answer"), final_answer_text),
+                model_calls(lambda p: 2, "the round, then the answer"), final_answer_text,
+                text_replayed),
     ),
     _loop_case(
         id="loop.stop_with_calls",

@@ -191,6 +191,24 @@ class DropsFailedResultsFromMixedBatch(ReferenceToolLoop):
         return _DropsFailedResultsState(request)
 
 
+class _DropsTextWithCallsState(_State):
+    def chat_request(self) -> Any:
+        request = super().chat_request()
+        return request.model_copy(update={"messages": tuple(
+            m.model_copy(update={"content": None})
+            if isinstance(m, AssistantMessage) and m.tool_calls else m
+            for m in request.messages)})
+
+
+class LoopDropsTextWithCalls(ReferenceToolLoop):
+    """Replays an assistant turn's calls without the text said alongside them ('Let me check
+    the weather first.'): the model loses what it said it was doing (issue 12's adapter
+    defect, in a loop that rebuilds the turn)."""
+
+    def new_state(self, request: LoopRequest) -> _State:
+        return _DropsTextWithCallsState(request)
+
+
 class _DropsSuccessfulObservationsState(_State):
     def chat_request(self) -> Any:
         out: list[Any] = []

@@ -134,6 +134,7 @@ LOOP_CONTROLS: list[tuple[str, type[ReferenceToolLoop], str, dict[str, Any]]] = 
     ("loop.duplicate_call_id", c.RefusalRunsTheCall, "loop.executed_once", LANGGRAPH),
     # -- issue 16 ------------------------------------------------------------------------------
     ("loop.text_with_calls", c.IgnoresCallsWithText, "loop.calls_run", {}),
+    ("loop.text_with_calls", c.LoopDropsTextWithCalls, "loop.text_replayed", {}),
     ("loop.stop_with_calls", c.TrustsFinishReason, "loop.calls_run", {}),
     ("loop.result_contents_match", c.ContentsInCompletionOrder, "loop.results_match_calls", {}),
     ("loop.argument_types", c.RequiredKeysOnly, "loop.tool_not_run", {}),
