@@ -93,6 +93,21 @@ def run_matrix(shim: Callable[[Any], Any], dialect: str, profile: Any = None
     return failed, passed, skipped
 
 
+def assert_pinned(name: str, failed: dict[str, str], passed: int,
+                  pins: dict[str, tuple[str, str]], at_least: int) -> None:
+    """The library ``name`` failed exactly its pinned cases, each with its pinned clause and a
+    reason, and the shim really ran the families (``at_least`` passes)."""
+    pinned = {case: clause for case, (clause, _why) in pins.items()}
+    assert failed == pinned, (
+        f"{name}: the failures changed. New: "
+        f"{ {c: k for c, k in failed.items() if pinned.get(c) != k} }; no longer failing: "
+        f"{sorted(set(pinned) - set(failed))}. Classify each (library defect with its issue, "
+        f"or a kit defect to fix) and update PINNED")
+    assert passed >= at_least  # the shim really ran the families
+    for case, (_clause, why) in pins.items():
+        assert len(why) > 20, f"{name} {case}: say why it fails"
+
+
 if __name__ == "__main__":  # pragma: no cover - a tool for maintainers
     for name in sys.argv[1:] or LIBRARIES:
         failures, n_pass, n_skip = verdicts(name)

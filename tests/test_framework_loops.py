@@ -9,16 +9,16 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 import pytest_toolcall.conformance.loop as loop_cases
 from pytest_toolcall.errors import ConformanceFailure
 from pytest_toolcall.errors import UsageError
-from pytest_toolcall.runner import CaseSkipped, run_case
+from pytest_toolcall.runner import run_case
 from pytest_toolcall.shims._pydantic_ai_agent import PROFILE as PYDANTIC_AI_PROFILE
 from pytest_toolcall.shims._pydantic_ai_agent import PydanticAIAgentLoop
+from tests.framework_matrix import judge, outcome
 
 LOOP = {case.id: case for case in loop_cases.CASES}
 
@@ -43,14 +43,8 @@ def test_pydantic_ai_agent_under_its_own_policy(case_id: str) -> None:
     profile = PYDANTIC_AI_PROFILE
     if case_id == "loop.tool_timeout":  # the hung tool waits out the timeout: keep it short
         profile = profile.model_copy(update={"tool_timeout": 0.1})
-    run = _run(LOOP[case_id], PydanticAIAgentLoop(profile=profile), profile)
-    if case_id in PYDANTIC_AI_SKIPS:
-        assert isinstance(run, CaseSkipped), f"{case_id} ran: {run!r}"
-    elif case_id in PYDANTIC_AI_GAPS:
-        assert isinstance(run, ConformanceFailure), f"{case_id} now passes: unpin it"
-    else:
-        assert not isinstance(run, BaseException), (
-            run.render() if isinstance(run, ConformanceFailure) else run)
+    judge(case_id, _run(LOOP[case_id], PydanticAIAgentLoop(profile=profile), profile),
+          PYDANTIC_AI_SKIPS, PYDANTIC_AI_GAPS)
 
 
 def test_pydantic_ai_fails_the_default_policy_where_it_differs() -> None:
@@ -83,11 +77,7 @@ def test_pydantic_ai_agent_model_factories_are_checked() -> None:
         run_case(LOOP["loop.mixed_batch"], run, PYDANTIC_AI_PROFILE, loop_model="fake")
 
 
-def _run(case: Any, loop: Any, profile: Any) -> Any:
-    try:
-        return run_case(case, loop, profile, loop_model="fake")
-    except (CaseSkipped, ConformanceFailure) as outcome:
-        return outcome
+_run = outcome  # the case run as a user's CI runs it (tests/framework_matrix.py)
 
 
 FRAMEWORKS_MD = Path(__file__).parent.parent / "docs" / "frameworks.md"

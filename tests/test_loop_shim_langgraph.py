@@ -16,7 +16,8 @@ import pytest
 import pytest_toolcall.conformance.loop as loop_cases
 from pytest_toolcall import Profile
 from pytest_toolcall.errors import ConformanceFailure, UsageError
-from pytest_toolcall.runner import CaseSkipped, run_case
+from pytest_toolcall.runner import run_case
+from tests.framework_matrix import judge, outcome
 
 LOOP = {case.id: case for case in loop_cases.CASES}
 
@@ -79,11 +80,7 @@ def _loops() -> dict[str, tuple[Any, Profile]]:
             "langgraph_react": (LangGraphReactLoop, LANGGRAPH_REACT_PROFILE)}
 
 
-def _run(case: Any, loop: Any, profile: Any) -> Any:
-    try:
-        return run_case(case, loop, profile, loop_model="fake")
-    except (CaseSkipped, ConformanceFailure) as outcome:
-        return outcome
+_run = outcome  # the case run as a user's CI runs it (tests/framework_matrix.py)
 
 
 @pytest.mark.parametrize("case_id", sorted(LOOP))
@@ -93,15 +90,7 @@ def test_framework_under_its_own_policy(framework: str, case_id: str) -> None:
     profile = shipped.model_copy(update={"max_iterations": CAP})
     if case_id == "loop.model_timeout":  # the pinned hang waits out the run's deadline
         profile = profile.model_copy(update={"timeout": 2.0})
-    run = _run(LOOP[case_id], shim(profile=profile), profile)
-    if case_id in SKIPS:
-        assert isinstance(run, CaseSkipped), f"{case_id} ran: {run!r}"
-    elif case_id in GAPS:
-        assert isinstance(run, ConformanceFailure), f"{case_id} now passes: unpin it"
-        assert run.clause == GAPS[case_id][0], run.render()
-    else:
-        assert not isinstance(run, BaseException), (
-            run.render() if isinstance(run, ConformanceFailure) else run)
+    judge(case_id, _run(LOOP[case_id], shim(profile=profile), profile), SKIPS, GAPS)
 
 
 def test_pins_name_real_cases() -> None:

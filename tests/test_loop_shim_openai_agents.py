@@ -13,8 +13,9 @@ import pytest
 
 import pytest_toolcall.conformance.loop as loop_cases
 from pytest_toolcall.errors import ConformanceFailure, UsageError
-from pytest_toolcall.runner import CaseSkipped, run_case
+from pytest_toolcall.runner import run_case
 from pytest_toolcall.shims._openai_agents import PROFILE, OpenAIAgentsLoop
+from tests.framework_matrix import judge, outcome
 
 NEEDS = "needs openai-agents (the `agents` package)"
 LOOP = {case.id: case for case in loop_cases.CASES}
@@ -46,11 +47,7 @@ OPENAI_AGENTS_SKIPS = {
 }
 
 
-def _run(case: Any, loop: Any, profile: Any) -> Any:
-    try:
-        return run_case(case, loop, profile, loop_model="fake")
-    except (CaseSkipped, ConformanceFailure) as outcome:
-        return outcome
+_run = outcome  # the case run as a user's CI runs it (tests/framework_matrix.py)
 
 
 @pytest.mark.parametrize("case_id", sorted(LOOP))
@@ -60,15 +57,9 @@ def test_openai_agents_runner_under_its_own_policy(case_id: str) -> None:
     if case_id == "loop.tool_timeout":  # the hung tool waits out the timeout: keep it short
         profile = profile.model_copy(update={"tool_timeout": 0.1})
     run = _run(LOOP[case_id], OpenAIAgentsLoop(profile=profile), profile)
+    judge(case_id, run, OPENAI_AGENTS_SKIPS, OPENAI_AGENTS_GAPS)
     if case_id in OPENAI_AGENTS_SKIPS:
-        assert isinstance(run, CaseSkipped), f"{case_id} ran: {run!r}"
         assert repr(OPENAI_AGENTS_SKIPS[case_id]) in str(run), str(run)
-    elif case_id in OPENAI_AGENTS_GAPS:
-        assert isinstance(run, ConformanceFailure), f"{case_id} now passes: unpin it"
-        assert run.clause == OPENAI_AGENTS_GAPS[case_id][0], run.render()
-    else:
-        assert not isinstance(run, BaseException), (
-            run.render() if isinstance(run, ConformanceFailure) else run)
 
 
 def test_the_pins_and_skips_name_real_cases() -> None:

@@ -16,7 +16,8 @@ import pytest
 import pytest_toolcall.conformance.loop as loop_cases
 from pytest_toolcall.cases import ScriptedCall, Turn
 from pytest_toolcall.errors import ConformanceFailure, UsageError
-from pytest_toolcall.runner import CaseSkipped, run_case
+from pytest_toolcall.runner import run_case
+from tests.framework_matrix import judge, outcome
 
 LOOP = {case.id: case for case in loop_cases.CASES}
 NEEDS = "needs smolagents (with the openai SDK)"
@@ -70,25 +71,14 @@ def _shim() -> tuple[Any, Any]:
     return PROFILE, SmolagentsLoop
 
 
-def _run(case: Any, loop: Any, profile: Any) -> Any:
-    try:
-        return run_case(case, loop, profile, loop_model="fake")
-    except (CaseSkipped, ConformanceFailure) as outcome:
-        return outcome
+_run = outcome  # the case run as a user's CI runs it (tests/framework_matrix.py)
 
 
 @pytest.mark.parametrize("case_id", sorted(LOOP))
 def test_smolagents_under_its_own_policy(case_id: str) -> None:
     profile, loop = _shim()
-    run = _run(LOOP[case_id], loop(profile=profile), profile)
-    if case_id in SMOLAGENTS_SKIPS:
-        assert isinstance(run, CaseSkipped), f"{case_id} ran: {run!r}"
-    elif case_id in SMOLAGENTS_GAPS:
-        assert isinstance(run, ConformanceFailure), f"{case_id} now passes: unpin it"
-        assert run.clause == SMOLAGENTS_GAPS[case_id][0], run.render()
-    else:
-        assert not isinstance(run, BaseException), (
-            run.render() if isinstance(run, ConformanceFailure) else run)
+    judge(case_id, _run(LOOP[case_id], loop(profile=profile), profile), SMOLAGENTS_SKIPS,
+          SMOLAGENTS_GAPS)
 
 
 def test_the_pins_name_loop_cases() -> None:

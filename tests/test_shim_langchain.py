@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from pytest_toolcall.errors import UsageError
-from tests.shim_matrix import run_matrix
+from tests.shim_matrix import assert_pinned, run_matrix
 
 # the model name the brief's factory uses; the anthropic SDK warns on every answer about it
 pytestmark = pytest.mark.filterwarnings(
@@ -190,15 +190,7 @@ def test_each_library_fails_exactly_its_pinned_cases(library: str) -> None:
     module, factory, dialect = LIBRARIES[library]
     pytest.importorskip(module)
     failed, passed, _skipped = run_matrix(_shim(factory), dialect)
-    pinned = {case: clause for case, (clause, _why) in PINNED[library].items()}
-    assert failed == pinned, (
-        f"{library}: the failures changed. New: "
-        f"{ {c: k for c, k in failed.items() if pinned.get(c) != k} }; no longer failing: "
-        f"{sorted(set(pinned) - set(failed))}. Classify each (library defect with its issue, "
-        f"or a kit defect to fix) and update PINNED")
-    assert passed >= 40  # the shim really ran the families
-    for case, (_clause, why) in PINNED[library].items():
-        assert len(why) > 20, f"{library} {case}: say why it fails"
+    assert_pinned(library, failed, passed, PINNED[library], at_least=40)
 
 
 # -- what the shim reads: an invalid call is a failed call, never dropped or repaired ------------

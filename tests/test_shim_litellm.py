@@ -184,19 +184,11 @@ def _shim(factory: Callable[[Any], Any]) -> Any:
 
 @pytest.mark.parametrize("route", list(ROUTES))
 def test_each_route_fails_exactly_its_pinned_cases(route: str) -> None:
-    from tests.shim_matrix import run_matrix
+    from tests.shim_matrix import assert_pinned, run_matrix
 
     dialect, factory = ROUTES[route]
     failed, passed, _skipped = run_matrix(_shim(factory), dialect)
-    pinned = {case: clause for case, (clause, _why) in PINNED[route].items()}
-    assert failed == pinned, (
-        f"litellm {route}/: the failures changed. New: "
-        f"{ {c: k for c, k in failed.items() if pinned.get(c) != k} }; no longer failing: "
-        f"{sorted(set(pinned) - set(failed))}. Classify each (library defect with its issue, "
-        f"or a kit defect) and update PINNED")
-    assert passed >= 30  # the shim really ran the families
-    for case, (_clause, why) in PINNED[route].items():
-        assert len(why) > 20, f"{route} {case}: say why it fails"
+    assert_pinned(f"litellm {route}/", failed, passed, PINNED[route], at_least=30)
 
 
 # -- the shim's own bad input ------------------------------------------------------------------

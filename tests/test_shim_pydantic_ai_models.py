@@ -29,7 +29,7 @@ from pytest_toolcall.shims._pydantic_ai_models import (  # noqa: E402
     PydanticAIModelShim,
     dialect_of,
 )
-from tests.shim_matrix import run_matrix  # noqa: E402
+from tests.shim_matrix import assert_pinned, run_matrix  # noqa: E402
 
 
 # -- the factories a user writes (the ones in the docs section) -------------------------------
@@ -217,15 +217,7 @@ def test_each_model_fails_exactly_its_pinned_cases(configuration: str) -> None:
     if not _installed(module):
         pytest.skip(f"{module} is not installed (pydantic-ai's model for it needs it)")
     failed, passed, _ = run_matrix(PydanticAIModelShim(factory), dialect)
-    pinned = {case: clause for case, (clause, _why) in PINNED[configuration].items()}
-    assert failed == pinned, (
-        f"{configuration}: the failures changed. New: "
-        f"{ {c: k for c, k in failed.items() if pinned.get(c) != k} }; no longer failing: "
-        f"{sorted(set(pinned) - set(failed))}. Classify each (library defect with its issue, "
-        f"or a kit defect) and update PINNED")
-    assert passed >= 50  # the shim really ran the families
-    for case, (_clause, why) in PINNED[configuration].items():
-        assert len(why) > 20, f"{configuration} {case}: say why it fails"
+    assert_pinned(configuration, failed, passed, PINNED[configuration], at_least=50)
 
 
 def test_the_pins_cover_every_configuration() -> None:

@@ -18,7 +18,7 @@ import pytest
 
 from pytest_toolcall import shims
 from pytest_toolcall.errors import UsageError
-from tests.shim_matrix import LIBRARIES, verdicts
+from tests.shim_matrix import LIBRARIES, assert_pinned, verdicts
 
 _NO_VALIDATION = (
     "{lib} does not validate response bodies by default: a 200 answer that is not a {obj} (here a "
@@ -224,15 +224,7 @@ def test_each_library_fails_exactly_its_pinned_cases(library: str) -> None:
         failed, passed, _ = verdicts("openai", _strict_openai)
     else:
         failed, passed, _ = verdicts(library)
-    pinned = {case: clause for case, (clause, _why) in PINNED[library].items()}
-    assert failed == pinned, (
-        f"{library}: the failures changed. New: "
-        f"{ {c: k for c, k in failed.items() if pinned.get(c) != k} }; no longer failing: "
-        f"{sorted(set(pinned) - set(failed))}. Classify each (library defect with its issue, "
-        f"or a kit defect to fix) and update PINNED")
-    assert passed >= 10  # the shim really ran the families
-    for case, (_clause, why) in PINNED[library].items():
-        assert len(why) > 20, f"{library} {case}: say why it fails"
+    assert_pinned(library, failed, passed, PINNED[library], at_least=10)
 
 
 #: shims whose dialect is the client's, each pinned in its own module (name -> module, and the
