@@ -17,7 +17,7 @@ from typing import Any
 
 from pytest_toolcall.fallback import FallbackRequest, FallbackResult
 from pytest_toolcall.model import TextDelta, ToolCall, ToolCallComplete
-from pytest_toolcall.reference.fallback import Collector, ReferenceStructuredOutput
+from pytest_toolcall.reference.fallback import Collector, ReferenceStructuredOutput, prose_objects
 
 
 def _calls_only(events: Iterable[Any]) -> list[ToolCall]:
@@ -301,17 +301,7 @@ class ProseBeforeFences(ReferenceStructuredOutput):
     wins over the ```json answer."""
 
     def candidates(self, text: str) -> Iterator[dict[str, Any]]:
-        decoder = json.JSONDecoder()
-        start = text.find("{")
-        while start != -1:
-            try:
-                value, end = decoder.raw_decode(text, start)
-            except ValueError:
-                start = text.find("{", start + 1)
-                continue
-            if isinstance(value, dict):
-                yield value
-            start = text.find("{", end)
+        yield from prose_objects(text)
         yield from super().candidates(text)
 
 

@@ -24,7 +24,7 @@ from typing import Any
 from ..fallback import FallbackRequest, FallbackResult
 from ..model import StreamDone, TextDelta, ToolCall, ToolCallComplete
 
-__all__ = ["Collector", "ReferenceStructuredOutput"]
+__all__ = ["Collector", "ReferenceStructuredOutput", "prose_objects"]
 
 #: a fenced block with its language tag: each opening fence is consumed with its block, so a
 #: ```bash block before the ```json one is skipped whole (not mistaken for JSON, issue 16)
@@ -114,20 +114,26 @@ class ReferenceStructuredOutput:
                 continue
             if isinstance(value, dict):
                 yield value
-        decoder = json.JSONDecoder()
-        start = text.find("{")
-        while start != -1:
-            try:
-                value, end = decoder.raw_decode(text, start)
-            except ValueError:
-                start = text.find("{", start + 1)
-                continue
-            if isinstance(value, dict):
-                yield value
-            start = text.find("{", end)
+        yield from prose_objects(text)
 
     def fits(self, value: Any, schema: dict[str, Any]) -> bool:
         from jsonschema import validators
 
         validator = validators.validator_for(schema, default=validators.Draft202012Validator)
         return bool(validator(schema).is_valid(value))
+
+
+def prose_objects(text: str) -> Iterator[dict[str, Any]]:
+    """Each ``{...}`` object inside ``text``, in order, parsed one at a time: a brace that does
+    not open JSON is skipped, and the scan goes on after the end of each object."""
+    decoder = json.JSONDecoder()
+    start = text.find("{")
+    while start != -1:
+        try:
+            value, end = decoder.raw_decode(text, start)
+        except ValueError:
+            start = text.find("{", start + 1)
+            continue
+        if isinstance(value, dict):
+            yield value
+        start = text.find("{", end)
