@@ -23,6 +23,7 @@ from .model import (
     extends_id,
     parse_arguments,
 )
+from .redact import mask
 from .runner import CaseRun, StepRecord
 
 __all__ = [
@@ -50,10 +51,8 @@ def describe_error(error: BaseException) -> str:
     if frames:
         last = _innermost_own_frame(frames)
         where = f" (at {last.filename.rsplit('/', 1)[-1]}:{last.lineno} in {last.name})"
-    from .tools import SECRET
-
     # a crashing scripted tool's text carries a planted secret; a failure must not repeat it
-    text = str(error).replace(SECRET, "<secret redacted>")
+    text = mask(str(error))
     return f"{type(error).__name__}: {text}{where}"
 
 

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .redact import mask
+
 __all__ = [
     "CaseDefinitionError",
     "ConformanceFailure",
@@ -64,6 +66,10 @@ class ConformanceFailure(AssertionError):
     ``clause`` is a stable dotted name (``stream.tool_call.id_once``), ``expected`` and ``got``
     describe the difference in the user's terms, ``hint`` names the likely cause and fix.
     ``trace`` is filled in by the runner with the ladder of each tool call.
+
+    Every text it holds is masked (:func:`pytest_toolcall.redact.mask`): the secret the kit
+    plants in a crashing tool, and every credential the kit knows, never reach a failure, even
+    one raised by ``run_case`` outside pytest (issue 16).
     """
 
     def __init__(
@@ -76,10 +82,10 @@ class ConformanceFailure(AssertionError):
         hint: str | None = None,
     ) -> None:
         self.clause = clause
-        self.message = message
-        self.expected = expected
-        self.got = got
-        self.hint = hint
+        self.message = message = mask(message)
+        self.expected = _masked(expected)
+        self.got = _masked(got)
+        self.hint = mask(hint)
         self.case_id: str | None = None
         self.provider: str | None = None
         self.interface: str | None = None
@@ -105,7 +111,19 @@ class ConformanceFailure(AssertionError):
         if self.trace:
             lines.append("  trace (where each tool call went):")
             lines.extend("    " + line for line in self.trace.splitlines())
-        return "\n".join(lines)
+        # the trace and values set after construction pass through the same mask
+        return mask("\n".join(lines))
+
+
+def _masked(value: Any) -> Any:
+    """``value`` with every string in it masked, inside lists, tuples and dicts too."""
+    if isinstance(value, str):
+        return mask(value)
+    if type(value) in (list, tuple):
+        return type(value)(_masked(v) for v in value)
+    if type(value) is dict:
+        return {_masked(k): _masked(v) for k, v in value.items()}
+    return value
 
 
 #: HTTP statuses where the same request may succeed later: timeouts, conflicts, rate limits,

@@ -11,13 +11,17 @@ is masked by its *value*, wherever it appears, once the kit knows it:
 - values the kit was given or found and registered with :func:`register`: the api key a live run
   uses, the password of ``--toolcall-base-url``, credentials a cassette's redactor saw in headers,
   query parameters and JSON body fields;
-- the secret the kit plants in a crashing tool's text (:data:`pytest_toolcall.tools.SECRET`),
-  masked as ``[redacted: planted secret]`` so a reader knows the kit put it there;
+- the secret the kit plants in a crashing tool's text (:data:`PLANTED`, which
+  :mod:`pytest_toolcall.tools` puts in its crash text), masked as ``[redacted: planted secret]``
+  so a reader knows the kit put it there;
 - the password in any ``scheme://user:password@host`` found in the text.
 
 Masks say what was masked, never the value: ``[redacted $OPENAI_API_KEY]``,
 ``[redacted: planted secret]``, ``[redacted: password of --toolcall-base-url]``.
-No pytest here; the plugin applies it to every report of a suite item.
+No pytest here and nothing else of the kit's: it sits at the bottom layer, so that
+:class:`pytest_toolcall.errors.ConformanceFailure` masks its own text (a failure raised by
+``run_case`` outside pytest carries no secret either); the plugin applies it to every report of
+a suite item.
 """
 
 from __future__ import annotations
@@ -29,8 +33,11 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
-__all__ = ["PLANTED_LABEL", "env_secrets", "forget", "known", "mask", "mask_url", "register"]
+__all__ = ["PLANTED", "PLANTED_LABEL", "env_secrets", "forget", "known", "mask", "mask_url", "register"]
 
+#: the secret the kit plants in crashing tools' text (``pytest_toolcall.tools.SECRET``); it must
+#: never reach the model, the client or anything the kit writes
+PLANTED = "sk-tc-PLANTED-9f8e7d6c5b4a3928"
 #: the label of the secret the kit plants in crashing tools' text
 PLANTED_LABEL = "planted secret"
 #: environment variable names that hold secrets (searched anywhere in the upper-cased name)
@@ -97,9 +104,7 @@ def env_secrets(environ: Mapping[str, str] | None = None) -> dict[str, str]:
 
 
 def _planted() -> dict[str, str]:
-    from .tools import SECRET
-
-    return {SECRET: PLANTED_LABEL}
+    return {PLANTED: PLANTED_LABEL}
 
 
 def known(environ: Mapping[str, str] | None = None) -> dict[str, str]:

@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .loop import Execution, ToolError
 from .model import ToolSpec
+from .redact import PLANTED
 
 __all__ = [
     "SECRET",
@@ -40,8 +41,9 @@ __all__ = [
     "sleep",
 ]
 
-#: Planted in crash texts; it must never reach the model, the client or a report.
-SECRET = "sk-tc-PLANTED-9f8e7d6c5b4a3928"
+#: Planted in crash texts; it must never reach the model, the client or a report (every text the
+#: kit writes masks it: :mod:`pytest_toolcall.redact`).
+SECRET = PLANTED
 CRASH_TEXT = (
     "Traceback (most recent call last):\n"
     '  File "/srv/app/tools/db.py", line 42, in query\n'

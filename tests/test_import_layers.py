@@ -16,9 +16,9 @@ PACKAGE = Path(__file__).resolve().parents[1] / "pytest_toolcall"
 
 #: bottom to top; a module may import its own layer and the layers below it
 LAYERS: dict[str, tuple[str, ...]] = {
-    "model and contracts": ("errors", "_schema", "_names", "_layout", "model", "contracts",
+    "model and contracts": ("redact", "errors", "_schema", "_names", "_layout", "model", "contracts",
                             "loop", "fallback", "hookspecs"),
-    "cases as data": ("tools", "cases", "strategies", "bugs", "providers", "redact",
+    "cases as data": ("tools", "cases", "strategies", "bugs", "providers",
                       "netguard"),
     "provider side": ("dialects", "fake", "reference", "scripted", "foreign"),
     "runners and checks": ("checks", "runner", "looprun", "fallbackrun", "trace", "live"),

@@ -229,3 +229,32 @@ def test_stop_reasons_match_the_literal_and_the_new_ones_are_there() -> None:
     assert {"length", "content_filter", "cancelled", "handed_off"} <= set(STOP_REASONS)
     for reason in STOP_REASONS:  # each one is a valid LoopResult
         assert LoopResult(stop_reason=reason).stop_reason == reason
+
+
+# -- the planted secret never reaches a failure, even outside pytest -------------------------------
+@pytest.mark.parametrize("control", [c.RawExceptionText, c.ExceptionRepr, c.AsyncLeaksCrashText])
+def test_a_leaked_crash_text_is_masked_in_the_failure_run_case_raises(control: type) -> None:
+    """``run_case`` is public: the ``loop.sanitised`` failure it raises for a loop that feeds the
+    crash text back must not quote the secret the kit planted there, in ``str()``, ``got`` or
+    ``render()``; it says that it masked it."""
+    from pytest_toolcall.tools import SECRET
+
+    profile = Profile(async_=control is c.AsyncLeaksCrashText)
+    with pytest.raises(ConformanceFailure) as exc:
+        run_case(LOOP["loop.sanitised_failures"], control.from_profile(profile), profile)
+    failure = exc.value
+    assert failure.clause == "loop.sanitised"
+    texts = [str(failure), repr(failure.got), repr(failure.expected), failure.render()]
+    assert not [t for t in texts if SECRET in t]
+    assert "[redacted: planted secret]" in failure.render()
+
+
+def test_a_failure_masks_secrets_in_nested_values() -> None:
+    from pytest_toolcall.tools import SECRET
+
+    failure = ConformanceFailure("x.y", f"saw {SECRET}", expected=[{"k": SECRET}],
+                                 got=(f"a {SECRET}", 3), hint=f"drop {SECRET}")
+    failure.trace = f"call_1 -> {SECRET}"
+    assert SECRET not in str(failure) + repr(failure.expected) + repr(failure.got)
+    assert failure.got[1] == 3 and SECRET not in failure.render()
+    assert failure.render().count("[redacted: planted secret]") == 5

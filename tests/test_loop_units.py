@@ -485,7 +485,7 @@ def test_a_propagated_crash_does_not_repeat_the_planted_secret() -> None:
         run_case(case, loop_controls.CrashPropagates.from_profile(profile), profile)
     rendered = exc.value.render()
     assert exc.value.clause == "loop.raised"
-    assert "RuntimeError" in rendered and "<secret redacted>" in rendered
+    assert "RuntimeError" in rendered and "[redacted: planted secret]" in rendered
     assert SECRET not in rendered
 
 
