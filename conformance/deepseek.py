@@ -4,16 +4,25 @@ Thinking mode (on by default for DeepSeek's V4 models) puts the chain of thought
 ``reasoning_content`` next to ``content``; a turn that made tool calls must come back with it
 in every later request, or DeepSeek answers 400 "The `reasoning_content` in the thinking mode
 must be passed back to the API." Streams carry it as ``delta.reasoning_content`` pieces; usage
-rides on the finish chunk; a used-up balance is a 402 that no retry heals.
+rides on the finish chunk; a used-up balance is a 402 that no retry heals. While a request waits
+to be scheduled, DeepSeek keeps the connection alive: a non-stream answer starts with empty lines
+before its JSON (a stream with ``: keep-alive`` comments: ``stream.sse_comment_lines``).
 """
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from typing import Any
 
-from pytest_toolcall.cases import Case, ErrorReply, Step, StreamPlan, Turn, check
-from pytest_toolcall.checks import error_surfaced, matches_script, usage_reported
-from pytest_toolcall.dialects.deepseek import INSUFFICIENT_BALANCE, reasoning_text
+from pytest_toolcall.cases import Case, ErrorReply, ScriptedCall, Step, StreamPlan, Turn, check
+from pytest_toolcall.checks import (
+    compare_response,
+    error_surfaced,
+    matches_script,
+    usage_reported,
+)
+from pytest_toolcall.dialects.deepseek import INSUFFICIENT_BALANCE, DeepSeek, reasoning_text
 from pytest_toolcall.errors import ConformanceFailure
 from pytest_toolcall.model import AssistantMessage, Reasoning
 from pytest_toolcall.runner import CaseRun
@@ -67,6 +76,27 @@ def reasoning_content_replayed(run: CaseRun) -> None:
                          "API' (api-docs.deepseek.com/guides/thinking_mode)")
 
 
+#: the answer a waiting non-stream request gets: DeepSeek's JSON after the empty lines it wrote
+#: while the request waited (api-docs.deepseek.com/quick_start/rate_limit)
+_WAITED = Turn(text="Checking both cities.", tool_calls=(
+    ScriptedCall(name="get_weather", arguments={"city": "Paris"},
+                 id="call_00_JKplDF8t8DbqkZaGChDX1881"),
+    ScriptedCall(name="get_weather", arguments={"city": "Tokyo"},
+                 id="call_01_q8X2mVd4LpRt7sNe3YbKc0Hw")))
+_KEEP_ALIVE_BODY = "\n\n\n\n" + json.dumps(
+    DeepSeek().encode_response(_WAITED, {"model": "deepseek-v4-flash"}), ensure_ascii=False)
+
+
+@check("response.keep_alive_body")
+def waited_answer_read(run: CaseRun) -> None:
+    """The answer behind the keep-alive lines is the one the model gave (calls, text, finish)."""
+    for record in run.steps:
+        if record.response is None:
+            continue
+        step = record.step.model_copy(update={"reply": _WAITED})
+        compare_response(run, dataclasses.replace(record, step=step), record.response)
+
+
 CASES: list[Case] = [
     case(
         id="wire.deepseek_reasoning_replayed",
@@ -114,6 +144,20 @@ CASES: list[Case] = [
         steps=(Step(request=request(), via="stream", reply=Turn(
             tool_calls=calls(("get_time", "{}")), stream=StreamPlan(fragment_size=2))),),
         checks=(usage_reported, matches_script),
+    ),
+    case(
+        id="wire.deepseek_keep_alive_lines",
+        dialects=DIALECT,
+        title="A 200 body that starts with empty keep-alive lines is read",
+        why="While a request waits to be scheduled, DeepSeek keeps the connection alive and "
+            "'non-streaming requests continuously return empty lines' before the JSON "
+            "(api-docs.deepseek.com/quick_start/rate_limit: 'If you are parsing the HTTP "
+            "responses yourself, please ensure to handle these empty lines'); a reader that "
+            "parses the first line, or wants the body to start with '{', fails every answer "
+            "of a busy hour; confirmed 2026-11-25.",
+        steps=(Step(request=request(), reply=Turn(error=ErrorReply(
+            status=200, raw_body=_KEEP_ALIVE_BODY))),),
+        checks=(waited_answer_read,),
     ),
     case(
         id="errors.deepseek_insufficient_balance",

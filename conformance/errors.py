@@ -11,8 +11,11 @@ the status).
 
 The errors are each provider's own, status, headers and body, from
 ``pytest_toolcall/dialects/provider_errors.py``, which names the source of each. A case runs for
-the dialects whose provider has that error (Ollama has no keys and no rate limits; only
-Anthropic documents a 413; only OpenAI has a 429 that no wait cures).
+the providers that have that error (Ollama has no keys and no rate limits; only Anthropic
+documents a 413; OpenAI's 429 insufficient_quota and DeepSeek's 402 are used-up accounts that no
+wait cures). The services beyond the five wire formats (DeepSeek, Mistral) run them with their
+own bodies; where a provider sends no delay with its 429 (DeepSeek, Mistral), there is no delay
+to carry and only the status, the type or code and ``retryable`` are checked.
 
 This is a family of its own, not part of ``wire``: the ``wire`` error cases ask that an error be
 raised and carry the provider's words; these ask what a retrying caller reads, and each names
@@ -24,15 +27,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from pytest_toolcall._names import PROVIDERS
 from pytest_toolcall.cases import Case, ErrorReply, Step, StreamPlan, Turn, check
 from pytest_toolcall.checks import describe_error, error_surfaced
 from pytest_toolcall.dialects.provider_errors import RETRYABLE_KINDS, kinds_for
-from pytest_toolcall.errors import ConformanceFailure
+from pytest_toolcall.errors import ConformanceFailure, retry_after_seconds
 from pytest_toolcall.runner import CaseRun
 
 from ._common import case, one_step
 
-ALL = ("openai", "openai-responses", "anthropic", "gemini", "ollama")
+#: every --toolcall-provider name; a kind case runs for those whose table has the kind
+ALL = PROVIDERS
 #: the delay the rate-limit cases ask for, in seconds
 DELAY = 7
 
@@ -62,6 +67,8 @@ def _status_of(error: BaseException) -> Any:
 def _provider_ids(dialect: str, body: Any) -> set[str]:
     """The provider's own names for the error in ``body``: what ``type``/``code`` may hold."""
     error = body.get("error") if isinstance(body, dict) else None
+    if not isinstance(error, dict) and isinstance(body, dict) and body.get("object") == "error":
+        error = body  # Mistral: the fields at the top level
     if not isinstance(error, dict):
         return set()
     if dialect == "gemini":
@@ -101,8 +108,10 @@ def provider_error(*, retryable: bool, retry_after: int | None = None) -> Callab
                     "errors.type", f"step {n}: the error does not carry the provider's error "
                     "type or code", expected=f"type or code in {sorted(ids)}", got=got,
                     hint="copy the provider's error type/code (OpenAI error.type and "
-                         "error.code, Anthropic error.type, Gemini error.status) onto the error")
-            if retry_after is not None:
+                         "error.code, Anthropic error.type, Gemini error.status, Mistral's "
+                         "top-level type and code) onto the error")
+            asked = retry_after_seconds(exchange.response_headers, exchange.response_json)
+            if retry_after is not None and asked is not None:  # none asked (DeepSeek): no check
                 delays = [getattr(e, "retry_after", None) for e in chain]
                 seen = next((d for d in delays if d is not None), None)
                 if not any(isinstance(d, (int, float)) and abs(d - retry_after) <= 1
@@ -194,10 +203,12 @@ CASES: list[Case] = [
             "the headers: the same 429 must come out the same way as from complete()."),
     _kind_case(
         "quota", id="errors.quota_exhausted",
-        title="OpenAI's 429 insufficient_quota is not retryable",
+        title="A used-up quota (OpenAI's 429 insufficient_quota, DeepSeek's 402) is not "
+              "retryable",
         why="OpenAI answers a used-up quota with 429 too; a caller that retries every 429 "
             "loops until its budget is gone (OpenAI's error-codes guide: check plan and "
-            "billing). The code, not the status, says so."),
+            "billing). The code, not the status, says so. DeepSeek says it with 402 "
+            "'Insufficient Balance' (Error Codes page, confirmed 2026-11-25)."),
     _kind_case(
         "auth", id="errors.auth_invalid",
         title="A rejected API key surfaces as a final error with its status",

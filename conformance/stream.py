@@ -93,8 +93,11 @@ CASES: list[Case] = [
         why="OpenRouter keeps streams open with SSE comment lines (': OPENROUTER PROCESSING'), "
             "up to dozens before the first data line; its streaming docs warn that a parser "
             "that json-decodes them crashes (openrouter.ai/docs/api-reference/streaming, "
-            "confirmed 2026-11-23). The SSE spec says a line starting with ':' is ignored.",
-        dialects=TEXT_ARGUMENTS,
+            "confirmed 2026-11-23). DeepSeek sends ': keep-alive' comments while a request "
+            "waits (api-docs.deepseek.com/quick_start/rate_limit: 'continuously return SSE "
+            "keep-alive comments', confirmed 2026-11-25). The SSE spec says a line starting "
+            "with ':' is ignored.",
+        dialects=(*TEXT_ARGUMENTS, "deepseek"),
         steps=_stream(_turn(PARIS_TOKYO_TIME[:2], text="Checking.", quirks={"sse_comments"})),
         checks=(matches_script,),
     ),

@@ -94,3 +94,55 @@ class RetriesEverything(DeepSeekAdapter):
             exc.retryable = True  # type: ignore[attr-defined]
             raise
 
+
+
+# -- the errors family on DeepSeek's own bodies, and its keep-alive lines -----------------------
+# The generic error bugs of tests/controls.py (each a ``change`` of the reference's
+# ProviderError), put on the DeepSeek reference adapter: the kind cases must catch them on
+# DeepSeek's bodies too.
+import json  # noqa: E402
+
+import controls as _generic  # noqa: E402  # tests/controls.py
+
+from pytest_toolcall.errors import ProviderError  # noqa: E402
+
+
+class StatusLost(_generic.StatusLost, DeepSeekAdapter):
+    """The words without the HTTP status: a 429 looks like a 400."""
+
+
+class EveryErrorRetryable(_generic.EveryErrorRetryable, DeepSeekAdapter):
+    """Every error retryable: a 402, a wrong key or 'Model Not Exist' is retried forever."""
+
+
+class NeverRetryable(_generic.NeverRetryable, DeepSeekAdapter):
+    """No error retryable: a concurrency 429 or a 503 stops the caller at once."""
+
+
+class DropsErrorCode(_generic.DropsErrorCode, DeepSeekAdapter):
+    """DeepSeek's type (rate_limit_error, invalid_request_error) and code are dropped."""
+
+
+class BreaksOnKeepAlive(_generic.BreaksOnSseComments, DeepSeekAdapter):
+    """Reads every non-empty SSE line as data: DeepSeek's ': keep-alive' comments (Rate Limit
+    page) make it raise."""
+
+
+class FirstLineOnly(DeepSeekAdapter):
+    """A hand-rolled reader that json-decodes the body's first line (or wants it to start with
+    '{'): the empty lines DeepSeek writes while a request waits (Rate Limit page: 'please
+    ensure to handle these empty lines') make every answer of a busy hour fail."""
+
+    def complete(self, request: Any) -> ChatResponse:
+        response = self.client.post(self.request_url(request, stream=False),
+                                    headers=self.headers,
+                                    json=self.build_body(request, stream=False))
+        self.raise_for_error(response, response.content)
+        first = response.text.split("\n", 1)[0]
+        if not first.startswith("{"):
+            raise ProviderError(f"not a JSON answer: {first[:40]!r}", status=response.status_code)
+        return self.parse_response(json.loads(first))
+
+
+__all__ += ["StatusLost", "EveryErrorRetryable", "NeverRetryable", "DropsErrorCode",
+            "BreaksOnKeepAlive", "FirstLineOnly"]

@@ -123,3 +123,29 @@ class NeedsTypeOnFragment(MistralAdapter):
 
     def new_accumulator(self) -> MistralStreamAccumulator:
         return _NeedsType(self)
+
+
+# -- the errors family on Mistral's own bodies ----------------------------------------------------
+# The generic error bugs of tests/controls.py (each a ``change`` of the reference's
+# ProviderError), put on the Mistral reference adapter: the kind cases must catch them on
+# Mistral's top-level error bodies too.
+import controls as _generic  # noqa: E402  # tests/controls.py
+
+
+class StatusLost(_generic.StatusLost, MistralAdapter):
+    """The words without the HTTP status: a 429 looks like a 400."""
+
+
+class EveryErrorRetryable(_generic.EveryErrorRetryable, MistralAdapter):
+    """Every error retryable: 'Unauthorized' or 'Invalid model' is retried forever."""
+
+
+class NeverRetryable(_generic.NeverRetryable, MistralAdapter):
+    """No error retryable: a rate limit or 'Service tier capacity exceeded' stops the caller."""
+
+
+class DropsErrorCode(_generic.DropsErrorCode, MistralAdapter):
+    """Mistral's top-level type and code (rate_limited / 1300, invalid_model / 1500) dropped."""
+
+
+__all__ += ["StatusLost", "EveryErrorRetryable", "NeverRetryable", "DropsErrorCode"]

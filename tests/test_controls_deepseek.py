@@ -47,6 +47,26 @@ CONTROLS = [
      "request.messages.reasoning_content.missing"),
     ("stream.deepseek_usage_on_finish_chunk", c.UsageChunkOnly, "response.usage"),
     ("errors.deepseek_insufficient_balance", c.RetriesEverything, "errors.retryable"),
+    ("wire.deepseek_keep_alive_lines", c.FirstLineOnly, "adapter.raised"),
+]
+
+#: the shared cases that run on DeepSeek's own bodies (the errors family's kinds, the keep-alive
+#: comments), each with the bug it must catch there
+SHARED_CONTROLS = [
+    ("errors.rate_limited", c.NeverRetryable, "errors.retryable"),
+    ("errors.rate_limited", c.StatusLost, "errors.status"),
+    ("errors.rate_limited", c.DropsErrorCode, "errors.type"),
+    ("errors.rate_limited_stream", c.NeverRetryable, "errors.retryable"),
+    ("errors.quota_exhausted", c.EveryErrorRetryable, "errors.retryable"),
+    ("errors.auth_invalid", c.EveryErrorRetryable, "errors.retryable"),
+    ("errors.model_not_found", c.EveryErrorRetryable, "errors.retryable"),
+    ("errors.model_not_found", c.StatusLost, "errors.status"),
+    ("errors.context_length", c.DropsErrorCode, "errors.type"),
+    ("errors.context_length", c.EveryErrorRetryable, "errors.retryable"),
+    ("errors.server_error", c.NeverRetryable, "errors.retryable"),
+    ("errors.server_error", c.StatusLost, "errors.status"),
+    ("errors.overloaded", c.NeverRetryable, "errors.retryable"),
+    ("stream.sse_comment_lines", c.BreaksOnKeepAlive, "adapter.raised"),
 ]
 
 
@@ -69,6 +89,43 @@ def test_case_fails_its_negative_control(case_id: str, broken: type, clause: str
 def test_every_deepseek_case_has_a_negative_control() -> None:
     own = {case.id for case in default_registry() if case.dialects == ("deepseek",)}
     assert own == {row[0] for row in CONTROLS}
+
+
+@pytest.mark.parametrize(("case_id", "broken", "clause"), SHARED_CONTROLS,
+                         ids=[f"{cid}-{b.__name__}" for cid, b, _ in SHARED_CONTROLS])
+def test_shared_case_fails_its_negative_control_on_deepseek(case_id: str, broken: type,
+                                                            clause: str,
+                                                            endpoint: Endpoint) -> None:
+    case = default_registry()[case_id]
+    assert case.applies_to("deepseek")
+    with pytest.raises(ConformanceFailure) as exc:
+        run_case(case, broken.from_endpoint(endpoint), PROFILE, endpoint)
+    assert exc.value.clause == clause, exc.value.render()
+
+
+def test_every_error_kind_deepseek_has_runs_with_a_control() -> None:
+    from pytest_toolcall.dialects.provider_errors import kinds_for
+
+    assert set(kinds_for("deepseek")) == {"rate_limit", "quota", "auth", "model_not_found",
+                                          "context_length", "server_error", "overloaded"}
+    kind_cases = {case.id for case in default_registry().select(["errors.*"], "deepseek")
+                  if case.dialects != ("*",) and case.dialects != ("deepseek",)}
+    assert kind_cases == {row[0] for row in SHARED_CONTROLS if row[0].startswith("errors.")}
+
+
+def test_deepseek_errors_in_its_own_words() -> None:
+    from pytest_toolcall.dialects.provider_errors import error_reply
+
+    status, headers, body = error_reply("deepseek", "rate_limit", 7)
+    assert (status, headers) == (429, {}), "DeepSeek sends no rate-limit headers, no delay"
+    assert body["error"]["type"] == "rate_limit_error"
+    assert body["error"]["message"].startswith("Too many requests. Your current concurrency")
+    assert error_reply("deepseek", "quota")[:2] == (402, {})
+    assert error_reply("deepseek", "model_not_found")[2]["error"]["message"] == "Model Not Exist"
+    for kind in ("rate_limit", "quota", "auth", "model_not_found", "context_length"):
+        assert error_reply("deepseek", kind)[2]["error"]["code"] == "invalid_request_error"
+    with pytest.raises(KeyError):
+        error_reply("deepseek", "permission")
 
 
 DEEPSEEK_CASES = sorted(case.id for case in default_registry().select(dialect="deepseek")
@@ -249,3 +306,17 @@ def test_openai_sdk_reads_every_deepseek_answer(sdk: tuple[Any, FakeProvider], s
     assert reasoning == want_reasoning
     if turn.usage is not None:
         assert usage is not None and usage.total_tokens == turn.usage.total_tokens
+
+
+def test_openai_sdk_reads_an_answer_behind_keep_alive_lines(sdk: tuple[Any, FakeProvider]
+                                                            ) -> None:
+    """The Rate Limit page: the empty lines 'do not affect the parsing of the JSON body by the
+    OpenAI SDK' (openai 3.57.0, strict validation, confirmed 2026-11-25)."""
+    client, fake = sdk
+    step = default_registry()["wire.deepseek_keep_alive_lines"].steps[0]
+    assert step.reply.error is not None and step.reply.error.raw_body.startswith("\n\n")
+    fake.expect(step.reply)
+    body = DeepSeekAdapter("http://unused.invalid", "k").build_body(step.request, stream=False)
+    message = client.chat.completions.create(**body).choices[0].message
+    assert [x.function.name for x in message.tool_calls or ()] == ["get_weather", "get_weather"]
+    assert message.content == "Checking both cities."

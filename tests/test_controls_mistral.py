@@ -69,6 +69,51 @@ def test_every_mistral_case_has_a_negative_control() -> None:
     assert own == {row[0] for row in CONTROLS}
 
 
+#: the errors family's kind cases on Mistral's own bodies, each with the bug it must catch there
+SHARED_CONTROLS = [
+    ("errors.rate_limited", c.NeverRetryable, "errors.retryable"),
+    ("errors.rate_limited", c.StatusLost, "errors.status"),
+    ("errors.rate_limited", c.DropsErrorCode, "errors.type"),
+    ("errors.rate_limited_stream", c.NeverRetryable, "errors.retryable"),
+    ("errors.auth_invalid", c.EveryErrorRetryable, "errors.retryable"),
+    ("errors.model_not_found", c.EveryErrorRetryable, "errors.retryable"),
+    ("errors.model_not_found", c.DropsErrorCode, "errors.type"),
+    ("errors.context_length", c.DropsErrorCode, "errors.type"),
+    ("errors.context_length", c.EveryErrorRetryable, "errors.retryable"),
+    ("errors.server_error", c.NeverRetryable, "errors.retryable"),
+    ("errors.server_error", c.StatusLost, "errors.status"),
+    ("errors.overloaded", c.NeverRetryable, "errors.retryable"),
+]
+
+
+@pytest.mark.parametrize(("case_id", "broken", "clause"), SHARED_CONTROLS,
+                         ids=[f"{cid}-{b.__name__}" for cid, b, _ in SHARED_CONTROLS])
+def test_shared_case_fails_its_negative_control_on_mistral(case_id: str, broken: type,
+                                                           clause: str,
+                                                           endpoint: Endpoint) -> None:
+    case = default_registry()[case_id]
+    assert case.applies_to("mistral")
+    with pytest.raises(ConformanceFailure) as exc:
+        run_case(case, broken.from_endpoint(endpoint), PROFILE, endpoint)
+    assert exc.value.clause == clause, exc.value.render()
+
+
+def test_every_error_kind_mistral_has_runs_with_a_control() -> None:
+    from pytest_toolcall.dialects.provider_errors import error_reply, kinds_for
+
+    assert set(kinds_for("mistral")) == {"rate_limit", "auth", "model_not_found",
+                                         "context_length", "server_error", "overloaded"}
+    kind_cases = {case.id for case in default_registry().select(["errors.*"], "mistral")
+                  if case.dialects != ("*",) and case.dialects != ("mistral",)}
+    assert kind_cases == {row[0] for row in SHARED_CONTROLS}
+    status, headers, body = error_reply("mistral", "rate_limit", 7)
+    assert (status, headers) == (429, {}), "no rate-limit header is documented: none is sent"
+    assert body == {"object": "error", "message": "Rate limit exceeded", "type": "rate_limited",
+                    "param": None, "code": "1300", "raw_status_code": 429}
+    assert error_reply("mistral", "auth")[2] == {"detail": "Unauthorized"}
+    assert error_reply("mistral", "model_not_found")[2]["type"] == "invalid_model"
+
+
 MISTRAL_CASES = sorted(case.id for case in default_registry().select(dialect="mistral")
                        if case.contract == "chat" and all(PROFILE.claims(n) for n in case.needs))
 

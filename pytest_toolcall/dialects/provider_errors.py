@@ -30,6 +30,37 @@ own error for that kind, as below. Sources, confirmed 2026-11-23:
 - Ollama (native route: ``{"error": "<text>"}``): 404 "model \\"…\\" not found, try pulling it
   first"; 503 "server busy, please try again.  maximum pending requests exceeded" (the FAQ's
   OLLAMA_MAX_QUEUE); 500 for a crashed runner. Ollama has no API keys and no rate limits.
+
+Confirmed 2026-11-25 (issue 13, the services beyond the five wire formats):
+
+- DeepSeek (``{"error": {"message", "type", "param": null, "code": "invalid_request_error"}}``;
+  statuses from api-docs.deepseek.com/quick_start/error_codes: 400 Invalid Format, 401
+  Authentication Fails, 402 Insufficient Balance, 422 Invalid Parameters, 429 Rate Limit
+  Reached, 500 Server Error, 503 Server Overloaded): 429 type ``rate_limit_error`` "Too many
+  requests. Your current concurrency is N, which exceeds your concurrency limit of M based on
+  your remaining balance. ..." (a public TStudio RCA note quoting the whole body; jobfetcher PR
+  #42, 2026-09, verbatim message), with NO rate-limit headers and no Retry-After (jobfetcher PR
+  #42 probed them; the Rate Limit & Isolation page documents concurrency limits, no header);
+  402 "Insufficient Balance" type ``unknown_error`` (the quota kind: a top-up, not a wait);
+  401 ``authentication_error`` "Authentication Fails, Your api key: ****abcd is invalid"; an
+  unknown model is 400 "Model Not Exist" (deepwn/addi #13, 2026-03; langbot #1643); 400 "This
+  model's maximum context length is 131072 tokens. However, you requested ..." (fast-agent
+  #621, 2026-01; litellm #10431). 500 and 503: the statuses are the page's, the wording is NOT
+  confirmed (no public body found): the page's own titles in DeepSeek's shape. No 403.
+- Mistral (``{"object": "error", "message", "type", "param": null, "code", "raw_status_code"}``
+  at the top level, docs.mistral.ai/resources/error-glossary; ``raw_status_code`` is in the 2026
+  bodies): 429 "Rate limit exceeded" type ``rate_limited`` code "1300" (cline #9085, 2026-02;
+  raycast/extensions #31107, 2026-09), no rate-limit header documented (the glossary says
+  "implement exponential backoff"; older gateways answered ``{"message": "Requests rate limit
+  exceeded"}``, pydantic-ai #1885, 2025-06: historical, not played); 401 ``{"detail":
+  "Unauthorized"}`` (agent-zero #539, nextcloud integration_openai #332); an unknown model is
+  400 "Invalid model: <id>" type ``invalid_model`` code "1500" (mistralai/mistral-vibe #617,
+  2026-04; langchaingo #1233); 400 "Prompt contains N tokens and 0 draft tokens, too large for
+  model with M maximum context length" type ``invalid_request_invalid_args`` code "3051" (a
+  public script quoting mistralai 2.x ``SDKError``); overloaded is 429 "Service tier capacity
+  exceeded for this model." (continue #6185, 2025-06; raycast/extensions #31107 "This model is
+  currently overloaded"). 500: the glossary lists it with type ``server_error``; the wording is
+  NOT confirmed. The glossary's 402 and 403 bodies were not found: not played.
 """
 
 from __future__ import annotations
@@ -44,7 +75,8 @@ RETRYABLE_KINDS = frozenset({"rate_limit", "server_error", "overloaded"})
 
 _OPENAI = ("openai", "openai-responses")
 _MODEL = {"openai": "gpt-4o-mini", "openai-responses": "gpt-4o-mini",
-          "anthropic": "claude-haiku-4-5", "gemini": "gemini-2.5-flash", "ollama": "llama3.2"}
+          "anthropic": "claude-haiku-4-5", "gemini": "gemini-2.5-flash", "ollama": "llama3.2",
+          "deepseek": "deepseek-v4-flash", "mistral": "mistral-small-latest"}
 
 
 def kinds_for(dialect: str) -> tuple[str, ...]:
@@ -77,6 +109,17 @@ def _gemini(status: int, name: str, message: str,
     if details:
         error["details"] = details
     return {"error": error}
+
+
+def _deepseek(message: str, type: str) -> dict[str, Any]:
+    # DeepSeek's code is always "invalid_request_error", whatever the type
+    return {"error": {"message": message, "type": type, "param": None,
+                      "code": "invalid_request_error"}}
+
+
+def _mistral(status: int, message: str, type: str, code: str | None) -> dict[str, Any]:
+    return {"object": "error", "message": message, "type": type, "param": None, "code": code,
+            "raw_status_code": status}
 
 
 def _table(dialect: str, kind: str,  # noqa: C901 - one provider after another
@@ -226,4 +269,57 @@ def _table(dialect: str, kind: str,  # noqa: C901 - one provider after another
             return 503, {}, {"error": "server busy, please try again.  maximum pending "
                                       "requests exceeded"}
         return None
+    if dialect == "deepseek":
+        return _deepseek_table(kind)
+    if dialect == "mistral":
+        return _mistral_table(kind)
+    return None
+
+
+def _deepseek_table(kind: str) -> tuple[int, dict[str, str], Any] | None:
+    # no rate-limit headers, no Retry-After: DeepSeek sends none (module docstring)
+    if kind == "rate_limit":
+        return 429, {}, _deepseek(
+            "Too many requests. Your current concurrency is 26, which exceeds your concurrency "
+            "limit of 25 based on your remaining balance. Please top up your balance to restore "
+            "your concurrency.", "rate_limit_error")
+    if kind == "quota":
+        return 402, {}, _deepseek("Insufficient Balance", "unknown_error")
+    if kind == "auth":
+        return 401, {}, _deepseek("Authentication Fails, Your api key: ****cret is invalid",
+                                  "authentication_error")
+    if kind == "model_not_found":
+        return 400, {}, _deepseek("Model Not Exist", "invalid_request_error")
+    if kind == "context_length":
+        return 400, {}, _deepseek(
+            "This model's maximum context length is 131072 tokens. However, you requested "
+            "131134 tokens (122942 in the messages, 8192 in the completion). Please reduce the "
+            "length of the messages or completion.", "invalid_request_error")
+    # not confirmed: the wording and type of 500 and 503 (the Error Codes page's titles)
+    if kind == "server_error":
+        return 500, {}, _deepseek("Server Error", "server_error")
+    if kind == "overloaded":
+        return 503, {}, _deepseek("Server Overloaded", "server_error")
+    return None
+
+
+def _mistral_table(kind: str) -> tuple[int, dict[str, str], Any] | None:
+    # no rate-limit header documented: none is sent (module docstring)
+    if kind == "rate_limit":
+        return 429, {}, _mistral(429, "Rate limit exceeded", "rate_limited", "1300")
+    if kind == "auth":
+        return 401, {}, {"detail": "Unauthorized"}
+    if kind == "model_not_found":
+        return 400, {}, _mistral(400, "Invalid model: mistral-9-toolcall", "invalid_model",
+                                 "1500")
+    if kind == "context_length":
+        return 400, {}, _mistral(400, "Prompt contains 159202 tokens and 0 draft tokens, too "
+                                 "large for model with 131072 maximum context length",
+                                 "invalid_request_invalid_args", "3051")
+    if kind == "server_error":  # not confirmed: the wording (the glossary's type)
+        return 500, {}, _mistral(500, "Internal server error", "server_error", None)
+    if kind == "overloaded":  # as recorded in 2025-06: no raw_status_code, code null
+        return 429, {}, {"object": "error",
+                         "message": "Service tier capacity exceeded for this model.",
+                         "type": "invalid_request_error", "param": None, "code": None}
     return None
