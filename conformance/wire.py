@@ -7,7 +7,9 @@ from typing import Any
 from pytest_toolcall.cases import Case, Step, ErrorReply, ScriptedCall, Turn, check
 from pytest_toolcall.checks import error_surfaced, matches_script, usage_reported, wire_request
 from pytest_toolcall.errors import ConformanceFailure
-from pytest_toolcall.model import AssistantMessage, NamedToolChoice, ToolMessage, UserMessage
+from pytest_toolcall.model import (
+    AssistantMessage, NamedToolChoice, ToolMessage, UserMessage, extends_id,
+)
 from pytest_toolcall.runner import CaseRun
 
 from ._common import (
@@ -162,8 +164,44 @@ def _not_edited_in_place(run: CaseRun) -> None:
                 hint="never mutate the caller's request: build the provider's list anew")
 
 
+def _messages_not_edited_in_place(run: CaseRun) -> None:
+    """Like :func:`_not_edited_in_place`, for the request's messages. They are frozen models in
+    a tuple (nothing can be popped or replaced), but a tool call's ``arguments`` is a dict: an
+    adapter that edits it in place (pops a key it does not send, fills in a default) rewrites
+    the caller's history for every later request, even when what it sends looks right. Call
+    ids the runner handed back extended (``extends_id``, litellm's Gemini route) are the
+    runner's doing, not an edit."""
+    for record in run.steps:
+        handed = record.handed
+        if handed is None:
+            continue
+        pristine = record.step.request.messages
+        for k, (mine, theirs) in enumerate(zip(pristine, handed.messages)):
+            a, b = mine.model_dump(), theirs.model_dump()
+            if a == b:
+                continue
+            for ca, cb in zip(a.get("tool_calls") or (), b.get("tool_calls") or ()):
+                if ca["id"] and extends_id(cb["id"], ca["id"]):
+                    cb["id"] = ca["id"]
+            if a.get("tool_call_id") and extends_id(b.get("tool_call_id"), a["tool_call_id"]):
+                b["tool_call_id"] = a["tool_call_id"]
+            diff = _first_difference(a, b)
+            if diff:
+                where, x, y = diff
+                raise ConformanceFailure(
+                    "wire.history.tool_results" if isinstance(mine, ToolMessage)
+                    else "wire.history.tool_calls",
+                    f"step {record.index + 1}: the adapter edited message {k + 1} "
+                    f"({mine.role}) of the request it was given, in place, at {where}",
+                    expected=x, got=y,
+                    hint="never mutate the caller's request: translate into new dicts "
+                         "(copy.deepcopy a call's arguments before rewriting them)")
+
+
 def _history_intact(run: CaseRun) -> None:
-    """The second request carries the assistant's calls and each tool result, unchanged."""
+    """The second request carries the assistant's calls and each tool result, unchanged, and
+    the adapter left the caller's history as it was given."""
+    _messages_not_edited_in_place(run)
     for record in run.steps[1:]:
         want = record.step.request.messages
         got = wire_request(run, record.index).messages

@@ -3,14 +3,22 @@
 vcrpy blocks the HTTP libraries it patches (httpx, requests, urllib3, http.client); an adapter
 that opens its own sockets (``socket.create_connection``, ``asyncio.open_connection``, a gRPC or
 websocket client) went around it. :func:`block_network` refuses, at the socket level, every
-connection and name lookup except loopback connections to the kit's own servers (the fake
-provider's loopback server, the child-process protocol's server), which register their ports
-with :func:`kit_port`. Every refused attempt is kept, so the run can fail naming the host even
-when the implementation swallowed the error.
+connection (``connect``/``connect_ex``), every datagram sent to an address (``sendto``,
+``sendmsg``) and every name lookup (``getaddrinfo``, ``gethostbyname``, ``gethostbyname_ex``,
+``gethostbyaddr``, ``getnameinfo``) except loopback connections to the kit's own servers (the
+fake provider's loopback server, the child-process protocol's server), which register their
+ports with :func:`kit_port`, and lookups of loopback names. Every refused attempt is kept, so
+the run can fail naming the host even when the implementation swallowed the error.
+
+What it cannot reach: it patches the Python ``socket.socket`` class and the ``socket`` module's
+functions. The C type ``_socket.socket`` is immutable, so code that uses it directly (or a C
+library with its own sockets and resolver, such as gRPC's C core) and other processes go
+around it; docs/reliability.md ("Limits") says so.
 """
 
 from __future__ import annotations
 
+import _socket
 import contextlib
 import ipaddress
 import socket
@@ -30,12 +38,15 @@ _LOOPBACK_NAMES = ("localhost", "localhost.localdomain", "ip6-localhost")
 class NetworkBlocked(ToolcallError):
     """An implementation tried to reach the network while a cassette was replayed."""
 
-    def __init__(self, host: str, port: Any, context: str) -> None:
-        self.host, self.port = host, port
+    def __init__(self, host: str, port: Any, context: str, kind: str = "connection",
+                 via: str = "") -> None:
+        self.host, self.port, self.kind = host, port, kind
         where = f"{host}:{port}" if port not in (None, "", 0) else host
+        to = "of" if kind == "name lookup" else "to"
+        how = f" ({via})" if via else ""
         super().__init__(
-            f"blocked a connection to {where}: {context} never reaches the network, and this "
-            "connection went around the cassette (a raw socket, asyncio.open_connection, or a "
+            f"blocked a {kind} {to} {where}{how}: {context} never reaches the network, and this "
+            f"{kind} went around the cassette (a raw socket, asyncio.open_connection, or a "
             "client the cassette does not patch). Send the adapter's requests through the "
             "endpoint's httpx clients (endpoint.client / endpoint.async_client), or point a "
             "client with its own sockets at endpoint.base_url")
@@ -73,8 +84,9 @@ class _Guard:
         self.context = context
         self.attempts: list[NetworkBlocked] = []
 
-    def refuse(self, host: Any, port: Any) -> NetworkBlocked:
-        error = NetworkBlocked(str(host), port, self.context)
+    def refuse(self, host: Any, port: Any, kind: str = "connection",
+               via: str = "") -> NetworkBlocked:
+        error = NetworkBlocked(str(host), port, self.context, kind, via)
         self.attempts.append(error)
         return error
 
@@ -89,30 +101,92 @@ class _Guard:
 
 _active: list[_Guard] = []
 _originals: dict[str, Any] = {}
+#: the ``socket.socket`` methods and ``socket`` functions the block replaces
+_METHODS = ("connect", "connect_ex", "sendto", "sendmsg")
+_FUNCTIONS = ("getaddrinfo", "gethostbyname", "gethostbyname_ex", "gethostbyaddr", "getnameinfo")
+
+
+def _original(name: str) -> Any:
+    """The method the block replaced: the class's own, or the one ``_socket`` defines."""
+    own = _originals.get(name)
+    return own if own is not None else getattr(_socket.socket, name)
+
+
+def _check(address: Any, kind: str, via: str = "") -> None:
+    """Raise (and keep) a refusal unless every active block lets ``address`` through."""
+    for guard in list(_active):
+        ok, host, port = guard.allowed(address)
+        if not ok:
+            raise guard.refuse(host, port, kind, via)
+
+
+def _check_name(host: Any, port: Any, via: str) -> None:
+    """Refuse a name lookup of anything but a loopback name or address."""
+    if host is None:  # getaddrinfo(None, port): the local wildcard, no lookup
+        return
+    name = host.decode() if isinstance(host, bytes) else str(host)
+    if not _is_loopback(name):
+        for guard in list(_active):
+            raise guard.refuse(name, port, "name lookup", via)
 
 
 def _connect(self: socket.socket, address: Any) -> Any:
-    for guard in list(_active):
-        ok, host, port = guard.allowed(address)
-        if not ok:
-            raise guard.refuse(host, port)
-    return _originals["connect"](self, address)
+    _check(address, "connection")
+    return _original("connect")(self, address)
 
 
 def _connect_ex(self: socket.socket, address: Any) -> Any:
-    for guard in list(_active):
-        ok, host, port = guard.allowed(address)
-        if not ok:
-            raise guard.refuse(host, port)
-    return _originals["connect_ex"](self, address)
+    _check(address, "connection")
+    return _original("connect_ex")(self, address)
+
+
+def _sendto(self: socket.socket, data: Any, *args: Any) -> Any:
+    # sendto(data, address) or sendto(data, flags, address)
+    if args:
+        _check(args[-1], "datagram", "sendto")
+    return _original("sendto")(self, data, *args)
+
+
+def _sendmsg(self: socket.socket, buffers: Any, *args: Any) -> Any:
+    # sendmsg(buffers[, ancdata[, flags[, address]]]): without an address the socket is
+    # connected, and its connect() was checked
+    if len(args) >= 3 and args[2] is not None:
+        _check(args[2], "datagram", "sendmsg")
+    return _original("sendmsg")(self, buffers, *args)
 
 
 def _getaddrinfo(host: Any, port: Any, *args: Any, **kwargs: Any) -> Any:
-    name = host.decode() if isinstance(host, bytes) else str(host)
-    if host is not None and not _is_loopback(name):
-        for guard in list(_active):
-            raise guard.refuse(name, port)
+    _check_name(host, port, "getaddrinfo")
     return _originals["getaddrinfo"](host, port, *args, **kwargs)
+
+
+def _gethostbyname(hostname: Any) -> Any:
+    _check_name(hostname, None, "gethostbyname")
+    return _originals["gethostbyname"](hostname)
+
+
+def _gethostbyname_ex(hostname: Any) -> Any:
+    _check_name(hostname, None, "gethostbyname_ex")
+    return _originals["gethostbyname_ex"](hostname)
+
+
+def _gethostbyaddr(address: Any) -> Any:
+    _check_name(address, None, "gethostbyaddr")
+    return _originals["gethostbyaddr"](address)
+
+
+def _getnameinfo(sockaddr: Any, flags: Any) -> Any:
+    if isinstance(sockaddr, tuple) and sockaddr:
+        _check_name(sockaddr[0], sockaddr[1] if len(sockaddr) > 1 else None, "getnameinfo")
+    return _originals["getnameinfo"](sockaddr, flags)
+
+
+_REPLACEMENTS: dict[str, Any] = {
+    "connect": _connect, "connect_ex": _connect_ex, "sendto": _sendto, "sendmsg": _sendmsg,
+    "getaddrinfo": _getaddrinfo, "gethostbyname": _gethostbyname,
+    "gethostbyname_ex": _gethostbyname_ex, "gethostbyaddr": _gethostbyaddr,
+    "getnameinfo": _getnameinfo,
+}
 
 
 @contextlib.contextmanager
@@ -122,11 +196,14 @@ def block_network(context: str = "replay") -> Iterator[list[NetworkBlocked]]:
     guard = _Guard(context)
     with _lock:
         if not _active:
-            _originals.update(connect=socket.socket.connect, connect_ex=socket.socket.connect_ex,
-                              getaddrinfo=socket.getaddrinfo)
-            socket.socket.connect = _connect  # type: ignore[method-assign]
-            socket.socket.connect_ex = _connect_ex  # type: ignore[method-assign]
-            socket.getaddrinfo = _getaddrinfo
+            for name in _METHODS:
+                if hasattr(socket.socket, name):  # sendmsg is POSIX only
+                    # what the class itself holds (usually nothing: inherited from _socket)
+                    _originals[name] = vars(socket.socket).get(name)
+                    setattr(socket.socket, name, _REPLACEMENTS[name])
+            for name in _FUNCTIONS:
+                _originals[name] = getattr(socket, name)
+                setattr(socket, name, _REPLACEMENTS[name])
         _active.append(guard)
     try:
         yield guard.attempts
@@ -134,6 +211,12 @@ def block_network(context: str = "replay") -> Iterator[list[NetworkBlocked]]:
         with _lock:
             _active.remove(guard)
             if not _active:
-                socket.socket.connect = _originals["connect"]  # type: ignore[method-assign]
-                socket.socket.connect_ex = _originals["connect_ex"]  # type: ignore[method-assign]
-                socket.getaddrinfo = _originals["getaddrinfo"]
+                for name in _METHODS:
+                    if name in _originals:
+                        own = _originals.pop(name)
+                        if own is None:
+                            delattr(socket.socket, name)
+                        else:
+                            setattr(socket.socket, name, own)
+                for name in _FUNCTIONS:  # kept in _originals: a late caller still works
+                    setattr(socket, name, _originals[name])

@@ -271,6 +271,43 @@ def test_rewriting_a_copy_passes_tool_definitions_intact() -> None:
     _run_chat("wire.tool_definitions_intact", OpenAIChatAdapter)
 
 
+class FillsDefaultsAfterSending(OpenAIChatAdapter):
+    """Sends the history faithfully, then 'normalises' the caller's tool-call arguments in place
+    (fills in a default unit): the wire looks right, the application's history is rewritten."""
+
+    def complete(self, request):  # type: ignore[no-untyped-def]
+        response = super().complete(request)
+        for message in request.messages:
+            for call in getattr(message, "tool_calls", ()):
+                if isinstance(call.arguments, dict):
+                    call.arguments.setdefault("unit", "celsius")
+        return response
+
+
+class DropsArgumentsBeforeSending(OpenAIChatAdapter):
+    """Pops an argument it does not want to send from the caller's history, then sends it."""
+
+    def complete(self, request):  # type: ignore[no-untyped-def]
+        for message in request.messages:
+            for call in getattr(message, "tool_calls", ()):
+                if isinstance(call.arguments, dict):
+                    call.arguments.pop("city", None)
+        return super().complete(request)
+
+
+@pytest.mark.parametrize("adapter_cls", [FillsDefaultsAfterSending, DropsArgumentsBeforeSending])
+def test_an_in_place_edit_of_the_history_fails_history_passthrough(adapter_cls: type) -> None:
+    case = CHAT["wire.second_turn_passthrough"]
+    before = _dump(case.steps[1].request.messages)
+    with pytest.raises(ConformanceFailure) as exc:
+        _run_chat("wire.second_turn_passthrough", adapter_cls)
+    assert exc.value.clause == "wire.history.tool_calls"
+    assert "edited message 2 (assistant) of the request it was given, in place" in (
+        exc.value.message)
+    assert _dump(case.steps[1].request.messages) == before  # the case itself is untouched
+    _run_chat("wire.second_turn_passthrough", OpenAIChatAdapter)  # positive control
+
+
 # == 3. deadlines for every contract; BaseExceptions from implementations =========================
 import asyncio  # noqa: E402
 import socket  # noqa: E402
@@ -406,6 +443,47 @@ def test_an_implementation_that_swallows_the_timeout_is_forced_out(
     assert sys.gettrace() is trace  # the escalation's trace function is gone
 
 
+async def _swallowing_async(self: object, request: object) -> object:
+    """The async retry loop that swallows everything, the kit's timeout included."""
+    while True:
+        try:
+            await asyncio.sleep(0.01)
+        except BaseException:  # noqa: BLE001, S110 - the bug under test
+            pass
+
+
+class SwallowingAsyncLoop(ReferenceToolLoop):
+    arun = _swallowing_async
+
+
+class SwallowingAsyncStructured(ReferenceStructuredOutput):
+    aextract = _swallowing_async
+
+
+# the abandoned coroutine swallows its close() too: Python reports that when it is collected
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+@pytest.mark.parametrize(("case_id", "subject", "clause", "honest"), [
+    ("loop.answered_once_in_order", SwallowingAsyncLoop(), "loop.timeout", ReferenceToolLoop()),
+    ("fallback.tool_first", SwallowingAsyncStructured(), "fallback.timeout",
+     ReferenceStructuredOutput()),
+], ids=["arun", "aextract"])
+def test_an_async_loop_or_collector_that_swallows_the_timeout_is_forced_out(
+        case_id: str, subject: object, clause: str, honest: object) -> None:
+    import gc
+    import sys
+
+    trace = sys.gettrace()
+    try:
+        failure = _fails_with(case_id, subject)  # sync passes; async (arun/aextract) hangs
+        assert failure.clause == clause
+        assert "went on after the kit's timeout signal" in failure.message
+        assert sys.gettrace() is trace
+        # the next case still runs, on both interfaces
+        _run_case(case_id, honest)
+    finally:
+        gc.collect()  # within this test, where the warning is expected
+
+
 def test_a_plain_timeout_does_not_claim_swallowing() -> None:
     # negative control for the message: a hang that lets the timeout through says only that
     failure = _fails_with("history.dedupe", SleepingBuilder())
@@ -427,10 +505,16 @@ class ExitingLoop(ReferenceToolLoop):
         raise SystemExit(1)
 
 
+class ExitingStructured(ReferenceStructuredOutput):
+    def extract(self, request):  # type: ignore[no-untyped-def]
+        raise SystemExit(4)
+
+
 @pytest.mark.parametrize(("case_id", "subject", "clause"), [
     ("wire.single_call", ExitingAdapter, "adapter.exit"),
     ("loop.answered_once_in_order", ExitingLoop(), "loop.exit"),
     ("history.dedupe", ExitingBuilder(), "history.exit"),
+    ("fallback.tool_first", ExitingStructured(), "fallback.exit"),
 ])
 def test_system_exit_fails_the_case_with_a_clause(case_id: str, subject: object,
                                                   clause: str) -> None:
@@ -581,6 +665,102 @@ def test_block_network_refuses_raw_sockets_and_names_the_host(listener: int) -> 
     socket.create_connection(("127.0.0.1", listener), timeout=1).close()
 
 
+@pytest.fixture
+def udp_listener() -> Iterator[socket.socket]:
+    """A local UDP listener that is not the kit's: a datagram to it must be refused."""
+    server = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    server.bind(("127.0.0.1", 0))
+    server.setblocking(False)
+    with server:
+        yield server
+
+
+@pytest.mark.parametrize("how", ["sendto", "sendto with flags", "sendmsg"])
+def test_block_network_refuses_datagrams_and_names_the_host(
+        udp_listener: socket.socket, how: str) -> None:
+    port = udp_listener.getsockname()[1]
+    address = ("127.0.0.1", port)
+    send = {"sendto": lambda s: s.sendto(b"x", address),
+            "sendto with flags": lambda s: s.sendto(b"x", 0, address),
+            "sendmsg": lambda s: s.sendmsg([b"x"], [], 0, address)}[how]
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as client:
+        with block_network("replaying the cassette x.yaml") as attempts:
+            says = (f"blocked a datagram to 127.0.0.1:{port} \\({how.split()[0]}\\): "
+                    "replaying the cassette x.yaml never reaches the network")
+            with pytest.raises(NetworkBlocked, match=says):
+                send(client)
+        assert len(attempts) == 1
+        with pytest.raises(BlockingIOError):  # nothing arrived
+            udp_listener.recv(16)
+        # negative control: the block is gone afterwards, and the same datagram arrives
+        send(client)
+        udp_listener.settimeout(5)
+        assert udp_listener.recv(16) == b"x"
+
+
+def test_a_datagram_on_a_connected_socket_is_refused_at_connect(
+        udp_listener: socket.socket) -> None:
+    port = udp_listener.getsockname()[1]
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as client, block_network():
+        with pytest.raises(NetworkBlocked, match=f"blocked a connection to 127.0.0.1:{port}"):
+            client.connect(("127.0.0.1", port))
+
+
+LOOKUPS = ("gethostbyname", "gethostbyname_ex", "gethostbyaddr", "getnameinfo", "getaddrinfo")
+
+
+@pytest.mark.parametrize(("via", "args", "host"), [
+    ("gethostbyname", ("telemetry.example.com",), "telemetry.example.com"),
+    ("gethostbyname_ex", ("telemetry.example.com",), "telemetry.example.com"),
+    ("gethostbyaddr", ("203.0.113.7",), "203.0.113.7"),
+    ("getnameinfo", (("203.0.113.7", 443), 0), "203.0.113.7:443"),
+    ("getaddrinfo", ("api.example.com", 443), "api.example.com:443"),
+])
+def test_block_network_refuses_name_lookups_and_names_the_host(
+        monkeypatch: pytest.MonkeyPatch, via: str, args: tuple[object, ...], host: str) -> None:
+    # the real resolver must never be asked (an experiment saw gethostbyname try a real lookup)
+    def resolver_reached(*called: object) -> object:
+        raise AssertionError(f"a real name lookup was attempted: {via}{called}")
+
+    for name in LOOKUPS:
+        monkeypatch.setattr(socket, name, resolver_reached)
+    with block_network("replaying the cassette x.yaml") as attempts:
+        with pytest.raises(NetworkBlocked, match=f"blocked a name lookup of {host} \\({via}\\): "
+                                                 "replaying the cassette x.yaml never reaches"):
+            getattr(socket, via)(*args)
+    assert len(attempts) == 1 and attempts[0].host == host.split(":")[0]
+    assert "--toolcall-record-mode" not in str(attempts[0])  # no invitation to re-record
+    assert getattr(socket, via) is resolver_reached  # the block put back what it found
+
+
+def test_loopback_names_still_resolve_under_the_block() -> None:
+    with block_network() as attempts:
+        assert socket.gethostbyname("localhost") == "127.0.0.1"
+        assert socket.gethostbyname_ex("127.0.0.1")[2] == ["127.0.0.1"]
+        assert socket.gethostbyaddr("127.0.0.1")
+        assert socket.getnameinfo(("127.0.0.1", 80),
+                                  socket.NI_NUMERICHOST | socket.NI_NUMERICSERV) == ("127.0.0.1",
+                                                                                    "80")
+        assert socket.getaddrinfo("127.0.0.1", 80, type=socket.SOCK_STREAM)
+    assert attempts == []
+
+
+def test_the_c_socket_type_is_outside_the_block(listener: int) -> None:
+    """The documented limit (docs/reliability.md, "Limits"): ``_socket.socket`` is an immutable
+    C type, so code that uses it directly (as C extensions do) is not refused. If this starts
+    failing, the block reaches further and the Limits section is out of date."""
+    import _socket
+
+    with block_network() as attempts:
+        raw = _socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        try:
+            raw.settimeout(1)
+            raw.connect(("127.0.0.1", listener))
+        finally:
+            raw.close()
+    assert attempts == []
+
+
 def test_the_kits_own_loopback_server_stays_reachable_under_the_block() -> None:
     with serve(FakeProvider("openai")) as endpoint, block_network() as attempts:
         answer = httpx.get(f"{endpoint.base_url}/models", timeout=5)
@@ -604,6 +784,11 @@ class SideChannel(OpenAIChatAdapter):
                     r, w = await asyncio.open_connection("127.0.0.1", port)
                     w.close()
                 asyncio.run(go())
+            elif os.environ.get("TC_HOW") == "udp":  # a metrics datagram (statsd style)
+                with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp:
+                    udp.sendto(b"calls:1|c", ("127.0.0.1", port))
+            elif os.environ.get("TC_HOW") == "lookup":
+                socket.gethostbyname("telemetry.example.com")
             else:
                 socket.create_connection(("127.0.0.1", port), timeout=1).close()
         except Exception:
@@ -617,10 +802,15 @@ def toolcall_adapter(toolcall_endpoint):
 '''
 
 
-@pytest.mark.parametrize("how", ["create_connection", "asyncio"])
+@pytest.mark.parametrize(("how", "refusal"), [
+    ("create_connection", "a connection to 127.0.0.1:{port}"),
+    ("asyncio", "a connection to 127.0.0.1:{port}"),
+    ("udp", "a datagram to 127.0.0.1:{port} (sendto)"),
+    ("lookup", "a name lookup of telemetry.example.com (gethostbyname)"),
+], ids=["create_connection", "asyncio", "udp", "lookup"])
 def test_replay_fails_an_adapter_that_opens_its_own_socket(
         pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, listener: int,
-        how: str) -> None:
+        how: str, refusal: str) -> None:
     key = "sk-standin-SECRET-1357924680"
     monkeypatch.setenv("OPENAI_API_KEY", key)
     common = ("-p", "no:cacheprovider", "--toolcall-provider=openai", "--toolcall-live",
@@ -636,7 +826,8 @@ def test_replay_fails_an_adapter_that_opens_its_own_socket(
     pytester.makeconftest(RAW_SOCKET_CONFTEST)
     result = pytester.runpytest_inprocess(*common)
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines([f"*blocked a connection to 127.0.0.1:{listener}: replaying "
+    blocked = refusal.format(port=listener)
+    result.stdout.fnmatch_lines([f"*blocked {blocked}: replaying "
                                  "the cassette *live.round_trip.yaml never reaches the network*"])
 
 
@@ -840,3 +1031,26 @@ def test_mutation_reports_mask_secrets_too(tmp_path: Path, planted_env: None) ->
         text = path.read_text("utf-8")
         assert ENV_SECRETS["GH_PAT"] not in text and PLANTED not in text, path.name
         assert "[redacted $GH_PAT]" in text, path.name
+
+
+# == 6. the documented figures ====================================================================
+def test_the_documented_test_count_is_this_modules() -> None:
+    """docs/reliability.md says how many tests this battery has; count them here (every test
+    function times its parametrize rows) so the page cannot drift. No timing is asserted."""
+    import re
+    import sys
+
+    count = 0
+    for name, function in vars(sys.modules[__name__]).items():
+        if not (name.startswith("test_") and callable(function)):
+            continue
+        rows = 1
+        for mark in getattr(function, "pytestmark", []):
+            if mark.name == "parametrize":
+                rows *= len(mark.args[1])
+        count += rows
+    page = (Path(__file__).resolve().parents[1] / "docs" / "reliability.md").read_text("utf-8")
+    documented = re.search(r"`tests/test_reliability_security\.py`, (\d+) tests", page)
+    assert documented, "docs/reliability.md no longer states the battery's test count"
+    assert int(documented.group(1)) == count, (
+        f"docs/reliability.md says {documented.group(1)} tests, the module has {count}")
