@@ -67,11 +67,16 @@ def ids_made_up(run: CaseRun) -> None:
 
 @check("wire.gemini.results_paired")
 def results_paired(run: CaseRun) -> None:
-    """Each functionResponse names the call it answers, in call order."""
-    for record in run.steps[1:]:
+    """Every call of the history is answered: each call turn has its turn of functionResponse
+    parts, one per call, each naming the call it answers, in call order. (A call turn with no
+    responses at all fails too: the n-th call turn is held to the n-th response turn, or to
+    none.) Every step is read, the first too: its request may carry a history (the id-less
+    history of wire.gemini_id_less_results_paired is all in its one step)."""
+    for record in run.steps:
         call_turns = _wire_parts(run, record.index, "model", "functionCall")
         result_turns = _wire_parts(run, record.index, "user", "functionResponse")
-        for calls_, results in zip(call_turns, result_turns):
+        for n, calls_ in enumerate(call_turns):
+            results = result_turns[n] if n < len(result_turns) else []
             want = [p["functionCall"].get("name") for p in calls_]
             got = [p["functionResponse"].get("name") for p in results]
             if want != got:

@@ -35,6 +35,7 @@ __all__ = [
     "OneTurnPerResult",
     "PairsByIdOnly",
     "RequiresThoughtSignature",
+    "ResultsLeftOut",
     "RetryDelayFromHeadersOnly",
     "ParsesEachRead",
     "ResultsAsToolRole",
@@ -73,6 +74,21 @@ class PairsByIdOnly(GeminiAdapter):
         return [{"functionResponse": {
             "name": by_id[r.tool_call_id].name if r.tool_call_id in by_id else "",
             "response": {"output": r.content}}} for r in results]
+
+
+class ResultsLeftOut(GeminiAdapter):
+    """Results are paired with calls by id only and a result that finds no call is left out;
+    a result turn left with no part is not sent at all: the calls of an id-less turn go back
+    unanswered (langchain-google-genai 4.4.3, _parse_chat_history, when a ToolMessage's
+    tool_call_id matches no call id)."""
+
+    def encode_results(self, results: list[ToolMessage],
+                       calls: Sequence[ToolCall]) -> list[dict[str, Any]]:
+        ids = {c.id for c in calls if c.id}
+        return super().encode_results([r for r in results if r.tool_call_id in ids], calls)
+
+    def encode_contents(self, messages: Sequence[Any]) -> list[dict[str, Any]]:
+        return [c for c in super().encode_contents(messages) if c["parts"]]
 
 
 class DropsCallIdsOnReplay(GeminiAdapter):

@@ -22,6 +22,8 @@ CONTROLS: list[tuple[str, type[GeminiAdapter], str]] = [
     ("wire.gemini_calls_without_ids", c.NoIdMadeUp, "response.tool_calls.id_unique"),
     ("wire.gemini_id_less_results_paired", c.PairsByIdOnly,
      "request.messages.function_response.name"),
+    # no functionResponse at all: every call of the turn goes back unanswered
+    ("wire.gemini_id_less_results_paired", c.ResultsLeftOut, "wire.gemini.results_paired"),
     ("wire.gemini_ids_and_signature_echoed", c.DropsCallIdsOnReplay, "wire.gemini.ids_echoed"),
     ("wire.gemini_ids_and_signature_echoed", c.DropsThoughtSignature,
      "wire.gemini.thought_signature"),

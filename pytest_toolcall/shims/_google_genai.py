@@ -52,6 +52,36 @@ def _value(enum: Any) -> str | None:
     return None if enum is None else str(getattr(enum, "value", enum))
 
 
+def api_error(exc: BaseException) -> ProviderError | None:
+    """``google.genai.errors.APIError`` as a ProviderError (None for any other exception): its
+    ``code`` is the HTTP status, its ``status`` the provider's own (``RESOURCE_EXHAUSTED``);
+    retryable is the SDK's own retry policy (``_api_client._RETRY_HTTP_STATUS_CODES``: 408, 429,
+    500, 502, 503, 504 in google-genai 3.4, read 2026-11-24). The SDK never reads
+    RetryInfo.retryDelay (googleapis/python-genai#1875), so no delay is reported. Shared with
+    the LangChain shim (langchain-google-genai raises these, or its own errors chained from
+    them)."""
+    errors = importlib.import_module("google.genai.errors")
+    if not isinstance(exc, errors.APIError):
+        return None
+    codes = getattr(importlib.import_module("google.genai._api_client"),
+                    "_RETRY_HTTP_STATUS_CODES", None)
+    status = exc.code if isinstance(exc.code, int) and exc.code > 0 else None
+    return ProviderError(
+        str(exc.message or exc), status=status,
+        type=exc.status if isinstance(exc.status, str) else None, body=exc.details,
+        retryable=(status in codes) if codes is not None and status is not None else None)
+
+
+def gemini_finish(reason: str | None, has_calls: bool) -> Any:
+    """Gemini's finishReason (the enum's name) as a canonical finish reason: STOP with calls is
+    ``tool_calls`` (Gemini says STOP for a turn of calls). Shared with the LangChain shim."""
+    if reason is None:
+        return None
+    if reason == "STOP" and has_calls:
+        return "tool_calls"
+    return _FINISH.get(reason, "other")
+
+
 class GoogleGenaiShimAdapter:
     def __init__(self, client: Any) -> None:
         from ..reference.gemini import SYNTHETIC_ID_PREFIX
@@ -62,21 +92,7 @@ class GoogleGenaiShimAdapter:
         self.encoder.signatures = {}  # call id -> thought_signature (bytes), replayed with it
 
     def provider_error(self, exc: Exception) -> ProviderError | None:
-        """``google.genai.errors.APIError`` as a ProviderError: its ``code`` is the HTTP status,
-        its ``status`` the provider's own (``RESOURCE_EXHAUSTED``); retryable is the SDK's own
-        retry policy (``_api_client._RETRY_HTTP_STATUS_CODES``: 408, 429, 500, 502, 503, 504 in
-        google-genai 3.4, read 2026-11-24). The SDK never reads RetryInfo.retryDelay
-        (googleapis/python-genai#1875), so the shim reports no delay."""
-        errors = importlib.import_module("google.genai.errors")
-        if not isinstance(exc, errors.APIError):
-            return None
-        codes = getattr(importlib.import_module("google.genai._api_client"),
-                        "_RETRY_HTTP_STATUS_CODES", None)
-        status = exc.code if isinstance(exc.code, int) and exc.code > 0 else None
-        return ProviderError(
-            str(exc.message or exc), status=status,
-            type=exc.status if isinstance(exc.status, str) else None, body=exc.details,
-            retryable=(status in codes) if codes is not None and status is not None else None)
+        return api_error(exc)
 
     def kwargs(self, request: ChatRequest) -> dict[str, Any]:
         body = self.encoder.build_body(request, stream=False)
@@ -139,11 +155,7 @@ class GoogleGenaiShimAdapter:
 
     @staticmethod
     def finish(reason: str | None, has_calls: bool) -> Any:
-        if reason is None:
-            return None
-        if reason == "STOP" and has_calls:
-            return "tool_calls"  # Gemini says STOP for a turn of calls
-        return _FINISH.get(reason, "other")
+        return gemini_finish(reason, has_calls)
 
     @staticmethod
     def usage(raw: Any) -> Usage | None:

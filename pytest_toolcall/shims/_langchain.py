@@ -20,14 +20,26 @@ A stream is what ``stream()`` yields: the text of each chunk as it comes, then t
 together as LangChain documents (``AIMessageChunk.__add__``), whose ``tool_calls`` /
 ``invalid_tool_calls`` are LangChain's own reading of the ``tool_call_chunks``.
 
+Gemini (langchain-google-genai): ``finish_reason`` is Gemini's own enum name (``STOP``,
+``MAX_TOKENS``, ...), read as ``shims.google_genai`` reads it (STOP with calls is
+``tool_calls``). A call's ``thoughtSignature`` is kept where the library keeps it,
+``additional_kwargs["__gemini_function_call_thought_signatures__"]`` (call id -> signature),
+and put back there on the AIMessage that replays the call. A call of the canonical history that
+has no id gets a uuid, as the library gives an id-less Gemini call (``str(uuid.uuid4())``), and
+its result (by id, else by position) the same id: the library pairs results with calls by id.
+
 Errors: the integrations raise their provider SDK's exceptions (or LangChain subclasses of
 them); the openai and anthropic SDKs' HTTP errors become ``ProviderError`` with the SDK's own
-retry decision, read from the model's SDK client when it can be reached.
+retry decision, read from the model's SDK client when it can be reached. google-genai's
+``APIError`` (raised as it is, as LangChain's ``GoogleAPIError`` / ``GoogleContextOverflowError``
+subclasses of it, or as the cause of LangChain's ``ChatGoogleGenerativeAIError``) is mapped as
+``shims.google_genai`` maps it.
 """
 
 from __future__ import annotations
 
 import sys
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
@@ -36,6 +48,7 @@ from ..model import (AssistantMessage, ChatRequest, ChatResponse, NamedToolChoic
                      ReasoningComplete, StreamDone, SystemMessage, TextDelta, ToolCall,
                      ToolCallComplete, ToolMessage, Usage, UserMessage)
 from ._base import Shim, maps_errors, require, stainless_error
+from ._google_genai import api_error, gemini_finish
 
 #: finish reasons as the integrations put them in ``response_metadata``: langchain-openai's
 #: ``finish_reason`` (Chat Completions) and langchain-anthropic's ``stop_reason`` (Messages)
@@ -44,6 +57,10 @@ _FINISH = {"stop": "stop", "tool_calls": "tool_calls", "function_call": "tool_ca
            "end_turn": "stop", "stop_sequence": "stop", "tool_use": "tool_calls",
            "max_tokens": "length", "model_context_window_exceeded": "length",
            "refusal": "content_filter", "pause_turn": "other"}
+
+#: where langchain-google-genai keeps each call's thoughtSignature (call id -> signature, base64
+#: text), read and written by its chat_models.py (4.4.3: _FUNCTION_CALL_THOUGHT_SIGNATURES_MAP_KEY)
+_SIGNATURES = "__gemini_function_call_thought_signatures__"
 
 #: with ``ChatRequest.reasoning`` on a model that has ChatAnthropic's ``thinking`` field: the
 #: reference encoder's budget (Anthropic's minimum) and max_tokens above it
@@ -85,6 +102,8 @@ class LangChainShimAdapter:
 
     def __init__(self, model: Any) -> None:
         self.model = model
+        #: call id -> the thoughtSignature langchain-google-genai read with it, replayed with it
+        self.signatures: dict[str, Any] = {}
 
     # -- errors --------------------------------------------------------------------------------
     def provider_error(self, exc: Exception) -> ProviderError | None:
@@ -93,6 +112,8 @@ class LangChainShimAdapter:
             if module is None or not isinstance(exc, getattr(module, "APIStatusError", ())):
                 continue
             return stainless_error(self.sdk_client(module, attributes), module, exc)
+        if "google.genai.errors" in sys.modules:  # raised by it: it is imported
+            return _genai_error(exc)
         return None
 
     def sdk_client(self, module: Any, attributes: tuple[str, ...]) -> Any:
@@ -146,11 +167,12 @@ class LangChainShimAdapter:
             kwargs["stream_usage"] = True
         return kwargs
 
-    @staticmethod
-    def messages(request: ChatRequest) -> list[Any]:
+    def messages(self, request: ChatRequest) -> list[Any]:
         from langchain_core import messages as lc
 
         out: list[Any] = []
+        ids: list[str] = []  # the ids the last assistant turn's calls went with
+        answered = 0  # results since that turn
         for message in request.messages:
             if isinstance(message, SystemMessage):
                 extra = ({"__openai_role__": "developer"} if message.role == "developer"
@@ -159,13 +181,18 @@ class LangChainShimAdapter:
             elif isinstance(message, UserMessage):
                 out.append(lc.HumanMessage(content=message.content))
             elif isinstance(message, AssistantMessage):
-                out.append(_assistant(lc, message))
+                ids = [c.id or str(uuid.uuid4()) for c in message.tool_calls]
+                answered = 0
+                out.append(_assistant(lc, message, ids, self.signatures))
             elif isinstance(message, ToolMessage):
                 kwargs: dict[str, Any] = {"status": "error"} if message.is_error else {}
                 if message.name is not None:
                     kwargs["name"] = message.name
-                out.append(lc.ToolMessage(content=message.content,
-                                          tool_call_id=message.tool_call_id or "", **kwargs))
+                # by id, else by position: the id its id-less call went with
+                call_id = message.tool_call_id or (ids[answered] if answered < len(ids) else "")
+                answered += 1
+                out.append(lc.ToolMessage(content=message.content, tool_call_id=call_id,
+                                          **kwargs))
             else:  # pragma: no cover - the canonical model has no other message
                 raise TypeError(f"not a canonical message: {message!r}")
         return out
@@ -175,6 +202,7 @@ class LangChainShimAdapter:
     def complete(self, request: ChatRequest) -> ChatResponse:
         message = self.runnable(request).invoke(self.messages(request),
                                                 **self.call_kwargs(request, stream=False))
+        self.keep_signatures(message)
         return read(message)
 
     @maps_errors
@@ -189,12 +217,34 @@ class LangChainShimAdapter:
         if total is None:  # nothing at all came: LangChain yielded no chunk
             yield StreamDone()
             return
+        self.keep_signatures(total)
         response = read(total)
         for reasoning in response.reasoning:
             yield ReasoningComplete(reasoning=reasoning)
         for call in response.tool_calls:
             yield ToolCallComplete(call=call)
         yield StreamDone(finish_reason=response.finish_reason, usage=response.usage)
+
+
+    def keep_signatures(self, message: Any) -> None:
+        """The thoughtSignatures langchain-google-genai read with the calls, by call id."""
+        signatures = (getattr(message, "additional_kwargs", None) or {}).get(_SIGNATURES)
+        if isinstance(signatures, dict):
+            self.signatures.update(signatures)
+
+
+def _genai_error(exc: BaseException) -> ProviderError | None:
+    """google-genai's APIError as ``shims.google_genai`` maps it: the exception itself, or the
+    one LangChain raised it from (``raise ChatGoogleGenerativeAIError(msg) from e``)."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        error = api_error(current)
+        if error is not None:
+            return error
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return None
 
 
 def _tool(tool: Any) -> dict[str, Any]:
@@ -205,19 +255,25 @@ def _tool(tool: Any) -> dict[str, Any]:
     return {"type": "function", "function": function}
 
 
-def _assistant(lc: Any, message: AssistantMessage) -> Any:
-    calls = [{"type": "tool_call", "name": c.name, "args": c.arguments, "id": c.id}
-             for c in message.tool_calls if c.arguments is not None]
+def _assistant(lc: Any, message: AssistantMessage, ids: list[str],
+               signatures: dict[str, Any]) -> Any:
+    """``ids``: each call's id (its own, or the one made up for an id-less call)."""
+    pairs = list(zip(message.tool_calls, ids))
+    calls = [{"type": "tool_call", "name": c.name, "args": c.arguments, "id": i}
+             for c, i in pairs if c.arguments is not None]
     invalid = [{"type": "invalid_tool_call", "name": c.name, "args": c.raw_arguments,
-                "id": c.id, "error": c.parse_error}
-               for c in message.tool_calls if c.arguments is None]
+                "id": i, "error": c.parse_error}
+               for c, i in pairs if c.arguments is None]
+    kept = {i: signatures[i] for _c, i in pairs if i in signatures}
+    extra = {_SIGNATURES: kept} if kept else {}
     content: Any = message.content or ""
     if message.reasoning:  # as the model's own AIMessage carries them: blocks, text after
         blocks: list[dict[str, Any]] = [_reasoning_block(r) for r in message.reasoning]
         if message.content:
             blocks.append({"type": "text", "text": message.content})
         content = blocks
-    return lc.AIMessage(content=content, tool_calls=calls, invalid_tool_calls=invalid)
+    return lc.AIMessage(content=content, tool_calls=calls, invalid_tool_calls=invalid,
+                        additional_kwargs=extra)
 
 
 def _reasoning_block(reasoning: Reasoning) -> dict[str, Any]:
@@ -249,6 +305,10 @@ def read(message: Any) -> ChatResponse:
         calls.append(call)
     metadata = message.response_metadata or {}
     finish = metadata.get("finish_reason") or metadata.get("stop_reason")
+    if finish and finish not in _FINISH:  # Gemini's enum name, or a name nobody maps: "other"
+        finish_reason = gemini_finish(finish, bool(calls))
+    else:
+        finish_reason = _FINISH.get(finish) if finish else None
     usage = message.usage_metadata
     model = metadata.get("model_name") or metadata.get("model")
     reasoning = tuple(
@@ -259,7 +319,7 @@ def read(message: Any) -> ChatResponse:
         if isinstance(b, dict) and b.get("type") in ("thinking", "redacted_thinking"))
     return ChatResponse(
         text=_text(message) or None, tool_calls=tuple(calls),
-        finish_reason=None if not finish else _FINISH.get(finish, "other"),
+        finish_reason=finish_reason,
         usage=None if not usage else Usage(input_tokens=usage.get("input_tokens"),
                                            output_tokens=usage.get("output_tokens"),
                                            total_tokens=usage.get("total_tokens")),
