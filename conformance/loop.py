@@ -183,7 +183,7 @@ _GO_ON = ("a tool call that cannot run (an unknown tool, arguments that do not p
 def _stop_hint(want: str, got: str | None) -> str | None:
     """The hint for a wrong stop reason: what the expected reason means, or, when the loop
     gave up on a failed tool call, that it should have answered it and gone on."""
-    if got == "error" and want != "error":
+    if got == "error" and want not in ("error", "cancelled"):
         return _GO_ON
     return _STOP_HINTS.get(want)
 
@@ -310,6 +310,36 @@ def never_ran(tool: str, hint: str | None = None) -> Callable[[LoopRun], None]:
                 hint=hint or "check the arguments (valid JSON, the schema's required keys) "
                              "before running the tool")
     return never_ran_check
+
+
+@check("loop.arguments_passed")
+def arguments_passed(run: LoopRun) -> None:
+    """Each tool ran with the arguments its call carried: every key the model sent, with its
+    value (docs/loops.md, "The ToolLoop contract": ``executor.run(name, arguments,
+    call_id=...)``). Keys the model did not send are not checked: a framework may fill in a
+    schema's defaults. Read for the calls the script gives an id and a JSON object."""
+    sent = {c.id: c.arguments for t in run.script.turns for c in t.tool_calls
+            if c.id is not None and isinstance(c.arguments, dict)}
+    for execution in run.executor.executions:
+        want = sent.get(execution.call_id)
+        if want is None:
+            continue
+        got = execution.arguments if isinstance(execution.arguments, dict) else None
+        if got is None or any(k not in got or got[k] != v for k, v in want.items()):
+            raise ConformanceFailure(
+                "loop.arguments_passed", f"{execution.name} ran for call {execution.call_id} "
+                "without the arguments the model sent", expected=want,
+                got=execution.arguments,
+                hint="pass the call's parsed arguments to the tool: "
+                     "executor.run(call.name, call.arguments, call_id=call.id)")
+
+
+@check("loop.calls_run")
+def _runs_the_call_after_a_repeat(run: LoopRun) -> None:
+    """Under ``duplicate_call_ids="dedupe"``, the call after a repeated id runs too: dropping
+    the repeat must not drop the rest of the turn (``refuse`` runs none of the turn's calls)."""
+    if run.profile.duplicate_call_ids == "dedupe":
+        calls_run("get_weather", "get_stock")(run)
 
 
 #: words a sanitised statement of a crash or a timeout uses (its own text must not be shown)
@@ -668,7 +698,17 @@ def _kept(run: LoopRun, old: Any, new: Any, closing: bool) -> bool:
 
 @check("loop.conversation_kept")
 def conversation_kept(run: LoopRun) -> None:
-    """Each model call re-sends the whole conversation so far, and the tools, every time."""
+    """Each model call re-sends the whole conversation so far, and the tools, every time: the
+    first call offers every tool of the ``LoopRequest`` (a loop may add its own, such as
+    smolagents' ``final_answer``), the later ones the same tools as the first."""
+    offered = {t.name for t in run.requests[0].tools} if run.requests else set()
+    unoffered = [t.spec.name for t in run.script.tools if t.spec.name not in offered]
+    if run.requests and unoffered:
+        raise ConformanceFailure(
+            "loop.conversation_kept", "model call 1 does not offer the tools the loop was given",
+            expected=[t.spec.name for t in run.script.tools], got=sorted(offered),
+            hint="send LoopRequest.tools (their names, descriptions and schemas) with every "
+                 "model call: a model not offered a tool cannot call it")
     for n in range(1, len(run.requests)):
         before, now = run.requests[n - 1], run.requests[n]
         closing = run.profile.closing_call and n == len(run.requests) - 1 and not now.tools
@@ -823,7 +863,10 @@ def failure_flagged(run: LoopRun) -> None:
 def final_answer_text(run: LoopRun) -> None:
     """A run that completed tells its client the model's last answer: ``LoopResult.text`` is
     the final answer's text, or, with ``final_answer_tool``, the call's ``answer`` argument. A
-    run that stopped to ask the user (``needs_clarification``) has the question as its text."""
+    run that stopped to ask the user (``needs_clarification``) has the question as its text; one
+    cut at the token limit (``length``) the partial answer (pydantic-ai 2.68.0 returns cut plain
+    text as the run's output, OutputTokenLimitExceeded's docstring; LangChain keeps it as the
+    last AIMessage; read 2026-11-25)."""
     if run.result is not None and run.result.stop_reason == "needs_clarification" \
             and not (run.result.text or "").strip():
         raise ConformanceFailure(
@@ -831,6 +874,15 @@ def final_answer_text(run: LoopRun) -> None:
             expected="the question to the user", got=repr(run.result.text),
             hint="with needs_clarification, LoopResult.text is the question: it names what "
                  "is missing")
+    if run.result is not None and run.result.stop_reason == "length" and run.model_calls:
+        turns = run.script.turns
+        cut = turns[min(run.model_calls, len(turns)) - 1].text
+        if cut and (run.result.text or "").strip() != cut.strip():
+            raise ConformanceFailure(
+                "loop.result_text", "the run stopped with 'length' but LoopResult.text is not "
+                "the partial answer", expected=repr(cut), got=repr(run.result.text),
+                hint="with length, LoopResult.text is what the model said before it was cut "
+                     "(docs/loops.md, 'Stop reasons'): the application shows it as incomplete")
     if run.result is None or run.result.stop_reason != "completed":
         return
     got = run.result.text
@@ -972,7 +1024,7 @@ CASES: list[Case] = [
         loop=_mixed,
         checks=(failure_fed_back, results_fed_back, answered_once_in_order,
                 stop_reason(lambda p: expected_stop(p, _mixed_rounds(p))[0]),
-                final_answer_text),
+                final_answer_text, arguments_passed),
     ),
     _loop_case(
         id="loop.answered_once_in_order",
@@ -1101,16 +1153,17 @@ CASES: list[Case] = [
         why="Streams that repeat a call (or servers that echo it) make naive loops run a "
             "side-effecting tool twice.",
         loop=lambda p: LoopScript(
-            messages=ASK, tools=_tools(get_weather=[ok("18°C")]),
+            messages=ASK, tools=_tools(get_weather=[ok("18°C")], get_stock=[ok("12")]),
             turns=(_turn(_call("get_weather", {"city": "Paris"}, "call_dup"),
-                         _call("get_weather", {"city": "Paris"}, "call_dup")), _final(p))),
+                         _call("get_weather", {"city": "Paris"}, "call_dup"),
+                         _call("get_stock", {"sku": "SKU-1"}, "call_2")), _final(p))),
         # duplicate_call_ids="refuse": nothing runs; the loop may stop with 'error' or feed
         # the refusal back (a failure round, under the declared caps)
         checks=(executed_once, answered_once_in_order,
                 stop_reason(lambda p: expected_stop(p, ["ok", "final"])[0]
                             if p.duplicate_call_ids == "dedupe"
                             else ("error", expected_stop(p, ["fail", "final"])[0])),
-                usage_if_given),
+                usage_if_given, _runs_the_call_after_a_repeat),
     ),
     _loop_case(
         id="loop.parallel_dispatch",
@@ -1125,11 +1178,17 @@ CASES: list[Case] = [
     _loop_case(
         id="loop.tool_timeout",
         title="A hung tool times out, is reported to the model, and the loop goes on",
-        why="A tool that never answers must not hang the loop; its call still needs a result.",
+        why="A tool that never answers must not hang the loop; its call still needs a result, "
+            "and the call beside it in the same turn keeps its own (a dispatch that gives up "
+            "on the batch at the first timeout loses the results after it).",
         needs={"loop.tool_timeout"},
-        loop=_one_call_then_final("slow_lookup", [hang()], "slow_lookup", {"key": "x"}),
-        checks=(failure_fed_back, stop_reason(lambda p: expected_stop(p, ["fail", "final"])[0]),
-                failure_flagged, events_reported),
+        # the hung call first: the sibling's result comes after the timeout in call order
+        loop=lambda p: LoopScript(
+            messages=ASK, tools=_tools(slow_lookup=[hang()], get_weather=[ok("18°C, sunny")]),
+            turns=(_turn(_call("slow_lookup", {"key": "x"}, "call_1"),
+                         _call("get_weather", {"city": "Paris"}, "call_2")), _final(p))),
+        checks=(failure_fed_back, stop_reason(lambda p: expected_stop(p, ["mixed", "final"])[0]),
+                failure_flagged, events_reported, results_fed_back, answered_once_in_order),
     ),
 ]
 
@@ -1271,7 +1330,7 @@ _ISSUE16: list[Case] = [
                                          _final(p))),
         checks=(calls_run("get_weather"), stop_reason("completed"),
                 model_calls(lambda p: 2, "the round, then the answer"), final_answer_text,
-                text_replayed),
+                text_replayed, arguments_passed),
     ),
     _loop_case(
         id="loop.stop_with_calls",
@@ -1352,7 +1411,8 @@ CASES += [
                                Turn(text="In Paris it is 18°C and the stock of SKU-1 is",
                                     finish_reason="length"))),
         checks=(stop_reason("length"), model_calls(lambda p: 2, "the round, then the cut "
-                                                   "answer; no retry by the loop")),
+                                                   "answer; no retry by the loop"),
+                final_answer_text),
     ),
     _loop_case(
         id="loop.content_filtered",
@@ -1369,5 +1429,107 @@ CASES += [
                                Turn(text=None, finish_reason="content_filter"))),
         checks=(stop_reason("content_filter"), model_calls(lambda p: 2, "the round, then the "
                                                            "withheld answer")),
+    ),
+]
+
+
+# -- cancelled and handed_off: the stop reasons no case reached (issue 16) -------------------------
+_STOP_HINTS.update({
+    "cancelled": "the application set LoopRequest.cancel (its stop button) while a tool ran: "
+                 "check request.cancel.is_set() after each round and before each model call, "
+                 "and stop with 'cancelled' (not 'error', not going on to 'completed'); or "
+                 "declare Profile(cancellation=False) if the loop has no cancel hook",
+    "handed_off": "the model called a handoff tool the profile declares (handoff_tools): stop "
+                  "with 'handed_off' without calling the model again; the conversation now "
+                  "belongs to another agent or a human, so it is neither 'completed' nor a "
+                  "tool round to go on from",
+})
+
+
+@check("loop.events")
+def stop_reported(run: LoopRun) -> None:
+    """Where the profile claims ``loop.events``, the client is told how the run ended: the
+    last event is ``done`` with the stop reason (a cancel or a handoff the user never sees
+    looks like a hang). Nothing more is asked of the events of these two stops."""
+    if not run.profile.loop_events or run.result is None:
+        return
+    events = list(run.result.events or ())
+    if not events or events[-1].type != "done" or events[-1].content != run.result.stop_reason:
+        raise ConformanceFailure(
+            "loop.events", "the loop's events do not end with one 'done' event carrying the stop "
+            "reason", expected=f"... LoopEvent(type='done', content={run.result.stop_reason!r})",
+            got=[(e.type, e.content[:30]) for e in events][-4:],
+            hint="emit LoopEvent(type='done', content=stop_reason) last, or declare "
+                 "Profile(loop_events=False)")
+
+
+def _pressed_stop(profile: Any) -> LoopScript:
+    from pytest_toolcall.looprun import CancelScript
+
+    # the user presses stop while get_weather runs; a loop that ignores it gets the answer
+    return CancelScript(messages=ASK, tools=_tools(get_weather=[ok("18°C, sunny")]),
+                        turns=(_turn(_call("get_weather", {"city": "Paris"}, "call_1")),
+                               _final(profile)),
+                        cancel_during="get_weather")
+
+
+#: the conversation of the handoff case: a user asking for a person
+HANDOFF_ASK = (UserMessage(content="I want to talk to a person about my order, please."),)
+
+
+def _handing_off(profile: Any) -> LoopScript:
+    # the handoff tool is the loop's own (declared in handoff_tools), not one of the case's: a
+    # framework builds it from its handoff configuration (transfer_to_<agent>)
+    name = profile.handoff_tools[0] if profile.handoff_tools else "transfer_to_human"
+    return LoopScript(messages=HANDOFF_ASK, tools=_tools(get_weather=[ok("18°C, sunny")]),
+                      turns=(_turn(_call(name, {}, "call_handoff"),
+                                   text="Let me pass you to a colleague."),
+                             _final(profile)))
+
+
+CASES += [
+    _loop_case(
+        id="loop.cancelled",
+        title="A run the user stops while a tool runs ends with 'cancelled', no model call after",
+        why="Applications give the user a stop button. The Agent Client Protocol's session/cancel "
+            "says the agent SHOULD stop all model requests and tool calls as soon as possible "
+            "and MUST answer the prompt with the Cancelled stop reason, even if cancelling "
+            "makes operations below it raise (agentclientprotocol.com/protocol/prompt-turn, "
+            "docs.rs agent-client-protocol-schema StopReason::Cancelled); Strands' "
+            "agent.cancel() ends the invocation with stopReason 'cancelled' (strandsagents.com "
+            "API reference, CancelOptions) (confirmed 2026-11-25). A loop that ignores the "
+            "signal spends another model call on a run nobody waits for; one that reports "
+            "'error' shows the user a failure for their own stop. The kit sets "
+            "LoopRequest.cancel while the first round's tool runs. Over the subprocess protocol "
+            "the signal is not carried: the case skips there.",
+        needs={"loop.cancellation"},
+        loop=_pressed_stop,
+        checks=(calls_run("get_weather"), stop_reason("cancelled"),
+                model_calls(lambda p: 1, "the round in which the user pressed stop; no model "
+                                         "call after it"),
+                stop_reported),
+    ),
+    _loop_case(
+        id="loop.handed_off",
+        title="A call to a declared handoff tool ends the run with 'handed_off', no model call "
+              "after",
+        why="Multi-agent frameworks hand a conversation to another agent or a human through a "
+            "tool the model calls: the OpenAI Agents SDK shows each handoff to the model as a "
+            "tool named transfer_to_<agent> (openai.github.io/openai-agents-js/guides/handoffs; "
+            "Handoff.default_tool_name in openai-agents 0.24.0); AutoGen's AssistantAgent "
+            "handoffs=['user'] makes transfer_to_user and HandoffTermination(target) ends the "
+            "team run on it (microsoft.github.io/autogen, autogen_agentchat.conditions) "
+            "(confirmed 2026-11-25). A loop that runs it as an ordinary tool and goes on "
+            "answers for the agent it handed to; one that reports 'completed' tells the "
+            "application the model answered. What happens to the handoff call is not asserted "
+            "beyond loop.result_messages: the OpenAI Agents SDK answers it with a transfer "
+            "message and LangGraph's handoff tools with a ToolMessage, Strands' handoff_to_user "
+            "leaves it pending until the human answers; a returned conversation must answer "
+            "it or leave it out.",
+        needs={"loop.handoff"},
+        loop=_handing_off,
+        checks=(stop_reason("handed_off"),
+                model_calls(lambda p: 1, "the turn that hands off; no model call after it"),
+                stop_reported),
     ),
 ]

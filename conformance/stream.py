@@ -96,8 +96,9 @@ CASES: list[Case] = [
             "confirmed 2026-11-23). DeepSeek sends ': keep-alive' comments while a request "
             "waits (api-docs.deepseek.com/quick_start/rate_limit: 'continuously return SSE "
             "keep-alive comments', confirmed 2026-11-25). The SSE spec says a line starting "
-            "with ':' is ignored.",
-        dialects=(*TEXT_ARGUMENTS, "deepseek"),
+            "with ':' is ignored. The openrouter fake sends OpenRouter's own comment text "
+            "(confirmed 2026-11-25).",
+        dialects=(*TEXT_ARGUMENTS, "deepseek", "openrouter"),
         steps=_stream(_turn(PARIS_TOKYO_TIME[:2], text="Checking.", quirks={"sse_comments"})),
         checks=(matches_script,),
     ),

@@ -125,6 +125,10 @@ REASONING_WIRES: dict[str, frozenset[str]] = {
     "deepseek": frozenset({"thinking"}),
     # content lists with thinking chunks: one thinking text, no signature (issue 13)
     "mistral": frozenset({"thinking"}),
+    # reasoning_content: one thinking text, no signature (issue 13)
+    "zhipu": frozenset({"thinking"}),
+    # reasoning_details: text (with its signature), summary, encrypted data (issue 13)
+    "openrouter": frozenset({"thinking", "redacted_thinking", "reasoning"}),
 }
 
 

@@ -659,6 +659,11 @@ def request_snapshot(exchanges: Iterable[Any], redactor: Redactor | None = None)
 
     ``exchanges`` are the fake provider's :class:`~pytest_toolcall.fake.Exchange` records.
     """
+    return canonical_json(_snapshot_data(exchanges, redactor), indent=2) + "\n"
+
+
+def _snapshot_data(exchanges: Iterable[Any], redactor: Redactor | None = None) -> dict[str, Any]:
+    """What :func:`request_snapshot` writes, before it is written as text."""
     redactor = redactor or Redactor()
     entries = []
     for exchange in exchanges:
@@ -673,7 +678,37 @@ def request_snapshot(exchanges: Iterable[Any], redactor: Redactor | None = None)
             body = body_text
         entries.append({"step": exchange.step, "method": exchange.method,
                         "path": redactor.uri(exchange.path), "headers": headers, "body": body})
-    return canonical_json({"requests": entries}, indent=2) + "\n"
+    return {"requests": entries}
+
+
+#: snapshot file text -> the compact canonical JSON of what it holds, or None when the text is
+#: not exactly what request_snapshot() writes for it (then only a text comparison will do)
+_SNAPSHOT_FORMS: dict[str, str | None] = {}
+
+
+def _snapshot_unchanged(path: Path, data: Any) -> bool:
+    """Whether the snapshot at ``path`` is exactly the text :func:`request_snapshot` makes of
+    ``data``, without writing that text: indented JSON goes through the json module's pure
+    Python encoder, five times slower than the compact form in C, and the two forms of the same
+    value are equal exactly when the values are (the indentation follows from the value). Each
+    snapshot file's own form is worked out once per process (keyed by its text)."""
+    try:
+        old = path.read_text(encoding="utf-8")
+    except OSError:
+        return False
+    if old not in _SNAPSHOT_FORMS:
+        try:
+            value = json.loads(old)
+        except ValueError:
+            form = None
+        else:
+            form = (canonical_json(value) if canonical_json(value, indent=2) + "\n" == old
+                    else None)
+        if len(_SNAPSHOT_FORMS) >= 4096:  # rewritten snapshots (--toolcall-snapshot-update)
+            _SNAPSHOT_FORMS.clear()
+        _SNAPSHOT_FORMS[old] = form
+    form = _SNAPSHOT_FORMS[old]
+    return form is not None and form == canonical_json(data)
 
 
 def check_snapshot(path: Path, text: str, *, update: bool) -> str | None:

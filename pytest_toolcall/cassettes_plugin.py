@@ -385,14 +385,24 @@ def _check_snapshot(item: pytest.Item) -> None:
     exchanges = getattr(endpoint, "exchanges", None)
     if not exchanges:
         return
-    from .cassettes import Redactor, check_snapshot, request_snapshot, snapshot_path
+    from .cassettes import (
+        Redactor,
+        _snapshot_data,
+        _snapshot_unchanged,
+        canonical_json,
+        check_snapshot,
+        snapshot_path,
+    )
 
     directory = funcargs.get("toolcall_cassette_dir")
     settings = funcargs.get("toolcall_cassette_config") or {}
     if directory is None:  # toolcall_endpoint overridden without ours: nothing to compare with
         return
     path = snapshot_path(directory, item.stash[PROVIDER_KEY], case.id)
-    text = request_snapshot(exchanges, Redactor(settings.get("secrets", ())))
+    data = _snapshot_data(exchanges, Redactor(settings.get("secrets", ())))
+    if _snapshot_unchanged(path, data):  # the common case, without writing the text out
+        return
+    text = canonical_json(data, indent=2) + "\n"  # request_snapshot()'s text
     diff = check_snapshot(path, text, update=bool(item.config.getoption("toolcall_snapshot_update")))
     if diff:
         from .errors import ConformanceFailure

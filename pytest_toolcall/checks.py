@@ -24,7 +24,7 @@ from .model import (
     parse_arguments,
 )
 from .redact import mask
-from .runner import CaseRun, StepRecord
+from .runbase import CaseRun, StepRecord
 
 __all__ = [
     "CRASH_TYPES",

@@ -52,6 +52,10 @@ CAPABILITIES: Mapping[str, str] = {
                               "(iteration_counts='successful_rounds')",
     "loop.tool_timeout": "the loop gives each tool call a timeout (tool_timeout is set)",
     "loop.events": "the loop reports what it does to its client (LoopResult.events)",
+    "loop.cancellation": "the loop stops with 'cancelled' once LoopRequest.cancel is set "
+                         "(cancellation=True)",
+    "loop.handoff": "the loop stops with 'handed_off' when the model calls one of its handoff "
+                    "tools (handoff_tools is not empty)",
     "history.drop_failed": "failed calls are dropped from a rebuilt history "
                            "(history_failed_calls='drop')",
     "anthropic.legacy_usage": "the adapter also reads Anthropic's older stream usage shape, "
@@ -153,6 +157,14 @@ class Profile(BaseModel):
     #: its events mark a failed call as ``tool_error``; False: every outcome may come as a
     #: ``tool_result`` event (frameworks whose events carry no per-call failure flag)
     event_errors: bool = True
+    #: the loop honours ``LoopRequest.cancel`` (the user's stop button): once it is set, no
+    #: further model call and the run stops with ``cancelled`` (the Agent Client Protocol's
+    #: ``session/cancel``, Strands' ``agent.cancel()``). Not carried by the subprocess protocol
+    cancellation: bool = False
+    #: tools of the loop's own (not the case's) that hand the conversation to another agent or
+    #: a human: a call to one stops the run with ``handed_off`` and no further model call
+    #: (the OpenAI Agents SDK's ``transfer_to_<agent>`` tools, AutoGen's ``HandoffTermination``)
+    handoff_tools: tuple[str, ...] = ()
     # -- history policy (HistoryBuilder) ---------------------------------------------------
     history_failed_calls: Literal["drop", "keep"] = "drop"
 
@@ -165,6 +177,13 @@ class Profile(BaseModel):
                 "tool_failure_budget declares a loop that never stops when every call fails: "
                 "declare what your loop caps (iteration_counts='rounds' or 'model_calls', a "
                 "max_failure_rounds, or a tool_failure_budget)")
+        if any(not name.strip() for name in self.handoff_tools):
+            raise ValueError("handoff_tools holds an empty name: list the names of the tools "
+                             "that hand the conversation off, e.g. ('transfer_to_human',)")
+        if self.final_answer_tool is not None and self.final_answer_tool in self.handoff_tools:
+            raise ValueError(f"{self.final_answer_tool!r} is both the final_answer_tool and a "
+                             "handoff tool: a call to it cannot both complete the run and hand "
+                             "it off")
         return self
 
     def claims(self, capability: str, adapter: Any = None) -> bool:
@@ -187,6 +206,8 @@ class Profile(BaseModel):
             "loop.successful_rounds": self.iteration_counts == "successful_rounds",
             "loop.tool_timeout": self.tool_timeout is not None,
             "loop.events": self.loop_events,
+            "loop.cancellation": self.cancellation,
+            "loop.handoff": bool(self.handoff_tools),
             "history.drop_failed": self.history_failed_calls == "drop",
             "anthropic.legacy_usage": self.anthropic_legacy_usage,
         }

@@ -30,7 +30,7 @@ def pytest_configure(config: pytest.Config) -> None:
     loop_model = _setting(config, "toolcall_loop_model") or "inprocess"
     if loop_model not in LOOP_MODELS:
         raise pytest.UsageError(f"toolcall_loop_model = {loop_model!r}: use one of {LOOP_MODELS}")
-    config.pluginmanager.register(Summary(), "toolcall-summary")
+    config.pluginmanager.register(Summary(config), "toolcall-summary")
     adapter_spec = _setting(config, "toolcall_adapter").strip()
     if adapter_spec:  # the form is checked now, the factory imported when first needed
         from .errors import UsageError as ToolcallUsageError
@@ -70,18 +70,6 @@ def register_overrides(config: pytest.Config) -> None:
         config.pluginmanager.register(foreign_plugin.ForeignPlugin(command), "toolcall-foreign")
 
 
-def _check_known_gap_lines(config: pytest.Config) -> None:
-    """Each toolcall_known_gaps line is 'case-glob: reason'; without the colon the line would
-    declare nothing (or the wrong glob) in silence."""
-    for line in config.getini("toolcall_known_gaps"):
-        pattern, colon, reason = str(line).partition(":")
-        if not colon or not pattern.strip():
-            raise pytest.UsageError(
-                f"toolcall_known_gaps: the line {line!r} is not 'case-glob: reason'. Write the "
-                "case id or glob, a colon, then why it is a known gap, e.g. "
-                "'wire.parallel_calls: keeps only the first call (issue 12)'")
-
-
 _NODE_IDS = pytest.StashKey[list[str]]()
 
 
@@ -93,9 +81,45 @@ def _take_suite_node_ids(config: pytest.Config) -> None:
     if not isinstance(args, list):
         return
     ours = [a for a in args if a == "toolcall" or a.startswith("toolcall::")]
+    bare = [a for a in ours if not _provider_of(a)]
+    if bare and not providers(config):
+        raise pytest.UsageError(
+            f"pytest-toolcall: the node id {bare[0]!r} names no provider. A suite item's node "
+            "id is 'toolcall::<case id>[<provider>]', as pytest prints it, e.g. "
+            "'toolcall::wire.single_call[openai]'; or keep the id and name the provider with "
+            f"--toolcall-provider=NAME (then {bare[0]!r} runs for that provider).")
     if ours:
         config.stash[_NODE_IDS] = ours
         args[:] = [a for a in args if a not in ours]
+        if not args:  # node ids alone: walk the directories pytest walks without arguments
+            args[:] = _default_args(config)
+            config.stash[_ONLY_NODE_IDS] = True
+
+
+_ONLY_NODE_IDS = pytest.StashKey[bool]()
+
+
+def _default_args(config: pytest.Config) -> list[str]:
+    """What pytest collects when given no argument (testpaths from the rootdir, else the current
+    directory). Node ids alone left pytest nothing to collect, so a toolcall_* override in
+    ``tests/conftest.py`` was never loaded and the suite could not see it (issue 17); the
+    directories are walked for their conftest.py files, their test files are not collected
+    (pytest_ignore_collect below): only the named suite items run."""
+    import glob
+
+    invocation = config.invocation_params.dir
+    if invocation == config.rootpath:
+        found = [match for path in config.getini("testpaths")
+                 for match in sorted(glob.iglob(str(path), recursive=True))]
+        if found:
+            return found
+    return [str(invocation)]
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    if config.stash.get(_ONLY_NODE_IDS, False) and not collection_path.is_dir():
+        return True  # only suite node ids were given: no test file of the user's runs
+    return None
 
 
 def _selected_by_node_id(config: pytest.Config, nodeid: str) -> bool:
@@ -105,12 +129,55 @@ def _selected_by_node_id(config: pytest.Config, nodeid: str) -> bool:
     return any(w == "toolcall" or nodeid == w or nodeid.startswith(w + "[") for w in wanted)
 
 
+def _provider_of(node_id: str) -> str:
+    """The provider a suite node id names ("toolcall::wire.single_call[openai]"), or ''."""
+    if node_id.startswith("toolcall::") and node_id.endswith("]") and "[" in node_id:
+        return node_id.rpartition("[")[2][:-1]
+    return ""
+
+
 def _providers_of_node_ids(config: pytest.Config) -> list[str]:
     """A node id names its provider ("toolcall::wire.single_call[openai]"): rerunning by node id
     needs no --toolcall-provider beside it."""
-    found = [w.rpartition("[")[2].rstrip("]") for w in config.stash.get(_NODE_IDS, ())
-             if w.endswith("]") and "[" in w]
+    found = [_provider_of(w) for w in config.stash.get(_NODE_IDS, ()) if _provider_of(w)]
     return providers_named(found) if found else []
+
+
+def _check_node_ids_found(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """A suite node id that names no item (a typo, a case --toolcall-cases leaves out) is an
+    error, as pytest's own "not found" is for a test id, never "no tests ran" in silence."""
+    ids = [item.nodeid for item in items if item.get_closest_marker("toolcall") is not None]
+    for wanted in config.stash.get(_NODE_IDS, ()):
+        if wanted != "toolcall" and not any(i == wanted or i.startswith(wanted + "[")
+                                            for i in ids):
+            raise pytest.UsageError(
+                f"pytest-toolcall: not found: {wanted} (no suite item has this node id for "
+                f"{', '.join(_chosen(config))}). Suite node ids look like "
+                "'toolcall::wire.single_call[openai]'; list them with: pytest "
+                "--toolcall-provider=NAME --collect-only -q (--toolcall-cases / toolcall_cases "
+                "leave cases out)")
+
+
+def _chosen(config: pytest.Config) -> list[str]:
+    """The providers the suite runs for: the configured ones, else those its node ids name."""
+    return providers(config) or _providers_of_node_ids(config)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_make_collect_report(collector: pytest.Collector) -> Any:
+    """The suite's own collection, before plugins that empty a file by its path: under --lf,
+    once a failed test of the user's is collected, pytest's cacheprovider (LFPluginCollSkipfiles)
+    returns an empty collection for every file whose path has no recorded failure, and the
+    suite's path (_suite.py) never has one (its failures are recorded under "toolcall::"), so
+    `pytest --lf` re-ran the user's failures and dropped the suite's (issue 17). --lf and --ff
+    select among the suite's items after collection, like any other items."""
+    from ._suite import ToolcallSuite
+
+    if not isinstance(collector, ToolcallSuite):
+        return None
+    from _pytest import runner  # the default implementation (pytest has no public alias)
+
+    return runner.pytest_make_collect_report(collector)
 
 
 _DIRECTORIES = pytest.StashKey[dict[str, pytest.Collector]]()
@@ -126,7 +193,7 @@ def pytest_collectstart(collector: pytest.Collector) -> None:
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,
                                   items: list[pytest.Item]) -> None:
-    chosen = providers(config) or _providers_of_node_ids(config)
+    chosen = _chosen(config)
     if not chosen:
         return
     from ._suite import ToolcallSuite
@@ -138,6 +205,8 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     suite.patterns = _split(_setting(config, "toolcall_cases"))
     items.extend(item for item in session.genitems(suite)  # type: ignore[arg-type]
                  if _selected_by_node_id(config, item.nodeid))
+    _check_node_ids_found(config, items)
+    _shuffle_with_randomly(config, items)
     gaps = [line.partition(":") for line in config.getini("toolcall_known_gaps")]
     _warn_unmatched_gaps(config, [pattern.strip() for pattern, _, _ in gaps])
     loopback = _loopback_hosts(config)
@@ -149,6 +218,35 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         for pattern, _, reason in gaps:
             item.add_marker(pytest.mark.toolcall_known_gap(
                 pattern.strip(), reason=reason.strip() or "declared in toolcall_known_gaps"))
+
+
+def _shuffle_with_randomly(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """pytest-randomly shuffles in a wrapper of this hook *before* the other implementations run,
+    so the suite's items, added here, came after the user's in the kit's fixed order whatever
+    the seed (issue 17). When pytest-randomly is active (not -p no:randomly, not
+    --randomly-dont-reorganize), its shuffle is applied again to the whole list: it is a function
+    of the seed and the node ids, so the user's items keep the order it gave them and the
+    suite's take part (the suite is one module; its cases are shuffled within it). Without
+    pytest-randomly the kit's own deterministic order stays."""
+    plugin = config.pluginmanager.get_plugin("randomly")
+    if plugin is None:
+        return
+    try:
+        if not config.getoption("randomly_reorganize"):
+            return
+    except ValueError:  # pragma: no cover - an unknown version without the option
+        return
+    reorganize = getattr(plugin, "_reorganize_items", None)
+    if callable(reorganize):
+        reorganize(config, items)
+        return
+    import random  # pragma: no cover - a version without it: shuffle the suite's items alone
+
+    ours = [i for i, item in enumerate(items) if item.get_closest_marker("toolcall") is not None]
+    shuffled = [items[i] for i in ours]
+    random.Random(config.getoption("randomly_seed")).shuffle(shuffled)
+    for i, item in zip(ours, shuffled):
+        items[i] = item
 
 
 #: the kit's own servers (the fake on loopback, the hub of --toolcall-command) listen here
@@ -395,7 +493,8 @@ _COLUMNS = ("passed", "failed", "error", "skipped", "xfailed", "xpassed")
 class Summary:
     """Counts suite outcomes per family and provider (on the xdist controller too)."""
 
-    def __init__(self) -> None:
+    def __init__(self, config: pytest.Config | None = None) -> None:
+        self.config = config
         self.rows: Counter[tuple[str, str, str]] = Counter()
         self.failures: list[tuple[str, str | None]] = []
         self.errors: list[str] = []
@@ -462,8 +561,56 @@ class Summary:
                 write(f"  {nodeid.removeprefix('toolcall::')}")
         first = next(iter([n for n, _ in self.failures] + self.errors + self.kit_errors), None)
         if first is not None:
-            write(f"re-run one case: pytest {shlex.quote(first)}   (all that failed: pytest "
-                  "--toolcall-provider=... --lf)")
+            rerun = f"re-run one case: pytest {shlex.quote(first)}"
+            if self.config is None or self.config.pluginmanager.has_plugin("cacheprovider"):
+                rerun += f"   (all that failed: {self.rerun_command()})"  # --lf needs the cache
+            write(rerun)
+
+    def rerun_command(self) -> str:
+        """``pytest --toolcall-provider=<the run's providers> [the kit options given] --lf``: the
+        options that choose what is tested (the adapter, the command, the cases, ...) come from
+        the command line as given; the report and the gate do not (a re-run of the failures would
+        overwrite the full run's report and gate on the failures alone)."""
+        ran = list(dict.fromkeys(provider for _, provider, _ in self.rows))
+        chosen = _chosen(self.config) if self.config is not None else []
+        names = [p for p in chosen if p in ran] + [p for p in ran if p not in chosen]
+        words = ["pytest", f"--toolcall-provider={','.join(names)}"]
+        if self.config is not None:
+            words += _kit_options(list(self.config.invocation_params.args))
+        # a URL's password or a key given on the command line is never printed (issue 18)
+        return " ".join(shlex.quote(_masked_word(word)) for word in [*words, "--lf"])
+
+
+def _masked_word(word: str) -> str:
+    """``word`` with every secret the kit knows masked, and a URL's password (``--toolcall-base-
+    url=http://user:pass@host``) too."""
+    from .redact import mask, mask_url
+
+    head, sep, value = word.partition("=")
+    if sep and "://" in value:
+        return f"{head}={mask_url(value)}" if "://" not in head else mask_url(word)
+    return mask_url(word) if "://" in word else mask(word)
+
+
+#: kit options that do not choose what runs: not repeated in the re-run command
+_NOT_REPEATED = ("--toolcall-provider", "--toolcall-report", "--toolcall-min-pass-rate",
+                 "--toolcall-gate-families")
+#: kit options that take no value
+_FLAGS = ("--toolcall-live", "--toolcall-snapshot-update")
+
+
+def _kit_options(args: list[str]) -> list[str]:
+    """The --toolcall-* options of a command line (with their values), as given."""
+    out: list[str] = []
+    i = 0
+    while i < len(args):
+        word = str(args[i])
+        name = word.partition("=")[0]
+        takes_value = "=" not in word and name not in _FLAGS
+        if name.startswith("--toolcall-") and name not in _NOT_REPEATED:
+            out += [word, str(args[i + 1])] if takes_value and i + 1 < len(args) else [word]
+        i += 2 if name.startswith("--toolcall-") and takes_value else 1
+    return out
 
 
 def _outcome(report: pytest.TestReport) -> str | None:

@@ -20,6 +20,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from .cases import FallbackScript, Turn
+from .checks import describe_error
 from .contracts import Interface
 from .errors import ConformanceFailure, ProviderError, UsageError
 from .fallback import FallbackRequest, FallbackResult
@@ -34,7 +35,7 @@ from .model import (
     ToolSpec,
     UserMessage,
 )
-from .runner import call_with_deadline, coerce, run_checks
+from .runbase import call_with_deadline, coerce, run_checks
 
 __all__ = [
     "REASKED_TEXT",
@@ -234,8 +235,6 @@ def run_fallback(case: Any, subject: Any, profile: Any, *,
 
 
 def _verify(run: FallbackRun) -> None:
-    from .checks import describe_error
-
     if run.error is not None:
         raise ConformanceFailure(
             "fallback.raised", "extract raised instead of falling back",

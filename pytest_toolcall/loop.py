@@ -107,6 +107,12 @@ class LoopRequest:
     script, for a loop that brings its own client (``base_url``, ``api_key``, and httpx
     clients/transports; on 127.0.0.1 with ``--toolcall-transport=loopback``). Every request
     either way reaches the same script and is checked by the same rules. ``None`` in-process.
+
+    ``cancel``: the application's stop button, an object with ``is_set()`` (the kit passes a
+    ``threading.Event``). Once it is set, a loop that honours it (``Profile(cancellation=True)``)
+    makes no further model call and stops with ``cancelled``; poll ``is_set()`` (it never
+    blocks, so an async loop may call it too) after each round and before each model call.
+    ``None``: no signal (a loop built by hand, a request over the subprocess protocol).
     """
 
     messages: Sequence[Message]
@@ -115,6 +121,7 @@ class LoopRequest:
     executor: Any
     metadata: dict[str, Any] = field(default_factory=dict)
     endpoint: Any = None
+    cancel: Any = None
 
 
 class LoopResult(BaseModel):

@@ -10,22 +10,24 @@ from __future__ import annotations
 
 import contextlib
 import copy
-
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from .cases import HistoryScript, LoopScript, Turn
+from .checks import describe_error
 from .contracts import Interface
 from .errors import ConformanceFailure, ToolcallError, UsageError
 from .loop import LoopRequest, LoopResult
 from .model import ChatRequest, Message, UserMessage
-from .runner import call_with_deadline, coerce, run_checks
+from .runbase import CaseSkipped, call_with_deadline, coerce, run_checks
 from .tools import Executor, ScriptedTool
 
 __all__ = [
+    "CancelScript",
     "HistoryRun",
     "HistoryScript",
     "LoopRun",
@@ -37,6 +39,43 @@ __all__ = [
 ]
 
 LoopModel = Literal["inprocess", "fake"]
+
+
+class CancelScript(LoopScript):
+    """A loop script in which the user presses stop: the kit sets ``LoopRequest.cancel`` while
+    the tool named ``cancel_during`` runs (its first call), as an application's stop button
+    would while the agent works."""
+
+    cancel_during: str
+
+    @model_validator(mode="after")
+    def _a_tool_of_the_script(self) -> CancelScript:
+        names = [t.spec.name for t in self.tools]
+        if self.cancel_during not in names:
+            raise ValueError(f"cancel_during={self.cancel_during!r} names no tool of the "
+                             f"script (its tools: {', '.join(names)})")
+        return self
+
+
+class _StopButton(Executor):
+    """The case's executor, which sets the run's cancel signal when ``during`` starts."""
+
+    def __init__(self, tools: Any, cancel: threading.Event, during: str) -> None:
+        super().__init__(tools)
+        self.cancel, self.during = cancel, during
+
+    def _start(self, name: str, arguments: Any, call_id: str | None) -> Any:
+        started = super()._start(name, arguments, call_id)
+        if name == self.during:
+            self.cancel.set()  # pressed while the tool runs, before it returns
+        return started
+
+
+#: why a loop in another process cannot take a cancel case
+FOREIGN_CANCEL = ("the subprocess protocol (docs/protocol.md) does not carry "
+                  "LoopRequest.cancel: the kit cannot press stop in a loop in another process, "
+                  "so its claim cancellation=True cannot be checked there; test the loop's "
+                  "cancellation in its own language")
 
 
 @dataclass
@@ -135,19 +174,23 @@ def run_loop(case: Any, loop: Any, profile: Any, *, dialect: str = "openai",
     script = resolve_script(case, profile)
     reason = inexpressible(script, dialect)
     if reason is not None:
-        from .runner import CaseSkipped
-
         raise CaseSkipped(f"{case.id} cannot run on {dialect}: {reason}")
     runs = []
     # a loop in another process calls the fake provider over HTTP on 127.0.0.1
     loopback = getattr(loop, "toolcall_loop_model", None) == "loopback"
+    if loopback and isinstance(script, CancelScript):
+        raise CaseSkipped(f"{case.id} cannot run on a loop in another process: "
+                          f"{FOREIGN_CANCEL}")
     if loopback:
         model_mode = "fake"
     serve = loopback or (model_mode == "fake" and transport == "loopback")
     for interface in loop_interfaces(loop, profile):
         stack = contextlib.ExitStack()
         model, recorder, endpoint = _model(script, dialect, model_mode, stack if serve else None)
-        executor = Executor(script.tools)
+        # the application's stop button: set only by a case in which the user presses stop
+        cancel = threading.Event()
+        executor = (_StopButton(script.tools, cancel, script.cancel_during)
+                    if isinstance(script, CancelScript) else Executor(script.tools))
         run = LoopRun(case=case, profile=profile, interface=interface, loop=loop,
                       executor=executor, model=model, model_mode=model_mode, script=script,
                       dialect=dialect)
@@ -155,7 +198,8 @@ def run_loop(case: Any, loop: Any, profile: Any, *, dialect: str = "openai",
         # the case for the next interface or the next case (issue 18)
         request = LoopRequest(messages=copy.deepcopy(list(script.messages)),
                               tools=copy.deepcopy([t.spec for t in script.tools]),
-                              model=model, executor=executor, endpoint=endpoint)
+                              model=model, executor=executor, endpoint=endpoint,
+                              cancel=cancel)
         if loopback:
             served = stack.endpoint  # type: ignore[attr-defined]
             request.metadata["endpoint"] = {"provider": dialect, "base_url": served.base_url,
@@ -262,11 +306,12 @@ def inexpressible(script: LoopScript, dialect: str) -> str | None:
 def resolve_script(case: Any, profile: Any) -> LoopScript:
     """The case's loop script; a factory is called with the profile (caps vary by profile)."""
     script = case.loop(profile) if callable(case.loop) else case.loop
-    if not isinstance(script, LoopScript) and type(script).__name__ == "LoopScript" \
+    kinds = {"LoopScript": LoopScript, "CancelScript": CancelScript}
+    if not isinstance(script, LoopScript) and type(script).__name__ in kinds \
             and hasattr(script, "model_dump"):
         # the same class from a second import of the kit (pytest's pytester re-imports it
         # in-process): same fields, so take its data
-        script = LoopScript.model_validate(script.model_dump())
+        script = kinds[type(script).__name__].model_validate(script.model_dump())
     if not isinstance(script, LoopScript):
         from .errors import CaseDefinitionError
 
@@ -280,8 +325,6 @@ def resolve_script(case: Any, profile: Any) -> LoopScript:
 def _verify_loop(run: LoopRun) -> None:
 
     if run.error is not None:
-        from .checks import describe_error
-
         expected, hint = _raised_advice(run)
         raise ConformanceFailure(
             "loop.raised", "the loop raised instead of returning a LoopResult",
@@ -425,9 +468,6 @@ class _NotMessages:
 def _build(builder: Any, history: list[Any], profile: Any, run: HistoryRun, which: str) -> Any:
     """``builder.build(history)`` under the profile's deadline (issue 18: a build() that sleeps,
     spins or blocks must not hang the session)."""
-    from .checks import describe_error
-    from .runner import call_with_deadline
-
     outcome = call_with_deadline(
         lambda: _built(builder.build(history)), lambda: None, "sync", profile.timeout,
         clause="history.timeout", what=f"build() on the {which} history",

@@ -55,6 +55,9 @@ _URL_PASSWORD = re.compile(r"(?P<head>\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@]*:)"
 _lock = threading.Lock()
 _registered: dict[str, str] = {}
 _version = [0]  # bumped on every change of _registered (the matcher's cache key)
+#: pytest rewrites this variable before every phase of every test (its value is a node id, never
+#: a secret): it is not read, so the masks built from the environment outlive a test phase
+_VOLATILE_ENV = "PYTEST_CURRENT_TEST"
 
 
 def register(value: str | None, label: str, *, min_length: int = MIN_SECRET) -> None:
@@ -67,11 +70,13 @@ def register(value: str | None, label: str, *, min_length: int = MIN_SECRET) -> 
             or value == "<redacted>"):
         return
     with _lock:
-        _version[0] += 1
+        before = len(_registered)
         _registered.setdefault(value, label)
         scheme, _, token = value.partition(" ")
         if token and scheme.lower() in ("bearer", "basic", "token") and len(token) >= min_length:
             _registered.setdefault(token.strip(), label)
+        if len(_registered) != before:  # a value seen again (every item's api key) changes nothing
+            _version[0] += 1
     for password in _url_passwords(value):
         register(password, label, min_length=_MIN_URL_PASSWORD)
 
@@ -93,6 +98,8 @@ def env_secrets(environ: Mapping[str, str] | None = None) -> dict[str, str]:
     env = os.environ if environ is None else environ
     found: dict[str, str] = {}
     for name, value in env.items():
+        if name == _VOLATILE_ENV:
+            continue
         value = (value or "").strip()
         upper = name.upper()
         if len(value) >= MIN_SECRET and (_SECRET_NAME.search(upper)
@@ -109,6 +116,12 @@ def _planted() -> dict[str, str]:
 
 def known(environ: Mapping[str, str] | None = None) -> dict[str, str]:
     """Every value the kit masks now -> what it is."""
+    if environ is None:  # the process's own environment: the matcher's cache holds it
+        return dict(_matcher(None)[1])
+    return _known(environ)
+
+
+def _known(environ: Mapping[str, str] | None) -> dict[str, str]:
     with _lock:
         values = dict(_registered)
     values.update(_planted())
@@ -129,10 +142,14 @@ def _matcher(environ: Mapping[str, str] | None) -> tuple[Any, dict[str, str]]:
     environment or the registered values change: masking runs on every report of every item."""
     # os.environ's own dict compares in C; walking the mapping would decode every entry
     env: Any = getattr(os.environ, "_data", os.environ) if environ is None else environ
+    if environ is None:  # without the variable pytest rewrites before every test phase
+        env = dict(env)
+        for volatile in (_VOLATILE_ENV, _VOLATILE_ENV.encode()):
+            env.pop(volatile, None)
     key = (_version[0], environ is None)
     if _cache["key"] != key or _cache.get("env") != env:
         _cache["env"] = dict(env)
-        values = known(environ)
+        values = _known(environ)
         pattern = re.compile("|".join(re.escape(v) for v in sorted(values, key=len, reverse=True)))
         _cache.update(key=key, pattern=pattern, values=values)
     return _cache["pattern"], _cache["values"]

@@ -13,10 +13,12 @@ A failing case prints it under the failure, so the stage where a call vanished i
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from .runner import CaseRun
+from .checks import describe_error, expected_calls
+from .model import AssistantMessage, ToolMessage
+from .runbase import CaseRun
+from .scripted import ScriptedModel
 
 __all__ = ["ladder"]
 
@@ -25,9 +27,6 @@ OK, BAD, NOT_REACHED = "✓", "✗", "·"
 
 def ladder(run: CaseRun) -> str:
     """The ladder for every tool call the model emitted in ``run`` (empty when there were none)."""
-    from .checks import describe_error, expected_calls
-    from .model import AssistantMessage, ToolMessage
-
     lines: list[str] = []
     for record in run.steps:
         turn = record.step.reply
@@ -99,9 +98,6 @@ def _find(calls: list[Any], want: Any, k: int, others: Any = frozenset()) -> Any
 
 def loop_ladder(run: Any) -> str:
     """The ladder of a loop case: emitted → routed → executed → returned, per call."""
-    from .model import AssistantMessage, ToolMessage
-    from .scripted import ScriptedModel
-
     model = ScriptedModel(run.script.turns, max_calls=run.script.max_model_calls, validate=False)
     lines: list[str] = []
     for index in range(min(run.model_calls, run.script.max_model_calls)):

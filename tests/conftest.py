@@ -34,3 +34,22 @@ def _no_github_step_summary(monkeypatch: pytest.MonkeyPatch) -> None:
     """The suite runs that the kit's tests start (pytester) never append to the job summary of a
     GitHub Actions run of the kit itself; tests of that feature set the variable themselves."""
     monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+
+
+#: the modules whose pytester runs check pytest-randomly's shuffle on purpose
+_RANDOMLY_ON_PURPOSE = ("test_plugin_compat",)
+
+
+@pytest.fixture(autouse=True)
+def _kit_order(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The suite runs the kit's tests start check the suite's own order, which pytest-randomly
+    shuffles like any other items (issue 17; tests/test_plugin_compat.py runs the suite under it).
+    A pytester project loads pytest-randomly from its entry point (the repository's addopts do
+    not reach it, and pytester clears PYTEST_ADDOPTS when it is created), so it is turned off
+    again after that: -p no:randomly."""
+    if "pytester" not in request.fixturenames:
+        return
+    if request.module.__name__.rpartition(".")[2] in _RANDOMLY_ON_PURPOSE:
+        return
+    request.getfixturevalue("pytester")
+    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:randomly")

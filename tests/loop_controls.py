@@ -1089,6 +1089,122 @@ class RefusedTurnUsageNotSummed(ReferenceToolLoop):
         return super().on_response(state, response)
 
 
+# -- issue 12: the loop mutation gaps closed last (docs/mutation.md) ---------------------------
+class _ArgumentlessExecutor:
+    """Hands every tool call to the kit's executor without its arguments."""
+
+    def __init__(self, executor: Any) -> None:
+        self.executor = executor
+
+    def run(self, name: str, arguments: Any = None, *, call_id: str | None = None) -> str:
+        return self.executor.run(name, None, call_id=call_id)
+
+    async def arun(self, name: str, arguments: Any = None, *, call_id: str | None = None) -> str:
+        return await self.executor.arun(name, None, call_id=call_id)
+
+
+class ToolArgumentsDropped(ReferenceToolLoop):
+    """Checks each call's arguments against the schema, then runs the tool without them: every
+    answer is the tool's answer to nothing (``dispatch`` 23, 27; ``adispatch`` 13, 16)."""
+
+    def new_state(self, request: LoopRequest) -> _State:
+        request.executor = _ArgumentlessExecutor(request.executor)
+        return super().new_state(request)
+
+
+class HungCallEndsTheBatch(ReferenceToolLoop):
+    """Gives up on the rest of a batch at its first timed-out call: the results of the calls
+    after it in the turn are lost, and those calls go unanswered (``dispatch`` 47)."""
+
+    def dispatch(self, state: _State, request: LoopRequest) -> list[_Outcome]:
+        outcomes: list[_Outcome | None] = []
+        runnable: list[tuple[int, ToolCall]] = []
+        for call in state.calls:
+            early = self.precheck(call, state)
+            outcomes.append(early)
+            if early is None:
+                runnable.append((len(outcomes) - 1, call))
+        pool = concurrent.futures.ThreadPoolExecutor(max_workers=max(1, len(runnable)))
+        try:
+            futures = [(i, call, pool.submit(request.executor.run, call.name, call.arguments,
+                                             call_id=call.id)) for i, call in runnable]
+            concurrent.futures.wait([f for _, _, f in futures], timeout=self.tool_timeout)
+            for i, call, future in futures:
+                if not future.done():
+                    outcomes[i] = self.failed(call, ToolError("timed out", kind="timeout"))
+                    break  # the bug: was `continue`
+                try:
+                    outcomes[i] = _Outcome(call, future.result(), ok=True)
+                except Exception as exc:
+                    outcomes[i] = self.failed(call, exc)
+        finally:
+            pool.shutdown(wait=False, cancel_futures=True)
+        return [o for o in outcomes if o is not None]
+
+
+class _RepeatEndsTurnState(_State):
+    def on_response(self, response: ChatResponse, max_iterations: int) -> LoopResult | None:
+        if response.tool_calls and self.iterations < max_iterations:
+            kept: list[ToolCall] = []
+            for call in response.tool_calls:
+                if call.id is not None and call.id in {c.id for c in kept}:
+                    break  # the bug: was `continue` (skip the repeat, keep the rest)
+                kept.append(call)
+            response = response.model_copy(update={"tool_calls": tuple(kept)})
+        return super().on_response(response, max_iterations)
+
+
+class RepeatedIdDropsTheRest(ReferenceToolLoop):
+    """Deduplicates a turn's calls by id, but stops reading the turn at the first repeat: the
+    calls after it never run (``_State.on_response`` 30)."""
+
+    def new_state(self, request: LoopRequest) -> _State:
+        return _RepeatEndsTurnState(request)
+
+
+class _NoToolsState(_State):
+    def chat_request(self) -> ChatRequest:
+        return ChatRequest(messages=tuple(self.messages))
+
+
+class NoToolsOffered(ReferenceToolLoop):
+    """Never sends the tools: every request alike, so comparing each with the first cannot
+    tell (``_State.chat_request`` 4)."""
+
+    def new_state(self, request: LoopRequest) -> _State:
+        return _NoToolsState(request)
+
+
+class NoClosingCallAtRoundCap(ReferenceToolLoop):
+    """Makes its declared closing call after a failed round and at a model-call cap, but not
+    when the model asks for tools past a cap that counts rounds (``run``/``arun`` 34, 35: the
+    closing call there fails inside ``close`` and the failure is swallowed)."""
+
+    def close(self, state: _State, request: LoopRequest, decision: LoopResult) -> LoopResult:
+        if decision.stop_reason == "max_iterations" and self.iteration_counts != "model_calls":
+            return decision
+        return super().close(state, request, decision)
+
+    async def aclose(self, state: _State, request: LoopRequest,
+                     decision: LoopResult) -> LoopResult:
+        if decision.stop_reason == "max_iterations" and self.iteration_counts != "model_calls":
+            return decision
+        return await super().aclose(state, request, decision)
+
+
+class _PartialAnswerDroppedState(_State):
+    def stop(self, reason: Any, text: str | None) -> LoopResult:
+        return super().stop(reason, None if reason == "length" else text)
+
+
+class PartialAnswerDropped(ReferenceToolLoop):
+    """Stops with 'length' when the answer is cut, but without the partial answer: the client
+    has nothing to show as incomplete (``_State.on_response`` 9)."""
+
+    def new_state(self, request: LoopRequest) -> _State:
+        return _PartialAnswerDroppedState(request)
+
+
 #: mutants of the reference loop that pass every loop case (with the default profile). The four
 #: found by the first scoreboard (ModelErrorRaises, NoClientEvents, ForgetsEarlierRounds,
 #: ToolsOnlyOnFirstCall) are now killed by loop.model_error, loop.events and
@@ -1345,6 +1461,55 @@ class KeepsEmptyAssistant(ReferenceHistoryBuilder):
                 at += 1
             built.insert(at, m)
         return built
+
+
+# -- cancelled and handed_off (issue 16) -----------------------------------------------------------
+class IgnoresCancel(ReferenceToolLoop):
+    """Never looks at LoopRequest.cancel: the user presses stop while a tool runs and the loop
+    calls the model again and completes (a stop button that does nothing)."""
+
+    @staticmethod
+    def cancelled(request: LoopRequest) -> bool:
+        return False
+
+
+class _CancelAsErrorState(_State):
+    def stop(self, reason: Any, text: str | None) -> LoopResult:
+        if reason == "cancelled":  # the user's own stop shown as a failure
+            return super().stop("error", "The run was interrupted.")
+        return super().stop(reason, text)
+
+
+class CancelReportedAsError(ReferenceToolLoop):
+    """Stops when the user presses stop, but reports 'error' (the Agent Client Protocol: a
+    cancel MUST end with Cancelled, even if aborting makes operations below it raise)."""
+
+    def new_state(self, request: LoopRequest) -> _State:
+        return _CancelAsErrorState(request)
+
+
+class HandoffRunAsATool(ReferenceToolLoop):
+    """Knows no handoff tools: a call to the declared one goes through dispatch like any call
+    (its tool unknown to the executor, an error result fed back) and the loop goes on to
+    'completed', answering for the agent it should have handed the conversation to."""
+
+    def __init__(self, **policy: Any) -> None:
+        super().__init__(**policy)
+        self.handoff_tools = ()
+
+
+class _HandoffCompletedState(_State):
+    def hand_off(self, response: ChatResponse, calls: Sequence[ToolCall]) -> LoopResult:
+        result = super().hand_off(response, calls)
+        return result.model_copy(update={"stop_reason": "completed"})
+
+
+class HandoffReportedAsCompleted(ReferenceToolLoop):
+    """Stops on the handoff call but reports 'completed': the application takes the transfer
+    note for the model's answer and never routes the conversation to the agent or human."""
+
+    def new_state(self, request: LoopRequest) -> _State:
+        return _HandoffCompletedState(request)
 
 
 LOOP_MUTANTS = sorted(

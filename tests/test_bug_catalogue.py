@@ -4,7 +4,9 @@ case that cites it, and the committed docs/bugs.md is what ``pytest_toolcall.bug
 from __future__ import annotations
 
 import importlib
+import os
 import textwrap
+import warnings
 from pathlib import Path
 
 import pytest
@@ -16,7 +18,12 @@ from pytest_toolcall.model import ChatRequest, UserMessage
 
 ROOT = Path(__file__).resolve().parents[1]
 BUGS_MD = ROOT / "docs" / "bugs.md"
-WIRE_MD = ROOT.parent / "shared" / "WIRE.md"
+#: WIRE.md, the project's notes on provider wire formats, is kept beside the repository
+#: (../shared/WIRE.md, shared with the sessions that write the kit), not in it: a clone has no copy.
+#: bugs.BUGS (pytest_toolcall/bugs.py) is the committed copy of its §6 table, each row with its
+#: public source. $TOOLCALL_WIRE_MD points at another copy.
+WIRE_MD_ENV = "TOOLCALL_WIRE_MD"
+WIRE_MD = Path(os.environ.get(WIRE_MD_ENV) or ROOT.parent / "shared" / "WIRE.md")
 
 #: §6 reports with a control and a citing case, but no control that is run against a case citing
 #: the same report. Reported to the lead; the test below fails when one gets joined, so the entry
@@ -61,7 +68,15 @@ def test_write_and_check_options(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 # -- (b) every §6 bug: the list matches WIRE.md, and each has a control and a case -------------
 def test_bug_list_matches_wire_md() -> None:
     if not WIRE_MD.exists():
-        pytest.skip(f"{WIRE_MD} is not there; bugs.BUGS is the committed copy of its §6 table")
+        if os.environ.get(WIRE_MD_ENV):
+            pytest.fail(f"${WIRE_MD_ENV} points at {WIRE_MD}, which does not exist")
+        reason = (f"not checked: {WIRE_MD} is absent. WIRE.md (the project's notes on provider "
+                  "wire formats) lives beside the repository, not in it, so a clone has no copy; "
+                  "bugs.BUGS in pytest_toolcall/bugs.py is the committed copy of its §6 table and "
+                  "the other tests here check that copy against the controls, the cases and "
+                  f"docs/bugs.md. Set ${WIRE_MD_ENV} to a copy of WIRE.md to run this check.")
+        warnings.warn(pytest.PytestWarning(reason), stacklevel=1)  # in the warnings summary
+        pytest.skip(reason)
     table = bugs.parse_wire_table(WIRE_MD.read_text(encoding="utf-8"))
     assert len(table) >= 17, "the §6 table of WIRE.md was not found or not parsed"
     assert [source for source, _ in table] == [source for source, _ in bugs.BUGS], (

@@ -159,9 +159,12 @@ def test_loops_md_loop_shim_passes_the_loop_family(pytester: pytest.Pytester, mo
     result = pytester.runpytest("--toolcall-provider=openai", "--toolcall-cases=loop.*",
                                 f"--toolcall-loop-model={model}", "-rs", "-p", "no:cacheprovider")
     loops = _builtin("loop")
-    # the shim declares parallel_dispatch=False and loop_events=False
-    skipped = sorted(_needing(loops, "loop.parallel") + _needing(loops, "loop.events"))
-    assert skipped == ["loop.events", "loop.parallel_dispatch"]
+    # the shim declares parallel_dispatch=False and loop_events=False, and neither a cancel
+    # signal nor handoff tools (the defaults)
+    skipped = sorted(_needing(loops, "loop.parallel") + _needing(loops, "loop.events")
+                     + _needing(loops, "loop.cancellation") + _needing(loops, "loop.handoff"))
+    assert skipped == ["loop.cancelled", "loop.events", "loop.handed_off",
+                       "loop.parallel_dispatch"]
     result.assert_outcomes(passed=len(loops) - len(skipped), skipped=len(skipped))
     output = result.stdout.str()
     assert ("the profile does not claim 'loop.parallel', which loop.parallel_dispatch needs"
@@ -198,7 +201,8 @@ def test_loops_md_framework_with_its_own_client_passes(pytester: pytest.Pytester
                                 "--toolcall-loop-model=fake", f"--toolcall-transport={transport}",
                                 "-rs", "-p", "no:cacheprovider")
     loops = _builtin("loop")
-    skipped = sorted(_needing(loops, "loop.parallel") + _needing(loops, "loop.events"))
+    skipped = sorted(_needing(loops, "loop.parallel") + _needing(loops, "loop.events")
+                     + _needing(loops, "loop.cancellation") + _needing(loops, "loop.handoff"))
     result.assert_outcomes(passed=len(loops) - len(skipped), skipped=len(skipped))
     assert "tool loop under test: conftest.OpenAISDKAgent" in result.stdout.str()
 

@@ -34,6 +34,8 @@ PYDANTIC_AI_SKIPS = {
     "loop.missing_required_argument": "Tool.from_schema skips schema validation",
     "loop.argument_types": "Tool.from_schema skips schema validation",
     "loop.events": "no client events in the shim",
+    "loop.cancelled": "no cancel hook in the shim (cancellation=False)",
+    "loop.handed_off": "no handoff tools in the shim (handoff_tools=())",
 }
 
 

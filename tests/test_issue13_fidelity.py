@@ -1,7 +1,8 @@
 """Issue 13, "Fidelity defects in today's fakes": each defect pinned by a test.
 
-Facts measured in the wire corpus (``../shared/wire-corpus`` or ``$TOOLCALL_WIRE_CORPUS``) are
-checked against it where it is present; the rest of each test runs without it.
+Facts measured in the wire corpus (the recorded real traffic shipped in ``tests/data/wire-corpus``,
+or ``$TOOLCALL_WIRE_CORPUS``; see ``tests/corpus.py``) are checked against it. A missing corpus is
+an error (``corpus.CorpusMissing``), never a skip: those tests would check nothing.
 """
 
 from __future__ import annotations
@@ -19,11 +20,10 @@ import corpus
 
 
 def _corpus(folder: str) -> list[corpus.Interaction]:
-    root = corpus.corpus_root() / "pydantic-ai" / folder
-    if not root.is_dir():
-        pytest.skip(f"no wire corpus at {root} (set ${corpus.ENV_VAR})")
-    pytest.importorskip("yaml")
-    return [i for path in sorted(root.glob("*.yaml")) for i in corpus.load(path)]
+    pytest.importorskip("yaml", reason="PyYAML is needed to read the wire corpus (it is in the "
+                        "'dev' extra)")
+    # a missing folder raises corpus.CorpusMissing, naming where it looked
+    return [i for path in corpus.files(folder) for i in corpus.load(path)]
 
 
 def _sse_json(events: list[bytes]) -> list[tuple[str | None, Any]]:

@@ -258,3 +258,145 @@ def test_a_failure_masks_secrets_in_nested_values() -> None:
     assert SECRET not in str(failure) + repr(failure.expected) + repr(failure.got)
     assert failure.got[1] == 3 and SECRET not in failure.render()
     assert failure.render().count("[redacted: planted secret]") == 5
+
+
+# -- cancelled and handed_off: reachable stop reasons ----------------------------------------------
+CANCEL = Profile(cancellation=True)
+HANDOFF = Profile(handoff_tools=("transfer_to_human",))
+
+
+@pytest.mark.parametrize(("case_id", "field"), [("loop.cancelled", "loop.cancellation"),
+                                                ("loop.handed_off", "loop.handoff")])
+def test_the_new_cases_skip_unless_declared_naming_the_claim(case_id: str, field: str) -> None:
+    from pytest_toolcall.contracts import CAPABILITIES
+
+    with pytest.raises(CaseSkipped) as skipped:
+        run_case(LOOP[case_id], ReferenceToolLoop.from_profile(SYNC), SYNC)
+    assert str(skipped.value) == f"the profile does not claim {field!r}, which {case_id} needs"
+    assert ("cancellation=True" if case_id == "loop.cancelled" else "handoff_tools") \
+        in CAPABILITIES[field]
+
+
+@pytest.mark.parametrize("mode", ["inprocess", "fake"])
+def test_the_reference_loop_stops_when_the_user_presses_stop(mode: str) -> None:
+    runs = run_case(LOOP["loop.cancelled"], ReferenceToolLoop.from_profile(CANCEL), CANCEL,
+                    loop_model=mode)
+    assert [run.interface for run in runs] == ["sync", "async"]
+    for run in runs:
+        assert run.result.stop_reason == "cancelled" and run.model_calls == 1
+        assert [e.name for e in run.executor.executions] == ["get_weather"]
+        assert run.executor.cancel.is_set()  # pressed while get_weather ran
+        assert run.result.events[-1].type == "done"
+        assert run.result.events[-1].content == "cancelled"
+        # the round it stopped after is answered: the conversation can be sent again
+        assert [m.role for m in run.result.messages][-2:] == ["assistant", "tool"]
+
+
+class _RecordsTheSignal(ReferenceToolLoop):
+    seen: list[Any] = []
+
+    def run(self, request: Any) -> LoopResult:
+        self.seen.append(request.cancel)
+        return super().run(request)
+
+
+def test_every_request_carries_a_signal_set_only_by_a_cancel_case() -> None:
+    import threading
+
+    _RecordsTheSignal.seen = []
+    run_case(LOOP["loop.text_with_calls"], _RecordsTheSignal.from_profile(SYNC), SYNC)
+    [signal] = _RecordsTheSignal.seen
+    assert isinstance(signal, threading.Event) and not signal.is_set()
+
+
+def test_a_loop_in_another_process_cannot_be_held_to_cancellation() -> None:
+    """The subprocess protocol has no cancel message: a foreign loop that declares
+    cancellation=True skips, saying why, instead of failing for a signal it never got."""
+    from pytest_toolcall.looprun import FOREIGN_CANCEL
+
+    class Foreign:
+        toolcall_loop_model = "loopback"
+
+        def run(self, request: Any) -> LoopResult:  # pragma: no cover - never reached
+            raise AssertionError("a cancel case must not run over the protocol")
+
+    profile = Profile(cancellation=True, async_=False)
+    with pytest.raises(CaseSkipped) as skipped:
+        run_case(LOOP["loop.cancelled"], Foreign(), profile)
+    assert str(skipped.value) == ("loop.cancelled cannot run on a loop in another process: "
+                                  + FOREIGN_CANCEL)
+    assert "does not carry LoopRequest.cancel" in FOREIGN_CANCEL
+
+
+@pytest.mark.parametrize("mode", ["inprocess", "fake"])
+def test_the_reference_loop_hands_off_on_a_declared_tool(mode: str) -> None:
+    for run in run_case(LOOP["loop.handed_off"], ReferenceToolLoop.from_profile(HANDOFF),
+                        HANDOFF, loop_model=mode):
+        assert run.result.stop_reason == "handed_off" and run.model_calls == 1
+        assert run.executor.executions == []  # the handoff is the loop's, not a case tool
+        assert run.result.text == "Let me pass you to a colleague."
+        *_, call, answer = run.result.messages  # answered with a transfer note
+        assert [c.name for c in call.tool_calls] == ["transfer_to_human"]
+        assert answer.tool_call_id == "call_handoff" and not answer.is_error
+
+
+def test_cancel_and_handoff_failures_point_at_the_fix() -> None:
+    failure = _failure("loop.cancelled", c.IgnoresCancel, cancellation=True)
+    assert failure.clause == "loop.stop_reason" and failure.got.startswith("completed after 2")
+    assert "request.cancel.is_set()" in failure.hint
+    failure = _failure("loop.cancelled", c.CancelReportedAsError, cancellation=True)
+    assert failure.got.startswith("error") and "not 'error'" in failure.hint
+    assert "a tool call that cannot run" not in failure.hint  # not the go-on hint
+    failure = _failure("loop.handed_off", c.HandoffRunAsATool,
+                       handoff_tools=("transfer_to_human",))
+    assert failure.got.startswith("completed after 2") and "handoff_tools" in failure.hint
+    failure = _failure("loop.handed_off", c.HandoffReportedAsCompleted,
+                       handoff_tools=("transfer_to_human",))
+    assert failure.got == "completed after 1 model call(s)"
+
+
+def test_a_loop_without_events_is_not_asked_for_the_done_event() -> None:
+    profile = Profile(cancellation=True, loop_events=False, async_=False)
+    [run] = run_case(LOOP["loop.cancelled"], c.NoClientEvents.from_profile(profile), profile)
+    assert run.result.stop_reason == "cancelled"
+    with pytest.raises(ConformanceFailure) as exc:  # claimed, the stop must be reported
+        run_case(LOOP["loop.cancelled"], c.NoClientEvents.from_profile(CANCEL), CANCEL)
+    assert exc.value.clause == "loop.events"
+
+
+def test_handoff_and_cancel_profile_fields_are_checked() -> None:
+    from pytest_toolcall.contracts import make_profile
+    from pytest_toolcall.errors import UsageError
+
+    with pytest.raises(UsageError, match="handoff_tools holds an empty name"):
+        make_profile({"handoff_tools": [" "]})
+    with pytest.raises(UsageError, match="both the final_answer_tool and a handoff tool"):
+        make_profile({"final_answer_tool": "done", "handoff_tools": ["done"]})
+    with pytest.raises(UsageError, match="cancellation"):
+        make_profile({"cancellation": "sometimes"})
+    assert make_profile({"handoff_tools": ["transfer_to_billing"]}).claims("loop.handoff")
+
+
+def test_a_cancel_script_names_one_of_its_tools() -> None:
+    from pydantic import ValidationError
+
+    from pytest_toolcall.looprun import CancelScript
+
+    tool = ScriptedTool(spec=loop_cases.WEATHER, behaviours=(ok("18°C"),))
+    with pytest.raises(ValidationError, match="names no tool of the script"):
+        CancelScript(tools=(tool,), turns=(Turn(text="hi"),), cancel_during="get_stock")
+
+
+def test_the_plugin_runs_both_cases_when_the_profile_declares_them(
+        pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(
+        "import pytest\n"
+        "from pytest_toolcall import Profile\n\n"
+        "@pytest.fixture\n"
+        "def toolcall_profile():\n"
+        "    return Profile(cancellation=True, handoff_tools=('transfer_to_human',))\n")
+    for mode in ("inprocess", "fake"):  # the reference loop, configured from that profile
+        result = pytester.runpytest("--toolcall-provider=openai", f"--toolcall-loop-model={mode}",
+                                    "--toolcall-cases=loop.cancelled,loop.handed_off", "-rs",
+                                    "-p", "no:cacheprovider")
+        result.assert_outcomes(passed=2)

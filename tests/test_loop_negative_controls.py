@@ -41,6 +41,9 @@ INTERFACES = ("sync", "async")
 
 #: profile fields per case: a short tool timeout keeps the hung-tool case fast
 CASE_PROFILE: dict[str, dict[str, Any]] = {"loop.tool_timeout": {"tool_timeout": 0.1}}
+#: the loop policies the two stop-reason cases need claimed (the defaults skip them)
+HANDOFF = {"handoff_tools": ("transfer_to_human",)}
+CASE_PROFILE.update({"loop.cancelled": {"cancellation": True}, "loop.handed_off": HANDOFF})
 #: a loop without a tool timeout hangs: the case deadline that ends it
 HANG = {"timeout": 0.35}
 #: sequential dispatch never overlaps: shorter sleeps (the script follows tool_timeout) suffice
@@ -160,6 +163,20 @@ LOOP_CONTROLS: list[tuple[str, type[ReferenceToolLoop], str, dict[str, Any]]] = 
     ("loop.iteration_cap", c.ClosingUsageNotSummed, "loop.usage", SMOLAGENTS),
     ("loop.all_failure_rounds", c.ClosingUsageNotSummed, "loop.usage", SMOLAGENTS),
     ("loop.duplicate_call_id", c.RefusedTurnUsageNotSummed, "loop.usage", LANGGRAPH),
+    # -- issue 12: the last loop mutation gaps (docs/mutation.md) --------------------------------
+    ("loop.mixed_batch", c.ToolArgumentsDropped, "loop.arguments_passed", {}),
+    ("loop.text_with_calls", c.ToolArgumentsDropped, "loop.arguments_passed", {}),
+    ("loop.tool_timeout", c.HungCallEndsTheBatch, "request.messages.tool_calls.unanswered", {}),
+    ("loop.duplicate_call_id", c.RepeatedIdDropsTheRest, "loop.calls_run", {}),
+    ("loop.iteration_cap", c.NoToolsOffered, "loop.conversation_kept", {}),
+    ("loop.usage_summed", c.NoToolsOffered, "loop.conversation_kept", {}),
+    ("loop.iteration_cap", c.NoClosingCallAtRoundCap, "loop.model_calls", {"closing_call": True}),
+    ("loop.truncated_answer", c.PartialAnswerDropped, "loop.result_text", {}),
+    # -- issue 16: cancelled and handed_off ------------------------------------------------------
+    ("loop.cancelled", c.IgnoresCancel, "loop.stop_reason", {}),
+    ("loop.cancelled", c.CancelReportedAsError, "loop.stop_reason", {}),
+    ("loop.handed_off", c.HandoffRunAsATool, "loop.stop_reason", {}),
+    ("loop.handed_off", c.HandoffReportedAsCompleted, "loop.stop_reason", {}),
 ]
 #: clauses the openai wire cannot show behind the fake: it has no error flag on a tool result,
 #: so loop.failure_flagged reads it in-process (and on anthropic/gemini wires, checked below)

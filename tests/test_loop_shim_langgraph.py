@@ -62,6 +62,9 @@ SKIPS = {
     "loop.argument_types": "a JSON-schema args_schema is not validated",
     "loop.events": "no client events in the shim",
     "loop.tool_timeout": "ToolNode has no tool timeout",
+    "loop.cancelled": "no cancel hook in the shim (cancellation=False)",
+    "loop.handed_off": "no handoff tools: create_react_agent / create_agent have none of "
+                       "their own (langgraph-swarm's are a separate package)",
 }
 
 

@@ -44,6 +44,10 @@ OPENAI_AGENTS_SKIPS = {
     "loop.missing_required_argument": "loop.argument_validation",  # FunctionTool gets raw JSON
     "loop.argument_types": "loop.argument_validation",
     "loop.events": "loop.events",  # no client events in the shim
+    # RunResultStreaming.cancel() exists for Runner.run_streamed; the shim runs Runner.run
+    "loop.cancelled": "loop.cancellation",
+    # the shim's agent has no handoffs (transfer_to_<agent> tools)
+    "loop.handed_off": "loop.handoff",
 }
 
 

@@ -29,6 +29,10 @@ SMOLAGENTS_SKIPS = {
     "loop.permanent_failure": "a tool failure cannot be permanent: every error is fed back",
     "loop.tool_timeout": "a tool call has no timeout",
     "loop.events": "no client events in the shim",
+    "loop.cancelled": "no cancel hook mapped: MultiStepAgent.interrupt() raises AgentError "
+                      "('Agent interrupted.') at the next step, which the shim reports as an "
+                      "error (cancellation=False)",
+    "loop.handed_off": "no handoff tools in the shim (handoff_tools=())",
 }
 
 #: case id -> (clause, why smolagents' own loop fails it under its honest profile)

@@ -782,3 +782,71 @@ def test_rerun_by_the_node_id_pytest_prints(pytester: pytest.Pytester) -> None:
     assert result.ret == 0, result.stdout.str()
     result.assert_outcomes(passed=2)
     result.stdout.fnmatch_lines(["*toolcall::wire.single_call*PASSED*"])
+
+
+@pytest.mark.parametrize("testpaths", [True, False])
+def test_rerun_by_node_id_alone_sees_an_override_in_tests_conftest(
+        pytester: pytest.Pytester, testpaths: bool) -> None:
+    """Issue 17: with the adapter override in tests/conftest.py, node ids as the only arguments
+    left pytest nothing to collect, tests/conftest.py was never loaded and the run stopped with
+    "the directory 'tests' was not collected". The directories pytest walks without arguments
+    are walked for their conftest.py files; the user's test files do not run."""
+    pytester.mkdir("tests").joinpath("conftest.py").write_text(MY_ADAPTER)
+    pytester.makepyfile(**{"tests/test_mine": "def test_mine(): raise AssertionError('ran')"})
+    if testpaths:
+        pytester.makeini("[pytest]\ntestpaths = tests\n")
+    result = pytester.runpytest_inprocess("toolcall::wire.parallel_calls[openai]",
+                                          "toolcall::wire.single_call[openai]", "-v")
+    out = result.stdout.str()
+    assert "was not collected" not in out, out
+    result.assert_outcomes(passed=1, failed=1)  # MY_ADAPTER keeps only the first call
+    result.stdout.fnmatch_lines(["*adapter under test: conftest.MyOpenAIAdapter"])
+    assert "test_mine" not in out, out
+
+
+def test_a_node_id_without_its_provider_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    """Issue 17: `pytest 'toolcall::wire.single_call'` said "no tests ran" in silence."""
+    result = pytester.runpytest_inprocess("toolcall::wire.single_call")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str()
+    result.stderr.fnmatch_lines([
+        "ERROR: pytest-toolcall: the node id 'toolcall::wire.single_call' names no provider. "
+        "A suite item's node id is 'toolcall::<case id>[[]<provider>[]]'*"
+        "'toolcall::wire.single_call[[]openai[]]'; or keep the id and name the provider with "
+        "--toolcall-provider=NAME*"])
+    # with a configured provider the id runs for it
+    result = pytester.runpytest_inprocess("toolcall::wire.single_call", PROVIDER, "-v")
+    assert result.ret == 0, result.stdout.str()
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["*toolcall::wire.single_call[[]openai[]] PASSED*"])
+
+
+def test_a_node_id_that_names_no_item_is_an_error(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest_inprocess("toolcall::wire.no_such_case[openai]")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str()
+    result.stderr.fnmatch_lines(["ERROR: pytest-toolcall: not found: "
+                                 "toolcall::wire.no_such_case[[]openai[]] (no suite item*"])
+
+
+def test_the_rerun_hint_is_a_command_that_runs(pytester: pytest.Pytester) -> None:
+    """Issue 17: the hint printed `pytest --toolcall-provider=... --lf`, a placeholder. It names
+    the run's providers and the kit options given (not the report), and runs as printed."""
+    import shlex
+
+    pytester.makeconftest(MY_ADAPTER)
+    result = pytester.runpytest_inprocess(PROVIDER, "--toolcall-cases",
+                                          "wire.single_call,wire.parallel_calls",
+                                          "--toolcall-report", "out")
+    result.assert_outcomes(passed=1, failed=1)
+    line = next(line for line in result.outlines if line.startswith("re-run one case:"))
+    assert line == ("re-run one case: pytest 'toolcall::wire.parallel_calls[openai]'   (all that "
+                    "failed: pytest --toolcall-provider=openai --toolcall-cases "
+                    "wire.single_call,wire.parallel_calls --lf)"), line
+    command = shlex.split(line.partition("(all that failed: ")[2].rstrip(")"))
+    assert command[0] == "pytest"
+    again = pytester.runpytest_inprocess(*command[1:])
+    assert again.parseoutcomes() == {"failed": 1, "deselected": 1}, again.stdout.str()
+    # without the cache there is no --lf: the hint names only the one case
+    quiet = pytester.runpytest_inprocess(PROVIDER, "--toolcall-cases=wire.parallel_calls",
+                                         "-p", "no:cacheprovider")
+    assert any(line == "re-run one case: pytest 'toolcall::wire.parallel_calls[openai]'"
+               for line in quiet.outlines), quiet.stdout.str()

@@ -5,8 +5,11 @@ loads from its entry point as it does for a user: pytest-recording, pytest-async
 pytest-randomly, pytest-xdist, pytest-timeout, pytest-rerunfailures, pytest-cov, pytest-mock,
 syrupy and pytest-env (all in the ``dev`` extra). The project has a ``conftest.py`` with fixtures
 of every scope, autouse and not, and a ``tests/`` folder with tests of its own that use those
-plugins. A few cases of each family run; a failing adapter shows that verdicts, reruns and
-``--lf`` count each case once.
+plugins. A few cases of each family run; a failing adapter shows that verdicts and reruns count
+each case once, that ``--lf``, ``--ff``, ``--sw`` and the printed node id and re-run command
+re-run what failed (a user's test and a case failing together included), and that
+pytest-randomly shuffles the suite's items with the user's (with ``-p no:randomly`` the kit's
+own order stays).
 """
 
 from __future__ import annotations
@@ -163,7 +166,8 @@ def _ok(result: pytest.RunResult, suite: int = N_CASES, user: int = 6) -> None:
 
 def test_every_fixture_scope_and_the_common_plugins(project: pytest.Pytester) -> None:
     """Autouse fixtures of every scope, pytest-asyncio (auto), anyio, pytest-env, pytest-mock,
-    pytest-recording's vcr marker, pytest-randomly shuffling (on by default), syrupy loaded."""
+    pytest-recording's vcr marker, pytest-randomly shuffling the user's tests and the suite's
+    items (on by default), syrupy loaded."""
     _ok(_run(project, "--randomly-seed=1234"))
 
 
@@ -206,7 +210,8 @@ def test_reruns_count_each_case_once_and_lf_reruns_only_failures(
     assert f"{N_CASES} case runs: {N_CASES - 1} passed, 1 failed" in out, out
     assert "wire.parallel_calls[openai]: response.tool_calls.count" in out, out
     # the re-run hint is a command that runs as printed
-    assert "re-run one case: pytest 'toolcall::wire.parallel_calls[openai]'" in out, out
+    assert ("re-run one case: pytest 'toolcall::wire.parallel_calls[openai]'   (all that failed: "
+            f"pytest --toolcall-provider=openai {CASES} --lf)") in out, out
     assert "<name>" not in out and "<case id>" not in out
 
     again = _run(project, "--lf", "-p", "no:randomly")
@@ -242,3 +247,55 @@ def pytest_collection_modifyitems(items):
     assert result.parseoutcomes() == {"passed": 1, "errors": 1}, out
     assert "could not run" in out and "a `vcr` marker (pytest-recording)" in out, out
     assert "Traceback" not in out and "CannotOverwriteExistingCassette" not in out, out
+
+
+def test_lf_and_ff_rerun_a_user_failure_and_a_case_failure_together(
+        project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A user's own test and a suite case fail in the same run: `--lf` re-runs both (pytest's
+    cacheprovider used to empty the suite's collection, whose file has no recorded failure, and
+    re-ran the user's test alone: "skipped 3 files"), `--ff` runs both first (issue 17)."""
+    (project.path / "tests" / "test_more.py").write_text(
+        "import os\n\n\ndef test_fails_when_broken():\n"
+        "    assert not os.environ.get('BROKEN')\n", encoding="utf-8")
+    monkeypatch.setenv("BROKEN", "1")
+    first = _run(project)
+    assert first.parseoutcomes().get("failed") == 2, first.stdout.str()
+
+    again = _run(project, "--lf")
+    out = again.stdout.str()
+    assert again.parseoutcomes() == {"failed": 2, "deselected": N_CASES - 1}, out
+    assert "FAILED tests/test_more.py::test_fails_when_broken" in out, out
+    assert "FAILED toolcall::wire.parallel_calls[openai]" in out, out
+    assert "1 case run: 1 failed" in out, out
+
+    first_failed = _run(project, "--ff", "-vv")  # -q -vv: verbose
+    out = first_failed.stdout.str()
+    assert "rerun previous 2 failures first" in out, out
+    assert first_failed.parseoutcomes() == {"failed": 2, "passed": N_CASES - 1 + 6}, out
+    ran = [line.split()[0] for line in first_failed.stdout.lines
+           if line.endswith("]") and (" PASSED " in line or " FAILED " in line)]
+    assert set(ran[:2]) == {"tests/test_more.py::test_fails_when_broken",
+                            "toolcall::wire.parallel_calls[openai]"}, out
+
+
+def test_pytest_randomly_shuffles_the_suite_items(project: pytest.Pytester) -> None:
+    """pytest-randomly shuffles in its hook wrapper before the kit adds the suite's items, which
+    then ran in the kit's order whatever the seed (issue 17). They take part in its shuffle now:
+    the order follows the seed (the same seed, the same order) and the user's items keep the
+    order pytest-randomly gave them; with -p no:randomly the kit's own order stays."""
+    def order(*args: str) -> tuple[list[str], list[str]]:
+        result = project.runpytest_subprocess("--toolcall-provider=openai",
+                                              "--toolcall-cases=wire.*,stream.*",
+                                              "--collect-only", "-q", *args)
+        assert result.ret == 0, result.stdout.str() + result.stderr.str()
+        ids = [line for line in result.outlines if "::" in line and " " not in line]
+        return ([i for i in ids if i.startswith("toolcall::")],
+                [i for i in ids if not i.startswith("toolcall::")])
+
+    kit_order, _ = order("-p", "no:randomly")
+    one, user_one = order("-p", "randomly", "--randomly-seed=1")
+    two, user_two = order("-p", "randomly", "--randomly-seed=2")
+    assert len(kit_order) > 20 and sorted(one) == sorted(two) == sorted(kit_order)
+    assert one != two and one != kit_order and two != kit_order
+    assert order("-p", "randomly", "--randomly-seed=1") == (one, user_one)
+    assert user_one != user_two or len(user_one) < 3  # the user's own tests shuffled as before

@@ -142,6 +142,8 @@ LOOP_POLICY_DEFAULTS = {
     "feedback_role": "tool",
     "tool_timeout": 0.5,
     "event_errors": True,
+    "cancellation": False,
+    "handoff_tools": (),
 }
 
 
@@ -151,7 +153,8 @@ def test_loop_policy_fields_and_defaults_are_pinned() -> None:
         LOOP_POLICY_DEFAULTS
     from pytest_toolcall.contracts import CAPABILITIES
 
-    assert {"loop.successful_rounds", "loop.tool_timeout"} <= set(CAPABILITIES)
+    assert {"loop.successful_rounds", "loop.tool_timeout", "loop.cancellation",
+            "loop.handoff"} <= set(CAPABILITIES)
 
 
 def test_loop_request_fields_are_pinned() -> None:
@@ -160,7 +163,7 @@ def test_loop_request_fields_are_pinned() -> None:
     from pytest_toolcall.loop import LoopRequest
 
     assert [f.name for f in dataclasses.fields(LoopRequest)] == [
-        "messages", "tools", "model", "executor", "metadata", "endpoint"]
+        "messages", "tools", "model", "executor", "metadata", "endpoint", "cancel"]
 
 
 def test_system_message_has_the_developer_role() -> None:

@@ -79,6 +79,11 @@ _REGISTRY: dict[str, tuple[str, str]] = {
     "deepseek": ("deepseek", "DeepSeek"),
     # Mistral: the openai wire with 9-character call ids, content chunks, its errors (issue 13)
     "mistral": ("mistral", "Mistral"),
+    # OpenRouter: the openai wire with its errors, stream shape and reasoning_details (issue 13)
+    "openrouter": ("openrouter", "OpenRouter"),
+    # Zhipu / Z.ai GLM: the openai wire with its routes, business-code errors, auto-only
+    # tool_choice, whole calls on the finish chunk and reasoning_content (issue 13)
+    "zhipu": ("zhipu", "Zhipu"),
 }
 
 

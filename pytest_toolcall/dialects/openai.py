@@ -394,10 +394,28 @@ class OpenAIChat:
             response["usage"] = _usage(turn)
         return response
 
+    #: validate() and decode_request() read the request body alone, so the fake provider may
+    #: keep their verdict per body (not inherited: a subclass declares it for itself)
+    pure_requests = True
+
     def encode_stream(self, turn: Turn, body: Mapping[str, Any]) -> list[bytes]:
+        include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+        if type(self) is not OpenAIChat:  # subclasses may encode from more than these three
+            return self._encode_stream(turn, body, include_usage)
+        # The events follow from the (frozen) turn, the model and include_usage alone: a case
+        # that streams one turn again and again (hypothesis cut points, both interfaces, a
+        # 600 KB event) encodes it once per fake provider.
+        cache = self.__dict__.setdefault("_streams", {})
+        key = (id(turn), body.get("model"), include_usage)
+        held = cache.get(key)
+        if held is None or held[0] is not turn:
+            held = cache[key] = (turn, tuple(self._encode_stream(turn, body, include_usage)))
+        return list(held[1])
+
+    def _encode_stream(self, turn: Turn, body: Mapping[str, Any],
+                       include_usage: bool) -> list[bytes]:
         plan = turn.stream
         quirks = plan.quirks
-        include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
         base = {"id": "chatcmpl-toolcall", "object": "chat.completion.chunk",
                 "created": CREATED, "model": body.get("model") or "toolcall-fake",
                 "system_fingerprint": "fp_toolcall", "service_tier": "default"}
@@ -531,8 +549,12 @@ def _usage(turn: Turn) -> dict[str, Any]:
                                           "rejected_prediction_tokens": 0}}
 
 
+#: json.dumps(data, ensure_ascii=False, separators=(",", ":")), without building an encoder per event
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
 def _sse(data: Mapping[str, Any]) -> bytes:
-    return b"data: " + json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode() + b"\n\n"
+    return b"data: " + _COMPACT.encode(data).encode() + b"\n\n"
 
 
 def _type_error(param: str, expected: str, value: Any) -> Rejection:

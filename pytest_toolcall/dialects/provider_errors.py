@@ -61,6 +61,11 @@ Confirmed 2026-11-25 (issue 13, the services beyond the five wire formats):
   exceeded for this model." (continue #6185, 2025-06; raycast/extensions #31107 "This model is
   currently overloaded"). 500: the glossary lists it with type ``server_error``; the wording is
   NOT confirmed. The glossary's 402 and 403 bodies were not found: not played.
+- Zhipu / Z.ai GLM (``{"error": {"code": "<business code, a string>", "message"}}``, no type;
+  docs.z.ai/api-reference/api-code): 429 code 1302 for concurrency, 1305 for an overloaded
+  model, 1113 for a used-up balance (a 429 no retry cures: the quota kind), 401 code 1000, 400
+  code 1211 for an unknown model and 1261 "Prompt exceeds max length"; no rate-limit header and
+  no Retry-After (measured). The texts are open.bigmodel.cn's; see ``_zhipu_table``.
 """
 
 from __future__ import annotations
@@ -76,7 +81,8 @@ RETRYABLE_KINDS = frozenset({"rate_limit", "server_error", "overloaded"})
 _OPENAI = ("openai", "openai-responses")
 _MODEL = {"openai": "gpt-4o-mini", "openai-responses": "gpt-4o-mini",
           "anthropic": "claude-haiku-4-5", "gemini": "gemini-2.5-flash", "ollama": "llama3.2",
-          "deepseek": "deepseek-v4-flash", "mistral": "mistral-small-latest"}
+          "deepseek": "deepseek-v4-flash", "mistral": "mistral-small-latest",
+          "openrouter": "google/gemini-3-flash-preview", "zhipu": "glm-4.7"}
 
 
 def kinds_for(dialect: str) -> tuple[str, ...]:
@@ -273,6 +279,10 @@ def _table(dialect: str, kind: str,  # noqa: C901 - one provider after another
         return _deepseek_table(kind)
     if dialect == "mistral":
         return _mistral_table(kind)
+    if dialect == "openrouter":
+        return _openrouter_table(kind, delay)
+    if dialect == "zhipu":
+        return _zhipu_table(kind)
     return None
 
 
@@ -322,4 +332,100 @@ def _mistral_table(kind: str) -> tuple[int, dict[str, str], Any] | None:
         return 429, {}, {"object": "error",
                          "message": "Service tier capacity exceeded for this model.",
                          "type": "invalid_request_error", "param": None, "code": None}
+    return None
+
+
+def _openrouter(status: int, message: str, metadata: dict[str, Any] | None = None
+                ) -> dict[str, Any]:
+    # OpenRouter's code is the HTTP status, an integer (openrouter.ai/docs/api-reference/errors)
+    error: dict[str, Any] = {"message": message, "code": status}
+    if metadata is not None:
+        error["metadata"] = metadata
+    return {"error": error, "user_id": "user_2x7DNyswjOHVRWDYVMCIROyGjsS"}
+
+
+def _openrouter_table(kind: str, delay: int | None) -> tuple[int, dict[str, str], Any] | None:
+    """Confirmed 2026-11-25. Statuses from openrouter.ai/docs/api-reference/errors (400, 401,
+    402, 403, 408, 429, 502, 503; 'OpenRouter may include a standard HTTP Retry-After response
+    header' on 429 and 503); bodies from public reports: 429 free-models-per-day with
+    metadata.headers X-RateLimit-* (Gitlawb/openclaude #936, cline #5301); 402 'This request
+    requires more credits, or fewer max_tokens. ...' with metadata.provider_name null
+    (openclaude #1125, newo-ether/Agora #8, continue #11154); 401 'User not found.' (public
+    client logs and probes 2025-12 to 2026-08); 400 '<id> is not a valid model ID'
+    (OpenRouterTeam/openrouter-examples #74, picoclaw #1790); 400 'This endpoint's maximum
+    context length is ... use the "middle-out" transform ...' with metadata.provider_name
+    (Aider-AI/aider #3721); 502 'Provider returned error' with metadata.raw and provider_name
+    (reVrost/go-openrouter PR #21, open-webui/computer #293). 403 and 503: the statuses, the
+    docs' titles and the docs' ModerationErrorMetadata shape; the 403 and 503 wordings and the
+    X-RateLimit-Reset value are NOT confirmed (no public body found)."""
+    if kind == "rate_limit":
+        headers = {"retry-after": str(delay)} if delay is not None else {}
+        return 429, headers, _openrouter(429, (
+            "Rate limit exceeded: free-models-per-day. Add 10 credits to unlock 1000 free model "
+            "requests per day"), {"headers": {"X-RateLimit-Limit": "50",
+                                             "X-RateLimit-Remaining": "0",
+                                             "X-RateLimit-Reset": "1790035200000"},
+                                 "provider_name": None})
+    if kind == "quota":
+        return 402, {}, _openrouter(402, (
+            "This request requires more credits, or fewer max_tokens. You requested up to 65536 "
+            "tokens, but can only afford 10114. To increase, visit https://openrouter.ai/"
+            "settings/credits and upgrade to a paid account"), {"provider_name": None})
+    if kind == "auth":
+        return 401, {}, {"error": {"message": "User not found.", "code": 401}}
+    if kind == "permission":
+        return 403, {}, _openrouter(403, (
+            "google/gemini-3-flash-preview requires moderation on OpenRouter. Your input was "
+            "flagged for \"harassment\". No credits were charged."), {
+                "reasons": ["harassment"], "flagged_input": "...", "provider_name": "OpenAI",
+                "model_slug": "google/gemini-3-flash-preview"})
+    if kind == "model_not_found":
+        return 400, {}, _openrouter(400, "google/gemini-9-toolcall is not a valid model ID")
+    if kind == "context_length":
+        return 400, {}, _openrouter(400, (
+            "This endpoint's maximum context length is 131072 tokens. However, you requested "
+            "about 141607 tokens (10535 of text input, 131072 in the output). Please reduce the "
+            "length of either one, or use the \"middle-out\" transform to compress your prompt "
+            "automatically."), {"provider_name": "Chutes"})
+    if kind == "server_error":
+        # metadata as the docs' ProviderErrorMetadata; the upstream's raw text varies
+        return 502, {}, _openrouter(502, "Provider returned error",
+                                    {"provider_name": "Google AI Studio"})
+    if kind == "overloaded":  # not confirmed: the wording (the docs' title for 503)
+        headers = {"retry-after": str(delay)} if delay is not None else {}
+        return 503, headers, _openrouter(503, "No available model provider that meets your "
+                                         "routing requirements")
+    return None
+
+
+def _zhipu(code: str, message: str) -> dict[str, Any]:
+    # Zhipu's business code is a string; there is no type (docs.z.ai/api-reference/api-code)
+    return {"error": {"code": code, "message": message}}
+
+
+def _zhipu_table(kind: str) -> tuple[int, dict[str, str], Any] | None:
+    """Confirmed 2026-11-25: the statuses and codes of docs.z.ai/api-reference/api-code (401
+    authentication; 429 for concurrency, balance and account; 400 parameters), the wordings as
+    open.bigmodel.cn answers them (Chinese; Z.ai answers in English), from recorded bodies:
+    1302 concurrency (a public FAQ quoting the 429; z.ai: 'Rate limit reached for requests',
+    measured with three concurrent requests: no Retry-After, no X-RateLimit-* headers), 1113
+    balance (429; recorded bodies in several public test suites: 'Insufficient balance or no
+    resource package. Please recharge.' on z.ai), 1000 authentication, 1211 unknown model,
+    1261 'Prompt exceeds max length' (names no number), 1305 model overloaded (429), all in a
+    gateway's live evidence of 2026-10-09 and other public fixtures. 500: the api-code page's
+    'Internal Error'; the body's wording is NOT confirmed. No 403 is documented for chat."""
+    if kind == "rate_limit":
+        return 429, {}, _zhipu("1302", "您当前使用该API的并发数过高，请降低并发，或联系客服增加限额。")
+    if kind == "quota":  # a 429 that no wait cures: the balance is used up
+        return 429, {}, _zhipu("1113", "余额不足或无可用资源包,请充值。")
+    if kind == "auth":
+        return 401, {}, _zhipu("1000", "身份验证失败。")
+    if kind == "model_not_found":
+        return 400, {}, _zhipu("1211", "模型不存在，请检查模型代码。")
+    if kind == "context_length":
+        return 400, {}, _zhipu("1261", "Prompt exceeds max length")
+    if kind == "server_error":  # not confirmed: the wording (the api-code page's title)
+        return 500, {}, _zhipu("500", "Internal Error")
+    if kind == "overloaded":
+        return 429, {}, _zhipu("1305", "该模型当前访问量过大，请您稍后再试")
     return None

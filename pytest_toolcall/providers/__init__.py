@@ -243,7 +243,198 @@ MISTRAL = Provider(name="mistral", dialect="openai", family="openai", facts={
                                "confirmed: OpenAI's is played"),
 })
 
-REGISTRY: dict[str, Provider] = {p.name: p for p in (*_BUILTIN, VERTEX, DEEPSEEK, MISTRAL)}
+_OR_CONFIRMED = "2026-11-25"
+_OR_DOCS = "https://openrouter.ai/docs"
+
+#: OpenRouter (openrouter.ai/api/v1): the openai wire with its integer-coded errors, its stream
+#: shape (role on every chunk, the finish chunk twice, SSE comments, mid-stream error events) and
+#: reasoning_details (issue 13). Served by the ``openrouter`` dialect class
+#: (pytest_toolcall.dialects.openrouter) and the OpenRouterAdapter reference. Facts without a
+#: confirmed date inherit OpenAI's behaviour.
+OPENROUTER = Provider(name="openrouter", dialect="openai", family="openai", facts={
+    "routes": Fact("POST /api/v1/chat/completions; base_url https://openrouter.ai/api/v1",
+                   f"{_OR_DOCS}/api-reference/overview; {_OR_DOCS}/api-reference/streaming",
+                   _OR_CONFIRMED),
+    "auth": Fact("Authorization: Bearer <key>; a bad key is 401 {error: {message: 'User not "
+                 "found.', code: 401}}; no key 401 'No cookie auth credentials found' (2025: "
+                 "'No auth credentials found', historical)",
+                 "public client logs and probes (2025-12 to 2026-08); Gitlawb/openclaude #967, "
+                 "Chevey339/kelivo #147, continuedev/continue #10153; musistudio/claude-code-"
+                 "router #227 (2025)", _OR_CONFIRMED),
+    "error_shape": Fact("{error: {code: <int, equal to the HTTP status>, message, metadata?}} "
+                        "(often a top-level user_id); statuses 400, 401, 402, 403, 408, 429, "
+                        "502, 503; Retry-After may come on 429 and 503; upstream failures are "
+                        "'Provider returned error' with metadata {raw, provider_name}",
+                        f"{_OR_DOCS}/api-reference/errors; reVrost/go-openrouter PR #21, "
+                        "open-webui/computer #293, diegosouzapw/OmniRoute #3044", _OR_CONFIRMED),
+    "insufficient_credits": Fact("402 'This request requires more credits, or fewer "
+                                 "max_tokens. You requested up to N tokens, but can only "
+                                 "afford M. ...' metadata {provider_name: null}; not retryable "
+                                 "as it is", "Gitlawb/openclaude #1125, newo-ether/Agora #8, "
+                                 "continuedev/continue #11154, QwenLM/qwen-code #73",
+                                 _OR_CONFIRMED),
+    "midstream_error": Fact("after the first token: a data event {id, object: "
+                            "chat.completion.chunk, created, model, provider, error: {code, "
+                            "message}, choices: [{index: 0, delta: {content: ''}, "
+                            "finish_reason: 'error'}]} under the 200, and the stream ends",
+                            f"{_OR_DOCS}/api-reference/streaming (Handling Errors During "
+                            "Streaming, the example 'Provider disconnected unexpectedly'); "
+                            "cline #5449 (a mid-stream code 502 with metadata.raw)",
+                            _OR_CONFIRMED),
+    "stream_shape": Fact("role: 'assistant' on every chunk's delta, content null next to "
+                         "tool-call fragments; a call's first fragment has index, id, type, "
+                         "name, arguments ''; the finish chunk's delta {content: '', role: "
+                         "'assistant'} with native_finish_reason; the finish chunk sent twice, "
+                         "the second with usage (a usage-only choices: [] chunk was seen too)",
+                         "a recorded anthropic/claude-4.5-haiku stream via Amazon Bedrock "
+                         "(gen-1772969079-EhEx5DeV7JqM43lpl47Y) quoted in a public client's "
+                         "tests; langchain-ai/langchain #38226 / PR #38552, QwenLM/qwen-code "
+                         "#2402", _OR_CONFIRMED),
+    "sse_comments": Fact("': OPENROUTER PROCESSING' SSE comments to keep the connection open, "
+                         "before and between data lines", f"{_OR_DOCS}/api-reference/streaming "
+                         "(Additional Information)", _OR_CONFIRMED),
+    "stream_usage": Fact("usage (with cost, is_byok, prompt_tokens_details.cached_tokens / "
+                         "cache_write_tokens, completion_tokens_details.reasoning_tokens) in the "
+                         "last SSE message always; stream_options.include_usage is deprecated "
+                         "and has no effect", f"{_OR_DOCS}/use-cases/usage-accounting",
+                         _OR_CONFIRMED),
+    "reasoning": Fact("message.reasoning (text) and message.reasoning_details [{type: "
+                      "reasoning.text|reasoning.summary|reasoning.encrypted, text|summary|data, "
+                      "id?, format, index}]; streamed as delta pieces; preserve "
+                      "reasoning_details when passing messages back",
+                      f"{_OR_DOCS}/use-cases/reasoning-tokens (Preserving reasoning blocks); "
+                      "recorded openai/gpt-5 streams (charmbracelet fantasy testdata)",
+                      _OR_CONFIRMED),
+    "reasoning_details_required": Fact("Gemini models: a tool-call turn sent back without its "
+                                       "encrypted reasoning detail is 400 {error: {message: "
+                                       "'Provider returned error', code: 400, metadata: {raw: "
+                                       "'Gemini models require OpenRouter reasoning details to "
+                                       "be preserved in each request. Please refer to our "
+                                       "docs: ... Upstream error: {... missing a "
+                                       "`thought_signature` ...}'}}}",
+                                       "OpenRouterTeam/ai-sdk-provider #381, microsoft/vscode-"
+                                       "copilot-chat PR #2649, public agent logs (2025-12)",
+                                       _OR_CONFIRMED),
+    "reasoning_format_back": Fact("whether the format field must come back unchanged is not "
+                                  "confirmed: the fake checks the encrypted data only"),
+    "upstream_raw_tail": Fact("the upstream part of metadata.raw after 'Upstream error:' is "
+                              "truncated in every public log: the fake's tail is Gemini's "
+                              "message as far as quoted"),
+    # not confirmed (2026-11-25): the parameters and tool-calling pages were not read; the
+    # Python SDK's ToolChoice component lists Auto, Any, None and Tool
+    # (openrouter.ai/docs/client-sdks/python/components/toolchoice.md). Inherits OpenAI's
+    # values and is not enforced by the fake
+    "tool_choice": Fact("none, auto, required, {type: function, function: {name}} (OpenAI's, "
+                        "inherited; not enforced)"),
+    "tools_unsupported": Fact("a model without a tool-capable endpoint is 404 'No endpoints "
+                              "found that support tool use. ...' (Routstr/routstr-core #554); "
+                              "not played (the fake has no model catalogue)"),
+    "ids": Fact("completion ids 'gen-<unix>-<20 letters/digits>'; call ids from the upstream "
+                "(toolu_bdrk_01... Anthropic on Bedrock, call_... OpenAI, tool_<name>_... "
+                "Gemini); a provider field names the upstream",
+                "the recorded Bedrock stream; recorded Parasail and Google AI Studio responses "
+                "in public client tests", _OR_CONFIRMED),
+    "request_errors": Fact("the wording of OpenRouter's own 400s for malformed requests is not "
+                           "confirmed: OpenAI's rejections are played"),
+})
+
+_ZP_CONFIRMED = "2026-11-25"
+_ZP_SDK = "zai-org/z-ai-sdk-python src/zai"
+
+#: Zhipu AI / Z.ai (open.bigmodel.cn, api.z.ai): GLM on the openai wire with business-code
+#: errors, auto-only tool_choice, its own tool types, whole calls on the finish chunk and
+#: reasoning_content (issue 13). Served by the ``zhipu`` dialect class
+#: (pytest_toolcall.dialects.zhipu) and the ZhipuAdapter reference. Facts without a confirmed
+#: date inherit OpenAI's behaviour.
+ZHIPU = Provider(name="zhipu", dialect="openai", family="openai", facts={
+    "routes": Fact("POST https://open.bigmodel.cn/api/paas/v4/chat/completions (Zhipu) and "
+                   "https://api.z.ai/api/paas/v4/chat/completions (Z.ai, international), both "
+                   "current; the GLM Coding Plan at /api/coding/paas/v4",
+                   f"{_ZP_SDK}/_client.py (ZhipuAiClient / ZaiClient default_base_url); "
+                   "docs.bigmodel.cn and docs.z.ai API reference (servers, POST "
+                   "/paas/v4/chat/completions); docs.z.ai devpack", _ZP_CONFIRMED),
+    "auth": Fact("Authorization: Bearer <key> (the SDK can also send a JWT signed with the key; "
+                 "not played); no header: 401 {error: {code: '1001', message: 'Header中未收到"
+                 "Authorization参数，无法进行身份验证。'}}; a bad key: 401 code '1000' '身份验证失败。'",
+                 f"{_ZP_SDK}/_client.py auth_headers; recorded curl runs against "
+                 "open.bigmodel.cn quoted in public repos; a gateway's live evidence "
+                 "(2026-10-09)", _ZP_CONFIRMED),
+    "error_shape": Fact("{error: {code: '<business code, a string>', message}} with the HTTP "
+                        "status outside; no type, no param. Chinese texts on open.bigmodel.cn, "
+                        "English on api.z.ai (1211 'Unknown Model, please check the model "
+                        "code.', 1302 'Rate limit reached for requests', 1113 'Insufficient "
+                        "balance or no resource package. Please recharge.')",
+                        "docs.z.ai/api-reference/api-code (HTTP status and business codes "
+                        "1000-1309); CodexPlusPlus PR #2195 (probe table); public test fixtures "
+                        "quoting recorded bodies", _ZP_CONFIRMED),
+    "error_codes": Fact("429 1302 concurrency, 1305 model overloaded, 1113 balance used up "
+                        "(not retryable), 1308 usage limit (z.ai names the reset time in the "
+                        "message); 400 1210 bad parameters, 1211 unknown model, 1214 invalid "
+                        "parameter, 1261 'Prompt exceeds max length' (no number); 401 1000/1001; "
+                        "no Retry-After, no rate-limit headers",
+                        "docs.z.ai/api-reference/api-code; a public measured write-up (three "
+                        "concurrent requests: '{\"error\":{\"code\":\"1302\",...}}', no "
+                        "Retry-After / X-RateLimit-*); a gateway's live evidence 2026-10-09 "
+                        "(1000, 1113, 1261, 1305, 1210)", _ZP_CONFIRMED),
+    "server_error_wording": Fact("500's body wording is not confirmed: the api-code page's "
+                                 "'Internal Error' with code '500' is played"),
+    "tool_choice": Fact("only 'auto' ('默认为auto，当前仅支持auto'); 'required' and a named "
+                        "function are refused with 400 'Tool choice must be auto'",
+                        "Zhipu's API reference text quoted by GLM clients (zhipuai SDK param "
+                        "docs, langchain-community ChatZhipuAI, spring-ai); hindsight #4246, "
+                        "xagent #1960, github/copilot-cli #4646 (Z.AI via OpenRouter, "
+                        "2026-09); agentscope GLM formatter", _ZP_CONFIRMED),
+    "tool_choice_wording": Fact("the direct API's code for a refused tool_choice is not "
+                                "confirmed ('Tool choice must be auto' is OpenRouter's relay): "
+                                "code '1214' is played; 'none' is refused by the docs' rule, no "
+                                "recorded refusal"),
+    "tool_types": Fact("function, and GLM's own web_search and retrieval tools; any other type "
+                       "is 400 {error: {code: '1214', message: 'tools[0].type:type is "
+                       "illegal'}}",
+                       "openai-interface 0.14.0 zai module (retrieval, web_search tools); "
+                       "zai SDK tool params; a public measured write-up (custom and tool_search "
+                       "types on z.ai)", _ZP_CONFIRMED),
+    "response_format": Fact("json_schema is accepted and ignored (measured); not enforced"),
+    "reasoning_content": Fact("GLM-4.5+ thinking (default on GLM-4.7 / 5.x; thinking: {type: "
+                              "enabled|disabled}; clear_thinking: false keeps earlier turns' "
+                              "reasoning) returns reasoning_content next to content; with tools "
+                              "it should be returned with the tool results, complete and "
+                              "unmodified; no error is known when it is left out (not "
+                              "enforced: the cases check what is sent)",
+                              "docs.z.ai/guides/capabilities/thinking-mode; docs.bigmodel.cn "
+                              "思考模式 ('必须显式保留 Reasoning content'); zai-rs ThinkingType; "
+                              f"{_ZP_SDK}/types/chat/chat_completion.py", _ZP_CONFIRMED),
+    "stream_shape": Fact("role 'assistant' on every delta; no finish_reason key before the last "
+                         "chunk; a tool call whole (id, type, function{name, arguments}, index) "
+                         "in one delta on the chunk with finish_reason 'tool_calls'; object "
+                         "'chat.completion.chunk' (absent in 2024-2025 streams: historical)",
+                         "docs.bigmodel.cn / docs.z.ai streaming examples; langchain PR #26693 "
+                         "(glm-4-flash chunk); recorded glm-4.6 streams (2025-10-18 without "
+                         "object, 2026-02-10 with it)", _ZP_CONFIRMED),
+    "stream_usage": Fact("usage on the finish chunk; with stream_options.include_usage a "
+                         "separate choices: [] chunk after it",
+                         "docs.z.ai/guides/capabilities/streaming (example); a recorded glm-4.6 "
+                         "stream (2026-02-10)", _ZP_CONFIRMED),
+    "tool_stream": Fact("tool_stream: true (GLM-4.6+) streams the arguments in fragments; the "
+                        "fragment shape is not confirmed: OpenAI's is played",
+                        "docs.z.ai/guides/capabilities/stream-tool", _ZP_CONFIRMED),
+    "ids": Fact("call ids 'call_-' + 19 digits, consecutive within an answer; earlier "
+                "'call_<request id>' (2024, historical); completion id = request_id, a "
+                "timestamp and 16 hex digits; non-stream tool_calls carry index",
+                "a recorded glm-5.2 answer (2026-09-13) in a public test suite; a recorded "
+                "glm-4.7 answer (2026-04-24); langchain PR #26693 (2024)", _ZP_CONFIRMED),
+    "usage_fields": Fact("usage: completion_tokens, completion_tokens_details.reasoning_tokens, "
+                         "prompt_tokens, prompt_tokens_details.cached_tokens, total_tokens",
+                         "the recorded glm-5.2 and glm-4.7 answers", _ZP_CONFIRMED),
+    "tool_pairing": Fact("GLM's wording for unanswered calls or orphan tool messages is not "
+                         "confirmed: OpenAI's rules and words are played"),
+    "midstream_error": Fact("the shape of an error inside a 200 stream is not confirmed "
+                            "(docs.bigmodel.cn: an aborted stream reports it in finish_reason): "
+                            "OpenAI's data: {error} is played in Zhipu's error shape"),
+})
+
+REGISTRY: dict[str, Provider] = {p.name: p for p in (*_BUILTIN, VERTEX, DEEPSEEK, MISTRAL,
+                                                     OPENROUTER, ZHIPU)}
 
 
 def get(name: str) -> Provider:

@@ -19,6 +19,8 @@ _ADAPTERS: dict[str, tuple[str, str]] = {
     "vertex": ("gemini", "VertexAdapter"),
     "deepseek": ("deepseek", "DeepSeekAdapter"),
     "mistral": ("mistral", "MistralAdapter"),
+    "openrouter": ("openrouter", "OpenRouterAdapter"),
+    "zhipu": ("zhipu", "ZhipuAdapter"),
 }
 
 
@@ -56,5 +58,9 @@ def reference_profile(provider: str) -> Any:
     module, _ = _ADAPTERS.get(provider, ("", ""))
     overrides = getattr(import_module(f"{__name__}.{module}"), "PROFILE", {}) if module else {}
     # the kit's scripted tools answer at once; a short tool timeout keeps the hung-tool and
-    # parallel cases (whose sleeps scale with it) fast across the whole dialect matrix
-    return Profile(name=f"reference {provider}", **{"tool_timeout": 0.2, **overrides})
+    # parallel cases (whose sleeps scale with it) fast across the whole dialect matrix. The
+    # reference loop honours LoopRequest.cancel and stops on a handoff tool: it claims both, so
+    # loop.cancelled and loop.handed_off run against it (and under the mutation self-check)
+    return Profile(name=f"reference {provider}", **{
+        "tool_timeout": 0.2, "cancellation": True, "handoff_tools": ("transfer_to_human",),
+        **overrides})

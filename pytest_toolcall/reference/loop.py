@@ -16,7 +16,12 @@ Policy, all of it declared in its profile:
   sanitised message (never a traceback, an exception repr or a secret);
 - the calls of one turn run concurrently (``parallel=True``), each with ``tool_timeout``;
 - an answer without calls ends the run with ``completed``, unless the model was cut at its token
-  limit (``length``) or the provider withheld the answer (``content_filter``): the loop says so.
+  limit (``length``) or the provider withheld the answer (``content_filter``): the loop says so;
+- once the application sets ``LoopRequest.cancel`` (its stop button), the loop makes no further
+  model call and stops with ``cancelled`` (checked after each round, before each model call);
+- a call to one of ``handoff_tools`` (its own tools, not the case's) hands the conversation off:
+  the call is answered with a transfer note (as the OpenAI Agents SDK and LangGraph do), the
+  turn's other calls are not run, and the run stops with ``handed_off``.
 
 The policies real frameworks differ on are options too, each defaulting to the above (see
 docs/loops.md, "Profile fields"): ``iteration_counts`` (what the cap counts),
@@ -60,7 +65,8 @@ class ReferenceToolLoop:
                  tool_failure_budget: int | None = None,
                  crash_policy: Literal["feed_back", "abort"] = "feed_back",
                  duplicate_call_ids: Literal["dedupe", "refuse"] = "dedupe",
-                 closing_call: bool = False, final_answer_tool: str | None = None) -> None:
+                 closing_call: bool = False, final_answer_tool: str | None = None,
+                 handoff_tools: Sequence[str] = ()) -> None:
         self.max_iterations = max_iterations
         self.max_failure_rounds = max_failure_rounds
         self.permanent_failure_stops = permanent_failure_stops
@@ -73,6 +79,7 @@ class ReferenceToolLoop:
         self.duplicate_call_ids = duplicate_call_ids
         self.closing_call = closing_call
         self.final_answer_tool = final_answer_tool
+        self.handoff_tools = tuple(handoff_tools)
 
     @classmethod
     def from_profile(cls, profile: Any) -> ReferenceToolLoop:
@@ -86,7 +93,8 @@ class ReferenceToolLoop:
                    crash_policy=profile.crash_policy,
                    duplicate_call_ids=profile.duplicate_call_ids,
                    closing_call=profile.closing_call,
-                   final_answer_tool=profile.final_answer_tool)
+                   final_answer_tool=profile.final_answer_tool,
+                   handoff_tools=getattr(profile, "handoff_tools", ()))
 
     def new_state(self, request: LoopRequest) -> _State:
         """The conversation and counters of one run (override to change the policy's
@@ -97,6 +105,8 @@ class ReferenceToolLoop:
     def run(self, request: LoopRequest) -> LoopResult:
         state = self.new_state(request)
         while True:
+            if self.cancelled(request):  # after each round, before each model call
+                return state.stop("cancelled", None)
             if self.out_of_model_calls(state):
                 return self.close(state, request, state.stop("max_iterations", None))
             try:
@@ -115,6 +125,8 @@ class ReferenceToolLoop:
     async def arun(self, request: LoopRequest) -> LoopResult:
         state = self.new_state(request)
         while True:
+            if self.cancelled(request):
+                return state.stop("cancelled", None)
             if self.out_of_model_calls(state):
                 return await self.aclose(state, request, state.stop("max_iterations", None))
             try:
@@ -131,6 +143,13 @@ class ReferenceToolLoop:
                 return await self.aclose(state, request, decision)
 
     # -- the declared policies around a round -----------------------------------------------
+    @staticmethod
+    def cancelled(request: LoopRequest) -> bool:
+        """The application pressed stop: ``LoopRequest.cancel`` is set (``is_set()`` never
+        blocks, so the async path asks it too)."""
+        signal = getattr(request, "cancel", None)
+        return signal is not None and bool(signal.is_set())
+
     def out_of_model_calls(self, state: _State) -> bool:
         """``iteration_counts="model_calls"``: the cap counts model calls, checked before each."""
         return self.iteration_counts == "model_calls" and state.model_calls >= self.max_iterations
@@ -144,6 +163,10 @@ class ReferenceToolLoop:
                 answer = (final.arguments or {}).get("answer") \
                     if isinstance(final.arguments, dict) else None
                 return state.stop("completed", str(answer) if answer is not None else None)
+        if self.handoff_tools:
+            handoff = [c for c in response.tool_calls if c.name in self.handoff_tools]
+            if handoff:  # the conversation goes to another agent or a human: stop here
+                return state.hand_off(response, handoff)
         if self.duplicate_call_ids == "refuse" and response.tool_calls:
             ids = [c.id for c in response.tool_calls if c.id is not None]
             if len(ids) != len(set(ids)):  # fail closed: run none of them, send nothing on
@@ -311,6 +334,20 @@ class _State:
                           usage=Usage(input_tokens=self.usage[0], output_tokens=self.usage[1],
                                       total_tokens=self.usage[2]),
                           messages=tuple(self.messages))
+
+    def hand_off(self, response: ChatResponse, calls: Sequence[ToolCall]) -> LoopResult:
+        """Stop with ``handed_off``: the handoff calls are kept and answered with a transfer note
+        (so the stored conversation is valid to send again); the turn's other calls never ran
+        and are left out."""
+        self.add_usage(response.usage)
+        self.messages.append(AssistantMessage(content=response.text, tool_calls=tuple(calls)))
+        for call in calls:
+            note = f"Transferred: {call.name} took over the conversation."
+            self.messages.append(ToolMessage(tool_call_id=call.id, name=call.name, content=note))
+            self.events.append(LoopEvent(type="tool_call", call_id=call.id, name=call.name))
+            self.events.append(LoopEvent(type="tool_result", call_id=call.id, name=call.name,
+                                         content=note))
+        return self.stop("handed_off", response.text)
 
     def on_response(self, response: ChatResponse, max_iterations: int) -> LoopResult | None:
         self.add_usage(response.usage)

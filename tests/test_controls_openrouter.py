@@ -1,0 +1,315 @@
+"""The ``openrouter`` provider (issue 13): OpenRouter's Chat Completions on the openai wire.
+
+Its rules with their exact texts, its stream shape, the OpenRouter cases with their negative
+controls, the reference adapter on every case that applies to openrouter, and the official openai
+SDK (strict validation) reading every response and stream the fake sends, SSE comments included.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import controls_openrouter as c  # tests/ is on sys.path
+import pytest
+
+from pytest_toolcall.cases import ScriptedCall, StreamPlan, Turn, default_registry
+from pytest_toolcall.dialects import get_dialect
+from pytest_toolcall.dialects.openrouter import (
+    BAD_KEY,
+    DETAILS_MISSING,
+    MID_STREAM_ERROR,
+    NO_AUTH,
+    OpenRouter,
+)
+from pytest_toolcall.errors import ConformanceFailure
+from pytest_toolcall.fake import FakeProvider, in_process_endpoint, serve
+from pytest_toolcall.fake.provider import Endpoint
+from pytest_toolcall.model import Reasoning
+from pytest_toolcall.providers import get
+from pytest_toolcall.reference import reference_profile
+from pytest_toolcall.reference.openrouter import OpenRouterAdapter
+from pytest_toolcall.runner import run_case
+
+PROFILE = reference_profile("openrouter")
+
+#: (case id, broken adapter, the clause the case must name)
+CONTROLS = [
+    ("stream.openrouter_role_every_chunk", c.RoleRestartsMessage, "response.tool_calls.count"),
+    ("stream.openrouter_repeated_finish", c.StopsAtFirstFinish, "response.usage"),
+    ("wire.openrouter_reasoning_details_replayed", c.DropsReasoningDetails,
+     "request.messages.reasoning_details.missing"),
+    ("wire.openrouter_reasoning_details_replayed", c.EditsSignature,
+     "request.messages.reasoning_details.missing"),
+    ("wire.openrouter_reasoning_details_replayed", c.ReasoningNotDecoded, "response.reasoning"),
+    ("stream.openrouter_reasoning_details_replayed", c.StreamDropsReasoning,
+     "response.reasoning"),
+    ("stream.openrouter_reasoning_details_replayed", c.DropsReasoningDetails,
+     "request.messages.reasoning_details.missing"),
+    ("stream.openrouter_error_event", c.ReadsChoicesOnly, "error.message"),
+]
+
+#: the shared cases that run on OpenRouter's own bodies and stream, with the bug they catch
+SHARED_CONTROLS = [
+    ("stream.sse_comment_lines", c.BreaksOnComments, "adapter.raised"),
+    ("errors.in_stream", c.MidStreamErrorFinal, "errors.retryable"),
+    ("errors.rate_limited", c.NeverRetryable, "errors.retryable"),
+    ("errors.rate_limited", c.StatusLost, "errors.status"),
+    ("errors.rate_limited_stream", c.NeverRetryable, "errors.retryable"),
+    ("errors.quota_exhausted", c.EveryErrorRetryable, "errors.retryable"),
+    ("errors.auth_invalid", c.EveryErrorRetryable, "errors.retryable"),
+    ("errors.permission_denied", c.EveryErrorRetryable, "errors.retryable"),
+    ("errors.model_not_found", c.StatusLost, "errors.status"),
+    ("errors.context_length", c.EveryErrorRetryable, "errors.retryable"),
+    ("errors.server_error", c.NeverRetryable, "errors.retryable"),
+    ("errors.overloaded", c.NeverRetryable, "errors.retryable"),
+]
+
+
+@pytest.fixture
+def endpoint() -> Iterator[Endpoint]:
+    ep = in_process_endpoint(FakeProvider("openrouter"))
+    yield ep
+    ep.close()
+
+
+@pytest.mark.parametrize(("case_id", "broken", "clause"), CONTROLS + SHARED_CONTROLS,
+                         ids=[f"{cid}-{b.__name__}" for cid, b, _ in CONTROLS + SHARED_CONTROLS])
+def test_case_fails_its_negative_control(case_id: str, broken: type, clause: str,
+                                         endpoint: Endpoint) -> None:
+    case = default_registry()[case_id]
+    assert case.applies_to("openrouter")
+    with pytest.raises(ConformanceFailure) as exc:
+        run_case(case, broken.from_endpoint(endpoint), PROFILE, endpoint)
+    assert exc.value.clause == clause, exc.value.render()
+
+
+def test_every_openrouter_case_and_error_kind_has_a_negative_control() -> None:
+    from pytest_toolcall.dialects.provider_errors import kinds_for
+
+    own = {case.id for case in default_registry() if case.dialects == ("openrouter",)}
+    assert own == {row[0] for row in CONTROLS}
+    assert set(kinds_for("openrouter")) == {"rate_limit", "quota", "auth", "permission",
+                                            "model_not_found", "context_length",
+                                            "server_error", "overloaded"}
+    kind_cases = {case.id for case in default_registry().select(["errors.*"], "openrouter")
+                  if case.dialects != ("*",) and case.id.startswith("errors.")}
+    assert kind_cases == {row[0] for row in SHARED_CONTROLS if row[0].startswith("errors.")}
+
+
+OPENROUTER_CASES = sorted(case.id for case in default_registry().select(dialect="openrouter")
+                          if case.contract == "chat" and all(PROFILE.claims(n)
+                                                             for n in case.needs))
+
+
+@pytest.mark.parametrize("case_id", OPENROUTER_CASES)
+def test_reference_adapter_passes(case_id: str, endpoint: Endpoint) -> None:
+    run_case(default_registry()[case_id], OpenRouterAdapter.from_endpoint(endpoint), PROFILE,
+             endpoint)
+    assert all(e.path == "/api/v1/chat/completions" for e in endpoint.exchanges)
+
+
+# -- the provider's rules, with their texts -----------------------------------------------------
+
+def test_routes_and_auth() -> None:
+    d = get_dialect("openrouter")
+    assert d.route("POST", "/api/v1/chat/completions")
+    assert not d.route("POST", "/v1/chat/completions") and not d.route("GET",
+                                                                       "/api/v1/chat/completions")
+    assert d.check_auth({"authorization": "Bearer k"}, {}, "k") is None
+    wrong = d.check_auth({"authorization": "Bearer sk-or-v1-nope"}, {}, "k")
+    assert wrong is not None and dict(wrong.body) == {"error": {"message": BAD_KEY, "code": 401}}
+    missing = d.check_auth({}, {}, "k")
+    assert missing is not None and dict(missing.body) == {"error": {"message": NO_AUTH,
+                                                                    "code": 401}}
+
+
+_CALL = {"role": "assistant", "content": "", "tool_calls": [
+    {"id": "tool_f_1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]}
+_RESULT = {"role": "tool", "tool_call_id": "tool_f_1", "content": "ok"}
+
+
+def _body(*messages: dict[str, Any]) -> dict[str, Any]:
+    return {"model": "google/gemini-3-flash-preview",
+            "messages": [{"role": "user", "content": "weather?"}, *messages]}
+
+
+def test_reasoning_details_must_come_back_with_the_calls_the_fake_signed() -> None:
+    d = OpenRouter()
+    turn = Turn(reasoning=(Reasoning(type="thinking", text="hm"),
+                           Reasoning(type="redacted_thinking", signature="SIG")),
+                tool_calls=(ScriptedCall(id="tool_f_1", name="f"),))
+    message = d.encode_response(turn, {})["choices"][0]["message"]
+    assert message["reasoning"] == "hm"
+    assert message["reasoning_details"][1] == {"type": "reasoning.encrypted", "data": "SIG",
+                                               "id": "tool_f_1", "format": "google-gemini-v1",
+                                               "index": 1}
+    dropped = d.validate(_body(_CALL, _RESULT))
+    assert dropped is not None and dropped.status == 400
+    error = dict(dropped.body)["error"]
+    assert (error["message"], error["code"]) == ("Provider returned error", 400)
+    assert error["metadata"]["raw"].startswith(DETAILS_MISSING)
+    edited = dict(_CALL, reasoning_details=[{"type": "reasoning.encrypted", "data": "SIG="}])
+    assert d.validate(_body(edited, _RESULT)) is not None
+    kept = dict(_CALL, reasoning_details=[{"type": "reasoning.encrypted", "data": "SIG"}])
+    assert d.validate(_body(kept, _RESULT)) is None
+    assert OpenRouter().validate(_body(_CALL, _RESULT)) is None  # never signed: no rule
+
+
+def _chunks(events: list[bytes]) -> list[dict[str, Any]]:
+    return [json.loads(e[len(b"data: "):]) for e in events
+            if e.startswith(b"data: {")]
+
+
+def test_stream_shape() -> None:
+    turn = Turn(tool_calls=(ScriptedCall(id="toolu_bdrk_01X", name="get_time",
+                                         arguments='{"tz": "UTC"}'),))
+    events = OpenRouter().encode_stream(turn, {"model": "anthropic/claude-4.5-haiku"})
+    assert events[-1] == b"data: [DONE]\n\n"
+    chunks = _chunks(events)
+    assert all(ch["choices"][0]["delta"]["role"] == "assistant" for ch in chunks)
+    assert all(ch["id"].startswith("gen-") and ch["provider"] for ch in chunks)
+    frags = [f for ch in chunks for f in ch["choices"][0]["delta"].get("tool_calls") or ()]
+    assert frags[0] == {"index": 0, "id": "toolu_bdrk_01X", "type": "function",
+                        "function": {"name": "get_time", "arguments": ""}}
+    finishes = [ch for ch in chunks if ch["choices"][0]["finish_reason"]]
+    assert len(finishes) == 2, "the finish chunk comes twice"
+    assert "usage" not in finishes[0] and finishes[1]["usage"]["cost"] >= 0
+    assert finishes[0]["choices"][0]["native_finish_reason"] == "tool_calls"
+    comments = OpenRouter().encode_stream(turn.model_copy(update={"stream": StreamPlan(
+        quirks=frozenset({"sse_comments"}))}), {})
+    assert comments[0] == b": OPENROUTER PROCESSING\n\n"
+
+
+def test_mid_stream_error_event_is_the_docs_example() -> None:
+    turn = Turn(text="The weather in Paris is", stream=StreamPlan(error_after=2))
+    events = OpenRouter().encode_stream(turn, {})
+    assert events[-1] != b"data: [DONE]\n\n"
+    last = json.loads(events[-1][len(b"data: "):])
+    assert last["error"] == MID_STREAM_ERROR
+    assert last["choices"] == [{"index": 0, "delta": {"content": ""}, "finish_reason": "error"}]
+    assert list(last)[:5] == ["id", "object", "created", "model", "provider"]
+
+
+def test_openrouter_errors_in_its_own_words() -> None:
+    from pytest_toolcall.dialects.provider_errors import error_reply
+
+    for kind in ("rate_limit", "quota", "auth", "permission", "model_not_found",
+                 "context_length", "server_error", "overloaded"):
+        status, _, body = error_reply("openrouter", kind)
+        assert body["error"]["code"] == status, "OpenRouter's code is the HTTP status"
+    assert error_reply("openrouter", "rate_limit", 7)[1] == {"retry-after": "7"}
+    assert error_reply("openrouter", "quota")[2]["error"]["message"].startswith(
+        "This request requires more credits, or fewer max_tokens.")
+
+
+def test_provider_facts_are_sourced_and_dated() -> None:
+    p = get("openrouter")
+    assert (p.dialect, p.family) == ("openai", "openai")
+    assert {"routes", "auth", "error_shape", "midstream_error", "stream_shape", "sse_comments",
+            "reasoning", "reasoning_details_required", "tool_choice", "ids"} <= set(p.facts)
+    for name, fact in p.facts.items():
+        if fact.confirmed:
+            assert fact.source and fact.confirmed == "2026-11-25", name
+
+
+# -- fidelity: the official openai SDK reads everything the openrouter fake sends --------------
+
+openai = pytest.importorskip("openai")
+
+
+def _steps() -> list[Any]:
+    out = []
+    for case in default_registry().select(dialect="openrouter"):
+        for n, step in enumerate(case.steps):
+            turn, plan = step.reply, step.reply.stream
+            if (step.expect == "error" or turn.error or plan.error_after is not None
+                    or plan.truncate_after is not None or plan.quirks - {"sse_comments"}
+                    or any(x.arguments is None for x in turn.tool_calls)
+                    or turn.expected_finish() not in ("stop", "tool_calls", "length")):
+                continue
+            out.append(pytest.param(step, id=f"{case.id}/step{n + 1}"))
+    return out
+
+
+@pytest.fixture(scope="module")
+def sdk() -> Iterator[tuple[Any, FakeProvider]]:
+    fake = FakeProvider("openrouter")
+    with serve(fake) as ep:
+        client = openai.OpenAI(base_url=ep.base_url, api_key=ep.api_key, max_retries=0,
+                               timeout=10, _strict_response_validation=True,
+                               http_client=openai.DefaultHttpxClient(trust_env=False))
+        yield client, fake
+        client.close()
+
+
+@pytest.mark.parametrize("mode", ["create", "create_stream", "stream_helper"])
+@pytest.mark.parametrize("step", _steps())
+def test_openai_sdk_reads_every_openrouter_answer(sdk: tuple[Any, FakeProvider], step: Any,
+                                                  mode: str) -> None:
+    client, fake = sdk
+    turn = step.reply
+    fake.dialect.signed_calls.clear()  # type: ignore[attr-defined]  # one case at a time
+    fake.expect(turn)
+    body = OpenRouterAdapter("http://unused.invalid", "k").build_body(step.request, stream=False)
+    want_calls = [(i, x.name, x.arguments_text())
+                  for i, x in zip(OpenRouter.call_ids(turn), turn.tool_calls)]
+    want_details = [r.signature for r in turn.reasoning if r.type == "redacted_thinking"]
+    if mode == "create":
+        done = client.chat.completions.create(**body)
+        message = done.choices[0].message
+        got_calls = [(x.id, x.function.name, x.function.arguments)
+                     for x in message.tool_calls or ()]
+        got_details = [d["data"] for d in (message.model_extra or {}).get("reasoning_details")
+                       or () if d["type"] == "reasoning.encrypted"]
+        usage = done.usage
+        text = message.content or None
+    elif mode == "create_stream":
+        chunks = list(client.chat.completions.create(**body, stream=True))
+        slots: dict[int, list[Any]] = {}
+        got_details, pieces = [], []
+        for ch in chunks:
+            for choice in ch.choices:
+                assert choice.delta.role == "assistant"
+                pieces.append(choice.delta.content or "")
+                for d in (choice.delta.model_extra or {}).get("reasoning_details") or ():
+                    if d["type"] == "reasoning.encrypted":
+                        got_details.append(d["data"])
+                for f in choice.delta.tool_calls or ():
+                    slot = slots.setdefault(f.index, [f.id, f.function.name, []])
+                    slot[2].append(f.function.arguments or "")
+        got_calls = [(s[0], s[1], "".join(s[2])) for _, s in sorted(slots.items())]
+        usage = chunks[-1].usage
+        text = "".join(pieces) or None
+        assert chunks[-1].choices[0].finish_reason == turn.expected_finish()
+    else:
+        with client.chat.completions.stream(**body) as s:
+            done = s.get_final_completion()
+        message = done.choices[0].message
+        got_calls = [(x.id, x.function.name, x.function.arguments)
+                     for x in message.tool_calls or ()]
+        got_details = want_details  # the helper keeps only OpenAI's fields
+        usage = done.usage
+        text = message.content or None
+    assert got_calls == want_calls
+    assert got_details == want_details
+    assert text == (turn.text or None)
+    if turn.usage is not None:
+        assert usage is not None and usage.total_tokens == turn.usage.total_tokens
+
+
+def test_openai_sdk_skips_the_comments_and_raises_on_the_mid_stream_error(
+        sdk: tuple[Any, FakeProvider]) -> None:
+    """The SDK's SSE decoder drops ': OPENROUTER PROCESSING' and raises APIError on a data event
+    whose ``error`` is set (openai 3.57.0 _streaming.py, strict validation)."""
+    client, fake = sdk
+    body = {"model": "google/gemini-3-flash-preview",
+            "messages": [{"role": "user", "content": "weather?"}]}
+    fake.expect(Turn(text="Checking both.", stream=StreamPlan(quirks=frozenset({"sse_comments"}))))
+    chunks = list(client.chat.completions.create(**body, stream=True))
+    assert "".join(ch.choices[0].delta.content or "" for ch in chunks if ch.choices) == \
+        "Checking both."
+    fake.expect(Turn(text="The weather in Paris is", stream=StreamPlan(error_after=2)))
+    with pytest.raises(openai.APIError, match=MID_STREAM_ERROR["message"]):
+        list(client.chat.completions.create(**body, stream=True))
