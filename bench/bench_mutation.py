@@ -1,11 +1,12 @@
 """Self-check of the mutation driver: the suite's kill rate on the reference OpenAI adapter, and
 the driver's speed. Prints figures; asserts nothing.
 
-    python bench/bench_mutation.py                 # wire.* and stream.* against reference/openai.py
+    python bench/bench_mutation.py                 # the chat families against reference/openai.py
     python bench/bench_mutation.py --jobs 2 --json /tmp/mutation.json
 
-The run is ``pytest-toolcall mutate pytest_toolcall/reference/openai.py --cases 'wire.*,stream.*'``
-(the chat families: the loop and history families do not test the chat adapter). Every survivor
+The run is ``pytest-toolcall mutate pytest_toolcall/reference/openai.py --cases
+'wire.*,stream.*,errors.*'`` (the chat families: the loop and history families do not test the
+chat adapter). Every survivor
 is listed with the verdict of ``docs/mutation.md``: ``equivalent`` (no behaviour the kit can
 observe changes), ``outside`` (observable, but not required by the ChatAdapter contract) or
 ``gap`` (a real hole in the suite, reported to the lead). A survivor missing from the table is
@@ -36,54 +37,42 @@ _E, _O, _G = "equivalent", "outside", "gap"
 #: docs/mutation.md for the table with the reasons in full
 VERDICTS: dict[str, dict[int, tuple[str, str]]] = {
     "OpenAIChatAdapter.__init__": {
-        1: (_O, "default model name; requests in cases carry no model check"),
-        2: (_O, "default model name"),
+        1: (_O, "default model name"), 2: (_O, "default model name"),
         5: (_E, "rstrip(None): the kit's base URLs end without '/' or space"),
         6: (_E, "lstrip('/'): the kit's base URLs do not start with '/'"),
         7: (_E, "rstrip('XX/XX'): same as 5"),
         12: (_E, "HTTP header names are case-insensitive"),
-        13: (_G, "model=None is sent as null: the fake accepts a null model"),
-        16: (_E, "client timeout; the kit always passes its own clients"),
-        17: (_E, "client timeout"), 20: (_E, "client timeout"), 21: (_E, "client timeout")},
-    "OpenAIChatAdapter.complete": {9: (_E, "stream=None is falsy like False")},
-    "OpenAIChatAdapter.acomplete": {9: (_E, "stream=None is falsy like False")},
-    "OpenAIChatAdapter.stream": {16: (_E, "httpx upper-cases the method")},
-    "OpenAIChatAdapter.astream": {16: (_E, "httpx upper-cases the method")},
+        16: (_O, "default client without a timeout; the kit always passes its own clients"),
+        20: (_O, "same as 16, async"),
+        17: (_E, "default timeout 61 s instead of 60"), 21: (_E, "same as 17")},
     "OpenAIChatAdapter.from_endpoint": {9: (_E, "the kit passes no extra keyword arguments")},
-    "OpenAIChatAdapter.build_body": {4: (_G, ("model null when the request has none: the "
-                                              "fake accepts a null model"))},
-    "OpenAIChatAdapter.encode_call": {5: (_G, ("tool_calls[].type not 'function': the fake "
-                                               "does not reject it")),
-                                      6: (_G, "same as 5")},
     "OpenAIChatAdapter.encode_message": {
-        10: (_G, "unknown key in an assistant message: the fake does not reject it"),
-        11: (_G, "same as 10"),
-        16: (_G, "no case replays an assistant text-only message"),
-        17: (_G, "same as 16"), 18: (_G, "same as 16"), 19: (_G, "same as 16"),
-        20: (_G, "same as 16"),
+        **{n: (_G, "an empty assistant turn (no text, no calls) is never replayed")
+           for n in (17, 18, 19, 20)},
         29: (_E, "the TypeError for a non-canonical message is unreachable with canonical input")},
     "OpenAIChatAdapter.parse_call": {
         16: (_E, "OpenAI always sends function.name in a complete response"),
         18: (_E, "same as 16"), 21: (_E, "same as 16")},
-    "OpenAIChatAdapter.parse_finish": {
-        3: (_G, "no case sent an unknown finish_reason (now: wire.unknown_finish_reason)"),
-        5: (_G, "same as 3"), 6: (_G, "same as 3"), 7: (_G, "same as 3")},
+    "OpenAIChatAdapter.parse_content": {
+        **{n: (_E, "unreachable from OpenAI: list content is Mistral's (mistral.* cases)")
+           for n in range(4, 23)},
+        23: (_G, "a content of another type raises an error without words; no case sends one"),
+        24: (_O, "wording of that error")},
     "OpenAIChatAdapter.parse_response": {
-        8: (_G, "the error for a 200 without choices may lose the body (now: "
-                "wire.malformed_success names it)"),
-        20: (_G, "ChatResponse.model is never checked"), 25: (_G, "same as 20"),
-        38: (_G, "same as 20"), 39: (_G, "same as 20"), 40: (_G, "same as 20")},
+        **{n: (_O, "ChatResponse.model left out: optional in the contract")
+           for n in (20, 25, 38, 39, 40)},
+        **{n: (_G, "a 200 with fields of the wrong shape: error without words or a crash; no "
+                   "case sends one") for n in (41, 43, 46)},
+        **{n: (_O, "ProviderError.body dropped, or wording") for n in (42, 44, 45)}},
     "OpenAIChatAdapter.raise_for_error": {
-        **{n: (_O, "the error still carries the provider's message (the whole body)")
-           for n in (5, 6, 7, 8, 9, 10)},
-        **{n: (_G, "no case sent a non-JSON error body (now: wire.error_not_json)")
-           for n in (11, 12, 40, 43, 46)},
-        **{n: (_E, "the decode error handler never fires: the kit's error bodies are UTF-8")
-           for n in (13, 14)},
-        **{n: (_O, ("ProviderError fields (status, type, code, param, body) are optional in "
-                    "the contract")) for n in (16, 17, 18, 19, 20, 22, 23, 24, 25, 26, 31, 32, 33,
-                                             34, 35, 36, 37, 38, 39, 41, 42, 44, 45)},
-        47: (_E, "error bodies of the kit are shorter than 500 characters")},
+        **{n: (_O, "ProviderError.code: errors.type asks for the type or the code")
+           for n in (9, 15, 26, 27, 28)},
+        **{n: (_O, "ProviderError.param") for n in (10, 16, 29, 30, 31)},
+        **{n: (_O, "ProviderError.body") for n in (11, 17, 43, 46)},
+        33: (_E, "OpenAI's delay is in the headers, not the body"),
+        51: (_E, "the body is text on that branch"),
+        49: (_E, "error bodies of the kit are shorter than 500 characters"),
+        47: (_G, "a non-JSON error loses its Retry-After; no case sends one")},
     "StreamAccumulator.__init__": {
         4: (_E, "finish is always set by a finish_reason chunk before it is read"),
         5: (_E, "every OpenAI stream the kit sends carries a usage chunk"),
@@ -92,16 +81,17 @@ VERDICTS: dict[str, dict[int, tuple[str, str]]] = {
     "StreamAccumulator.add_fragment": {
         **{n: (_E, "id/name set twice: the next line repairs the slot")
            for n in (22, 23, 27, 28, 29, 36, 37, 38)},
-        # stream.deltas now checks deltas against the completed calls; what still survives only
-        # leaves a delta's id or name out, which the contract allows (they are optional)
-        **{n: (_E, "a ToolCallDelta may leave id and name out; stream.deltas checks them when "
-                   "given") for n in (48, 49, 52, 53, 55, 56, 57)},
-        **{n: (_G, "ToolCallDelta arguments_delta was never checked (now: stream.deltas)")
-           for n in (54, 59)}},
+        **{n: (_O, "a ToolCallDelta may leave id and name out; stream.deltas checks them when "
+                   "given") for n in (48, 49, 52, 53, 55, 56, 57)}},
     "StreamAccumulator.feed_line": {
-        7: (_G, "no case sent 'data:' without a space (now: stream.sse_data_without_space)"),
-        **{n: (_O, "StreamError fields and message fallback: the message is still surfaced")
-           for n in (23, 24, 25, 27, 28, 29, 31, 32, 34, 35, 36, 37, 38, 39, 40, 41, 42)}},
+        **{n: (_G, "in-stream error type (now: errors.type in errors.in_stream)")
+           for n in (23, 28, 39, 40, 41)},
+        **{n: (_O, "in-stream error code (null in OpenAI's chunk; the type is carried)")
+           for n in (24, 29, 42, 43, 44)},
+        **{n: (_O, "StreamError.body") for n in (25, 30)},
+        **{n: (_O, "message falls back to the whole error object, still the provider's words")
+           for n in (33, 37, 38)},
+        **{n: (_E, "the error always has a message") for n in (34, 36)}},
     "StreamAccumulator.close": {
         n: (_O, "wording of the IncompleteStreamError message") for n in (2, 4, 5, 6, 7, 8, 9,
                                                                           10, 11, 12)},
@@ -119,7 +109,7 @@ def main() -> int:
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--source", default="pytest_toolcall/reference/openai.py")
-    parser.add_argument("--cases", default="wire.*,stream.*")
+    parser.add_argument("--cases", default="wire.*,stream.*,errors.*")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--json", default=None, help="write the figures here")
     parser.add_argument("--verbose", action="store_true", help="print every escape's diff")

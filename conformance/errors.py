@@ -24,6 +24,7 @@ whether the kind is retryable, which is a fact about the provider, not about the
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -80,6 +81,18 @@ def _provider_ids(dialect: str, body: Any) -> set[str]:
     return {str(error[k]) for k in keys if isinstance(error.get(k), str)}
 
 
+def _stream_error_body(exchange: Any) -> Any:
+    """The error event that ended a 200 stream: the JSON of its last ``data:`` line (OpenAI's
+    and Gemini's ``{"error": {...}}``, Anthropic's ``error`` event), ``None`` without one."""
+    for line in reversed(exchange.response_body.decode(errors="replace").splitlines()):
+        if line.startswith("data:"):
+            try:
+                return json.loads(line[5:])
+            except ValueError:
+                return None
+    return None
+
+
 def provider_error(*, retryable: bool, retry_after: int | None = None) -> Callable[[CaseRun],
                                                                                     None]:
     """The error carries status, the provider's type or code, the delay, and ``retryable``."""
@@ -133,6 +146,18 @@ def provider_error(*, retryable: bool, retry_after: int | None = None) -> Callab
                     hint="retryable: 408, 409, 429 and 5xx (Anthropic's 529 too), except "
                          "what the provider marks final (x-should-retry: false, OpenAI's "
                          "insufficient_quota)")
+            # inside a 200 stream the status says nothing: the error event's type or code
+            # must reach the caller (checked after retryable, the first thing a caller reads)
+            ids = (_provider_ids(run.dialect, _stream_error_body(exchange))
+                   if exchange.status < 400 and exchange.streamed else set())
+            if ids and not any(getattr(e, "type", None) in ids or getattr(e, "code", None) in ids
+                               for e in chain):
+                raise ConformanceFailure(
+                    "errors.type", f"step {n}: the error inside the stream does not carry the "
+                    "provider's error type or code", expected=f"type or code in {sorted(ids)}",
+                    got=got, hint="copy the error event's type/code (OpenAI error.type and "
+                                  "error.code, Anthropic error.type, Gemini error.status) onto "
+                                  "the error")
 
     return provider_error_check
 
@@ -257,11 +282,13 @@ CASES: list[Case] = [
     ),
     case(
         id="errors.in_stream",
-        dialects=("openai", "openai-responses", "anthropic", "gemini"),
+        dialects=("openai", "openai-responses", "anthropic", "gemini", "openrouter"),
         title="An error inside a 200 stream surfaces as a retryable error",
         why="Providers fail mid-stream after the 200 is sent (Anthropic's overloaded_error "
-            "event, OpenAI's error chunk, Gemini's INTERNAL); the status says nothing then, so "
-            "the error's type must: the request can be sent again.",
+            "event, OpenAI's error chunk, Gemini's INTERNAL, OpenRouter's unified event with a "
+            "top-level error and finish_reason 'error': openrouter.ai/docs/api-reference/"
+            "streaming, confirmed 2026-11-25); the status says nothing then, so the error's "
+            "type or code must: the request can be sent again.",
         steps=(Step(request=one_step(Turn())[0].request,
                     reply=Turn(text="The weather in Paris is", stream=StreamPlan(error_after=2)),
                     via="stream", expect="error"),),

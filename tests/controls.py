@@ -1388,8 +1388,28 @@ class StreamLosesRetryAfter(OpenAIChatAdapter):
             raise _copy(error, retry_after=None) from None
 
 
+class StreamErrorUntyped(OpenAIChatAdapter):
+    """An error chunk inside a 200 stream is raised with its words and ``retryable`` but
+    without the event's type and code: with no status either, the caller cannot tell a
+    server_error from a rate limit (mutation survivors ``feed_line`` 23, 28, 39-41)."""
+
+    def new_accumulator(self) -> StreamAccumulator:
+        acc = super().new_accumulator()
+        feed_line = acc.feed_line
+
+        def untyped(line: str) -> Any:
+            try:
+                return feed_line(line)
+            except ProviderError as error:
+                raise _copy(error, type=None, code=None) from None
+
+        acc.feed_line = untyped  # type: ignore[method-assign]
+        return acc
+
+
 __all__ += ["DropsErrorCode", "EveryErrorRetryable", "NeverRetryable", "NoRetryAfter",
-            "RetryableByStatusOnly", "StatusLost", "StreamErrorFinal", "StreamLosesRetryAfter"]
+            "RetryableByStatusOnly", "StatusLost", "StreamErrorFinal", "StreamLosesRetryAfter",
+            "StreamErrorUntyped"]
 
 
 # == transport faults (issue 12) ===================================================================

@@ -97,6 +97,7 @@ CONTROLS: list[tuple[str, type[OpenAIChatAdapter], str]] = [
     ("errors.gateway_html", c.StatusLost, "errors.status"),
     ("errors.gateway_html", c.JsonDecodesEveryErrorBody, "error.typed"),
     ("errors.in_stream", c.StreamErrorFinal, "errors.retryable"),
+    ("errors.in_stream", c.StreamErrorUntyped, "errors.type"),
     ("errors.connection_refused", c.EmptyAnswerWhenUnreachable, "error.surfaced"),
     ("errors.connection_reset", c.ReturnsPartialOnReset, "error.surfaced"),
     ("errors.connection_reset", c.ResetIsFinal, "errors.retryable"),

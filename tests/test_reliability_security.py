@@ -476,7 +476,10 @@ def test_an_async_loop_or_collector_that_swallows_the_timeout_is_forced_out(
     try:
         failure = _fails_with(case_id, subject)  # sync passes; async (arun/aextract) hangs
         assert failure.clause == clause
-        assert "went on after the kit's timeout signal" in failure.message
+        # which note the kit gives depends on where the timeout lands in the coroutine's loop
+        # (the await it swallows, or the alarm that re-fires after it): both say it went on
+        assert ("went on after the kit's timeout signal" in failure.message
+                or "swallowed the kit's timeout" in failure.message), failure.message
         assert sys.gettrace() is trace
         # the next case still runs, on both interfaces
         _run_case(case_id, honest)

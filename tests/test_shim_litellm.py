@@ -109,7 +109,7 @@ PINNED: dict[str, dict[str, tuple[str, str]]] = {
                         "errors.model_not_found", "errors.overloaded",
                         "errors.permission_denied", "errors.rate_limited",
                         "errors.rate_limited_stream", "errors.request_too_large",
-                        "errors.server_error")},
+                        "errors.server_error", "errors.in_stream")},
         "wire.anthropic_is_error": (
             "wire.anthropic.is_error",
             "litellm's input (an OpenAI tool message) has no error flag, and "
@@ -140,7 +140,8 @@ PINNED: dict[str, dict[str, tuple[str, str]]] = {
            for case in ("errors.auth_invalid", "errors.context_length",
                         "errors.model_not_found", "errors.overloaded",
                         "errors.permission_denied", "errors.rate_limited",
-                        "errors.rate_limited_stream", "errors.server_error")},
+                        "errors.rate_limited_stream", "errors.server_error",
+                        "errors.in_stream")},
         "errors.gateway_html": (
             "errors.retryable",
             "a 502 with an HTML body is raised as litellm.APIConnectionError (status_code 500 of "
