@@ -475,6 +475,21 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     return report
 
 
+def pytest_report_teststatus(report: pytest.TestReport,
+                             config: pytest.Config) -> tuple[str, str, Any] | None:
+    """A suite item the kit could not run (a live service out of reach, a bad cassette, a kit
+    error) is an error in pytest's own line too, as in the kit's summary, not a failure: pytest
+    counts an exception of the call phase as failed (issue 17)."""
+    if report.when != "call" or not report.failed:
+        return None
+    props = dict(report.user_properties)
+    if "toolcall_case" not in props:
+        return None
+    if props.get("toolcall_not_run") or props.get("toolcall_kit_error"):
+        return "error", "E", ("ERROR", {"red": True})
+    return None
+
+
 def _is_not_run(error: BaseException) -> bool:
     from .errors import ToolcallError
 

@@ -4,6 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+# Imported before any in-process pytester run: pytester drops the modules such a run imported
+# first, and httpx builds its httpcore -> httpx exception map lazily, on first use. A run that was
+# first to import httpcore left that map holding classes no later import would raise, so a later
+# test in the same process saw httpcore.RemoteProtocolError where httpx.RemoteProtocolError was
+# due (tests/test_foreign.py after tests/test_cassettes_errors.py)
+import httpcore  # noqa: F401
+import httpx  # noqa: F401
 import pytest
 
 TESTS_DIR = Path(__file__).resolve().parent

@@ -56,7 +56,7 @@ def test_replay_fails_on_a_changed_request_with_the_command(pytester: pytest.Pyt
     cassette = pytester.path / "cassettes" / "openai" / "live.round_trip.yaml"
     cassette.write_text(cassette.read_text().replace("city Paris", "city Lyon"))
     result = _live(pytester)
-    result.assert_outcomes(passed=1, failed=1)
+    result.assert_outcomes(passed=1, errors=1)
     result.stdout.fnmatch_lines([
         ("*no recorded interaction in *live.round_trip.yaml matches POST /v1/chat/completions "
         "(body sha256:*"),

@@ -828,7 +828,7 @@ def test_replay_fails_an_adapter_that_opens_its_own_socket(
     monkeypatch.setenv("TC_HOW", how)
     pytester.makeconftest(RAW_SOCKET_CONFTEST)
     result = pytester.runpytest_inprocess(*common)
-    result.assert_outcomes(failed=1)
+    result.assert_outcomes(errors=1)
     blocked = refusal.format(port=listener)
     result.stdout.fnmatch_lines([f"*blocked {blocked}: replaying "
                                  "the cassette *live.round_trip.yaml never reaches the network*"])
