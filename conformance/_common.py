@@ -112,6 +112,18 @@ def replayed_step(first: Turn, *, via: str = "complete", final: str = "Done.") -
     )
 
 
+def reasoning_replayed_steps(first: Turn, *, via: str, final: str) -> tuple[Step, ...]:
+    """:func:`replayed_step` for a turn with reasoning: the assistant message of the history
+    sent back in step 2 keeps ``first``'s reasoning."""
+    history = answered(first)
+    assistant = history[1]
+    assert isinstance(assistant, AssistantMessage)
+    history = (history[0], assistant.model_copy(update={"reasoning": first.reasoning}),
+               *history[2:])
+    return (Step(request=request(), reply=first, via=via),  # type: ignore[arg-type]
+            Step(request=request(*history), reply=Turn(text=final), via=via))  # type: ignore[arg-type]
+
+
 def wire_field(clause: str, describe: str, get: Callable[[ChatRequest], Any],
                want: Callable[[ChatRequest], Any], hint: str) -> Callable[[CaseRun], None]:
     """A check that a field of the decoded wire request equals the canonical request's."""

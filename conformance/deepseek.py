@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from typing import Any
+from collections.abc import Callable
 
 from pytest_toolcall.cases import Case, ErrorReply, ScriptedCall, Step, StreamPlan, Turn, check
 from pytest_toolcall.checks import (
@@ -24,10 +24,17 @@ from pytest_toolcall.checks import (
 )
 from pytest_toolcall.dialects.deepseek import INSUFFICIENT_BALANCE, DeepSeek, reasoning_text
 from pytest_toolcall.errors import ConformanceFailure
-from pytest_toolcall.model import AssistantMessage, Reasoning
+from pytest_toolcall.model import Reasoning
 from pytest_toolcall.runner import CaseRun
 
-from ._common import PARIS_TOKYO_TIME, answered, calls, case, reasoning_decoded, request
+from ._common import (
+    PARIS_TOKYO_TIME,
+    calls,
+    case,
+    reasoning_decoded,
+    reasoning_replayed_steps,
+    request,
+)
 from .errors import provider_error
 
 DIALECT = ("deepseek",)
@@ -36,44 +43,45 @@ _THOUGHT = ("The user asks for two cities and the time. I will call get_weather 
 
 
 def _reasoning_steps(via: str, thought: str, *, text: str | None = None) -> tuple[Step, ...]:
-    reasoning = (Reasoning(type="thinking", text=thought),)
-    first = Turn(reasoning=reasoning, text=text, tool_calls=PARIS_TOKYO_TIME[:2])
-    history = answered(first)
-    assistant = history[1]
-    assert isinstance(assistant, AssistantMessage)
-    history = (history[0], assistant.model_copy(update={"reasoning": reasoning}), *history[2:])
-    return (Step(request=request(), reply=first, via=via),  # type: ignore[arg-type]
-            Step(request=request(*history), reply=Turn(text="Sunny in both."),  # type: ignore[arg-type]
-                 via=via))
+    first = Turn(reasoning=(Reasoning(type="thinking", text=thought),), text=text,
+                 tool_calls=PARIS_TOKYO_TIME[:2])
+    return reasoning_replayed_steps(first, via=via, final="Sunny in both.")
 
 
-def _raw(run: CaseRun, step: int) -> Any:
-    return run.steps[step].exchanges[0].json
+def reasoning_content_check(clause: str, sender: str, hint: str) -> Callable[[CaseRun], None]:
+    """A check of ``clause``: the assistant message that replays the calls carries the first
+    turn's ``reasoning_content``, unchanged ("" included); ``sender`` names who sent it."""
+
+    @check(clause)
+    def reasoning_content_replayed(run: CaseRun) -> None:
+        first = run.steps[0].step.reply
+        want = reasoning_text(first)
+        ids = {c.id for c in first.tool_calls}
+        for record in run.steps[1:]:
+            messages = (run.steps[record.index].exchanges[0].json or {}).get("messages") or []
+            for i, msg in enumerate(messages):
+                if msg.get("role") != "assistant":
+                    continue
+                if not {c.get("id") for c in msg.get("tool_calls") or ()} & ids:
+                    continue
+                got = msg.get("reasoning_content", "<no reasoning_content key>")
+                if got != want:
+                    raise ConformanceFailure(
+                        clause, f"step {record.index + 1}: messages[{i}] does not carry the "
+                        f"reasoning_content {sender} sent with these calls",
+                        expected=want, got=got, hint=hint)
+
+    return reasoning_content_replayed
 
 
-@check("wire.deepseek.reasoning_replayed")
-def reasoning_content_replayed(run: CaseRun) -> None:
-    """The assistant message that replays the calls carries the turn's ``reasoning_content``,
-    unchanged ("" included)."""
-    first = run.steps[0].step.reply
-    want = reasoning_text(first)
-    ids = {c.id for c in first.tool_calls}
-    for record in run.steps[1:]:
-        for i, msg in enumerate((_raw(run, record.index) or {}).get("messages") or []):
-            if msg.get("role") != "assistant":
-                continue
-            if not {c.get("id") for c in msg.get("tool_calls") or ()} & ids:
-                continue
-            got = msg.get("reasoning_content", "<no reasoning_content key>")
-            if got != want:
-                raise ConformanceFailure(
-                    "wire.deepseek.reasoning_replayed", f"step {record.index + 1}: messages[{i}] "
-                    "does not carry the reasoning_content the model sent with these calls",
-                    expected=want, got=got,
-                    hint="keep reasoning_content (AssistantMessage.reasoning) and send it back "
-                         "as it came on the assistant message with the tool_calls, an empty "
-                         "string too: DeepSeek's thinking mode says 'must be passed back to the "
-                         "API' (api-docs.deepseek.com/guides/thinking_mode)")
+#: the assistant message that replays the calls carries the turn's ``reasoning_content``,
+#: unchanged ("" included)
+reasoning_content_replayed = reasoning_content_check(
+    "wire.deepseek.reasoning_replayed", "the model",
+    hint="keep reasoning_content (AssistantMessage.reasoning) and send it back as it came on "
+         "the assistant message with the tool_calls, an empty string too: DeepSeek's thinking "
+         "mode says 'must be passed back to the API' (api-docs.deepseek.com/guides/"
+         "thinking_mode)")
 
 
 #: the answer a waiting non-stream request gets: DeepSeek's JSON after the empty lines it wrote

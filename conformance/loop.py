@@ -752,14 +752,11 @@ _STOP_EVENT = {"needs_clarification": "clarification", "error": "error", "comple
                "length": "text"}
 
 
-@check("loop.events")
-def events_reported(run: LoopRun) -> None:
-    """The client is shown each call (its id and tool name), each call's result (its text) or
-    error, the run's text as the event its stop calls for, and the stop, last. Calls that never
-    ran (an unknown tool, bad arguments) are shown too, as errors. Checked where the profile
-    claims ``loop.events``; a no-op otherwise (cases that are not about events carry it)."""
+def _events_ending_in_done(run: LoopRun) -> list[Any] | None:
+    """The loop's events, the last of them ``done`` with the stop reason (else a ``loop.events``
+    failure); None where the profile does not claim ``loop.events`` or the loop gave no result."""
     if not run.profile.loop_events or run.result is None:
-        return
+        return None
     events = list(run.result.events or ())
     if not events or events[-1].type != "done" or events[-1].content != run.result.stop_reason:
         raise ConformanceFailure(
@@ -768,6 +765,18 @@ def events_reported(run: LoopRun) -> None:
             got=[(e.type, e.content[:30]) for e in events][-4:],
             hint="emit LoopEvent(type='done', content=stop_reason) last, or declare "
                  "Profile(loop_events=False)")
+    return events
+
+
+@check("loop.events")
+def events_reported(run: LoopRun) -> None:
+    """The client is shown each call (its id and tool name), each call's result (its text) or
+    error, the run's text as the event its stop calls for, and the stop, last. Calls that never
+    ran (an unknown tool, bad arguments) are shown too, as errors. Checked where the profile
+    claims ``loop.events``; a no-op otherwise (cases that are not about events carry it)."""
+    events = _events_ending_in_done(run)
+    if events is None:
+        return
     executions = {e.call_id: e for e in _last_executions(run)}
     calls = {i: (name, failed) for i, name, failed in _answered_calls(run)}
     for call_id, execution in executions.items():  # a call the loop ran and never answered
@@ -1451,16 +1460,7 @@ def stop_reported(run: LoopRun) -> None:
     """Where the profile claims ``loop.events``, the client is told how the run ended: the
     last event is ``done`` with the stop reason (a cancel or a handoff the user never sees
     looks like a hang). Nothing more is asked of the events of these two stops."""
-    if not run.profile.loop_events or run.result is None:
-        return
-    events = list(run.result.events or ())
-    if not events or events[-1].type != "done" or events[-1].content != run.result.stop_reason:
-        raise ConformanceFailure(
-            "loop.events", "the loop's events do not end with one 'done' event carrying the stop "
-            "reason", expected=f"... LoopEvent(type='done', content={run.result.stop_reason!r})",
-            got=[(e.type, e.content[:30]) for e in events][-4:],
-            hint="emit LoopEvent(type='done', content=stop_reason) last, or declare "
-                 "Profile(loop_events=False)")
+    _events_ending_in_done(run)
 
 
 def _pressed_stop(profile: Any) -> LoopScript:

@@ -15,9 +15,16 @@ from __future__ import annotations
 from pytest_toolcall.cases import Case, Step, StreamPlan, Turn
 from pytest_toolcall.checks import error_surfaced, matches_script, usage_reported
 from pytest_toolcall.dialects.openrouter import MID_STREAM_ERROR
-from pytest_toolcall.model import AssistantMessage, Reasoning
+from pytest_toolcall.model import Reasoning
 
-from ._common import PARIS_TOKYO_TIME, answered, calls, case, reasoning_decoded, request
+from ._common import (
+    PARIS_TOKYO_TIME,
+    calls,
+    case,
+    reasoning_decoded,
+    reasoning_replayed_steps,
+    request,
+)
 
 DIALECT = ("openrouter",)
 _THOUGHT = "Two cities: call get_weather for Paris and for Tokyo.\n"
@@ -28,14 +35,8 @@ _REASONING = (Reasoning(type="thinking", text=_THOUGHT),
 
 
 def _reasoning_steps(via: str) -> tuple[Step, ...]:
-    first = Turn(reasoning=_REASONING, tool_calls=PARIS_TOKYO_TIME[:2])
-    history = answered(first)
-    assistant = history[1]
-    assert isinstance(assistant, AssistantMessage)
-    history = (history[0], assistant.model_copy(update={"reasoning": _REASONING}), *history[2:])
-    return (Step(request=request(), reply=first, via=via),  # type: ignore[arg-type]
-            Step(request=request(*history), reply=Turn(text="Sunny in both."),  # type: ignore[arg-type]
-                 via=via))
+    return reasoning_replayed_steps(Turn(reasoning=_REASONING, tool_calls=PARIS_TOKYO_TIME[:2]),
+                                    via=via, final="Sunny in both.")
 
 
 CASES: list[Case] = [

@@ -15,12 +15,20 @@ from typing import Any
 
 from pytest_toolcall.cases import Case, ScriptedCall, Step, StreamPlan, Turn, check
 from pytest_toolcall.checks import matches_script, usage_reported
-from pytest_toolcall.dialects.deepseek import reasoning_text
 from pytest_toolcall.errors import ConformanceFailure
-from pytest_toolcall.model import AssistantMessage, Reasoning
+from pytest_toolcall.model import Reasoning
 from pytest_toolcall.runner import CaseRun
 
-from ._common import PARIS_TOKYO_TIME, answered, calls, case, reasoning_decoded, request
+from ._common import (
+    PARIS_TOKYO_TIME,
+    answered,
+    calls,
+    case,
+    reasoning_decoded,
+    reasoning_replayed_steps,
+    request,
+)
+from .deepseek import reasoning_content_check
 
 DIALECT = ("zhipu",)
 _THOUGHT = ("The user wants the weather in two cities and the time. I will call get_weather "
@@ -34,44 +42,23 @@ GLM_CALLS = (
 
 
 def _reasoning_steps(via: str, thought: str) -> tuple[Step, ...]:
-    reasoning = (Reasoning(type="thinking", text=thought),)
-    first = Turn(reasoning=reasoning, text="Let me check.", tool_calls=PARIS_TOKYO_TIME)
-    history = answered(first)
-    assistant = history[1]
-    assert isinstance(assistant, AssistantMessage)
-    history = (history[0], assistant.model_copy(update={"reasoning": reasoning}), *history[2:])
-    return (Step(request=request(), reply=first, via=via),  # type: ignore[arg-type]
-            Step(request=request(*history), reply=Turn(text="Sunny in both; it is noon."),  # type: ignore[arg-type]
-                 via=via))
+    first = Turn(reasoning=(Reasoning(type="thinking", text=thought),), text="Let me check.",
+                 tool_calls=PARIS_TOKYO_TIME)
+    return reasoning_replayed_steps(first, via=via, final="Sunny in both; it is noon.")
 
 
 def _raw(run: CaseRun, step: int) -> Any:
     return run.steps[step].exchanges[0].json
 
 
-@check("wire.zhipu.reasoning_replayed")
-def reasoning_content_replayed(run: CaseRun) -> None:
-    """The assistant message that replays the calls carries the turn's ``reasoning_content``,
-    unchanged."""
-    first = run.steps[0].step.reply
-    want = reasoning_text(first)
-    ids = {c.id for c in first.tool_calls}
-    for record in run.steps[1:]:
-        for i, msg in enumerate((_raw(run, record.index) or {}).get("messages") or []):
-            if msg.get("role") != "assistant":
-                continue
-            if not {c.get("id") for c in msg.get("tool_calls") or ()} & ids:
-                continue
-            got = msg.get("reasoning_content", "<no reasoning_content key>")
-            if got != want:
-                raise ConformanceFailure(
-                    "wire.zhipu.reasoning_replayed", f"step {record.index + 1}: messages[{i}] "
-                    "does not carry the reasoning_content GLM sent with these calls",
-                    expected=want, got=got,
-                    hint="keep reasoning_content (AssistantMessage.reasoning) and send it back "
-                         "unchanged on the assistant message with the tool_calls: 'thinking "
-                         "blocks should be explicitly preserved and returned together with the "
-                         "tool results' (docs.z.ai/guides/capabilities/thinking-mode)")
+#: the assistant message that replays the calls carries the turn's ``reasoning_content``,
+#: unchanged
+reasoning_content_replayed = reasoning_content_check(
+    "wire.zhipu.reasoning_replayed", "GLM",
+    hint="keep reasoning_content (AssistantMessage.reasoning) and send it back unchanged on the "
+         "assistant message with the tool_calls: 'thinking blocks should be explicitly "
+         "preserved and returned together with the tool results' (docs.z.ai/guides/"
+         "capabilities/thinking-mode)")
 
 
 @check("wire.zhipu.call_ids")

@@ -6,7 +6,7 @@ from __future__ import annotations
 #: --toolcall-provider names, in the order 'all' runs them (``dialects._REGISTRY`` must agree:
 #: tests/test_plugin_lazy.py checks it)
 PROVIDERS = ("openai", "openai-responses", "anthropic", "gemini", "ollama", "vertex",
-             "deepseek", "mistral", "openrouter", "zhipu")
+             "deepseek", "mistral", "openrouter", "zhipu", "azure-openai")
 #: --toolcall-transport choices
 TRANSPORTS = ("inprocess", "loopback")
 #: --toolcall-loop-model choices

@@ -35,7 +35,8 @@ from .model import (
     ToolSpec,
     UserMessage,
 )
-from .runbase import call_with_deadline, coerce, run_checks
+from .looprun import inexpressible, wire_of
+from .runbase import CaseSkipped, call_with_deadline, coerce, run_checks
 
 __all__ = [
     "REASKED_TEXT",
@@ -198,10 +199,24 @@ def fallback_interfaces(subject: Any, profile: Any) -> list[Interface]:
     return found
 
 
+@dataclass(frozen=True)
+class _Turns:
+    """The one turn of a fallback script, as :func:`~.looprun.inexpressible` reads a script."""
+
+    turns: tuple[Turn, ...]
+
+
 def run_fallback(case: Any, subject: Any, profile: Any, *,
                  dialect: str = "openai") -> list[FallbackRun]:
     """Drive a fallback case through every interface of ``subject``; checks run on each."""
     script = case.fallback
+    # a streamed call whose arguments are no JSON object exists only where the stream carries
+    # them as text (OpenAI's deltas, Anthropic's partial_json): Gemini and Ollama stream each
+    # call's arguments as one JSON object, so no adapter of theirs could hand it over (issue 16)
+    reason = (inexpressible(_Turns((script.turn,)), dialect)
+              if wire_of(dialect) in ("gemini", "ollama") else None)
+    if reason is not None:
+        raise CaseSkipped(f"{case.id} cannot run on {dialect}: {reason}")
     runs = []
     for interface in fallback_interfaces(subject, profile):
         model = StreamingModel(script.turn, calls_first=script.calls_first, dialect=dialect)

@@ -23,6 +23,7 @@ from .contracts import Interface
 from .errors import ConformanceFailure, ToolcallError, UsageError
 from .loop import LoopRequest, LoopResult
 from .model import ChatRequest, Message, UserMessage
+from .providers import REGISTRY as PROVIDERS
 from .runbase import CaseSkipped, call_with_deadline, coerce, run_checks
 from .tools import Executor, ScriptedTool
 
@@ -282,7 +283,7 @@ def inexpressible(script: LoopScript, dialect: str) -> str | None:
                     f"the fake does not play for {dialect} (it plays "
                     f"{', '.join(kinds_for(dialect)) or 'no provider errors'} there: those "
                     "its sources document)")
-    if dialect in TEXT_ARGUMENT_DIALECTS:
+    if wire_of(dialect) in TEXT_ARGUMENT_DIALECTS:
         return None
     import json
 
@@ -299,8 +300,15 @@ def inexpressible(script: LoopScript, dialect: str) -> str | None:
                 return (f"the scripted call {call.name} has arguments {raw!r}, which are not a "
                         f"JSON object, and the {dialect} wire carries arguments as a JSON "
                         "object, never as text (a model cannot send malformed arguments there; "
-                        f"only {', '.join(TEXT_ARGUMENT_DIALECTS)} can)")
+                        f"only the {', '.join(TEXT_ARGUMENT_DIALECTS)} wires and the services "
+                        "on them can)")
     return None
+
+
+def wire_of(dialect: str) -> str:
+    """The wire format ``dialect`` speaks: a service (deepseek, vertex, ...) speaks its base's."""
+    provider = PROVIDERS.get(dialect)
+    return provider.dialect if provider is not None else dialect
 
 
 def resolve_script(case: Any, profile: Any) -> LoopScript:

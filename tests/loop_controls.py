@@ -925,6 +925,25 @@ class RequiredKeysOnly(ReferenceToolLoop):
         return None
 
 
+class _OpenSchemasState(_State):
+    def __init__(self, request: LoopRequest) -> None:
+        super().__init__(request)
+        # what the loop validates against: each schema without additionalProperties (the specs
+        # offered to the model, self.tool_specs, are untouched)
+        self.tools = {name: spec.model_copy(update={"parameters": {
+            k: v for k, v in spec.parameters.items() if k != "additionalProperties"}})
+            for name, spec in self.tools.items()}
+
+
+class IgnoresUndeclaredKeys(ReferenceToolLoop):
+    """Validates types, patterns and required keys but not ``additionalProperties: false``: an
+    undeclared key (``snooze`` on set_alarm) reaches a tool whose schema forbids it, as with a
+    validator built from the declared parameters alone (issue 16)."""
+
+    def new_state(self, request: LoopRequest) -> _State:
+        return _OpenSchemasState(request)
+
+
 class _CompletedAlwaysState(_State):
     def on_response(self, response: ChatResponse, max_iterations: int) -> LoopResult | None:
         if not response.tool_calls:

@@ -8,10 +8,10 @@ SDK (strict validation) reading every response and stream the fake sends.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import controls_deepseek as c  # tests/ is on sys.path
+import openai_wire_sdk as w
 import pytest
 
 from pytest_toolcall.cases import ScriptedCall, Turn, default_registry
@@ -22,8 +22,7 @@ from pytest_toolcall.dialects.deepseek import (
     UNANSWERED,
     DeepSeek,
 )
-from pytest_toolcall.errors import ConformanceFailure
-from pytest_toolcall.fake import FakeProvider, in_process_endpoint, serve
+from pytest_toolcall.fake import FakeProvider
 from pytest_toolcall.fake.provider import Endpoint
 from pytest_toolcall.model import Reasoning
 from pytest_toolcall.providers import get
@@ -70,20 +69,14 @@ SHARED_CONTROLS = [
 ]
 
 
-@pytest.fixture
-def endpoint() -> Iterator[Endpoint]:
-    ep = in_process_endpoint(FakeProvider("deepseek"))
-    yield ep
-    ep.close()
+endpoint = w.endpoint_fixture("deepseek")
 
 
 @pytest.mark.parametrize(("case_id", "broken", "clause"), CONTROLS,
-                         ids=[f"{cid}-{b.__name__}" for cid, b, _ in CONTROLS])
+                         ids=w.control_ids(CONTROLS))
 def test_case_fails_its_negative_control(case_id: str, broken: type, clause: str,
                                          endpoint: Endpoint) -> None:
-    with pytest.raises(ConformanceFailure) as exc:
-        run_case(default_registry()[case_id], broken.from_endpoint(endpoint), PROFILE, endpoint)
-    assert exc.value.clause == clause, exc.value.render()
+    w.assert_control_fails(case_id, broken, clause, endpoint, PROFILE)
 
 
 def test_every_deepseek_case_has_a_negative_control() -> None:
@@ -92,15 +85,11 @@ def test_every_deepseek_case_has_a_negative_control() -> None:
 
 
 @pytest.mark.parametrize(("case_id", "broken", "clause"), SHARED_CONTROLS,
-                         ids=[f"{cid}-{b.__name__}" for cid, b, _ in SHARED_CONTROLS])
+                         ids=w.control_ids(SHARED_CONTROLS))
 def test_shared_case_fails_its_negative_control_on_deepseek(case_id: str, broken: type,
                                                             clause: str,
                                                             endpoint: Endpoint) -> None:
-    case = default_registry()[case_id]
-    assert case.applies_to("deepseek")
-    with pytest.raises(ConformanceFailure) as exc:
-        run_case(case, broken.from_endpoint(endpoint), PROFILE, endpoint)
-    assert exc.value.clause == clause, exc.value.render()
+    w.assert_control_fails(case_id, broken, clause, endpoint, PROFILE, on="deepseek")
 
 
 def test_every_error_kind_deepseek_has_runs_with_a_control() -> None:
@@ -108,9 +97,7 @@ def test_every_error_kind_deepseek_has_runs_with_a_control() -> None:
 
     assert set(kinds_for("deepseek")) == {"rate_limit", "quota", "auth", "model_not_found",
                                           "context_length", "server_error", "overloaded"}
-    kind_cases = {case.id for case in default_registry().select(["errors.*"], "deepseek")
-                  if case.dialects != ("*",) and case.dialects != ("deepseek",)}
-    assert kind_cases == {row[0] for row in SHARED_CONTROLS if row[0].startswith("errors.")}
+    assert w.own_kind_cases("deepseek") == {row[0] for row in SHARED_CONTROLS if row[0].startswith("errors.")}
 
 
 def test_deepseek_errors_in_its_own_words() -> None:
@@ -128,8 +115,7 @@ def test_deepseek_errors_in_its_own_words() -> None:
         error_reply("deepseek", "permission")
 
 
-DEEPSEEK_CASES = sorted(case.id for case in default_registry().select(dialect="deepseek")
-                        if case.contract == "chat" and all(PROFILE.claims(n) for n in case.needs))
+DEEPSEEK_CASES = w.reference_cases("deepseek", PROFILE)
 
 
 @pytest.mark.parametrize("case_id", DEEPSEEK_CASES)
@@ -234,78 +220,17 @@ def test_provider_facts_are_sourced_and_dated() -> None:
 openai = pytest.importorskip("openai")
 
 
-def _steps() -> list[Any]:
-    out = []
-    for case in default_registry().select(dialect="deepseek"):
-        for n, step in enumerate(case.steps):
-            turn, plan = step.reply, step.reply.stream
-            if (step.expect == "error" or turn.error or plan.error_after is not None
-                    or plan.truncate_after is not None or plan.quirks
-                    or any(x.arguments is None for x in turn.tool_calls)
-                    or turn.expected_finish() not in ("stop", "tool_calls", "length")):
-                continue
-            out.append(pytest.param(step, id=f"{case.id}/step{n + 1}"))
-    return out
+sdk = w.sdk_fixture("deepseek")
 
 
-@pytest.fixture(scope="module")
-def sdk() -> Iterator[tuple[Any, FakeProvider]]:
-    fake = FakeProvider("deepseek")
-    with serve(fake) as ep:
-        client = openai.OpenAI(base_url=ep.base_url, api_key=ep.api_key, max_retries=0,
-                               timeout=10, _strict_response_validation=True,
-                               http_client=openai.DefaultHttpxClient(trust_env=False))
-        yield client, fake
-        client.close()
-
-
-@pytest.mark.parametrize("mode", ["create", "create_stream", "stream_helper"])
-@pytest.mark.parametrize("step", _steps())
+@pytest.mark.parametrize("mode", w.MODES)
+@pytest.mark.parametrize("step", w.sdk_steps("deepseek"))
 def test_openai_sdk_reads_every_deepseek_answer(sdk: tuple[Any, FakeProvider], step: Any,
                                                 mode: str) -> None:
     client, fake = sdk
-    turn = step.reply
     fake.dialect.thinking_calls.clear()  # type: ignore[attr-defined]  # one case at a time
-    fake.expect(turn)
-    body = DeepSeekAdapter("http://unused.invalid", "k").build_body(step.request, stream=False)
-    ids = DeepSeek.call_ids(turn)
-    want_calls = [(i, x.name, x.arguments_text()) for i, x in zip(ids, turn.tool_calls)]
-    want_reasoning = "".join(r.text or "" for r in turn.reasoning) if turn.reasoning else None
-    if mode == "create":
-        done = client.chat.completions.create(**body)
-        message = done.choices[0].message
-        got_calls = [(x.id, x.function.name, x.function.arguments)
-                     for x in message.tool_calls or ()]
-        reasoning = (message.model_extra or {}).get("reasoning_content")
-        usage = done.usage
-    elif mode == "create_stream":
-        chunks = list(client.chat.completions.create(**body, stream=True))
-        slots: dict[int, list[Any]] = {}
-        pieces: list[str] = []
-        for ch in chunks:
-            for choice in ch.choices:
-                extra = (choice.delta.model_extra or {}).get("reasoning_content")
-                if isinstance(extra, str):
-                    pieces.append(extra)
-                for f in choice.delta.tool_calls or ():
-                    slot = slots.setdefault(f.index, [f.id, f.function.name, []])
-                    slot[2].append(f.function.arguments or "")
-        got_calls = [(s[0], s[1], "".join(s[2])) for _, s in sorted(slots.items())]
-        reasoning = "".join(pieces) if turn.reasoning else None
-        usage = chunks[-1].usage
-        assert chunks[-1].choices[0].finish_reason == turn.expected_finish()
-    else:
-        with client.chat.completions.stream(**body) as s:
-            done = s.get_final_completion()
-        message = done.choices[0].message
-        got_calls = [(x.id, x.function.name, x.function.arguments)
-                     for x in message.tool_calls or ()]
-        reasoning = want_reasoning  # the helper keeps only OpenAI's fields
-        usage = done.usage
-    assert got_calls == want_calls
-    assert reasoning == want_reasoning
-    if turn.usage is not None:
-        assert usage is not None and usage.total_tokens == turn.usage.total_tokens
+    w.assert_sdk_reads_reasoning_field(client, fake, step, mode, adapter=DeepSeekAdapter,
+                                       call_ids=DeepSeek.call_ids)
 
 
 def test_openai_sdk_reads_an_answer_behind_keep_alive_lines(sdk: tuple[Any, FakeProvider]
@@ -316,7 +241,7 @@ def test_openai_sdk_reads_an_answer_behind_keep_alive_lines(sdk: tuple[Any, Fake
     step = default_registry()["wire.deepseek_keep_alive_lines"].steps[0]
     assert step.reply.error is not None and step.reply.error.raw_body.startswith("\n\n")
     fake.expect(step.reply)
-    body = DeepSeekAdapter("http://unused.invalid", "k").build_body(step.request, stream=False)
+    body = w.request_body(DeepSeekAdapter, step)
     message = client.chat.completions.create(**body).choices[0].message
     assert [x.function.name for x in message.tool_calls or ()] == ["get_weather", "get_weather"]
     assert message.content == "Checking both cities."

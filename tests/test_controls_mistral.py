@@ -12,13 +12,13 @@ from collections.abc import Iterator
 from typing import Any
 
 import controls_mistral as c  # tests/ is on sys.path
+import openai_wire_sdk as w
 import pytest
 
 from pytest_toolcall.cases import ScriptedCall, Turn, default_registry
 from pytest_toolcall.dialects import get_dialect
 from pytest_toolcall.dialects.mistral import UNANSWERED, Mistral
-from pytest_toolcall.errors import ConformanceFailure
-from pytest_toolcall.fake import FakeProvider, in_process_endpoint, serve
+from pytest_toolcall.fake import FakeProvider, serve
 from pytest_toolcall.fake.provider import Endpoint
 from pytest_toolcall.model import Reasoning
 from pytest_toolcall.providers import get
@@ -48,20 +48,14 @@ CONTROLS = [
 PINNED: dict[str, tuple[str, str]] = {}
 
 
-@pytest.fixture
-def endpoint() -> Iterator[Endpoint]:
-    ep = in_process_endpoint(FakeProvider("mistral"))
-    yield ep
-    ep.close()
+endpoint = w.endpoint_fixture("mistral")
 
 
 @pytest.mark.parametrize(("case_id", "broken", "clause"), CONTROLS,
-                         ids=[f"{cid}-{b.__name__}" for cid, b, _ in CONTROLS])
+                         ids=w.control_ids(CONTROLS))
 def test_case_fails_its_negative_control(case_id: str, broken: type, clause: str,
                                          endpoint: Endpoint) -> None:
-    with pytest.raises(ConformanceFailure) as exc:
-        run_case(default_registry()[case_id], broken.from_endpoint(endpoint), PROFILE, endpoint)
-    assert exc.value.clause == clause, exc.value.render()
+    w.assert_control_fails(case_id, broken, clause, endpoint, PROFILE)
 
 
 def test_every_mistral_case_has_a_negative_control() -> None:
@@ -87,15 +81,11 @@ SHARED_CONTROLS = [
 
 
 @pytest.mark.parametrize(("case_id", "broken", "clause"), SHARED_CONTROLS,
-                         ids=[f"{cid}-{b.__name__}" for cid, b, _ in SHARED_CONTROLS])
+                         ids=w.control_ids(SHARED_CONTROLS))
 def test_shared_case_fails_its_negative_control_on_mistral(case_id: str, broken: type,
                                                            clause: str,
                                                            endpoint: Endpoint) -> None:
-    case = default_registry()[case_id]
-    assert case.applies_to("mistral")
-    with pytest.raises(ConformanceFailure) as exc:
-        run_case(case, broken.from_endpoint(endpoint), PROFILE, endpoint)
-    assert exc.value.clause == clause, exc.value.render()
+    w.assert_control_fails(case_id, broken, clause, endpoint, PROFILE, on="mistral")
 
 
 def test_every_error_kind_mistral_has_runs_with_a_control() -> None:
@@ -103,9 +93,7 @@ def test_every_error_kind_mistral_has_runs_with_a_control() -> None:
 
     assert set(kinds_for("mistral")) == {"rate_limit", "auth", "model_not_found",
                                          "context_length", "server_error", "overloaded"}
-    kind_cases = {case.id for case in default_registry().select(["errors.*"], "mistral")
-                  if case.dialects != ("*",) and case.dialects != ("mistral",)}
-    assert kind_cases == {row[0] for row in SHARED_CONTROLS}
+    assert w.own_kind_cases("mistral") == {row[0] for row in SHARED_CONTROLS}
     status, headers, body = error_reply("mistral", "rate_limit", 7)
     assert (status, headers) == (429, {}), "no rate-limit header is documented: none is sent"
     assert body == {"object": "error", "message": "Rate limit exceeded", "type": "rate_limited",
@@ -114,8 +102,7 @@ def test_every_error_kind_mistral_has_runs_with_a_control() -> None:
     assert error_reply("mistral", "model_not_found")[2]["type"] == "invalid_model"
 
 
-MISTRAL_CASES = sorted(case.id for case in default_registry().select(dialect="mistral")
-                       if case.contract == "chat" and all(PROFILE.claims(n) for n in case.needs))
+MISTRAL_CASES = w.reference_cases("mistral", PROFILE)
 
 
 @pytest.mark.parametrize("case_id", MISTRAL_CASES)
@@ -241,28 +228,11 @@ def test_provider_facts_are_sourced_and_dated() -> None:
 openai = pytest.importorskip("openai")
 
 
-def _steps() -> list[Any]:
-    out = []
-    for case in default_registry().select(dialect="mistral"):
-        for n, step in enumerate(case.steps):
-            turn, plan = step.reply, step.reply.stream
-            if (step.expect == "error" or turn.error or plan.error_after is not None
-                    or plan.truncate_after is not None or plan.quirks
-                    or any(x.arguments is None for x in turn.tool_calls)
-                    or turn.expected_finish() not in ("stop", "tool_calls", "length")):
-                continue
-            out.append(pytest.param(step, id=f"{case.id}/step{n + 1}"))
-    return out
-
-
 @pytest.fixture(scope="module")
 def sdk() -> Iterator[tuple[Any, Any, FakeProvider]]:
     fake = FakeProvider("mistral")
     with serve(fake) as ep:
-        kw = dict(base_url=ep.base_url, api_key=ep.api_key, max_retries=0, timeout=10)
-        strict = openai.OpenAI(**kw, _strict_response_validation=True,
-                               http_client=openai.DefaultHttpxClient(trust_env=False))
-        lenient = openai.OpenAI(**kw, http_client=openai.DefaultHttpxClient(trust_env=False))
+        strict, lenient = w.openai_client(ep), w.openai_client(ep, strict=False)
         yield strict, lenient, fake
         strict.close()
         lenient.close()
@@ -278,7 +248,7 @@ def _text_and_thinking(content: Any) -> tuple[str, str]:
 
 
 @pytest.mark.parametrize("mode", ["create", "create_stream"])
-@pytest.mark.parametrize("step", _steps())
+@pytest.mark.parametrize("step", w.sdk_steps("mistral"))
 def test_openai_sdk_reads_every_mistral_answer(sdk: tuple[Any, Any, FakeProvider], step: Any,
                                                mode: str) -> None:
     """Strict validation reads every answer but those Mistral shapes outside OpenAI's schema:
@@ -287,41 +257,21 @@ def test_openai_sdk_reads_every_mistral_answer(sdk: tuple[Any, Any, FakeProvider
     limitation of using the openai SDK against Mistral) and read by the lenient default."""
     strict, lenient, fake = sdk
     turn = step.reply
-    body = MistralAdapter("http://unused.invalid", "k").build_body(step.request, stream=False)
-    want_calls = [(i, x.name, x.arguments_text()) for i, x in
-                  zip(Mistral.call_ids(turn), turn.tool_calls)]
+    body = w.request_body(MistralAdapter, step)
+    want_calls = w.wanted_calls(turn, Mistral.call_ids)
     want_thought = "".join(r.text or "" for r in turn.reasoning)
     outside = bool(turn.reasoning) or (mode == "create" and bool(turn.tool_calls))
     client = lenient if outside else strict
     if outside:
         fake.expect(turn)
         with pytest.raises(openai.APIResponseValidationError):
-            if mode == "create":
-                strict.chat.completions.create(**body)
-            else:
-                list(strict.chat.completions.create(**body, stream=True))
+            w.read_answer(strict, body, mode)
     fake.expect(turn)
-    if mode == "create":
-        done = client.chat.completions.create(**body)
-        message = done.choices[0].message
-        got_calls = [(x.id, x.function.name, x.function.arguments)
-                     for x in message.tool_calls or ()]
-        text, thought = _text_and_thinking(message.content)
-        assert done.usage is not None
-    else:
-        chunks = list(client.chat.completions.create(**body, stream=True))
-        slots: dict[int, list[Any]] = {}
-        pieces, thoughts = [], []
-        for ch in chunks:
-            for choice in ch.choices:
-                t, th = _text_and_thinking(choice.delta.content)
-                pieces.append(t)
-                thoughts.append(th)
-                for f in choice.delta.tool_calls or ():
-                    slot = slots.setdefault(f.index, [f.id, f.function.name, []])
-                    slot[2].append(f.function.arguments or "")
-        got_calls = [(s[0], s[1], "".join(s[2])) for _, s in sorted(slots.items())]
-        text, thought = "".join(pieces), "".join(thoughts)
-        assert chunks[-1].usage is not None and chunks[-1].choices[0].finish_reason
-    assert got_calls == want_calls
+    got = w.read_answer(client, body, mode)
+    assert got.usage is not None
+    if got.streamed:
+        assert got.finish
+    pairs = [_text_and_thinking(c) for c in got.contents]
+    text, thought = "".join(t for t, _ in pairs), "".join(th for _, th in pairs)
+    assert got.calls == want_calls
     assert text == (turn.text or "") and thought == want_thought

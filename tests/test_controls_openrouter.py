@@ -8,10 +8,10 @@ SDK (strict validation) reading every response and stream the fake sends, SSE co
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import controls_openrouter as c  # tests/ is on sys.path
+import openai_wire_sdk as w
 import pytest
 
 from pytest_toolcall.cases import ScriptedCall, StreamPlan, Turn, default_registry
@@ -23,8 +23,7 @@ from pytest_toolcall.dialects.openrouter import (
     NO_AUTH,
     OpenRouter,
 )
-from pytest_toolcall.errors import ConformanceFailure
-from pytest_toolcall.fake import FakeProvider, in_process_endpoint, serve
+from pytest_toolcall.fake import FakeProvider
 from pytest_toolcall.fake.provider import Endpoint
 from pytest_toolcall.model import Reasoning
 from pytest_toolcall.providers import get
@@ -67,22 +66,14 @@ SHARED_CONTROLS = [
 ]
 
 
-@pytest.fixture
-def endpoint() -> Iterator[Endpoint]:
-    ep = in_process_endpoint(FakeProvider("openrouter"))
-    yield ep
-    ep.close()
+endpoint = w.endpoint_fixture("openrouter")
 
 
 @pytest.mark.parametrize(("case_id", "broken", "clause"), CONTROLS + SHARED_CONTROLS,
-                         ids=[f"{cid}-{b.__name__}" for cid, b, _ in CONTROLS + SHARED_CONTROLS])
+                         ids=w.control_ids(CONTROLS + SHARED_CONTROLS))
 def test_case_fails_its_negative_control(case_id: str, broken: type, clause: str,
                                          endpoint: Endpoint) -> None:
-    case = default_registry()[case_id]
-    assert case.applies_to("openrouter")
-    with pytest.raises(ConformanceFailure) as exc:
-        run_case(case, broken.from_endpoint(endpoint), PROFILE, endpoint)
-    assert exc.value.clause == clause, exc.value.render()
+    w.assert_control_fails(case_id, broken, clause, endpoint, PROFILE, on="openrouter")
 
 
 def test_every_openrouter_case_and_error_kind_has_a_negative_control() -> None:
@@ -98,9 +89,7 @@ def test_every_openrouter_case_and_error_kind_has_a_negative_control() -> None:
     assert kind_cases == {row[0] for row in SHARED_CONTROLS if row[0].startswith("errors.")}
 
 
-OPENROUTER_CASES = sorted(case.id for case in default_registry().select(dialect="openrouter")
-                          if case.contract == "chat" and all(PROFILE.claims(n)
-                                                             for n in case.needs))
+OPENROUTER_CASES = w.reference_cases("openrouter", PROFILE)
 
 
 @pytest.mark.parametrize("case_id", OPENROUTER_CASES)
@@ -219,84 +208,33 @@ def test_provider_facts_are_sourced_and_dated() -> None:
 openai = pytest.importorskip("openai")
 
 
-def _steps() -> list[Any]:
-    out = []
-    for case in default_registry().select(dialect="openrouter"):
-        for n, step in enumerate(case.steps):
-            turn, plan = step.reply, step.reply.stream
-            if (step.expect == "error" or turn.error or plan.error_after is not None
-                    or plan.truncate_after is not None or plan.quirks - {"sse_comments"}
-                    or any(x.arguments is None for x in turn.tool_calls)
-                    or turn.expected_finish() not in ("stop", "tool_calls", "length")):
-                continue
-            out.append(pytest.param(step, id=f"{case.id}/step{n + 1}"))
-    return out
+sdk = w.sdk_fixture("openrouter")
 
 
-@pytest.fixture(scope="module")
-def sdk() -> Iterator[tuple[Any, FakeProvider]]:
-    fake = FakeProvider("openrouter")
-    with serve(fake) as ep:
-        client = openai.OpenAI(base_url=ep.base_url, api_key=ep.api_key, max_retries=0,
-                               timeout=10, _strict_response_validation=True,
-                               http_client=openai.DefaultHttpxClient(trust_env=False))
-        yield client, fake
-        client.close()
-
-
-@pytest.mark.parametrize("mode", ["create", "create_stream", "stream_helper"])
-@pytest.mark.parametrize("step", _steps())
+@pytest.mark.parametrize("mode", w.MODES)
+@pytest.mark.parametrize("step", w.sdk_steps("openrouter", quirks=frozenset({"sse_comments"})))
 def test_openai_sdk_reads_every_openrouter_answer(sdk: tuple[Any, FakeProvider], step: Any,
                                                   mode: str) -> None:
     client, fake = sdk
     turn = step.reply
     fake.dialect.signed_calls.clear()  # type: ignore[attr-defined]  # one case at a time
     fake.expect(turn)
-    body = OpenRouterAdapter("http://unused.invalid", "k").build_body(step.request, stream=False)
-    want_calls = [(i, x.name, x.arguments_text())
-                  for i, x in zip(OpenRouter.call_ids(turn), turn.tool_calls)]
+    body = w.request_body(OpenRouterAdapter, step)
+    want_calls = w.wanted_calls(turn, OpenRouter.call_ids)
     want_details = [r.signature for r in turn.reasoning if r.type == "redacted_thinking"]
-    if mode == "create":
-        done = client.chat.completions.create(**body)
-        message = done.choices[0].message
-        got_calls = [(x.id, x.function.name, x.function.arguments)
-                     for x in message.tool_calls or ()]
-        got_details = [d["data"] for d in (message.model_extra or {}).get("reasoning_details")
-                       or () if d["type"] == "reasoning.encrypted"]
-        usage = done.usage
-        text = message.content or None
-    elif mode == "create_stream":
-        chunks = list(client.chat.completions.create(**body, stream=True))
-        slots: dict[int, list[Any]] = {}
-        got_details, pieces = [], []
-        for ch in chunks:
-            for choice in ch.choices:
-                assert choice.delta.role == "assistant"
-                pieces.append(choice.delta.content or "")
-                for d in (choice.delta.model_extra or {}).get("reasoning_details") or ():
-                    if d["type"] == "reasoning.encrypted":
-                        got_details.append(d["data"])
-                for f in choice.delta.tool_calls or ():
-                    slot = slots.setdefault(f.index, [f.id, f.function.name, []])
-                    slot[2].append(f.function.arguments or "")
-        got_calls = [(s[0], s[1], "".join(s[2])) for _, s in sorted(slots.items())]
-        usage = chunks[-1].usage
-        text = "".join(pieces) or None
-        assert chunks[-1].choices[0].finish_reason == turn.expected_finish()
-    else:
-        with client.chat.completions.stream(**body) as s:
-            done = s.get_final_completion()
-        message = done.choices[0].message
-        got_calls = [(x.id, x.function.name, x.function.arguments)
-                     for x in message.tool_calls or ()]
+    got = w.read_answer(client, body, mode)
+    if got.streamed:
+        assert all(role == "assistant" for role in got.roles)
+        assert got.finish == turn.expected_finish()
+    if got.extras is None:
         got_details = want_details  # the helper keeps only OpenAI's fields
-        usage = done.usage
-        text = message.content or None
-    assert got_calls == want_calls
+    else:
+        got_details = [d["data"] for e in got.extras for d in e.get("reasoning_details") or ()
+                       if d["type"] == "reasoning.encrypted"]
+    assert got.calls == want_calls
     assert got_details == want_details
-    assert text == (turn.text or None)
-    if turn.usage is not None:
-        assert usage is not None and usage.total_tokens == turn.usage.total_tokens
+    assert ("".join(c or "" for c in got.contents) or None) == (turn.text or None)
+    w.assert_usage_read(got, turn)
 
 
 def test_openai_sdk_skips_the_comments_and_raises_on_the_mid_stream_error(

@@ -9,10 +9,10 @@ stream the fake sends.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import controls_zhipu as c  # tests/ is on sys.path
+import openai_wire_sdk as w
 import pytest
 
 from pytest_toolcall.cases import ScriptedCall, Turn, Usage, default_registry
@@ -24,8 +24,7 @@ from pytest_toolcall.dialects.zhipu import (
     TOOL_CHOICE_AUTO,
     Zhipu,
 )
-from pytest_toolcall.errors import ConformanceFailure
-from pytest_toolcall.fake import FakeProvider, in_process_endpoint, serve
+from pytest_toolcall.fake import FakeProvider
 from pytest_toolcall.fake.provider import Endpoint
 from pytest_toolcall.model import Reasoning
 from pytest_toolcall.providers import get
@@ -69,20 +68,14 @@ SHARED_CONTROLS = [
 ]
 
 
-@pytest.fixture
-def endpoint() -> Iterator[Endpoint]:
-    ep = in_process_endpoint(FakeProvider("zhipu"))
-    yield ep
-    ep.close()
+endpoint = w.endpoint_fixture("zhipu")
 
 
 @pytest.mark.parametrize(("case_id", "broken", "clause"), CONTROLS,
-                         ids=[f"{cid}-{b.__name__}" for cid, b, _ in CONTROLS])
+                         ids=w.control_ids(CONTROLS))
 def test_case_fails_its_negative_control(case_id: str, broken: type, clause: str,
                                          endpoint: Endpoint) -> None:
-    with pytest.raises(ConformanceFailure) as exc:
-        run_case(default_registry()[case_id], broken.from_endpoint(endpoint), PROFILE, endpoint)
-    assert exc.value.clause == clause, exc.value.render()
+    w.assert_control_fails(case_id, broken, clause, endpoint, PROFILE)
 
 
 def test_every_zhipu_case_has_a_negative_control() -> None:
@@ -91,14 +84,10 @@ def test_every_zhipu_case_has_a_negative_control() -> None:
 
 
 @pytest.mark.parametrize(("case_id", "broken", "clause"), SHARED_CONTROLS,
-                         ids=[f"{cid}-{b.__name__}" for cid, b, _ in SHARED_CONTROLS])
+                         ids=w.control_ids(SHARED_CONTROLS))
 def test_shared_case_fails_its_negative_control_on_zhipu(case_id: str, broken: type,
                                                          clause: str, endpoint: Endpoint) -> None:
-    case = default_registry()[case_id]
-    assert case.applies_to("zhipu")
-    with pytest.raises(ConformanceFailure) as exc:
-        run_case(case, broken.from_endpoint(endpoint), PROFILE, endpoint)
-    assert exc.value.clause == clause, exc.value.render()
+    w.assert_control_fails(case_id, broken, clause, endpoint, PROFILE, on="zhipu")
 
 
 def test_every_error_kind_zhipu_has_runs_with_a_control() -> None:
@@ -106,9 +95,7 @@ def test_every_error_kind_zhipu_has_runs_with_a_control() -> None:
 
     assert set(kinds_for("zhipu")) == {"rate_limit", "quota", "auth", "model_not_found",
                                        "context_length", "server_error", "overloaded"}
-    kind_cases = {case.id for case in default_registry().select(["errors.*"], "zhipu")
-                  if case.dialects != ("*",) and case.dialects != ("zhipu",)}
-    assert kind_cases == {row[0] for row in SHARED_CONTROLS}
+    assert w.own_kind_cases("zhipu") == {row[0] for row in SHARED_CONTROLS}
 
 
 def test_zhipu_errors_in_its_own_words() -> None:
@@ -131,8 +118,7 @@ def test_zhipu_errors_in_its_own_words() -> None:
         error_reply("zhipu", "permission")
 
 
-ZHIPU_CASES = sorted(case.id for case in default_registry().select(dialect="zhipu")
-                     if case.contract == "chat" and all(PROFILE.claims(n) for n in case.needs))
+ZHIPU_CASES = w.reference_cases("zhipu", PROFILE)
 
 
 @pytest.mark.parametrize("case_id", ZHIPU_CASES)
@@ -279,79 +265,21 @@ def test_provider_facts_are_sourced_and_dated() -> None:
 openai = pytest.importorskip("openai")
 
 
-def _steps() -> list[Any]:
-    out = []
-    for case in default_registry().select(dialect="zhipu"):
-        for n, step in enumerate(case.steps):
-            turn, plan = step.reply, step.reply.stream
-            if step.request.tool_choice not in (None, "auto"):
-                continue  # GLM refuses them (the reference profile claims 'auto' only)
-            if (step.expect == "error" or turn.error or plan.error_after is not None
-                    or plan.truncate_after is not None or plan.quirks
-                    or any(x.arguments is None for x in turn.tool_calls)
-                    or turn.expected_finish() not in ("stop", "tool_calls", "length")):
-                continue
-            out.append(pytest.param(step, id=f"{case.id}/step{n + 1}"))
-    return out
+def _auto_only(step: Any) -> bool:
+    """GLM refuses any tool_choice but 'auto' (the reference profile claims 'auto' only)."""
+    return step.request.tool_choice in (None, "auto")
 
 
-@pytest.fixture(scope="module")
-def sdk() -> Iterator[tuple[Any, FakeProvider]]:
-    fake = FakeProvider("zhipu")
-    with serve(fake) as ep:
-        client = openai.OpenAI(base_url=ep.base_url, api_key=ep.api_key, max_retries=0,
-                               timeout=10, _strict_response_validation=True,
-                               http_client=openai.DefaultHttpxClient(trust_env=False))
-        yield client, fake
-        client.close()
+sdk = w.sdk_fixture("zhipu")
 
 
-@pytest.mark.parametrize("mode", ["create", "create_stream", "stream_helper"])
-@pytest.mark.parametrize("step", _steps())
+@pytest.mark.parametrize("mode", w.MODES)
+@pytest.mark.parametrize("step", w.sdk_steps("zhipu", keep=_auto_only))
 def test_openai_sdk_reads_every_zhipu_answer(sdk: tuple[Any, FakeProvider], step: Any,
                                              mode: str) -> None:
     client, fake = sdk
-    turn = step.reply
-    fake.expect(turn)
-    body = ZhipuAdapter("http://unused.invalid", "k").build_body(step.request, stream=False)
-    ids = Zhipu.call_ids(turn)
-    want_calls = [(i, x.name, x.arguments_text()) for i, x in zip(ids, turn.tool_calls)]
-    want_reasoning = "".join(r.text or "" for r in turn.reasoning) if turn.reasoning else None
-    if mode == "create":
-        done = client.chat.completions.create(**body)
-        message = done.choices[0].message
-        got_calls = [(x.id, x.function.name, x.function.arguments)
-                     for x in message.tool_calls or ()]
-        reasoning = (message.model_extra or {}).get("reasoning_content")
-        usage = done.usage
-    elif mode == "create_stream":
-        chunks = list(client.chat.completions.create(**body, stream=True))
-        slots: dict[int, list[Any]] = {}
-        pieces: list[str] = []
-        for ch in chunks:
-            for choice in ch.choices:
-                extra = (choice.delta.model_extra or {}).get("reasoning_content")
-                if isinstance(extra, str):
-                    pieces.append(extra)
-                for f in choice.delta.tool_calls or ():
-                    slot = slots.setdefault(f.index, [f.id, f.function.name, []])
-                    slot[2].append(f.function.arguments or "")
-        got_calls = [(s[0], s[1], "".join(s[2])) for _, s in sorted(slots.items())]
-        reasoning = "".join(pieces) if turn.reasoning else None
-        usage = chunks[-1].usage
-        assert chunks[-1].choices[0].finish_reason == turn.expected_finish()
-    else:
-        with client.chat.completions.stream(**body) as s:
-            done = s.get_final_completion()
-        message = done.choices[0].message
-        got_calls = [(x.id, x.function.name, x.function.arguments)
-                     for x in message.tool_calls or ()]
-        reasoning = want_reasoning  # the helper keeps only OpenAI's fields
-        usage = done.usage
-    assert got_calls == want_calls
-    assert reasoning == want_reasoning
-    if turn.usage is not None:
-        assert usage is not None and usage.total_tokens == turn.usage.total_tokens
+    w.assert_sdk_reads_reasoning_field(client, fake, step, mode, adapter=ZhipuAdapter,
+                                       call_ids=Zhipu.call_ids)
 
 
 def test_openai_sdk_raises_glm_errors_with_the_business_code(sdk: tuple[Any, FakeProvider]

@@ -229,3 +229,188 @@ def test_google_genai_sends_ids_to_vertex_and_the_fake_takes_them() -> None:
     assert VERTEX.validate(body) is None
     without = json.loads(json.dumps(body).replace('"id": "c1", ', ""))
     assert VERTEX.validate(without) is None
+
+
+# -- Anthropic JSON answers: usage and tool_use keys are recorded ones ---------------------------
+
+def test_anthropic_json_usage_and_tool_use_keys_are_recorded_ones() -> None:
+    real = [i.response_json for i in _load("anthropic") if isinstance(i.response_json, dict)
+            and i.response_json.get("type") == "message"]
+    uses = Counter(frozenset(b) for m in real for b in m["content"] if b["type"] == "tool_use")
+    # 43 of 77 recorded tool_use blocks carry caller (the newer field), the rest predate it
+    assert uses == {frozenset({"type", "id", "name", "input", "caller"}): 43,
+                    frozenset({"type", "id", "name", "input"}): 34}
+    usages = {frozenset(m["usage"]) for m in real}
+    assert all({"cache_creation", "service_tier"} <= u for u in usages)
+    fake = ANTHROPIC.encode_response(Turn(tool_calls=CALL), {"model": "m"})
+    assert frozenset(fake["content"][0]) == uses.most_common(1)[0][0]
+    assert frozenset(fake["usage"]) in usages
+
+
+# -- bad request bodies: a provider's 400, never a crash, never Python's repr --------------------
+
+def _openai_error(message: str, param: str, code: str) -> dict[str, Any]:
+    return {"error": {"message": message, "type": "invalid_request_error", "param": param,
+                      "code": code}}
+
+
+OPENAI_TOOL = {"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}
+
+
+@pytest.mark.parametrize(("function", "message", "code"), [
+    ({}, "Missing required parameter: 'tool_choice.function.name'.",
+     "missing_required_parameter"),
+    ({"name": None}, "Missing required parameter: 'tool_choice.function.name'.",
+     "missing_required_parameter"),
+    ({"name": ["f"]}, "Invalid type for 'tool_choice.function.name': expected a string, but got "
+     "an array instead.", "invalid_type"),
+    ({"name": {"n": "f"}}, "Invalid type for 'tool_choice.function.name': expected a string, but "
+     "got an object instead.", "invalid_type"),
+])
+def test_openai_tool_choice_name_missing_or_not_a_string(function: dict[str, Any], message: str,
+                                                         code: str) -> None:
+    # was "tool 'None' not found in 'tools'" for a missing name, and a TypeError (the fake
+    # crashed) for a list or an object
+    body = {"model": "m", "messages": [{"role": "user", "content": "hi"}], "tools": [OPENAI_TOOL],
+            "tool_choice": {"type": "function", "function": function}}
+    for name in ("openai", "deepseek", "openrouter"):
+        rejection = get_dialect(name).validate(body)
+        assert rejection is not None and rejection.status == 400, name
+        if name == "openai":
+            assert rejection.body == _openai_error(message, "tool_choice.function.name", code)
+
+
+@pytest.mark.parametrize(("dialect", "body", "where"), [
+    ("openai", {"model": "m", "messages": [{"role": True, "content": "hi"}]}, "messages[0].role"),
+    ("openai-responses", {"model": "m", "input": [{"role": True, "content": "hi"}]},
+     "input[0].role"),
+])
+def test_openai_role_that_is_not_a_string_is_a_type_error(dialect: str, body: dict[str, Any],
+                                                          where: str) -> None:
+    # was "Invalid value: 'True'." (Python's repr of JSON's true)
+    rejection = get_dialect(dialect).validate(body)
+    assert rejection is not None
+    assert rejection.body["error"]["message"] == (
+        f"Invalid type for '{where}': expected a string, but got a boolean instead.")
+
+
+@pytest.mark.parametrize("tool_use_id", [["toolu_1"], {"id": "toolu_1"}, None, 7])
+def test_anthropic_tool_use_id_that_is_not_a_string(tool_use_id: Any) -> None:
+    body = {"model": "m", "max_tokens": 10, "messages": [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "f",
+                                           "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": tool_use_id,
+                                      "content": "x"}]}]}
+    rejection = ANTHROPIC.validate(body)  # a list or an object crashed the fake (TypeError)
+    assert rejection is not None and rejection.status == 400
+    assert rejection.body["error"]["message"] == (
+        "messages.2.content.0.tool_result.tool_use_id: Input should be a valid string")
+
+
+_GEMINI_OK = {"contents": [{"role": "user", "parts": [{"text": "hi"}]}]}
+_PROTO = "type.googleapis.com/google.ai.generativelanguage.v1beta."
+
+
+@pytest.mark.parametrize(("body", "message"), [
+    ({"contents": [{"role": "user", "parts": 5}]},
+     f"Invalid value at 'contents[0].parts' ({_PROTO}Part), 5"),
+    ({"contents": [{"role": "model", "parts": [{"functionCall": "f"}]}]},
+     f"Invalid value at 'contents[0].parts[0].function_call' ({_PROTO}FunctionCall), \"f\""),
+    # Google's proto JSON parser's own words for an array there (zed-industries/zed #44875)
+    ({"contents": [{"role": "model", "parts": [{"functionCall": []}]}]},
+     "Invalid JSON payload received. Unknown name \"functionCall\" at 'contents[0].parts[0]': "
+     "Proto field is not repeating, cannot start list."),
+    ({"contents": [{"role": "user", "parts": [{"functionResponse": 3}]}]},
+     f"Invalid value at 'contents[0].parts[0].function_response' ({_PROTO}FunctionResponse), 3"),
+    (dict(_GEMINI_OK, tools=5), f"Invalid value at 'tools' ({_PROTO}Tool), 5"),
+    (dict(_GEMINI_OK, tools=[None]), f"Invalid value at 'tools[0]' ({_PROTO}Tool), null"),
+    (dict(_GEMINI_OK, tools=[{"functionDeclarations": True}]),
+     f"Invalid value at 'tools[0].function_declarations' ({_PROTO}FunctionDeclaration), true"),
+    (dict(_GEMINI_OK, tools=[{"functionDeclarations": ["f"]}]),
+     f"Invalid value at 'tools[0].function_declarations[0]' ({_PROTO}FunctionDeclaration), "
+     "\"f\""),
+    (dict(_GEMINI_OK, systemInstruction={"parts": "be brief"}),
+     f"Invalid value at 'system_instruction.parts' ({_PROTO}Part), \"be brief\""),
+])
+@pytest.mark.parametrize("dialect", [GEMINI, VERTEX], ids=["gemini", "vertex"])
+def test_gemini_malformed_shapes_are_a_400_not_a_crash(dialect: Any, body: dict[str, Any],
+                                                      message: str) -> None:
+    rejection = dialect.validate(body)  # each one raised TypeError / AttributeError before
+    assert rejection is not None and rejection.status == 400
+    assert rejection.body["error"] == {"code": 400, "message": message,
+                                       "status": "INVALID_ARGUMENT"}
+
+
+_VALID = {
+    "openai": {"model": "m", "messages": [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "c", "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "c", "content": "x"}],
+        "tools": [OPENAI_TOOL], "tool_choice": {"type": "function", "function": {"name": "f"}}},
+    "openai-responses": {"model": "m", "input": [
+        {"role": "user", "content": "hi"},
+        {"type": "function_call", "call_id": "c", "name": "f", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": "c", "output": "x"}],
+        "tools": [{"type": "function", "name": "f", "parameters": {"type": "object"}}],
+        "tool_choice": {"type": "function", "name": "f"}},
+    "anthropic": {"model": "m", "max_tokens": 10, "messages": [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "f",
+                                           "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1",
+                                      "content": "x"}]}],
+        "tools": [{"name": "f", "input_schema": {"type": "object"}}],
+        "tool_choice": {"type": "tool", "name": "f"}},
+    "gemini": {"contents": [
+        {"role": "user", "parts": [{"text": "hi"}]},
+        {"role": "model", "parts": [{"functionCall": {"name": "f", "args": {}}}]},
+        {"role": "user", "parts": [{"functionResponse": {"name": "f", "response": {}}}]}],
+        "tools": [{"functionDeclarations": [{"name": "f", "parameters": {"type": "OBJECT"}}]}],
+        "systemInstruction": {"parts": [{"text": "be brief"}]}},
+}
+_VALID.update({"vertex": _VALID["gemini"], "deepseek": _VALID["openai"],
+               "openrouter": _VALID["openai"]})
+_GONE = object()
+
+
+def _mutations(body: Any, path: tuple[Any, ...] = ()) -> Any:
+    children = (body.items() if isinstance(body, dict)
+                else enumerate(body) if isinstance(body, list) else ())
+    for key, value in children:
+        for replacement in (None, _GONE, 5, True, "", [], {}):
+            yield (*path, key), replacement
+        yield from _mutations(value, (*path, key))
+
+
+def _mutated(body: Any, path: tuple[Any, ...], value: Any) -> Any:
+    body = json.loads(json.dumps(body))
+    target = body
+    for key in path[:-1]:
+        target = target[key]
+    if value is _GONE:
+        del target[path[-1]]
+    else:
+        target[path[-1]] = value
+    return body
+
+
+@pytest.mark.parametrize("name", sorted(_VALID))
+def test_every_one_field_mutation_is_answered_without_python_reprs(name: str) -> None:
+    """Each field of a valid tool-loop body replaced by null, a number, a boolean, an empty
+    string, list or object, or dropped: the fake answers (accepts or rejects with the
+    provider's 400), never crashes, and never quotes Python's None/True/False as a value.
+    OpenAI's own JSON-schema messages do print Python's reprs ("None is not of type 'object'",
+    sashabaranov/go-openai #432; rossoctl/examples #856, 2026-09), as does Anthropic's pydantic
+    ("Input tag 'True' ..."): those are the providers' words and are left out here."""
+    dialect = get_dialect(name)
+    assert dialect.validate(_VALID[name]) is None
+    for path, value in _mutations(_VALID[name]):
+        rejection = dialect.validate(_mutated(_VALID[name], path, value))
+        if rejection is None or "parameters" in path or "input_schema" in path or (
+                name == "anthropic" and path[:1] == ("tool_choice",)):
+            continue
+        text = json.dumps(rejection.body)
+        for repr_ in ("'None'", "'True'", "'False'", " None ", "object at 0x"):
+            assert repr_ not in text, (path, value, text)

@@ -400,3 +400,18 @@ def test_the_plugin_runs_both_cases_when_the_profile_declares_them(
                                     "--toolcall-cases=loop.cancelled,loop.handed_off", "-rs",
                                     "-p", "no:cacheprovider")
         result.assert_outcomes(passed=2)
+
+
+def test_services_on_a_text_argument_wire_can_send_malformed_arguments() -> None:
+    """A service speaks its base wire: DeepSeek, Mistral, OpenRouter, Zhipu and Azure carry
+    arguments as text like OpenAI, so loop.malformed_arguments runs for them; Vertex carries
+    Gemini's objects, so it skips there, naming why."""
+    from pytest_toolcall.looprun import wire_of
+
+    script = LOOP["loop.malformed_arguments"].loop
+    script = script(SYNC) if callable(script) else script
+    for service in ("deepseek", "mistral", "openrouter", "zhipu", "azure-openai"):
+        assert wire_of(service) == "openai"
+        assert inexpressible(script, service) is None, service
+    assert wire_of("vertex") == "gemini"
+    assert "never as text" in (inexpressible(script, "vertex") or "")

@@ -11,7 +11,7 @@ def test_dialect_names_are_providers():
 def test_unknown_provider_lists_valid_names_by_family():
     with pytest.raises(KeyError) as exc:
         get("nope")
-    assert "openai: deepseek, mistral, openai, openai-responses, openrouter, zhipu" in str(exc.value)
+    assert "openai: azure-openai, deepseek, mistral, openai, openai-responses, openrouter, zhipu" in str(exc.value)
 
 
 def test_malformed_provider_names_field():
@@ -24,8 +24,8 @@ def test_malformed_provider_names_field():
 def test_unconfirmed_fact():
     assert not Fact("x").is_confirmed
     assert Fact("x", "https://example", "2026-11-22").is_confirmed
-    assert len(REGISTRY) == 10  # the five dialects, vertex, deepseek, mistral, openrouter,
-    # zhipu (issue 13)
+    assert len(REGISTRY) == 11  # the five dialects, vertex, deepseek, mistral, openrouter,
+    # zhipu, azure-openai (issue 13)
 
 
 def test_vertex_is_a_gemini_provider_with_confirmed_facts():

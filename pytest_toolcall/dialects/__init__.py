@@ -84,6 +84,9 @@ _REGISTRY: dict[str, tuple[str, str]] = {
     # Zhipu / Z.ai GLM: the openai wire with its routes, business-code errors, auto-only
     # tool_choice, whole calls on the finish chunk and reasoning_content (issue 13)
     "zhipu": ("zhipu", "Zhipu"),
+    # Azure OpenAI: the openai wire on the deployment route (api-version) and the v1 route,
+    # api-key or Entra bearer auth, content-filter chunks and errors (issue 13)
+    "azure-openai": ("azure_openai", "AzureOpenAI"),
 }
 
 

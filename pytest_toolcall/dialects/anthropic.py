@@ -354,6 +354,9 @@ class AnthropicMessages:
             if "tool_use_id" not in block:
                 return _error(400, f"{where}.tool_result.tool_use_id: Field required",
                               rule="messages.tool_result.tool_use_id")
+            if not isinstance(block["tool_use_id"], str):  # a list or an object crashed the fake
+                return _error(400, f"{where}.tool_result.tool_use_id: Input should be a valid "
+                              "string", rule="type")
             content = block.get("content")
             if content is not None and not isinstance(content, (str, list)):
                 return _error(400, f"{where}.tool_result.content: Input should be a valid list",

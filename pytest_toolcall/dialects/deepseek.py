@@ -44,9 +44,16 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..cases import ErrorReply, Turn
-from ..model import AssistantMessage, ChatRequest, Reasoning
+from ..model import ChatRequest, Reasoning
 from . import Rejection
-from .openai import CREATED, OpenAIChat, _finish, with_sse_comments
+from .openai import (
+    CREATED,
+    OpenAIChat,
+    _finish,
+    ordered_fragments,
+    with_sse_comments,
+    with_wire_reasoning,
+)
 
 __all__ = ["DeepSeek", "deepseek_error", "REASONING_MISSING", "UNANSWERED", "ORPHAN_TOOL",
            "INSUFFICIENT_BALANCE", "KEEP_ALIVE"]
@@ -77,6 +84,23 @@ def _call_id(turn_key: str, position: int) -> str:
     digest = hashlib.sha256(f"{turn_key}/{position}".encode()).digest()
     tail = "".join(_ALNUM[b % len(_ALNUM)] for b in digest[:24])
     return f"call_{position:02d}_{tail}"
+
+
+def _reasoning_content(wire: Mapping[str, Any]) -> tuple[Reasoning, ...] | None:
+    text = wire.get("reasoning_content")
+    return (Reasoning(type="thinking", text=text),) if isinstance(text, str) else None
+
+
+def decode_reasoning_content(request: ChatRequest, body: Mapping[str, Any]) -> ChatRequest:
+    """``request`` (OpenAI's decoding of ``body``) with each assistant message's
+    ``reasoning_content`` as its thinking and the ``thinking`` switch (``{"type": "enabled" |
+    "disabled"}``) as ``reasoning``: DeepSeek's and GLM's request fields."""
+    request = with_wire_reasoning(request, body, _reasoning_content)
+    thinking = body.get("thinking")
+    on = None
+    if isinstance(thinking, Mapping) and thinking.get("type") in ("enabled", "disabled"):
+        on = thinking["type"] == "enabled"
+    return request.model_copy(update={"reasoning": on})
 
 
 def reasoning_text(turn: Turn) -> str | None:
@@ -140,21 +164,7 @@ class DeepSeek(OpenAIChat):
         return None
 
     def decode_request(self, body: Mapping[str, Any]) -> ChatRequest:
-        request = super().decode_request(body)
-        raw = [m for m in body.get("messages", []) if m.get("role") in (
-            "system", "developer", "user", "assistant", "tool")]
-        messages = []
-        for msg, wire in zip(request.messages, raw):
-            text = wire.get("reasoning_content")
-            if isinstance(msg, AssistantMessage) and isinstance(text, str):
-                msg = msg.model_copy(update={"reasoning": (Reasoning(type="thinking",
-                                                                     text=text),)})
-            messages.append(msg)
-        thinking = body.get("thinking")
-        on = None
-        if isinstance(thinking, Mapping) and thinking.get("type") in ("enabled", "disabled"):
-            on = thinking["type"] == "enabled"
-        return request.model_copy(update={"messages": tuple(messages), "reasoning": on})
+        return decode_reasoning_content(super().decode_request(body), body)
 
     # -- encoding -----------------------------------------------------------------------------
     def encode_error(self, error: ErrorReply) -> tuple[int, dict[str, Any]]:
@@ -231,13 +241,9 @@ class DeepSeek(OpenAIChat):
         if turn.text:
             chunks += [chunk({"content": turn.text[k:k + size], **extra})
                        for k in range(0, len(turn.text), size)]
-        per_call = [self._call_fragments(k, cid, c, size, quirks)
-                    for k, (cid, c) in enumerate(zip(self.call_ids(turn), turn.tool_calls))]
-        if "interleave" in quirks:
-            longest = max((len(f) for f in per_call), default=0)
-            fragments = [f[n] for n in range(longest) for f in per_call if n < len(f)]
-        else:
-            fragments = [piece for f in per_call for piece in f]
+        fragments = ordered_fragments(
+            [self._call_fragments(k, cid, c, size, quirks)
+             for k, (cid, c) in enumerate(zip(self.call_ids(turn), turn.tool_calls))], quirks)
         chunks += [chunk({"tool_calls": [frag]}) for frag in fragments]
         last = chunk({"content": "", "reasoning_content": None}, _finish(turn))
         if turn.usage is not None:

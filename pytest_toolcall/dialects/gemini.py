@@ -166,8 +166,12 @@ class Gemini:
             return _error(400, f"Invalid value at 'contents' (type.googleapis.com/google.ai."
                           f"generativelanguage.v1beta.Content), {_shown(contents)}",
                           rule="messages.type")
-        for i, tool in enumerate(_get(body, "tools") or ()):
-            found = self._validate_tool(i, tool)
+        tools = _get(body, "tools") or []
+        found = _not_repeated(tools, "tools", "Tool")
+        if found:
+            return found
+        for i, tool in enumerate(tools):
+            found = _not_message(tool, f"tools[{i}]", "Tool") or self._validate_tool(i, tool)
             if found:
                 return found
         config = _get(_get(body, "toolConfig") or {}, "functionCallingConfig")
@@ -184,9 +188,15 @@ class Gemini:
         return self._validate_contents(contents)
 
     def _validate_tool(self, i: int, tool: Any) -> Rejection | None:
-        for j, decl in enumerate(_get(tool, "functionDeclarations") or ()):
+        declarations = _get(tool, "functionDeclarations") or []
+        found = _not_repeated(declarations, f"tools[{i}].function_declarations",
+                              "FunctionDeclaration")
+        if found:
+            return found
+        for j, decl in enumerate(declarations):
             where = f"tools[{i}].function_declarations[{j}]"
-            found = _unknown(decl, _DECLARATION, where, "tools.unknown_field")
+            found = (_not_message(decl, where, "FunctionDeclaration")
+                     or _unknown(decl, _DECLARATION, where, "tools.unknown_field"))
             if found:
                 return found
             name = decl.get("name")
@@ -219,6 +229,9 @@ class Gemini:
         return None
 
     def _validate_parts(self, parts: Any, where: str) -> Rejection | None:
+        found = _not_repeated(parts, f"{where}.parts", "Part")
+        if found:
+            return found
         for j, part in enumerate(parts):
             at = f"{where}.parts[{j}]"
             if not isinstance(part, Mapping):
@@ -230,14 +243,16 @@ class Gemini:
                 return found
             call = _get(part, "functionCall")
             if call is not None:
-                found = (_unknown(call, self.CALL_FIELDS, f"{at}.function_call",
+                found = (_not_message(call, f"{at}.function_call", "FunctionCall")
+                         or _unknown(call, self.CALL_FIELDS, f"{at}.function_call",
                                   "messages.unknown_field")
                          or _struct(call.get("args", {}), f"{at}.function_call.args"))
                 if found:
                     return found
             response = _get(part, "functionResponse")
             if response is not None:
-                found = (_unknown(response, self.RESPONSE_FIELDS, f"{at}.function_response",
+                found = (_not_message(response, f"{at}.function_response", "FunctionResponse")
+                         or _unknown(response, self.RESPONSE_FIELDS, f"{at}.function_response",
                                   "messages.unknown_field")
                          or _struct(response.get("response", {}),
                                     f"{at}.function_response.response"))
@@ -408,6 +423,36 @@ def _count(content: Mapping[str, Any] | None, kind: str) -> int:
         return 0
     return sum(1 for p in content.get("parts") or () if isinstance(p, Mapping)
                and _get(p, kind) is not None)
+
+
+def _not_message(value: Any, where: str, proto: str) -> Rejection | None:
+    """Google's proto JSON parser on a value that is not an object where a message belongs.
+
+    An array: 'Invalid JSON payload received. Unknown name "<key>" at '<parent>': Proto field is
+    not repeating, cannot start list.' (quoted in zed-industries/zed #44875 and #53919,
+    2026; confirmed 2026-11-25); anything else: 'Invalid value at '<field>' (<message type>),
+    <value as JSON>', the form of the fake's other such errors. Without this a string or a
+    number here crashed the fake instead of answering 400.
+    """
+    if isinstance(value, Mapping):
+        return None
+    if isinstance(value, list) and not where.endswith("]"):  # a field, not a list's element
+        parent, _, field = where.rpartition(".")
+        at = f" at '{parent}'" if parent else ""
+        name = _camel(field)
+        return _error(400, f'Invalid JSON payload received. Unknown name "{name}"{at}: Proto '
+                      "field is not repeating, cannot start list.", rule="messages.type")
+    return _error(400, f"Invalid value at '{where}' (type.googleapis.com/google.ai."
+                  f"generativelanguage.v1beta.{proto}), {_shown(value)}", rule="messages.type")
+
+
+def _not_repeated(value: Any, where: str, proto: str) -> Rejection | None:
+    """A scalar where a list belongs (an object is left to the caller: the proto JSON parser
+    may take one object for a repeated field)."""
+    if isinstance(value, (list, Mapping)):
+        return None
+    return _error(400, f"Invalid value at '{where}' (type.googleapis.com/google.ai."
+                  f"generativelanguage.v1beta.{proto}), {_shown(value)}", rule="messages.type")
 
 
 def _struct(value: Any, where: str) -> Rejection | None:

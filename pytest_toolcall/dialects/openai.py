@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..cases import ErrorReply, ScriptedCall, Turn
@@ -16,6 +16,7 @@ from ..model import (
     AssistantMessage,
     ChatRequest,
     NamedToolChoice,
+    Reasoning,
     SystemMessage,
     ToolCall,
     ToolMessage,
@@ -195,6 +196,13 @@ class OpenAIChat:
                               param="tool_choice.function", code="missing_required_parameter",
                               rule="tool_choice.function.missing")
             name = function.get("name")
+            if name is None:  # OpenAI's wording for any missing field; never 'None' quoted
+                return _error(400, "Missing required parameter: 'tool_choice.function.name'.",
+                              param="tool_choice.function.name",
+                              code="missing_required_parameter",
+                              rule="tool_choice.function.missing")
+            if not isinstance(name, str):  # a list or an object here used to crash the fake
+                return _type_error("tool_choice.function.name", "a string", name)
             names = {(t.get("function") or {}).get("name") for t in tools if isinstance(t, Mapping)}
             if name not in names:
                 return _error(400, f"Invalid value for 'tool_choice': tool '{name}' not found "
@@ -218,6 +226,8 @@ class OpenAIChat:
                 return _error(400, f"Missing required parameter: 'messages[{i}].role'.",
                               param=f"messages[{i}].role", code="missing_required_parameter",
                               rule="messages.role.missing")
+            if not isinstance(role, str):  # else Python's repr ('True', '[...]') is quoted
+                return _type_error(f"messages[{i}].role", "a string", role)
             if role not in ("system", "developer", "user", "assistant", "tool", "function"):
                 return _error(400, f"Invalid value: '{role}'. Supported values are: 'system', "
                               "'assistant', 'user', 'function', 'tool', and 'developer'.",
@@ -524,6 +534,32 @@ def with_sse_comments(events: list[bytes], before: int = 3) -> list[bytes]:
         if k < len(events) - 1:
             out.append(SSE_COMMENT)
     return out
+
+
+def ordered_fragments(per_call: list[list[dict[str, Any]]],
+                      quirks: frozenset[str]) -> list[dict[str, Any]]:
+    """The calls' fragments (one list per call) in the order they are sent: call after call, or
+    round-robin under the ``interleave`` quirk."""
+    if "interleave" in quirks:
+        longest = max((len(f) for f in per_call), default=0)
+        return [f[n] for n in range(longest) for f in per_call if n < len(f)]
+    return [piece for f in per_call for piece in f]
+
+
+def with_wire_reasoning(request: ChatRequest, body: Mapping[str, Any],
+                        read: Callable[[Mapping[str, Any]], tuple[Reasoning, ...] | None]
+                        ) -> ChatRequest:
+    """``request``, decoded from ``body`` by :meth:`OpenAIChat.decode_request`, with each
+    assistant message's reasoning as ``read`` finds it on its wire message (None: not there)."""
+    raw = [m for m in body.get("messages", []) if m.get("role") in (
+        "system", "developer", "user", "assistant", "tool")]
+    messages = []
+    for msg, wire in zip(request.messages, raw):
+        reasoning = read(wire) if isinstance(msg, AssistantMessage) else None
+        if reasoning is not None:
+            msg = msg.model_copy(update={"reasoning": reasoning})
+        messages.append(msg)
+    return request.model_copy(update={"messages": tuple(messages)})
 
 
 def _finish(turn: Turn) -> str:

@@ -207,6 +207,8 @@ class OpenAIResponses:
                 role = item.get("role")
                 if role is None:
                     return _missing(f"{where}.role", "input.message.role.missing")
+                if not isinstance(role, str):  # else Python's repr ('True') is quoted
+                    return _type_error(f"{where}.role", "a string", role)
                 if role not in _ROLES:
                     return _error(400, f"Invalid value: '{role}'. Supported values are: "
                                   "'assistant', 'system', 'developer', and 'user'.",

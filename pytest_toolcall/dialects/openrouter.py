@@ -41,9 +41,17 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..cases import ErrorReply, StreamPlan, Turn
-from ..model import AssistantMessage, ChatRequest, Reasoning
+from ..model import ChatRequest, Reasoning
 from . import Rejection
-from .openai import CREATED, OpenAIChat, _finish, _sse, with_sse_comments
+from .openai import (
+    CREATED,
+    OpenAIChat,
+    _finish,
+    _sse,
+    ordered_fragments,
+    with_sse_comments,
+    with_wire_reasoning,
+)
 
 __all__ = ["OpenRouter", "openrouter_error", "DETAILS_MISSING", "MID_STREAM_ERROR",
            "NO_AUTH", "BAD_KEY", "COMPLETION_ID", "GEMINI_FORMAT"]
@@ -146,17 +154,7 @@ class OpenRouter(OpenAIChat):
         return None
 
     def decode_request(self, body: Mapping[str, Any]) -> ChatRequest:
-        request = super().decode_request(body)
-        raw = [m for m in body.get("messages", []) if m.get("role") in (
-            "system", "developer", "user", "assistant", "tool")]
-        messages = []
-        for msg, wire in zip(request.messages, raw):
-            details = wire.get("reasoning_details")
-            if isinstance(msg, AssistantMessage) and isinstance(details, list):
-                kept = tuple(r for r in (_reasoning_of(d) for d in details) if r is not None)
-                msg = msg.model_copy(update={"reasoning": kept})
-            messages.append(msg)
-        return request.model_copy(update={"messages": tuple(messages)})
+        return with_wire_reasoning(super().decode_request(body), body, _reasoning_details)
 
     # -- encoding -----------------------------------------------------------------------------
     def encode_error(self, error: ErrorReply) -> tuple[int, dict[str, Any]]:
@@ -246,13 +244,9 @@ class OpenRouter(OpenAIChat):
         if turn.text:
             chunks += [chunk({"content": turn.text[k:k + size]})
                        for k in range(0, len(turn.text), size)]
-        per_call = [self._call_fragments(k, cid, c, size, quirks)
-                    for k, (cid, c) in enumerate(zip(ids, turn.tool_calls))]
-        if "interleave" in quirks:
-            longest = max((len(f) for f in per_call), default=0)
-            fragments = [f[n] for n in range(longest) for f in per_call if n < len(f)]
-        else:
-            fragments = [piece for f in per_call for piece in f]
+        fragments = ordered_fragments([self._call_fragments(k, cid, c, size, quirks)
+                                       for k, (cid, c) in enumerate(zip(ids, turn.tool_calls))],
+                                      quirks)
         chunks += [chunk({"content": None, "tool_calls": [frag]}) for frag in fragments]
         finish = _finish(turn)
         # the finish chunk, then the same again carrying the usage (langchain #38226)
@@ -282,6 +276,14 @@ class OpenRouter(OpenAIChat):
                  "model": head["model"], "provider": head["provider"], "error": error,
                  "choices": [{"index": 0, "delta": {"content": ""}, "finish_reason": "error"}]}
         return events[: min(plan.error_after + 1, len(events))] + [_sse(event)]
+
+
+def _reasoning_details(wire: Mapping[str, Any]) -> tuple[Reasoning, ...] | None:
+    details = wire.get("reasoning_details")
+    if not isinstance(details, list):
+        return None
+    return tuple(r for r in (_reasoning_of(d) for d in details) if r is not None)
+
 
 def _reasoning_of(detail: Any) -> Reasoning | None:
     if not isinstance(detail, Mapping):

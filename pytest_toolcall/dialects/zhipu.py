@@ -54,9 +54,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..cases import ErrorReply, Turn
-from ..model import AssistantMessage, ChatRequest, Reasoning
+from ..model import ChatRequest
 from . import Rejection
-from .deepseek import reasoning_text
+from .deepseek import decode_reasoning_content, reasoning_text
 from .openai import CREATED, OpenAIChat, _finish
 
 __all__ = ["Zhipu", "zhipu_error", "AUTH_MISSING", "AUTH_INVALID", "TOOL_CHOICE_AUTO",
@@ -122,21 +122,7 @@ class Zhipu(OpenAIChat):
         return zhipu_error(400, "1214", TOOL_CHOICE_AUTO, rule="tool_choice.value")
 
     def decode_request(self, body: Mapping[str, Any]) -> ChatRequest:
-        request = super().decode_request(body)
-        raw = [m for m in body.get("messages", []) if m.get("role") in (
-            "system", "developer", "user", "assistant", "tool")]
-        messages = []
-        for msg, wire in zip(request.messages, raw):
-            text = wire.get("reasoning_content")
-            if isinstance(msg, AssistantMessage) and isinstance(text, str):
-                msg = msg.model_copy(update={"reasoning": (Reasoning(type="thinking",
-                                                                     text=text),)})
-            messages.append(msg)
-        thinking = body.get("thinking")
-        on = None
-        if isinstance(thinking, Mapping) and thinking.get("type") in ("enabled", "disabled"):
-            on = thinking["type"] == "enabled"
-        return request.model_copy(update={"messages": tuple(messages), "reasoning": on})
+        return decode_reasoning_content(super().decode_request(body), body)
 
     # -- encoding -----------------------------------------------------------------------------
     def encode_error(self, error: ErrorReply) -> tuple[int, dict[str, Any]]:

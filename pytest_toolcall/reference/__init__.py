@@ -21,6 +21,7 @@ _ADAPTERS: dict[str, tuple[str, str]] = {
     "mistral": ("mistral", "MistralAdapter"),
     "openrouter": ("openrouter", "OpenRouterAdapter"),
     "zhipu": ("zhipu", "ZhipuAdapter"),
+    "azure-openai": ("azure_openai", "AzureOpenAIAdapter"),
 }
 
 

@@ -1,0 +1,139 @@
+"""Negative controls for the Azure OpenAI cases: the reference :class:`AzureOpenAIAdapter` with ONE
+thing broken each; the docstring names the bug. ``tests/test_controls_azure_openai.py`` pairs
+each with the case that must fail it and the clause."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import controls as _generic  # tests/controls.py
+
+from pytest_toolcall.reference.azure_openai import AzureOpenAIAdapter
+from pytest_toolcall.reference.openai import OpenAIChatAdapter, StreamAccumulator
+
+__all__ = ["ChoicesZeroEveryChunk", "SkipsFirstChoiceChunk", "FilterResultsMeanFiltered",
+           "ContentFilterAsStop", "NoApiVersion", "OpenAIRoute", "StatusLost",
+           "EveryErrorRetryable", "NeverRetryable", "DropsErrorCode", "NoRetryAfter",
+           "SecondsOnlyRetryAfter"]
+
+
+class _FirstChoiceAcc(StreamAccumulator):
+    def feed(self, data: dict[str, Any]) -> list[Any]:
+        choice = data["choices"][0]  # IndexError on Azure's prompt-filter chunk
+        return super().feed(dict(data, choices=[choice]))
+
+
+class ChoicesZeroEveryChunk(AzureOpenAIAdapter):
+    """Indexes ``choices[0]`` on every chunk (``chunk.choices[0].delta``, as mentat #429,
+    pydantic-ai #164 and logfire #64 did): Azure's first chunk has ``choices: []``."""
+
+    def new_accumulator(self) -> StreamAccumulator:
+        return _FirstChoiceAcc(self)
+
+
+class _SkipsFirstAcc(StreamAccumulator):
+    def __init__(self, adapter: Any) -> None:
+        super().__init__(adapter)
+        self.seen = False
+
+    def feed(self, data: dict[str, Any]) -> list[Any]:
+        if data.get("choices") and not self.seen:
+            self.seen = True
+            return []  # "the first chunk with choices is the role header"
+        return super().feed(data)
+
+
+class SkipsFirstChoiceChunk(AzureOpenAIAdapter):
+    """Skips the first chunk that has choices as a role-only header (having stepped over the
+    prompt-filter chunk): Azure's role chunk carries a single call's id and name."""
+
+    def new_accumulator(self) -> StreamAccumulator:
+        return _SkipsFirstAcc(self)
+
+
+class _FilteredAcc(StreamAccumulator):
+    filtered = False
+
+    def feed(self, data: dict[str, Any]) -> list[Any]:
+        for choice in data.get("choices") or ():
+            if choice.get("content_filter_results"):  # the verdicts read as a filter hit
+                self.filtered = True
+        return super().feed(data)
+
+    def finish_events(self) -> list[Any]:
+        if self.filtered:
+            self.finish = "content_filter"
+        return super().finish_events()
+
+
+class FilterResultsMeanFiltered(AzureOpenAIAdapter):
+    """Takes a choice's non-empty ``content_filter_results`` for a filtered answer, without
+    reading ``filtered``: every text stream ends as 'content_filter'."""
+
+    def new_accumulator(self) -> StreamAccumulator:
+        return _FilteredAcc(self)
+
+
+class ContentFilterAsStop(AzureOpenAIAdapter):
+    """Maps every finish reason but tool_calls and length to 'stop': a withheld answer reads
+    as complete."""
+
+    @staticmethod
+    def parse_finish(reason: str | None) -> Any:
+        if reason is None:
+            return None
+        return reason if reason in ("tool_calls", "length") else "stop"
+
+
+class NoApiVersion(AzureOpenAIAdapter):
+    """Posts to the deployment route without ``api-version`` (Azure: 404 Resource not found)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.url = str(self.url).partition("?")[0]
+
+
+class OpenAIRoute(AzureOpenAIAdapter):
+    """OpenAI's client pointed at the resource: ``{endpoint}/chat/completions`` with bearer auth
+    (Azure: 404 Resource not found)."""
+
+    def __init__(self, endpoint: str, api_key: str | None = None, **kwargs: Any) -> None:
+        super().__init__(endpoint, api_key, **kwargs)
+        OpenAIChatAdapter.__init__(self, endpoint, api_key or "", model=self.model,
+                                   client=self.client, async_client=self.async_client)
+
+
+# -- the errors family on Azure's own bodies: the generic error bugs of tests/controls.py -----
+
+class StatusLost(_generic.StatusLost, AzureOpenAIAdapter):
+    """The words without the HTTP status: a 429 looks like a 400."""
+
+
+class EveryErrorRetryable(_generic.EveryErrorRetryable, AzureOpenAIAdapter):
+    """Every error retryable: a wrong key or a missing deployment is retried forever."""
+
+
+class NeverRetryable(_generic.NeverRetryable, AzureOpenAIAdapter):
+    """No error retryable: a token-rate 429 stops the caller at once."""
+
+
+class DropsErrorCode(_generic.DropsErrorCode, AzureOpenAIAdapter):
+    """Azure's code (429, DeploymentNotFound, content_filter) is dropped."""
+
+
+class NoRetryAfter(_generic.NoRetryAfter, AzureOpenAIAdapter):
+    """The delay Azure asks for (Retry-After, retry-after-ms) is dropped."""
+
+
+class SecondsOnlyRetryAfter(AzureOpenAIAdapter):
+    """Reads ``retry-after-ms`` as seconds (the header's name read past): asks for 1000 times
+    the wait."""
+
+    def raise_for_error(self, response: Any, body: bytes) -> None:
+        try:
+            super().raise_for_error(response, body)
+        except Exception as exc:
+            ms = response.headers.get("retry-after-ms")
+            if ms is not None:
+                exc.retry_after = float(ms)  # type: ignore[attr-defined]
+            raise

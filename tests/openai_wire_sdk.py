@@ -1,0 +1,201 @@
+"""What the tests of the providers on the openai wire (deepseek, mistral, openrouter, zhipu) share:
+the provider's fake as a fixture, the negative-control runner, the cases its reference adapter
+must pass, and the official openai SDK reading the answers the fake sends (``create``,
+``create`` with ``stream=True``, the ``stream()`` helper).
+
+Each ``tests/test_controls_<provider>.py`` keeps its own test functions and rows and calls these
+with what is its own (the dialect's name, the adapter class, the call-id function, the reasoning
+field). The openai SDK is imported by the callers (``pytest.importorskip``), never here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+import pytest
+
+from pytest_toolcall.cases import Turn, default_registry
+from pytest_toolcall.errors import ConformanceFailure
+from pytest_toolcall.fake import FakeProvider, in_process_endpoint, serve
+from pytest_toolcall.fake.provider import Endpoint
+from pytest_toolcall.runner import run_case
+
+MODES = ["create", "create_stream", "stream_helper"]
+
+
+# -- the fake, the controls, the reference adapter ----------------------------------------------
+
+def endpoint_fixture(dialect: str) -> Any:
+    """The ``endpoint`` fixture: the dialect's fake, in process, one per test."""
+
+    @pytest.fixture(name="endpoint")
+    def endpoint() -> Iterator[Endpoint]:
+        ep = in_process_endpoint(FakeProvider(dialect))
+        yield ep
+        ep.close()
+
+    return endpoint
+
+
+def control_ids(rows: Sequence[tuple[str, type, str]]) -> list[str]:
+    """The test ids of (case id, broken adapter, clause) rows: ``<case id>-<adapter class>``."""
+    return [f"{cid}-{b.__name__}" for cid, b, _ in rows]
+
+
+def assert_control_fails(case_id: str, broken: type, clause: str, endpoint: Endpoint,
+                         profile: Any, *, on: str | None = None) -> None:
+    """The case fails the broken adapter, naming ``clause`` (``on``: the case must apply to that
+    dialect first)."""
+    case = default_registry()[case_id]
+    if on is not None:
+        assert case.applies_to(on)
+    with pytest.raises(ConformanceFailure) as exc:
+        run_case(case, broken.from_endpoint(endpoint), profile, endpoint)
+    assert exc.value.clause == clause, exc.value.render()
+
+
+def own_kind_cases(dialect: str) -> set[str]:
+    """The errors family's kind cases that run for ``dialect`` (neither generic nor its own)."""
+    return {case.id for case in default_registry().select(["errors.*"], dialect)
+            if case.dialects != ("*",) and case.dialects != (dialect,)}
+
+
+def reference_cases(dialect: str, profile: Any) -> list[str]:
+    """The chat cases for ``dialect`` whose needs the reference profile claims, sorted."""
+    return sorted(case.id for case in default_registry().select(dialect=dialect)
+                  if case.contract == "chat" and all(profile.claims(n) for n in case.needs))
+
+
+# -- the official openai SDK on the fake ---------------------------------------------------------
+
+def sdk_steps(dialect: str, *, quirks: frozenset[str] = frozenset(),
+              keep: Callable[[Any], bool] = lambda step: True) -> list[Any]:
+    """The steps of the dialect's cases whose answer the SDK can read whole: no error, no cut,
+    no quirk but ``quirks``, arguments on every call, a finish it knows; ``keep`` drops more."""
+    out = []
+    for case in default_registry().select(dialect=dialect):
+        for n, step in enumerate(case.steps):
+            turn, plan = step.reply, step.reply.stream
+            if not keep(step):
+                continue
+            if (step.expect == "error" or turn.error or plan.error_after is not None
+                    or plan.truncate_after is not None or plan.quirks - quirks
+                    or any(x.arguments is None for x in turn.tool_calls)
+                    or turn.expected_finish() not in ("stop", "tool_calls", "length")):
+                continue
+            out.append(pytest.param(step, id=f"{case.id}/step{n + 1}"))
+    return out
+
+
+def openai_client(ep: Any, *, strict: bool = True) -> Any:
+    """The official SDK on ``ep``: no retries, no proxy, strict response validation or not."""
+    import openai
+
+    extra = {"_strict_response_validation": True} if strict else {}
+    return openai.OpenAI(base_url=ep.base_url, api_key=ep.api_key, max_retries=0, timeout=10,
+                         **extra, http_client=openai.DefaultHttpxClient(trust_env=False))
+
+
+def sdk_fixture(dialect: str) -> Any:
+    """The module's ``sdk`` fixture: (a strict client, the fake it talks to), over a socket."""
+
+    @pytest.fixture(name="sdk", scope="module")
+    def sdk() -> Iterator[tuple[Any, FakeProvider]]:
+        fake = FakeProvider(dialect)
+        with serve(fake) as ep:
+            client = openai_client(ep)
+            yield client, fake
+            client.close()
+
+    return sdk
+
+
+@dataclasses.dataclass
+class Answer:
+    """What the SDK read: the calls (id, name, arguments), the extra fields of the message (or
+    of each delta; None from the stream helper, which keeps only OpenAI's fields), the content
+    of the message (or of each delta), the role of each delta, the usage, the last finish."""
+
+    streamed: bool
+    calls: list[tuple[Any, Any, Any]]
+    extras: list[dict[str, Any]] | None
+    contents: list[Any]
+    roles: list[Any]
+    usage: Any
+    finish: Any
+
+
+def _whole(done: Any, *, extras: bool) -> Answer:
+    message = done.choices[0].message
+    return Answer(streamed=False, calls=[(x.id, x.function.name, x.function.arguments)
+                                         for x in message.tool_calls or ()],
+                  extras=[message.model_extra or {}] if extras else None,
+                  contents=[message.content], roles=[message.role], usage=done.usage,
+                  finish=done.choices[0].finish_reason)
+
+
+def read_answer(client: Any, body: dict[str, Any], mode: str) -> Answer:
+    """The answer to ``body`` as the SDK reads it in ``mode`` (one of :data:`MODES`); a stream's
+    call fragments joined by index."""
+    if mode == "create":
+        return _whole(client.chat.completions.create(**body), extras=True)
+    if mode == "stream_helper":
+        with client.chat.completions.stream(**body) as s:
+            done = s.get_final_completion()
+        return _whole(done, extras=False)
+    chunks = list(client.chat.completions.create(**body, stream=True))
+    slots: dict[int, list[Any]] = {}
+    extras, contents, roles = [], [], []
+    for ch in chunks:
+        for choice in ch.choices:
+            extras.append(choice.delta.model_extra or {})
+            contents.append(choice.delta.content)
+            roles.append(choice.delta.role)
+            for f in choice.delta.tool_calls or ():
+                slot = slots.setdefault(f.index, [f.id, f.function.name, []])
+                slot[2].append(f.function.arguments or "")
+    return Answer(streamed=True, calls=[(s[0], s[1], "".join(s[2]))
+                                        for _, s in sorted(slots.items())],
+                  extras=extras, contents=contents, roles=roles, usage=chunks[-1].usage,
+                  finish=chunks[-1].choices[0].finish_reason)
+
+
+def wanted_calls(turn: Turn, call_ids: Callable[[Turn], list[str]]) -> list[tuple[str, str, str]]:
+    """The calls the fake sends for ``turn``: (id, name, arguments text)."""
+    return [(i, x.name, x.arguments_text()) for i, x in zip(call_ids(turn), turn.tool_calls)]
+
+
+def request_body(adapter: type, step: Any) -> dict[str, Any]:
+    """The JSON body the reference adapter builds for the step's request (no stream)."""
+    return adapter("http://unused.invalid", "k").build_body(step.request, stream=False)
+
+
+def assert_usage_read(answer: Answer, turn: Turn) -> None:
+    if turn.usage is not None:
+        assert answer.usage is not None and answer.usage.total_tokens == turn.usage.total_tokens
+
+
+def assert_sdk_reads_reasoning_field(client: Any, fake: FakeProvider, step: Any, mode: str, *,
+                                     adapter: type, call_ids: Callable[[Turn], list[str]],
+                                     field: str = "reasoning_content") -> None:
+    """The SDK reads the calls, the usage and the reasoning text in ``field`` (a string on the
+    message, pieces on the deltas) of the step's answer."""
+    turn = step.reply
+    fake.expect(turn)
+    body = request_body(adapter, step)
+    want_calls = wanted_calls(turn, call_ids)
+    want_reasoning = "".join(r.text or "" for r in turn.reasoning) if turn.reasoning else None
+    got = read_answer(client, body, mode)
+    if got.extras is None:
+        reasoning = want_reasoning  # the helper keeps only OpenAI's fields
+    elif got.streamed:
+        pieces = [e[field] for e in got.extras if isinstance(e.get(field), str)]
+        reasoning = "".join(pieces) if turn.reasoning else None
+        assert got.finish == turn.expected_finish()
+    else:
+        reasoning = got.extras[0].get(field)
+    assert got.calls == want_calls
+    assert reasoning == want_reasoning
+    assert_usage_read(got, turn)
