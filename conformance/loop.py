@@ -1507,7 +1507,7 @@ CASES += [
         checks=(calls_run("get_weather"), stop_reason("cancelled"),
                 model_calls(lambda p: 1, "the round in which the user pressed stop; no model "
                                          "call after it"),
-                stop_reported),
+                stop_reported, usage_if_given, events_reported),
     ),
     _loop_case(
         id="loop.handed_off",
@@ -1530,6 +1530,6 @@ CASES += [
         loop=_handing_off,
         checks=(stop_reason("handed_off"),
                 model_calls(lambda p: 1, "the turn that hands off; no model call after it"),
-                stop_reported),
+                stop_reported, usage_if_given),
     ),
 ]

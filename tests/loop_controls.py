@@ -1531,6 +1531,19 @@ class HandoffReportedAsCompleted(ReferenceToolLoop):
         return _HandoffCompletedState(request)
 
 
+class _HandoffUsageDroppedState(_State):
+    def hand_off(self, response: ChatResponse, calls: Sequence[ToolCall]) -> LoopResult:
+        return super().hand_off(response.model_copy(update={"usage": None}), calls)
+
+
+class HandoffTurnUsageDropped(ReferenceToolLoop):
+    """Stops on the handoff call but leaves the handing-off turn's tokens out of the run's usage
+    (the reference's hand_off 1: add_usage(None)): the application bills the run short."""
+
+    def new_state(self, request: LoopRequest) -> _State:
+        return _HandoffUsageDroppedState(request)
+
+
 LOOP_MUTANTS = sorted(
     (v for v in dict(globals()).values()
      if isinstance(v, type) and issubclass(v, ReferenceToolLoop) and v is not ReferenceToolLoop),

@@ -179,6 +179,7 @@ LOOP_CONTROLS: list[tuple[str, type[ReferenceToolLoop], str, dict[str, Any]]] = 
     ("loop.cancelled", c.CancelReportedAsError, "loop.stop_reason", {}),
     ("loop.handed_off", c.HandoffRunAsATool, "loop.stop_reason", {}),
     ("loop.handed_off", c.HandoffReportedAsCompleted, "loop.stop_reason", {}),
+    ("loop.handed_off", c.HandoffTurnUsageDropped, "loop.usage", {}),
 ]
 #: the wire formats the fake plays: every control runs on each one its case runs on
 #: (Case.dialects; see CROSS_MODE for the model modes); the services (deepseek, mistral,
