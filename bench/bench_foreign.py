@@ -8,7 +8,10 @@ HTTP round trips), the median over ``--repeats`` of one ``run_case`` on the sync
 * **loopback**: the same Python adapter over the fake provider served on 127.0.0.1 (what a
   foreign adapter has to use: it isolates the cost of real sockets);
 * **protocol**: the Node example adapter (``docs/examples/node/openai_adapter.mjs``) in one
-  child process reused across cases, over the protocol, calling the fake on 127.0.0.1.
+  child process reused across cases, over the protocol, calling the fake on 127.0.0.1 with the
+  harness's ``httpRequest`` (``node:http``, kept-alive connections), the example's default;
+* **protocol-fetch** (for information): the same child with ``TOOLCALL_EXAMPLE_HTTP=fetch``,
+  Node's global ``fetch`` (undici) instead.
 
 Each figure includes the per-case setup the plugin's fixtures do (a fresh fake provider, and
 for the loopback modes its server). Prints per-case means and the ratios; no test asserts on
@@ -35,6 +38,19 @@ NODE_ADAPTER = ROOT / "docs" / "examples" / "node" / "openai_adapter.mjs"
 
 
 _CLIENT: Any = None
+_ASYNC_CLIENT: Any = None
+
+
+def _async_client() -> Any:
+    """The adapter's async client, unused on the sync interface, built once: one per case
+    (the adapter's default) loads an SSL context each time, ~60 ms, which was most of the
+    loopback figure before 2026-11-25."""
+    global _ASYNC_CLIENT
+    if _ASYNC_CLIENT is None:
+        import httpx
+
+        _ASYNC_CLIENT = httpx.AsyncClient(trust_env=False, timeout=30)
+    return _ASYNC_CLIENT
 
 
 def _client() -> Any:
@@ -53,7 +69,7 @@ def _client() -> Any:
     return _CLIENT
 
 
-def _one(case: Any, mode: str, child: Any, profile: Any) -> float:
+def _one(case: Any, mode: str, child: Any, profile: Any, fetch_child: Any = None) -> float:
     from pytest_toolcall.fake import FakeProvider, in_process_endpoint
     from pytest_toolcall.foreign import served
     from pytest_toolcall.foreign import ForeignAdapter
@@ -72,8 +88,10 @@ def _one(case: Any, mode: str, child: Any, profile: Any) -> float:
         else:
             with served(fake) as endpoint:
                 adapter = (OpenAIChatAdapter(endpoint.base_url, endpoint.api_key,
-                                             client=_client()) if mode == "loopback"
-                           else ForeignAdapter(child, endpoint))
+                                             client=_client(), async_client=_async_client())
+                           if mode == "loopback"
+                           else ForeignAdapter(fetch_child if mode == "protocol-fetch"
+                                               else child, endpoint))
                 run_case(case, adapter, profile, endpoint, interfaces=["sync"])
     except CaseSkipped:
         pass
@@ -121,21 +139,25 @@ def main(argv: list[str] | None = None) -> int:
 
     child = Child(["node", str(NODE_ADAPTER)], provider="openai")
     child.start()
+    fetch_child = Child(["node", str(NODE_ADAPTER)], provider="openai",
+                        env={"TOOLCALL_EXAMPLE_HTTP": "fetch"})
+    fetch_child.start()
     profile = make_profile({**child.hello["profile"], "async": False})
     cases = list(default_registry().select(args.cases.split(","), "openai"))
     repeats = args.repeats
     if args.quick:
         cases, repeats = cases[:2], 1
-    modes = ("in-process", "loopback", "protocol")
+    modes = ("in-process", "loopback", "protocol", "protocol-fetch")
     for case in cases:  # warm imports, the child's JIT and the sockets once
         for mode in modes:
-            _one(case, mode, child, profile)
+            _one(case, mode, child, profile, fetch_child)
     medians: dict[str, list[float]] = {m: [] for m in modes}
     for case in cases:
         for mode in modes:
             medians[mode].append(statistics.median(
-                _one(case, mode, child, profile) for _ in range(repeats)))
+                _one(case, mode, child, profile, fetch_child) for _ in range(repeats)))
     child.close()
+    fetch_child.close()
     round_trip = _bare_round_trip()
     per_case = {m: sum(v) / len(v) for m, v in medians.items()}
     ratios = sorted(p / i for p, i in zip(medians["protocol"], medians["in-process"]))
@@ -146,6 +168,8 @@ def main(argv: list[str] | None = None) -> int:
         "per_case_ms": {m: round(v * 1000, 3) for m, v in per_case.items()},
         "protocol_vs_in_process": round(per_case["protocol"] / per_case["in-process"], 2),
         "protocol_vs_loopback": round(per_case["protocol"] / per_case["loopback"], 2),
+        "protocol_fetch_vs_in_process": round(per_case["protocol-fetch"]
+                                              / per_case["in-process"], 2),
         "protocol_round_trip_ms": round(round_trip * 1000, 3),
         "median_case_ratio": round(ratios[len(ratios) // 2], 2),
         "slowest_protocol_cases": [{"case": c, "protocol_ms": round(p * 1000, 2),
@@ -155,12 +179,14 @@ def main(argv: list[str] | None = None) -> int:
     print(f"bench_foreign: {len(cases)} cases ({args.cases}), median of {repeats} per case, "
           "sync interface")
     for mode in modes:
-        print(f"  {mode:<11} per case: {per_case[mode] * 1000:8.2f} ms")
+        print(f"  {mode:<14} per case: {per_case[mode] * 1000:8.2f} ms")
     verdict = "PASS" if result["protocol_vs_in_process"] <= 2 else "MISS"
     print(f"  protocol / in-process: {result['protocol_vs_in_process']:.2f}x  "
           f"(target <= 2x: {verdict})")
     print(f"  protocol / loopback:   {result['protocol_vs_loopback']:.2f}x  (for information: "
           "the Python adapter over the same loopback server)")
+    print(f"  protocol-fetch / in-process: {result['protocol_fetch_vs_in_process']:.2f}x  (for "
+          "information: the example on Node's global fetch)")
     print(f"  one bare protocol round trip (complete -> result, no HTTP): "
           f"{round_trip * 1000:.3f} ms")
     print(f"  median over cases of protocol / in-process: {result['median_case_ratio']:.2f}x")

@@ -74,6 +74,35 @@ def _validators() -> dict[str, Any]:
     return {name: jsonschema.Draft202012Validator(inline(defs[name])) for name in defs}
 
 
+# -- a compiled check for the common case ------------------------------------------------------
+# jsonschema walks the schema on every message (~40-100 us a message, most of a stream case's
+# validation cost). fastjsonschema compiles each message's schema once into Python code (a few
+# us a message). It only says "valid": a message it rejects goes through jsonschema, which names
+# the problem and has the last word, so the messages, and what is refused, are jsonschema's.
+@lru_cache(maxsize=1)
+def _compiled() -> dict[str, Any]:
+    """message schema name -> a function ``value -> bool`` (True: valid)."""
+    import fastjsonschema
+
+    def fast(schema: Any) -> Any:
+        # use_default=False: a check must never fill defaults into the child's message; the
+        # protocol's keywords (type, const, enum, required, properties, additionalProperties,
+        # items, uniqueItems, oneOf, minimum) mean the same in draft 7 and draft 2020-12
+        check = fastjsonschema.compile({k: v for k, v in schema.items() if k != "$schema"},
+                                       use_default=False)
+
+        def valid(value: Any) -> bool:
+            try:
+                check(value)
+            except fastjsonschema.JsonSchemaException:
+                return False
+            return True
+
+        return valid
+
+    return {name: fast(validator.schema) for name, validator in _validators().items()}
+
+
 #: message type -> its $defs entry, per direction
 _TO_CHILD = {"hello": "hello", "complete": "complete", "stream": "stream", "loop": "loop",
              "history": "history", "extract": "extract", "tool_result": "tool_result",
@@ -92,6 +121,8 @@ def validate_message(message: Any, direction: str) -> str | None:
     kind = message.get("type")
     if kind not in table:
         return f"unknown message type {kind!r} (expected one of: {', '.join(table)})"
+    if _compiled()[table[kind]](message):
+        return None
     validator = _validators()[table[kind]]
     if validator.is_valid(message):
         return None
@@ -124,7 +155,7 @@ class Child:
         self.provider, self.cwd = provider, cwd
         self.env = {**os.environ, **(env or {})}
         self.proc: subprocess.Popen[str] | None = None
-        self.lines: queue.Queue[str | None] = queue.Queue()
+        self.lines: Any = None  # _Lines: the child's stdout, one line at a time
         self.stderr: collections.deque[str] = collections.deque(maxlen=_STDERR_LINES)
         self.hello: dict[str, Any] = {}
         self.next_id = 0
@@ -149,11 +180,9 @@ class Child:
             raise UsageError(f"--toolcall-command: could not start {self.command!r}: "
                              f"{exc}") from None
         self.starts += 1
-        self.lines = queue.Queue()
         self.stderr.clear()
-        proc, lines, err = self.proc, self.lines, self.stderr
-        threading.Thread(target=_pump, args=(proc.stdout, lines.put, True), daemon=True,
-                         name="toolcall-child-out").start()
+        proc, err = self.proc, self.stderr
+        self.lines = _Lines(proc.stdout)
         threading.Thread(target=_pump, args=(proc.stderr, err.append), daemon=True,
                          name="toolcall-child-err").start()
         try:
@@ -181,6 +210,8 @@ class Child:
         proc, self.proc = self.proc, None
         if proc is None:
             return
+        if self.lines is not None:
+            self.lines.close()
         try:
             if proc.stdin:
                 proc.stdin.close()
@@ -229,11 +260,7 @@ class Child:
         self._send(message)
         deadline = time.monotonic() + timeout
         while True:
-            left = deadline - time.monotonic()
-            try:
-                line = self.lines.get(timeout=left) if left > 0 else None
-            except queue.Empty:
-                line = None
+            line = self.lines.get(deadline - time.monotonic())
             if line is None or line == _EOF:
                 if line == _EOF:
                     raise _Fault("subprocess.exited",
@@ -294,6 +321,77 @@ _SEND_LOCK = threading.Lock()
 _EOF = "\x00eof"
 
 
+class _Lines:
+    """The child's stdout, line by line, read in the thread that waits for the answer.
+
+    A reader thread with a queue (what Windows, whose pipes ``select`` cannot wait on, still
+    uses) costs a thread switch and a queue hand-off for every read; here the waiting thread
+    waits on the pipe itself (a selector, with the request's deadline as its timeout) and
+    splits what it reads into lines. ``get`` returns a line, ``_EOF`` once the child closed
+    its stdout (after any last unterminated line), or ``None`` when ``timeout`` passed."""
+
+    def __init__(self, stream: Any) -> None:
+        self.pending: collections.deque[bytes] = collections.deque()
+        self.eof = False
+        self.selector: Any = None
+        if os.name == "nt":
+            self.queue: queue.Queue[str] = queue.Queue()
+            threading.Thread(target=_pump, args=(stream, self.queue.put, True), daemon=True,
+                             name="toolcall-child-out").start()
+            return
+        import selectors
+
+        self.fd = stream.fileno()
+        self.partial: list[bytes] = []  # the unfinished line, in the pieces read
+        self.selector = selectors.DefaultSelector()
+        self.selector.register(self.fd, selectors.EVENT_READ)
+
+    def get(self, timeout: float) -> str | None:
+        if timeout <= 0:
+            return None
+        if self.selector is None:
+            try:
+                return self.queue.get(timeout=timeout)
+            except queue.Empty:
+                return None
+        deadline = time.monotonic() + timeout
+        while not self.pending:
+            if self.eof:
+                return _EOF
+            left = deadline - time.monotonic()
+            if left <= 0 or not self.selector.select(left):
+                return None
+            try:
+                data = os.read(self.fd, 65536)
+            except OSError:
+                data = b""
+            if not data:
+                self.eof = True
+                if self.partial:
+                    self.pending.append(b"".join(self.partial))
+                    self.partial = []
+                continue
+            if b"\n" not in data:  # a long line comes in many reads: joined once, at its end
+                self.partial.append(data)
+                continue
+            *lines, rest = data.split(b"\n")
+            if self.partial:
+                lines[0] = b"".join(self.partial) + lines[0]
+            self.partial = [rest] if rest else []
+            self.pending.extend(line + b"\n" for line in lines)
+        line = self.pending.popleft()
+        try:
+            return line.decode("utf-8")
+        except UnicodeDecodeError:
+            raise _Fault("subprocess.protocol", f"the child wrote a line that is not UTF-8 to "
+                         f"stdout: {line.rstrip()[:200]!r}",
+                         "the protocol is JSON lines in UTF-8") from None
+
+    def close(self) -> None:
+        if self.selector is not None:
+            self.selector.close()
+
+
 def _pump(stream: Any, put: Any, end: bool = False) -> None:
     try:
         for line in stream:
@@ -352,6 +450,17 @@ def _event(raw: dict[str, Any]) -> Any:
     if raw.get("type") == "tool_call_complete" and "call" in raw:
         return {**raw, "call": _call(raw["call"])}
     return raw
+
+
+@lru_cache(maxsize=None)
+def _type_adapter(name: str) -> Any:
+    """A pydantic TypeAdapter built once (building one costs ~1 ms, more than a stream case's
+    events take to read)."""
+    from pydantic import TypeAdapter
+
+    from .model import Message, StreamEvent
+
+    return TypeAdapter({"StreamEvent": StreamEvent, "list[Message]": list[Message]}[name])
 
 
 def _dump(obj: Any) -> Any:
@@ -425,11 +534,7 @@ class ForeignAdapter(_Subject):
 
     @_shape_checked
     def stream(self, request: Any) -> Any:
-        from pydantic import TypeAdapter
-
-        from .model import StreamEvent
-
-        reader = TypeAdapter(StreamEvent)
+        reader = _type_adapter("StreamEvent")
         events: list[Any] = []
         reply = self.child.call({"type": "stream", "request": _dump(request),
                                  "endpoint": _endpoint_json(self.endpoint)}, self._timeout(),
@@ -485,13 +590,9 @@ class ForeignLoop(_Subject):
                                  "endpoint": endpoint}, self._timeout(), on_message)
         if reply["type"] == "error":
             _raise_error(reply)
-        from pydantic import TypeAdapter
-
-        from .model import Message
-
         result = dict(reply.get("result") or {})
         if isinstance(result.get("messages"), list):
-            result["messages"] = tuple(TypeAdapter(list[Message]).validate_python(
+            result["messages"] = tuple(_type_adapter("list[Message]").validate_python(
                 [_with_calls(m) for m in result["messages"]]))
         return LoopResult.model_validate(result)
 
@@ -501,15 +602,11 @@ class ForeignHistory(_Subject):
 
     @_shape_checked
     def build(self, stored: Any) -> Any:
-        from pydantic import TypeAdapter
-
-        from .model import Message
-
         reply = self.child.call({"type": "history", "stored": [_dump(m) for m in stored]},
                                 self._timeout())
         if reply["type"] == "error":
             _raise_error(reply)
-        return TypeAdapter(list[Message]).validate_python(
+        return _type_adapter("list[Message]").validate_python(
             [_with_calls(m) for m in reply.get("messages") or []])
 
 

@@ -11,6 +11,8 @@
 //           structured: { extract({ request, toolName, schema, openStream }) {...} } });
 //
 // stdout is the protocol channel: log with console.error, never console.log.
+import http from "node:http";
+import https from "node:https";
 import { createInterface } from "node:readline";
 
 export const PROTOCOL_VERSION = 1;
@@ -35,8 +37,44 @@ export function argumentsJson(call) {
   return JSON.stringify(call.arguments);
 }
 
+// Lines are gathered and written together once per turn of the event loop (setImmediate):
+// a stream's events cost one write to the pipe, not one each. Whatever is pending is written
+// when the process exits (process.exit, a crash), so no line is lost and the order holds.
+let outbox = [];
+function flush() {
+  if (!outbox.length) return;
+  const text = outbox.join("");
+  outbox = [];
+  process.stdout.write(text);
+}
+process.on("exit", flush);
 function write(message) {
-  process.stdout.write(JSON.stringify({ v: PROTOCOL_VERSION, ...message }) + "\n");
+  if (!outbox.length) setImmediate(flush);
+  outbox.push(JSON.stringify({ v: PROTOCOL_VERSION, ...message }) + "\n");
+}
+
+const agents = { "http:": new http.Agent({ keepAlive: true }), "https:": new https.Agent({ keepAlive: true }) };
+
+/** A small fetch on node:http with a kept-alive connection: resolves to {status, headers.get(name),
+ *  text(), body (async iterable of Buffers)}. Global fetch (undici) works the same and costs
+ *  about 1 ms more CPU a request; either is fine for the kit. */
+export function httpRequest(url, { method = "GET", headers = {}, body } = {}) {
+  const target = new URL(url);
+  const lib = target.protocol === "https:" ? https : http;
+  const head = { ...headers };
+  if (body !== undefined) head["content-length"] = Buffer.byteLength(body);
+  return new Promise((resolve, reject) => {
+    const req = lib.request(target, { method, headers: head, agent: agents[target.protocol] }, (res) => {
+      resolve({
+        status: res.statusCode,
+        headers: { get: (name) => { const v = res.headers[name.toLowerCase()]; return v === undefined ? null : [].concat(v).join(", "); } },
+        body: res, // an early exit from `for await` destroys it (and its connection)
+        async text() { const parts = []; for await (const part of res) parts.push(part); return Buffer.concat(parts).toString("utf8"); },
+      });
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
 }
 
 function errorMessage(id, err) {

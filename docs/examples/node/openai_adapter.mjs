@@ -1,6 +1,6 @@
 // An OpenAI / DeepSeek Chat Completions adapter in the style of a Node backend's chat adapters
 // (sendMessages -> {content, toolCalls}), with streaming, plus its tool runner as a loop.
-// Plain JavaScript, Node 18+ (global fetch), no dependencies.
+// Plain JavaScript, Node 18+, no dependencies.
 //
 //   node docs/examples/node/openai_adapter.mjs        (started by the kit: --toolcall-command)
 //
@@ -9,9 +9,12 @@
 //   drop_text     stream() drops the text deltas
 //   loop_forever  the tool runner ignores max_iterations
 //   keep_orphans  the history builder returns the stored history as it is
-import { serve, ProviderError, StreamError, IncompleteStreamError, argumentsJson } from "./harness.mjs";
+import { serve, ProviderError, StreamError, IncompleteStreamError, argumentsJson, httpRequest } from "./harness.mjs";
 
 const BUG = process.env.TOOLCALL_EXAMPLE_BUG || "";
+// the harness's httpRequest (node:http, kept-alive connections) by default; the global fetch
+// (undici) with TOOLCALL_EXAMPLE_HTTP=fetch: the same answers, ~1 ms more CPU a request
+const httpFetch = process.env.TOOLCALL_EXAMPLE_HTTP === "fetch" ? fetch : httpRequest;
 const FINISH = { stop: "stop", tool_calls: "tool_calls", function_call: "tool_calls", length: "length", content_filter: "content_filter" };
 
 function encodeMessage(m) {
@@ -44,7 +47,7 @@ const usageOf = (u) => (u ? { input_tokens: u.prompt_tokens ?? null, output_toke
 const finishOf = (r) => (r === null || r === undefined ? null : FINISH[r] || "other");
 
 async function post(endpoint, body) {
-  const reply = await fetch(endpoint.base_url.replace(/\/$/, "") + "/chat/completions", {
+  const reply = await httpFetch(endpoint.base_url.replace(/\/$/, "") + "/chat/completions", {
     method: "POST",
     headers: { authorization: `Bearer ${endpoint.api_key}`, "content-type": "application/json" },
     body: JSON.stringify(body),
@@ -118,14 +121,20 @@ export async function* sendMessagesStreaming(request, endpoint) {
       if (choice.finish_reason) finish = choice.finish_reason;
     }
   }
+  // the unfinished line is kept in pieces and each read is searched once: searching the whole
+  // buffer on every read is quadratic in a long line cut into many reads
+  let pieces = [];
   for await (const chunk of reply.body) {
-    buffer += decoder.decode(chunk, { stream: true });
-    let cut;
-    while ((cut = buffer.indexOf("\n")) >= 0) {
-      const line = buffer.slice(0, cut).replace(/\r$/, ""); buffer = buffer.slice(cut + 1);
+    const text = decoder.decode(chunk, { stream: true });
+    let from = 0, cut;
+    while ((cut = text.indexOf("\n", from)) >= 0) {
+      pieces.push(text.slice(from, cut));
+      const line = pieces.join("").replace(/\r$/, ""); pieces = []; from = cut + 1;
       yield* feedLine(line);
     }
+    if (from < text.length) pieces.push(text.slice(from));
   }
+  buffer = pieces.join("");
   if (buffer) yield* feedLine(buffer);
   if (!done) throw new IncompleteStreamError("the stream ended without 'data: [DONE]'" + (finish === null ? " and without a finish_reason" : ""));
 }
