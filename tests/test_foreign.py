@@ -184,6 +184,8 @@ def _ask(child, text, timeout=1.0):
     ("FAULT:hang", "adapter.timeout", "hanging"),
     ("FAULT:garbage", "subprocess.protocol", "logging to stdout"),
     ("FAULT:bad_message", "subprocess.protocol", None),
+    # a line that is not UTF-8 is a protocol fault, not an exit (the reader reads the pipe itself)
+    ("FAULT:bad_utf8", "subprocess.protocol", "a stray byte"),
     ("FAULT:late", "adapter.timeout", None),
 ])
 def test_fault_fails_the_case_and_the_child_restarts(faulty, fault, clause, stderr):

@@ -22,6 +22,7 @@ if (process.env.FAULTY_HELLO === "version") {
         if (fault === "FAULT:exit") { console.error("faulty.mjs: boom, exiting"); process.exit(3); }
         if (fault === "FAULT:hang") { console.error("faulty.mjs: hanging"); await new Promise(() => setInterval(() => {}, 1000)); }
         if (fault === "FAULT:garbage") { console.error("faulty.mjs: logging to stdout"); process.stdout.write("debug: got a request\n"); }
+        if (fault === "FAULT:bad_utf8") { console.error("faulty.mjs: a stray byte"); process.stdout.write(Buffer.from([0xff, 0xfe, 0x0a])); }
         if (fault === "FAULT:bad_message") process.stdout.write(JSON.stringify({ v: 1, id: 1, type: "result", response: {}, extra: true }) + "\n");
         if (fault === "FAULT:late") await new Promise((r) => setTimeout(r, 2500));
         if (fault === "FAULT:bad_shape") return { text: 42, tool_calls: [], finish_reason: "stop" };
