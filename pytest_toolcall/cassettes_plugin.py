@@ -120,7 +120,10 @@ def pytest_toolcall_cases(config: pytest.Config) -> Any:
 
 
 # -- fixtures -----------------------------------------------------------------------------------
-@pytest.fixture
+# session scope: the value follows from the configuration alone (and a Path is immutable), and
+# a function-scoped fixture costs every suite item a setup and a teardown (issue 9); an override
+# in conftest.py may have any scope
+@pytest.fixture(scope="session")
 def toolcall_cassette_dir(request: pytest.FixtureRequest) -> Path:
     """Where cassettes and request snapshots live. Override it in conftest.py to move them."""
     config = request.config
@@ -143,16 +146,14 @@ def _case(request: pytest.FixtureRequest) -> Any:
     return request.node.stash.get(CASE_KEY, None)
 
 
-@pytest.fixture
-def toolcall_endpoint(toolcall_endpoint: Any, request: pytest.FixtureRequest,
-                      toolcall_provider: str, toolcall_cassette_dir: Path,
-                      toolcall_cassette_config: dict[str, Any]) -> Iterator[Any]:
-    """Live items under --toolcall-live: the real service (recording) or the cassette
-    (replaying, network blocked); every other item keeps the fake provider's endpoint."""
+def live_endpoint(request: pytest.FixtureRequest, provider: str, directory: Path,
+                  settings: dict[str, Any]) -> Any:
+    """For a live item under --toolcall-live, the context manager of its endpoint: the real
+    service (recording) or the cassette (replaying, network blocked); ``None`` for every other
+    item, which keeps the fake provider's endpoint (``toolcall_endpoint`` in core_plugin.py)."""
     case = _case(request)
     if case is None or not case.live or not live_mode(request.config):
-        yield toolcall_endpoint
-        return
+        return None
     from .contracts import make_profile
 
     profile = make_profile(request.getfixturevalue("toolcall_profile"))
@@ -161,9 +162,7 @@ def toolcall_endpoint(toolcall_endpoint: Any, request: pytest.FixtureRequest,
         # adapter, built from this endpoint: the runner checks it)
         if capability != "stream" and not profile.claims(capability):
             pytest.skip(f"the profile does not claim {capability!r}, which {case.id} needs")
-    with _live_endpoint(request, toolcall_provider, case.id, Path(toolcall_cassette_dir),
-                        toolcall_cassette_config) as ep:
-        yield ep
+    return _live_endpoint(request, provider, case.id, Path(directory), settings)
 
 
 class _Live:

@@ -378,8 +378,22 @@ def toolcall_case(request: pytest.FixtureRequest) -> Any:
 
 
 @pytest.fixture
-def toolcall_endpoint(request: pytest.FixtureRequest, toolcall_provider: str) -> Iterator[Any]:
-    """Where the adapter sends requests: base_url, api_key, httpx clients, the fake provider."""
+def toolcall_endpoint(request: pytest.FixtureRequest, toolcall_provider: str,
+                      toolcall_cassette_dir: Path,
+                      toolcall_cassette_config: dict[str, Any]) -> Iterator[Any]:
+    """Where the adapter sends requests: base_url, api_key, httpx clients, the fake provider.
+    Live items under --toolcall-live get the real service (recording) or the cassette
+    (replaying, network blocked) instead."""
+    # the live branch lives in cassettes_plugin.py; one fixture rather than an override there
+    # of this one: every fixture costs each suite item a setup and a teardown (issue 9)
+    from .cassettes_plugin import live_endpoint
+
+    live = live_endpoint(request, toolcall_provider, toolcall_cassette_dir,
+                         toolcall_cassette_config)
+    if live is not None:
+        with live as endpoint:
+            yield endpoint
+        return
     from .fake import FakeProvider, in_process_endpoint, serve
 
     fake = FakeProvider(toolcall_provider)

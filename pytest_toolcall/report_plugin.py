@@ -110,10 +110,41 @@ def mask_report(report: pytest.TestReport, item: pytest.Item | None = None) -> N
         if masked != text:  # keep pytest's rich repr unless it holds a secret
             report.longrepr = masked
     report.sections = [(title, mask(content)) for title, content in report.sections]
+    masked = _property_masker()
     for holder in (report, item):
         if holder is not None:
-            holder.user_properties[:] = [(name, mask(value))
+            holder.user_properties[:] = [(name, masked(value))
                                          for name, value in holder.user_properties]
+
+
+#: user property value -> its masked text, valid while the redactor's matcher stays the same
+#: object (it is rebuilt when the environment or the registered secrets change): every report
+#: of every suite item carries the same few properties, in the report and in the item
+_MASKED: dict[str, Any] = {}
+_MASKED_FOR: list[Any] = [None]
+
+
+def _property_masker() -> Any:
+    """``redact.mask`` for user property values, remembering what it made of each value."""
+    from . import redact
+
+    matcher = getattr(redact, "_matcher", None)
+    if matcher is None:  # pragma: no cover - a redactor without its cache: mask every time
+        return redact.mask
+    current = matcher(None)[0]
+    if current is not _MASKED_FOR[0] or len(_MASKED) > 4096:
+        _MASKED.clear()
+        _MASKED_FOR[0] = current
+
+    def masked(value: Any) -> Any:
+        if not isinstance(value, str):
+            return redact.mask(value)
+        done = _MASKED.get(value)
+        if done is None:
+            done = _MASKED[value] = redact.mask(value)
+        return done
+
+    return masked
 
 
 def _text(report: pytest.TestReport) -> str | None:
