@@ -30,6 +30,12 @@ class Provider:
     dialect: str
     family: str
     facts: dict[str, Fact] = field(default_factory=dict)
+    #: stream quirks this service sends on its OpenAI-compatible Chat Completions endpoint
+    #: (names from ``pytest_toolcall.cases.QUIRKS``: ``index_missing``, ``sse_comments``, ...),
+    #: each a Fact whose value says how, with its source and date. The quirk cases run for the
+    #: services that send them, and under ``openai`` for a profile that declares one of them in
+    #: ``compatible_with``; OpenAI itself sends none of them.
+    quirks: dict[str, Fact] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not self.name or not isinstance(self.name, str):
@@ -42,6 +48,9 @@ class Provider:
         for key, fact in self.facts.items():
             if not isinstance(fact, Fact):
                 raise ValueError(f"Provider {self.name!r}: field 'facts[{key!r}]' must be a Fact")
+        for key, fact in self.quirks.items():
+            if not isinstance(fact, Fact):
+                raise ValueError(f"Provider {self.name!r}: field 'quirks[{key!r}]' must be a Fact")
 
 
 # Today's five dialect names stay valid providers and mean the same.
