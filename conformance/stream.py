@@ -62,8 +62,11 @@ CASES: list[Case] = [
         id="stream.parallel_interleaved",
         dialects=(*TEXT_ARGUMENTS, "openai-responses"),
         title="Parallel calls whose fragments interleave stay separate",
-        why="Servers other than OpenAI interleave fragments of parallel calls; an adapter that "
-            "appends to 'the current call' mixes them (adk-python #1038: "
+        why="OpenAI's stream types key every tool-call fragment on its index ('index' is the "
+            "one required field of a delta's tool call, 'id' is optional: openai-python 3.57.0 "
+            "ChoiceDeltaToolCall, whose stream helper accumulates tool_calls[index]; confirmed "
+            "2026-11-25), so fragments of parallel calls may interleave; an adapter that "
+            "appends to 'the current call' mixes them (adk-python #1038, through LiteLLM: "
             "{\"project_id\": 3}{\"project_id\": 9}).",
         steps=_stream(_turn(PARIS_TOKYO_TIME, quirks={"interleave"}, fragment_size=3)),
         checks=(matches_script,),
@@ -81,9 +84,12 @@ CASES: list[Case] = [
         id="stream.sse_data_without_space",
         title="SSE lines without the space after 'data:' are read",
         why="The SSE spec makes the space after the colon optional and OpenAI-compatible "
-            "servers omit it; an adapter that cuts a fixed 'data: ' prefix loses the first "
-            "character of every event and fails to parse the stream.",
+            "gateways omit it (Spring-based proxies: openai-python #498; a private gateway: "
+            "lidge-jun/opencodex #1170, 2026-08; confirmed 2026-11-25); OpenAI and no service "
+            "in the registry do, so it runs for compatible_with={'*'}. An adapter that cuts a "
+            "fixed 'data: ' prefix loses the first character of every event.",
         dialects=TEXT_ARGUMENTS,
+        quirk="data_no_space",
         steps=_stream(_turn(PARIS_TOKYO_TIME[:2], text="Checking.", quirks={"data_no_space"})),
         checks=(matches_script,),
     ),
@@ -97,8 +103,10 @@ CASES: list[Case] = [
             "waits (api-docs.deepseek.com/quick_start/rate_limit: 'continuously return SSE "
             "keep-alive comments', confirmed 2026-11-25). The SSE spec says a line starting "
             "with ':' is ignored. The openrouter fake sends OpenRouter's own comment text "
-            "(confirmed 2026-11-25).",
-        dialects=(*TEXT_ARGUMENTS, "deepseek", "openrouter"),
+            "(confirmed 2026-11-25). It runs for the services whose registry entry declares "
+            "the quirk sse_comments.",
+        dialects=TEXT_ARGUMENTS,
+        quirk="sse_comments",
         steps=_stream(_turn(PARIS_TOKYO_TIME[:2], text="Checking.", quirks={"sse_comments"})),
         checks=(matches_script,),
     ),
@@ -118,17 +126,22 @@ CASES: list[Case] = [
         id="stream.id_name_repeated",
         dialects=TEXT_ARGUMENTS,
         title="id and name repeated on every fragment are not concatenated",
-        why="langchain #40041 and the openai stream helper concatenate every string field: a "
-            "server that repeats them yields id 'call_Acall_A' and name 'get_weatherget_weather'.",
+        why="Fireworks repeats id, type and name on every fragment of a call (litellm #8990, "
+            "2025-03; raw Fireworks chunks in SillyTavern PR #5948, 2026-08; confirmed "
+            "2026-11-25); langchain #40041 and the openai stream helper concatenate every string "
+            "field, so a client reads id 'call_Acall_A' and name 'get_weatherget_weather'.",
+        quirk="repeat_id_name",
         steps=_stream(_turn(PARIS_TOKYO_TIME[:2], quirks={"repeat_id_name"}, fragment_size=3)),
         checks=(matches_script,),
     ),
     case(
         id="stream.index_stuck_at_zero",
         dialects=(*TEXT_ARGUMENTS, "openai-responses"),
+        quirk="index_stuck_at_zero",
         title="Calls that all arrive at index 0, with distinct ids, stay separate",
-        why="ollama #15457 / litellm #33678: OpenAI-compatible servers send every call at index "
-            "0; keyed on index alone they merge into {\"path\":\"a\"}{\"path\":\"b\"}. "
+        why="Ollama's OpenAI-compatible endpoint sends every call of a parallel batch at index "
+            "0 (ollama #15457, 0.20.x, 2026-04; litellm #33678; confirmed 2026-11-25); keyed on "
+            "index alone they merge into {\"path\":\"a\"}{\"path\":\"b\"}. "
             "On the Responses wire the same merge follows from keying on output_index (litellm "
             "#21331: a stream bridge put every parallel call on index 0).",
         steps=_stream(_turn(PARIS_TOKYO_TIME, quirks={"index_stuck_at_zero"})),
@@ -137,9 +150,12 @@ CASES: list[Case] = [
     case(
         id="stream.index_missing",
         dialects=(*TEXT_ARGUMENTS, "openai-responses"),
+        quirk="index_missing",
         title="Tool-call fragments without an index are still assembled",
-        why="ollama #7881: the OpenAI-compatible stream sent tool calls without 'index'; "
-            "adapters indexing tool_calls[index] crash.",
+        why="Gemini's OpenAI-compatible endpoint streams tool calls without 'index' "
+            "(openai-python #2806, 2025-12, and PR #3246, 2026-05; AstrBot #6692, 2026-03; "
+            "confirmed 2026-11-25), as Ollama's did before 0.4.7 (ollama #7881); adapters "
+            "indexing tool_calls[index] crash.",
         steps=_stream(_turn(PARIS_TOKYO_TIME, quirks={"index_missing"})),
         checks=(matches_script,),
     ),

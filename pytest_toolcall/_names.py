@@ -7,6 +7,15 @@ from __future__ import annotations
 #: tests/test_plugin_lazy.py checks it)
 PROVIDERS = ("openai", "openai-responses", "anthropic", "gemini", "ollama", "vertex",
              "deepseek", "mistral", "openrouter", "zhipu", "azure-openai")
+#: providers added by plugins (the ``pytest_toolcall_providers`` hook) at configure time
+PLUGIN_PROVIDERS: list[str] = []
+
+
+def known_providers() -> tuple[str, ...]:
+    """Every provider name: the built-in ones and those plugins added."""
+    return (*PROVIDERS, *PLUGIN_PROVIDERS)
+
+
 #: --toolcall-transport choices
 TRANSPORTS = ("inprocess", "loopback")
 #: --toolcall-loop-model choices

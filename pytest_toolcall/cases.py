@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from .contracts import CAPABILITIES
 from .errors import CaseDefinitionError
 from .model import ChatRequest, FinishReason, Message, Reasoning, ToolSpec, Usage, UserMessage
+from .providers import REGISTRY, quirk_senders
 from .tools import ScriptedTool
 
 if TYPE_CHECKING:
@@ -291,6 +292,11 @@ class Case(BaseModel):
     title: str = Field(min_length=1)
     why: str = Field(min_length=1)
     dialects: tuple[str, ...] = ("*",)
+    #: a stream quirk (a key of :data:`QUIRKS`) that some OpenAI-compatible services send and
+    #: OpenAI does not: the case runs for the services whose registry entry declares it, and
+    #: under the bare wires in ``dialects`` only for a profile whose ``compatible_with`` names
+    #: one of them (or ``"*"``)
+    quirk: str | None = None
     needs: frozenset[str] = frozenset()
     # Not Field(min_length=1): pydantic would add "at least 1 item" to every error of a bad step.
     steps: tuple[Step, ...] = ()
@@ -311,6 +317,13 @@ class Case(BaseModel):
                 "id must be '<family>.<name>' in lower case, dots between parts "
                 f"(like 'stream.parallel_interleaved'), got {value!r}"
             )
+        return value
+
+    @field_validator("quirk")
+    @classmethod
+    def _known_quirk(cls, value: str | None) -> str | None:
+        if value is not None and value not in QUIRKS:
+            raise ValueError(f"unknown quirk {value!r}; known: {', '.join(sorted(QUIRKS))}")
         return value
 
     @field_validator("needs")
@@ -377,7 +390,22 @@ class Case(BaseModel):
         return frozenset(needed)
 
     def applies_to(self, dialect: str) -> bool:
-        return "*" in self.dialects or dialect in self.dialects
+        if self.quirk is None:
+            return "*" in self.dialects or dialect in self.dialects
+        # a quirk case: the bare wires it names (gated at run time by compatible_with), and the
+        # services on one of those wires that send the quirk themselves
+        return dialect in self.dialects or dialect in self.senders(own_fake=True)
+
+    def senders(self, *, own_fake: bool = False) -> tuple[str, ...]:
+        """The services that send this case's quirk (empty for a case without one). With
+        ``own_fake``: only those whose own fake speaks one of the case's wires."""
+        if self.quirk is None:
+            return ()
+        names = quirk_senders(self.quirk)
+        if own_fake:
+            names = tuple(n for n in names if n not in self.dialects
+                          and REGISTRY[n].dialect in self.dialects)
+        return names
 
 
 def check(clause: str) -> Callable[[Callable[..., None]], Callable[..., None]]:

@@ -114,11 +114,21 @@ def render(registry: Iterable[Case]) -> str:
                 "",
                 f"- needs: {_code_list(sorted(case.required_capabilities()))}",
                 f"- dialects: {_code_list(case.dialects)}",
+                *([_quirk_line(case)] if case.quirk else []),
                 f"- steps: {_steps(case)}",
                 f"- clauses: {_code_list(clauses_of(case))}",
                 "",
             ]
     return "\n".join(out).rstrip("\n") + "\n"
+
+
+def _quirk_line(case: Case) -> str:
+    senders = case.senders()
+    if not senders:
+        return (f"- quirk: `{case.quirk}`, sent by no registered service (reported gateways); "
+                "it runs for a profile with `compatible_with={'*'}`")
+    return (f"- quirk: `{case.quirk}`, sent by {_code_list(senders)}; under the bare wires it "
+            "runs for a profile whose `compatible_with` names one of them (or `'*'`)")
 
 
 def _cell(text: str) -> str:

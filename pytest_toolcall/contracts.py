@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterator, Mapping
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from .errors import UsageError
 from .model import ChatRequest, ChatResponse, StreamEvent
@@ -109,6 +109,13 @@ class Profile(BaseModel):
     #: stream recorded today carries both counts there (wire corpus, 2026-11-22). Claim this
     #: for an adapter that must still read the old shape (a proxy or an old API version).
     anthropic_legacy_usage: bool = False
+    #: the OpenAI-compatible services (``--toolcall-provider`` names: ``vllm``, ``ollama``,
+    #: ``gemini`` for its OpenAI-compatible endpoint, ...) this adapter also targets: under the
+    #: bare ``openai`` / ``openai-responses`` wires the stream quirks those services send (and
+    #: OpenAI never does) run against it too. ``"*"``: every quirk of every service, for an
+    #: adapter meant for any OpenAI-compatible server. Empty (the default): OpenAI's behaviour
+    #: only; a service run (``--toolcall-provider=vllm``) always plays its own quirks.
+    compatible_with: frozenset[str] = frozenset()
     known_gaps: Mapping[str, str] = Field(default_factory=dict)
     timeout: float = Field(default=10.0, gt=0)
     # -- loop policy (ToolLoop) --------------------------------------------------------------
@@ -167,6 +174,22 @@ class Profile(BaseModel):
     handoff_tools: tuple[str, ...] = ()
     # -- history policy (HistoryBuilder) ---------------------------------------------------
     history_failed_calls: Literal["drop", "keep"] = "drop"
+
+    @field_validator("compatible_with", mode="before")
+    @classmethod
+    def _known_services(cls, value: Any) -> Any:
+        from ._names import known_providers
+
+        if isinstance(value, str):
+            raise ValueError(f"compatible_with is a set of service names, got the string "
+                             f"{value!r}: write compatible_with={{{value!r}}}")
+        known = known_providers()
+        unknown = sorted(str(v) for v in value or () if v != "*" and v not in known)
+        if unknown:
+            raise ValueError(
+                f"compatible_with names unknown services {unknown}; known: "
+                f"{', '.join(sorted(known))}, or '*' for every OpenAI-compatible service")
+        return value
 
     @model_validator(mode="after")
     def _a_loop_that_stops(self) -> Profile:

@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from . import checks
-from .cases import Case
+from .cases import QUIRKS, Case
 from .contracts import Interface, Profile, check_adapter
 from .errors import ConformanceFailure, UsageError
 from .fake.provider import Endpoint
@@ -59,6 +59,33 @@ _EVENT = TypeAdapter(StreamEvent)
 _EVENT_TYPES = (TextDelta, ToolCallDelta, ToolCallComplete, ReasoningComplete, StreamDone)
 
 
+def _quirk_gate(case: Case, profile: Profile, provider: str) -> None:
+    """A quirk case under a bare wire runs only for a profile that targets a service sending
+    the quirk: OpenAI never sends it, so an adapter written for OpenAI alone is not failed."""
+    if case.quirk is None:
+        return
+    senders = case.senders()
+    if provider in senders:
+        return
+    # the registry's quirks are those of the services' Chat Completions endpoints: under
+    # another wire (openai-responses) only '*' claims them
+    if provider != "openai":
+        senders = ()
+    wanted = profile.compatible_with
+    if "*" in wanted or wanted & set(senders):
+        return
+    if senders:
+        how = (f"it runs for {', '.join(senders)}. Declare the services your adapter targets "
+               f"to run it here: Profile(compatible_with={{{', '.join(map(repr, senders))}}}), "
+               "or {'*'} for any OpenAI-compatible server")
+    else:
+        how = ("no service in the registry sends it (gateways were reported to); it runs for "
+               "Profile(compatible_with={'*'}), an adapter meant for any OpenAI-compatible "
+               "server")
+    raise CaseSkipped(f"{case.id} plays a quirk {provider} does not send "
+                      f"({QUIRKS[case.quirk]}); {how}")
+
+
 def run_case(case: Case, adapter: Any, profile: Profile, endpoint: Endpoint | None = None, *,
              interfaces: Sequence[Interface] | None = None, dialect: str | None = None,
              loop_model: str = "inprocess", transport: str = "inprocess") -> list[Any]:
@@ -87,6 +114,7 @@ def run_case(case: Case, adapter: Any, profile: Profile, endpoint: Endpoint | No
     for capability in sorted(case.required_capabilities()):
         if not profile.claims(capability, adapter):
             raise CaseSkipped(f"the profile does not claim {capability!r}, which {case.id} needs")
+    _quirk_gate(case, profile, endpoint.provider)
     if "stream" in case.required_capabilities():
         try:
             _check_stream_methods(case, adapter, interfaces)

@@ -69,27 +69,46 @@ def verdicts(library: str, factory: Callable[[Any], Any] | None = None
     return run_matrix(getattr(shims, shim_name)(factory or default), dialect)
 
 
-def run_matrix(shim: Callable[[Any], Any], dialect: str, profile: Any = None
-               ) -> tuple[dict[str, str], int, int]:
+def run_matrix(shim: Callable[[Any], Any], dialect: str, profile: Any = None,
+               only: Callable[[Any], bool] | None = None) -> tuple[dict[str, str], int, int]:
     """The chat families of ``dialect`` through ``shim`` (endpoint -> adapter), each case on a
-    fresh fake: ``({case id: broken clause}, passed, skipped)``. Kit errors propagate."""
-    profile = profile or reference_profile(dialect)
+    fresh fake: ``({case id: broken clause}, passed, skipped)``; ``only`` narrows the cases.
+    Kit errors propagate.
+
+    Two passes. First OpenAI's behaviour only, as a user's profile claims by default: a library
+    is an adapter under test, not the reference, so the quirk cases skip (OpenAI never sends
+    them). Then the quirk cases alone, for a profile that targets every OpenAI-compatible
+    service (``compatible_with={"*"}``): a quirk case a library fails is failed there, under
+    the services that send the quirk, never under OpenAI."""
+    base = profile or reference_profile(dialect).model_copy(
+        update={"compatible_with": frozenset()})
     failed: dict[str, str] = {}
     passed = skipped = 0
-    for case in default_registry().select(FAMILIES, dialect=dialect):
-        endpoint = in_process_endpoint(FakeProvider(dialect))
-        try:
-            run_one = shim(endpoint)
-            from pytest_toolcall.runner import run_case
+    cases = [c for c in default_registry().select(FAMILIES, dialect=dialect)
+             if only is None or only(c)]
+    passes = [(cases, base)]
+    if profile is None:
+        passes.append(([c for c in cases if c.quirk is not None],
+                       base.model_copy(update={"compatible_with": frozenset({"*"})})))
+    for selected, claimed in passes:
+        for case in selected:
+            endpoint = in_process_endpoint(FakeProvider(dialect))
+            try:
+                run_one = shim(endpoint)
+                from pytest_toolcall.runner import run_case
 
-            run_case(case, run_one, profile, endpoint)
-            passed += 1
-        except CaseSkipped:
-            skipped += 1
-        except ConformanceFailure as failure:
-            failed[case.id] = failure.clause
-        finally:
-            endpoint.close()
+                run_case(case, run_one, claimed, endpoint)
+                passed += 1
+            except CaseSkipped:
+                if claimed is base:
+                    skipped += 1
+            except ConformanceFailure as failure:
+                assert profile is not None or claimed is not base or case.quirk is None, (
+                    f"{case.id} plays a quirk OpenAI never sends, yet it ran for a profile "
+                    "that targets OpenAI alone")
+                failed[case.id] = failure.clause
+            finally:
+                endpoint.close()
     return failed, passed, skipped
 
 

@@ -227,6 +227,32 @@ def test_each_library_fails_exactly_its_pinned_cases(library: str) -> None:
     assert_pinned(library, failed, passed, PINNED[library], at_least=10)
 
 
+def test_the_openai_sdk_fails_a_quirk_only_for_the_services_that_send_it() -> None:
+    """Issue 13: under ``openai`` the SDK fails no quirk case (OpenAI never sends them, the
+    first pass of run_matrix asserts it); a profile that targets one service gets exactly the
+    pinned quirk failures whose quirk that service sends, with the pinned clause."""
+    if not _installed("openai"):
+        pytest.skip("openai is not installed (the 'dev' extra installs it)")
+    from pytest_toolcall.cases import default_registry
+    from pytest_toolcall.reference import reference_profile
+    from tests.shim_matrix import _openai, run_matrix
+
+    registry = default_registry()
+    services = sorted({s for c in registry if c.quirk for s in c.senders()})
+    assert {"gemini", "ollama"} <= set(services)
+    pinned_quirks = {case: clause for case, (clause, _why) in PINNED["openai"].items()
+                     if registry[case].quirk}
+    assert pinned_quirks, "the SDK breaks on some services' quirks (its pins say which)"
+    for service in services:
+        profile = reference_profile("openai").model_copy(
+            update={"compatible_with": frozenset({service})})
+        failed, _passed, _ = run_matrix(shims.openai(_openai), "openai", profile,
+                                        only=lambda c: c.quirk is not None)
+        expected = {case: clause for case, clause in pinned_quirks.items()
+                    if service in registry[case].senders()}
+        assert failed == expected, service
+
+
 #: shims whose dialect is the client's, each pinned in its own module (name -> module, and the
 #: docs/shims.md heading of each of its PINNED keys)
 MULTI_DIALECT = {

@@ -53,8 +53,36 @@ class Provider:
                 raise ValueError(f"Provider {self.name!r}: field 'quirks[{key!r}]' must be a Fact")
 
 
+_Q_CONFIRMED = "2026-11-25"
+
+#: the stream quirks of the OpenAI-compatible endpoints of services whose own wire the kit
+#: plays natively (Gemini's /v1beta/openai/, Ollama's /v1/): a profile that declares
+#: compatible_with={"gemini"} or {"ollama"} gets them under the openai wire
+_COMPAT_QUIRKS: dict[str, dict[str, Fact]] = {
+    "gemini": {
+        "index_missing": Fact(
+            "the OpenAI-compatible endpoint (generativelanguage.googleapis.com/v1beta/openai/) "
+            "streams tool-call deltas without 'index'; the openai SDK's stream helper raises "
+            "TypeError on them",
+            "openai/openai-python #2806 (gemini-3-flash-preview, 2025-12) and PR #3246 "
+            "(2026-05: 'matching Gemini OpenAI-compatible streaming responses'); "
+            "AstrBotDevs/AstrBot #6661 / PR #6692 (2026-03)", _Q_CONFIRMED),
+    },
+    "ollama": {
+        "index_stuck_at_zero": Fact(
+            "the OpenAI-compatible endpoint (/v1/chat/completions) streams every call of a "
+            "parallel batch at index 0, each with its own id (Ollama 0.20.2 and 0.20.4; "
+            "local servers keep old versions for long, so it is played though the issue is "
+            "closed). Before 0.4.7 the index was missing altogether (ollama #7881: "
+            "historical, not played)",
+            "ollama/ollama #15457 (2026-04, a quoted stream); vercel/ai PR #14277 (verified "
+            "with 0.20.2/0.20.4); LibreChat-AI/agents PR #260 (2026-06)", _Q_CONFIRMED),
+    },
+}
+
 # Today's five dialect names stay valid providers and mean the same.
-_BUILTIN = [Provider(name=d, dialect=d, family=d.split("-")[0]) for d in DIALECTS]
+_BUILTIN = [Provider(name=d, dialect=d, family=d.split("-")[0],
+                     quirks=_COMPAT_QUIRKS.get(d, {})) for d in DIALECTS]
 
 _CONFIRMED = "2026-11-23"
 
@@ -173,6 +201,10 @@ DEEPSEEK = Provider(name="deepseek", dialect="openai", family="openai", facts={
                                      "confirmed by DeepSeek, not enforced"),
     "midstream_error": Fact("the shape of an error inside a 200 stream is not confirmed: "
                             "OpenAI's data: {error} is played"),
+}, quirks={
+    "sse_comments": Fact("': keep-alive' SSE comment lines while a stream request waits",
+                         f"{_DS_DOCS}/quick_start/rate_limit ('continuously return SSE "
+                         "keep-alive comments')", _DS_CONFIRMED),
 })
 
 _MI_CONFIRMED = "2026-11-25"
@@ -345,6 +377,11 @@ OPENROUTER = Provider(name="openrouter", dialect="openai", family="openai", fact
                 "in public client tests", _OR_CONFIRMED),
     "request_errors": Fact("the wording of OpenRouter's own 400s for malformed requests is not "
                            "confirmed: OpenAI's rejections are played"),
+}, quirks={
+    "sse_comments": Fact("': OPENROUTER PROCESSING' comment lines, up to dozens before the "
+                         "first data line and between events",
+                         f"{_OR_DOCS}/api-reference/streaming (Additional Information)",
+                         _OR_CONFIRMED),
 })
 
 _ZP_CONFIRMED = "2026-11-25"
@@ -550,6 +587,11 @@ AZURE_OPENAI = Provider(name="azure-openai", dialect="openai", family="openai", 
 
 REGISTRY: dict[str, Provider] = {p.name: p for p in (*_BUILTIN, VERTEX, DEEPSEEK, MISTRAL,
                                                      OPENROUTER, ZHIPU, AZURE_OPENAI)}
+
+
+def quirk_senders(quirk: str) -> tuple[str, ...]:
+    """The services whose ``quirks`` declare ``quirk``, in registry order."""
+    return tuple(name for name, p in REGISTRY.items() if quirk in p.quirks)
 
 
 def get(name: str) -> Provider:

@@ -32,7 +32,11 @@ from ..model import (
 )
 from ._http import HttpxAdapter, RETRYABLE_TYPES, read_error, retry_fields
 
-__all__ = ["OpenAIChatAdapter", "StreamAccumulator"]
+__all__ = ["PROFILE", "OpenAIChatAdapter", "StreamAccumulator"]
+
+#: the reference reads what any OpenAI-compatible server sends, so under the bare openai wire
+#: it claims every service's stream quirks (a user's OpenAI-only adapter claims none)
+PROFILE: dict[str, Any] = {"compatible_with": frozenset({"*"})}
 
 _FINISH = {"stop": "stop", "tool_calls": "tool_calls", "function_call": "tool_calls",
            "length": "length", "content_filter": "content_filter"}

@@ -46,8 +46,9 @@ from ._http import HttpxAdapter, RETRYABLE_TYPES, read_error, retry_fields
 
 __all__ = ["PROFILE", "OpenAIResponsesAdapter", "ResponsesStreamAccumulator"]
 
-#: everything the Responses API has: every tool_choice, parallel_tool_calls, usage
-PROFILE: dict[str, Any] = {}
+#: everything the Responses API has: every tool_choice, parallel_tool_calls, usage; and the
+#: quirks of Responses-wire bridges (compatible_with '*')
+PROFILE: dict[str, Any] = {"compatible_with": frozenset({"*"})}
 
 _INCOMPLETE = {"max_output_tokens": "length", "content_filter": "content_filter"}
 
