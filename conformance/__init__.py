@@ -20,7 +20,8 @@ FAMILIES = ("wire", "stream", "errors", "loop", "history", "fallback")
 #: every module that may hold built-in cases, in catalogue order; each has a ``CASES`` list
 MODULES = ("wire", "messages", "stream", "errors", "loop", "history", "fallback",
            "openai_responses", "anthropic", "gemini", "ollama", "deepseek",
-           "mistral", "openrouter", "zhipu", "azure_openai")
+           "mistral", "openrouter", "zhipu", "azure_openai", "cerebras", "groq", "together",
+           "lmstudio", "xai", "llamacpp", "vllm", "fireworks")
 
 
 def builtin_cases() -> list[Case]:

@@ -70,6 +70,11 @@ def _provider_ids(dialect: str, body: Any) -> set[str]:
     error = body.get("error") if isinstance(body, dict) else None
     if not isinstance(error, dict) and isinstance(body, dict) and body.get("object") == "error":
         error = body  # Mistral: the fields at the top level
+    if error is None and isinstance(body, dict) and "message" in body and (
+            "type" in body or "code" in body):
+        error = body  # Cerebras: {message, type, param, code} at the top level, no "object"
+    if isinstance(error, str) and isinstance(body, dict) and isinstance(body.get("code"), str):
+        return {body["code"]}  # xAI: {"code": "invalid-argument", "error": "<text>"}
     if not isinstance(error, dict):
         return set()
     if dialect == "gemini":

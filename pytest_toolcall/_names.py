@@ -6,7 +6,8 @@ from __future__ import annotations
 #: --toolcall-provider names, in the order 'all' runs them (``dialects._REGISTRY`` must agree:
 #: tests/test_plugin_lazy.py checks it)
 PROVIDERS = ("openai", "openai-responses", "anthropic", "gemini", "ollama", "vertex",
-             "deepseek", "mistral", "openrouter", "zhipu", "azure-openai")
+             "deepseek", "mistral", "openrouter", "zhipu", "azure-openai", "cerebras", "groq",
+             "together", "lmstudio", "llamacpp", "vllm", "xai", "fireworks")
 #: providers added by plugins (the ``pytest_toolcall_providers`` hook) at configure time
 PLUGIN_PROVIDERS: list[str] = []
 

@@ -130,6 +130,23 @@ REASONING_WIRES: dict[str, frozenset[str]] = {
     "zhipu": frozenset({"thinking"}),
     # reasoning_details: text (with its signature), summary, encrypted data (issue 13)
     "openrouter": frozenset({"thinking", "redacted_thinking", "reasoning"}),
+    # the reasoning field (reasoning_format parsed): one thinking text, no signature (issue 13)
+    "groq": frozenset({"thinking"}),
+    # grok-3-mini's reasoning_content: one thinking text, no signature (issue 13)
+    "xai": frozenset({"thinking"}),
+    # the reasoning field (reasoning_format text_parsed / parsed): one thinking text (issue 13)
+    "cerebras": frozenset({"thinking"}),
+    # the reasoning field (message.reasoning / delta.reasoning): one thinking text (issue 13)
+    "together": frozenset({"thinking"}),
+    # reasoning_content (the "separate reasoning_content" setting) or, for gpt-oss, reasoning:
+    # one thinking text, no signature (issue 13)
+    "lmstudio": frozenset({"thinking"}),
+    # the reasoning field (--reasoning-parser): one thinking text, no signature (issue 13)
+    "vllm": frozenset({"thinking"}),
+    # reasoning_content (--reasoning-format auto / deepseek): one thinking text (issue 13)
+    "llamacpp": frozenset({"thinking"}),
+    # reasoning_content: one thinking text, no signature (issue 13)
+    "fireworks": frozenset({"thinking"}),
 }
 
 

@@ -16,13 +16,23 @@ from typing import Any
 import pytest
 
 from ._names import LOOP_MODELS, TRANSPORTS
+from .errors import UsageError as ProviderPluginError
+from .provider_plugins import register_providers, unregister_providers
 from .plugin import _setting, _split, fixture_names, providers, providers_named
 
 pytest_plugins = ["pytest_toolcall.report_plugin", "pytest_toolcall.cassettes_plugin"]  # --toolcall-report, the gate
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    providers(config)  # fail early on a bad name
+    try:
+        config.stash[_PLUGIN_PROVIDERS] = register_providers(config)
+    except ProviderPluginError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    try:
+        providers(config)  # fail early on a bad name
+    except pytest.UsageError:
+        unregister_providers(config.stash[_PLUGIN_PROVIDERS])
+        raise
     _check_known_gap_lines(config)
     transport = _setting(config, "toolcall_transport") or "inprocess"
     if transport not in TRANSPORTS:
@@ -43,6 +53,10 @@ def pytest_configure(config: pytest.Config) -> None:
     _take_suite_node_ids(config)
 
 
+def pytest_unconfigure(config: pytest.Config) -> None:
+    unregister_providers(config.stash.get(_PLUGIN_PROVIDERS, []))
+
+
 def _check_known_gap_lines(config: pytest.Config) -> None:
     """Each toolcall_known_gaps line is 'case-glob: reason'; without the colon the line would
     declare nothing (or the wrong glob) in silence."""
@@ -56,6 +70,8 @@ def _check_known_gap_lines(config: pytest.Config) -> None:
 
 
 _ADAPTER_SPEC = pytest.StashKey[Any]()
+#: the providers this session's plugins added (forgotten when it ends)
+_PLUGIN_PROVIDERS = pytest.StashKey[list[str]]()
 
 
 def register_overrides(config: pytest.Config) -> None:

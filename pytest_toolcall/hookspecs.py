@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
 
     from .cases import Case
+    from .providers import Provider
 
 hookspec = pluggy.HookspecMarker("pytest")
 
@@ -24,4 +25,28 @@ def pytest_toolcall_cases(config: pytest.Config) -> Iterable[Case]:
         from pytest_toolcall.cases import make_case, Step, Turn
         def pytest_toolcall_cases(config):
             return [make_case(id="mine.my_case", title=..., why=..., steps=..., checks=...)]
+    """
+
+
+@hookspec
+def pytest_toolcall_providers(config: pytest.Config) -> Iterable[Provider]:
+    """Return extra providers (an in-house gateway, a service the kit does not know): each a
+    :class:`pytest_toolcall.providers.Provider` with its wire, facts and quirks, and optionally
+    the dialect class its fake plays and its reference adapter. They join
+    ``--toolcall-provider`` (``all`` included) and ``Profile.compatible_with``.
+
+    Example (``conftest.py``)::
+
+        from pytest_toolcall.dialects.openai import OpenAIChat
+        from pytest_toolcall.providers import Provider
+
+        class AcmeGateway(OpenAIChat):
+            name = "acme"
+            def route(self, method, path):
+                return method == "POST" and path == "/llm/v2/chat/completions"
+
+        def pytest_toolcall_providers(config):
+            return [Provider(name="acme", dialect="openai", family="openai", fake=AcmeGateway)]
+
+    See docs/providers.md (Adding your own provider).
     """

@@ -20,7 +20,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
                             "loop", "fallback", "hookspecs"),
     "cases as data": ("tools", "cases", "strategies", "bugs", "providers",
                       "netguard"),
-    "provider side": ("dialects", "fake", "reference", "scripted", "foreign"),
+    "provider side": ("dialects", "fake", "reference", "scripted", "foreign", "provider_plugins"),
     "runners and checks": ("runbase", "checks", "runner", "looprun", "fallbackrun", "trace",
                            "live"),
     "reports and cassettes": ("report", "cassettes"),

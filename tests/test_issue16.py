@@ -410,7 +410,8 @@ def test_services_on_a_text_argument_wire_can_send_malformed_arguments() -> None
 
     script = LOOP["loop.malformed_arguments"].loop
     script = script(SYNC) if callable(script) else script
-    for service in ("deepseek", "mistral", "openrouter", "zhipu", "azure-openai"):
+    for service in ("deepseek", "mistral", "openrouter", "zhipu", "azure-openai",
+                    "vllm", "lmstudio"):
         assert wire_of(service) == "openai"
         assert inexpressible(script, service) is None, service
     assert wire_of("vertex") == "gemini"

@@ -15,7 +15,7 @@ from ..cases import ErrorReply, Turn
 from ..errors import UsageError
 from ..model import ChatRequest
 
-__all__ = ["DIALECT_NAMES", "Dialect", "Rejection", "get_dialect"]
+__all__ = ["DIALECT_NAMES", "Dialect", "Rejection", "get_dialect", "register_class"]
 
 
 @dataclass(frozen=True)
@@ -87,6 +87,32 @@ _REGISTRY: dict[str, tuple[str, str]] = {
     # Azure OpenAI: the openai wire on the deployment route (api-version) and the v1 route,
     # api-key or Entra bearer auth, content-filter chunks and errors (issue 13)
     "azure-openai": ("azure_openai", "AzureOpenAI"),
+    # Cerebras Inference: the openai wire with top-level errors, a closed request schema,
+    # reasoning and time_info (issue 13)
+    "cerebras": ("cerebras", "Cerebras"),
+    # Groq: the openai wire with x_groq usage, whole calls per chunk, reasoning and its
+    # tool_use_failed 400 (issue 13)
+    "groq": ("groq", "Groq"),
+    # Together AI: the openai wire with its errors (a request id beside them), its stream
+    # shape (a last chunk saying "stop" after "tool_calls") and the reasoning field (issue 13)
+    "together": ("together", "Together"),
+    # LM Studio: the openai wire with its 200 route errors, string and object error bodies,
+    # the stream error event, numeric call ids and reasoning fields (issue 13)
+    "lmstudio": ("lmstudio", "LMStudio"),
+    # llama.cpp llama-server: the openai wire on /v1 and bare routes, optional key, its
+    # {code, message, type} errors, role chunk alone, 32-character call ids and
+    # reasoning_content (issue 13)
+    "llamacpp": ("llamacpp", "LlamaCpp"),
+    # vLLM's OpenAI-compatible server (vllm serve): the openai wire with its optional
+    # --api-key, nested errors with integer codes, its request rules, stream shape and
+    # reasoning field (issue 13)
+    "vllm": ("vllm", "VLLM"),
+    # xAI: the openai wire with flat {code, error} bodies (a wrong key is a 400), whole calls
+    # per stream chunk, grok-3-mini's reasoning_content and its usage (issue 13)
+    "xai": ("xai", "XAI"),
+    # Fireworks AI: the openai wire with its error shapes, reasoning_content and Kimi's
+    # id-before-name tool-call streams (issue 13)
+    "fireworks": ("fireworks", "Fireworks"),
 }
 
 
@@ -100,8 +126,28 @@ def _available() -> tuple[str, ...]:
 DIALECT_NAMES: tuple[str, ...] = _available()
 
 
+#: dialects of providers that plugins added (pytest_toolcall.provider_plugins): name -> class
+_PLUGIN_CLASSES: dict[str, type] = {}
+
+
+def register_class(name: str, cls: type) -> None:
+    """Offer ``name`` as a provider played by ``cls`` (a plugin's provider)."""
+    global DIALECT_NAMES
+    _PLUGIN_CLASSES[name] = cls
+    if name not in DIALECT_NAMES:
+        DIALECT_NAMES = (*DIALECT_NAMES, name)
+
+
+def unregister_class(name: str) -> None:
+    global DIALECT_NAMES
+    _PLUGIN_CLASSES.pop(name, None)
+    DIALECT_NAMES = tuple(n for n in DIALECT_NAMES if n != name or n in _REGISTRY)
+
+
 def get_dialect(name: str) -> Dialect:
     """The dialect called ``name``; a usage error lists the valid names otherwise."""
+    if name in _PLUGIN_CLASSES:
+        return _PLUGIN_CLASSES[name]()  # type: ignore[no-any-return]
     if name in DIALECT_NAMES:
         from importlib import import_module
 

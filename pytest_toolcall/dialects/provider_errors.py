@@ -298,6 +298,22 @@ def _table(dialect: str, kind: str,  # noqa: C901 - one provider after another
         return _zhipu_table(kind)
     if dialect == "azure-openai":
         return _azure_table(kind, delay)
+    if dialect == "together":
+        return _together_table(kind, delay)
+    if dialect == "fireworks":
+        return _fireworks_table(kind, delay)
+    if dialect == "cerebras":
+        return _cerebras_table(kind, delay)
+    if dialect == "lmstudio":
+        return _lmstudio_table(kind)
+    if dialect == "groq":
+        return _groq_table(kind, delay)
+    if dialect == "llamacpp":
+        return _llamacpp_table(kind)
+    if dialect == "vllm":
+        return _vllm_table(kind)
+    if dialect == "xai":
+        return _xai_table(kind)
     return None
 
 
@@ -493,4 +509,301 @@ def _azure_table(kind: str, delay: int | None) -> tuple[int, dict[str, str], Any
             "Your request exceeds the maximum usage size allowed during peak load. Please "
             f"retry after {wait} seconds. For improved latency reliability, consider switching "
             "to Provisioned Throughput."))
+    return None
+
+
+def _cerebras(message: str, type: str | None, param: str | None, code: str) -> dict[str, Any]:
+    # Cerebras' errors: message, type, param, code at the top level, no "error" key
+    return {"message": message, "type": type, "param": param, "code": code}
+
+
+def _cerebras_table(kind: str, delay: int | None) -> tuple[int, dict[str, str], Any] | None:
+    """Confirmed 2026-11-25, sources in ``pytest_toolcall.providers.CEREBRAS`` (inference-docs.
+    cerebras.ai/support/error for the statuses; public logs and fixtures for the bodies): 429
+    'Tokens per minute limit exceeded - too many tokens processed.' too_many_tokens_error /
+    token_quota_exceeded with the x-ratelimit-*-tokens-minute and -requests-day headers (reset
+    in seconds) and retry-after; 402 payment_required with x-should-retry: false (the quota
+    kind); 401 'Wrong API Key' wrong_api_key; 404 model_not_found (the head of the message is
+    OpenAI's: only its tail is quoted); 400 'Please reduce the length of the messages or
+    completion. Current length is N while limit is M' (cline #5140; its type and code are NOT
+    quoted); overloaded is a 429 queue_exceeded "We're experiencing high traffic right now!"
+    (its type is NOT quoted). 500: the wording is NOT confirmed. No 403 body for chat."""
+    wait = delay if delay is not None else 1
+    if kind == "rate_limit":
+        headers = {"x-ratelimit-limit-requests-day": "14400",
+                   "x-ratelimit-remaining-requests-day": "14350",
+                   "x-ratelimit-reset-requests-day": "33011.5",
+                   "x-ratelimit-limit-tokens-minute": "60000",
+                   "x-ratelimit-remaining-tokens-minute": "0",
+                   "x-ratelimit-reset-tokens-minute": f"{wait}.0"}
+        if delay is not None:
+            headers["retry-after"] = str(delay)
+        return 429, headers, _cerebras("Tokens per minute limit exceeded - too many tokens "
+                                       "processed.", "too_many_tokens_error", "quota",
+                                       "token_quota_exceeded")
+    if kind == "quota":
+        return 402, {"x-should-retry": "false"}, _cerebras(
+            "Payment required to access this resource. Visit your billing tab.",
+            "payment_required_error", "quota", "payment_required")
+    if kind == "auth":
+        return 401, {}, _cerebras("Wrong API Key", "invalid_request_error", "api_key",
+                                  "wrong_api_key")
+    if kind == "model_not_found":
+        return 404, {}, _cerebras("Model gpt-9-toolcall does not exist or you do not have "
+                                  "access to it.", "not_found_error", "model", "model_not_found")
+    if kind == "context_length":  # not confirmed: type and code (the message is quoted)
+        return 400, {}, _cerebras("Please reduce the length of the messages or completion. "
+                                  "Current length is 140000 while limit is 131072",
+                                  "invalid_request_error", "messages", "context_length_exceeded")
+    if kind == "server_error":  # not confirmed: the wording
+        return 500, {}, _cerebras("Internal server error", "server_error", None,
+                                  "internal_server_error")
+    if kind == "overloaded":  # the type is not quoted
+        return 429, {}, _cerebras("We're experiencing high traffic right now!",
+                                  "too_many_requests_error", "queue", "queue_exceeded")
+    return None
+
+
+def _lmstudio_table(kind: str) -> tuple[int, dict[str, str], Any] | None:
+    """LM Studio's local server (confirmed 2026-11-25; ``pytest_toolcall.providers.LMSTUDIO``):
+    no rate limits, no quota, no overload answer (a local server queues). ``auth``: "Require
+    Authentication" on, no token (agustif/opencode-lmstudio #41, LM Studio 0.4.18; the status
+    401 is NOT confirmed); ``model_not_found``: 400 'Invalid model identifier "..."' code
+    ``model_not_found`` (gpt-researcher #1556, continuedev/continue #12757, QwenLM/qwen-code
+    #10065 on 0.4.23); ``context_length``: a bare-string 400 (Gitlawb/openclaude #353, 2026-04).
+    A crashed model's body is not confirmed: no ``server_error``."""
+    from .lmstudio import AUTH_REQUIRED, CONTEXT_OVERFLOW
+
+    if kind == "auth":
+        return 401, {}, {"error": {"type": "invalid_request", "code": "invalid_api_key",
+                                   "message": AUTH_REQUIRED}}
+    if kind == "model_not_found":
+        return 400, {}, _openai(400, 'Invalid model identifier "qwen9-toolcall". Please specify '
+                                "a valid downloaded model (e.g., qwen/qwen3-4b-2507, "
+                                "openai/gpt-oss-20b, google/gemma-3-12b).",
+                                "invalid_request_error", "model_not_found", "model")
+    if kind == "context_length":
+        return 400, {}, {"error": CONTEXT_OVERFLOW}
+    return None
+
+
+def _groq(message: str, type: str, code: str | None = None) -> dict[str, Any]:
+    # Groq's errors: OpenAI's without param (console.groq.com/docs/errors; recorded bodies)
+    error: dict[str, Any] = {"message": message, "type": type}
+    if code is not None:
+        error["code"] = code
+    return {"error": error}
+
+
+def _groq_table(kind: str, delay: int | None) -> tuple[int, dict[str, str], Any] | None:
+    """Confirmed 2026-11-25, sources in ``pytest_toolcall.providers.GROQ``: the 429 body
+    ('Rate limit reached for model ... on tokens per minute (TPM): ... Please try again in Ns.
+    Need more tokens? ...', type ``tokens``, code ``rate_limit_exceeded``; public litellm logs
+    quoting GroqException) with ``retry-after`` (429 only) and the ``x-ratelimit-*`` headers
+    (console.groq.com/docs/rate-limits); 401 'Invalid API Key' (nark/WiredSwift #44); 404
+    'The model `...` does not exist or you do not have access to it.' code
+    ``model_not_found`` (public incident notes, 2026-09). NOT confirmed (no public body
+    found): the context-length, 500 and 503 wordings (OpenAI's texts in Groq's shape). Groq
+    has no prepaid balance (no quota kind) and no 403 body was found."""
+    wait = delay if delay is not None else 1
+    if kind == "rate_limit":
+        headers = {"x-ratelimit-limit-requests": "1000", "x-ratelimit-limit-tokens": "6000",
+                   "x-ratelimit-remaining-requests": "998",
+                   "x-ratelimit-remaining-tokens": "0",
+                   "x-ratelimit-reset-requests": "2m52.8s", "x-ratelimit-reset-tokens": f"{wait}s"}
+        if delay is not None:
+            headers["retry-after"] = str(delay)
+        return 429, headers, _groq(
+            "Rate limit reached for model `llama-3.3-70b-versatile` in organization "
+            "`org_01kztoolcall0000000000000` service tier `on_demand` on tokens per minute "
+            f"(TPM): Limit 6000, Used 5435, Requested 3066. Please try again in {wait}s. Need "
+            "more tokens? Upgrade to Dev Tier today at https://console.groq.com/settings/billing",
+            "tokens", "rate_limit_exceeded")
+    if kind == "auth":
+        return 401, {}, _groq("Invalid API Key", "invalid_request_error", "invalid_api_key")
+    if kind == "model_not_found":
+        return 404, {}, _groq("The model `llama-9-toolcall` does not exist or you do not have "
+                              "access to it.", "invalid_request_error", "model_not_found")
+    if kind == "context_length":  # not confirmed: the wording
+        return 400, {}, _groq("Please reduce the length of the messages or completion.",
+                              "invalid_request_error", "context_length_exceeded")
+    if kind == "server_error":  # not confirmed: the wording
+        return 500, {}, _groq("Internal Server Error", "internal_server_error")
+    if kind == "overloaded":  # not confirmed: the wording (the errors page's 503 title)
+        return 503, {}, _groq("Service Unavailable", "internal_server_error")
+    return None
+
+
+def _together(message: str, type: str, code: str | None = None) -> dict[str, Any]:
+    # OpenAI's error object with the request id beside it (the recorded 401)
+    return {"id": "oPN9RAs-2j9zxn-9ae97f338de0a29f",
+            "error": {"message": message, "type": type, "param": None, "code": code}}
+
+
+def _together_table(kind: str, delay: int | None) -> tuple[int, dict[str, str], Any] | None:
+    """Confirmed 2026-11-25, sources in ``pytest_toolcall.providers.TOGETHER``: the 401 and the
+    404 are recorded bodies (maruel/genai's Together test data), the 429's type and message are
+    quoted by public client code; the rate-limit headers are on every recorded answer (whether
+    the 429 carries Retry-After is not confirmed: it is played when the case gives a delay).
+    500 and 503: the error-codes page's statuses, the wording is NOT confirmed. No quota kind:
+    the 402's body was not found."""
+    model = "Qwen/Qwen3-235B-A22B-Instruct-2507-tput"
+    if kind == "rate_limit":
+        headers = {"x-ratelimit": "true", "x-ratelimit-limit": "10",
+                   "x-ratelimit-remaining": "0", "x-ratelimit-reset": str(delay or 1),
+                   "x-ratelimit-limit-tokens": "3000", "x-ratelimit-remaining-tokens": "0"}
+        if delay is not None:
+            headers["retry-after"] = str(delay)
+        return 429, headers, _together(
+            f"You have reached the rate limit specific to this model {model}. The maximum rate "
+            "limit for this model is 120 queries per minute. This limit differs from the "
+            "general rate limits published at Together AI rate limits documentation "
+            "(https://docs.together.ai/docs/rate-limits). For inquiries about increasing your "
+            "model-specific rate limit, please contact our sales team "
+            "(https://www.together.ai/forms/contact-sales)", "model_rate_limit")
+    if kind == "auth":
+        return 401, {}, _together("Invalid API key provided. You can find your API key at "
+                                  "https://api.together.ai/settings/api-keys.",
+                                  "invalid_request_error", "invalid_api_key")
+    if kind == "model_not_found":
+        return 404, {}, _together("Unable to access model toolcall/missing-model. Please visit "
+                                  "https://api.together.ai/models to view the list of supported "
+                                  "models.", "invalid_request_error", "model_not_available")
+    if kind == "server_error":  # not confirmed: the wording
+        return 500, {}, _together("Internal server error", "server_error")
+    if kind == "overloaded":  # not confirmed: the wording
+        return 503, {}, _together("Engine overloaded", "server_error")
+    return None
+
+
+def _llamacpp(status: int, message: str, type: str, **extra: Any) -> dict[str, Any]:
+    return {"error": {"code": status, "message": message, "type": type, **extra}}
+
+
+def _llamacpp_table(kind: str) -> tuple[int, dict[str, str], Any] | None:
+    """llama.cpp's llama-server (``{"error": {"code": <status>, "message", "type"}}``,
+    ``tools/server/server-common.cpp`` format_error_response, confirmed 2026-11-25): 401
+    "Invalid API Key" authentication_error (``server-http.cpp``, only with --api-key); 400
+    exceed_context_size_error "request (N tokens) exceeds the available context size (M
+    tokens), try increasing it" with ``n_prompt_tokens`` / ``n_ctx`` (measured bodies, b9553;
+    PR #18174); 500 server_error with the exception's words, "Failed to parse input at pos N:
+    ..." for a tool call the parser could not read (ggml-org/llama.cpp #20532, pwilkin/llama.cpp
+    #5); 503 unavailable_error "Loading model" while the model loads (``server-http.cpp``
+    middleware_server_state). No rate limits, no quota, no 403 body: a local server."""
+    if kind == "auth":
+        return 401, {}, {"error": {"message": "Invalid API Key", "type": "authentication_error",
+                                   "code": 401}}
+    if kind == "context_length":
+        return 400, {}, _llamacpp(400, "request (36017 tokens) exceeds the available context "
+                                  "size (32768 tokens), try increasing it",
+                                  "exceed_context_size_error", n_prompt_tokens=36017,
+                                  n_ctx=32768)
+    if kind == "server_error":
+        return 500, {}, _llamacpp(500, "Failed to parse input at pos 184: <tool_call>\n"
+                                  "{\"name\": \"get_weather\", \"arguments\": {\"city\"",
+                                  "server_error")
+    if kind == "overloaded":
+        return 503, {}, _llamacpp(503, "Loading model", "unavailable_error")
+    return None
+
+
+def _xai(code: str, message: str) -> dict[str, Any]:
+    # xAI's flat body: the gRPC status name in kebab case and the text (no "error" object)
+    return {"code": code, "error": message}
+
+
+def _xai_table(kind: str) -> tuple[int, dict[str, str], Any] | None:
+    """Confirmed 2026-11-25. Statuses from docs.x.ai/developers/debugging (400 also for "an
+    incorrect API key", 401 no key, 403, 404 unknown model, 429 rate limit); bodies from public
+    reports: 400 invalid-argument 'Incorrect API key provided. ...' (autohandai/code-cli #545,
+    2026-09; a client test 'verified live 2026-07-26'); 403 permission-denied 'Your team ... has
+    either used all available credits or reached its monthly spending limit. ...' (public agent
+    logs and client tests, 2026-09; a 429 'Some resource has been exhausted' in 2026-02,
+    continuedev/continue #10373 #10740: historical); 429 resource-exhausted 'Too many requests
+    for team ... and model ... Your team's rate limit is ...' (public Go client tests parsing
+    it), no Retry-After confirmed (none sent); 404 not-found 'The model ... does not exist or
+    your team ... does not have access to it. ...' (xAI's models guidance as quoted publicly;
+    a public gateway test); 400 'This model's maximum prompt length is N but the request
+    contains M tokens.' (litellm XaiException quoted in public client tests, code
+    invalid-argument). 500: the code and wording are NOT confirmed (no public body found)."""
+    if kind == "rate_limit":
+        return 429, {}, _xai("resource-exhausted", (
+            "Too many requests for team 0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d and model "
+            "grok-4.3. Your team's rate limit is \u2014 Requests per Minute (actual/limit): "
+            "61/60."))
+    if kind == "quota":
+        return 403, {}, _xai("permission-denied", (
+            "Your team 0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d has either used all available "
+            "credits or reached its monthly spending limit. To continue making API requests, "
+            "please purchase more credits or raise your spending limit."))
+    if kind == "auth":
+        return 400, {}, _xai("invalid-argument", "Incorrect API key provided. You can obtain "
+                             "an API key from https://console.x.ai.")
+    if kind == "model_not_found":
+        return 404, {}, _xai("not-found", (
+            "The model grok-9-toolcall does not exist or your team "
+            "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d does not have access to it. If you believe "
+            "this is a mistake, please contact support and quote your team ID and the model "
+            "name."))
+    if kind == "context_length":
+        return 400, {}, _xai("invalid-argument", "This model's maximum prompt length is 131072 "
+                             "but the request contains 140123 tokens.")
+    if kind == "server_error":  # not confirmed: the code and the wording
+        return 500, {}, _xai("internal", "Internal server error")
+    return None
+
+
+def _vllm(status: int, message: str, type: str, param: str | None = None) -> dict[str, Any]:
+    # vLLM's ErrorResponse since v0.10.1: the code is the HTTP status, an integer
+    return {"error": {"message": message, "type": type, "param": param, "code": status}}
+
+
+def _vllm_table(kind: str) -> tuple[int, dict[str, str], Any] | None:
+    """Confirmed 2026-11-25 from vLLM's server code (vllm-project/vllm): a wrong or missing
+    --api-key is 401 {"error": "Unauthorized"} (the authentication middleware); an unknown
+    model 404 NotFoundError "The model `...` does not exist." (engine/serving.py _check_model);
+    a prompt past max_model_len 400 BadRequestError "This model's maximum context length is N
+    tokens. However, your request has M input tokens. ..." (_validate_input); a failed
+    generation 500 InternalServerError "Internal server error" (GenerationError). vLLM queues
+    requests: no rate limit, no quota, no 403; an overloaded server's answer is not confirmed
+    (not played)."""
+    if kind == "auth":
+        return 401, {}, {"error": "Unauthorized"}
+    if kind == "model_not_found":
+        return 404, {}, _vllm(404, "The model `Qwen/Qwen9-toolcall` does not exist.",
+                              "NotFoundError", "model")
+    if kind == "context_length":
+        return 400, {}, _vllm(400, "This model's maximum context length is 32768 tokens. "
+                              "However, your request has 40960 input tokens. Please reduce "
+                              "the length of the input messages.", "BadRequestError",
+                              "input_tokens")
+    if kind == "server_error":
+        return 500, {}, _vllm(500, "Internal server error", "InternalServerError")
+    return None
+
+
+def _fireworks_table(kind: str, delay: int | None) -> tuple[int, dict[str, str], Any] | None:
+    """Confirmed 2026-11-25, sources in ``pytest_toolcall.providers.FIREWORKS``: the 401 is a live
+    capture, the 404 and the 429 are quoted bodies (the 429's error is a string, its words in
+    ``message``; its headers are not confirmed: Retry-After only when the case gives a delay).
+    500 and 503: the error-codes page's statuses, the wording is NOT confirmed. No quota kind
+    (the 402's body was not found)."""
+    if kind == "rate_limit":
+        headers = {"retry-after": str(delay)} if delay is not None else {}
+        return 429, headers, {"error": "Too Many Requests", "message": (
+            "You have exceeded your usage limits. Please try again later or contact Fireworks "
+            "to explore dedicated capacity.")}
+    if kind == "auth":
+        return 401, {}, {"error": {"message": "The API key you provided is invalid.",
+                                   "code": "UNAUTHORIZED", "type": "error"}}
+    if kind == "model_not_found":
+        return 404, {}, {"error": {"message": "Model not found, inaccessible, and/or not "
+                                              "deployed", "param": "model", "code": "NOT_FOUND",
+                                   "type": "error"}}
+    if kind == "server_error":  # not confirmed: the wording
+        return 500, {}, {"error": {"type": "server_error", "message": "Internal server error"},
+                         "type": "error"}
+    if kind == "overloaded":  # not confirmed: the wording
+        return 503, {}, {"error": {"type": "service_unavailable",
+                                   "message": "Service unavailable"}, "type": "error"}
     return None

@@ -22,6 +22,14 @@ _ADAPTERS: dict[str, tuple[str, str]] = {
     "openrouter": ("openrouter", "OpenRouterAdapter"),
     "zhipu": ("zhipu", "ZhipuAdapter"),
     "azure-openai": ("azure_openai", "AzureOpenAIAdapter"),
+    "cerebras": ("cerebras", "CerebrasAdapter"),
+    "groq": ("groq", "GroqAdapter"),
+    "together": ("together", "TogetherAdapter"),
+    "lmstudio": ("lmstudio", "LMStudioAdapter"),
+    "llamacpp": ("llamacpp", "LlamaCppAdapter"),
+    "vllm": ("vllm", "VLLMAdapter"),
+    "xai": ("xai", "XAIAdapter"),
+    "fireworks": ("fireworks", "FireworksAdapter"),
 }
 
 
@@ -30,9 +38,24 @@ def reference_adapter(endpoint: Any) -> Any:
     return _adapter_class(endpoint.provider).from_endpoint(endpoint)
 
 
+#: reference adapters of providers that plugins added: name -> class
+_PLUGIN_CLASSES: dict[str, Any] = {}
+
+
+def register_class(provider: str, cls: Any) -> None:
+    """The reference adapter class of a plugin's provider."""
+    _PLUGIN_CLASSES[provider] = cls
+
+
+def unregister_class(provider: str) -> None:
+    _PLUGIN_CLASSES.pop(provider, None)
+
+
 def _adapter_class(provider: str) -> Any:
     from importlib import import_module
 
+    if provider in _PLUGIN_CLASSES:
+        return _PLUGIN_CLASSES[provider]
     entry = _ADAPTERS.get(provider)
     if entry is None:
         raise UsageError(f"no reference adapter for provider {provider!r}")

@@ -1,0 +1,98 @@
+"""The reference Groq adapter: the OpenAI Chat Completions adapter with Groq's differences.
+
+- Usage in a stream: Groq puts it under ``x_groq.usage`` on the finish chunk, whatever the
+  request says; only with ``stream_options.include_usage`` does it also come at the top level
+  (and in a ``choices: []`` chunk). Groq's own SDK (groq 1.7.0) has no ``stream_options``
+  parameter, so this adapter sends none, like the SDK, and reads ``x_groq.usage`` (a top-level
+  ``usage`` wins where there is one).
+- Reasoning (``reasoning_format: "parsed"``, gpt-oss's ``include_reasoning``): ``message.
+  reasoning`` (``delta.reasoning`` pieces in a stream) is the chain of thought, not the answer's
+  text: it goes to ``ChatResponse.reasoning`` as one ``Reasoning(type="thinking")`` and goes
+  back, unchanged, as the assistant message's ``reasoning`` (groq 1.7.0
+  ``ChatCompletionAssistantMessageParam.reasoning``).
+- Errors: ``{"error": {"message", "type", "code"}}`` as OpenAI's, without ``param``; a
+  ``tool_use_failed`` 400 keeps its ``failed_generation`` in ``ProviderError.body``.
+
+Confirmed 2026-11-25; the sources are in ``pytest_toolcall.providers.GROQ``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..model import AssistantMessage, ChatRequest, ChatResponse, Reasoning, ReasoningComplete
+from .openai import OpenAIChatAdapter, StreamAccumulator
+
+__all__ = ["GroqAdapter", "GroqStreamAccumulator", "DEFAULT_MODEL"]
+
+DEFAULT_MODEL = "llama-3.3-70b-versatile"
+
+
+class GroqAdapter(OpenAIChatAdapter):
+    """Canonical requests to ``POST {base_url}/chat/completions`` on Groq and back."""
+
+    DEFAULT_MODEL = DEFAULT_MODEL
+
+    def __init__(self, base_url: str, api_key: str, *, model: str = DEFAULT_MODEL,
+                 **kwargs: Any) -> None:
+        super().__init__(base_url, api_key, model=model, **kwargs)
+
+    # -- canonical -> wire --------------------------------------------------------------------
+    def build_body(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
+        body = super().build_body(request, stream=stream)
+        body.pop("stream_options", None)  # usage comes in x_groq.usage without it
+        return body
+
+    def encode_message(self, message: Any) -> dict[str, Any]:
+        out = super().encode_message(message)
+        if isinstance(message, AssistantMessage):
+            text = self.encode_reasoning(message.reasoning)
+            if text is not None:
+                out["reasoning"] = text
+        return out
+
+    @staticmethod
+    def encode_reasoning(reasoning: tuple[Reasoning, ...]) -> str | None:
+        kept = [r for r in reasoning if r.type == "thinking"]
+        if not kept:
+            return None
+        return "".join(r.text or "" for r in kept)
+
+    # -- wire -> canonical --------------------------------------------------------------------
+    @staticmethod
+    def parse_reasoning(text: Any) -> tuple[Reasoning, ...]:
+        return (Reasoning(type="thinking", text=text),) if isinstance(text, str) else ()
+
+    def parse_response(self, data: Any) -> ChatResponse:
+        response = super().parse_response(data)
+        reasoning = self.parse_reasoning(data["choices"][0]["message"].get("reasoning"))
+        return response.model_copy(update={"reasoning": reasoning}) if reasoning else response
+
+    def new_accumulator(self) -> GroqStreamAccumulator:
+        return GroqStreamAccumulator(self)
+
+
+class GroqStreamAccumulator(StreamAccumulator):
+    """Also reads ``x_groq.usage`` (where Groq puts a stream's usage) and joins
+    ``delta.reasoning`` pieces; the reasoning is handed over before the calls."""
+
+    def __init__(self, adapter: GroqAdapter) -> None:
+        super().__init__(adapter)
+        self.reasoning: list[str] | None = None
+
+    def feed(self, data: dict[str, Any]) -> list[Any]:
+        x_groq = data.get("x_groq")
+        if isinstance(x_groq, dict) and x_groq.get("usage") and not data.get("usage"):
+            self.usage = self.adapter.parse_usage(x_groq["usage"])
+        for choice in data.get("choices") or ():
+            piece = (choice.get("delta") or {}).get("reasoning")
+            if isinstance(piece, str):
+                self.reasoning = (self.reasoning or []) + [piece]
+        return super().feed(data)
+
+    def finish_events(self) -> list[Any]:
+        events = super().finish_events()
+        if self.reasoning is not None:
+            (reasoning,) = GroqAdapter.parse_reasoning("".join(self.reasoning))
+            events.insert(0, ReasoningComplete(reasoning=reasoning))
+        return events

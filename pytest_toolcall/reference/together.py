@@ -1,0 +1,87 @@
+"""The reference Together AI adapter: the OpenAI Chat Completions adapter with Together's
+differences.
+
+- A tool-call stream ends with a chunk that says ``finish_reason: "stop"`` (and carries the
+  usage) after the chunks that said ``"tool_calls"`` (recorded Qwen3-235B streams in maruel/genai's
+  Together test data, 2025-12-14 and -15): the first real finish reason of the stream is the
+  answer's, a later ``"stop"`` does not override ``"tool_calls"``.
+- Reasoning models put the chain of thought in ``message.reasoning`` (``delta.reasoning`` in a
+  stream), next to ``content`` (docs.together.ai/docs/inference/chat/reasoning): it goes to
+  ``ChatResponse.reasoning`` as one ``Reasoning(type="thinking")``, never into the text.
+  ``ChatRequest.reasoning`` True / False sends ``reasoning: {"enabled": true / false}`` (the
+  page's switch for hybrid models). Whether Together reads reasoning on an input assistant
+  message is not documented: it is not sent back.
+- Errors are OpenAI's shape with a request ``id`` beside ``error``: OpenAI's reader serves.
+
+Confirmed 2026-11-25; the sources are in ``pytest_toolcall.providers.TOGETHER``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..model import ChatRequest, ChatResponse, Reasoning, ReasoningComplete
+from .openai import OpenAIChatAdapter, StreamAccumulator
+
+__all__ = ["TogetherAdapter", "TogetherStreamAccumulator", "DEFAULT_MODEL"]
+
+#: a serverless function-calling model (docs.together.ai function-calling best practices
+#: recommend zai-org/GLM-5.1; the recorded streams are Qwen3-235B's)
+DEFAULT_MODEL = "zai-org/GLM-5.1"
+
+
+class TogetherAdapter(OpenAIChatAdapter):
+    """Canonical requests to ``POST {base_url}/chat/completions`` on Together AI and back."""
+
+    DEFAULT_MODEL = DEFAULT_MODEL
+
+    def __init__(self, base_url: str, api_key: str, *, model: str = DEFAULT_MODEL,
+                 **kwargs: Any) -> None:
+        super().__init__(base_url, api_key, model=model, **kwargs)
+
+    def build_body(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
+        body = super().build_body(request, stream=stream)
+        if request.reasoning is not None:
+            body["reasoning"] = {"enabled": bool(request.reasoning)}
+        return body
+
+    @staticmethod
+    def parse_reasoning(text: Any) -> tuple[Reasoning, ...]:
+        if not isinstance(text, str):
+            return ()
+        return (Reasoning(type="thinking", text=text),)
+
+    def parse_response(self, data: Any) -> ChatResponse:
+        response = super().parse_response(data)
+        reasoning = self.parse_reasoning(data["choices"][0]["message"].get("reasoning"))
+        return response.model_copy(update={"reasoning": reasoning}) if reasoning else response
+
+    def new_accumulator(self) -> TogetherStreamAccumulator:
+        return TogetherStreamAccumulator(self)
+
+
+class TogetherStreamAccumulator(StreamAccumulator):
+    """Joins ``delta.reasoning`` pieces too (handed over before the calls), and keeps the
+    stream's ``tool_calls`` finish when a later chunk says ``stop``."""
+
+    def __init__(self, adapter: TogetherAdapter) -> None:
+        super().__init__(adapter)
+        self.reasoning: list[str] | None = None
+
+    def feed(self, data: dict[str, Any]) -> list[Any]:
+        for choice in data.get("choices") or ():
+            piece = (choice.get("delta") or {}).get("reasoning")
+            if isinstance(piece, str):
+                self.reasoning = (self.reasoning or []) + [piece]
+        before = self.finish
+        events = super().feed(data)
+        if before == "tool_calls" and self.finish == "stop":
+            self.finish = before
+        return events
+
+    def finish_events(self) -> list[Any]:
+        events = super().finish_events()
+        if self.reasoning is not None:
+            (reasoning,) = TogetherAdapter.parse_reasoning("".join(self.reasoning))
+            events.insert(0, ReasoningComplete(reasoning=reasoning))
+        return events

@@ -1,0 +1,90 @@
+"""Negative controls for the Cerebras cases: the reference :class:`CerebrasAdapter` with ONE
+thing broken each; the docstring names the bug. ``tests/test_controls_cerebras.py`` pairs each
+with the case that must fail it and the clause."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import controls as _generic  # tests/controls.py
+
+from pytest_toolcall.model import ChatResponse
+from pytest_toolcall.reference.cerebras import CerebrasAdapter, CerebrasStreamAccumulator
+from pytest_toolcall.reference.deepseek import DeepSeekAdapter
+from pytest_toolcall.reference.openai import OpenAIChatAdapter, StreamAccumulator
+
+__all__ = ["ReadsReasoningContent", "ReasoningAsText", "StreamDropsReasoning", "UsageChunkOnly",
+           "StatusLost", "EveryErrorRetryable", "NeverRetryable", "DropsErrorCode",
+           "UnknownKeySent"]
+
+
+class ReadsReasoningContent(CerebrasAdapter):
+    """Reads DeepSeek's reasoning_content instead of Cerebras' reasoning: the thought is lost."""
+
+    def parse_response(self, data: Any) -> ChatResponse:
+        response = OpenAIChatAdapter.parse_response(self, data)
+        message = data["choices"][0]["message"]
+        reasoning = DeepSeekAdapter.parse_reasoning(message.get("reasoning_content"))
+        return response.model_copy(update={"reasoning": reasoning}) if reasoning else response
+
+
+class ReasoningAsText(CerebrasAdapter):
+    """Folds the chain of thought into the answer's text."""
+
+    def parse_response(self, data: Any) -> ChatResponse:
+        response = super().parse_response(data)
+        thought = "".join(r.text or "" for r in response.reasoning)
+        return response.model_copy(update={"text": thought + (response.text or ""),
+                                           "reasoning": ()})
+
+
+class _NoReasoning(CerebrasStreamAccumulator):
+    def feed(self, data: dict[str, Any]) -> list[Any]:
+        return StreamAccumulator.feed(self, data)
+
+
+class StreamDropsReasoning(CerebrasAdapter):
+    """The stream reader keeps content and tool_calls deltas only."""
+
+    def new_accumulator(self) -> CerebrasStreamAccumulator:
+        return _NoReasoning(self)
+
+
+class _UsageChunkOnly(CerebrasStreamAccumulator):
+    def feed(self, data: dict[str, Any]) -> list[Any]:
+        if data.get("choices"):
+            data = {k: v for k, v in data.items() if k != "usage"}
+        return super().feed(data)
+
+
+class UsageChunkOnly(CerebrasAdapter):
+    """Reads usage only from OpenAI's separate ``choices: []`` chunk, which Cerebras does not
+    send: usage rides on the finish chunk."""
+
+    def new_accumulator(self) -> CerebrasStreamAccumulator:
+        return _UsageChunkOnly(self)
+
+
+class UnknownKeySent(CerebrasAdapter):
+    """Sends OpenAI's ``store: false`` on every request: Cerebras refuses the key (422)."""
+
+    def build_body(self, request: Any, *, stream: bool) -> dict[str, Any]:
+        return dict(super().build_body(request, stream=stream), store=False)
+
+
+# -- the errors family on Cerebras' own bodies: the generic error bugs of tests/controls.py ----
+
+class StatusLost(_generic.StatusLost, CerebrasAdapter):
+    """The words without the HTTP status: a 429 looks like a 400."""
+
+
+class EveryErrorRetryable(_generic.EveryErrorRetryable, CerebrasAdapter):
+    """Every error retryable: a wrong key or an unknown model is retried forever."""
+
+
+class NeverRetryable(_generic.NeverRetryable, CerebrasAdapter):
+    """No error retryable: a per-minute 429 stops the caller at once."""
+
+
+class DropsErrorCode(_generic.DropsErrorCode, CerebrasAdapter):
+    """Cerebras' code (token_quota_exceeded, queue_exceeded, ...) is dropped."""

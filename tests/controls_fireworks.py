@@ -1,0 +1,103 @@
+"""Negative controls for the Fireworks AI cases: the reference :class:`FireworksAdapter` with ONE
+thing broken each; the docstring names the bug. ``tests/test_controls_fireworks.py`` pairs each
+with the case that must fail it and the clause."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import controls as _generic  # tests/controls.py
+
+from pytest_toolcall.model import ChatResponse, ToolCallDelta
+from pytest_toolcall.reference.deepseek import DeepSeekStreamAccumulator
+from pytest_toolcall.reference.fireworks import FireworksAdapter
+from pytest_toolcall.reference.openai import OpenAIChatAdapter, _Slot
+
+__all__ = ["DropsReasoning", "ReasoningAsText", "ReasoningNotDecoded", "StreamDropsReasoning",
+           "NameFromFirstFragmentOnly", "NewCallPerId", "StatusLost", "EveryErrorRetryable",
+           "NeverRetryable"]
+
+
+class DropsReasoning(FireworksAdapter):
+    """The plain OpenAI encoder: reasoning_content never goes back with the tool results."""
+
+    def encode_message(self, message: Any) -> dict[str, Any]:
+        return OpenAIChatAdapter.encode_message(self, message)
+
+
+class ReasoningAsText(FireworksAdapter):
+    """Folds the chain of thought into the answer's text."""
+
+    def parse_response(self, data: Any) -> ChatResponse:
+        response = super().parse_response(data)
+        thought = "".join(r.text or "" for r in response.reasoning)
+        return response.model_copy(update={"text": thought + (response.text or "")})
+
+
+class ReasoningNotDecoded(FireworksAdapter):
+    """The OpenAI decoder: reasoning_content is ignored, nothing can be sent back."""
+
+    def parse_response(self, data: Any) -> ChatResponse:
+        return OpenAIChatAdapter.parse_response(self, data)
+
+
+class _NoReasoning(DeepSeekStreamAccumulator):
+    def feed(self, data: dict[str, Any]) -> list[Any]:
+        return super(DeepSeekStreamAccumulator, self).feed(data)
+
+
+class StreamDropsReasoning(FireworksAdapter):
+    """The stream reader keeps content and tool_calls deltas only."""
+
+    def new_accumulator(self) -> DeepSeekStreamAccumulator:
+        return _NoReasoning(self)
+
+
+class _FirstFragmentName(DeepSeekStreamAccumulator):
+    def add_fragment(self, frag: dict[str, Any]) -> ToolCallDelta:
+        index = frag.get("index")
+        known = self.by_index.get(index)
+        if known is not None and not known.name:
+            frag = dict(frag, function={k: v for k, v in (frag.get("function") or {}).items()
+                                        if k != "name"})
+        return super().add_fragment(frag)
+
+
+class NameFromFirstFragmentOnly(FireworksAdapter):
+    """Takes a call's name from its first fragment only (the collector timbal-ai/timbal PR #27
+    fixed): Kimi's name, which comes on the second fragment, is lost."""
+
+    def new_accumulator(self) -> DeepSeekStreamAccumulator:
+        return _FirstFragmentName(self)
+
+
+class _CallPerId(DeepSeekStreamAccumulator):
+    def add_fragment(self, frag: dict[str, Any]) -> ToolCallDelta:
+        if frag.get("id"):
+            function = frag.get("function") or {}
+            slot = _Slot(len(self.slots), frag["id"], function.get("name"))
+            self.slots.append(slot)
+            self.by_index[frag.get("index")] = slot
+        return super().add_fragment(frag)
+
+
+class NewCallPerId(FireworksAdapter):
+    """Starts a new call on every fragment that carries an id (the collector timbal-ai/timbal
+    PR #27 fixed): a repeated id splits one call into many."""
+
+    def new_accumulator(self) -> DeepSeekStreamAccumulator:
+        return _CallPerId(self)
+
+
+# -- the errors family on Fireworks' own bodies: the generic error bugs of tests/controls.py --
+
+class StatusLost(_generic.StatusLost, FireworksAdapter):
+    """The words without the HTTP status: a 429 looks like a 400."""
+
+
+class EveryErrorRetryable(_generic.EveryErrorRetryable, FireworksAdapter):
+    """Every error retryable: a wrong key or an unknown model is retried forever."""
+
+
+class NeverRetryable(_generic.NeverRetryable, FireworksAdapter):
+    """No error retryable: a usage-limit 429 stops the caller at once."""

@@ -1,0 +1,304 @@
+"""The ``vllm`` provider (issue 13): vLLM's OpenAI-compatible server on the openai wire.
+
+Its rules with their exact texts, its stream shape (and the quirk it declares), the vLLM cases
+with their negative controls, the reference adapter on every case that applies to vllm, and the
+official openai SDK (strict validation) reading every response and stream the fake sends.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import controls_vllm as c  # tests/ is on sys.path
+import openai_wire_sdk as w
+import pytest
+
+from pytest_toolcall.cases import ScriptedCall, StreamPlan, Turn, default_registry
+from pytest_toolcall.dialects import get_dialect
+from pytest_toolcall.dialects.vllm import (
+    AUTO_NEEDS_PARSER,
+    EMPTY_TOOLS,
+    GENERATION_ERROR,
+    STREAM_OPTIONS,
+    TOOL_CHOICE_UNKNOWN,
+    VLLM,
+)
+from pytest_toolcall.fake import FakeProvider
+from pytest_toolcall.fake.provider import Endpoint
+from pytest_toolcall.model import Reasoning, Usage
+from pytest_toolcall.providers import get
+from pytest_toolcall.reference import reference_profile
+from pytest_toolcall.reference.vllm import VLLMAdapter
+from pytest_toolcall.runner import run_case
+
+PROFILE = reference_profile("vllm")
+
+#: (case id, broken adapter, the clause the case must name)
+CONTROLS = [
+    ("wire.vllm_reasoning_replayed", c.DropsReasoning, "wire.vllm.reasoning_replayed"),
+    ("wire.vllm_reasoning_replayed", c.SendsReasoningContent, "wire.vllm.reasoning_replayed"),
+    ("wire.vllm_reasoning_replayed", c.ReasoningNotDecoded, "response.reasoning"),
+    ("stream.vllm_reasoning_replayed", c.StreamReadsReasoningContentOnly, "response.reasoning"),
+    ("stream.vllm_reasoning_replayed", c.DropsReasoning, "wire.vllm.reasoning_replayed"),
+    ("stream.vllm_arguments_on_finish_chunk", c.SkipsFinishChunkDelta,
+     "response.tool_calls.arguments"),
+    ("wire.vllm_named_choice_finish_stop", c.CallsOnlyOnToolCallsFinish,
+     "response.tool_calls.count"),
+    ("wire.vllm_no_empty_tools", c.EmptyToolsArray, "request.tools.empty"),
+    ("wire.vllm_stream_options_only_when_streaming", c.AlwaysStreamOptions,
+     "request.stream_options.without_stream"),
+    ("stream.vllm_error_then_done", c.SkipsErrorEvents, "error.surfaced"),
+    ("errors.vllm_auto_tool_choice_unconfigured", c.RetriesEverything, "errors.retryable"),
+]
+
+#: the errors family's kind cases on vLLM's own bodies, each with the bug it must catch there
+SHARED_CONTROLS = [
+    ("errors.auth_invalid", c.StatusLost, "errors.status"),
+    ("errors.auth_invalid", c.EveryErrorRetryable, "errors.retryable"),
+    ("errors.model_not_found", c.StatusLost, "errors.status"),
+    ("errors.model_not_found", c.EveryErrorRetryable, "errors.retryable"),
+    ("errors.model_not_found", c.DropsErrorCode, "errors.type"),
+    ("errors.context_length", c.EveryErrorRetryable, "errors.retryable"),
+    ("errors.context_length", c.DropsErrorCode, "errors.type"),
+    ("errors.server_error", c.NeverRetryable, "errors.retryable"),
+    ("errors.server_error", c.StatusLost, "errors.status"),
+    ("errors.server_error", c.DropsErrorCode, "errors.type"),
+]
+
+
+endpoint = w.endpoint_fixture("vllm")
+
+
+@pytest.mark.parametrize(("case_id", "broken", "clause"), CONTROLS,
+                         ids=w.control_ids(CONTROLS))
+def test_case_fails_its_negative_control(case_id: str, broken: type, clause: str,
+                                         endpoint: Endpoint) -> None:
+    w.assert_control_fails(case_id, broken, clause, endpoint, PROFILE)
+
+
+def test_every_vllm_case_has_a_negative_control() -> None:
+    own = {case.id for case in default_registry() if case.dialects == ("vllm",)}
+    assert own == {row[0] for row in CONTROLS}
+
+
+@pytest.mark.parametrize(("case_id", "broken", "clause"), SHARED_CONTROLS,
+                         ids=w.control_ids(SHARED_CONTROLS))
+def test_shared_case_fails_its_negative_control_on_vllm(case_id: str, broken: type,
+                                                        clause: str, endpoint: Endpoint) -> None:
+    w.assert_control_fails(case_id, broken, clause, endpoint, PROFILE, on="vllm")
+
+
+def test_every_error_kind_vllm_has_runs_with_a_control() -> None:
+    from pytest_toolcall.dialects.provider_errors import error_reply, kinds_for
+
+    assert set(kinds_for("vllm")) == {"auth", "model_not_found", "context_length",
+                                      "server_error"}, "no rate limit, quota or 403 at vLLM"
+    assert w.own_kind_cases("vllm") == {row[0] for row in SHARED_CONTROLS}
+    assert error_reply("vllm", "auth") == (401, {}, {"error": "Unauthorized"})
+    status, _, body = error_reply("vllm", "model_not_found")
+    assert (status, body["error"]["type"], body["error"]["code"]) == (404, "NotFoundError", 404)
+    assert body["error"]["message"].endswith("does not exist.")
+
+
+VLLM_CASES = w.reference_cases("vllm", PROFILE)
+
+
+@pytest.mark.parametrize("case_id", VLLM_CASES)
+def test_reference_adapter_passes(case_id: str, endpoint: Endpoint) -> None:
+    run_case(default_registry()[case_id], VLLMAdapter.from_endpoint(endpoint), PROFILE,
+             endpoint)
+    assert all(e.path == "/v1/chat/completions" for e in endpoint.exchanges)
+
+
+# -- the provider's rules, with their texts -----------------------------------------------------
+
+def test_routes_and_auth() -> None:
+    d = get_dialect("vllm")
+    assert d.route("POST", "/v1/chat/completions")
+    assert not d.route("POST", "/chat/completions") and not d.route("GET", "/v1/chat/completions")
+    assert dict(d.not_found("POST", "/chat/completions").body) == {"detail": "Not Found"}
+    assert d.check_auth({"authorization": "Bearer k-1"}, {}, "k-1") is None
+    for headers, rule in (({"authorization": "Bearer nope"}, "auth.invalid"),
+                          ({}, "auth.missing")):
+        found = d.check_auth(headers, {}, "k-1")
+        assert found is not None and (found.status, found.rule) == (401, rule)
+        assert dict(found.body) == {"error": "Unauthorized"}, "one answer for both"
+
+
+def _body(**extra: Any) -> dict[str, Any]:
+    return {"model": "Qwen/Qwen3-8B", "messages": [{"role": "user", "content": "hi"}], **extra}
+
+
+_TOOL = {"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}
+
+
+def test_request_rules_in_vllms_words() -> None:
+    d = VLLM()
+    empty = d.validate(_body(tools=[]))
+    assert empty is not None and empty.rule == "tools.empty" and EMPTY_TOOLS in empty.message
+    error = dict(empty.body)["error"]
+    assert (error["type"], error["code"], error["param"]) == ("Bad Request", 400, "tools")
+    assert error["message"].startswith("1 validation error:\n")
+    options = d.validate(_body(stream_options={"include_usage": True}))
+    assert options is not None and STREAM_OPTIONS in options.message
+    assert d.validate(_body(stream=True, stream_options={"include_usage": True})) is None
+    unknown = d.validate(_body(tools=[_TOOL], tool_choice={"type": "function",
+                                                            "function": {"name": "g"}}))
+    assert unknown is not None and TOOL_CHOICE_UNKNOWN in unknown.message
+    for choice in ("auto", "required", "none", {"type": "function", "function": {"name": "f"}}):
+        assert d.validate(_body(tools=[_TOOL], tool_choice=choice)) is None
+    # a server started without --enable-auto-tool-choice: tools alone mean "auto"
+    bare = VLLM(auto_tools=False)
+    for body in (_body(tools=[_TOOL]), _body(tools=[_TOOL], tool_choice="auto")):
+        found = bare.validate(body)
+        assert found is not None and dict(found.body) == {"error": {
+            "message": AUTO_NEEDS_PARSER, "type": "BadRequestError", "param": None,
+            "code": 400}}
+    assert bare.validate(_body(tools=[_TOOL], tool_choice="none")) is None
+
+
+def _chunks(events: list[bytes]) -> list[dict[str, Any]]:
+    assert events[-1] == b"data: [DONE]\n\n"
+    return [json.loads(e[len(b"data: "):]) for e in events[:-1]]
+
+
+def test_stream_shape() -> None:
+    turn = Turn(reasoning=(Reasoning(type="thinking", text="abcdef"),), tool_calls=(
+        ScriptedCall(name="get_time", arguments='{"tz": "UTC"}'),),
+        usage=Usage(input_tokens=3, output_tokens=4, total_tokens=7))
+    plain = _chunks(VLLM().encode_stream(turn, {"model": "m"}))
+    assert plain[0]["choices"][0]["delta"] == {"role": "assistant", "content": ""}
+    assert plain[0]["prompt_token_ids"] is None
+    deltas = [ch["choices"][0]["delta"] for ch in plain]
+    assert "".join(d.get("reasoning") or "" for d in deltas) == "abcdef"
+    assert not any("reasoning_content" in d for d in deltas)
+    frags = [f for d in deltas for f in d.get("tool_calls") or ()]
+    assert frags[0]["id"].startswith("chatcmpl-tool-") and len(frags[0]["id"]) == 30
+    assert frags[0]["function"] == {"name": "get_time"}, "no arguments key on the first"
+    assert all(set(f) == {"index", "function"} for f in frags[1:])
+    last = plain[-1]["choices"][0]
+    assert last["finish_reason"] == "tool_calls" and last["stop_reason"] is None
+    assert last["delta"]["tool_calls"][0]["function"]["arguments"], "last piece on the finish"
+    assert "".join(f["function"].get("arguments", "") for f in frags) == '{"tz": "UTC"}'
+    assert not any("usage" in ch for ch in plain), "no usage without include_usage"
+    usage = _chunks(VLLM().encode_stream(turn, {"stream_options": {"include_usage": True}}))
+    assert usage[-1]["choices"] == [] and usage[-1]["usage"] == {
+        "prompt_tokens": 3, "total_tokens": 7, "completion_tokens": 4}
+    assert not any("usage" in ch for ch in usage[:-1])
+    every = _chunks(VLLM().encode_stream(turn, {"stream_options": {
+        "include_usage": True, "continuous_usage_stats": True}}))
+    assert all("usage" in ch for ch in every)
+
+
+def test_declared_quirks_are_played() -> None:
+    """Every quirk in the registry's ``quirks`` is what the fake sends when a plan asks."""
+    declared = get("vllm").quirks
+    assert set(declared) == {"role_chunk_alone"}
+    for quirk in declared:
+        turn = Turn(tool_calls=(ScriptedCall(name="f", arguments={"a": 1}),),
+                    stream=StreamPlan(quirks=frozenset({quirk})))
+        chunks = _chunks(VLLM().encode_stream(turn, {}))
+        assert chunks[0]["choices"][0]["delta"] == {"role": "assistant", "content": ""}
+        assert "tool_calls" in chunks[1]["choices"][0]["delta"]
+
+
+def test_error_in_a_stream_is_followed_by_done() -> None:
+    turn = Turn(text="The weather in Paris is", stream=StreamPlan(error_after=2))
+    events = VLLM().encode_stream(turn, {})
+    assert events[-1] == b"data: [DONE]\n\n"
+    assert json.loads(events[-2][len(b"data: "):]) == {"error": GENERATION_ERROR}
+
+
+def test_full_answer_shape() -> None:
+    turn = Turn(reasoning=(Reasoning(type="thinking", text="hm"),),
+                tool_calls=(ScriptedCall(name="f", arguments={}),))
+    data = VLLM().encode_response(turn, {"model": "m"})
+    message = data["choices"][0]["message"]
+    assert message["reasoning"] == "hm" and "reasoning_content" not in message
+    assert message["tool_calls"][0]["id"].startswith("chatcmpl-tool-")
+    assert data["choices"][0]["stop_reason"] is None and data["id"].startswith("chatcmpl-")
+    assert VLLM().decode_request(_body(messages=[
+        {"role": "user", "content": "x"},
+        {"role": "assistant", "content": None, "reasoning": "r", "tool_calls": [
+            {"id": "a", "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "a", "content": "ok"}])).messages[1].reasoning[0].text \
+        == "r"
+
+
+def test_provider_facts_are_sourced_and_dated() -> None:
+    vl = get("vllm")
+    assert (vl.dialect, vl.family) == ("openai", "openai")
+    assert {"routes", "auth", "error_shape", "error_shape_history", "tool_choice", "reasoning",
+            "stream_shape", "midstream_error", "ids", "context_length"} <= set(vl.facts)
+    for name, fact in {**vl.facts, **vl.quirks}.items():
+        if fact.confirmed:
+            assert fact.source and fact.confirmed == "2026-11-25", name
+    for name in ("error_shape_history", "reasoning_content_history"):
+        assert "historical" in str(vl.facts[name].value)
+
+
+# -- fidelity: the official openai SDK reads everything the vllm fake sends --------------------
+
+openai = pytest.importorskip("openai")
+
+
+sdk = w.sdk_fixture("vllm")
+
+
+def _read_vllm(client: Any, body: dict[str, Any]) -> w.Answer:
+    """The SDK's chunks of a vLLM stream read as ``w.read_answer`` reads OpenAI's, except that
+    the usage comes in a last ``choices: []`` chunk after the finish."""
+    chunks = list(client.chat.completions.create(**body, stream=True))
+    slots: dict[int, list[Any]] = {}
+    extras, contents, roles, finish = [], [], [], None
+    for ch in chunks:
+        for choice in ch.choices:
+            extras.append(choice.delta.model_extra or {})
+            contents.append(choice.delta.content)
+            roles.append(choice.delta.role)
+            finish = choice.finish_reason or finish
+            for f in choice.delta.tool_calls or ():
+                slot = slots.setdefault(f.index, [f.id, f.function.name, []])
+                slot[2].append(f.function.arguments or "")
+    usage = next((ch.usage for ch in chunks if ch.usage is not None), None)
+    assert chunks[-1].choices == [] or usage is None, "usage is the last chunk"
+    return w.Answer(streamed=True, calls=[(x[0], x[1], "".join(x[2]))
+                                          for _, x in sorted(slots.items())],
+                    extras=extras, contents=contents, roles=roles, usage=usage, finish=finish)
+
+
+@pytest.mark.parametrize("mode", w.MODES)
+@pytest.mark.parametrize("step", w.sdk_steps("vllm"))
+def test_openai_sdk_reads_every_vllm_answer(sdk: tuple[Any, FakeProvider], step: Any,
+                                            mode: str) -> None:
+    client, fake = sdk
+    turn = step.reply
+    fake.expect(turn)
+    body = w.request_body(VLLMAdapter, step)
+    if mode != "create":  # vLLM sends a stream's usage only when asked (and only then)
+        body["stream_options"] = {"include_usage": True}
+    got = _read_vllm(client, body) if mode == "create_stream" else w.read_answer(client, body,
+                                                                                 mode)
+    want = "".join(r.text or "" for r in turn.reasoning) if turn.reasoning else None
+    if got.extras is None:
+        reasoning = want  # the stream helper keeps only OpenAI's fields
+    elif got.streamed:
+        pieces = [e["reasoning"] for e in got.extras if isinstance(e.get("reasoning"), str)]
+        reasoning = "".join(pieces) if turn.reasoning else None
+        assert got.finish == turn.expected_finish()
+    else:
+        reasoning = got.extras[0].get("reasoning")
+    assert got.calls == w.wanted_calls(turn, VLLM.call_ids)
+    assert reasoning == want
+    w.assert_usage_read(got, turn)
+
+
+def test_openai_sdk_reads_vllms_errors(sdk: tuple[Any, FakeProvider]) -> None:
+    """The SDK's status errors carry vLLM's words: the nested body and the 401 string."""
+    client, fake = sdk
+    step = default_registry()["errors.vllm_auto_tool_choice_unconfigured"].steps[0]
+    fake.expect(step.reply)
+    with pytest.raises(openai.BadRequestError) as exc:
+        client.chat.completions.create(**w.request_body(VLLMAdapter, step))
+    assert AUTO_NEEDS_PARSER in str(exc.value) and exc.value.status_code == 400

@@ -1,0 +1,327 @@
+"""The ``xai`` provider (issue 13): xAI's Chat Completions on the openai wire.
+
+Its rules with their exact bodies (a wrong key is a 400 in xAI's flat ``{code, error}`` shape),
+its stream shape (each call whole in one chunk), the xAI cases with their negative controls, the
+reference adapter on every case that applies to xai, and the official openai SDK (strict
+validation) reading every response and stream the fake sends.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import controls_xai as c  # tests/ is on sys.path
+import openai_wire_sdk as w
+import pytest
+
+from pytest_toolcall.cases import QUIRKS, ErrorReply, ScriptedCall, StreamPlan, Turn, Usage
+from pytest_toolcall.cases import default_registry
+from pytest_toolcall.dialects import get_dialect
+from pytest_toolcall.dialects.xai import BAD_KEY, COMPLETION_ID, NO_KEY, XAI
+from pytest_toolcall.fake import FakeProvider
+from pytest_toolcall.fake.provider import Endpoint
+from pytest_toolcall.model import Reasoning
+from pytest_toolcall.providers import get
+from pytest_toolcall.reference import reference_profile
+from pytest_toolcall.reference.xai import XAIAdapter
+from pytest_toolcall.runner import run_case
+
+PROFILE = reference_profile("xai")
+
+#: (case id, broken adapter, the clause the case must name)
+CONTROLS = [
+    ("wire.xai_reasoning_content", c.ReasoningAsText, "response.text"),
+    ("wire.xai_reasoning_content", c.ReasoningNotDecoded, "response.reasoning"),
+    ("stream.xai_reasoning_content", c.StreamDropsReasoning, "response.reasoning"),
+    ("stream.xai_reasoning_content", c.StreamReasoningAsText, "response.text"),
+    ("stream.xai_whole_calls", c.FirstFragmentArgumentsDropped, "response.tool_calls.arguments"),
+    ("wire.xai_usage_reasoning_tokens", c.RecomputesTotal, "response.usage"),
+    ("wire.xai_error_body", c.ReadsOpenAIErrorShape, "errors.type"),
+    ("wire.xai_error_body", c.EveryErrorRetryable, "errors.retryable"),
+]
+
+#: the shared cases that run on xAI's own bodies (the errors family's kinds), each with the bug
+#: it must catch there
+SHARED_CONTROLS = [
+    ("errors.rate_limited", c.NeverRetryable, "errors.retryable"),
+    ("errors.rate_limited", c.StatusLost, "errors.status"),
+    ("errors.rate_limited", c.DropsErrorCode, "errors.type"),
+    ("errors.rate_limited", c.ReadsOpenAIErrorShape, "errors.type"),
+    ("errors.rate_limited_stream", c.NeverRetryable, "errors.retryable"),
+    ("errors.quota_exhausted", c.EveryErrorRetryable, "errors.retryable"),
+    ("errors.quota_exhausted", c.DropsErrorCode, "errors.type"),
+    ("errors.auth_invalid", c.EveryErrorRetryable, "errors.retryable"),
+    ("errors.auth_invalid", c.StatusLost, "errors.status"),
+    ("errors.model_not_found", c.EveryErrorRetryable, "errors.retryable"),
+    ("errors.model_not_found", c.StatusLost, "errors.status"),
+    ("errors.context_length", c.DropsErrorCode, "errors.type"),
+    ("errors.context_length", c.EveryErrorRetryable, "errors.retryable"),
+    ("errors.server_error", c.NeverRetryable, "errors.retryable"),
+    ("errors.server_error", c.StatusLost, "errors.status"),
+]
+
+
+endpoint = w.endpoint_fixture("xai")
+
+
+@pytest.mark.parametrize(("case_id", "broken", "clause"), CONTROLS,
+                         ids=w.control_ids(CONTROLS))
+def test_case_fails_its_negative_control(case_id: str, broken: type, clause: str,
+                                         endpoint: Endpoint) -> None:
+    w.assert_control_fails(case_id, broken, clause, endpoint, PROFILE)
+
+
+def test_every_xai_case_has_a_negative_control() -> None:
+    own = {case.id for case in default_registry() if case.dialects == ("xai",)}
+    assert own == {row[0] for row in CONTROLS}
+
+
+@pytest.mark.parametrize(("case_id", "broken", "clause"), SHARED_CONTROLS,
+                         ids=w.control_ids(SHARED_CONTROLS))
+def test_shared_case_fails_its_negative_control_on_xai(case_id: str, broken: type,
+                                                       clause: str, endpoint: Endpoint) -> None:
+    w.assert_control_fails(case_id, broken, clause, endpoint, PROFILE, on="xai")
+
+
+def test_every_error_kind_xai_has_runs_with_a_control() -> None:
+    from pytest_toolcall.dialects.provider_errors import kinds_for
+
+    assert set(kinds_for("xai")) == {"rate_limit", "quota", "auth", "model_not_found",
+                                     "context_length", "server_error"}
+    assert w.own_kind_cases("xai") == {row[0] for row in SHARED_CONTROLS}
+
+
+def test_xai_errors_in_its_own_words() -> None:
+    from pytest_toolcall.dialects.provider_errors import error_reply
+
+    status, headers, body = error_reply("xai", "rate_limit", 7)
+    assert (status, headers) == (429, {}), "no Retry-After confirmed: none is sent"
+    assert body["code"] == "resource-exhausted"
+    assert body["error"].startswith("Too many requests for team ")
+    assert error_reply("xai", "auth") == (400, {}, {"code": "invalid-argument",
+                                                    "error": BAD_KEY})
+    status, _, body = error_reply("xai", "quota")
+    assert (status, body["code"]) == (403, "permission-denied")
+    assert "used all available credits" in body["error"]
+    assert error_reply("xai", "model_not_found")[:1] == (404,)
+    assert error_reply("xai", "context_length")[2]["error"].startswith(
+        "This model's maximum prompt length is ")
+    for kind in ("rate_limit", "quota", "auth", "model_not_found", "context_length",
+                 "server_error"):
+        body = error_reply("xai", kind)[2]
+        assert set(body) == {"code", "error"} and all(isinstance(v, str) for v in body.values())
+    for kind in ("permission", "overloaded", "request_too_large"):
+        with pytest.raises(KeyError):
+            error_reply("xai", kind)
+
+
+XAI_CASES = w.reference_cases("xai", PROFILE)
+
+
+@pytest.mark.parametrize("case_id", XAI_CASES)
+def test_reference_adapter_passes(case_id: str, endpoint: Endpoint) -> None:
+    run_case(default_registry()[case_id], XAIAdapter.from_endpoint(endpoint), PROFILE, endpoint)
+    assert all(e.path == "/v1/chat/completions" for e in endpoint.exchanges)
+    assert all("reasoning_content" not in m for e in endpoint.exchanges
+               for m in (e.json or {}).get("messages") or ())
+
+
+# -- the provider's rules, with their bodies ----------------------------------------------------
+
+def test_routes_and_auth() -> None:
+    d = get_dialect("xai")
+    assert d.base_path == "/v1"
+    assert d.route("POST", "/v1/chat/completions")
+    assert not d.route("POST", "/chat/completions")
+    assert not d.route("GET", "/v1/chat/completions")
+    assert d.check_auth({"authorization": "Bearer xai-1234"}, {}, "xai-1234") is None
+    wrong = d.check_auth({"authorization": "Bearer nope"}, {}, "xai-1234")
+    assert wrong is not None and (wrong.status, wrong.rule) == (400, "auth.invalid")
+    assert dict(wrong.body) == {"code": "invalid-argument", "error": BAD_KEY}
+    assert wrong.message == BAD_KEY
+    missing = d.check_auth({}, {}, "xai-1234")
+    assert missing is not None and (missing.status, missing.rule) == (401, "auth.missing")
+    assert dict(missing.body) == {"code": "unauthenticated", "error": NO_KEY}
+
+
+def test_request_rules_answer_in_xai_shape() -> None:
+    d = XAI()
+    ok = {"model": "grok-4.3", "messages": [{"role": "user", "content": "hi"}]}
+    assert d.validate(ok) is None
+    refused = d.validate({"model": "grok-4.3", "messages": []})
+    assert refused is not None and refused.status == 400
+    assert set(refused.body) == {"code", "error"} and refused.body["code"] == "invalid-argument"
+    assert refused.body["error"].startswith("Invalid 'messages': empty array.")
+
+
+def test_response_shape() -> None:
+    turn = Turn(text="", reasoning=(Reasoning(type="thinking", text="First, the user"),),
+                tool_calls=(ScriptedCall(name="get_weather", arguments={"city": "Paris"}),),
+                usage=Usage(input_tokens=291, output_tokens=26, total_tokens=513))
+    data = XAI().encode_response(turn, {"model": "grok-3-mini"})
+    assert data["id"] == COMPLETION_ID and data["object"] == "chat.completion"
+    choice = data["choices"][0]
+    assert set(choice) == {"index", "message", "finish_reason"}, "no logprobs key"
+    message = choice["message"]
+    assert list(message) == ["role", "content", "reasoning_content", "tool_calls", "refusal"]
+    assert message["content"] == "" and message["reasoning_content"] == "First, the user"
+    (call,) = message["tool_calls"]
+    assert list(call) == ["id", "function", "type"], "no index outside a stream"
+    assert call["id"].startswith("call_") and len(call["id"]) == 13 and call["id"][5:].isdigit()
+    usage = data["usage"]
+    assert usage["completion_tokens_details"]["reasoning_tokens"] == 196
+    assert usage["prompt_tokens"] + usage["completion_tokens"] + 196 == usage["total_tokens"]
+
+
+def _chunks(events: list[bytes]) -> list[dict[str, Any]]:
+    assert events[-1] == b"data: [DONE]\n\n"
+    return [json.loads(e[len(b"data: "):]) for e in events[:-1]]
+
+
+def test_stream_shape() -> None:
+    turn = Turn(reasoning=(Reasoning(type="thinking", text="abcdefgh"),),
+                tool_calls=(ScriptedCall(name="get_time", arguments={"tz": "UTC"}),
+                            ScriptedCall(name="get_weather", arguments={"city": "Paris"})),
+                stream=StreamPlan(fragment_size=3),
+                usage=Usage(input_tokens=3, output_tokens=2, total_tokens=9))
+    chunks = _chunks(XAI().encode_stream(turn, {"model": "grok-3-mini"}))
+    choices = [ch["choices"][0] for ch in chunks]
+    assert choices[0]["delta"] == {"reasoning_content": "abc", "role": "assistant"}
+    assert all("role" not in ch["delta"] for ch in choices[1:])
+    assert all("finish_reason" not in ch and "logprobs" not in ch for ch in choices[:-1])
+    assert choices[-1] == {"index": 0, "delta": {}, "finish_reason": "tool_calls"}
+    calls = [ch["delta"]["tool_calls"] for ch in choices if "tool_calls" in ch["delta"]]
+    assert [len(x) for x in calls] == [1, 1], "one whole call per chunk"
+    assert calls[0][0]["function"] == {"name": "get_time", "arguments": '{"tz": "UTC"}'}
+    assert [x[0]["index"] for x in calls] == [0, 1]
+    assert list(calls[0][0]) == ["id", "function", "index", "type"]
+    assert "usage" not in chunks[-1], "without include_usage: OpenAI's behaviour"
+    asked = _chunks(XAI().encode_stream(turn, {"stream_options": {"include_usage": True}}))
+    assert asked[-1]["choices"] == [] and asked[-1]["usage"]["total_tokens"] == 9
+    assert asked[-1]["usage"]["completion_tokens_details"]["reasoning_tokens"] == 4
+    # a tool-call-only turn: the role rides on the call's chunk
+    only = _chunks(XAI().encode_stream(Turn(tool_calls=turn.tool_calls), {}))
+    assert only[0]["choices"][0]["delta"]["role"] == "assistant"
+    assert "tool_calls" in only[0]["choices"][0]["delta"]
+
+
+def test_a_cut_stream_ends_before_done_however_short() -> None:
+    turn = Turn(tool_calls=(ScriptedCall(name="get_time", arguments={}),),
+                stream=StreamPlan(truncate_after=20))
+    events = XAI().encode_stream(turn, {})
+    assert b"data: [DONE]\n\n" not in events
+
+
+def test_no_quirks_declared_and_asked_ones_are_played() -> None:
+    """xAI's whole calls are its normal shape, not the one_call_per_chunk quirk: no quirk is
+    declared (none is sourced); a StreamPlan that asks for one still gets it."""
+    xa = get("xai")
+    assert xa.quirks == {}
+    assert set(xa.quirks) <= set(QUIRKS)
+    calls = (ScriptedCall(name="get_time", arguments={}),
+             ScriptedCall(name="get_weather", arguments={"city": "Paris"}))
+
+    def frags(*quirks: str) -> list[dict[str, Any]]:
+        events = XAI().encode_stream(Turn(tool_calls=calls,
+                                          stream=StreamPlan(quirks=set(quirks))), {})
+        body = [e for e in events if e.startswith(b"data:") and not e.endswith(b"[DONE]\n\n")]
+        return [f for e in body for f in json.loads(e[5:])["choices"][0]["delta"]
+                .get("tool_calls") or ()]
+
+    assert [f["index"] for f in frags("index_stuck_at_zero")] == [0, 0]
+    assert all("index" not in f for f in frags("index_missing"))
+    assert all("id" not in f for f in frags("no_ids"))
+    events = XAI().encode_stream(Turn(tool_calls=calls, stream=StreamPlan(
+        quirks={"data_no_space", "sse_comments"})), {})
+    assert any(e.startswith(b":") for e in events)
+    assert all(e.startswith(b"data:{") or e.startswith(b":") or e == b"data:[DONE]\n\n"
+               for e in events)
+
+
+def test_provider_facts_are_sourced_and_dated() -> None:
+    xa = get("xai")
+    assert (xa.dialect, xa.family) == ("openai", "openai")
+    assert {"routes", "auth", "error_shape", "credits_exhausted", "rate_limit",
+            "model_not_found", "context_length", "tool_choice", "stream_tool_calls",
+            "stream_shape", "reasoning_content", "usage_fields", "ids"} <= set(xa.facts)
+    for name, fact in xa.facts.items():
+        if fact.confirmed:
+            assert fact.source and fact.confirmed == "2026-11-25", name
+    for name in ("auth_missing_key", "error_codes_other", "server_error", "midstream_error",
+                 "stream_usage_without_option", "stream_done"):
+        assert not xa.facts[name].is_confirmed, name
+
+
+# -- fidelity: the official openai SDK reads everything the xai fake sends ----------------------
+
+openai = pytest.importorskip("openai")
+
+sdk = w.sdk_fixture("xai")
+
+
+@pytest.mark.parametrize("mode", w.MODES)
+@pytest.mark.parametrize("step", w.sdk_steps("xai"))
+def test_openai_sdk_reads_every_xai_answer(sdk: tuple[Any, FakeProvider], step: Any,
+                                           mode: str) -> None:
+    client, fake = sdk
+    turn = step.reply
+    fake.expect(turn)
+    body = w.request_body(XAIAdapter, step)
+    want_reasoning = "".join(r.text or "" for r in turn.reasoning) if turn.reasoning else None
+    if mode == "create":
+        done = client.chat.completions.create(**body)
+        message = done.choices[0].message
+        calls = [(x.id, x.function.name, x.function.arguments) for x in message.tool_calls or ()]
+        reasoning, usage = (message.model_extra or {}).get("reasoning_content"), done.usage
+        finish = done.choices[0].finish_reason
+    elif mode == "stream_helper":  # keeps OpenAI's fields only: no reasoning to read
+        with client.chat.completions.stream(**body, stream_options={"include_usage": True}) as s:
+            done = s.get_final_completion()
+        message = done.choices[0].message
+        calls = [(x.id, x.function.name, x.function.arguments) for x in message.tool_calls or ()]
+        reasoning, usage, finish = want_reasoning, done.usage, done.choices[0].finish_reason
+    else:
+        # the usage chunk (choices: []) comes last: usage and finish are read where they are
+        chunks = list(client.chat.completions.create(
+            **body, stream=True, stream_options={"include_usage": True}))
+        slots: dict[int, list[Any]] = {}
+        pieces: list[str] = []
+        usage = finish = None
+        for ch in chunks:
+            usage = ch.usage or usage
+            for choice in ch.choices:
+                finish = choice.finish_reason or finish
+                piece = (choice.delta.model_extra or {}).get("reasoning_content")
+                if isinstance(piece, str):
+                    pieces.append(piece)
+                for f in choice.delta.tool_calls or ():
+                    slot = slots.setdefault(f.index, [f.id, f.function.name, []])
+                    slot[2].append(f.function.arguments or "")
+        calls = [(x[0], x[1], "".join(x[2])) for _, x in sorted(slots.items())]
+        reasoning = "".join(pieces) if pieces else None
+    assert calls == w.wanted_calls(turn, XAI.call_ids)
+    assert reasoning == want_reasoning
+    assert finish == turn.expected_finish()
+    if turn.usage is not None:
+        assert usage is not None and (usage.prompt_tokens, usage.completion_tokens,
+                                      usage.total_tokens) == (turn.usage.input_tokens,
+                                                              turn.usage.output_tokens,
+                                                              turn.usage.total_tokens)
+
+
+def test_openai_sdk_raises_xai_errors(sdk: tuple[Any, FakeProvider]) -> None:
+    client, fake = sdk
+    ask = {"model": "grok-4.3", "messages": [{"role": "user", "content": "hi"}]}
+    fake.expect(Turn(error=ErrorReply(kind="auth")))
+    with pytest.raises(openai.BadRequestError) as bad:
+        client.chat.completions.create(**ask)
+    # the SDK takes body["error"] as the error's body: xAI's is the text itself
+    assert bad.value.status_code == 400 and bad.value.body == BAD_KEY
+    fake.expect(Turn(error=ErrorReply(kind="quota")))
+    with pytest.raises(openai.PermissionDeniedError) as denied:
+        client.chat.completions.create(**ask)
+    assert "used all available credits" in str(denied.value.body)
+    fake.expect(Turn(error=ErrorReply(kind="rate_limit")))
+    with pytest.raises(openai.RateLimitError):
+        client.chat.completions.create(**ask)
