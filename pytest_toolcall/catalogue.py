@@ -5,7 +5,9 @@ Regenerate the committed catalogue from the repository root with either of::
     python -m pytest_toolcall.catalogue > docs/cases.md
     python -m pytest_toolcall.catalogue --write
 
-``tests/test_docs.py`` fails when the committed file and a fresh render differ.
+``--write`` also rewrites the generated part of ``docs/providers.md`` (the provider registry:
+every service, its quirks and every fact with its source and date, between two markers).
+``tests/test_docs.py`` fails when a committed file and a fresh render differ.
 """
 
 from __future__ import annotations
@@ -16,14 +18,21 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from .bugs import SOURCES_NOTE
-from .cases import Case, Registry
+from .cases import QUIRKS, Case, Registry
+from .providers import REGISTRY as PROVIDER_REGISTRY
 
-__all__ = ["COMMAND", "DEFAULT_PATH", "builtin_registry", "clauses_of", "main", "render"]
+__all__ = ["COMMAND", "DEFAULT_PATH", "PROVIDERS_PATH", "builtin_registry", "clauses_of", "main",
+           "render", "render_providers", "with_providers_block"]
 
 #: The command that regenerates the committed catalogue (quoted in failure messages).
 COMMAND = "python -m pytest_toolcall.catalogue --write"
 #: Where ``--write`` puts the catalogue, relative to the current directory.
 DEFAULT_PATH = Path("docs") / "cases.md"
+#: The doc whose registry part ``--write`` regenerates, between these two markers.
+PROVIDERS_PATH = Path("docs") / "providers.md"
+BEGIN = ("<!-- registry: generated from pytest_toolcall/providers by `python -m "
+         "pytest_toolcall.catalogue --write`; do not edit by hand -->")
+END = "<!-- registry: end -->"
 
 
 def builtin_registry() -> Registry:
@@ -131,6 +140,69 @@ def _quirk_line(case: Case) -> str:
             "runs for a profile whose `compatible_with` names one of them (or `'*'`)")
 
 
+def render_providers(registry: Registry | None = None) -> str:
+    """The generated part of docs/providers.md: every provider, the quirks each sends, and every
+    fact with its source and the date it was confirmed (``not confirmed`` otherwise)."""
+    cases = list(registry if registry is not None else builtin_registry())
+    out = [BEGIN, "", "## The registry (generated)", "",
+           "Every provider the kit plays, from `pytest_toolcall/providers/__init__.py`. A fact "
+           "without a source and a date is *not confirmed*: the fake plays OpenAI's behaviour "
+           "(or the wire's) for it.", "",
+           "| provider | wire | family | cases of its own | stream quirks it sends | facts "
+           "(confirmed / not) |", "|---|---|---|---|---|---|"]
+    for name, provider in PROVIDER_REGISTRY.items():
+        own = sum(1 for c in cases if name in c.dialects and "*" not in c.dialects
+                  and c.quirk is None and len(c.dialects) == 1)
+        confirmed = sum(1 for f in provider.facts.values() if f.is_confirmed)
+        out.append(f"| `{name}` | `{provider.dialect}` | {provider.family} | {own} | "
+                   f"{_code_list(sorted(provider.quirks)) if provider.quirks else '-'} | "
+                   f"{confirmed} / {len(provider.facts) - confirmed} |")
+    out += ["", "### Stream quirks and who sends them", "",
+            "A quirk case runs in the runs of the services that send its quirk, and under the "
+            "bare `openai` wire for a profile whose `compatible_with` names one of them (or "
+            "`'*'`).", "",
+            "| quirk | what it is | quirk cases | sent by (source, confirmed) |",
+            "|---|---|---|---|"]
+    for quirk, what in QUIRKS.items():
+        senders = [(n, p.quirks[quirk]) for n, p in PROVIDER_REGISTRY.items() if quirk in p.quirks]
+        quirk_cases = [c.id for c in cases if c.quirk == quirk]
+        if not senders and not quirk_cases:
+            continue
+        who = "<br>".join(f"`{n}`: {_cell(str(f.source))} ({f.confirmed})" for n, f in senders)
+        out.append(f"| `{quirk}` | {_cell(what)} | {_code_list(quirk_cases) or '-'} | "
+                   f"{who or _NO_SENDER} |")
+    out += ["", "### Every fact, with its source", ""]
+    for name, provider in PROVIDER_REGISTRY.items():
+        if not provider.facts:
+            continue
+        out += [f"<details><summary><code>{name}</code>: {len(provider.facts)} facts</summary>",
+                "", "| fact | value | source | confirmed |", "|---|---|---|---|"]
+        for key, fact in provider.facts.items():
+            out.append(f"| `{key}` | {_cell(_one_line(fact.value))} | "
+                       f"{_cell(_one_line(fact.source)) if fact.source else '-'} | "
+                       f"{fact.confirmed if fact.is_confirmed else 'not confirmed'} |")
+        out += ["", "</details>", ""]
+    out += [END]
+    return "\n".join(out) + "\n"
+
+
+_NO_SENDER = "no registered service (reported gateways): it runs for `compatible_with={'*'}`"
+
+
+def with_providers_block(text: str, block: str) -> str:
+    """``text`` (docs/providers.md) with its generated part replaced by ``block``."""
+    if BEGIN not in text or END not in text:
+        raise ValueError(f"{PROVIDERS_PATH.as_posix()} has no generated registry part: put the "
+                         f"two markers in it, {BEGIN!r} and {END!r}")
+    head, rest = text.split(BEGIN, 1)
+    _, tail = rest.split(END, 1)
+    return head + block.rstrip("\n") + tail
+
+
+def _one_line(value: object) -> str:
+    return " ".join(str(value).split())
+
+
 def _cell(text: str) -> str:
     return text.replace("|", "\\|")
 
@@ -151,12 +223,26 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"error: no {DEFAULT_PATH.parent}/ directory in {Path.cwd()}; run this from the "
                   "repository root", file=sys.stderr)
             return 2
+        # a checkout without docs/providers.md (a project's own docs/) has only the catalogue
+        providers_now = providers_text = (PROVIDERS_PATH.read_text(encoding="utf-8")
+                                          if PROVIDERS_PATH.exists() else "")
+        if providers_now:
+            try:
+                providers_text = with_providers_block(providers_now, render_providers())
+            except ValueError as exc:
+                print(f"error: {exc}", file=sys.stderr)
+                return 2
         if args.check:
             current = DEFAULT_PATH.read_text(encoding="utf-8") if DEFAULT_PATH.exists() else ""
-            if current != text:
-                print(f"{DEFAULT_PATH.as_posix()} is out of date; run: {COMMAND}", file=sys.stderr)
+            stale = [p.as_posix() for p, now, fresh in ((DEFAULT_PATH, current, text),
+                                                        (PROVIDERS_PATH, providers_now,
+                                                         providers_text)) if now != fresh]
+            if stale:
+                print(f"{' and '.join(stale)} out of date; run: {COMMAND}", file=sys.stderr)
                 return 1
             return 0
+        if providers_now:
+            PROVIDERS_PATH.write_bytes(providers_text.encode("utf-8"))
         DEFAULT_PATH.write_bytes(text.encode("utf-8"))
         print(f"wrote {DEFAULT_PATH.as_posix()} ({len(list(builtin_registry()))} cases)",
               file=sys.stderr)

@@ -30,6 +30,28 @@ def test_committed_catalogue_equals_a_fresh_render() -> None:
         f"root with:  {catalogue.COMMAND}")
 
 
+def test_the_registry_part_of_providers_md_equals_a_fresh_render() -> None:
+    """docs/providers.md's generated part is the provider registry's: every provider, the
+    quirks it sends and every fact with its source and date (issue 13)."""
+    committed = (ROOT / "docs" / "providers.md").read_text(encoding="utf-8")
+    fresh = catalogue.with_providers_block(committed, catalogue.render_providers())
+    assert committed == fresh, (
+        "the generated registry part of docs/providers.md is out of date. Regenerate it from "
+        f"the repository root with:  {catalogue.COMMAND}")
+    from pytest_toolcall.providers import REGISTRY
+
+    for name, provider in REGISTRY.items():
+        assert f"| `{name}` | `{provider.dialect}` |" in committed
+        for fact in provider.facts.values():
+            if fact.is_confirmed:
+                assert " ".join(str(fact.source).split()).replace("|", "\\|") in committed
+
+
+def test_a_providers_md_without_the_markers_is_a_clear_error() -> None:
+    with pytest.raises(ValueError, match="no generated registry part"):
+        catalogue.with_providers_block("# Providers\n", catalogue.render_providers())
+
+
 def test_every_builtin_case_is_in_the_catalogue_with_its_clauses() -> None:
     text = CASES_MD.read_text(encoding="utf-8")
     registry = catalogue.builtin_registry()
@@ -89,6 +111,15 @@ def test_write_and_check_options(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     assert catalogue.main(["--write"]) == 0
     assert (tmp_path / "docs" / "cases.md").read_bytes() == CASES_MD.read_bytes()
     assert catalogue.main(["--check"]) == 0
+    # with a docs/providers.md, its generated part is written and checked too
+    providers_md = tmp_path / "docs" / "providers.md"
+    providers_md.write_text(f"# Mine\n\n{catalogue.BEGIN}\nstale\n{catalogue.END}\n",
+                            encoding="utf-8")
+    assert catalogue.main(["--check"]) == 1
+    assert catalogue.main(["--write"]) == 0 and catalogue.main(["--check"]) == 0
+    assert "| `vllm` | `openai` |" in providers_md.read_text(encoding="utf-8")
+    providers_md.write_text("# no markers\n", encoding="utf-8")
+    assert catalogue.main(["--check"]) == 2  # names the missing markers
 
 
 def _links(path: Path) -> list[str]:
