@@ -115,11 +115,21 @@ def render() -> str:
         kit = sum(why.startswith("KIT:") for _clause, why in pins.values())
         failed = f"{len(pins) - kit} (+{kit} kit gaps)" if kit else f"{len(pins)}"
         out.append(f"| {row} | {versions.get(dist, '?')} | `{dialect}` | {n} | {failed} |")
-    out += ["", "### Failures", "", "| shim: library | case | clause | public issue |",
-            "|---|---|---|---|"]
+    out += ["", "### Failures", "",
+            "A case marked *quirk* plays a stream shape OpenAI never sends: the library fails it",
+            "only for an adapter that targets the services sending it (`Profile.compatible_with`,",
+            "[providers.md](providers.md#what-openai-plays-and-the-quirks-of-the-others-compatible_with));",
+            "under OpenAI's behaviour alone it is skipped.", "",
+            "| shim: library | case | clause | public issue |", "|---|---|---|---|"]
     for row, _dist, _dialect, pins in chat:
         for case, (clause, why) in sorted(pins.items()):
-            out.append(f"| {row} | `{case}` | `{clause}` | {_issues(why)} |")
+            quirk = registry[case].quirk if case in {c.id for c in registry} else None
+            where = ""
+            if quirk:
+                senders = registry[case].senders()
+                where = (f" (quirk, sent by {', '.join(senders)})" if senders
+                         else " (quirk, reported gateways)")
+            out.append(f"| {row} | `{case}`{where} | `{clause}` | {_issues(why)} |")
     out += ["", "## Agent frameworks' own loops (loop family, under each framework's profile)", "",
             "| shim: framework | version | gaps | skipped by its policy |", "|---|---|---|---|"]
     loops = _loops()
