@@ -108,8 +108,9 @@ def test_a_profile_may_name_a_plugin_provider(pytester: pytest.Pytester) -> None
         def toolcall_profile():
             return Profile(compatible_with={"acme"})
     '''))
-    # in a fresh process: after an earlier in-process session this one case fails (a leak
-    # between in-process sessions, not yet traced; real runs are one session per process)
+    # in a fresh process: pytester's in-process runs restore sys.modules after each run, so a
+    # kit module first imported inside an earlier run comes back as a second copy, whose event
+    # classes the first copy's checks do not recognise (a pytester artifact, not the kit's)
     result = pytester.runpytest_subprocess("--toolcall-provider=openai", "-k",
                                            "sse_comment_lines", "-p", "no:randomly",
                                            "-p", "no:cacheprovider", "-rs")
