@@ -245,7 +245,9 @@ export function buildHistory(stored) {
 if (import.meta.url === `file://${process.argv[1]}`) {
   serve({
     name: "openai_adapter.mjs" + (BUG ? ` (bug: ${BUG})` : ""),
-    profile: { name: "node openai adapter", streaming: true, async: false, ...POLICY },
+    // it talks to OpenAI and DeepSeek: under openai, DeepSeek's stream quirks (SSE keep-alive
+    // comments) run against it too
+    profile: { name: "node openai adapter", streaming: true, async: false, compatible_with: ["deepseek"], ...POLICY },
     adapter: { complete: sendMessages, stream: sendMessagesStreaming },
     loop: { run: runTools },
     history: { build: buildHistory },
