@@ -228,13 +228,20 @@ DIALECTS_MD = ROOT / "docs" / "dialects.md"
 
 
 def _rule_names(path: Path) -> set[str]:
-    """The constant ``rule="..."`` keywords of a dialect module: the names of its rejections."""
+    """The constant ``rule="..."`` keywords of a dialect module: the names of its rejections
+    (both strings of ``rule="auth.invalid" if auth else "auth.missing"`` too)."""
     import ast
 
-    return {kw.value.value for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
-            if isinstance(node, ast.Call) for kw in node.keywords
-            if kw.arg == "rule" and isinstance(kw.value, ast.Constant)
-            and isinstance(kw.value.value, str)}
+    def strings(value: ast.expr) -> list[str]:
+        if isinstance(value, ast.Constant) and isinstance(value.value, str):
+            return [value.value]
+        if isinstance(value, ast.IfExp):
+            return strings(value.body) + strings(value.orelse)
+        return []
+
+    return {name for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+            if isinstance(node, ast.Call) for kw in node.keywords if kw.arg == "rule"
+            for name in strings(kw.value)}
 
 
 def _dialect_section(name: str) -> str:
