@@ -98,8 +98,7 @@ class ReasoningContentOnly(LMStudioAdapter):
         response = OpenAIChatAdapter.parse_response(self, data)
         text = data["choices"][0]["message"].get("reasoning_content")
         if isinstance(text, str):
-            return response.model_copy(update={"reasoning": self.parse_reasoning(
-                {"reasoning_content": text})})
+            return response.model_copy(update={"reasoning": self.parse_reasoning(text)})
         return response
 
     def new_accumulator(self) -> LMStudioStreamAccumulator:

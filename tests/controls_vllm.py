@@ -11,7 +11,7 @@ from typing import Any
 import controls as _generic  # tests/controls.py
 
 from pytest_toolcall.model import ChatRequest, ChatResponse
-from pytest_toolcall.reference.openai import OpenAIChatAdapter
+from pytest_toolcall.reference.openai import OpenAIChatAdapter, StreamAccumulator
 from pytest_toolcall.reference.vllm import VLLMAdapter, VLLMStreamAccumulator
 
 __all__ = ["DropsReasoning", "SendsReasoningContent", "ReasoningNotDecoded",
@@ -54,7 +54,7 @@ class _ReasoningContentOnly(VLLMStreamAccumulator):
             piece = (choice.get("delta") or {}).get("reasoning_content")
             if isinstance(piece, str):
                 self.reasoning = (self.reasoning or []) + [piece]
-        return super(VLLMStreamAccumulator, self).feed(data)
+        return StreamAccumulator.feed(self, data)  # the reasoning reader left out
 
 
 class StreamReadsReasoningContentOnly(VLLMAdapter):

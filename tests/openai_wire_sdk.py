@@ -1,6 +1,7 @@
-"""What the tests of the providers on the openai wire (deepseek, mistral, openrouter, zhipu) share:
-the provider's fake as a fixture, the negative-control runner, the cases its reference adapter
-must pass, and the official openai SDK reading the answers the fake sends (``create``,
+"""What the tests of the providers on the openai wire (deepseek, mistral, openrouter, zhipu, groq,
+cerebras, together, vllm, lmstudio, llamacpp, xai, fireworks) share: the provider's fake as a
+fixture, the negative-control runner, the cases its reference adapter must pass, the fake's SSE
+events as JSON, and the official openai SDK reading the answers the fake sends (``create``,
 ``create`` with ``stream=True``, the ``stream()`` helper).
 
 Each ``tests/test_controls_<provider>.py`` keeps its own test functions and rows and calls these
@@ -11,6 +12,7 @@ field). The openai SDK is imported by the callers (``pytest.importorskip``), nev
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -54,6 +56,11 @@ def assert_control_fails(case_id: str, broken: type, clause: str, endpoint: Endp
     with pytest.raises(ConformanceFailure) as exc:
         run_case(case, broken.from_endpoint(endpoint), profile, endpoint)
     assert exc.value.clause == clause, exc.value.render()
+
+
+def own_cases(dialect: str) -> set[str]:
+    """The cases that are ``dialect``'s alone (each wants a negative control)."""
+    return {case.id for case in default_registry() if case.dialects == (dialect,)}
 
 
 def own_kind_cases(dialect: str) -> set[str]:
@@ -146,6 +153,13 @@ def read_answer(client: Any, body: dict[str, Any], mode: str) -> Answer:
             done = s.get_final_completion()
         return _whole(done, extras=False)
     chunks = list(client.chat.completions.create(**body, stream=True))
+    return stream_answer(chunks, usage=chunks[-1].usage,
+                         finish=chunks[-1].choices[0].finish_reason)
+
+
+def stream_answer(chunks: list[Any], *, usage: Any, finish: Any) -> Answer:
+    """The SDK's chunks of a stream read delta by delta, call fragments joined by index; the
+    usage and the finish are the caller's (where they ride differs from provider to provider)."""
     slots: dict[int, list[Any]] = {}
     extras, contents, roles = [], [], []
     for ch in chunks:
@@ -158,8 +172,24 @@ def read_answer(client: Any, body: dict[str, Any], mode: str) -> Answer:
                 slot[2].append(f.function.arguments or "")
     return Answer(streamed=True, calls=[(s[0], s[1], "".join(s[2]))
                                         for _, s in sorted(slots.items())],
-                  extras=extras, contents=contents, roles=roles, usage=chunks[-1].usage,
-                  finish=chunks[-1].choices[0].finish_reason)
+                  extras=extras, contents=contents, roles=roles, usage=usage, finish=finish)
+
+
+def last_finish(chunks: list[Any]) -> Any:
+    """The last finish_reason any choice of the stream gave, or None."""
+    return next((c.finish_reason for ch in reversed(chunks) for c in reversed(ch.choices)
+                 if c.finish_reason), None)
+
+
+def last_usage(chunks: list[Any]) -> Any:
+    """The usage of the last chunk of the stream that carried one, or None."""
+    return next((ch.usage for ch in reversed(chunks) if ch.usage), None)
+
+
+def sse_chunks(events: list[bytes]) -> list[dict[str, Any]]:
+    """The JSON of each ``data:`` event of a stream the fake encoded, ``[DONE]`` last."""
+    assert events[-1] == b"data: [DONE]\n\n"
+    return [json.loads(e[len(b"data: "):]) for e in events[:-1]]
 
 
 def wanted_calls(turn: Turn, call_ids: Callable[[Turn], list[str]]) -> list[tuple[str, str, str]]:
@@ -170,6 +200,23 @@ def wanted_calls(turn: Turn, call_ids: Callable[[Turn], list[str]]) -> list[tupl
 def request_body(adapter: type, step: Any) -> dict[str, Any]:
     """The JSON body the reference adapter builds for the step's request (no stream)."""
     return adapter("http://unused.invalid", "k").build_body(step.request, stream=False)
+
+
+def wanted_reasoning(turn: Turn) -> str | None:
+    """The reasoning text the fake sends for ``turn`` (all its parts joined), or None."""
+    return "".join(r.text or "" for r in turn.reasoning) if turn.reasoning else None
+
+
+def reasoning_read(got: Answer, field: str, turn: Turn) -> str | None:
+    """The reasoning the SDK read in ``field``: the message's, the deltas' pieces joined (None
+    when the turn has none), or the wanted one from the stream helper (it keeps only OpenAI's
+    fields)."""
+    if got.extras is None:
+        return wanted_reasoning(turn)
+    if got.streamed:
+        pieces = [e[field] for e in got.extras if isinstance(e.get(field), str)]
+        return "".join(pieces) if turn.reasoning else None
+    return got.extras[0].get(field)
 
 
 def assert_usage_read(answer: Answer, turn: Turn) -> None:
@@ -186,16 +233,9 @@ def assert_sdk_reads_reasoning_field(client: Any, fake: FakeProvider, step: Any,
     fake.expect(turn)
     body = request_body(adapter, step)
     want_calls = wanted_calls(turn, call_ids)
-    want_reasoning = "".join(r.text or "" for r in turn.reasoning) if turn.reasoning else None
     got = read_answer(client, body, mode)
-    if got.extras is None:
-        reasoning = want_reasoning  # the helper keeps only OpenAI's fields
-    elif got.streamed:
-        pieces = [e[field] for e in got.extras if isinstance(e.get(field), str)]
-        reasoning = "".join(pieces) if turn.reasoning else None
+    if got.streamed:
         assert got.finish == turn.expected_finish()
-    else:
-        reasoning = got.extras[0].get(field)
     assert got.calls == want_calls
-    assert reasoning == want_reasoning
+    assert reasoning_read(got, field, turn) == wanted_reasoning(turn)
     assert_usage_read(got, turn)

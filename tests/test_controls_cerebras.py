@@ -70,8 +70,7 @@ def test_case_fails_its_negative_control(case_id: str, broken: type, clause: str
 
 
 def test_every_cerebras_case_has_a_negative_control() -> None:
-    own = {case.id for case in default_registry() if case.dialects == ("cerebras",)}
-    assert own == {row[0] for row in CONTROLS}
+    assert w.own_cases("cerebras") == {row[0] for row in CONTROLS}
 
 
 @pytest.mark.parametrize(("case_id", "broken", "clause"), SHARED_CONTROLS,
@@ -195,17 +194,12 @@ def test_response_shape() -> None:
                                       "total_time", "created"}
 
 
-def _chunks(events: list[bytes]) -> list[dict[str, Any]]:
-    assert events[-1] == b"data: [DONE]\n\n"
-    return [json.loads(e[len(b"data: "):]) for e in events[:-1]]
-
-
 def test_stream_shape_and_declared_quirk() -> None:
     turn = Turn(reasoning=(Reasoning(type="thinking", text="abcdef"),),
                 tool_calls=(ScriptedCall(name="get_time", arguments='{"tz": "UTC"}'),),
                 usage=Usage(input_tokens=3, output_tokens=2, total_tokens=5),
                 stream=StreamPlan(fragment_size=4))
-    chunks = _chunks(Cerebras().encode_stream(turn, {"model": "gpt-oss-120b"}))
+    chunks = w.sse_chunks(Cerebras().encode_stream(turn, {"model": "gpt-oss-120b"}))
     deltas = [ch["choices"][0]["delta"] for ch in chunks]
     assert deltas[0] == {"role": "assistant"}, "the role chunk alone"
     assert "".join(d.get("reasoning") or "" for d in deltas) == "abcdef"
@@ -218,7 +212,7 @@ def test_stream_shape_and_declared_quirk() -> None:
     assert last["time_info"] and deltas[-1] == {}
     # the declared quirk, asked for: the role chunk still carries no fragment
     assert set(get("cerebras").quirks) == {"role_chunk_alone"}
-    alone = _chunks(Cerebras().encode_stream(
+    alone = w.sse_chunks(Cerebras().encode_stream(
         turn.model_copy(update={"stream": StreamPlan(quirks={"role_chunk_alone"})}), {}))
     assert alone[0]["choices"][0]["delta"] == {"role": "assistant"}
 
@@ -299,7 +293,7 @@ def test_cerebras_sdk_reads_every_answer(native: tuple[Any, FakeProvider], step:
     fake.expect(turn)
     body = w.request_body(CerebrasAdapter, step)
     want_calls = w.wanted_calls(turn, Cerebras.call_ids)
-    want_reasoning = "".join(r.text or "" for r in turn.reasoning) if turn.reasoning else None
+    want_reasoning = w.wanted_reasoning(turn)
     if not streamed:
         done = client.chat.completions.create(**body)
         message = done.choices[0].message

@@ -9,7 +9,6 @@ validation) reading every response and stream the fake sends.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import controls_fireworks as c  # tests/ is on sys.path
@@ -69,8 +68,7 @@ def test_case_fails_its_negative_control(case_id: str, broken: type, clause: str
 
 
 def test_every_fireworks_case_has_a_negative_control() -> None:
-    own = {case.id for case in default_registry() if case.dialects == ("fireworks",)}
-    assert own == {row[0] for row in CONTROLS}
+    assert w.own_cases("fireworks") == {row[0] for row in CONTROLS}
 
 
 @pytest.mark.parametrize(("case_id", "broken", "clause"), SHARED_CONTROLS,
@@ -182,14 +180,9 @@ def test_response_shape() -> None:
     assert list(data["usage"]) == ["prompt_tokens", "total_tokens", "completion_tokens"]
 
 
-def _chunks(events: list[bytes]) -> list[dict[str, Any]]:
-    assert events[-1] == b"data: [DONE]\n\n"
-    return [json.loads(e[len(b"data: "):]) for e in events[:-1]]
-
-
 def test_kimi_stream_sends_the_id_before_the_name() -> None:
     turn = _TURN.model_copy(update={"stream": StreamPlan(fragment_size=4)})
-    chunks = _chunks(Fireworks().encode_stream(turn, {"model": "accounts/fireworks/models/"
+    chunks = w.sse_chunks(Fireworks().encode_stream(turn, {"model": "accounts/fireworks/models/"
                                                                "kimi-k2p6"}))
     frags = [f for ch in chunks for f in ch["choices"][0]["delta"].get("tool_calls") or ()]
     cid = frags[0]["id"]
@@ -200,7 +193,7 @@ def test_kimi_stream_sends_the_id_before_the_name() -> None:
     deltas = [ch["choices"][0]["delta"] for ch in chunks]
     assert "".join(d.get("reasoning_content") or "" for d in deltas) == "abcdef"
     # another model: OpenAI's fragments
-    other = _chunks(Fireworks().encode_stream(turn, {"model": "accounts/fireworks/models/"
+    other = w.sse_chunks(Fireworks().encode_stream(turn, {"model": "accounts/fireworks/models/"
                                                               "glm-5p1"}))
     frags = [f for ch in other for f in ch["choices"][0]["delta"].get("tool_calls") or ()]
     assert frags[0]["function"]["name"] == "get_time" and "id" not in frags[1]
@@ -212,7 +205,7 @@ def test_declared_quirk_is_named_and_played_on_request() -> None:
     turn = Turn(tool_calls=(ScriptedCall(name="get_time", arguments='{"tz": "UTC"}'),),
                 stream=StreamPlan(quirks={"repeat_id_name"}, fragment_size=4))
     for model in ("accounts/fireworks/models/glm-5p1", "accounts/fireworks/models/kimi-k2p6"):
-        chunks = _chunks(Fireworks().encode_stream(turn, {"model": model}))
+        chunks = w.sse_chunks(Fireworks().encode_stream(turn, {"model": model}))
         frags = [f for ch in chunks for f in ch["choices"][0]["delta"].get("tool_calls") or ()]
         assert len(frags) > 2 and all(f["id"] for f in frags), model
         assert all(f["function"].get("name") for f in frags[-2:]), model
@@ -254,7 +247,7 @@ def test_openai_sdk_reads_every_fireworks_answer(sdk: tuple[Any, FakeProvider], 
     fake.expect(turn)
     body = _body_for(step, mode)
     want_calls = w.wanted_calls(turn, Fireworks.call_ids)
-    want_reasoning = "".join(r.text or "" for r in turn.reasoning) if turn.reasoning else None
+    want_reasoning = w.wanted_reasoning(turn)
     repeated = "repeat_id_name" in turn.stream.quirks or Fireworks.is_kimi(body["model"])
     if mode == "create_stream":
         chunks = list(client.chat.completions.create(**body, stream=True))

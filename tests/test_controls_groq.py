@@ -66,8 +66,7 @@ def test_case_fails_its_negative_control(case_id: str, broken: type, clause: str
 
 
 def test_every_groq_case_has_a_negative_control() -> None:
-    own = {case.id for case in default_registry() if case.dialects == ("groq",)}
-    assert own == {row[0] for row in CONTROLS}
+    assert w.own_cases("groq") == {row[0] for row in CONTROLS}
 
 
 @pytest.mark.parametrize(("case_id", "broken", "clause"), SHARED_CONTROLS,
@@ -147,11 +146,6 @@ def test_reasoning_decoded_from_the_request() -> None:
     assert d.decode_request(body).messages[1].reasoning == (Reasoning(type="thinking", text="hm"),)
 
 
-def _chunks(events: list[bytes]) -> list[dict[str, Any]]:
-    assert events[-1] == b"data: [DONE]\n\n"
-    return [json.loads(e[len(b"data: "):]) for e in events[:-1]]
-
-
 _TURN = Turn(text="ok", reasoning=(Reasoning(type="thinking", text="abcdef"),),
              tool_calls=(ScriptedCall(name="get_time", arguments='{"tz": "UTC"}'),
                          ScriptedCall(name="get_weather", arguments='{"city": "Paris"}')),
@@ -169,7 +163,7 @@ def test_response_shape() -> None:
 
 
 def test_stream_shape_whole_calls_and_usage_in_x_groq() -> None:
-    chunks = _chunks(Groq().encode_stream(_TURN, {"model": "openai/gpt-oss-20b"}))
+    chunks = w.sse_chunks(Groq().encode_stream(_TURN, {"model": "openai/gpt-oss-20b"}))
     first, last = chunks[0], chunks[-1]
     assert first["choices"][0]["delta"] == {"role": "assistant", "content": ""}
     assert first["x_groq"]["id"] == REQUEST_ID
@@ -188,7 +182,7 @@ def test_stream_shape_whole_calls_and_usage_in_x_groq() -> None:
 
 
 def test_stream_shape_with_include_usage() -> None:
-    chunks = _chunks(Groq().encode_stream(_TURN, {"stream_options": {"include_usage": True}}))
+    chunks = w.sse_chunks(Groq().encode_stream(_TURN, {"stream_options": {"include_usage": True}}))
     finish, tail = chunks[-2], chunks[-1]
     assert finish["usage"] == finish["x_groq"]["usage"], "mirrored on the finish chunk"
     assert tail["choices"] == [] and tail["usage"]["total_tokens"] == 5
@@ -201,13 +195,13 @@ def test_declared_quirks_are_played() -> None:
     assert declared == {"one_call_per_chunk"}
     turn = _TURN.model_copy(update={"stream": StreamPlan(quirks=frozenset(declared),
                                                          fragment_size=2)})
-    deltas = [ch["choices"][0]["delta"] for ch in _chunks(Groq().encode_stream(turn, {}))]
+    deltas = [ch["choices"][0]["delta"] for ch in w.sse_chunks(Groq().encode_stream(turn, {}))]
     frags = [f for d in deltas for f in d.get("tool_calls") or ()]
     assert len(frags) == 2 and all(f["id"] and f["function"]["name"] for f in frags)
     # quirks Groq does not send are still playable where a case asks for them
     stuck = _TURN.model_copy(update={"stream": StreamPlan(quirks=frozenset(
         {"index_stuck_at_zero"}))})
-    frags = [f for ch in _chunks(Groq().encode_stream(stuck, {}))
+    frags = [f for ch in w.sse_chunks(Groq().encode_stream(stuck, {}))
              for f in ch["choices"][0]["delta"].get("tool_calls") or ()]
     assert [f["index"] for f in frags] == [0, 0]
 
@@ -305,7 +299,7 @@ def test_sdks_read_every_groq_answer(sdks: tuple[Any, Any, FakeProvider], step: 
         body["extra_body"] = {"stream_options": {"include_usage": True}}
     got_calls, reasoning, usage, finish = _read(oa if which == "openai" else gq, body, mode)
     assert got_calls == w.wanted_calls(turn, Groq.call_ids)
-    want = "".join(r.text or "" for r in turn.reasoning) if turn.reasoning else None
+    want = w.wanted_reasoning(turn)
     assert reasoning == want
     if turn.usage is not None:
         assert usage == turn.usage.total_tokens

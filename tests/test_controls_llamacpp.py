@@ -80,8 +80,7 @@ def test_case_fails_its_negative_control(case_id: str, broken: type, clause: str
 
 
 def test_every_llamacpp_case_has_a_negative_control() -> None:
-    own = {case.id for case in default_registry() if case.dialects == ("llamacpp",)}
-    assert own == {row[0] for row in CONTROLS}
+    assert w.own_cases("llamacpp") == {row[0] for row in CONTROLS}
 
 
 @pytest.mark.parametrize(("case_id", "broken", "clause"), SHARED_CONTROLS,
@@ -253,13 +252,8 @@ def test_response_shape() -> None:
     assert text == {"role": "assistant", "content": "Hi."}
 
 
-def _chunks(events: list[bytes]) -> list[dict[str, Any]]:
-    assert events[-1] == b"data: [DONE]\n\n"
-    return [json.loads(e[len(b"data: "):]) for e in events[:-1]]
-
-
 def test_stream_shape() -> None:
-    chunks = _chunks(LlamaCpp().encode_stream(_TURN, {"model": "gpt-oss-20b"}))
+    chunks = w.sse_chunks(LlamaCpp().encode_stream(_TURN, {"model": "gpt-oss-20b"}))
     deltas = [ch["choices"][0]["delta"] for ch in chunks]
     assert deltas[0] == {"role": "assistant", "content": None}, "the role chunk goes alone"
     assert all("role" not in d for d in deltas[1:])
@@ -277,7 +271,8 @@ def test_stream_shape() -> None:
     assert "usage" not in last and "timings" in last, "no include_usage: no usage at all"
     assert all(ch["system_fingerprint"] == BUILD and ch["id"] == COMPLETION_ID for ch in chunks)
     # include_usage: a choices: [] chunk with the usage, the timings on it
-    asked = _chunks(LlamaCpp().encode_stream(_TURN, {"stream_options": {"include_usage": True}}))
+    asked = w.sse_chunks(LlamaCpp().encode_stream(
+        _TURN, {"stream_options": {"include_usage": True}}))
     assert asked[-1]["choices"] == [] and asked[-1]["usage"]["total_tokens"] == 5
     assert "timings" in asked[-1] and "timings" not in asked[-2]
     assert all("usage" not in ch for ch in asked[:-1])
@@ -356,21 +351,8 @@ def _read_stream(client: Any, body: dict[str, Any]) -> w.Answer:
     """``create(stream=True)`` read chunk by chunk: the finish from the last chunk with a choice,
     the usage from llama-server's ``choices: []`` chunk after it (openai_wire_sdk.read_answer
     reads both from the last chunk)."""
-    slots: dict[int, list[Any]] = {}
-    extras, contents, roles, finish, usage = [], [], [], None, None
-    for ch in client.chat.completions.create(**body, stream=True):
-        usage = ch.usage or usage
-        for choice in ch.choices:
-            extras.append(choice.delta.model_extra or {})
-            contents.append(choice.delta.content)
-            roles.append(choice.delta.role)
-            finish = choice.finish_reason or finish
-            for f in choice.delta.tool_calls or ():
-                slot = slots.setdefault(f.index, [f.id, f.function.name, []])
-                slot[2].append(f.function.arguments or "")
-    return w.Answer(streamed=True, calls=[(x[0], x[1], "".join(x[2]))
-                                          for _, x in sorted(slots.items())],
-                    extras=extras, contents=contents, roles=roles, usage=usage, finish=finish)
+    chunks = list(client.chat.completions.create(**body, stream=True))
+    return w.stream_answer(chunks, usage=w.last_usage(chunks), finish=w.last_finish(chunks))
 
 
 @pytest.mark.parametrize("mode", w.MODES)
@@ -387,7 +369,7 @@ def test_openai_sdk_reads_every_llamacpp_answer(sdk: tuple[Any, FakeProvider], s
     got = _read_stream(client, body) if mode == "create_stream" else w.read_answer(client, body,
                                                                                   mode)
     assert got.calls == w.wanted_calls(turn, LlamaCpp.call_ids)
-    want = "".join(r.text or "" for r in turn.reasoning) if turn.reasoning else None
+    want = w.wanted_reasoning(turn)
     if got.extras is not None:  # the stream helper keeps only OpenAI's fields
         if got.streamed:
             pieces = [e["reasoning_content"] for e in got.extras

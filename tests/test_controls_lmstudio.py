@@ -84,8 +84,7 @@ def test_case_fails_its_negative_control(case_id: str, broken: type, clause: str
 
 
 def test_every_lmstudio_case_has_a_negative_control() -> None:
-    own = {case.id for case in default_registry() if case.dialects == ("lmstudio",)}
-    assert own == {row[0] for row in CONTROLS}
+    assert w.own_cases("lmstudio") == {row[0] for row in CONTROLS}
 
 
 @pytest.mark.parametrize(("case_id", "broken", "clause"), SHARED_CONTROLS,
@@ -176,16 +175,11 @@ def test_answer_shape() -> None:
     assert reasoning_field("openai/gpt-oss-120b") == "reasoning"
 
 
-def _chunks(events: list[bytes]) -> list[dict[str, Any]]:
-    assert events[-1] == b"data: [DONE]\n\n"
-    return [json.loads(e[len(b"data: "):]) for e in events[:-1]]
-
-
 def test_stream_shape() -> None:
     turn = Turn(tool_calls=(ScriptedCall(name="get_weather", arguments={"city": "Paris"}),),
                 usage=Usage(input_tokens=3, output_tokens=2, total_tokens=5),
                 stream=StreamPlan(fragment_size=4))
-    chunks = _chunks(LMStudio().encode_stream(turn, {"model": "m"}))
+    chunks = w.sse_chunks(LMStudio().encode_stream(turn, {"model": "m"}))
     deltas = [ch["choices"][0]["delta"] for ch in chunks]
     first, rest = deltas[0]["tool_calls"][0], [d["tool_calls"][0] for d in deltas[1:-1]]
     assert deltas[0]["role"] == "assistant", "no empty role chunk: role on the first delta"
@@ -195,10 +189,10 @@ def test_stream_shape() -> None:
                for f in rest), "id, type and name come once"
     assert deltas[-1] == {} and chunks[-1]["choices"][0]["finish_reason"] == "tool_calls"
     assert all(ch["system_fingerprint"] == "m" and "usage" not in ch for ch in chunks)
-    asked = _chunks(LMStudio().encode_stream(turn, {"model": "m", "stream_options": {
+    asked = w.sse_chunks(LMStudio().encode_stream(turn, {"model": "m", "stream_options": {
         "include_usage": True}}))
     assert asked[-1]["choices"] == [] and asked[-1]["usage"]["total_tokens"] == 5
-    text = _chunks(LMStudio().encode_stream(Turn(text="Hello there"), {"model": "m"}))
+    text = w.sse_chunks(LMStudio().encode_stream(Turn(text="Hello there"), {"model": "m"}))
     assert text[0]["choices"][0]["delta"] == {"role": "assistant", "content": "Hell"}
 
 
@@ -220,7 +214,7 @@ def test_no_quirk_is_declared_and_the_openai_quirks_still_play() -> None:
                          ("repeat_id_name", lambda f: "id" in f),
                          ("no_ids", lambda f: "id" not in f)):
         turn = Turn(tool_calls=two, stream=StreamPlan(quirks=frozenset({quirk})))
-        frags = [f for ch in _chunks(LMStudio().encode_stream(turn, {}))
+        frags = [f for ch in w.sse_chunks(LMStudio().encode_stream(turn, {}))
                  for f in ch["choices"][0]["delta"].get("tool_calls") or ()]
         assert frags and all(probe(f) for f in frags), quirk
     spaced = LMStudio().encode_stream(Turn(text="hi", stream=StreamPlan(
@@ -260,19 +254,12 @@ def test_openai_sdk_reads_every_lmstudio_answer(sdk: tuple[Any, FakeProvider], s
     if mode == "stream_helper":  # usage in a stream only when asked (0.3.18), as OpenAI
         body["stream_options"] = {"include_usage": True}
     field = reasoning_field(body["model"])
-    want = "".join(r.text or "" for r in turn.reasoning) if turn.reasoning else None
     got = w.read_answer(client, body, mode)
-    if got.extras is None:
-        reasoning = want  # the stream() helper keeps only OpenAI's fields
-    elif got.streamed:
-        pieces = [e[field] for e in got.extras if isinstance(e.get(field), str)]
-        reasoning = "".join(pieces) if turn.reasoning else None
+    if got.streamed:
         assert got.finish == turn.expected_finish()
         assert got.roles[0] == "assistant" and not any(got.roles[1:])
-    else:
-        reasoning = got.extras[0].get(field)
     assert got.calls == w.wanted_calls(turn, LMStudio.call_ids)
-    assert reasoning == want
+    assert w.reasoning_read(got, field, turn) == w.wanted_reasoning(turn)
     if mode == "create_stream":
         assert got.usage is None, "not asked for: no usage chunk"
     else:

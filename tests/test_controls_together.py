@@ -65,8 +65,7 @@ def test_case_fails_its_negative_control(case_id: str, broken: type, clause: str
 
 
 def test_every_together_case_has_a_negative_control() -> None:
-    own = {case.id for case in default_registry() if case.dialects == ("together",)}
-    assert own == {row[0] for row in CONTROLS}
+    assert w.own_cases("together") == {row[0] for row in CONTROLS}
 
 
 @pytest.mark.parametrize(("case_id", "broken", "clause"), SHARED_CONTROLS,
@@ -217,13 +216,8 @@ def test_response_shape() -> None:
     assert calls_only["choices"][0]["message"]["content"] is None
 
 
-def _chunks(events: list[bytes]) -> list[dict[str, Any]]:
-    assert events[-1] == b"data: [DONE]\n\n"
-    return [json.loads(e[len(b"data: "):]) for e in events[:-1]]
-
-
 def test_stream_shape() -> None:
-    chunks = _chunks(Together().encode_stream(_TURN, {"model": "zai-org/GLM-5.1"}))
+    chunks = w.sse_chunks(Together().encode_stream(_TURN, {"model": "zai-org/GLM-5.1"}))
     first = chunks[0]
     assert "usage" not in first and first["choices"][0]["role"] == "assistant"
     assert "tool_calls" not in first["choices"][0]["delta"], "the role chunk comes alone"
@@ -249,7 +243,7 @@ def test_stream_shape() -> None:
     assert all(ch.get("usage") is None for ch in chunks[:-1])
     # a length stop: a choices: [] usage chunk at the end, no 'stop'
     cut = _TURN.model_copy(update={"tool_calls": (), "finish_reason": "length"})
-    tail = _chunks(Together().encode_stream(cut, {}))
+    tail = w.sse_chunks(Together().encode_stream(cut, {}))
     assert tail[-1]["choices"] == [] and tail[-1]["usage"]["total_tokens"] == 5
     assert tail[-2]["choices"][0]["finish_reason"] == "length"
 
@@ -325,43 +319,25 @@ def test_openai_sdk_reads_every_together_answer(sdk: tuple[Any, FakeProvider], s
     turn = step.reply
     fake.expect(turn)
     body = w.request_body(TogetherAdapter, step)
-    want_reasoning = "".join(r.text or "" for r in turn.reasoning) if turn.reasoning else None
     if mode == "create_stream":
         chunks = list(client.chat.completions.create(**body, stream=True))
-        slots: dict[int, list[Any]] = {}
-        pieces, finishes, usage = [], [], None
-        for ch in chunks:
-            usage = ch.usage or usage
-            for choice in ch.choices:
-                extra = choice.delta.model_extra or {}
-                if isinstance(extra.get("reasoning"), str):
-                    pieces.append(extra["reasoning"])
-                if choice.finish_reason:
-                    finishes.append(choice.finish_reason)
-                for f in choice.delta.tool_calls or ():
-                    slot = slots.setdefault(f.index, [f.id, f.function.name, []])
-                    slot[2].append(f.function.arguments or "")
-        got_calls = [(s[0], s[1], "".join(s[2])) for _, s in sorted(slots.items())]
-        reasoning = "".join(pieces) if turn.reasoning else None
+        got = w.stream_answer(chunks, usage=w.last_usage(chunks), finish=None)
+        finishes = [c.finish_reason for ch in chunks for c in ch.choices if c.finish_reason]
         # the stream's first finish is the answer's; a tool-call stream ends with 'stop'
         assert finishes[0] == turn.expected_finish()
         if turn.expected_finish() in ("stop", "tool_calls"):
             assert finishes[-1] == "stop"
-        if turn.usage is not None:
-            assert usage is not None and usage.total_tokens == turn.usage.total_tokens
     else:
         got = w.read_answer(client, body, mode)
-        got_calls = got.calls
-        reasoning = (got.extras[0].get("reasoning") if got.extras is not None
-                     else want_reasoning)  # the helper keeps only OpenAI's fields
-        w.assert_usage_read(got, turn)
         if mode == "stream_helper" and turn.expected_finish() == "tool_calls":
             # the helper lets the last chunk's 'stop' win: the hazard the finish case checks
             assert got.finish == "stop"
         else:
             assert got.finish == turn.expected_finish()
-    assert got_calls == w.wanted_calls(turn, Together.call_ids)
-    assert reasoning == want_reasoning
+    w.assert_usage_read(got, turn)
+    assert got.calls == w.wanted_calls(turn, Together.call_ids)
+    # the stream's pieces joined; the helper keeps only OpenAI's fields
+    assert w.reasoning_read(got, "reasoning", turn) == w.wanted_reasoning(turn)
 
 
 def test_openai_sdk_raises_together_errors_with_their_code(sdk: tuple[Any, FakeProvider]

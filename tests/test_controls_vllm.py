@@ -78,8 +78,7 @@ def test_case_fails_its_negative_control(case_id: str, broken: type, clause: str
 
 
 def test_every_vllm_case_has_a_negative_control() -> None:
-    own = {case.id for case in default_registry() if case.dialects == ("vllm",)}
-    assert own == {row[0] for row in CONTROLS}
+    assert w.own_cases("vllm") == {row[0] for row in CONTROLS}
 
 
 @pytest.mark.parametrize(("case_id", "broken", "clause"), SHARED_CONTROLS,
@@ -158,16 +157,11 @@ def test_request_rules_in_vllms_words() -> None:
     assert bare.validate(_body(tools=[_TOOL], tool_choice="none")) is None
 
 
-def _chunks(events: list[bytes]) -> list[dict[str, Any]]:
-    assert events[-1] == b"data: [DONE]\n\n"
-    return [json.loads(e[len(b"data: "):]) for e in events[:-1]]
-
-
 def test_stream_shape() -> None:
     turn = Turn(reasoning=(Reasoning(type="thinking", text="abcdef"),), tool_calls=(
         ScriptedCall(name="get_time", arguments='{"tz": "UTC"}'),),
         usage=Usage(input_tokens=3, output_tokens=4, total_tokens=7))
-    plain = _chunks(VLLM().encode_stream(turn, {"model": "m"}))
+    plain = w.sse_chunks(VLLM().encode_stream(turn, {"model": "m"}))
     assert plain[0]["choices"][0]["delta"] == {"role": "assistant", "content": ""}
     assert plain[0]["prompt_token_ids"] is None
     deltas = [ch["choices"][0]["delta"] for ch in plain]
@@ -182,11 +176,11 @@ def test_stream_shape() -> None:
     assert last["delta"]["tool_calls"][0]["function"]["arguments"], "last piece on the finish"
     assert "".join(f["function"].get("arguments", "") for f in frags) == '{"tz": "UTC"}'
     assert not any("usage" in ch for ch in plain), "no usage without include_usage"
-    usage = _chunks(VLLM().encode_stream(turn, {"stream_options": {"include_usage": True}}))
+    usage = w.sse_chunks(VLLM().encode_stream(turn, {"stream_options": {"include_usage": True}}))
     assert usage[-1]["choices"] == [] and usage[-1]["usage"] == {
         "prompt_tokens": 3, "total_tokens": 7, "completion_tokens": 4}
     assert not any("usage" in ch for ch in usage[:-1])
-    every = _chunks(VLLM().encode_stream(turn, {"stream_options": {
+    every = w.sse_chunks(VLLM().encode_stream(turn, {"stream_options": {
         "include_usage": True, "continuous_usage_stats": True}}))
     assert all("usage" in ch for ch in every)
 
@@ -198,7 +192,7 @@ def test_declared_quirks_are_played() -> None:
     for quirk in declared:
         turn = Turn(tool_calls=(ScriptedCall(name="f", arguments={"a": 1}),),
                     stream=StreamPlan(quirks=frozenset({quirk})))
-        chunks = _chunks(VLLM().encode_stream(turn, {}))
+        chunks = w.sse_chunks(VLLM().encode_stream(turn, {}))
         assert chunks[0]["choices"][0]["delta"] == {"role": "assistant", "content": ""}
         assert "tool_calls" in chunks[1]["choices"][0]["delta"]
 
@@ -250,22 +244,9 @@ def _read_vllm(client: Any, body: dict[str, Any]) -> w.Answer:
     """The SDK's chunks of a vLLM stream read as ``w.read_answer`` reads OpenAI's, except that
     the usage comes in a last ``choices: []`` chunk after the finish."""
     chunks = list(client.chat.completions.create(**body, stream=True))
-    slots: dict[int, list[Any]] = {}
-    extras, contents, roles, finish = [], [], [], None
-    for ch in chunks:
-        for choice in ch.choices:
-            extras.append(choice.delta.model_extra or {})
-            contents.append(choice.delta.content)
-            roles.append(choice.delta.role)
-            finish = choice.finish_reason or finish
-            for f in choice.delta.tool_calls or ():
-                slot = slots.setdefault(f.index, [f.id, f.function.name, []])
-                slot[2].append(f.function.arguments or "")
     usage = next((ch.usage for ch in chunks if ch.usage is not None), None)
     assert chunks[-1].choices == [] or usage is None, "usage is the last chunk"
-    return w.Answer(streamed=True, calls=[(x[0], x[1], "".join(x[2]))
-                                          for _, x in sorted(slots.items())],
-                    extras=extras, contents=contents, roles=roles, usage=usage, finish=finish)
+    return w.stream_answer(chunks, usage=usage, finish=w.last_finish(chunks))
 
 
 @pytest.mark.parametrize("mode", w.MODES)
@@ -280,17 +261,10 @@ def test_openai_sdk_reads_every_vllm_answer(sdk: tuple[Any, FakeProvider], step:
         body["stream_options"] = {"include_usage": True}
     got = _read_vllm(client, body) if mode == "create_stream" else w.read_answer(client, body,
                                                                                  mode)
-    want = "".join(r.text or "" for r in turn.reasoning) if turn.reasoning else None
-    if got.extras is None:
-        reasoning = want  # the stream helper keeps only OpenAI's fields
-    elif got.streamed:
-        pieces = [e["reasoning"] for e in got.extras if isinstance(e.get("reasoning"), str)]
-        reasoning = "".join(pieces) if turn.reasoning else None
+    if got.streamed:
         assert got.finish == turn.expected_finish()
-    else:
-        reasoning = got.extras[0].get("reasoning")
     assert got.calls == w.wanted_calls(turn, VLLM.call_ids)
-    assert reasoning == want
+    assert w.reasoning_read(got, "reasoning", turn) == w.wanted_reasoning(turn)
     w.assert_usage_read(got, turn)
 
 

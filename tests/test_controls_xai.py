@@ -73,8 +73,7 @@ def test_case_fails_its_negative_control(case_id: str, broken: type, clause: str
 
 
 def test_every_xai_case_has_a_negative_control() -> None:
-    own = {case.id for case in default_registry() if case.dialects == ("xai",)}
-    assert own == {row[0] for row in CONTROLS}
+    assert w.own_cases("xai") == {row[0] for row in CONTROLS}
 
 
 @pytest.mark.parametrize(("case_id", "broken", "clause"), SHARED_CONTROLS,
@@ -174,18 +173,13 @@ def test_response_shape() -> None:
     assert usage["prompt_tokens"] + usage["completion_tokens"] + 196 == usage["total_tokens"]
 
 
-def _chunks(events: list[bytes]) -> list[dict[str, Any]]:
-    assert events[-1] == b"data: [DONE]\n\n"
-    return [json.loads(e[len(b"data: "):]) for e in events[:-1]]
-
-
 def test_stream_shape() -> None:
     turn = Turn(reasoning=(Reasoning(type="thinking", text="abcdefgh"),),
                 tool_calls=(ScriptedCall(name="get_time", arguments={"tz": "UTC"}),
                             ScriptedCall(name="get_weather", arguments={"city": "Paris"})),
                 stream=StreamPlan(fragment_size=3),
                 usage=Usage(input_tokens=3, output_tokens=2, total_tokens=9))
-    chunks = _chunks(XAI().encode_stream(turn, {"model": "grok-3-mini"}))
+    chunks = w.sse_chunks(XAI().encode_stream(turn, {"model": "grok-3-mini"}))
     choices = [ch["choices"][0] for ch in chunks]
     assert choices[0]["delta"] == {"reasoning_content": "abc", "role": "assistant"}
     assert all("role" not in ch["delta"] for ch in choices[1:])
@@ -197,11 +191,11 @@ def test_stream_shape() -> None:
     assert [x[0]["index"] for x in calls] == [0, 1]
     assert list(calls[0][0]) == ["id", "function", "index", "type"]
     assert "usage" not in chunks[-1], "without include_usage: OpenAI's behaviour"
-    asked = _chunks(XAI().encode_stream(turn, {"stream_options": {"include_usage": True}}))
+    asked = w.sse_chunks(XAI().encode_stream(turn, {"stream_options": {"include_usage": True}}))
     assert asked[-1]["choices"] == [] and asked[-1]["usage"]["total_tokens"] == 9
     assert asked[-1]["usage"]["completion_tokens_details"]["reasoning_tokens"] == 4
     # a tool-call-only turn: the role rides on the call's chunk
-    only = _chunks(XAI().encode_stream(Turn(tool_calls=turn.tool_calls), {}))
+    only = w.sse_chunks(XAI().encode_stream(Turn(tool_calls=turn.tool_calls), {}))
     assert only[0]["choices"][0]["delta"]["role"] == "assistant"
     assert "tool_calls" in only[0]["choices"][0]["delta"]
 
@@ -268,41 +262,23 @@ def test_openai_sdk_reads_every_xai_answer(sdk: tuple[Any, FakeProvider], step: 
     turn = step.reply
     fake.expect(turn)
     body = w.request_body(XAIAdapter, step)
-    want_reasoning = "".join(r.text or "" for r in turn.reasoning) if turn.reasoning else None
-    if mode == "create":
-        done = client.chat.completions.create(**body)
-        message = done.choices[0].message
-        calls = [(x.id, x.function.name, x.function.arguments) for x in message.tool_calls or ()]
-        reasoning, usage = (message.model_extra or {}).get("reasoning_content"), done.usage
-        finish = done.choices[0].finish_reason
-    elif mode == "stream_helper":  # keeps OpenAI's fields only: no reasoning to read
-        with client.chat.completions.stream(**body, stream_options={"include_usage": True}) as s:
-            done = s.get_final_completion()
-        message = done.choices[0].message
-        calls = [(x.id, x.function.name, x.function.arguments) for x in message.tool_calls or ()]
-        reasoning, usage, finish = want_reasoning, done.usage, done.choices[0].finish_reason
-    else:
+    if mode == "create_stream":
         # the usage chunk (choices: []) comes last: usage and finish are read where they are
         chunks = list(client.chat.completions.create(
             **body, stream=True, stream_options={"include_usage": True}))
-        slots: dict[int, list[Any]] = {}
-        pieces: list[str] = []
-        usage = finish = None
-        for ch in chunks:
-            usage = ch.usage or usage
-            for choice in ch.choices:
-                finish = choice.finish_reason or finish
-                piece = (choice.delta.model_extra or {}).get("reasoning_content")
-                if isinstance(piece, str):
-                    pieces.append(piece)
-                for f in choice.delta.tool_calls or ():
-                    slot = slots.setdefault(f.index, [f.id, f.function.name, []])
-                    slot[2].append(f.function.arguments or "")
-        calls = [(x[0], x[1], "".join(x[2])) for _, x in sorted(slots.items())]
+        got = w.stream_answer(chunks, usage=w.last_usage(chunks), finish=w.last_finish(chunks))
+        pieces = [e["reasoning_content"] for e in got.extras or ()
+                  if isinstance(e.get("reasoning_content"), str)]
         reasoning = "".join(pieces) if pieces else None
-    assert calls == w.wanted_calls(turn, XAI.call_ids)
-    assert reasoning == want_reasoning
-    assert finish == turn.expected_finish()
+    else:  # the stream helper keeps OpenAI's fields only: no reasoning to read
+        if mode == "stream_helper":
+            body["stream_options"] = {"include_usage": True}
+        got = w.read_answer(client, body, mode)
+        reasoning = w.reasoning_read(got, "reasoning_content", turn)
+    assert got.calls == w.wanted_calls(turn, XAI.call_ids)
+    assert reasoning == w.wanted_reasoning(turn)
+    assert got.finish == turn.expected_finish()
+    usage = got.usage
     if turn.usage is not None:
         assert usage is not None and (usage.prompt_tokens, usage.completion_tokens,
                                       usage.total_tokens) == (turn.usage.input_tokens,

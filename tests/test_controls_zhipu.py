@@ -8,7 +8,6 @@ stream the fake sends.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import controls_zhipu as c  # tests/ is on sys.path
@@ -79,8 +78,7 @@ def test_case_fails_its_negative_control(case_id: str, broken: type, clause: str
 
 
 def test_every_zhipu_case_has_a_negative_control() -> None:
-    own = {case.id for case in default_registry() if case.dialects == ("zhipu",)}
-    assert own == {row[0] for row in CONTROLS}
+    assert w.own_cases("zhipu") == {row[0] for row in CONTROLS}
 
 
 @pytest.mark.parametrize(("case_id", "broken", "clause"), SHARED_CONTROLS,
@@ -219,16 +217,11 @@ def test_response_shape() -> None:
                                   "prompt_tokens", "prompt_tokens_details", "total_tokens"}
 
 
-def _chunks(events: list[bytes]) -> list[dict[str, Any]]:
-    assert events[-1] == b"data: [DONE]\n\n"
-    return [json.loads(e[len(b"data: "):]) for e in events[:-1]]
-
-
 def test_stream_shape() -> None:
     turn = Turn(reasoning=(Reasoning(type="thinking", text="abcdef"),), text="ok",
                 tool_calls=(ScriptedCall(name="get_time", arguments='{"tz": "UTC"}'),),
                 usage=Usage(input_tokens=3, output_tokens=2, total_tokens=5))
-    chunks = _chunks(Zhipu().encode_stream(turn, {"model": "glm-4.7"}))
+    chunks = w.sse_chunks(Zhipu().encode_stream(turn, {"model": "glm-4.7"}))
     deltas = [ch["choices"][0]["delta"] for ch in chunks]
     assert all(d["role"] == "assistant" for d in deltas), "role on every delta"
     assert all("finish_reason" not in ch["choices"][0] for ch in chunks[:-1])
@@ -240,10 +233,10 @@ def test_stream_shape() -> None:
     assert call["index"] == 0 and call["type"] == "function" and call["id"].startswith("call_-")
     assert all("tool_calls" not in d for d in deltas[:-1]), "the call comes whole, once"
     # include_usage: a choices: [] chunk of its own after the finish chunk
-    asked = _chunks(Zhipu().encode_stream(turn, {"stream_options": {"include_usage": True}}))
+    asked = w.sse_chunks(Zhipu().encode_stream(turn, {"stream_options": {"include_usage": True}}))
     assert "usage" not in asked[-2] and asked[-1]["choices"] == [] and asked[-1]["usage"]
     # tool_stream: the arguments in fragments, not on the finish chunk
-    frags = _chunks(Zhipu().encode_stream(turn, {"tool_stream": True}))
+    frags = w.sse_chunks(Zhipu().encode_stream(turn, {"tool_stream": True}))
     pieces = [f for ch in frags for f in ch["choices"][0]["delta"].get("tool_calls") or ()]
     assert len(pieces) > 1 and "tool_calls" not in frags[-1]["choices"][0]["delta"]
 

@@ -48,9 +48,16 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..cases import ErrorReply, Turn
-from ..model import ChatRequest, Reasoning
+from ..model import ChatRequest
 from . import Rejection
-from .deepseek import reasoning_text
+from ._compat import (
+    error_object,
+    keyed_call_ids,
+    pieces,
+    reasoning_text,
+    usage_tokens,
+    wire_reasoning,
+)
 from .openai import (
     CREATED,
     OpenAIChat,
@@ -99,9 +106,8 @@ def call_id(key: str, position: int) -> str:
     return hashlib.sha256(f"{key}/{position}".encode()).hexdigest()[:9]
 
 
-def _reasoning_field(wire: Mapping[str, Any]) -> tuple[Reasoning, ...] | None:
-    text = wire.get("reasoning")
-    return (Reasoning(type="thinking", text=text),) if isinstance(text, str) else None
+#: an input assistant message's ``reasoning`` as its thinking
+_reasoning_field = wire_reasoning("reasoning")
 
 
 class Cerebras(OpenAIChat):
@@ -148,20 +154,14 @@ class Cerebras(OpenAIChat):
 
     # -- encoding -----------------------------------------------------------------------------
     def encode_error(self, error: ErrorReply) -> tuple[int, dict[str, Any]]:
-        return error.status, {"message": error.message, "type": error.type,
-                              "param": error.param, "code": error.code}
+        return error.status, error_object(error)  # at the top level, no "error" envelope
 
-    @staticmethod
-    def call_ids(turn: Turn) -> list[str]:
-        key = ",".join(c.name for c in turn.tool_calls)
-        return [c.id or call_id(key, i) for i, c in enumerate(turn.tool_calls)]
+    call_ids = keyed_call_ids(call_id)
 
     @staticmethod
     def _usage(turn: Turn) -> dict[str, Any]:
-        u = turn.usage
-        assert u is not None
-        return {"prompt_tokens": u.input_tokens or 0, "completion_tokens": u.output_tokens or 0,
-                "total_tokens": u.total_tokens or 0,
+        prompt, completion, total = usage_tokens(turn)
+        return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": total,
                 "prompt_tokens_details": {"cached_tokens": 0}}
 
     @staticmethod
@@ -211,12 +211,8 @@ class Cerebras(OpenAIChat):
         size = plan.fragment_size
         chunks = [chunk({"role": "assistant"})]
         reasoning = reasoning_text(turn)
-        if reasoning:
-            chunks += [chunk({"reasoning": reasoning[k:k + size]})
-                       for k in range(0, len(reasoning), size)]
-        if turn.text:
-            chunks += [chunk({"content": turn.text[k:k + size]})
-                       for k in range(0, len(turn.text), size)]
+        chunks += [chunk({"reasoning": p}) for p in pieces(reasoning, size)]
+        chunks += [chunk({"content": p}) for p in pieces(turn.text, size)]
         fragments = ordered_fragments(
             [self._fragments(k, cid, c, size, quirks)
              for k, (cid, c) in enumerate(zip(self.call_ids(turn), turn.tool_calls))], quirks)

@@ -44,8 +44,17 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..cases import ErrorReply, Turn
-from ..model import ChatRequest, Reasoning
+from ..model import ChatRequest
 from . import Rejection
+from ._compat import (
+    error_object,
+    keyed_call_ids,
+    message_calls,
+    pieces,
+    reasoning_text,
+    usage_tokens,
+    wire_reasoning,
+)
 from .openai import (
     CREATED,
     OpenAIChat,
@@ -86,9 +95,8 @@ def _call_id(turn_key: str, position: int) -> str:
     return f"call_{position:02d}_{tail}"
 
 
-def _reasoning_content(wire: Mapping[str, Any]) -> tuple[Reasoning, ...] | None:
-    text = wire.get("reasoning_content")
-    return (Reasoning(type="thinking", text=text),) if isinstance(text, str) else None
+#: an input assistant message's ``reasoning_content`` as its thinking
+_reasoning_content = wire_reasoning("reasoning_content")
 
 
 def decode_reasoning_content(request: ChatRequest, body: Mapping[str, Any]) -> ChatRequest:
@@ -101,15 +109,6 @@ def decode_reasoning_content(request: ChatRequest, body: Mapping[str, Any]) -> C
     if isinstance(thinking, Mapping) and thinking.get("type") in ("enabled", "disabled"):
         on = thinking["type"] == "enabled"
     return request.model_copy(update={"reasoning": on})
-
-
-def reasoning_text(turn: Turn) -> str | None:
-    """The thinking the fake sends for ``turn`` (DeepSeek's ``reasoning_content``, Mistral's
-    thinking chunks), or None."""
-    kept = [r for r in turn.reasoning if r.type == "thinking"]
-    if not kept:
-        return None
-    return "".join(r.text or "" for r in kept)
 
 
 class DeepSeek(OpenAIChat):
@@ -168,14 +167,10 @@ class DeepSeek(OpenAIChat):
 
     # -- encoding -----------------------------------------------------------------------------
     def encode_error(self, error: ErrorReply) -> tuple[int, dict[str, Any]]:
-        return error.status, {"error": {"message": error.message, "type": error.type,
-                                        "param": error.param,
-                                        "code": error.code or "invalid_request_error"}}
+        return error.status, {"error": error_object(
+            error, code=error.code or "invalid_request_error")}
 
-    @staticmethod
-    def call_ids(turn: Turn) -> list[str]:
-        key = ",".join(c.name for c in turn.tool_calls)
-        return [c.id or _call_id(key, i) for i, c in enumerate(turn.tool_calls)]
+    call_ids = keyed_call_ids(_call_id)
 
     def _remember(self, turn: Turn) -> str | None:
         text = reasoning_text(turn)
@@ -185,11 +180,8 @@ class DeepSeek(OpenAIChat):
 
     @staticmethod
     def _usage(turn: Turn) -> dict[str, Any]:
-        u = turn.usage
-        assert u is not None
-        prompt = u.input_tokens or 0
-        return {"prompt_tokens": prompt, "completion_tokens": u.output_tokens or 0,
-                "total_tokens": u.total_tokens or 0,
+        prompt, completion, total = usage_tokens(turn)
+        return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": total,
                 "prompt_tokens_details": {"cached_tokens": 0},
                 "completion_tokens_details": {"reasoning_tokens": 0},
                 "prompt_cache_hit_tokens": 0, "prompt_cache_miss_tokens": prompt}
@@ -200,10 +192,7 @@ class DeepSeek(OpenAIChat):
         if reasoning is not None:
             message["reasoning_content"] = reasoning
         if turn.tool_calls:
-            message["tool_calls"] = [
-                {"id": cid, "type": "function",
-                 "function": {"name": c.name, "arguments": c.arguments_text()}}
-                for cid, c in zip(self.call_ids(turn), turn.tool_calls)]
+            message["tool_calls"] = message_calls(turn, self.call_ids(turn))
         response: dict[str, Any] = {
             "id": "0f8c3a52-5d6e-4f1b-9a7c-2b3d4e5f6a7b", "object": "chat.completion",
             "created": CREATED, "model": body.get("model") or "deepseek-v4-flash",
@@ -234,13 +223,10 @@ class DeepSeek(OpenAIChat):
         if reasoning is not None:
             role = {"role": "assistant", "content": None, "reasoning_content": ""}
         chunks = [chunk(role)]
-        if reasoning:
-            chunks += [chunk({"content": None, "reasoning_content": reasoning[k:k + size]})
-                       for k in range(0, len(reasoning), size)]
+        chunks += [chunk({"content": None, "reasoning_content": p})
+                   for p in pieces(reasoning, size)]
         extra = {"reasoning_content": None} if reasoning is not None else {}
-        if turn.text:
-            chunks += [chunk({"content": turn.text[k:k + size], **extra})
-                       for k in range(0, len(turn.text), size)]
+        chunks += [chunk({"content": p, **extra}) for p in pieces(turn.text, size)]
         fragments = ordered_fragments(
             [self._call_fragments(k, cid, c, size, quirks)
              for k, (cid, c) in enumerate(zip(self.call_ids(turn), turn.tool_calls))], quirks)

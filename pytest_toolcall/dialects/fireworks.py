@@ -39,7 +39,8 @@ from typing import Any
 from ..cases import ErrorReply, ScriptedCall, Turn
 from ..model import ChatRequest
 from . import Rejection
-from .deepseek import decode_reasoning_content, reasoning_text
+from ._compat import keyed_call_ids, message_calls, pieces, reasoning_text
+from .deepseek import decode_reasoning_content
 from .openai import (
     CREATED,
     OpenAIChat,
@@ -118,10 +119,7 @@ class Fireworks(OpenAIChat):
             inner["code"] = error.code
         return error.status, {"error": inner, "type": "error"}
 
-    @staticmethod
-    def call_ids(turn: Turn) -> list[str]:
-        key = ",".join(c.name for c in turn.tool_calls)
-        return [c.id or call_id(key, i) for i, c in enumerate(turn.tool_calls)]
+    call_ids = keyed_call_ids(call_id)
 
     def encode_response(self, turn: Turn, body: Mapping[str, Any]) -> dict[str, Any]:
         message: dict[str, Any] = {"role": "assistant", "content": turn.text}
@@ -129,10 +127,7 @@ class Fireworks(OpenAIChat):
         if reasoning is not None:
             message["reasoning_content"] = reasoning
         if turn.tool_calls:
-            message["tool_calls"] = [
-                {"index": k, "id": cid, "type": "function",
-                 "function": {"name": c.name, "arguments": c.arguments_text()}}
-                for k, (cid, c) in enumerate(zip(self.call_ids(turn), turn.tool_calls))]
+            message["tool_calls"] = message_calls(turn, self.call_ids(turn), indexed=True)
         response: dict[str, Any] = {
             "id": COMPLETION_ID, "object": "chat.completion", "created": CREATED,
             "model": body.get("model") or DEFAULT_MODEL,
@@ -182,12 +177,8 @@ class Fireworks(OpenAIChat):
 
         size = plan.fragment_size
         chunks = [chunk({"role": "assistant", "content": None})]
-        if reasoning:
-            chunks += [chunk({"reasoning_content": reasoning[k:k + size]})
-                       for k in range(0, len(reasoning), size)]
-        if turn.text:
-            chunks += [chunk({"content": turn.text[k:k + size]})
-                       for k in range(0, len(turn.text), size)]
+        chunks += [chunk({"reasoning_content": p}) for p in pieces(reasoning, size)]
+        chunks += [chunk({"content": p}) for p in pieces(turn.text, size)]
         frag_of = self._kimi_fragments if is_kimi(model) else self._call_fragments
         fragments = ordered_fragments(
             [frag_of(k, cid, c, size, quirks)

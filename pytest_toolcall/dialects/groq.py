@@ -39,8 +39,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..cases import ErrorReply, Turn
-from ..model import ChatRequest, Reasoning
+from ..model import ChatRequest
 from . import Rejection
+from ._compat import message_calls, pieces, reasoning_text, usage_tokens, wire_reasoning
 from .openai import CREATED, OpenAIChat, _finish, with_sse_comments, with_wire_reasoning
 
 __all__ = ["Groq", "groq_error", "BAD_KEY", "TOOL_USE_FAILED", "COMPLETION_ID", "REQUEST_ID",
@@ -70,17 +71,8 @@ def groq_error(status: int, message: str, *, type: str = "invalid_request_error"
     return Rejection(status=status, body={"error": error}, rule=rule)
 
 
-def _reasoning_field(wire: Mapping[str, Any]) -> tuple[Reasoning, ...] | None:
-    text = wire.get("reasoning")
-    return (Reasoning(type="thinking", text=text),) if isinstance(text, str) else None
-
-
-def reasoning_text(turn: Turn) -> str | None:
-    """The ``reasoning`` the fake sends for ``turn`` (its thinking), or None."""
-    kept = [r for r in turn.reasoning if r.type == "thinking"]
-    if not kept:
-        return None
-    return "".join(r.text or "" for r in kept)
+#: an input assistant message's ``reasoning`` as its thinking
+_reasoning_field = wire_reasoning("reasoning")
 
 
 class Groq(OpenAIChat):
@@ -130,12 +122,11 @@ class Groq(OpenAIChat):
 
     @staticmethod
     def _usage(turn: Turn, reasoning: str | None) -> dict[str, Any]:
-        u = turn.usage
-        assert u is not None
+        prompt, completion, total = usage_tokens(turn)
         usage: dict[str, Any] = {
-            "queue_time": 0.017371826, "prompt_tokens": u.input_tokens or 0,
-            "prompt_time": 0.003517995, "completion_tokens": u.output_tokens or 0,
-            "completion_time": 0.001015726, "total_tokens": u.total_tokens or 0,
+            "queue_time": 0.017371826, "prompt_tokens": prompt,
+            "prompt_time": 0.003517995, "completion_tokens": completion,
+            "completion_time": 0.001015726, "total_tokens": total,
             "total_time": 0.004533721}
         if reasoning is not None:
             usage["completion_tokens_details"] = {"reasoning_tokens": 0}
@@ -147,10 +138,7 @@ class Groq(OpenAIChat):
         if reasoning is not None:
             message["reasoning"] = reasoning
         if turn.tool_calls:
-            message["tool_calls"] = [
-                {"id": cid, "type": "function",
-                 "function": {"name": c.name, "arguments": c.arguments_text()}}
-                for cid, c in zip(self.call_ids(turn), turn.tool_calls)]
+            message["tool_calls"] = message_calls(turn, self.call_ids(turn))
         response: dict[str, Any] = {
             "id": COMPLETION_ID, "object": "chat.completion", "created": CREATED,
             "model": body.get("model") or "llama-3.3-70b-versatile",
@@ -201,12 +189,9 @@ class Groq(OpenAIChat):
         first = chunk({"role": "assistant", "content": ""})
         first["x_groq"] = {"id": REQUEST_ID, "seed": SEED}
         chunks = [first]
-        if reasoning:  # gpt-oss: the analysis channel, one piece a chunk
-            chunks += [chunk({"reasoning": reasoning[k:k + size], "channel": "analysis"})
-                       for k in range(0, len(reasoning), size)]
-        if turn.text:
-            chunks += [chunk({"content": turn.text[k:k + size]})
-                       for k in range(0, len(turn.text), size)]
+        # gpt-oss: the analysis channel, one piece a chunk
+        chunks += [chunk({"reasoning": p, "channel": "analysis"}) for p in pieces(reasoning, size)]
+        chunks += [chunk({"content": p}) for p in pieces(turn.text, size)]
         chunks += [chunk({"tool_calls": [frag]})
                    for frag in self._whole_calls(turn, quirks, size)]
         last = chunk({}, _finish(turn))

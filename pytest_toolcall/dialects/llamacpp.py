@@ -65,7 +65,7 @@ from typing import Any
 from ..cases import ErrorReply, Turn
 from ..model import ChatRequest
 from . import Rejection
-from .deepseek import reasoning_text
+from ._compat import keyed_call_ids, pieces, reasoning_text, usage_tokens, wire_reasoning
 from .openai import (
     CREATED,
     OpenAIChat,
@@ -116,11 +116,8 @@ def call_id(key: str, position: int) -> str:
     return "".join(_ALNUM[b % len(_ALNUM)] for b in digest[:32])
 
 
-def _reasoning_content(wire: Mapping[str, Any]) -> Any:
-    from ..model import Reasoning
-
-    text = wire.get("reasoning_content")
-    return (Reasoning(type="thinking", text=text),) if isinstance(text, str) else None
+#: an input assistant message's ``reasoning_content`` as its thinking
+_reasoning_content = wire_reasoning("reasoning_content")
 
 
 class LlamaCpp(OpenAIChat):
@@ -186,18 +183,13 @@ class LlamaCpp(OpenAIChat):
         code = error.status if error.status >= 400 else 500
         return error.status, {"error": {"code": code, "message": error.message, "type": kind}}
 
-    @staticmethod
-    def call_ids(turn: Turn) -> list[str]:
-        key = ",".join(c.name for c in turn.tool_calls)
-        return [c.id or call_id(key, i) for i, c in enumerate(turn.tool_calls)]
+    call_ids = keyed_call_ids(call_id)
 
     @staticmethod
     def _usage(turn: Turn) -> dict[str, Any]:
-        u = turn.usage
-        assert u is not None
+        prompt, completion, total = usage_tokens(turn)
         # usage_json_oaicompat's keys and order
-        return {"completion_tokens": u.output_tokens or 0, "prompt_tokens": u.input_tokens or 0,
-                "total_tokens": u.total_tokens or 0,
+        return {"completion_tokens": completion, "prompt_tokens": prompt, "total_tokens": total,
                 "prompt_tokens_details": {"cached_tokens": 0}}
 
     @staticmethod
@@ -252,12 +244,8 @@ class LlamaCpp(OpenAIChat):
         # the opening chunk goes alone (role_chunk_alone): the diffs follow in their own chunks
         chunks = [chunk({"role": "assistant", "content": None})]
         reasoning = reasoning_text(turn)
-        if reasoning:
-            chunks += [chunk({"reasoning_content": reasoning[k:k + size]})
-                       for k in range(0, len(reasoning), size)]
-        if turn.text:
-            chunks += [chunk({"content": turn.text[k:k + size]})
-                       for k in range(0, len(turn.text), size)]
+        chunks += [chunk({"reasoning_content": p}) for p in pieces(reasoning, size)]
+        chunks += [chunk({"content": p}) for p in pieces(turn.text, size)]
         fragments = ordered_fragments(
             [self._call_fragments(k, cid, c, size, quirks)
              for k, (cid, c) in enumerate(zip(self.call_ids(turn), turn.tool_calls))], quirks)

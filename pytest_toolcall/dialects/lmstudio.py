@@ -55,6 +55,14 @@ from typing import Any
 
 from ..cases import ErrorReply, Turn
 from . import Rejection
+from ._compat import (
+    error_object,
+    keyed_call_ids,
+    message_calls,
+    pieces,
+    reasoning_text,
+    usage_tokens,
+)
 from .openai import (
     CREATED,
     OpenAIChat,
@@ -140,25 +148,14 @@ class LMStudio(OpenAIChat):
     def encode_error(self, error: ErrorReply) -> tuple[int, dict[str, Any]]:
         # LM Studio's object shape (the model_not_found 400); its string shape comes from the
         # error kinds (provider_errors) and from raw bodies
-        return error.status, {"error": {"message": error.message, "type": error.type,
-                                        "param": error.param, "code": error.code}}
+        return error.status, {"error": error_object(error)}
 
-    @staticmethod
-    def call_ids(turn: Turn) -> list[str]:
-        key = ",".join(c.name for c in turn.tool_calls)
-        return [c.id or _call_id(key, i) for i, c in enumerate(turn.tool_calls)]
-
-    @staticmethod
-    def _reasoning(turn: Turn) -> str | None:
-        kept = [r for r in turn.reasoning if r.type == "thinking"]
-        return "".join(r.text or "" for r in kept) if kept else None
+    call_ids = keyed_call_ids(_call_id)
 
     @staticmethod
     def _usage(turn: Turn) -> dict[str, Any]:
-        u = turn.usage
-        assert u is not None
-        return {"prompt_tokens": u.input_tokens or 0, "completion_tokens": u.output_tokens or 0,
-                "total_tokens": u.total_tokens or 0}
+        prompt, completion, total = usage_tokens(turn)
+        return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": total}
 
     def _base(self, turn: Turn, body: Mapping[str, Any], obj: str) -> dict[str, Any]:
         model = body.get("model") or DEFAULT_MODEL
@@ -170,14 +167,11 @@ class LMStudio(OpenAIChat):
         message: dict[str, Any] = {"role": "assistant"}
         if not turn.tool_calls or turn.text:
             message["content"] = turn.text or ""
-        reasoning = self._reasoning(turn)
+        reasoning = reasoning_text(turn)
         if reasoning is not None:
             message[reasoning_field(body.get("model"))] = reasoning
         if turn.tool_calls:
-            message["tool_calls"] = [
-                {"id": cid, "type": "function",
-                 "function": {"name": c.name, "arguments": c.arguments_text()}}
-                for cid, c in zip(self.call_ids(turn), turn.tool_calls)]
+            message["tool_calls"] = message_calls(turn, self.call_ids(turn))
         response = dict(self._base(turn, body, "chat.completion"), choices=[{
             "index": 0, "logprobs": None, "finish_reason": _finish(turn), "message": message}])
         if turn.usage is not None:
@@ -196,12 +190,9 @@ class LMStudio(OpenAIChat):
 
         size = plan.fragment_size
         deltas: list[dict[str, Any]] = []
-        reasoning = self._reasoning(turn)
-        if reasoning:
-            deltas += [{field: reasoning[k:k + size]} for k in range(0, len(reasoning), size)]
-        if turn.text:
-            deltas += [{"content": turn.text[k:k + size]}
-                       for k in range(0, len(turn.text), size)]
+        reasoning = reasoning_text(turn)
+        deltas += [{field: p} for p in pieces(reasoning, size)]
+        deltas += [{"content": p} for p in pieces(turn.text, size)]
         fragments = ordered_fragments(
             [self._call_fragments(k, cid, c, size, quirks)
              for k, (cid, c) in enumerate(zip(self.call_ids(turn), turn.tool_calls))], quirks)

@@ -41,8 +41,16 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..cases import ErrorReply, Turn
-from ..model import ChatRequest, Reasoning
+from ..model import ChatRequest
 from . import Rejection
+from ._compat import (
+    error_object,
+    keyed_call_ids,
+    pieces,
+    reasoning_text,
+    usage_tokens,
+    wire_reasoning,
+)
 from .openai import (
     CREATED,
     OpenAIChat,
@@ -79,14 +87,8 @@ def call_id(key: str, position: int) -> str:
     return "call_" + "".join(_ALNUM[b % len(_ALNUM)] for b in digest[:24])
 
 
-def _reasoning_field(wire: Mapping[str, Any]) -> tuple[Reasoning, ...] | None:
-    text = wire.get("reasoning")
-    return (Reasoning(type="thinking", text=text),) if isinstance(text, str) else None
-
-
-def _reasoning_text(turn: Turn) -> str | None:
-    kept = [r for r in turn.reasoning if r.type == "thinking"]
-    return "".join(r.text or "" for r in kept) if kept else None
+#: an input assistant message's ``reasoning`` as its thinking
+_reasoning_field = wire_reasoning("reasoning")
 
 
 class Together(OpenAIChat):
@@ -126,28 +128,22 @@ class Together(OpenAIChat):
 
     # -- encoding -----------------------------------------------------------------------------
     def encode_error(self, error: ErrorReply) -> tuple[int, dict[str, Any]]:
-        return error.status, {"id": COMPLETION_ID, "error": {
-            "message": error.message, "type": error.type, "param": error.param,
-            "code": error.code}}
+        return error.status, {"id": COMPLETION_ID, "error": error_object(error)}
 
-    @staticmethod
-    def call_ids(turn: Turn) -> list[str]:
-        key = ",".join(c.name for c in turn.tool_calls)
-        return [c.id or call_id(key, i) for i, c in enumerate(turn.tool_calls)]
+    call_ids = keyed_call_ids(call_id)
 
     @staticmethod
     def _usage(turn: Turn) -> dict[str, Any]:
-        u = turn.usage
-        assert u is not None
+        prompt, completion, total = usage_tokens(turn)
         # the recorded stream's keys, in its order
-        return {"prompt_tokens": u.input_tokens or 0, "total_tokens": u.total_tokens or 0,
-                "completion_tokens": u.output_tokens or 0, "reasoning_tokens": 0}
+        return {"prompt_tokens": prompt, "total_tokens": total, "completion_tokens": completion,
+                "reasoning_tokens": 0}
 
     def encode_response(self, turn: Turn, body: Mapping[str, Any]) -> dict[str, Any]:
         message: dict[str, Any] = {"role": "assistant",
                                    "content": turn.text if turn.text or not turn.tool_calls
                                    else None}
-        reasoning = _reasoning_text(turn)
+        reasoning = reasoning_text(turn)
         if reasoning is not None:
             message["reasoning"] = reasoning
         if turn.tool_calls:
@@ -169,7 +165,7 @@ class Together(OpenAIChat):
     def encode_stream(self, turn: Turn, body: Mapping[str, Any]) -> list[bytes]:
         plan, quirks = turn.stream, turn.stream.quirks
         model = body.get("model") or DEFAULT_MODEL
-        reasoning = _reasoning_text(turn)
+        reasoning = reasoning_text(turn)
         base = {"id": COMPLETION_ID, "object": "chat.completion.chunk", "created": CREATED}
 
         def chunk(delta: dict[str, Any], finish: str | None = None, *,
@@ -187,12 +183,8 @@ class Together(OpenAIChat):
         del first["usage"]  # the role chunk: choice-level role, no usage key (recorded)
         first["choices"][0] = {"index": 0, "role": "assistant", **first["choices"][0]}
         chunks = [first]
-        if reasoning:
-            chunks += [chunk({"reasoning": reasoning[k:k + size]})
-                       for k in range(0, len(reasoning), size)]
-        if turn.text:
-            chunks += [chunk({"content": turn.text[k:k + size]})
-                       for k in range(0, len(turn.text), size)]
+        chunks += [chunk({"reasoning": p}) for p in pieces(reasoning, size)]
+        chunks += [chunk({"content": p}) for p in pieces(turn.text, size)]
         fragments = ordered_fragments(
             [self._call_fragments(k, cid, c, size, quirks)
              for k, (cid, c) in enumerate(zip(self.call_ids(turn), turn.tool_calls))], quirks)

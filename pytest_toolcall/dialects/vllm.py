@@ -58,8 +58,16 @@ from http import HTTPStatus
 from typing import Any
 
 from ..cases import ErrorReply, StreamPlan, Turn
-from ..model import ChatRequest, Reasoning
+from ..model import ChatRequest
 from . import Rejection
+from ._compat import (
+    keyed_call_ids,
+    message_calls,
+    pieces,
+    reasoning_text,
+    usage_tokens,
+    wire_reasoning,
+)
 from .openai import CREATED, OpenAIChat, _finish, _sse, ordered_fragments, with_sse_comments
 from .openai import with_wire_reasoning
 
@@ -107,14 +115,8 @@ def call_id(key: str, position: int) -> str:
     return "chatcmpl-tool-" + hashlib.sha256(f"{key}/{position}".encode()).hexdigest()[:16]
 
 
-def _reasoning_field(wire: Mapping[str, Any]) -> tuple[Reasoning, ...] | None:
-    text = wire.get("reasoning")
-    return (Reasoning(type="thinking", text=text),) if isinstance(text, str) else None
-
-
-def _reasoning_text(turn: Turn) -> str | None:
-    kept = [r for r in turn.reasoning if r.type == "thinking"]
-    return "".join(r.text or "" for r in kept) if kept else None
+#: an input assistant message's ``reasoning`` as its thinking
+_reasoning_field = wire_reasoning("reasoning")
 
 
 class VLLM(OpenAIChat):
@@ -196,30 +198,22 @@ class VLLM(OpenAIChat):
                                   "type": _TYPES.get(code, error.type), "param": error.param,
                                   "code": code}}
 
-    @staticmethod
-    def call_ids(turn: Turn) -> list[str]:
-        key = ",".join(c.name for c in turn.tool_calls)
-        return [c.id or call_id(key, i) for i, c in enumerate(turn.tool_calls)]
+    call_ids = keyed_call_ids(call_id)
 
     @staticmethod
     def _usage(turn: Turn) -> dict[str, Any]:
-        u = turn.usage
-        assert u is not None
+        prompt, completion, total = usage_tokens(turn)
         # UsageInfo's field order; prompt_tokens_details only with
         # --enable-prompt-tokens-details
-        return {"prompt_tokens": u.input_tokens or 0, "total_tokens": u.total_tokens or 0,
-                "completion_tokens": u.output_tokens or 0}
+        return {"prompt_tokens": prompt, "total_tokens": total, "completion_tokens": completion}
 
     def encode_response(self, turn: Turn, body: Mapping[str, Any]) -> dict[str, Any]:
         # JSONResponse(content=response.model_dump()): every field, None included
         message: dict[str, Any] = {"role": "assistant", "content": turn.text, "refusal": None,
                                    "annotations": None, "audio": None, "function_call": None}
         if turn.tool_calls:
-            message["tool_calls"] = [
-                {"id": cid, "type": "function",
-                 "function": {"name": c.name, "arguments": c.arguments_text()}}
-                for cid, c in zip(self.call_ids(turn), turn.tool_calls)]
-        message["reasoning"] = _reasoning_text(turn)
+            message["tool_calls"] = message_calls(turn, self.call_ids(turn))
+        message["reasoning"] = reasoning_text(turn)
         response: dict[str, Any] = {
             "id": self.completion_id, "object": "chat.completion", "created": CREATED,
             "model": body.get("model") or "Qwen/Qwen3-8B",
@@ -255,13 +249,9 @@ class VLLM(OpenAIChat):
         first = chunk({"role": "assistant", "content": ""})
         first["prompt_token_ids"] = None
         chunks = [first]
-        reasoning = _reasoning_text(turn)
-        if reasoning:
-            chunks += [chunk({"reasoning": reasoning[k:k + size]})
-                       for k in range(0, len(reasoning), size)]
-        if turn.text:
-            chunks += [chunk({"content": turn.text[k:k + size]})
-                       for k in range(0, len(turn.text), size)]
+        reasoning = reasoning_text(turn)
+        chunks += [chunk({"reasoning": p}) for p in pieces(reasoning, size)]
+        chunks += [chunk({"content": p}) for p in pieces(turn.text, size)]
         per_call = []
         for k, (cid, c) in enumerate(zip(self.call_ids(turn), turn.tool_calls)):
             frags = self._call_fragments(k, cid, c, size, quirks)

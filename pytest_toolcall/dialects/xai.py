@@ -39,7 +39,7 @@ from typing import Any
 
 from ..cases import ErrorReply, StreamPlan, Turn
 from . import Rejection
-from .deepseek import reasoning_text
+from ._compat import pieces, reasoning_text
 from .openai import CREATED, OpenAIChat, _finish, _sse, ordered_fragments, with_sse_comments
 
 __all__ = ["XAI", "xai_error", "BAD_KEY", "NO_KEY", "COMPLETION_ID", "CODES", "code_for"]
@@ -172,11 +172,8 @@ class XAI(OpenAIChat):
         size = plan.fragment_size
         deltas: list[dict[str, Any]] = []
         reasoning = reasoning_text(turn)
-        if reasoning:
-            deltas += [{"reasoning_content": reasoning[k:k + size]}
-                       for k in range(0, len(reasoning), size)]
-        if turn.text:
-            deltas += [{"content": turn.text[k:k + size]} for k in range(0, len(turn.text), size)]
+        deltas += [{"reasoning_content": p} for p in pieces(reasoning, size)]
+        deltas += [{"content": p} for p in pieces(turn.text, size)]
         # every call whole, in one chunk of its own: one "fragment" per call
         whole = [[self._whole_call(k, cid, turn.tool_calls[k], quirks)]
                  for k, cid in enumerate(self.call_ids(turn))]

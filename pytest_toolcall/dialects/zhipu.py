@@ -56,7 +56,8 @@ from typing import Any
 from ..cases import ErrorReply, Turn
 from ..model import ChatRequest
 from . import Rejection
-from .deepseek import decode_reasoning_content, reasoning_text
+from ._compat import keyed_call_ids, pieces, reasoning_text, usage_tokens
+from .deepseek import decode_reasoning_content
 from .openai import CREATED, OpenAIChat, _finish
 
 __all__ = ["Zhipu", "zhipu_error", "AUTH_MISSING", "AUTH_INVALID", "TOOL_CHOICE_AUTO",
@@ -129,21 +130,16 @@ class Zhipu(OpenAIChat):
         return error.status, {"error": {"code": error.code or str(error.status),
                                         "message": error.message}}
 
-    @staticmethod
-    def call_ids(turn: Turn) -> list[str]:
-        key = ",".join(c.name for c in turn.tool_calls)
-        return [c.id or call_id(key, i) for i, c in enumerate(turn.tool_calls)]
+    call_ids = keyed_call_ids(call_id)
 
     @staticmethod
     def _usage(turn: Turn) -> dict[str, Any]:
-        u = turn.usage
-        assert u is not None
+        prompt, completion, total = usage_tokens(turn)
         # the keys of the recorded glm-5.2 answer, in its (alphabetical) order
-        return {"completion_tokens": u.output_tokens or 0,
+        return {"completion_tokens": completion,
                 "completion_tokens_details": {"reasoning_tokens": 0},
-                "prompt_tokens": u.input_tokens or 0,
-                "prompt_tokens_details": {"cached_tokens": 0},
-                "total_tokens": u.total_tokens or 0}
+                "prompt_tokens": prompt, "prompt_tokens_details": {"cached_tokens": 0},
+                "total_tokens": total}
 
     def _whole_calls(self, turn: Turn) -> list[dict[str, Any]]:
         return [{"function": {"arguments": c.arguments_text(), "name": c.name}, "id": cid,
@@ -182,12 +178,8 @@ class Zhipu(OpenAIChat):
         size = plan.fragment_size
         chunks: list[dict[str, Any]] = []
         reasoning = reasoning_text(turn)
-        if reasoning:
-            chunks += [chunk({"reasoning_content": reasoning[k:k + size]})
-                       for k in range(0, len(reasoning), size)]
-        if turn.text:
-            chunks += [chunk({"content": turn.text[k:k + size]})
-                       for k in range(0, len(turn.text), size)]
+        chunks += [chunk({"reasoning_content": p}) for p in pieces(reasoning, size)]
+        chunks += [chunk({"content": p}) for p in pieces(turn.text, size)]
         if not chunks:
             chunks.append(chunk({"content": ""}))
         last_delta: dict[str, Any] = {"content": ""}

@@ -28,9 +28,9 @@ from typing import Any
 import httpx
 
 from ..errors import ProviderError, StreamError, status_is_retryable
-from ..model import AssistantMessage, ChatRequest, ChatResponse, Reasoning, ReasoningComplete
+from ..model import ChatRequest
+from ._compat import ReasoningChatAdapter, ReasoningStreamAccumulator
 from ._http import read_error, retry_fields
-from .openai import OpenAIChatAdapter, StreamAccumulator
 
 __all__ = ["CerebrasAdapter", "CerebrasStreamAccumulator", "DEFAULT_MODEL", "NOT_RETRYABLE"]
 
@@ -39,10 +39,11 @@ DEFAULT_MODEL = "gpt-oss-120b"
 NOT_RETRYABLE = frozenset({"payment_required"})
 
 
-class CerebrasAdapter(OpenAIChatAdapter):
+class CerebrasAdapter(ReasoningChatAdapter):
     """Canonical requests to ``POST {base_url}/chat/completions`` on Cerebras and back."""
 
     DEFAULT_MODEL = DEFAULT_MODEL
+    REASONING_FIELDS = ("reasoning",)  # sent back; reasoning_content never
 
     def __init__(self, base_url: str, api_key: str, *, model: str = DEFAULT_MODEL,
                  **kwargs: Any) -> None:
@@ -54,24 +55,6 @@ class CerebrasAdapter(OpenAIChatAdapter):
         if request.reasoning is not None:
             body["disable_reasoning"] = not request.reasoning
         return body
-
-    def encode_message(self, message: Any) -> dict[str, Any]:
-        out = super().encode_message(message)
-        if isinstance(message, AssistantMessage):
-            kept = [r for r in message.reasoning if r.type == "thinking"]
-            if kept:
-                out["reasoning"] = "".join(r.text or "" for r in kept)
-        return out
-
-    # -- wire -> canonical --------------------------------------------------------------------
-    @staticmethod
-    def parse_reasoning(text: Any) -> tuple[Reasoning, ...]:
-        return (Reasoning(type="thinking", text=text),) if isinstance(text, str) else ()
-
-    def parse_response(self, data: Any) -> ChatResponse:
-        response = super().parse_response(data)
-        reasoning = self.parse_reasoning(data["choices"][0]["message"].get("reasoning"))
-        return response.model_copy(update={"reasoning": reasoning}) if reasoning else response
 
     def raise_for_error(self, response: httpx.Response, body: bytes) -> None:
         if response.status_code < 400:
@@ -95,13 +78,9 @@ class CerebrasAdapter(OpenAIChatAdapter):
         return CerebrasStreamAccumulator(self)
 
 
-class CerebrasStreamAccumulator(StreamAccumulator):
+class CerebrasStreamAccumulator(ReasoningStreamAccumulator):
     """Also joins ``delta.reasoning`` pieces (handed over before the calls) and reads the
     in-stream error event with its ``status_code``."""
-
-    def __init__(self, adapter: CerebrasAdapter) -> None:
-        super().__init__(adapter)
-        self.reasoning: list[str] | None = None
 
     def feed_line(self, line: str) -> Any:
         if line.startswith("data:") and not self.done:
@@ -117,17 +96,3 @@ class CerebrasStreamAccumulator(StreamAccumulator):
                                       code=error.get("code"), body=data,
                                       retryable=bool(retryable))
         return super().feed_line(line)
-
-    def feed(self, data: dict[str, Any]) -> list[Any]:
-        for choice in data.get("choices") or ():
-            piece = (choice.get("delta") or {}).get("reasoning")
-            if isinstance(piece, str):
-                self.reasoning = (self.reasoning or []) + [piece]
-        return super().feed(data)
-
-    def finish_events(self) -> list[Any]:
-        events = super().finish_events()
-        if self.reasoning is not None:
-            (reasoning,) = CerebrasAdapter.parse_reasoning("".join(self.reasoning))
-            events.insert(0, ReasoningComplete(reasoning=reasoning))
-        return events

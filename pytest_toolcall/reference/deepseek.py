@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..model import AssistantMessage, ChatRequest, ChatResponse, Reasoning, ReasoningComplete
-from .openai import OpenAIChatAdapter, StreamAccumulator
+from ..model import ChatRequest
+from ._compat import ReasoningChatAdapter, ReasoningStreamAccumulator
 
 __all__ = ["DeepSeekAdapter", "DeepSeekStreamAccumulator"]
 
@@ -24,8 +24,9 @@ __all__ = ["DeepSeekAdapter", "DeepSeekStreamAccumulator"]
 DEFAULT_MODEL = "deepseek-v4-flash"
 
 
-class DeepSeekAdapter(OpenAIChatAdapter):
-    """Canonical requests to ``POST {base_url}/chat/completions`` on DeepSeek and back."""
+class DeepSeekAdapter(ReasoningChatAdapter):
+    """Canonical requests to ``POST {base_url}/chat/completions`` on DeepSeek and back; the
+    reasoning is ``reasoning_content``, sent back (:class:`ReasoningChatAdapter`'s defaults)."""
 
     DEFAULT_MODEL = DEFAULT_MODEL
 
@@ -40,57 +41,7 @@ class DeepSeekAdapter(OpenAIChatAdapter):
             body["thinking"] = {"type": "enabled" if request.reasoning else "disabled"}
         return body
 
-    def encode_message(self, message: Any) -> dict[str, Any]:
-        out = super().encode_message(message)
-        if isinstance(message, AssistantMessage):
-            text = self.encode_reasoning(message.reasoning)
-            if text is not None:
-                out["reasoning_content"] = text
-        return out
 
-    @staticmethod
-    def encode_reasoning(reasoning: tuple[Reasoning, ...]) -> str | None:
-        """The ``reasoning_content`` of a turn: its thinking text as it came, "" included."""
-        kept = [r for r in reasoning if r.type == "thinking"]
-        if not kept:
-            return None
-        return "".join(r.text or "" for r in kept)
-
-    # -- wire -> canonical --------------------------------------------------------------------
-    @staticmethod
-    def parse_reasoning(text: Any) -> tuple[Reasoning, ...]:
-        if not isinstance(text, str):
-            return ()
-        return (Reasoning(type="thinking", text=text),)
-
-    def parse_response(self, data: Any) -> ChatResponse:
-        response = super().parse_response(data)
-        message = data["choices"][0]["message"]
-        reasoning = self.parse_reasoning(message.get("reasoning_content"))
-        return response.model_copy(update={"reasoning": reasoning}) if reasoning else response
-
-    def new_accumulator(self) -> DeepSeekStreamAccumulator:
-        return DeepSeekStreamAccumulator(self)
-
-
-class DeepSeekStreamAccumulator(StreamAccumulator):
-    """Also joins ``delta.reasoning_content`` pieces; the reasoning is handed over before the
-    calls (a ``null`` piece, as on content and finish chunks, is no reasoning)."""
-
-    def __init__(self, adapter: DeepSeekAdapter) -> None:
-        super().__init__(adapter)
-        self.reasoning: list[str] | None = None
-
-    def feed(self, data: dict[str, Any]) -> list[Any]:
-        for choice in data.get("choices") or ():
-            piece = (choice.get("delta") or {}).get("reasoning_content")
-            if isinstance(piece, str):
-                self.reasoning = (self.reasoning or []) + [piece]
-        return super().feed(data)
-
-    def finish_events(self) -> list[Any]:
-        events = super().finish_events()
-        if self.reasoning is not None:
-            (reasoning,) = DeepSeekAdapter.parse_reasoning("".join(self.reasoning))
-            events.insert(0, ReasoningComplete(reasoning=reasoning))
-        return events
+#: DeepSeek's stream reader is the shared one (``delta.reasoning_content`` pieces joined, handed
+#: over before the calls); one class, so ``super(DeepSeekStreamAccumulator, ...)`` skips it
+DeepSeekStreamAccumulator = ReasoningStreamAccumulator

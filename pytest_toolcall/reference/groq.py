@@ -20,18 +20,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..model import AssistantMessage, ChatRequest, ChatResponse, Reasoning, ReasoningComplete
-from .openai import OpenAIChatAdapter, StreamAccumulator
+from ..model import ChatRequest
+from ._compat import ReasoningChatAdapter, ReasoningStreamAccumulator
 
 __all__ = ["GroqAdapter", "GroqStreamAccumulator", "DEFAULT_MODEL"]
 
 DEFAULT_MODEL = "llama-3.3-70b-versatile"
 
 
-class GroqAdapter(OpenAIChatAdapter):
+class GroqAdapter(ReasoningChatAdapter):
     """Canonical requests to ``POST {base_url}/chat/completions`` on Groq and back."""
 
     DEFAULT_MODEL = DEFAULT_MODEL
+    REASONING_FIELDS = ("reasoning",)  # sent back: groq 1.7.0 ChatCompletionAssistantMessageParam
 
     def __init__(self, base_url: str, api_key: str, *, model: str = DEFAULT_MODEL,
                  **kwargs: Any) -> None:
@@ -43,56 +44,16 @@ class GroqAdapter(OpenAIChatAdapter):
         body.pop("stream_options", None)  # usage comes in x_groq.usage without it
         return body
 
-    def encode_message(self, message: Any) -> dict[str, Any]:
-        out = super().encode_message(message)
-        if isinstance(message, AssistantMessage):
-            text = self.encode_reasoning(message.reasoning)
-            if text is not None:
-                out["reasoning"] = text
-        return out
-
-    @staticmethod
-    def encode_reasoning(reasoning: tuple[Reasoning, ...]) -> str | None:
-        kept = [r for r in reasoning if r.type == "thinking"]
-        if not kept:
-            return None
-        return "".join(r.text or "" for r in kept)
-
-    # -- wire -> canonical --------------------------------------------------------------------
-    @staticmethod
-    def parse_reasoning(text: Any) -> tuple[Reasoning, ...]:
-        return (Reasoning(type="thinking", text=text),) if isinstance(text, str) else ()
-
-    def parse_response(self, data: Any) -> ChatResponse:
-        response = super().parse_response(data)
-        reasoning = self.parse_reasoning(data["choices"][0]["message"].get("reasoning"))
-        return response.model_copy(update={"reasoning": reasoning}) if reasoning else response
-
     def new_accumulator(self) -> GroqStreamAccumulator:
         return GroqStreamAccumulator(self)
 
 
-class GroqStreamAccumulator(StreamAccumulator):
-    """Also reads ``x_groq.usage`` (where Groq puts a stream's usage) and joins
-    ``delta.reasoning`` pieces; the reasoning is handed over before the calls."""
-
-    def __init__(self, adapter: GroqAdapter) -> None:
-        super().__init__(adapter)
-        self.reasoning: list[str] | None = None
+class GroqStreamAccumulator(ReasoningStreamAccumulator):
+    """Also reads ``x_groq.usage`` (where Groq puts a stream's usage); joins ``delta.reasoning``
+    pieces, handed over before the calls."""
 
     def feed(self, data: dict[str, Any]) -> list[Any]:
         x_groq = data.get("x_groq")
         if isinstance(x_groq, dict) and x_groq.get("usage") and not data.get("usage"):
             self.usage = self.adapter.parse_usage(x_groq["usage"])
-        for choice in data.get("choices") or ():
-            piece = (choice.get("delta") or {}).get("reasoning")
-            if isinstance(piece, str):
-                self.reasoning = (self.reasoning or []) + [piece]
         return super().feed(data)
-
-    def finish_events(self) -> list[Any]:
-        events = super().finish_events()
-        if self.reasoning is not None:
-            (reasoning,) = GroqAdapter.parse_reasoning("".join(self.reasoning))
-            events.insert(0, ReasoningComplete(reasoning=reasoning))
-        return events

@@ -27,9 +27,9 @@ from typing import Any
 import httpx
 
 from ..errors import ProviderError, StreamError
-from ..model import ChatResponse, Reasoning, ReasoningComplete
+from ..model import ChatResponse
+from ._compat import ReasoningChatAdapter, ReasoningStreamAccumulator
 from ._http import read_error, retry_fields
-from .openai import OpenAIChatAdapter, StreamAccumulator
 
 __all__ = ["LMStudioAdapter", "LMStudioStreamAccumulator", "DEFAULT_MODEL", "PROFILE"]
 
@@ -49,32 +49,24 @@ def error_message(error: Any) -> str | None:
     return None
 
 
-class LMStudioAdapter(OpenAIChatAdapter):
+class LMStudioAdapter(ReasoningChatAdapter):
     """Canonical requests to ``POST {base_url}/chat/completions`` on LM Studio and back."""
 
     DEFAULT_MODEL = DEFAULT_MODEL
+    REASONING_FIELDS = REASONING_FIELDS
+    SEND_REASONING = False  # no documented request field; the chat template decides
 
     def __init__(self, base_url: str, api_key: str, *, model: str = DEFAULT_MODEL,
                  **kwargs: Any) -> None:
         super().__init__(base_url, api_key, model=model, **kwargs)
 
     # -- wire -> canonical --------------------------------------------------------------------
-    @staticmethod
-    def parse_reasoning(holder: dict[str, Any]) -> tuple[Reasoning, ...]:
-        for field in REASONING_FIELDS:
-            text = holder.get(field)
-            if isinstance(text, str):
-                return (Reasoning(type="thinking", text=text),)
-        return ()
-
     def parse_response(self, data: Any) -> ChatResponse:
         if isinstance(data, dict) and "error" in data and not data.get("choices"):
             # "Unexpected endpoint or method. (...)" comes with status 200
             raise ProviderError(error_message(data["error"]) or str(data)[:500], status=200,
                                 body=data, retryable=False)
-        response = super().parse_response(data)
-        reasoning = self.parse_reasoning(data["choices"][0]["message"])
-        return response.model_copy(update={"reasoning": reasoning}) if reasoning else response
+        return super().parse_response(data)
 
     def raise_for_error(self, response: httpx.Response, body: bytes) -> None:
         if response.status_code < 400:
@@ -90,12 +82,8 @@ class LMStudioAdapter(OpenAIChatAdapter):
         return LMStudioStreamAccumulator(self)
 
 
-class LMStudioStreamAccumulator(StreamAccumulator):
+class LMStudioStreamAccumulator(ReasoningStreamAccumulator):
     """Also joins the reasoning deltas, and reads LM Studio's stream error event."""
-
-    def __init__(self, adapter: LMStudioAdapter) -> None:
-        super().__init__(adapter)
-        self.reasoning: list[str] | None = None
 
     def feed_line(self, line: str) -> Any:
         if line.startswith("data:") and not self.done:
@@ -110,18 +98,6 @@ class LMStudioStreamAccumulator(StreamAccumulator):
                                       body=data, retryable=False)
         return super().feed_line(line)
 
-    def feed(self, data: dict[str, Any]) -> list[Any]:
-        for choice in data.get("choices") or ():
-            delta = choice.get("delta") or {}
-            for field in REASONING_FIELDS:
-                piece = delta.get(field)
-                if isinstance(piece, str):
-                    self.reasoning = (self.reasoning or []) + [piece]
-        return super().feed(data)
-
-    def finish_events(self) -> list[Any]:
-        events = super().finish_events()
-        if self.reasoning is not None:
-            events.insert(0, ReasoningComplete(reasoning=Reasoning(
-                type="thinking", text="".join(self.reasoning))))
-        return events
+    def reasoning_pieces(self, delta: dict[str, Any]) -> list[str]:
+        # every reasoning field of a delta, in order (a message reads the first one only)
+        return [p for p in (delta.get(f) for f in REASONING_FIELDS) if isinstance(p, str)]

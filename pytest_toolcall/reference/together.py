@@ -20,8 +20,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..model import ChatRequest, ChatResponse, Reasoning, ReasoningComplete
-from .openai import OpenAIChatAdapter, StreamAccumulator
+from ..model import ChatRequest
+from ._compat import ReasoningChatAdapter, ReasoningStreamAccumulator
 
 __all__ = ["TogetherAdapter", "TogetherStreamAccumulator", "DEFAULT_MODEL"]
 
@@ -30,10 +30,12 @@ __all__ = ["TogetherAdapter", "TogetherStreamAccumulator", "DEFAULT_MODEL"]
 DEFAULT_MODEL = "zai-org/GLM-5.1"
 
 
-class TogetherAdapter(OpenAIChatAdapter):
+class TogetherAdapter(ReasoningChatAdapter):
     """Canonical requests to ``POST {base_url}/chat/completions`` on Together AI and back."""
 
     DEFAULT_MODEL = DEFAULT_MODEL
+    REASONING_FIELDS = ("reasoning",)
+    SEND_REASONING = False  # whether Together reads it on input is not documented
 
     def __init__(self, base_url: str, api_key: str, *, model: str = DEFAULT_MODEL,
                  **kwargs: Any) -> None:
@@ -45,43 +47,17 @@ class TogetherAdapter(OpenAIChatAdapter):
             body["reasoning"] = {"enabled": bool(request.reasoning)}
         return body
 
-    @staticmethod
-    def parse_reasoning(text: Any) -> tuple[Reasoning, ...]:
-        if not isinstance(text, str):
-            return ()
-        return (Reasoning(type="thinking", text=text),)
-
-    def parse_response(self, data: Any) -> ChatResponse:
-        response = super().parse_response(data)
-        reasoning = self.parse_reasoning(data["choices"][0]["message"].get("reasoning"))
-        return response.model_copy(update={"reasoning": reasoning}) if reasoning else response
-
     def new_accumulator(self) -> TogetherStreamAccumulator:
         return TogetherStreamAccumulator(self)
 
 
-class TogetherStreamAccumulator(StreamAccumulator):
+class TogetherStreamAccumulator(ReasoningStreamAccumulator):
     """Joins ``delta.reasoning`` pieces too (handed over before the calls), and keeps the
     stream's ``tool_calls`` finish when a later chunk says ``stop``."""
 
-    def __init__(self, adapter: TogetherAdapter) -> None:
-        super().__init__(adapter)
-        self.reasoning: list[str] | None = None
-
     def feed(self, data: dict[str, Any]) -> list[Any]:
-        for choice in data.get("choices") or ():
-            piece = (choice.get("delta") or {}).get("reasoning")
-            if isinstance(piece, str):
-                self.reasoning = (self.reasoning or []) + [piece]
         before = self.finish
         events = super().feed(data)
         if before == "tool_calls" and self.finish == "stop":
             self.finish = before
-        return events
-
-    def finish_events(self) -> list[Any]:
-        events = super().finish_events()
-        if self.reasoning is not None:
-            (reasoning,) = TogetherAdapter.parse_reasoning("".join(self.reasoning))
-            events.insert(0, ReasoningComplete(reasoning=reasoning))
         return events

@@ -24,8 +24,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..errors import StreamError
-from ..model import AssistantMessage, ChatResponse, Reasoning, ReasoningComplete
-from .openai import OpenAIChatAdapter, StreamAccumulator
+from ._compat import ReasoningChatAdapter, ReasoningStreamAccumulator
 
 __all__ = ["VLLMAdapter", "VLLMStreamAccumulator", "DEFAULT_MODEL"]
 
@@ -35,60 +34,24 @@ DEFAULT_MODEL = "Qwen/Qwen3-8B"
 _RETRYABLE_TYPES = frozenset({"InternalServerError", "ServiceUnavailableError"})
 
 
-class VLLMAdapter(OpenAIChatAdapter):
+class VLLMAdapter(ReasoningChatAdapter):
     """Canonical requests to ``POST {base_url}/chat/completions`` on vLLM and back."""
 
     DEFAULT_MODEL = DEFAULT_MODEL
+    #: ``reasoning`` (sent back), else ``reasoning_content`` (an older server's; never sent)
+    REASONING_FIELDS = ("reasoning", "reasoning_content")
 
     def __init__(self, base_url: str, api_key: str, *, model: str = DEFAULT_MODEL,
                  **kwargs: Any) -> None:
         super().__init__(base_url, api_key, model=model, **kwargs)
 
-    # -- canonical -> wire --------------------------------------------------------------------
-    def encode_message(self, message: Any) -> dict[str, Any]:
-        out = super().encode_message(message)
-        if isinstance(message, AssistantMessage):
-            text = self.encode_reasoning(message.reasoning)
-            if text is not None:
-                out["reasoning"] = text
-        return out
-
-    @staticmethod
-    def encode_reasoning(reasoning: tuple[Reasoning, ...]) -> str | None:
-        """The ``reasoning`` of a turn: its thinking text as it came, "" included."""
-        kept = [r for r in reasoning if r.type == "thinking"]
-        if not kept:
-            return None
-        return "".join(r.text or "" for r in kept)
-
-    # -- wire -> canonical --------------------------------------------------------------------
-    @staticmethod
-    def reasoning_of(wire: dict[str, Any]) -> str | None:
-        """The reasoning text of a message or delta: ``reasoning``, else ``reasoning_content``."""
-        text = wire.get("reasoning")
-        if not isinstance(text, str):
-            text = wire.get("reasoning_content")
-        return text if isinstance(text, str) else None
-
-    def parse_response(self, data: Any) -> ChatResponse:
-        response = super().parse_response(data)
-        text = self.reasoning_of(data["choices"][0]["message"])
-        if text is None:
-            return response
-        return response.model_copy(update={"reasoning": (Reasoning(type="thinking",
-                                                                    text=text),)})
-
     def new_accumulator(self) -> VLLMStreamAccumulator:
         return VLLMStreamAccumulator(self)
 
 
-class VLLMStreamAccumulator(StreamAccumulator):
+class VLLMStreamAccumulator(ReasoningStreamAccumulator):
     """Also joins ``delta.reasoning`` pieces (handed over before the calls), and reads vLLM's
     in-stream error event, whose ``code`` is the HTTP status."""
-
-    def __init__(self, adapter: VLLMAdapter) -> None:
-        super().__init__(adapter)
-        self.reasoning: list[str] | None = None
 
     def feed_line(self, line: str) -> Iterable[Any]:
         if line.startswith("data:") and not self.done:
@@ -103,17 +66,3 @@ class VLLMStreamAccumulator(StreamAccumulator):
                     raise StreamError(str(error.get("message", error)), type=error.get("type"),
                                       code=code, body=data, retryable=retryable)
         return super().feed_line(line)
-
-    def feed(self, data: dict[str, Any]) -> list[Any]:
-        for choice in data.get("choices") or ():
-            piece = VLLMAdapter.reasoning_of(choice.get("delta") or {})
-            if piece is not None:
-                self.reasoning = (self.reasoning or []) + [piece]
-        return super().feed(data)
-
-    def finish_events(self) -> list[Any]:
-        events = super().finish_events()
-        if self.reasoning is not None:
-            events.insert(0, ReasoningComplete(reasoning=Reasoning(
-                type="thinking", text="".join(self.reasoning))))
-        return events

@@ -25,36 +25,27 @@ from typing import Any
 import httpx
 
 from ..errors import ProviderError
-from ..model import ChatResponse
+from ._compat import ReasoningChatAdapter
 from ._http import read_error, retry_fields
-from .deepseek import DeepSeekAdapter, DeepSeekStreamAccumulator
-from .openai import OpenAIChatAdapter
 
 __all__ = ["XAIAdapter", "DEFAULT_MODEL"]
 
 DEFAULT_MODEL = "grok-4.3"
 
 
-class XAIAdapter(OpenAIChatAdapter):
-    """Canonical requests to ``POST {base_url}/chat/completions`` on xAI and back."""
+class XAIAdapter(ReasoningChatAdapter):
+    """Canonical requests to ``POST {base_url}/chat/completions`` on xAI and back; the stream
+    reader is DeepSeek's (``delta.reasoning_content`` pieces joined, handed over before the
+    calls)."""
 
     DEFAULT_MODEL = DEFAULT_MODEL
+    SEND_REASONING = False  # reasoning_content is read, never sent back
 
     def __init__(self, base_url: str, api_key: str, *, model: str = DEFAULT_MODEL,
                  **kwargs: Any) -> None:
         super().__init__(base_url, api_key, model=model, **kwargs)
 
     # -- wire -> canonical --------------------------------------------------------------------
-    def parse_response(self, data: Any) -> ChatResponse:
-        response = super().parse_response(data)
-        message = data["choices"][0]["message"]
-        reasoning = DeepSeekAdapter.parse_reasoning(message.get("reasoning_content"))
-        return response.model_copy(update={"reasoning": reasoning}) if reasoning else response
-
-    def new_accumulator(self) -> DeepSeekStreamAccumulator:
-        # DeepSeek's reader: delta.reasoning_content pieces joined, handed over before the calls
-        return DeepSeekStreamAccumulator(self)  # type: ignore[arg-type]
-
     def raise_for_error(self, response: httpx.Response, body: bytes) -> None:
         if response.status_code < 400:
             return
