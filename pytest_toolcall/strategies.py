@@ -107,6 +107,15 @@ def tool_calls(draw: st.DrawFn, spec: ToolSpec | None = None, *,
                     raw_arguments=json.dumps(arguments, ensure_ascii=False))
 
 
+# stored_histories' strategies, built once: the same draws, without building (and hypothesis
+# re-analysing) fresh strategy objects in every example (issue 13: speed)
+_BOOLEANS = st.booleans()
+_N_CALLS = st.integers(0, 3)
+_CALL_TEXTS = st.sampled_from([None, "Let me check."])
+_FATES = st.sampled_from(["ok", "ok", "failed", "missing", "duplicate", "no_id", "late"])
+_ORPHAN = st.integers(0, 4)
+
+
 @st.composite
 def stored_histories(draw: st.DrawFn, *, max_turns: int = 5) -> list[Any]:
     """Stored conversations as applications persist them, flaws included.
@@ -118,7 +127,7 @@ def stored_histories(draw: st.DrawFn, *, max_turns: int = 5) -> list[Any]:
     if max_turns < 1:
         raise ValueError(f"max_turns must be >= 1, got {max_turns!r}")
     messages: list[Any] = []
-    if draw(st.booleans()):
+    if draw(_BOOLEANS):
         messages.append(SystemMessage(content="You are a helpful assistant."))
     late: list[Any] = []
     counter = 0
@@ -126,7 +135,7 @@ def stored_histories(draw: st.DrawFn, *, max_turns: int = 5) -> list[Any]:
         messages.append(UserMessage(content=f"question {turn}"))
         messages.extend(late)
         late = []
-        n_calls = draw(st.integers(0, 3))
+        n_calls = draw(_N_CALLS)
         if n_calls == 0:
             messages.append(AssistantMessage(content=f"answer {turn}"))
             continue
@@ -135,11 +144,10 @@ def stored_histories(draw: st.DrawFn, *, max_turns: int = 5) -> list[Any]:
             counter += 1
             calls.append(ToolCall(id=f"call_{counter}", name="lookup",
                                   arguments={"n": counter}, raw_arguments=f'{{"n": {counter}}}'))
-        text = draw(st.sampled_from([None, "Let me check."]))
+        text = draw(_CALL_TEXTS)
         messages.append(AssistantMessage(content=text, tool_calls=tuple(calls)))
         for call in calls:
-            fate = draw(st.sampled_from(["ok", "ok", "failed", "missing", "duplicate", "no_id",
-                                         "late"]))
+            fate = draw(_FATES)
             result = ToolMessage(tool_call_id=call.id, content=f"result of {call.id}",
                                  is_error=fate == "failed")
             if fate in ("ok", "failed"):
@@ -150,7 +158,7 @@ def stored_histories(draw: st.DrawFn, *, max_turns: int = 5) -> list[Any]:
                 messages.append(result.model_copy(update={"tool_call_id": None}))
             elif fate == "late":
                 late.append(result)
-        if draw(st.integers(0, 4)) == 0:
+        if draw(_ORPHAN) == 0:
             messages.append(ToolMessage(tool_call_id=f"orphan_{turn}", content="stray result"))
     messages.extend(late)
     return messages
