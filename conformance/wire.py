@@ -444,8 +444,13 @@ CASES: list[Case] = [
     case(
         id="wire.zero_args_null",
         dialects=TEXT_ARGUMENTS,
+        quirk="arguments_null",
         title="Zero-argument call sent as null parses to {}",
-        why="pydantic-ai #1654: arguments null for a zero-argument tool were never completed.",
+        why="Servers other than OpenAI send arguments: null for a call without arguments (Qwen3 "
+            "on a local OpenAI-compatible server: pydantic-ai #1654, 2025-05; Cohere's SDK types "
+            "the field Optional: pydantic-ai #7718, 2026-08; confirmed 2026-11-25); OpenAI sends "
+            "'{}'. An adapter that leaves the call incomplete or replays null loses it. No "
+            "service in the registry is known to send it: it runs for compatible_with={'*'}.",
         steps=replayed_step(Turn(tool_calls=calls(("get_time", None)))),
         checks=(matches_script, replay_arguments_are_json),
     ),

@@ -33,6 +33,8 @@ __all__ = [
     "CHUNKINGS",
     "ERROR_KINDS",
     "QUIRKS",
+    "SERVICE_QUIRKS",
+    "SHAPES",
     "Case",
     "Check",
     "ErrorReply",
@@ -77,6 +79,15 @@ QUIRKS = {
     "arguments_done_only": "openai-responses: no function_call_arguments.delta events; the "
                            "arguments arrive whole in function_call_arguments.done",
 }
+
+#: Shapes of a whole answer (not of a stream plan) that some OpenAI-compatible servers send and
+#: OpenAI does not; a case may name one as its ``quirk`` like a stream quirk, and a provider may
+#: declare one in its registry entry's ``quirks``.
+SHAPES = {
+    "arguments_null": "a call without arguments carries arguments: null (OpenAI sends '{}')",
+}
+#: every name a case's ``quirk`` or a provider's ``quirks`` may use
+SERVICE_QUIRKS = {**QUIRKS, **SHAPES}
 
 
 #: The error ``type`` OpenAI sends with each status (confirmed 2026-11-23): a wrong key is an
@@ -309,7 +320,7 @@ class Case(BaseModel):
     title: str = Field(min_length=1)
     why: str = Field(min_length=1)
     dialects: tuple[str, ...] = ("*",)
-    #: a stream quirk (a key of :data:`QUIRKS`) that some OpenAI-compatible services send and
+    #: a stream quirk or answer shape (a key of :data:`SERVICE_QUIRKS`) that some OpenAI-compatible services send and
     #: OpenAI does not: the case runs for the services whose registry entry declares it, and
     #: under the bare wires in ``dialects`` only for a profile whose ``compatible_with`` names
     #: one of them (or ``"*"``)
@@ -339,8 +350,9 @@ class Case(BaseModel):
     @field_validator("quirk")
     @classmethod
     def _known_quirk(cls, value: str | None) -> str | None:
-        if value is not None and value not in QUIRKS:
-            raise ValueError(f"unknown quirk {value!r}; known: {', '.join(sorted(QUIRKS))}")
+        if value is not None and value not in SERVICE_QUIRKS:
+            raise ValueError(f"unknown quirk {value!r}; known: "
+                             f"{', '.join(sorted(SERVICE_QUIRKS))}")
         return value
 
     @field_validator("needs")

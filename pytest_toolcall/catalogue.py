@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from .bugs import SOURCES_NOTE
-from .cases import QUIRKS, Case, Registry
+from .cases import SERVICE_QUIRKS, Case, Registry
 from .providers import REGISTRY as PROVIDER_REGISTRY
 
 __all__ = ["COMMAND", "DEFAULT_PATH", "PROVIDERS_PATH", "builtin_registry", "clauses_of", "main",
@@ -163,7 +163,7 @@ def render_providers(registry: Registry | None = None) -> str:
             "`'*'`).", "",
             "| quirk | what it is | quirk cases | sent by (source, confirmed) |",
             "|---|---|---|---|"]
-    for quirk, what in QUIRKS.items():
+    for quirk, what in SERVICE_QUIRKS.items():
         senders = [(n, p.quirks[quirk]) for n, p in PROVIDER_REGISTRY.items() if quirk in p.quirks]
         quirk_cases = [c.id for c in cases if c.quirk == quirk]
         if not senders and not quirk_cases:

@@ -31,7 +31,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from . import _names, dialects, providers, reference
-from .cases import QUIRKS
+from .cases import SERVICE_QUIRKS
 from .errors import UsageError
 
 __all__ = ["register_providers", "unregister_providers"]
@@ -89,8 +89,9 @@ def _register(spec: Any, where: str) -> str:
     if spec.name in providers.REGISTRY or spec.name == "all":
         raise bad("name", "is already a provider; pick another name")
     for quirk, _fact in spec.quirks.items():
-        if quirk not in QUIRKS:
-            raise bad(f"quirks[{quirk!r}]", f"unknown quirk; known: {', '.join(sorted(QUIRKS))}")
+        if quirk not in SERVICE_QUIRKS:
+            raise bad(f"quirks[{quirk!r}]",
+                      f"unknown quirk; known: {', '.join(sorted(SERVICE_QUIRKS))}")
         if not _fact.is_confirmed:
             raise bad(f"quirks[{quirk!r}]", "give the Fact a source and the date it was "
                                             "confirmed: Fact(value, source, 'YYYY-MM-DD')")

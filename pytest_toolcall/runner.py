@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from . import checks
-from .cases import QUIRKS, Case
+from .cases import SERVICE_QUIRKS, Case
 from .contracts import Interface, Profile, check_adapter
 from .errors import ConformanceFailure, UsageError
 from .fake.provider import Endpoint
@@ -83,7 +83,7 @@ def _quirk_gate(case: Case, profile: Profile, provider: str) -> None:
                "Profile(compatible_with={'*'}), an adapter meant for any OpenAI-compatible "
                "server")
     raise CaseSkipped(f"{case.id} plays a quirk {provider} does not send "
-                      f"({QUIRKS[case.quirk]}); {how}")
+                      f"({SERVICE_QUIRKS[case.quirk]}); {how}")
 
 
 def run_case(case: Case, adapter: Any, profile: Profile, endpoint: Endpoint | None = None, *,

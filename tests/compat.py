@@ -128,7 +128,7 @@ def render() -> str:
             if quirk:
                 senders = registry[case].senders()
                 where = (f" (quirk, sent by {', '.join(senders)})" if senders
-                         else " (quirk, reported gateways)")
+                         else " (quirk, no registered sender)")
             out.append(f"| {row} | `{case}`{where} | `{clause}` | {_issues(why)} |")
     out += ["", "## Agent frameworks' own loops (loop family, under each framework's profile)", "",
             "| shim: framework | version | gaps | skipped by its policy |", "|---|---|---|---|"]

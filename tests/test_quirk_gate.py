@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from pytest_toolcall.cases import QUIRKS, default_registry
+from pytest_toolcall.cases import SERVICE_QUIRKS as QUIRKS, default_registry
 from pytest_toolcall.contracts import Profile
 from pytest_toolcall.errors import ConformanceFailure
 from pytest_toolcall.fake import FakeProvider, in_process_endpoint
@@ -36,10 +36,14 @@ def endpoint() -> Iterator[Endpoint]:
 def test_the_quirk_cases_are_the_ones_openai_never_sends() -> None:
     assert {c.id for c in QUIRK_CASES} == {
         "stream.index_missing", "stream.index_stuck_at_zero", "stream.id_name_repeated",
-        "stream.sse_data_without_space", "stream.sse_comment_lines"}
+        "stream.sse_data_without_space", "stream.sse_comment_lines", "wire.zero_args_null"}
     for case in QUIRK_CASES:
-        # the quirk the case names is the one its stream plays
-        assert any(case.quirk in step.reply.stream.quirks for step in case.steps), case.id
+        # the quirk the case names is the one its stream plays, or the shape its turn scripts
+        if case.quirk == "arguments_null":
+            assert any(c.arguments is None for step in case.steps
+                       for c in step.reply.tool_calls), case.id
+        else:
+            assert any(case.quirk in step.reply.stream.quirks for step in case.steps), case.id
 
 
 @pytest.mark.parametrize("case", QUIRK_CASES, ids=lambda c: c.id)
