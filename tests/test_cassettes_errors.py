@@ -95,7 +95,9 @@ def test_a_failed_rerecording_leaves_the_earlier_cassette(pytester: pytest.Pytes
         _live(pytester, CASE, "--toolcall-record-mode=once",
               f"--toolcall-base-url=openai={good.base_url}").assert_outcomes(passed=1)
     before = _cassette(pytester).read_bytes()
-    assert b"status" in before and b"401" not in before
+    # the recorded answer was the good one (its ids and timestamps may hold any digits, so
+    # look at the status line itself)
+    assert b"code: 200" in before and b"code: 401" not in before
     result = _live(pytester, CASE, "--toolcall-record-mode=all",
                    f"--toolcall-base-url=openai={wrong_key.base_url}")
     result.assert_outcomes(errors=1)
