@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from ._names import LOOP_MODELS, TRANSPORTS
-from .errors import UsageError as ProviderPluginError
+from .errors import UsageError as ToolcallUsageError
 from .provider_plugins import register_providers, unregister_providers
 from .plugin import _setting, _split, fixture_names, providers, providers_named
 
@@ -24,15 +24,12 @@ pytest_plugins = ["pytest_toolcall.report_plugin", "pytest_toolcall.cassettes_pl
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    # forgotten again in pytest_unconfigure, which pytest calls even when configure fails
     try:
         config.stash[_PLUGIN_PROVIDERS] = register_providers(config)
-    except ProviderPluginError as exc:
+    except ToolcallUsageError as exc:
         raise pytest.UsageError(str(exc)) from None
-    try:
-        providers(config)  # fail early on a bad name
-    except pytest.UsageError:
-        unregister_providers(config.stash[_PLUGIN_PROVIDERS])
-        raise
+    providers(config)  # fail early on a bad name
     _check_known_gap_lines(config)
     transport = _setting(config, "toolcall_transport") or "inprocess"
     if transport not in TRANSPORTS:
@@ -43,7 +40,6 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(Summary(config), "toolcall-summary")
     adapter_spec = _setting(config, "toolcall_adapter").strip()
     if adapter_spec:  # the form is checked now, the factory imported when first needed
-        from .errors import UsageError as ToolcallUsageError
         from .shims._config import parse
 
         try:

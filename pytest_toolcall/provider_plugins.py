@@ -88,11 +88,11 @@ def _register(spec: Any, where: str) -> str:
         unregister_providers([spec.name])
     if spec.name in providers.REGISTRY or spec.name == "all":
         raise bad("name", "is already a provider; pick another name")
-    for quirk, _fact in spec.quirks.items():
+    for quirk, fact in spec.quirks.items():
         if quirk not in SERVICE_QUIRKS:
             raise bad(f"quirks[{quirk!r}]",
                       f"unknown quirk; known: {', '.join(sorted(SERVICE_QUIRKS))}")
-        if not _fact.is_confirmed:
+        if not fact.is_confirmed:
             raise bad(f"quirks[{quirk!r}]", "give the Fact a source and the date it was "
                                             "confirmed: Fact(value, source, 'YYYY-MM-DD')")
     base = type(dialects.get_dialect(spec.dialect))

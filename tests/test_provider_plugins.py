@@ -62,6 +62,10 @@ def test_all_and_the_unknown_name_message_include_it(pytester: pytest.Pytester) 
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert "unknown provider 'acmee'" in result.stderr.str()
     assert "acme" in result.stderr.str().split("Valid providers:", 1)[1]
+    # a session that stopped on a usage error forgets its plugin's providers too
+    from pytest_toolcall.providers import REGISTRY
+
+    assert "acme" not in REGISTRY
 
 
 @pytest.mark.parametrize(("returned", "names"), [
