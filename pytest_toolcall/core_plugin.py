@@ -24,11 +24,23 @@ pytest_plugins = ["pytest_toolcall.report_plugin", "pytest_toolcall.cassettes_pl
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    # forgotten again in pytest_unconfigure, which pytest calls even when configure fails
     try:
         config.stash[_PLUGIN_PROVIDERS] = register_providers(config)
     except ToolcallUsageError as exc:
         raise pytest.UsageError(str(exc)) from None
+    try:
+        _configure(config)
+    except BaseException:
+        # this module is registered while pytest_configure runs (plugin.activate), and pluggy
+        # attaches a plugin's hooks in name order, stopping at the first that raises: when
+        # this one fails, pytest_unconfigure is never attached, so forget the plugins'
+        # providers here (a later session in the process must not see them)
+        unregister_providers(config.stash.get(_PLUGIN_PROVIDERS, []))
+        config.stash[_PLUGIN_PROVIDERS] = []
+        raise
+
+
+def _configure(config: pytest.Config) -> None:
     providers(config)  # fail early on a bad name
     _check_known_gap_lines(config)
     transport = _setting(config, "toolcall_transport") or "inprocess"

@@ -47,15 +47,19 @@ def register_providers(config: Any) -> list[str]:
     added. A malformed provider is a usage error naming the hook's module and the field."""
     added: list[str] = []
     hook = config.pluginmanager.hook.pytest_toolcall_providers
-    for impl in hook.get_hookimpls():
-        where = getattr(impl.plugin, "__file__", None) or impl.plugin_name
-        try:
-            returned = impl.function(config=config)
-        except (ValueError, TypeError) as exc:  # Provider(...) refused a field
-            raise UsageError(f"the pytest_toolcall_providers hook in {where} could not build "
-                             f"its providers: {exc}") from None
-        for spec in _as_list(returned, where):
-            added.append(_register(spec, where))
+    try:
+        for impl in hook.get_hookimpls():
+            where = getattr(impl.plugin, "__file__", None) or impl.plugin_name
+            try:
+                returned = impl.function(config=config)
+            except (ValueError, TypeError) as exc:  # Provider(...) refused a field
+                raise UsageError(f"the pytest_toolcall_providers hook in {where} could not "
+                                 f"build its providers: {exc}") from None
+            for spec in _as_list(returned, where):
+                added.append(_register(spec, where))
+    except BaseException:  # the ones registered before the malformed one are forgotten too
+        unregister_providers(added)
+        raise
     return added
 
 

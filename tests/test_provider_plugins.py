@@ -54,17 +54,21 @@ def test_a_plugin_provider_runs_the_suite_with_its_quirks(pytester: pytest.Pytes
 
 
 def test_all_and_the_unknown_name_message_include_it(pytester: pytest.Pytester) -> None:
+    # imported before the runs: pytester restores sys.modules after each in-process run, and a
+    # module first imported inside one would come back as a fresh copy, empty of any leftover
+    from pytest_toolcall.providers import REGISTRY
+
     pytester.makeconftest(GATEWAY)
     listed = pytester.runpytest("--toolcall-provider=all", "--collect-only", "-q",
                                 "-p", "no:randomly", "-p", "no:cacheprovider").stdout.str()
     assert "[acme]" in listed and "[openai]" in listed
+    assert "acme" not in REGISTRY  # forgotten when the session ended
     result = pytester.runpytest("--toolcall-provider=acmee", "-p", "no:randomly")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert "unknown provider 'acmee'" in result.stderr.str()
     assert "acme" in result.stderr.str().split("Valid providers:", 1)[1]
-    # a session that stopped on a usage error forgets its plugin's providers too
-    from pytest_toolcall.providers import REGISTRY
-
+    # a session that stopped on a usage error forgets its plugin's providers too (pytest never
+    # attaches the kit's pytest_unconfigure then: pluggy stops at the pytest_configure that raised)
     assert "acme" not in REGISTRY
 
 
@@ -85,9 +89,15 @@ def test_all_and_the_unknown_name_message_include_it(pytester: pytest.Pytester) 
      ["could not build its providers", "field 'dialect' is 'soap'"]),
     ('{"name": "acme"}',
      ["returned a str", "pytest_toolcall.providers.Provider"]),
+    # the well-formed one before the malformed one is forgotten too (asserted below)
+    ('[Provider(name="acme-ok", dialect="openai", family="openai"), '
+     'Provider(name="acme", dialect="openai", family="openai", fake=object)]',
+     ["provider 'acme', field 'fake'"]),
 ])
 def test_a_malformed_provider_is_a_usage_error_naming_the_field(
         pytester: pytest.Pytester, returned: str, names: list[str]) -> None:
+    from pytest_toolcall.providers import REGISTRY  # before the run (see above)
+
     pytester.makeconftest(textwrap.dedent(f'''
         from pytest_toolcall.providers import Fact, Provider
 
@@ -101,6 +111,7 @@ def test_a_malformed_provider_is_a_usage_error_naming_the_field(
     for name in names:
         assert name in err, err
     assert "Traceback" not in err
+    assert not {"acme", "acme-ok"} & set(REGISTRY)
 
 
 def test_a_profile_may_name_a_plugin_provider(pytester: pytest.Pytester) -> None:
