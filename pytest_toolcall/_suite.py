@@ -202,6 +202,17 @@ class CaseItem(pytest.Function):
             self._setup_error(*problem)
         self.stash[ADAPTER_KEY] = (subject, profile, interfaces)
 
+    def teardown(self) -> None:
+        # the subject and what it holds (its HTTP clients, the fake provider behind them with
+        # every exchange of the case) are the call's alone: kept on the item until the session
+        # ends, they grew the heap by a case's worth of objects per item, which the garbage
+        # collector's full passes (about 0.1 s each) went over again and again
+        try:
+            super().teardown()
+        finally:
+            if ADAPTER_KEY in self.stash:
+                del self.stash[ADAPTER_KEY]
+
     def _setup_error(self, exc: Exception, fixture: str | None) -> Any:
         """A setup ERROR that names the fixture to fix and where it is defined; no traceback."""
         where = self._fixture_location(fixture) if fixture else None
@@ -282,10 +293,15 @@ class ToolcallSuite(pytest.Module):
                     f"for {', '.join(self.providers)}. Case ids look like 'stream.truncated' "
                     f"(globs: 'stream.*'); families: {', '.join(families)}; "
                     "list them all with: pytest --toolcall-provider=<name> --collect-only -q")
+        # the items of one contract share their body, so their fixture closure is the same: it
+        # is worked out once per body, as pytest does for the items of one parametrized test
+        infos: dict[Any, Any] = {}
         for provider in self.providers:
             for case in registry.select(self.patterns, provider):
+                body = _BODIES[case.contract]
                 item = CaseItem.from_parent(self, name=f"{case.id}[{provider}]",
-                                            callobj=_BODIES[case.contract])
+                                            callobj=body, fixtureinfo=infos.get(body))
+                infos.setdefault(body, item._fixtureinfo)
                 _split_params(item)
                 item.stash[CASE_KEY] = case
                 item.stash[PROVIDER_KEY] = provider

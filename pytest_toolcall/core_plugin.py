@@ -8,6 +8,7 @@ Precedence for every setting: command-line option > ini setting > default.
 from __future__ import annotations
 
 import shlex
+import sys
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,7 +21,20 @@ from .errors import UsageError as ToolcallUsageError
 from .provider_plugins import register_providers, unregister_providers
 from .plugin import _setting, _split, fixture_names, providers, providers_named
 
-pytest_plugins = ["pytest_toolcall.report_plugin", "pytest_toolcall.cassettes_plugin"]  # --toolcall-report, the gate
+#: loaded right after this module, in this order (--toolcall-report, the gate; cassettes). Not
+#: through ``pytest_plugins``: for each name listed there pytest first reads the entry points of
+#: every installed distribution (some 6 ms a name, a session, here), and these are no entry
+#: points, so the scan never finds them
+SUB_PLUGINS = ("pytest_toolcall.report_plugin", "pytest_toolcall.cassettes_plugin")
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_plugin_registered(plugin: object, manager: pytest.PytestPluginManager) -> None:
+    # where pytest would take up ``pytest_plugins``: once this module is registered (all its
+    # hooks attached, its fixtures parsed), before anything else is
+    if plugin is sys.modules[__name__]:
+        for name in SUB_PLUGINS:
+            manager.import_plugin(name)
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -1,5 +1,5 @@
 """The reporting sub-plugin: ``--toolcall-report`` files, the pass-rate gate, known gaps in the
-terminal. Loaded by ``pytest_toolcall.core_plugin`` (``pytest_plugins``); the logic is in
+terminal. Loaded by ``pytest_toolcall.core_plugin`` (its ``SUB_PLUGINS``); the logic is in
 :mod:`pytest_toolcall.report`.
 
 Under pytest-xdist the workers only run items; the controller sees every item's serialized

@@ -8,6 +8,7 @@ from here is a kit bug.
 
 from __future__ import annotations
 
+import copy
 import inspect
 import time
 from collections.abc import Callable, Sequence
@@ -191,6 +192,7 @@ def _drive_with_hypothesis(run: CaseRun, endpoint: Endpoint) -> None:
         _drive_once(run, endpoint, boundaries)
         _verify(run)
 
+    _seed_once(explore)
     try:
         explore()
     except ConformanceFailure as failure:
@@ -200,6 +202,33 @@ def _drive_with_hypothesis(run: CaseRun, endpoint: Endpoint) -> None:
         failure.message += f" (stream cut at byte offsets {cuts})"
         failure.args = (f"[{failure.clause}] {failure.message}",)
         raise
+
+
+#: code object of the test -> hypothesis's digest of it (see :func:`_seed_once`)
+_DIGESTS: dict[Any, bytes] = {}
+
+
+def _seed_once(wrapped: Any) -> None:
+    """Give ``wrapped`` (a ``@given`` test) the seed and database key hypothesis derives from
+    its source under ``derandomize=True``, worked out once per process instead of on every
+    run: hypothesis reads the test's source (``inspect.getsource``, tokenizing) twice per run
+    to hash it, and the hash of the same source is the same. The examples drawn are identical:
+    ``Random(seed)`` is what ``derandomize`` builds from that hash."""
+    from hypothesis import seed
+
+    try:  # hypothesis' own internals (hypothesis>=6.100 has them); without them, it hashes
+        from hypothesis.internal.compat import int_from_bytes
+        from hypothesis.internal.reflection import function_digest
+    except ImportError:  # pragma: no cover - a hypothesis that moved them
+        return
+    inner = getattr(getattr(wrapped, "hypothesis", None), "inner_test", None)
+    if inner is None:  # pragma: no cover - a hypothesis without the handle: let it hash
+        return
+    digest = _DIGESTS.get(inner.__code__)
+    if digest is None:
+        digest = _DIGESTS[inner.__code__] = function_digest(inner)
+    seed(int_from_bytes(digest))(wrapped)
+    wrapped._hypothesis_internal_database_key = digest
 
 
 def _cut_offsets(run: CaseRun) -> list[int]:
@@ -241,10 +270,69 @@ def _with_ids_handed_back(run: CaseRun, request: Any) -> Any:
     return request.model_copy(update={"messages": tuple(messages)})
 
 
+_ATOMIC = frozenset({str, int, float, bool, type(None), bytes})
+
+
+def _copied(value: Any, memo: dict[int, Any]) -> Any:
+    """``copy.deepcopy(value, memo)`` for what a canonical request holds (frozen models, JSON
+    dicts and lists, tuples, scalars), without deepcopy's generic dispatch: the same result,
+    shared objects shared once (``memo``), anything else handed to ``copy.deepcopy``."""
+    kind = type(value)
+    if kind in _ATOMIC:
+        return value
+    found = memo.get(id(value), memo)
+    if found is not memo:
+        return found
+    if kind is dict:
+        out: Any = {}
+        memo[id(value)] = out
+        for key, item in value.items():  # (atomic keys and items inline: most of them)
+            out[key if type(key) in _ATOMIC else _copied(key, memo)] = (
+                item if type(item) in _ATOMIC else _copied(item, memo))
+        return out
+    if kind is list:
+        out = []
+        memo[id(value)] = out
+        out.extend([item if type(item) in _ATOMIC else _copied(item, memo) for item in value])
+        return out
+    if kind is tuple:
+        items = [item if type(item) in _ATOMIC else _copied(item, memo) for item in value]
+        # deepcopy keeps a tuple whose items all copy to themselves
+        out = value if all(a is b for a, b in zip(items, value)) else tuple(items)
+        memo[id(value)] = out
+        return out
+    if (isinstance(value, BaseModel) and kind.__deepcopy__ is BaseModel.__deepcopy__
+            and getattr(value, "__pydantic_private__", None) is None
+            and value.__pydantic_extra__ is None):
+        # BaseModel.__deepcopy__, step for step
+        model = kind.__new__(kind)
+        object.__setattr__(model, "__dict__", _copied(value.__dict__, memo))
+        object.__setattr__(model, "__pydantic_extra__", None)
+        object.__setattr__(model, "__pydantic_fields_set__", set(value.__pydantic_fields_set__))
+        object.__setattr__(model, "__pydantic_private__", None)
+        memo[id(value)] = model
+        return model
+    return copy.deepcopy(value, memo)
+
+
+def _handed_copy(request: Any, stream: bool) -> Any:
+    """``request.model_copy(deep=True, update={"stream": stream})``: the copy an adapter is
+    handed, and may edit in place without touching the case (deepcopy's dispatch was a sixth
+    of a simple case's time)."""
+    if not isinstance(request, BaseModel) or request.model_config.get("extra") == "allow":
+        return request.model_copy(deep=True, update={"stream": stream})
+    memo: dict[int, Any] = {}
+    copied = _copied(request, memo)
+    if copied is request:  # pragma: no cover - a model is always copied
+        copied = request.model_copy()
+    copied.__dict__.update({"stream": stream})
+    copied.__pydantic_fields_set__.update(("stream",))
+    return copied
+
+
 def _call(run: CaseRun, record: StepRecord) -> None:
     adapter, step = run.adapter, record.step
-    request = _with_ids_handed_back(run, step.request.model_copy(
-        deep=True, update={"stream": step.via == "stream"}))
+    request = _with_ids_handed_back(run, _handed_copy(step.request, step.via == "stream"))
     record.handed = request
     if run.interface == "sync":
         method: Callable[[], Any]

@@ -144,15 +144,22 @@ def unregister_class(name: str) -> None:
     DIALECT_NAMES = tuple(n for n in DIALECT_NAMES if n != name or n in _REGISTRY)
 
 
+#: built-in dialect name -> its class, once imported (the checks ask for a dialect per step)
+_CLASSES: dict[str, type] = {}
+
+
 def get_dialect(name: str) -> Dialect:
     """The dialect called ``name``; a usage error lists the valid names otherwise."""
     if name in _PLUGIN_CLASSES:
         return _PLUGIN_CLASSES[name]()  # type: ignore[no-any-return]
     if name in DIALECT_NAMES:
-        from importlib import import_module
+        found = _CLASSES.get(name)
+        if found is None:
+            from importlib import import_module
 
-        module, cls = _REGISTRY[name]
-        return getattr(import_module(f"{__name__}.{module}"), cls)()  # type: ignore[no-any-return]
+            module, cls = _REGISTRY[name]
+            found = _CLASSES[name] = getattr(import_module(f"{__name__}.{module}"), cls)
+        return found()  # type: ignore[no-any-return]
     raise UsageError(
         f"unknown provider {name!r}: valid providers are {', '.join(DIALECT_NAMES)}"
         + (" (or 'all')" if len(DIALECT_NAMES) > 1 else "")

@@ -155,7 +155,7 @@ class FakeProvider:
                 body: bytes) -> tuple[int, dict[str, str], list[bytes]]:
         """Answer one request: ``(status, headers, body chunks)``; transport-neutral."""
         path, _, query_text = raw_path.partition("?")
-        query = dict(parse_qsl(query_text))
+        query = dict(parse_qsl(query_text)) if query_text else {}
         lower = {k.lower(): v for k, v in headers.items()}
         with self._lock:
             exchange = Exchange(
@@ -289,7 +289,8 @@ class _Played:
 class _Body(_Played, httpx.SyncByteStream):
     def __iter__(self) -> Any:
         for piece in self.chunks:
-            if self._broken(piece):
+            # (only the markers are _Reset: a byte-at-a-time stream is thousands of pieces)
+            if type(piece) is _Reset and self._broken(piece):
                 if self.read_timeout is None:  # no timeout: the client waits, as it would
                     import time
 
@@ -307,7 +308,7 @@ class _Body(_Played, httpx.SyncByteStream):
 class _AsyncBody(_Played, httpx.AsyncByteStream):
     async def __aiter__(self) -> AsyncIterator[bytes]:
         for piece in self.chunks:
-            if self._broken(piece):
+            if type(piece) is _Reset and self._broken(piece):
                 if self.read_timeout is None:
                     import asyncio
                     import time
