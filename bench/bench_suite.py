@@ -45,7 +45,9 @@ REPO = Path(__file__).resolve().parents[1]
 TARGET_RATIO = 2.0
 HYPOTHESIS_CASE = "stream.any_chunking"
 CHAT_FAMILIES = ("wire.*", "stream.*")
-MATRIX_TARGET_S = 20.0
+#: issue 13: the full matrix, every provider (19 today), under 30 s cold. The 20 s this page
+#: first set was for five dialects (351 case runs)
+MATRIX_TARGET_S = 30.0
 
 
 def _dialects() -> tuple[str, ...]:
@@ -367,7 +369,7 @@ def render(fig: dict[str, Any]) -> str:
         (f"  full suite, every family ({fig['full_cases']} cases, loop and history included): "
          f"{fig['full_wall_s']:.3f} s"),
         (f"  full matrix, --toolcall-provider=all ({fig['matrix_cases']} case runs over "
-         f"{len(fig['dialects'])} dialects): {fig['matrix_wall_s']:.3f} s   target <= "
+         f"{len(fig['dialects'])} providers): {fig['matrix_wall_s']:.3f} s   target <= "
          f"{MATRIX_TARGET_S:g} s   {'PASS' if fig['matrix_wall_s'] <= MATRIX_TARGET_S else 'MISS'}"),
         f"  per case ((suite - empty) / {n}):                  {fig['cold_per_case_ms']:.2f} ms",
         "",
