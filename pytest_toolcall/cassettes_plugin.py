@@ -401,8 +401,11 @@ def _check_snapshot(item: pytest.Item) -> None:
     data = _snapshot_data(exchanges, Redactor(settings.get("secrets", ())))
     if _snapshot_unchanged(path, data):  # the common case, without writing the text out
         return
+    update = bool(item.config.getoption("toolcall_snapshot_update"))
+    if not update and not path.is_file():  # no snapshot, none to write: check_snapshot's None
+        return
     text = canonical_json(data, indent=2) + "\n"  # request_snapshot()'s text
-    diff = check_snapshot(path, text, update=bool(item.config.getoption("toolcall_snapshot_update")))
+    diff = check_snapshot(path, text, update=update)
     if diff:
         from .errors import ConformanceFailure
 
