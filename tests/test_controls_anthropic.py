@@ -64,7 +64,6 @@ CONTROLS: list[tuple[str, type[AnthropicAdapter], str]] = [
     ("stream.anthropic_zero_args_blocks", c.ReplaysZeroArgsAsEmptyString, "request.type"),
     ("stream.zero_args", c.StreamUnguardedJsonLoads, "adapter.raised"),
     ("stream.zero_args", c.ReplaysZeroArgsAsEmptyString, "request.type"),
-    ("stream.zero_args_null", c.CompletesOnlyBlocksWithDeltas, "response.tool_calls.count"),
     ("stream.malformed_arguments", c.StreamUnguardedJsonLoads, "adapter.raised"),
     ("stream.anthropic_usage_split", c.UsageFromMessageStartOnly, "response.usage"),
     ("stream.anthropic_usage_legacy_delta", c.UsageFromMessageDeltaOnly, "response.usage"),
