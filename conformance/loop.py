@@ -660,7 +660,7 @@ def _parallel(profile: Any) -> LoopScript:
     # the longest call stays well inside the declared tool timeout. ran_in_parallel has no
     # wall-clock threshold (it asks for overlapping spans), so the calls need only last longer
     # than it takes a dispatcher to start the next: 60 ms is some hundred times a thread's start
-    # (issue 13: the matrix ran this case's sleeps 38 times, 0.24 s a provider at 0.25 s)
+    # (issue 13: the matrix runs it twice a provider; at 0.12 s it cost 0.24 s a provider)
     longest = min(0.06, 0.6 * _tool_timeout(profile))
     return LoopScript(messages=ASK, tools=_tools(slow_lookup=[
         sleep(longest, "a", call_id="call_a"), sleep(longest / 5, "b", call_id="call_b"),
