@@ -178,23 +178,48 @@ def _drive_once(run: CaseRun, endpoint: Endpoint, boundaries: Sequence[int] | No
             record.exchanges = [e for e in fake.exchanges if e.step == index]
 
 
+#: examples -> the cut points hypothesis drew for a passing run, in order. The search is
+#: derandomized (the seed is the digest of ``explore`` below, the same for every case; no
+#: database), so every run with that many examples draws these same cut points: a later run
+#: (the other interface, the next case or provider) replays them without hypothesis' engine,
+#: and only a failure hands the search back to hypothesis, which draws them again and shrinks
+#: the failing one (the history property does the same: ``looprun._DRAWN``)
+_CUTS: dict[int, tuple[tuple[int, ...], ...]] = {}
+
+
 def _drive_with_hypothesis(run: CaseRun, endpoint: Endpoint) -> None:
+    examples = max(s.reply.stream.hypothesis_examples for s in run.case.steps)
+    drawn = _CUTS.get(examples)
+    if drawn:
+        try:
+            for boundaries in drawn:
+                _drive_once(run, endpoint, boundaries)
+                _verify(run)
+            return
+        except Exception:  # noqa: BLE001 - hypothesis searches again, shrinks and reports
+            pass
+    _search_cuts(run, endpoint, examples)
+
+
+def _search_cuts(run: CaseRun, endpoint: Endpoint, examples: int) -> None:
     from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis import strategies as st
 
-    examples = max(s.reply.stream.hypothesis_examples for s in run.case.steps)
+    seen: list[tuple[int, ...]] = []
 
     @settings(max_examples=examples, deadline=None, database=None, derandomize=True,
               phases=(Phase.explicit, Phase.generate, Phase.shrink),
               suppress_health_check=list(HealthCheck), report_multiple_bugs=False)
     @given(st.lists(st.integers(min_value=1, max_value=4096), max_size=48))
     def explore(boundaries: list[int]) -> None:
+        seen.append(tuple(boundaries))
         _drive_once(run, endpoint, boundaries)
         _verify(run)
 
     _seed_once(explore)
     try:
         explore()
+        _CUTS[examples] = tuple(seen)
     except ConformanceFailure as failure:
         # the offsets where the failing stream was really cut (hypothesis may draw offsets past
         # its end, which cut nothing), after shrinking: usually one or two
