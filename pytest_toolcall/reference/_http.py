@@ -13,7 +13,7 @@ import httpx
 
 from ..model import ChatRequest, ChatResponse
 
-__all__ = ["RETRYABLE_TYPES", "HttpxAdapter", "read_error", "retry_fields"]
+__all__ = ["RETRYABLE_TYPES", "HttpxAdapter", "StreamLines", "read_error", "retry_fields"]
 
 
 def _unreachable(exc: Exception) -> Exception:
@@ -93,13 +93,15 @@ class HttpxAdapter:
                                 headers=self.headers, json=body) as response:
             if response.status_code >= 400:
                 self.raise_for_error(response, response.read())
-            acc = self.new_accumulator()
-            # iter_lines joins lines cut across network reads and yields a last line without "\n"
+            acc, lines = self.new_accumulator(), StreamLines()
             try:
-                for line in response.iter_lines():
-                    yield from acc.feed_line(line)
+                for chunk in response.iter_bytes():
+                    for line in lines.feed(chunk):
+                        yield from acc.feed_line(line)
             except httpx.TransportError as exc:  # reset, read timeout: the answer is partial
                 raise _broken(exc) from exc
+            for line in lines.close():
+                yield from acc.feed_line(line)
             yield from acc.close()
 
     async def astream(self, request: ChatRequest) -> AsyncIterator[Any]:
@@ -108,15 +110,65 @@ class HttpxAdapter:
                                             headers=self.headers, json=body) as response:
             if response.status_code >= 400:
                 self.raise_for_error(response, await response.aread())
-            acc = self.new_accumulator()
+            acc, lines = self.new_accumulator(), StreamLines()
             try:
-                async for line in response.aiter_lines():
-                    for event in acc.feed_line(line):
-                        yield event
+                async for chunk in response.aiter_bytes():
+                    for line in lines.feed(chunk):
+                        for event in acc.feed_line(line):
+                            yield event
             except httpx.TransportError as exc:
                 raise _broken(exc) from exc
+            for line in lines.close():
+                for event in acc.feed_line(line):
+                    yield event
             for event in acc.close():
                 yield event
+
+
+class StreamLines:
+    """The lines of a streamed body as its pieces arrive, each decoded once it is whole.
+
+    A line ends at CR LF, LF or CR and nowhere else: the event-stream format allows no other
+    line ending (html.spec.whatwg.org/multipage/server-sent-events.html#parsing-an-event-stream,
+    "end-of-line"), and NDJSON ends its lines with LF. httpx's ``iter_lines`` also cuts at the
+    Unicode separators ``str.splitlines`` knows (U+2028, U+2029, U+0085, VT, FF, FS, GS, RS),
+    which JSON allows raw inside a string: a data line holding one came out in two broken
+    halves (httpx-sse #34, fixed in httpx-sse 0.4.2; modelcontextprotocol/python-sdk #1356;
+    langchain-ai/langgraph #2560). The official openai SDK cuts the bytes before decoding for
+    the same reason (``openai/_streaming.py``, ``SSEDecoder.iter_bytes``). Confirmed
+    2026-11-25. Lines are decoded as UTF-8, which event streams always are; a line cut inside a
+    multi-byte character is decoded only once whole."""
+
+    def __init__(self) -> None:
+        self._pending = bytearray()  # the start of a line whose end has not arrived
+        self._after_cr = False  # the last piece ended in CR: a LF first in the next is its pair
+
+    def feed(self, chunk: bytes) -> list[str]:
+        """The lines ``chunk`` completes."""
+        if self._after_cr and chunk:
+            self._after_cr = False
+            if chunk[:1] == b"\n":
+                chunk = chunk[1:]
+        if b"\n" not in chunk and b"\r" not in chunk:
+            self._pending += chunk
+            return []
+        if self._pending:
+            chunk = bytes(self._pending) + chunk
+            self._pending.clear()
+        pieces = chunk.splitlines(keepends=True)  # bytes: CR LF, LF and CR only
+        if pieces[-1][-1:] == b"\r":
+            self._after_cr = True
+        elif pieces[-1][-1:] != b"\n":
+            self._pending += pieces.pop()
+        return [piece.rstrip(b"\r\n").decode("utf-8", "replace") for piece in pieces]
+
+    def close(self) -> list[str]:
+        """The last line, when the body ended without a line ending."""
+        if not self._pending:
+            return []
+        line = self._pending.decode("utf-8", "replace")
+        self._pending.clear()
+        return [line]
 
 
 #: error types and codes that say "try again": OpenAI's server_error, Anthropic's api_error and
