@@ -684,6 +684,39 @@ class _LineLimitAcc(_Acc):
         return super().feed_line(line)
 
 
+class SplitsLinesLikeStr(OpenAIChatAdapter):
+    """Reads the stream with httpx's iter_lines, which cuts lines with
+    str.splitlines: at U+2028 and U+2029 too, inside a data line's JSON (openai-python #1230,
+    httpx-sse #34). The reference adapters read this way until 2026-11-25."""
+
+    def stream(self, request: ChatRequest) -> Iterator[Any]:
+        body = self.build_body(request, stream=True)
+        with self.client.stream("POST", self.url, headers=self.headers, json=body) as response:
+            if response.status_code >= 400:
+                self.raise_for_error(response, response.read())
+            acc = self.new_accumulator()
+            for line in response.iter_lines():
+                yield from acc.feed_line(line)
+            yield from acc.close()
+
+
+class AsyncSplitsLinesLikeStr(OpenAIChatAdapter):
+    """:class:`SplitsLinesLikeStr` in astream() only: aiter_lines cuts at U+2028 and U+2029."""
+
+    async def astream(self, request: ChatRequest) -> AsyncIterator[Any]:
+        body = self.build_body(request, stream=True)
+        async with self.async_client.stream("POST", self.url, headers=self.headers,
+                                            json=body) as response:
+            if response.status_code >= 400:
+                self.raise_for_error(response, await response.aread())
+            acc = self.new_accumulator()
+            async for line in response.aiter_lines():
+                for event in acc.feed_line(line):
+                    yield event
+            for event in acc.close():
+                yield event
+
+
 class LineBufferLimit(OpenAIChatAdapter):
     """Reads the stream through a fixed line buffer and fails on an event past it, as
     aiohttp's line reader does ('Chunk too big' past 128 KiB: NVIDIA/TensorRT-LLM #13952)."""

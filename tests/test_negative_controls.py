@@ -148,6 +148,7 @@ CONTROLS: list[tuple[str, type[OpenAIChatAdapter], str]] = [
     ("stream.index_missing", c.KeysOnIndexOnly, "response.tool_calls.count"),
     # -- stream: bytes -------------------------------------------------------------------------
     ("stream.oversized_line", c.LineBufferLimit, "adapter.raised"),
+    ("stream.unicode_line_separators", c.SplitsLinesLikeStr, "adapter.raised"),
     ("stream.bytewise", c.DecodesEachRead, "adapter.raised"),
     ("stream.bytewise", c.ReadIsWholeLines, "adapter.raised"),
     ("stream.any_chunking", c.ReadIsWholeLines, "adapter.raised"),
@@ -186,6 +187,7 @@ ASYNC_CONTROLS: list[tuple[str, type[OpenAIChatAdapter], str]] = [
     ("stream.single_call_fragmented", c.AsyncStreamWithoutFlag, "stream.requested"),
     ("stream.bytewise", c.AsyncDecodesEachRead, "adapter.raised"),
     ("stream.any_chunking", c.AsyncDecodesEachRead, "adapter.raised"),
+    ("stream.unicode_line_separators", c.AsyncSplitsLinesLikeStr, "adapter.raised"),
     ("stream.truncated", c.AsyncNoDoneCheck, "error.surfaced"),
     ("stream.same_as_complete", c.AsyncStreamDropsText, "stream.same_as_complete"),
 ]
