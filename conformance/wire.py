@@ -524,10 +524,14 @@ CASES: list[Case] = [
     case(
         id="wire.unknown_finish_reason",
         dialects=TEXT_ARGUMENTS,
+        quirk="finish_reason_unlisted",
         title="A finish reason the adapter does not know becomes 'other', not a crash",
-        why="Providers add finish reasons (DeepSeek's insufficient_system_resource, new "
-            "moderation reasons); an adapter that maps with a dict lookup crashes, one that "
-            "passes the value through breaks every consumer that switches on the canonical set.",
+        why="Providers add finish reasons: DeepSeek stops a turn with insufficient_system_resource "
+            "when its inference system runs short (DeepSeek API reference, Create Chat "
+            "Completion, finish_reason; the ds-api crate's FinishReason; confirmed 2026-11-25). "
+            "An adapter that maps with a dict lookup crashes, one that passes the value through "
+            "breaks every consumer that switches on the canonical set. OpenAI sends only its "
+            "own five: the case runs for DeepSeek and for compatible_with={'*'}.",
         steps=one_step(Turn(text="Partial answer.", finish_reason="other",
                             wire_finish_reason="insufficient_system_resource")),
         checks=(matches_script,),

@@ -85,6 +85,8 @@ QUIRKS = {
 #: declare one in its registry entry's ``quirks``.
 SHAPES = {
     "arguments_null": "a call without arguments carries arguments: null (OpenAI sends '{}')",
+    "finish_reason_unlisted": "a finish_reason outside OpenAI's set (DeepSeek's "
+                              "insufficient_system_resource)",
 }
 #: every name a case's ``quirk`` or a provider's ``quirks`` may use
 SERVICE_QUIRKS = {**QUIRKS, **SHAPES}

@@ -212,6 +212,10 @@ DEEPSEEK = Provider(name="deepseek", dialect="openai", family="openai", facts={
     "sse_comments": Fact("': keep-alive' SSE comment lines while a stream request waits",
                          f"{_DS_DOCS}/quick_start/rate_limit ('continuously return SSE "
                          "keep-alive comments')", _DS_CONFIRMED),
+    "finish_reason_unlisted": Fact("finish_reason 'insufficient_system_resource': the turn was "
+                                   "cut short by the inference system",
+                                   f"{_DS_DOCS} (Create Chat Completion, choices.finish_reason); "
+                                   "the ds-api crate's FinishReason enum", _DS_CONFIRMED),
 })
 
 _MI_CONFIRMED = "2026-11-25"
