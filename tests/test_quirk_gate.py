@@ -37,12 +37,16 @@ def test_the_quirk_cases_are_the_ones_openai_never_sends() -> None:
     assert {c.id for c in QUIRK_CASES} == {
         "stream.index_missing", "stream.index_stuck_at_zero", "stream.id_name_repeated",
         "stream.sse_data_without_space", "stream.sse_comment_lines", "wire.zero_args_null",
-        "stream.zero_args_null"}
+        "stream.zero_args_null", "wire.unknown_finish_reason"}
     for case in QUIRK_CASES:
         # the quirk the case names is the one its stream plays, or the shape its turn scripts
         if case.quirk == "arguments_null":
             assert any(c.arguments is None for step in case.steps
                        for c in step.reply.tool_calls), case.id
+        elif case.quirk == "finish_reason_unlisted":  # OpenAI's five, per its API reference
+            assert any(step.reply.wire_finish_reason not in (
+                None, "stop", "length", "tool_calls", "content_filter", "function_call")
+                for step in case.steps), case.id
         else:
             assert any(case.quirk in step.reply.stream.quirks for step in case.steps), case.id
 
