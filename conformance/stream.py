@@ -169,7 +169,7 @@ CASES: list[Case] = [
     ),
     case(
         id="stream.unicode_line_separators",
-        dialects=("openai",),
+        dialects=("openai", "vllm"),
         title="U+2028 and U+2029 inside streamed text and arguments do not end an event line",
         why="JSON leaves U+2028 and U+2029 raw inside strings, and OpenAI streams them when the "
             "model writes them (openai/openai-python #1230: delta.content cut at a raw U+2028, "
@@ -177,8 +177,11 @@ CASES: list[Case] = [
             "httpx-sse before 0.4.2: florimondmanca/httpx-sse #34; langchain-ai/langgraph "
             "#2560; modelcontextprotocol/python-sdk #1356) cuts the data line there; the event "
             "format ends lines at CR LF, LF or CR only (html.spec.whatwg.org, "
-            "server-sent-events, end-of-line). Runs where the raw character is confirmed in "
-            "recorded traffic or a public report: OpenAI. Confirmed 2026-11-25.",
+            "server-sent-events, end-of-line). Runs where the raw character is confirmed: "
+            "OpenAI (the report above) and vLLM, whose stream generator writes each chunk with "
+            "pydantic's model_dump_json (chat_completion_stream_generator: "
+            "chunk.model_dump_json(exclude_unset=True)), which leaves U+2028 and U+2029 raw "
+            "(measured with pydantic 2.13). Confirmed 2026-11-25.",
         steps=_stream(_turn(calls(("get_weather", {"city": "Saint-Étienne\u2029(Loire)"})),
                             text="As you wrote:\u2028« Saint-Étienne »", fragment_size=8)),
         checks=(matches_script,),

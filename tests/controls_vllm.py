@@ -18,7 +18,7 @@ __all__ = ["DropsReasoning", "SendsReasoningContent", "ReasoningNotDecoded",
            "StreamReadsReasoningContentOnly", "SkipsFinishChunkDelta",
            "CallsOnlyOnToolCallsFinish", "EmptyToolsArray", "AlwaysStreamOptions",
            "SkipsErrorEvents", "RetriesEverything", "StatusLost", "EveryErrorRetryable",
-           "NeverRetryable", "DropsErrorCode"]
+           "NeverRetryable", "DropsErrorCode", "SplitsLinesLikeStr"]
 
 
 class DropsReasoning(VLLMAdapter):
@@ -168,3 +168,8 @@ class NeverRetryable(_generic.NeverRetryable, VLLMAdapter):
 
 class DropsErrorCode(_generic.DropsErrorCode, VLLMAdapter):
     """vLLM's type (BadRequestError, NotFoundError) and its integer code are dropped."""
+
+
+class SplitsLinesLikeStr(_generic.SplitsLinesLikeStr, VLLMAdapter):
+    """Reads vLLM's stream with httpx's iter_lines, which also cuts at the U+2028 and U+2029
+    that pydantic's model_dump_json leaves raw in vLLM's chunks (httpx-sse #34)."""

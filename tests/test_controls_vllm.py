@@ -67,6 +67,12 @@ SHARED_CONTROLS = [
 ]
 
 
+#: shared cases whose stream shape vLLM sends, each with the bug it must catch there
+STREAM_CONTROLS = [
+    ("stream.unicode_line_separators", c.SplitsLinesLikeStr, "adapter.raised"),
+]
+
+
 endpoint = w.endpoint_fixture("vllm")
 
 
@@ -81,8 +87,8 @@ def test_every_vllm_case_has_a_negative_control() -> None:
     assert w.own_cases("vllm") == {row[0] for row in CONTROLS}
 
 
-@pytest.mark.parametrize(("case_id", "broken", "clause"), SHARED_CONTROLS,
-                         ids=w.control_ids(SHARED_CONTROLS))
+@pytest.mark.parametrize(("case_id", "broken", "clause"), SHARED_CONTROLS + STREAM_CONTROLS,
+                         ids=w.control_ids(SHARED_CONTROLS + STREAM_CONTROLS))
 def test_shared_case_fails_its_negative_control_on_vllm(case_id: str, broken: type,
                                                         clause: str, endpoint: Endpoint) -> None:
     w.assert_control_fails(case_id, broken, clause, endpoint, PROFILE, on="vllm")
