@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+import controls as c  # tests/ is on sys.path: a read taken to hold whole lines
 import pytest
 
 from pytest_toolcall import runner
@@ -90,19 +91,6 @@ def test_a_passing_run_is_replayed_without_the_engine(
     assert len(replaying.cuts) == EXAMPLES
 
 
-class SplitsEachRead(OpenAIChatAdapter):
-    """Decodes each network read on its own: fails where a cut splits a line or a character."""
-
-    def stream(self, request: ChatRequest) -> Iterator[Any]:
-        body = self.build_body(request, stream=True)
-        with self.client.stream("POST", self.url, headers=self.headers, json=body) as response:
-            acc = self.new_accumulator()
-            for raw in response.iter_raw():
-                for line in raw.decode("utf-8").split("\n"):
-                    yield from acc.feed_line(line)
-            yield from acc.close()
-
-
 def test_a_failing_replay_hands_the_search_back_to_hypothesis(
         fresh: dict[int, Any], endpoint: Endpoint, monkeypatch: pytest.MonkeyPatch) -> None:
     runner.run_case(CASE, OpenAIChatAdapter.from_endpoint(endpoint), Profile(), endpoint,
@@ -117,7 +105,7 @@ def test_a_failing_replay_hands_the_search_back_to_hypothesis(
 
     monkeypatch.setattr(runner, "_search_cuts", counting)
     with pytest.raises(ConformanceFailure) as failure:
-        runner.run_case(CASE, SplitsEachRead.from_endpoint(endpoint), Profile(), endpoint,
+        runner.run_case(CASE, c.ReadIsWholeLines.from_endpoint(endpoint), Profile(), endpoint,
                         interfaces=["sync"])
     assert searched == [1]
     assert failure.value.clause == "adapter.raised"
