@@ -144,5 +144,13 @@ class FirstLineOnly(DeepSeekAdapter):
         return self.parse_response(json.loads(first))
 
 
+
+
+class UnknownFinishIsStop(_generic.UnknownFinishIsStop, DeepSeekAdapter):
+    """Reports every finish reason it does not know as 'stop': DeepSeek's
+    insufficient_system_resource (a turn the inference system cut short) reads as a complete
+    answer (litellm's map_finish_reason does this: litellm #33968)."""
+
+
 __all__ += ["StatusLost", "EveryErrorRetryable", "NeverRetryable", "DropsErrorCode",
-            "BreaksOnKeepAlive", "FirstLineOnly"]
+            "BreaksOnKeepAlive", "FirstLineOnly", "UnknownFinishIsStop"]

@@ -66,6 +66,7 @@ SHARED_CONTROLS = [
     ("errors.server_error", c.StatusLost, "errors.status"),
     ("errors.overloaded", c.NeverRetryable, "errors.retryable"),
     ("stream.sse_comment_lines", c.BreaksOnKeepAlive, "adapter.raised"),
+    ("wire.unknown_finish_reason", c.UnknownFinishIsStop, "response.finish_reason"),
 ]
 
 
