@@ -95,7 +95,6 @@ class RetriesEverything(DeepSeekAdapter):
             raise
 
 
-
 # -- the errors family on DeepSeek's own bodies, and its keep-alive lines -----------------------
 # The generic error bugs of tests/controls.py (each a ``change`` of the reference's
 # ProviderError), put on the DeepSeek reference adapter: the kind cases must catch them on
@@ -142,8 +141,6 @@ class FirstLineOnly(DeepSeekAdapter):
         if not first.startswith("{"):
             raise ProviderError(f"not a JSON answer: {first[:40]!r}", status=response.status_code)
         return self.parse_response(json.loads(first))
-
-
 
 
 class UnknownFinishIsStop(_generic.UnknownFinishIsStop, DeepSeekAdapter):
