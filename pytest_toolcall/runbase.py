@@ -81,7 +81,12 @@ def run_async(coro: Any) -> Any:
 
     ``asyncio.run`` builds and tears down a loop per call, five times the cost of the call
     itself here. What ``asyncio.run`` would clean up is cleaned up after each call: tasks the
-    adapter left running are cancelled and async generators closed.
+    adapter left running are cancelled and async generators left open are closed.
+
+    The generators are closed one by one, not with ``loop.shutdown_asyncgens()``: that marks
+    the loop as shut down for good, and every async generator started on it afterwards (httpx
+    starts one per request) raises a ResourceWarning, which a project that turns warnings into
+    errors (``-W error``, ``filterwarnings = error``) saw as the adapter raising.
     """
     loop = getattr(_loops, "loop", None)
     if loop is None or loop.is_closed():
@@ -94,7 +99,27 @@ def run_async(coro: Any) -> Any:
             task.cancel()
         if leftover:
             loop.run_until_complete(asyncio.gather(*leftover, return_exceptions=True))
+        _close_async_generators(loop)
+
+
+def _close_async_generators(loop: asyncio.AbstractEventLoop) -> None:
+    """Close the async generators started on ``loop`` and left open, as
+    ``shutdown_asyncgens()`` does, but leave the loop usable for more (see :func:`run_async`)."""
+    open_ones = getattr(loop, "_asyncgens", None)  # asyncio's own loops keep them there
+    if open_ones is None:  # a loop that does not: asyncio.run's cleanup, a new loop next call
         loop.run_until_complete(loop.shutdown_asyncgens())
+        loop.close()
+        _loops.loop = None
+        return
+    if open_ones:
+        generators = list(open_ones)
+        open_ones.clear()
+        loop.run_until_complete(_aclose(generators))
+
+
+async def _aclose(generators: list[Any]) -> None:
+    # gathered inside the loop: outside it, gather would take the policy's loop for its futures
+    await asyncio.gather(*(g.aclose() for g in generators), return_exceptions=True)
 
 
 def release_loop_threads(wait: float = 0.5) -> None:
