@@ -26,6 +26,34 @@ from .foreign import (
 
 __all__ = ["ForeignSession", "ForeignPlugin"]
 
+#: the profile fields (as a hello names them) that claim what an implementation of each
+#: contract does. A child that implements a contract declares these itself; the reference
+#: profile fills them in only for the contracts the reference implementations run, so a child
+#: is never judged on a claim it did not make (the reference's handoff tool, its
+#: compatible_with '*'). tests/test_foreign.py checks that every Profile field is here or in
+#: _GENERAL.
+_CLAIMS = {
+    "chat": frozenset({"streaming", "sync", "async", "tool_choice", "parallel_tool_calls",
+                       "usage", "anthropic_legacy_usage", "compatible_with"}),
+    "loop": frozenset({"max_iterations", "iteration_counts", "max_failure_rounds",
+                       "tool_failure_budget", "permanent_failure_stops", "crash_policy",
+                       "unknown_tool_policy", "duplicate_call_ids", "closing_call",
+                       "model_retries", "final_answer_tool", "feedback_role",
+                       "argument_validation", "parallel_dispatch", "tool_timeout", "loop_events",
+                       "event_errors", "cancellation", "handoff_tools"}),
+    "history": frozenset({"history_failed_calls"}),
+}
+#: fields about the run, not about one contract: the reference's fill in what the child omits
+_GENERAL = frozenset({"name", "known_gaps", "timeout"})
+
+
+def merged_profile(reference: dict[str, Any], child: dict[str, Any],
+                   contracts: list[str]) -> dict[str, Any]:
+    """The profile of a session with a child: the child's hello profile, and the reference
+    profile's fields for what the child does not implement."""
+    claimed = frozenset().union(*(_CLAIMS.get(c, frozenset()) for c in contracts))
+    return {**{k: v for k, v in reference.items() if k not in claimed}, **child}
+
 
 class ForeignSession:
     """A started child and the contract objects it implements."""
@@ -150,13 +178,13 @@ class ForeignPlugin:
 
     @pytest.fixture
     def toolcall_profile(self, request: pytest.FixtureRequest, toolcall_provider: str) -> Any:
-        """The profile the child declared in its hello (the reference one for what it lacks)."""
+        """The profile the child declared in its hello, and the reference profile's fields for
+        the contracts the child does not implement (:func:`merged_profile`)."""
         from .reference import reference_profile
 
-        profile = self._session(request.config, toolcall_provider).profile
-        return {**reference_profile(toolcall_provider).model_dump(by_alias=True,
-                                                                 exclude_defaults=True),
-                **profile}
+        session = self._session(request.config, toolcall_provider)
+        return merged_profile(reference_profile(toolcall_provider).model_dump(
+            by_alias=True, exclude_defaults=True), session.profile, session.contracts)
 
     @pytest.fixture
     def toolcall_adapter(self, request: pytest.FixtureRequest, toolcall_provider: str,

@@ -278,6 +278,43 @@ def toolcall_structured(toolcall_subprocess):
                                  "ForeignStructured"])
 
 
+# -- the session's profile: the child's claims, the reference's only where the reference runs ----
+def test_every_profile_field_belongs_to_a_contract_or_to_the_run():
+    from pytest_toolcall.contracts import Profile
+    from pytest_toolcall.foreign_plugin import _CLAIMS, _GENERAL
+
+    names = [field.alias or name for name, field in Profile.model_fields.items()]
+    groups = [*_CLAIMS.values(), _GENERAL]
+    assert sorted(names) == sorted(n for group in groups for n in group)  # each exactly once
+
+
+def test_a_child_is_not_judged_on_the_reference_claims_of_what_it_implements():
+    from pytest_toolcall.foreign_plugin import merged_profile
+    from pytest_toolcall.reference import reference_profile
+
+    reference = reference_profile("openai").model_dump(by_alias=True, exclude_defaults=True)
+    assert reference["handoff_tools"] and reference["compatible_with"]  # the premise
+    child = {"name": "node", "streaming": True, "max_iterations": 4}
+    # a child with its own loop and adapter: no handoff tool, no compatible_with it never made
+    profile = make_profile(merged_profile(reference, child, ["chat", "loop"]))
+    assert not profile.claims("loop.handoff") and not profile.cancellation
+    assert profile.compatible_with == frozenset() and profile.max_iterations == 4
+    assert profile.tool_timeout == make_profile({}).tool_timeout
+    # a child with an adapter only: the reference loop that runs keeps the reference's policy
+    profile = make_profile(merged_profile(reference, child, ["chat"]))
+    assert profile.handoff_tools == reference_profile("openai").handoff_tools
+    assert profile.compatible_with == frozenset()
+
+
+@needs_node
+def test_the_node_example_is_not_failed_on_a_handoff_it_never_claimed(pytester):
+    result = pytester.runpytest(
+        "--toolcall-provider=openai", "--toolcall-cases=loop.handed_off", "-p", "no:cacheprovider",
+        "-rs", f"--toolcall-command=node {EXAMPLES / 'openai_adapter.mjs'}")
+    result.assert_outcomes(skipped=1)
+    result.stdout.fnmatch_lines(["*does not claim 'loop.handoff'*"])
+
+
 def test_missing_command_is_a_usage_error_before_any_case(pytester):
     result = pytester.runpytest("--toolcall-provider=openai", "-p", "no:cacheprovider",
                                 "--toolcall-command=no-such-harness-xyz run",
