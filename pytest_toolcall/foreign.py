@@ -15,6 +15,7 @@ protocol message fails the case (``subprocess.exited``, ``subprocess.protocol``,
 from __future__ import annotations
 
 import collections
+import contextlib
 import json
 import os
 import queue
@@ -183,8 +184,9 @@ class Child:
         self.stderr.clear()
         proc, err = self.proc, self.stderr
         self.lines = _Lines(proc.stdout)
-        threading.Thread(target=_pump, args=(proc.stderr, err.append), daemon=True,
-                         name="toolcall-child-err").start()
+        self._err_pump = threading.Thread(target=_pump, args=(proc.stderr, err.append),
+                                          daemon=True, name="toolcall-child-err")
+        self._err_pump.start()
         try:
             reply = self._exchange({"type": "hello", "provider": self.provider}, HELLO_TIMEOUT,
                                    on_message=None)
@@ -219,6 +221,16 @@ class Child:
         except (OSError, subprocess.TimeoutExpired):
             proc.kill()
             proc.wait(timeout=5)
+        # the child has ended: its pipes are at their end. Closed here, not left to the garbage
+        # collector, whose ResourceWarning ("unclosed file") a project that turns warnings into
+        # errors sees as a failed run
+        pump = getattr(self, "_err_pump", None)
+        if pump is not None:
+            pump.join(0.5)  # the last stderr lines, for stderr_tail
+        for stream in (proc.stdout, proc.stderr):
+            if stream is not None:
+                with contextlib.suppress(OSError, ValueError):
+                    stream.close()
 
     def stderr_tail(self) -> str:
         time.sleep(0.02)  # let the stderr pump catch the last lines of a dying child
@@ -721,8 +733,6 @@ _HUB_LOCK = threading.Lock()
 def served(fake: Any) -> Any:
     """A context manager: ``fake`` reachable on 127.0.0.1 for one case; yields an Endpoint
     (``base_url``, ``api_key``, ``fake``; its httpx clients use real sockets)."""
-    import contextlib
-
     from .fake import Endpoint
 
     @contextlib.contextmanager

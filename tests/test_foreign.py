@@ -315,6 +315,18 @@ def test_the_node_example_is_not_failed_on_a_handoff_it_never_claimed(pytester):
     result.stdout.fnmatch_lines(["*does not claim 'loop.handoff'*"])
 
 
+@needs_node
+def test_a_closed_child_leaves_no_pipe_to_the_garbage_collector():
+    # the child's stdout and stderr were left open: when a child was restarted mid-session (a
+    # call abandoned), the garbage collector's ResourceWarning ("unclosed file"), an error under
+    # -W error, failed a run whose every case had passed
+    child = Child(["node", str(EXAMPLES / "openai_adapter.mjs")])
+    child.start()
+    proc = child.proc
+    child.close()
+    assert proc.stdin.closed and proc.stdout.closed and proc.stderr.closed
+
+
 def test_missing_command_is_a_usage_error_before_any_case(pytester):
     result = pytester.runpytest("--toolcall-provider=openai", "-p", "no:cacheprovider",
                                 "--toolcall-command=no-such-harness-xyz run",
