@@ -169,7 +169,7 @@ CASES: list[Case] = [
     ),
     case(
         id="stream.unicode_line_separators",
-        dialects=("openai", "vllm"),
+        dialects=("openai", "vllm", "llamacpp"),
         title="U+2028 and U+2029 inside streamed text and arguments do not end an event line",
         why="JSON leaves U+2028 and U+2029 raw inside strings, and OpenAI streams them when the "
             "model writes them (openai/openai-python #1230: delta.content cut at a raw U+2028, "
@@ -181,7 +181,10 @@ CASES: list[Case] = [
             "OpenAI (the report above) and vLLM, whose stream generator writes each chunk with "
             "pydantic's model_dump_json (chat_completion_stream_generator: "
             "chunk.model_dump_json(exclude_unset=True)), which leaves U+2028 and U+2029 raw "
-            "(measured with pydantic 2.13). Confirmed 2026-11-25.",
+            "(measured with pydantic 2.13), and llama.cpp's server, whose format_oai_sse writes "
+            "each chunk with safe_json_to_str: nlohmann::json's dump without ensure_ascii, "
+            "which escapes only code points below U+0020 (serializer::dump_escaped). "
+            "Confirmed 2026-11-25.",
         steps=_stream(_turn(calls(("get_weather", {"city": "Saint-Étienne\u2029(Loire)"})),
                             text="As you wrote:\u2028« Saint-Étienne »", fragment_size=8)),
         checks=(matches_script,),

@@ -15,7 +15,7 @@ from pytest_toolcall.reference.openai import OpenAIChatAdapter
 
 __all__ = ["DropsReasoning", "ReasoningAsText", "ReasoningNotDecoded", "StreamDropsReasoning",
            "PrefixesIds", "JinjaRetried", "JinjaWordsLost", "StatusLost", "EveryErrorRetryable",
-           "NeverRetryable", "DropsErrorCode"]
+           "NeverRetryable", "DropsErrorCode", "SplitsLinesLikeStr"]
 
 
 class DropsReasoning(LlamaCppAdapter):
@@ -103,3 +103,9 @@ class NeverRetryable(_generic.NeverRetryable, LlamaCppAdapter):
 class DropsErrorCode(_generic.DropsErrorCode, LlamaCppAdapter):
     """llama-server's error type is dropped: exceed_context_size_error (compact and retry)
     looks like any other 400."""
+
+
+class SplitsLinesLikeStr(_generic.SplitsLinesLikeStr, LlamaCppAdapter):
+    """Reads llama.cpp's stream with httpx's iter_lines, which also cuts at the U+2028 and
+    U+2029 that nlohmann::json's dump (ensure_ascii off) leaves raw in its chunks
+    (httpx-sse #34)."""

@@ -83,8 +83,14 @@ def test_every_llamacpp_case_has_a_negative_control() -> None:
     assert w.own_cases("llamacpp") == {row[0] for row in CONTROLS}
 
 
-@pytest.mark.parametrize(("case_id", "broken", "clause"), SHARED_CONTROLS,
-                         ids=w.control_ids(SHARED_CONTROLS))
+#: shared cases whose stream shape llama.cpp's server sends, each with the bug it must catch there
+STREAM_CONTROLS = [
+    ("stream.unicode_line_separators", c.SplitsLinesLikeStr, "adapter.raised"),
+]
+
+
+@pytest.mark.parametrize(("case_id", "broken", "clause"), SHARED_CONTROLS + STREAM_CONTROLS,
+                         ids=w.control_ids(SHARED_CONTROLS + STREAM_CONTROLS))
 def test_shared_case_fails_its_negative_control_on_llamacpp(case_id: str, broken: type,
                                                             clause: str,
                                                             endpoint: Endpoint) -> None:
