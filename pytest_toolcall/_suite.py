@@ -22,6 +22,10 @@ from .runner import CaseSkipped, run_case
 
 CASE_KEY = pytest.StashKey[Case]()
 PROVIDER_KEY = pytest.StashKey[str]()
+#: the kit's fixtures a suite item fills itself (see :func:`direct_fixtures`)
+DIRECT_KEY = pytest.StashKey[tuple[str, ...]]()
+#: a placeholder in ``item.funcargs`` that keeps pytest from setting up a fixture the item fills
+_PENDING = object()
 
 
 def build_registry(config: pytest.Config) -> Registry:
@@ -79,6 +83,101 @@ def known_gap(item: pytest.Item, case: Case, profile_gaps: Any) -> str | None:
 
 
 ADAPTER_KEY = pytest.StashKey[tuple[Any, Any, list[str]]]()
+#: the adapter spec of --toolcall-adapter / the toolcall_adapter ini setting, parsed at configure
+ADAPTER_SPEC = pytest.StashKey[Any]()
+
+
+# -- the kit's default fixture values ------------------------------------------------------------
+# The fixtures in core_plugin.py and cassettes_plugin.py return these; a suite item whose fixtures
+# are the kit's own builds them itself (see CaseItem._fill_defaults).
+def default_endpoint(provider: str) -> Any:
+    """The in-process endpoint of a fresh fake provider."""
+    from .fake import FakeProvider, in_process_endpoint
+
+    return in_process_endpoint(FakeProvider(provider))
+
+
+def default_adapter(config: pytest.Config, endpoint: Any) -> Any:
+    """The shim --toolcall-adapter names, else the reference adapter of the endpoint's provider."""
+    from .reference import reference_adapter
+
+    spec = config.stash.get(ADAPTER_SPEC, None)
+    if spec is not None:
+        return spec.adapter(endpoint)
+    return reference_adapter(endpoint)
+
+
+def default_profile(provider: str) -> Any:
+    from .reference import reference_profile
+
+    return reference_profile(provider)
+
+
+def default_loop(profile: Any) -> Any:
+    from .reference.loop import ReferenceToolLoop
+
+    return ReferenceToolLoop.from_profile(make_profile(profile))
+
+
+def default_structured() -> Any:
+    from .reference.fallback import ReferenceStructuredOutput
+
+    return ReferenceStructuredOutput()
+
+
+def default_history(profile: Any) -> Any:
+    from .reference.history import ReferenceHistoryBuilder
+
+    return ReferenceHistoryBuilder(failed_calls=make_profile(profile).history_failed_calls)
+
+
+def default_cassette_config() -> dict[str, Any]:
+    return {"ignore_body_keys": (), "secrets": (), "seed": 0}
+
+
+#: where the kit's default fixtures are defined (an override anywhere else is the user's)
+_KIT_FIXTURE_MODULES = frozenset({"pytest_toolcall.core_plugin",
+                                  "pytest_toolcall.cassettes_plugin"})
+
+#: the kit's function-scoped fixtures a suite item can fill itself, in dependency order, and how:
+#: ``item`` and the values filled so far -> the value. Each one is exactly its fixture's body for
+#: an item of the in-process suite (no --toolcall-live, no loopback transport).
+_BUILDERS: dict[str, Any] = {
+    "toolcall_provider": lambda item, v: item.stash[PROVIDER_KEY],
+    "toolcall_case": lambda item, v: item.stash[CASE_KEY],
+    "toolcall_cassette_config": lambda item, v: default_cassette_config(),
+    "toolcall_endpoint": lambda item, v: item._own_endpoint(v["toolcall_provider"]),
+    "toolcall_adapter": lambda item, v: default_adapter(item.config, v["toolcall_endpoint"]),
+    "toolcall_profile": lambda item, v: default_profile(v["toolcall_provider"]),
+    "toolcall_loop": lambda item, v: default_loop(v["toolcall_profile"]),
+    "toolcall_structured": lambda item, v: default_structured(),
+    "toolcall_history": lambda item, v: default_history(v["toolcall_profile"]),
+}
+
+
+def direct_fixtures(info: Any) -> tuple[str, ...]:
+    """The kit's fixtures in this fixture closure that the item may fill itself, in the order of
+    :data:`_BUILDERS`: those defined by the kit (not overridden) that no other fixture requests,
+    directly or through another. A fixture that pytest sets up gets its arguments from pytest, so
+    whatever such a fixture requests stays with pytest too, lest the item hold a second endpoint.
+    """
+    defs = info.name2fixturedefs
+    ours = {name for name in info.names_closure if name in _BUILDERS and defs.get(name)
+            and getattr(defs[name][-1].func, "__module__", None) in _KIT_FIXTURE_MODULES
+            and getattr(defs[name][-1].func, "__name__", None) == name}
+    with_pytest = {name for name in info.names_closure if name not in ours}
+    pending = list(with_pytest)
+    while pending:
+        name = pending.pop()
+        # the last definition, and the one it overrides when it requests its own name
+        for fixturedef in reversed(defs.get(name) or ()):
+            for arg in fixturedef.argnames:
+                if arg not in with_pytest:
+                    with_pytest.add(arg)
+                    pending.append(arg)
+            if name not in fixturedef.argnames:
+                break
+    return tuple(name for name in _BUILDERS if name in ours and name not in with_pytest)
 
 
 #: the fixture that provides what each contract tests, and how the summary names it
@@ -172,8 +271,15 @@ class CaseItem(pytest.Function):
         problem: tuple[Exception, str | None] | None = None
         if self.get_closest_marker("vcr") is not None:  # before pytest-recording's fixture runs
             self._setup_error(UsageError(_VCR_ON_SUITE), None)
+        direct = self.stash.get(DIRECT_KEY, ())
         try:
+            # the test's own ``request`` argument is the item's request (pytest would build a
+            # fixture definition to hand it over), and the kit's fixtures that no one else
+            # requests are filled below, after pytest has set up the others: kept out of its way
+            self.funcargs["request"] = self._request
+            self.funcargs.update(dict.fromkeys(direct, _PENDING))
             super().setup()
+            self._fill_defaults(direct)
         except UsageError as exc:  # a default fixture built from a bad profile (issue 18)
             problem = (exc, "toolcall_profile" if "toolcall_profile" in str(exc) else None)
         if problem:  # raised outside the except: no "during handling" chain in the report
@@ -201,6 +307,24 @@ class CaseItem(pytest.Function):
         if problem:
             self._setup_error(*problem)
         self.stash[ADAPTER_KEY] = (subject, profile, interfaces)
+
+    def _fill_defaults(self, names: tuple[str, ...]) -> None:
+        """Give the item the kit's own fixtures in ``names``, as pytest would but without its
+        fixture machinery (about a tenth of a millisecond a fixture: issue 9): the values of
+        :data:`_BUILDERS`, after pytest has set up every other fixture, as the fixtures
+        would be. A fixture pytest set up all the same (requested with ``getfixturevalue`` by
+        another) keeps pytest's value: one endpoint per item."""
+        if not names:
+            return
+        computed = getattr(self._request, "_fixture_defs", {})
+        for name in names:
+            self.funcargs[name] = (self._request.getfixturevalue(name) if name in computed
+                                   else _BUILDERS[name](self, self.funcargs))
+
+    def _own_endpoint(self, provider: str) -> Any:
+        endpoint = default_endpoint(provider)
+        self.addfinalizer(endpoint.close)
+        return endpoint
 
     def teardown(self) -> None:
         # the subject and what it holds (its HTTP clients, the fake provider behind them with
@@ -282,6 +406,10 @@ class ToolcallSuite(pytest.Module):
 
     providers: Sequence[str] = ()
     patterns: Sequence[str] = ()
+    #: whether items may fill the kit's default fixtures themselves: not when they are live
+    #: (their endpoint is the service or a cassette) or loopback, nor under --setup-show,
+    #: --setup-only or --setup-plan, which list the fixtures pytest sets up
+    fill_defaults: bool = False
 
     def collect(self) -> Iterator[CaseItem]:
         registry = build_registry(self.config)
@@ -296,15 +424,20 @@ class ToolcallSuite(pytest.Module):
         # the items of one contract share their body, so their fixture closure is the same: it
         # is worked out once per body, as pytest does for the items of one parametrized test
         infos: dict[Any, Any] = {}
+        direct: dict[Any, tuple[str, ...]] = {}
         for provider in self.providers:
             for case in registry.select(self.patterns, provider):
                 body = _BODIES[case.contract]
                 item = CaseItem.from_parent(self, name=f"{case.id}[{provider}]",
                                             callobj=body, fixtureinfo=infos.get(body))
-                infos.setdefault(body, item._fixtureinfo)
+                if body not in infos:
+                    infos[body] = item._fixtureinfo
+                    direct[body] = (direct_fixtures(item._fixtureinfo) if self.fill_defaults
+                                    else ())
                 _split_params(item)
                 item.stash[CASE_KEY] = case
                 item.stash[PROVIDER_KEY] = provider
+                item.stash[DIRECT_KEY] = direct[body]
                 item.add_marker(pytest.mark.toolcall)
                 item.user_properties += [("toolcall_case", case.id),
                                          ("toolcall_family", case.family),

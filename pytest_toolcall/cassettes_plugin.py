@@ -137,7 +137,9 @@ def toolcall_cassette_config() -> dict[str, Any]:
     """Replay and matching settings; override to change them: ``ignore_body_keys`` (top-level
     request keys left out of matching), ``secrets`` (more values to redact), ``seed`` (for
     seeded re-chunking). Redaction itself cannot be turned off."""
-    return {"ignore_body_keys": (), "secrets": (), "seed": 0}
+    from ._suite import default_cassette_config
+
+    return default_cassette_config()
 
 
 def _case(request: pytest.FixtureRequest) -> Any:

@@ -54,10 +54,14 @@ def pytest_configure(config: pytest.Config) -> None:
         raise
 
 
+def _transport(config: pytest.Config) -> str:
+    return _setting(config, "toolcall_transport") or "inprocess"
+
+
 def _configure(config: pytest.Config) -> None:
     providers(config)  # fail early on a bad name
     _check_known_gap_lines(config)
-    transport = _setting(config, "toolcall_transport") or "inprocess"
+    transport = _transport(config)
     if transport not in TRANSPORTS:
         raise pytest.UsageError(f"toolcall_transport = {transport!r}: use one of {TRANSPORTS}")
     loop_model = _setting(config, "toolcall_loop_model") or "inprocess"
@@ -66,10 +70,11 @@ def _configure(config: pytest.Config) -> None:
     config.pluginmanager.register(Summary(config), "toolcall-summary")
     adapter_spec = _setting(config, "toolcall_adapter").strip()
     if adapter_spec:  # the form is checked now, the factory imported when first needed
+        from ._suite import ADAPTER_SPEC
         from .shims._config import parse
 
         try:
-            config.stash[_ADAPTER_SPEC] = parse(adapter_spec)
+            config.stash[ADAPTER_SPEC] = parse(adapter_spec)
         except ToolcallUsageError as exc:
             raise pytest.UsageError(str(exc)) from None
     _take_suite_node_ids(config)
@@ -91,7 +96,6 @@ def _check_known_gap_lines(config: pytest.Config) -> None:
                 "'wire.parallel_calls: keeps only the first call (issue 12)'")
 
 
-_ADAPTER_SPEC = pytest.StashKey[Any]()
 #: the providers this session's plugins added (forgotten when it ends)
 _PLUGIN_PROVIDERS = pytest.StashKey[list[str]]()
 
@@ -239,7 +243,14 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     # An explicit nodeid keeps item ids short and the same wherever the suite is parented.
     suite = ToolcallSuite.from_parent(_suite_parent(session), name="toolcall", nodeid="toolcall",
                                      path=Path(_suite_file()))
+    from .cassettes_plugin import live_mode
+
     suite.providers = chosen
+    option = config.option
+    suite.fill_defaults = not (live_mode(config) or _transport(config) == "loopback"
+                               or getattr(option, "setupshow", False)
+                               or getattr(option, "setuponly", False)
+                               or getattr(option, "setupplan", False))
     suite.patterns = _split(_setting(config, "toolcall_cases"))
     items.extend(item for item in session.genitems(suite)  # type: ignore[arg-type]
                  if _selected_by_node_id(config, item.nodeid))
@@ -432,58 +443,53 @@ def toolcall_endpoint(request: pytest.FixtureRequest, toolcall_provider: str,
         with live as endpoint:
             yield endpoint
         return
-    from .fake import FakeProvider, in_process_endpoint, serve
+    from ._suite import default_endpoint
 
-    fake = FakeProvider(toolcall_provider)
-    if (_setting(request.config, "toolcall_transport") or "inprocess") == "loopback":
-        with serve(fake) as endpoint:
+    if _transport(request.config) == "loopback":
+        from .fake import FakeProvider, serve
+
+        with serve(FakeProvider(toolcall_provider)) as endpoint:
             yield endpoint
         return
-    endpoint = in_process_endpoint(fake)
+    endpoint = default_endpoint(toolcall_provider)
     yield endpoint
     endpoint.close()
 
 
 @pytest.fixture
-def toolcall_adapter(request: pytest.FixtureRequest, toolcall_endpoint: Any) -> Any:
+def toolcall_adapter(pytestconfig: pytest.Config, toolcall_endpoint: Any) -> Any:
     """The adapter under test. Override it in conftest.py to test yours; the default is the
     shim set with --toolcall-adapter, else the built-in reference adapter of the provider."""
-    from .reference import reference_adapter
+    from ._suite import default_adapter
 
-    spec = request.config.stash.get(_ADAPTER_SPEC, None)
-    if spec is not None:
-        return spec.adapter(toolcall_endpoint)
-
-    return reference_adapter(toolcall_endpoint)
+    return default_adapter(pytestconfig, toolcall_endpoint)
 
 
 @pytest.fixture
 def toolcall_loop(toolcall_profile: Any) -> Any:
     """The tool loop under test. Override it in conftest.py to test yours; the default is the
     reference loop, configured from the profile's loop policy."""
-    from .contracts import make_profile
-    from .reference.loop import ReferenceToolLoop
+    from ._suite import default_loop
 
-    return ReferenceToolLoop.from_profile(make_profile(toolcall_profile))
+    return default_loop(toolcall_profile)
 
 
 @pytest.fixture
 def toolcall_structured(toolcall_profile: Any) -> Any:
     """The structured output (tool -> json -> text fallback) under test. Override it to test
     yours; the default is the reference implementation."""
-    from .reference.fallback import ReferenceStructuredOutput
+    from ._suite import default_structured
 
-    return ReferenceStructuredOutput()
+    return default_structured()
 
 
 @pytest.fixture
 def toolcall_history(toolcall_profile: Any) -> Any:
     """The history builder under test. Override it to test yours; the default is the reference
     builder, configured from the profile's history policy."""
-    from .contracts import make_profile
-    from .reference.history import ReferenceHistoryBuilder
+    from ._suite import default_history
 
-    return ReferenceHistoryBuilder(failed_calls=make_profile(toolcall_profile).history_failed_calls)
+    return default_history(toolcall_profile)
 
 
 @pytest.fixture
@@ -500,9 +506,9 @@ def toolcall_tools() -> Iterator[Any]:
 @pytest.fixture
 def toolcall_profile(toolcall_provider: str) -> Any:
     """What the adapter under test claims (a Profile or a dict). Override it to narrow claims."""
-    from .reference import reference_profile
+    from ._suite import default_profile
 
-    return reference_profile(toolcall_provider)
+    return default_profile(toolcall_provider)
 
 
 # -- reporting --------------------------------------------------------------------------------
