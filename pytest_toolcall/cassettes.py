@@ -108,6 +108,30 @@ def env_secrets(environ: Mapping[str, str] | None = None) -> list[str]:
     return sorted(found(environ), key=len, reverse=True)
 
 
+#: the AUTH_BODY_FIELDS as JSON keys, quotes included
+_AUTH_KEYS = tuple(f'"{name}"' for name in AUTH_BODY_FIELDS)
+_AUTH_KEYS_BYTES = tuple(key.encode() for key in _AUTH_KEYS)
+
+
+def _no_credential_keys(raw: bytes) -> bool:
+    """Whether no key of the JSON text ``raw`` can be one of :data:`AUTH_BODY_FIELDS`, in any
+    case, told without parsing it. In UTF-8 text without ``\\u`` escapes every key stands as
+    written between quotes, and ``str.lower`` maps character by character (the one rule that
+    looks at neighbours, Greek final sigma, makes no ASCII letter): a key whose lower case is
+    one of those names leaves that name, quoted, in the lower-cased text. Text that is not
+    UTF-8, or holds escapes, is parsed and walked."""
+    if b"\\u" in raw:
+        return False
+    if raw.isascii():
+        lowered_bytes = raw.lower()
+        return not any(key in lowered_bytes for key in _AUTH_KEYS_BYTES)
+    try:
+        lowered = raw.decode("utf-8").lower()  # the Kelvin sign lower-cases to an ASCII k
+    except UnicodeDecodeError:
+        return False
+    return not any(key in lowered for key in _AUTH_KEYS)
+
+
 class Redactor:
     """Takes secrets out of requests and responses before they are written.
 
@@ -137,10 +161,16 @@ class Redactor:
 
     def learn_body(self, data: bytes) -> None:
         """Credentials in JSON body fields (``api_key``, ``access_token``, ...) at any depth."""
+        if isinstance(data, bytes) and _no_credential_keys(data):
+            return
         try:
             value = json.loads(data)
         except (ValueError, UnicodeDecodeError):
             return
+        self.learn_json(value)
+
+    def learn_json(self, value: Any) -> None:
+        """:meth:`learn_body` of a body already parsed."""
         stack = [value]
         while stack:
             item = stack.pop()
@@ -289,7 +319,7 @@ def cassette_path(root: Path | str, provider: str, case_id: str) -> Path:
 
 def snapshot_path(root: Path | str, provider: str, case_id: str) -> Path:
     """``<root>/requests/<provider>/<case id>.json``."""
-    return Path(root) / "requests" / provider / f"{case_id}.json"
+    return Path(root).joinpath("requests", provider, f"{case_id}.json")
 
 
 def write_atomic(path: Path, text: str) -> None:
@@ -662,6 +692,9 @@ def request_snapshot(exchanges: Iterable[Any], redactor: Redactor | None = None)
     return canonical_json(_snapshot_data(exchanges, redactor), indent=2) + "\n"
 
 
+_UNPARSED = object()
+
+
 def _snapshot_data(exchanges: Iterable[Any], redactor: Redactor | None = None) -> dict[str, Any]:
     """What :func:`request_snapshot` writes, before it is written as text."""
     redactor = redactor or Redactor()
@@ -670,12 +703,24 @@ def _snapshot_data(exchanges: Iterable[Any], redactor: Redactor | None = None) -
         headers = redactor.headers({k: v for k, v in exchange.headers.items()
                                     if k.lower() not in _VOLATILE_HEADERS
                                     and not k.lower().startswith("x-stainless")})
-        redactor.learn_body(exchange.body)
-        body_text = redactor.scrub_bytes(exchange.body).decode("utf-8", "replace")
+        raw = exchange.body
         try:
-            body: Any = json.loads(body_text) if body_text else None
-        except ValueError:
-            body = body_text
+            parsed: Any = json.loads(raw) if raw else None
+        except (ValueError, UnicodeDecodeError):
+            parsed = _UNPARSED
+        if parsed is not _UNPARSED and not _no_credential_keys(raw):
+            redactor.learn_json(parsed)
+        scrubbed = redactor.scrub_bytes(raw)
+        body_text = scrubbed.decode("utf-8", "replace")
+        if (parsed is not _UNPARSED and scrubbed is raw and raw[:3] != b"\xef\xbb\xbf"
+                and body_text.encode() == raw):
+            # nothing was scrubbed from a UTF-8 body: the text parses to what the bytes did
+            body: Any = parsed
+        else:
+            try:
+                body = json.loads(body_text) if body_text else None
+            except ValueError:
+                body = body_text
         entries.append({"step": exchange.step, "method": exchange.method,
                         "path": redactor.uri(exchange.path), "headers": headers, "body": body})
     return {"requests": entries}

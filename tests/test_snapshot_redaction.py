@@ -1,0 +1,98 @@
+"""Request snapshots parse each body once and skip the credential walk of a body that cannot
+hold a credential key (issue 9): what they hold and which secrets they learn stay exactly what
+the plain algorithm gives (learn from the parsed body, scrub the bytes, parse the scrubbed text).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pytest_toolcall.cassettes import (
+    AUTH_BODY_FIELDS,
+    Redactor,
+    _no_credential_keys,
+    _snapshot_data,
+)
+from pytest_toolcall.fake.provider import Exchange
+
+
+def _plain(bodies: list[bytes]) -> tuple[dict[str, Any], set[str]]:
+    """The algorithm the snapshot code must agree with, written the obvious way."""
+    redactor = Redactor(environ={})
+    entries = []
+    for body in bodies:
+        try:  # the walk over every parsed body, no shortcut
+            value = json.loads(body)
+        except (ValueError, UnicodeDecodeError):
+            value = None
+        if value is not None:
+            redactor.learn_json(value)
+        text = redactor.scrub_bytes(body).decode("utf-8", "replace")
+        try:
+            parsed: Any = json.loads(text) if text else None
+        except ValueError:
+            parsed = text
+        entries.append({"step": 0, "method": "POST", "path": "/v1/chat/completions",
+                        "headers": {}, "body": parsed})
+    return {"requests": entries}, redactor.secrets
+
+
+def _snapshot(bodies: list[bytes]) -> tuple[dict[str, Any], set[str]]:
+    redactor = Redactor(environ={})
+    exchanges = [Exchange(index=i, step=0, method="POST", path="/v1/chat/completions",
+                          headers={}, body=body) for i, body in enumerate(bodies)]
+    return _snapshot_data(exchanges, redactor), redactor.secrets
+
+
+KEY = "sk-proj-abcdefghijklmnop"
+BODIES = [
+    b'{"model": "m", "messages": [{"role": "user", "content": "hi"}]}',
+    b'{"model": "m", "api_key": "' + KEY.encode() + b'"}',
+    b'{"model": "m", "API_KEY": "' + KEY.encode() + b'"}',
+    b'{"model": "m", "nested": [{"Client_Secret": "' + KEY.encode() + b'"}]}',
+    b'{"model": "m", "\\u0061pi_key": "' + KEY.encode() + b'"}',  # an escaped key
+    ('{"model": "m", "api_\u212aey": "' + KEY + '"}').encode(),  # Kelvin sign: lower() is k
+    b'\xef\xbb\xbf{"model": "m"}',  # a UTF-8 byte order mark
+    b'{"model": "caf\xe9"}',  # not UTF-8
+    '{"model": "café", "text": "Saint-Étienne"}'.encode(),
+    b"not json at all",
+    b"",
+    b'{"model": "m", "content": "the key ' + KEY.encode() + b' again"}',
+]
+
+
+def test_the_shortcut_says_no_only_where_no_key_can_be_a_credential() -> None:
+    assert _no_credential_keys(BODIES[0])
+    for body in BODIES[1:6]:
+        assert not _no_credential_keys(body), body
+    assert not _no_credential_keys(BODIES[7])  # not UTF-8: parsed and walked
+    assert _no_credential_keys(BODIES[8])  # UTF-8 without a credential key
+
+
+def test_the_known_bodies_agree_with_the_plain_algorithm() -> None:
+    for body in BODIES:
+        assert _snapshot([body]) == _plain([body]), body
+    # together: a key learned from one body is scrubbed from the next
+    data, secrets = _snapshot(BODIES)
+    assert (data, secrets) == _plain(BODIES)
+    assert KEY in secrets
+    assert KEY not in json.dumps(data, ensure_ascii=False)
+
+
+_FIELDS = st.sampled_from([*AUTH_BODY_FIELDS, "API_KEY", "Secret", "model", "content", "x"])
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=12)
+    | st.just(KEY),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_FIELDS, inner, max_size=3),
+    max_leaves=8)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_JSON, min_size=1, max_size=3), st.booleans())
+def test_any_bodies_agree_with_the_plain_algorithm(values: list[Any], ascii_only: bool) -> None:
+    bodies = [json.dumps(v, ensure_ascii=ascii_only).encode() for v in values]
+    assert _snapshot(bodies) == _plain(bodies)
