@@ -6,7 +6,7 @@ read an answer (``parse_response``), a stream (``new_accumulator``) and an error
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
 import httpx
@@ -143,7 +143,7 @@ class StreamLines:
         self._pending = bytearray()  # the start of a line whose end has not arrived
         self._after_cr = False  # the last piece ended in CR: a LF first in the next is its pair
 
-    def feed(self, chunk: bytes) -> list[str]:
+    def feed(self, chunk: bytes) -> Sequence[str]:
         """The lines ``chunk`` completes."""
         if self._after_cr and chunk:
             self._after_cr = False
@@ -151,16 +151,17 @@ class StreamLines:
                 chunk = chunk[1:]
         if b"\n" not in chunk and b"\r" not in chunk:
             self._pending += chunk
-            return []
+            return ()  # (most pieces of a stream cut small: no new list for each)
         if self._pending:
             chunk = bytes(self._pending) + chunk
             self._pending.clear()
-        pieces = chunk.splitlines(keepends=True)  # bytes: CR LF, LF and CR only
-        if pieces[-1][-1:] == b"\r":
+        pieces = chunk.splitlines()  # bytes: CR LF, LF and CR only, each line without its end
+        end = chunk[-1:]  # how the last piece ends: a line end, or a line still to complete
+        if end == b"\r":
             self._after_cr = True
-        elif pieces[-1][-1:] != b"\n":
+        elif end != b"\n":
             self._pending += pieces.pop()
-        return [piece.rstrip(b"\r\n").decode("utf-8", "replace") for piece in pieces]
+        return [piece.decode("utf-8", "replace") for piece in pieces]
 
     def close(self) -> list[str]:
         """The last line, when the body ended without a line ending."""
