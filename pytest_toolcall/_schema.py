@@ -10,13 +10,18 @@ from typing import Any
 __all__ = ["schema_problem"]
 
 
+#: ``json.dumps(schema, sort_keys=True)``, with one encoder for every call (dumps builds one per
+#: call when given options): tool schemas are keyed on every request the fake reads
+_KEY = json.JSONEncoder(sort_keys=True)
+
+
 def schema_problem(schema: Mapping[str, Any]) -> tuple[str, str] | None:
     """``(where, message)`` when ``schema`` breaks the meta-schema it declares, else ``None``.
 
     The meta-schema is the one ``$schema`` names, draft 2020-12 when it names none.
     """
     try:
-        key = json.dumps(schema, sort_keys=True)
+        key = _KEY.encode(schema)
     except (TypeError, ValueError):  # not JSON at all: nothing to cache on
         return _check(schema)
     return _cached(key)

@@ -132,6 +132,11 @@ def _no_credential_keys(raw: bytes) -> bool:
     return not any(key in lowered for key in _AUTH_KEYS)
 
 
+#: a path alone: one slash first, then no query, fragment, userinfo or the characters urlsplit
+#: drops (tab, CR, LF)
+_BARE_PATH = re.compile(r"/(?!/)[^?#@\t\r\n]*")
+
+
 class Redactor:
     """Takes secrets out of requests and responses before they are written.
 
@@ -216,6 +221,13 @@ class Redactor:
         return out
 
     def uri(self, uri: str) -> str:
+        if _BARE_PATH.fullmatch(uri):
+            # a bare path (what the fake records): no query, no userinfo, and urlunsplit gives
+            # back what urlsplit took apart, so only the secrets are left to scrub
+            return self.scrub_text(uri)
+        return self._uri_parsed(uri)
+
+    def _uri_parsed(self, uri: str) -> str:
         parts = urlsplit(uri)
         query = []
         if parts.password:
@@ -250,8 +262,14 @@ class Redactor:
 
 
 # -- canonical bodies and matching --------------------------------------------------------------
+#: canonical_json's compact form, built once (json.dumps builds an encoder per call)
+_COMPACT_CANONICAL = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
 def canonical_json(value: Any, *, indent: int | None = None) -> str:
     """Sorted keys, no ASCII escapes: the same JSON always gives the same text."""
+    if indent is None:
+        return _COMPACT_CANONICAL.encode(value)
     separators = (",", ": ") if indent else (",", ":")
     return json.dumps(value, sort_keys=True, ensure_ascii=False, indent=indent,
                       separators=separators)
@@ -738,9 +756,12 @@ def _snapshot_unchanged(path: Path, data: Any) -> bool:
     value are equal exactly when the values are (the indentation follows from the value). Each
     snapshot file's own form is worked out once per process (keyed by its text)."""
     try:
-        old = path.read_text(encoding="utf-8")
+        with open(path, "rb") as handle:  # (read_text's text layer costs more than the read)
+            old = handle.read().decode("utf-8")
     except OSError:
         return False
+    if "\r" in old:  # what read_text's universal newlines make of it
+        old = old.replace("\r\n", "\n").replace("\r", "\n")
     if old not in _SNAPSHOT_FORMS:
         try:
             value = json.loads(old)

@@ -14,7 +14,17 @@ from typing import Any
 
 import pytest
 
-from .cassettes import CHUNKINGS, MISSING_POLICIES, RECORD_MODES
+from .cassettes import (
+    CHUNKINGS,
+    MISSING_POLICIES,
+    RECORD_MODES,
+    Redactor,
+    _snapshot_data,
+    _snapshot_unchanged,
+    canonical_json,
+    check_snapshot,
+    snapshot_path,
+)
 
 #: --toolcall-record-mode needs the network in these modes (once: only without a cassette)
 _NETWORK_MODES = ("new_episodes", "all")
@@ -386,15 +396,6 @@ def _check_snapshot(item: pytest.Item) -> None:
     exchanges = getattr(endpoint, "exchanges", None)
     if not exchanges:
         return
-    from .cassettes import (
-        Redactor,
-        _snapshot_data,
-        _snapshot_unchanged,
-        canonical_json,
-        check_snapshot,
-        snapshot_path,
-    )
-
     directory = funcargs.get("toolcall_cassette_dir")
     settings = funcargs.get("toolcall_cassette_config") or {}
     if directory is None:  # toolcall_endpoint overridden without ours: nothing to compare with

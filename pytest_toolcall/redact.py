@@ -142,12 +142,17 @@ def _matcher(environ: Mapping[str, str] | None) -> tuple[Any, dict[str, str]]:
     environment or the registered values change: masking runs on every report of every item."""
     # os.environ's own dict compares in C; walking the mapping would decode every entry
     env: Any = getattr(os.environ, "_data", os.environ) if environ is None else environ
-    if environ is None:  # without the variable pytest rewrites before every test phase
-        env = dict(env)
-        for volatile in (_VOLATILE_ENV, _VOLATILE_ENV.encode()):
-            env.pop(volatile, None)
     key = (_version[0], environ is None)
-    if _cache["key"] != key or _cache.get("env") != env:
+    seen = _cache.get("env")
+    if environ is None and seen is not None:
+        # the variable pytest rewrites before every test phase is no secret: the copy takes
+        # its current value, so the comparison below (in C, no copy) looks at the others
+        for volatile in (_VOLATILE_ENV, _VOLATILE_ENV.encode()):
+            if volatile in env:
+                seen[volatile] = env[volatile]
+            else:
+                seen.pop(volatile, None)
+    if _cache["key"] != key or seen != env:
         _cache["env"] = dict(env)
         values = _known(environ)
         pattern = re.compile("|".join(re.escape(v) for v in sorted(values, key=len, reverse=True)))

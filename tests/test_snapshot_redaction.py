@@ -96,3 +96,44 @@ _JSON = st.recursive(
 def test_any_bodies_agree_with_the_plain_algorithm(values: list[Any], ascii_only: bool) -> None:
     bodies = [json.dumps(v, ensure_ascii=ascii_only).encode() for v in values]
     assert _snapshot(bodies) == _plain(bodies)
+
+
+_PATH_CHARS = st.sampled_from(list("/abc-_.~%20:;=&+,!$'()*?#@[]\t\r\n é"))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(_PATH_CHARS, max_size=24), st.sampled_from(["", KEY]))
+def test_a_bare_path_is_scrubbed_as_the_url_parse_would(tail: str, secret: str) -> None:
+    """``Redactor.uri`` skips urlsplit/urlunsplit for a bare path (the fake records paths): the
+    text is what the parse and rebuild gives, with the same secrets learned."""
+    for uri in ("/" + tail, "/v1/" + secret + tail, tail):
+        fast, parsed = Redactor(environ={}), Redactor(environ={})
+        fast.secrets.add(KEY)
+        parsed.secrets.add(KEY)
+        assert _outcome(fast.uri, uri) == _outcome(parsed._uri_parsed, uri), uri
+        assert fast.secrets == parsed.secrets, uri
+
+
+def _outcome(scrub: Any, uri: str) -> Any:
+    try:
+        return scrub(uri)
+    except ValueError as exc:  # urlsplit's "Invalid IPv6 URL", on both paths alike
+        return repr(exc)
+
+
+def test_a_snapshot_with_crlf_line_ends_is_unchanged_as_read_text_reads_it(tmp_path: Any) -> None:
+    """The snapshot is read as bytes (faster than ``read_text``) with the same universal
+    newlines: a snapshot checked out with CR LF line ends still matches."""
+    from pytest_toolcall.cassettes import _snapshot_unchanged, canonical_json
+
+    data = {"requests": [{"step": 0, "method": "POST", "path": "/v1/chat/completions",
+                          "headers": {}, "body": {"model": "m", "text": "Saint-Étienne"}}]}
+    text = canonical_json(data, indent=2) + "\n"
+    for name, raw in (("lf", text), ("crlf", text.replace("\n", "\r\n")),
+                      ("cr", text.replace("\n", "\r"))):
+        path = tmp_path / f"{name}.json"
+        path.write_bytes(raw.encode())
+        assert _snapshot_unchanged(path, data), name
+        changed = {"requests": [dict(data["requests"][0], step=1)]}
+        assert not _snapshot_unchanged(path, changed), name
+    assert not _snapshot_unchanged(tmp_path / "missing.json", data)
