@@ -40,7 +40,7 @@ from ..model import (
     Usage,
     UserMessage,
 )
-from ._http import HttpxAdapter, RETRYABLE_TYPES, read_error, retry_fields
+from ._http import HttpxAdapter, RETRYABLE_TYPES, parsed_url, read_error, retry_fields
 
 __all__ = ["PROFILE", "SYNTHETIC_ID_PREFIX", "GeminiAdapter", "StreamAccumulator", "VertexAdapter"]
 
@@ -80,11 +80,11 @@ class GeminiAdapter(HttpxAdapter):
         return cls(endpoint.base_url, endpoint.api_key, client=endpoint.client,
                    async_client=endpoint.async_client, **kwargs)
 
-    def request_url(self, request: ChatRequest, *, stream: bool) -> str:
+    def request_url(self, request: ChatRequest, *, stream: bool) -> httpx.URL:
         model = request.model or self.model
         if stream:
-            return f"{self.base_url}/models/{model}:streamGenerateContent?alt=sse"
-        return f"{self.base_url}/models/{model}:generateContent"
+            return parsed_url(f"{self.base_url}/models/{model}:streamGenerateContent?alt=sse")
+        return parsed_url(f"{self.base_url}/models/{model}:generateContent")
 
     # -- canonical -> wire --------------------------------------------------------------------
     def build_body(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
