@@ -722,10 +722,13 @@ def _snapshot_data(exchanges: Iterable[Any], redactor: Redactor | None = None) -
                                     if k.lower() not in _VOLATILE_HEADERS
                                     and not k.lower().startswith("x-stainless")})
         raw = exchange.body
-        try:
-            parsed: Any = json.loads(raw) if raw else None
-        except (ValueError, UnicodeDecodeError):
-            parsed = _UNPARSED
+        # the fake provider parsed these very bytes (Exchange.json); read as they are
+        parsed: Any = getattr(exchange, "json", None)
+        if parsed is None:
+            try:
+                parsed = json.loads(raw) if raw else None
+            except (ValueError, UnicodeDecodeError):
+                parsed = _UNPARSED
         if parsed is not _UNPARSED and not _no_credential_keys(raw):
             redactor.learn_json(parsed)
         scrubbed = redactor.scrub_bytes(raw)
