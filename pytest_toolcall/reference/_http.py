@@ -14,7 +14,8 @@ import httpx
 
 from ..model import ChatRequest, ChatResponse
 
-__all__ = ["RETRYABLE_TYPES", "HttpxAdapter", "StreamLines", "parsed_url", "read_error", "retry_fields"]
+__all__ = ["RETRYABLE_TYPES", "HttpxAdapter", "StreamLines", "parsed_url", "read_error",
+           "retry_fields"]
 
 
 def _unreachable(exc: Exception) -> Exception:
