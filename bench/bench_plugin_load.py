@@ -45,7 +45,7 @@ def _run(project: Path, extra: list[str]) -> float:
     return elapsed
 
 
-def measure(runs: int) -> dict[str, float]:
+def measure(runs: int) -> tuple[dict[str, float], tuple[float, float]]:
     with tempfile.TemporaryDirectory() as tmp:
         project = Path(tmp)
         (project / "test_one.py").write_text("def test_one():\n    pass\n")
@@ -57,7 +57,45 @@ def measure(runs: int) -> dict[str, float]:
         for _ in range(runs):
             for name, extra in variants.items():
                 times[name].append(_run(project, extra))
-    return {name: statistics.median(values) * 1000 for name, values in times.items()}
+    sessions = [t * 1000 for name in ("with", "without") for t in times[name]]
+    return ({name: statistics.median(values) * 1000 for name, values in times.items()},
+            (min(sessions), max(sessions)))
+
+
+#: the same pair of sessions with ``pytest.main`` in one warm process, alternated: no
+#: interpreter start-up and no imports after the first round, so what is left of the difference
+#: is the plugin's registration, options, markers and hooks, without the +-50 ms that separate
+#: two cold sessions here
+_WARM = """\
+import contextlib, io, json, statistics, sys, time
+import pytest
+rounds = int(sys.argv[1])
+common = ["-q", "-p", "no:cacheprovider"]
+plan = {"with": common, "without": common + ["-p", "no:toolcall"]}
+walls = {name: [] for name in plan}
+for n in range(rounds + 3):  # the first three rounds warm imports and caches: dropped
+    for name, args in plan.items():
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            started = time.perf_counter()
+            pytest.main(args)
+            elapsed = time.perf_counter() - started
+        if n >= 3:
+            walls[name].append(elapsed)
+print(json.dumps({name: statistics.median(v) * 1000 for name, v in walls.items()}))
+"""
+
+
+def measure_warm(rounds: int) -> dict[str, float]:
+    """Medians (ms) of the one-test session with and without the plugin, in one warm process."""
+    with tempfile.TemporaryDirectory() as tmp:
+        project = Path(tmp)
+        (project / "test_one.py").write_text("def test_one():\n    pass\n")
+        (project / "warm.py").write_text(_WARM)
+        done = subprocess.run([sys.executable, "warm.py", str(rounds)], cwd=project,
+                              capture_output=True, text=True, check=False, env=_ENV)
+        if done.returncode != 0:
+            raise SystemExit(f"the warm measurement failed:\n{done.stdout}{done.stderr}")
+        return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -67,13 +105,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args(argv)
     runs = 2 if args.quick else args.runs
-    ms = measure(runs)
+    ms, spread = measure(runs)
+    warm = measure_warm(3 if args.quick else 30)
     added = ms["with"] - ms["without"]
     verdict = "PASS" if added <= TARGET_MS else "MISS"
     print(f"one-test session without the plugin (-p no:toolcall): {ms['without']:8.1f} ms")
     print(f"one-test session with the plugin installed, unused:   {ms['with']:8.1f} ms")
     print(f"plugin cost when unused: {added:+.1f} ms, ratio {ms['with'] / ms['without']:.3f} "
           f"(target <= {TARGET_MS:.0f} ms: {verdict}; medians of {runs})")
+    print(f"  (the {2 * runs} sessions above took {spread[0]:.0f} to {spread[1]:.0f} ms; "
+          "bench/README.md says how much the difference moves from run to run)")
+    warm_added = warm["with"] - warm["without"]
+    print(f"for information, in one warm process (pytest.main alternated, medians of "
+          f"{3 if args.quick else 30}): {warm['without']:.1f} ms without, {warm['with']:.1f} ms "
+          f"with: {warm_added:+.1f} ms for the plugin's registration, options, markers and "
+          "hooks (its modules, imported once, are not in this figure)")
     print(f"the kit asked for (--toolcall-cases naming no case):  {ms['asked']:8.1f} ms "
           f"({ms['asked'] - ms['without']:+.1f} ms)")
     if "PYTHONDONTWRITEBYTECODE" in os.environ:
@@ -81,7 +127,9 @@ def main(argv: list[str] | None = None) -> int:
               "caches as in a project)")
     if args.json:
         args.json.write_text(json.dumps({"runs": runs, "ms": ms, "added_ms": added,
-                                         "target_ms": TARGET_MS, "quick": args.quick}, indent=2))
+                                         "target_ms": TARGET_MS, "quick": args.quick,
+                                         "session_ms_range": spread, "warm_ms": warm,
+                                         "warm_added_ms": warm_added}, indent=2))
     return 0
 
 
