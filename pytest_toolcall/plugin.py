@@ -266,7 +266,8 @@ def _asked_for(config: pytest.Config) -> bool:
 def _wants_kit(plugin: object) -> bool:
     """A conftest.py or plugin that overrides a toolcall_* fixture or adds cases."""
     module = getattr(plugin, "__name__", "")
-    if not isinstance(module, str) or module.startswith("pytest_toolcall"):
+    # pytest's own plugins (half of those registered) define no toolcall_* fixture
+    if not isinstance(module, str) or module.startswith(("pytest_toolcall", "_pytest.")):
         return False
     if callable(getattr(plugin, "pytest_toolcall_cases", None)):
         return True
