@@ -282,6 +282,8 @@ def fixture_names(plugin: object) -> set[str]:
     except TypeError:
         return names
     for attribute, value in list(members.items()):
+        if not callable(value):  # (a fixture always is: the two lookups below cost more)
+            continue
         marker = (getattr(value, "_fixture_function_marker", None)
                   or getattr(value, "_pytestfixturefunction", None))
         if marker is None:
