@@ -26,7 +26,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 TARGET_MS = 15.0
 
@@ -48,24 +50,40 @@ def _run(project: Path, extra: list[str]) -> float:
     return elapsed
 
 
+def _alternated(variants: dict[str, Any], runs: int,
+                run: Callable[[Any], float]) -> dict[str, list[float]]:
+    """Each variant's times: a first round that warms the file system and bytecode caches
+    (dropped), then ``runs`` rounds, each variant first as often as last. The session run right
+    after another is a few ms faster (caches warmed), which favoured whichever came second."""
+    order = list(variants.items())
+    times: dict[str, list[float]] = {name: [] for name in variants}
+    for n in range(runs + 1):
+        for name, spec in (order if n % 2 == 0 else order[::-1]):
+            elapsed = run(spec)
+            if n:
+                times[name].append(elapsed)
+    return times
+
+
+def _project(tmp: str) -> Path:
+    project = Path(tmp)
+    (project / "test_one.py").write_text("def test_one():\n    pass\n")
+    return project
+
+
+def _medians(times: dict[str, list[float]]) -> dict[str, float]:
+    return {name: statistics.median(values) * 1000 for name, values in times.items()}
+
+
 def measure(runs: int) -> tuple[dict[str, float], tuple[float, float]]:
+    """Medians (ms) of the three variants, and the range of the with/without sessions."""
+    variants = {"with": [], "without": ["-p", "no:toolcall"],
+                "asked": ["--toolcall-cases=no-such-case"]}
     with tempfile.TemporaryDirectory() as tmp:
-        project = Path(tmp)
-        (project / "test_one.py").write_text("def test_one():\n    pass\n")
-        variants = {"with": [], "without": ["-p", "no:toolcall"],
-                    "asked": ["--toolcall-cases=no-such-case"]}
-        times: dict[str, list[float]] = {name: [] for name in variants}
-        for name, extra in variants.items():  # warm the file system and bytecode caches
-            _run(project, extra)
-        order = list(variants.items())
-        for n in range(runs):
-            # each variant first as often as last: the session run right after another is a
-            # few ms faster (caches warmed), which favoured whichever variant came second
-            for name, extra in (order if n % 2 == 0 else order[::-1]):
-                times[name].append(_run(project, extra))
+        project = _project(tmp)
+        times = _alternated(variants, runs, lambda extra: _run(project, extra))
     sessions = [t * 1000 for name in ("with", "without") for t in times[name]]
-    return ({name: statistics.median(values) * 1000 for name, values in times.items()},
-            (min(sessions), max(sessions)))
+    return _medians(times), (min(sessions), max(sessions))
 
 
 #: the same pair of sessions in a bare pytest: no plugin autoloaded (so none of the other
@@ -82,26 +100,21 @@ _BARE = {
 
 
 def measure_bare(runs: int) -> dict[str, float]:
-    """Medians (ms) of the one-test session in a bare pytest, with and without the plugin
-    (cold processes, alternated in an order reversed every other round)."""
+    """Medians (ms) of the one-test session in a bare pytest, with and without the plugin."""
     env = dict(_ENV, PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
+
+    def run(code: str) -> float:
+        start = time.perf_counter()
+        done = subprocess.run([sys.executable, "-c", code], cwd=project, capture_output=True,
+                              text=True, check=False, env=env)
+        elapsed = time.perf_counter() - start
+        if done.returncode != 0:
+            raise SystemExit(f"the bare-pytest session failed:\n{done.stdout}{done.stderr}")
+        return elapsed
+
     with tempfile.TemporaryDirectory() as tmp:
-        project = Path(tmp)
-        (project / "test_one.py").write_text("def test_one():\n    pass\n")
-        order = list(_BARE.items())
-        times: dict[str, list[float]] = {name: [] for name in _BARE}
-        for n in range(runs + 1):  # the first round warms the caches: dropped
-            for name, code in (order if n % 2 == 0 else order[::-1]):
-                start = time.perf_counter()
-                done = subprocess.run([sys.executable, "-c", code], cwd=project,
-                                      capture_output=True, text=True, check=False, env=env)
-                elapsed = time.perf_counter() - start
-                if done.returncode != 0:
-                    raise SystemExit(f"the bare-pytest session failed:\n{done.stdout}"
-                                     f"{done.stderr}")
-                if n:
-                    times[name].append(elapsed)
-    return {name: statistics.median(values) * 1000 for name, values in times.items()}
+        project = _project(tmp)
+        return _medians(_alternated(_BARE, runs, run))
 
 
 def main(argv: list[str] | None = None) -> int:
