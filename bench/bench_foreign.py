@@ -70,12 +70,12 @@ def _client() -> Any:
 
 
 def _one(case: Any, mode: str, child: Any, profile: Any, fetch_child: Any = None) -> float:
-    from pytest_toolcall.fake import FakeProvider, in_process_endpoint
-    from pytest_toolcall.foreign import served
-    from pytest_toolcall.foreign import ForeignAdapter
+    from pytest_toolcall.providers.fake import FakeProvider, in_process_endpoint
+    from pytest_toolcall.run.foreign import served
+    from pytest_toolcall.run.foreign import ForeignAdapter
     from pytest_toolcall.reference import reference_adapter
     from pytest_toolcall.reference.openai import OpenAIChatAdapter
-    from pytest_toolcall.runner import CaseSkipped, run_case
+    from pytest_toolcall.run.runner import CaseSkipped, run_case
 
     started = time.perf_counter()
     fake = FakeProvider("openai")
@@ -101,8 +101,8 @@ def _one(case: Any, mode: str, child: Any, profile: Any, fetch_child: Any = None
 def _bare_round_trip(count: int = 200) -> float:
     """One complete -> result exchange with a child that answers at once (no HTTP)."""
     from pytest_toolcall import ChatRequest, UserMessage
-    from pytest_toolcall.fake import FakeProvider
-    from pytest_toolcall.foreign import Child, ForeignAdapter, served
+    from pytest_toolcall.providers.fake import FakeProvider
+    from pytest_toolcall.run.foreign import Child, ForeignAdapter, served
 
     harness = (ROOT / "docs" / "examples" / "node" / "harness.mjs").as_uri()
     code = (f"import {{ serve }} from {json.dumps(harness)};"
@@ -134,8 +134,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     from pytest_toolcall.cases import default_registry
-    from pytest_toolcall.contracts import make_profile
-    from pytest_toolcall.foreign import Child
+    from pytest_toolcall.core.contracts import make_profile
+    from pytest_toolcall.run.foreign import Child
 
     child = Child(["node", str(NODE_ADAPTER)], provider="openai")
     child.start()

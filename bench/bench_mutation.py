@@ -105,7 +105,7 @@ def verdict(function: str, mutant: str) -> tuple[str, str]:
 
 
 def main() -> int:
-    from pytest_toolcall.mutation import MutationRun, render_text, run_mutation
+    from pytest_toolcall.cli.mutation import MutationRun, render_text, run_mutation
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--source", default="pytest_toolcall/reference/openai.py")

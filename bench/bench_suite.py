@@ -51,7 +51,7 @@ MATRIX_TARGET_S = 30.0
 
 
 def _dialects() -> tuple[str, ...]:
-    from pytest_toolcall.dialects import DIALECT_NAMES
+    from pytest_toolcall.providers.dialects import DIALECT_NAMES
 
     return DIALECT_NAMES
 _PASSED = re.compile(r"(\d+) passed")
@@ -70,7 +70,7 @@ class _CountingList(list):  # type: ignore[type-arg]
 # -- in-process ---------------------------------------------------------------------------------
 def _fresh(provider: str) -> tuple[Any, Any, Any]:
     """What the plugin's fixtures build for one item: endpoint, adapter, profile."""
-    from pytest_toolcall.fake import FakeProvider, in_process_endpoint
+    from pytest_toolcall.providers.fake import FakeProvider, in_process_endpoint
     from pytest_toolcall.reference import reference_adapter, reference_profile
 
     endpoint = in_process_endpoint(FakeProvider(provider))
@@ -84,7 +84,7 @@ def measure_in_process(patterns: Sequence[str], repeats: int,
                        provider: str = "openai") -> list[dict[str, Any]]:
     """Per case: median ``run_case`` seconds over ``repeats``, setup seconds, round trips."""
     from pytest_toolcall.cases import default_registry
-    from pytest_toolcall.runner import CaseSkipped, run_case
+    from pytest_toolcall.run.runner import CaseSkipped, run_case
 
     rows = []
     for case in default_registry().select(patterns, provider):

@@ -6,9 +6,9 @@ from collections.abc import Callable
 from typing import Any
 
 from pytest_toolcall.cases import Case, ScriptedCall, Step, Turn, check, make_case
-from pytest_toolcall.checks import wire_request
-from pytest_toolcall.errors import ConformanceFailure
-from pytest_toolcall.model import (
+from pytest_toolcall.run.checks import wire_request
+from pytest_toolcall.core.errors import ConformanceFailure
+from pytest_toolcall.core.model import (
     AssistantMessage,
     ChatRequest,
     ToolCall,
@@ -16,7 +16,7 @@ from pytest_toolcall.model import (
     ToolSpec,
     UserMessage,
 )
-from pytest_toolcall.runner import CaseRun
+from pytest_toolcall.run.runner import CaseRun
 
 WEATHER = ToolSpec(
     name="get_weather",

@@ -11,20 +11,27 @@ from __future__ import annotations
 from typing import Any
 
 from pytest_toolcall.cases import Case, ScriptedCall, Step, StreamPlan, Turn, check
-from pytest_toolcall.checks import matches_script, usage_reported, wire_request
-from pytest_toolcall.errors import ConformanceFailure
-from pytest_toolcall.dialects.anthropic import AnthropicMessages, thinking_signature
-from pytest_toolcall.model import (
+from pytest_toolcall.run.checks import matches_script, usage_reported, wire_request
+from pytest_toolcall.core.errors import ConformanceFailure
+from pytest_toolcall.providers.dialects.anthropic import AnthropicMessages, thinking_signature
+from pytest_toolcall.core.model import (
     AssistantMessage,
     NamedToolChoice,
     Reasoning,
     ToolMessage,
     UserMessage,
 )
-from pytest_toolcall.runner import CaseRun
+from pytest_toolcall.run.runner import CaseRun
 
-from ._common import PARIS_TOKYO_TIME, answered, calls, case, reasoning_decoded, request
-from .wire import history_intact, replay_arguments_are_json
+from pytest_toolcall.conformance._common import (
+    PARIS_TOKYO_TIME,
+    answered,
+    calls,
+    case,
+    reasoning_decoded,
+    request,
+)
+from pytest_toolcall.conformance.wire import history_intact, replay_arguments_are_json
 
 DIALECT = ("anthropic",)
 _TWO = Turn(tool_calls=PARIS_TOKYO_TIME[:2])

@@ -12,10 +12,10 @@ and dates: ``pytest_toolcall.providers.AZURE_OPENAI``.
 from __future__ import annotations
 
 from pytest_toolcall.cases import Case, ErrorReply, Step, StreamPlan, Turn
-from pytest_toolcall.checks import matches_script
+from pytest_toolcall.run.checks import matches_script
 
-from ._common import PARIS_TOKYO_TIME, calls, case, request
-from .errors import error_surfaced, provider_error
+from pytest_toolcall.conformance._common import PARIS_TOKYO_TIME, calls, case, request
+from pytest_toolcall.conformance.errors import error_surfaced, provider_error
 
 DIALECT = ("azure-openai",)
 

@@ -16,18 +16,22 @@ import json
 from collections.abc import Callable
 
 from pytest_toolcall.cases import Case, ErrorReply, ScriptedCall, Step, StreamPlan, Turn, check
-from pytest_toolcall.checks import (
+from pytest_toolcall.run.checks import (
     compare_response,
     error_surfaced,
     matches_script,
     usage_reported,
 )
-from pytest_toolcall.dialects.deepseek import INSUFFICIENT_BALANCE, DeepSeek, reasoning_text
-from pytest_toolcall.errors import ConformanceFailure
-from pytest_toolcall.model import Reasoning
-from pytest_toolcall.runner import CaseRun
+from pytest_toolcall.providers.dialects.deepseek import (
+    INSUFFICIENT_BALANCE,
+    DeepSeek,
+    reasoning_text,
+)
+from pytest_toolcall.core.errors import ConformanceFailure
+from pytest_toolcall.core.model import Reasoning
+from pytest_toolcall.run.runner import CaseRun
 
-from ._common import (
+from pytest_toolcall.conformance._common import (
     PARIS_TOKYO_TIME,
     calls,
     case,
@@ -35,7 +39,7 @@ from ._common import (
     reasoning_replayed_steps,
     request,
 )
-from .errors import provider_error
+from pytest_toolcall.conformance.errors import provider_error
 
 DIALECT = ("deepseek",)
 _THOUGHT = ("The user asks for two cities and the time. I will call get_weather for Paris and "

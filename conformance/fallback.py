@@ -14,9 +14,9 @@ from collections.abc import Callable
 from typing import Any
 
 from pytest_toolcall.cases import Case, ScriptedCall, Turn, check, make_case
-from pytest_toolcall.errors import ConformanceFailure
-from pytest_toolcall.fallbackrun import FallbackRun, FallbackScript
-from pytest_toolcall.model import ToolSpec
+from pytest_toolcall.core.errors import ConformanceFailure
+from pytest_toolcall.run.fallbackrun import FallbackRun, FallbackScript
+from pytest_toolcall.core.model import ToolSpec
 
 _PLAN_SCHEMA: dict[str, Any] = {
     "type": "object",

@@ -10,11 +10,17 @@ and repeats the id on the argument fragments (timbal-ai/timbal PR #27). Sources 
 from __future__ import annotations
 
 from pytest_toolcall.cases import Case, Step, StreamPlan, Turn
-from pytest_toolcall.checks import matches_script
-from pytest_toolcall.model import Reasoning
+from pytest_toolcall.run.checks import matches_script
+from pytest_toolcall.core.model import Reasoning
 
-from ._common import PARIS_TOKYO_TIME, case, reasoning_decoded, reasoning_replayed_steps, request
-from .deepseek import reasoning_content_check
+from pytest_toolcall.conformance._common import (
+    PARIS_TOKYO_TIME,
+    case,
+    reasoning_decoded,
+    reasoning_replayed_steps,
+    request,
+)
+from pytest_toolcall.conformance.deepseek import reasoning_content_check
 
 DIALECT = ("fireworks",)
 KIMI = "accounts/fireworks/models/kimi-k2p6"

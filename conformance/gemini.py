@@ -6,14 +6,22 @@ from __future__ import annotations
 from typing import Any
 
 from pytest_toolcall.cases import Case, Step, StreamPlan, Turn, check
-from pytest_toolcall.checks import matches_script
-from pytest_toolcall.dialects.gemini import Gemini, _camel, thought_signature
-from pytest_toolcall.errors import ConformanceFailure
-from pytest_toolcall.model import AssistantMessage, ToolCall, ToolMessage
-from pytest_toolcall.runner import CaseRun
+from pytest_toolcall.run.checks import matches_script
+from pytest_toolcall.providers.dialects.gemini import Gemini, _camel, thought_signature
+from pytest_toolcall.core.errors import ConformanceFailure
+from pytest_toolcall.core.model import AssistantMessage, ToolCall, ToolMessage
+from pytest_toolcall.run.runner import CaseRun
 
-from ._common import ASK, PARIS_TOKYO_TIME, calls, case, one_step, replayed_step, request
-from .wire import history_intact
+from pytest_toolcall.conformance._common import (
+    ASK,
+    PARIS_TOKYO_TIME,
+    calls,
+    case,
+    one_step,
+    replayed_step,
+    request,
+)
+from pytest_toolcall.conformance.wire import history_intact
 
 GEMINI = ("gemini",)
 _NO_IDS = tuple(c.model_copy(update={"id": None}) for c in PARIS_TOKYO_TIME)

@@ -14,12 +14,24 @@ import json
 from typing import Any
 
 from pytest_toolcall.cases import Case, ErrorReply, ScriptedCall, Step, StreamPlan, Turn, check
-from pytest_toolcall.checks import describe_error, error_surfaced, matches_script, usage_reported
-from pytest_toolcall.errors import ConformanceFailure
-from pytest_toolcall.model import Reasoning
-from pytest_toolcall.runner import CaseRun
+from pytest_toolcall.run.checks import (
+    describe_error,
+    error_surfaced,
+    matches_script,
+    usage_reported,
+)
+from pytest_toolcall.core.errors import ConformanceFailure
+from pytest_toolcall.core.model import Reasoning
+from pytest_toolcall.run.runner import CaseRun
 
-from ._common import PARIS_TOKYO_TIME, calls, case, one_step, reasoning_decoded, request
+from pytest_toolcall.conformance._common import (
+    PARIS_TOKYO_TIME,
+    calls,
+    case,
+    one_step,
+    reasoning_decoded,
+    request,
+)
 
 DIALECT = ("groq",)
 _THOUGHT = "The user wants the weather in Paris and Tokyo and the time; three calls."

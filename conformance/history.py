@@ -10,10 +10,10 @@ from collections.abc import Callable
 from typing import Any
 
 from pytest_toolcall.cases import Case, check, make_case
-from pytest_toolcall.dialects import DIALECT_NAMES, get_dialect
-from pytest_toolcall.errors import ConformanceFailure
-from pytest_toolcall.looprun import HistoryRun, HistoryScript
-from pytest_toolcall.model import (
+from pytest_toolcall.providers.dialects import DIALECT_NAMES, get_dialect
+from pytest_toolcall.core.errors import ConformanceFailure
+from pytest_toolcall.run.looprun import HistoryRun, HistoryScript
+from pytest_toolcall.core.model import (
     AssistantMessage,
     Reasoning,
     SystemMessage,
@@ -37,7 +37,7 @@ Q2 = UserMessage(content="And tomorrow?")
 
 
 def _wire(dialect: str, messages: list[Any]) -> Any:
-    from pytest_toolcall.model import ChatRequest
+    from pytest_toolcall.core.model import ChatRequest
     from pytest_toolcall.reference import request_body
 
     return request_body(dialect, ChatRequest(messages=tuple(messages)))
@@ -78,7 +78,7 @@ _ACCEPTS: dict[tuple[str, Any], Any] = {}
 
 
 def _rejection(name: str, messages: list[Any], key: Any) -> Any:
-    from pytest_toolcall.dialects import _PLUGIN_CLASSES
+    from pytest_toolcall.providers.dialects import _PLUGIN_CLASSES
 
     if key is None or name in _PLUGIN_CLASSES:  # a plugin's dialect: asked every time
         return get_dialect(name).validate(_wire(name, messages))

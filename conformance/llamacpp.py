@@ -14,13 +14,13 @@ from __future__ import annotations
 from typing import Any
 
 from pytest_toolcall.cases import Case, ErrorReply, ScriptedCall, Step, Turn, check
-from pytest_toolcall.checks import error_surfaced, matches_script
-from pytest_toolcall.dialects.llamacpp import JINJA_REQUIRED, call_id
-from pytest_toolcall.errors import ConformanceFailure
-from pytest_toolcall.model import Reasoning
-from pytest_toolcall.runner import CaseRun
+from pytest_toolcall.run.checks import error_surfaced, matches_script
+from pytest_toolcall.providers.dialects.llamacpp import JINJA_REQUIRED, call_id
+from pytest_toolcall.core.errors import ConformanceFailure
+from pytest_toolcall.core.model import Reasoning
+from pytest_toolcall.run.runner import CaseRun
 
-from ._common import (
+from pytest_toolcall.conformance._common import (
     PARIS_TOKYO_TIME,
     answered,
     case,
@@ -28,8 +28,8 @@ from ._common import (
     reasoning_replayed_steps,
     request,
 )
-from .deepseek import reasoning_content_check
-from .errors import provider_error
+from pytest_toolcall.conformance.deepseek import reasoning_content_check
+from pytest_toolcall.conformance.errors import provider_error
 
 DIALECT = ("llamacpp",)
 #: a gpt-oss analysis as llama-server hands it over in reasoning_content

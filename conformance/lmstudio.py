@@ -15,18 +15,18 @@ import json
 from collections.abc import Callable
 
 from pytest_toolcall.cases import Case, ErrorReply, ScriptedCall, Step, StreamPlan, Turn, check
-from pytest_toolcall.checks import error_surfaced, matches_script
-from pytest_toolcall.dialects.lmstudio import (
+from pytest_toolcall.run.checks import error_surfaced, matches_script
+from pytest_toolcall.providers.dialects.lmstudio import (
     NO_MODELS_LOADED,
     STREAM_CONTEXT_OVERFLOW,
     UNEXPECTED_ENDPOINT,
 )
-from pytest_toolcall.errors import ConformanceFailure
-from pytest_toolcall.model import Reasoning
-from pytest_toolcall.runner import CaseRun
+from pytest_toolcall.core.errors import ConformanceFailure
+from pytest_toolcall.core.model import Reasoning
+from pytest_toolcall.run.runner import CaseRun
 
-from ._common import case, reasoning_decoded, replayed_step, request
-from .errors import provider_error
+from pytest_toolcall.conformance._common import case, reasoning_decoded, replayed_step, request
+from pytest_toolcall.conformance.errors import provider_error
 
 DIALECT = ("lmstudio",)
 #: ids as LM Studio's docs show them (openai-compat/tools: the answer and the stream)

@@ -13,12 +13,21 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from pytest_toolcall.cases import Case, ErrorReply, ScriptedCall, Turn, check, make_case
-from pytest_toolcall.errors import ConformanceFailure
-from pytest_toolcall.looprun import LoopRun, LoopScript
-from pytest_toolcall.model import AssistantMessage, ToolMessage, ToolSpec, UserMessage
-from pytest_toolcall.tools import SECRET, ScriptedTool, crash, fail, hang, ok, permanent, sleep
+from pytest_toolcall.core.errors import ConformanceFailure
+from pytest_toolcall.run.looprun import LoopRun, LoopScript
+from pytest_toolcall.core.model import AssistantMessage, ToolMessage, ToolSpec, UserMessage
+from pytest_toolcall.cases.tools import (
+    SECRET,
+    ScriptedTool,
+    crash,
+    fail,
+    hang,
+    ok,
+    permanent,
+    sleep,
+)
 
-from ._common import WEATHER
+from pytest_toolcall.conformance._common import WEATHER
 
 STOCK = ToolSpec(name="get_stock", description="Stock level of a product.",
                  parameters={"type": "object", "properties": {"sku": {"type": "string"}},
@@ -1467,7 +1476,7 @@ def stop_reported(run: LoopRun) -> None:
 
 
 def _pressed_stop(profile: Any) -> LoopScript:
-    from pytest_toolcall.looprun import CancelScript
+    from pytest_toolcall.run.looprun import CancelScript
 
     # the user presses stop while get_weather runs; a loop that ignores it gets the answer
     return CancelScript(messages=ASK, tools=_tools(get_weather=[ok("18°C, sunny")]),

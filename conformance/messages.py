@@ -32,19 +32,26 @@ from __future__ import annotations
 from typing import Any
 
 from pytest_toolcall.cases import Case, Step, Turn, check
-from pytest_toolcall.checks import matches_script, wire_request
-from pytest_toolcall.errors import ConformanceFailure
-from pytest_toolcall.model import (
+from pytest_toolcall.run.checks import matches_script, wire_request
+from pytest_toolcall.core.errors import ConformanceFailure
+from pytest_toolcall.core.model import (
     AssistantMessage,
     SystemMessage,
     ToolCall,
     ToolMessage,
     UserMessage,
 )
-from pytest_toolcall.runner import CaseRun
+from pytest_toolcall.run.runner import CaseRun
 
-from ._common import ASK, PARIS_TOKYO_TIME, calls, case, one_step, request
-from .wire import _messages_intact, history_intact
+from pytest_toolcall.conformance._common import (
+    ASK,
+    PARIS_TOKYO_TIME,
+    calls,
+    case,
+    one_step,
+    request,
+)
+from pytest_toolcall.conformance.wire import _messages_intact, history_intact
 
 #: dialects whose wire has one system slot at the top: every system message goes there
 SINGLE_SLOT = frozenset({"anthropic", "gemini", "vertex"})  # vertex: the gemini wire

@@ -12,13 +12,20 @@ from __future__ import annotations
 from typing import Any
 
 from pytest_toolcall.cases import Case, Step, StreamPlan, Turn, check
-from pytest_toolcall.checks import matches_script, usage_reported
-from pytest_toolcall.dialects.mistral import thinking_text, valid_id
-from pytest_toolcall.errors import ConformanceFailure
-from pytest_toolcall.model import AssistantMessage, Reasoning, ToolCall, ToolMessage
-from pytest_toolcall.runner import CaseRun
+from pytest_toolcall.run.checks import matches_script, usage_reported
+from pytest_toolcall.providers.dialects.mistral import thinking_text, valid_id
+from pytest_toolcall.core.errors import ConformanceFailure
+from pytest_toolcall.core.model import AssistantMessage, Reasoning, ToolCall, ToolMessage
+from pytest_toolcall.run.runner import CaseRun
 
-from ._common import ASK, PARIS_TOKYO_TIME, calls, case, reasoning_decoded, request
+from pytest_toolcall.conformance._common import (
+    ASK,
+    PARIS_TOKYO_TIME,
+    calls,
+    case,
+    reasoning_decoded,
+    request,
+)
 
 DIALECT = ("mistral",)
 _THOUGHT = "Two cities and the time: get_weather for Paris, then for Tokyo.\n"

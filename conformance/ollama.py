@@ -8,12 +8,20 @@ the shared index cases against an OpenAI adapter on that route instead.
 from __future__ import annotations
 
 from pytest_toolcall.cases import Case, ErrorReply, Step, StreamPlan, Turn, check
-from pytest_toolcall.checks import error_surfaced, matches_script, same_result_both_ways
-from pytest_toolcall.errors import ConformanceFailure
-from pytest_toolcall.runner import CaseRun
+from pytest_toolcall.run.checks import error_surfaced, matches_script, same_result_both_ways
+from pytest_toolcall.core.errors import ConformanceFailure
+from pytest_toolcall.run.runner import CaseRun
 
-from ._common import PARIS_TOKYO_TIME, answered, calls, case, one_step, replayed_step, request
-from .wire import history_intact
+from pytest_toolcall.conformance._common import (
+    PARIS_TOKYO_TIME,
+    answered,
+    calls,
+    case,
+    one_step,
+    replayed_step,
+    request,
+)
+from pytest_toolcall.conformance.wire import history_intact
 
 _DIALECTS = ("ollama",)
 _NO_IDS = StreamPlan(quirks=frozenset({"no_ids"}))

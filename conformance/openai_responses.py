@@ -8,13 +8,13 @@ argument fragments name, and what a replayed item may carry as ``id`` (never the
 from __future__ import annotations
 
 from pytest_toolcall.cases import Case, ErrorReply, ScriptedCall, Step, StreamPlan, Turn, check
-from pytest_toolcall.checks import error_surfaced, matches_script, usage_reported
-from pytest_toolcall.dialects.openai_responses import OpenAIResponses, item_id
-from pytest_toolcall.errors import ConformanceFailure
-from pytest_toolcall.model import AssistantMessage, Reasoning, ToolCall, ToolMessage
-from pytest_toolcall.runner import CaseRun
+from pytest_toolcall.run.checks import error_surfaced, matches_script, usage_reported
+from pytest_toolcall.providers.dialects.openai_responses import OpenAIResponses, item_id
+from pytest_toolcall.core.errors import ConformanceFailure
+from pytest_toolcall.core.model import AssistantMessage, Reasoning, ToolCall, ToolMessage
+from pytest_toolcall.run.runner import CaseRun
 
-from ._common import (
+from pytest_toolcall.conformance._common import (
     ASK,
     PARIS_TOKYO_TIME,
     answered,
@@ -25,7 +25,7 @@ from ._common import (
     replayed_step,
     request,
 )
-from .wire import history_intact
+from pytest_toolcall.conformance.wire import history_intact
 
 DIALECT = ("openai-responses",)
 

@@ -13,11 +13,11 @@ the ``errors`` family (``errors.in_stream`` included).
 from __future__ import annotations
 
 from pytest_toolcall.cases import Case, Step, StreamPlan, Turn
-from pytest_toolcall.checks import error_surfaced, matches_script, usage_reported
-from pytest_toolcall.dialects.openrouter import MID_STREAM_ERROR
-from pytest_toolcall.model import Reasoning
+from pytest_toolcall.run.checks import error_surfaced, matches_script, usage_reported
+from pytest_toolcall.providers.dialects.openrouter import MID_STREAM_ERROR
+from pytest_toolcall.core.model import Reasoning
 
-from ._common import (
+from pytest_toolcall.conformance._common import (
     PARIS_TOKYO_TIME,
     calls,
     case,

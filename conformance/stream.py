@@ -3,15 +3,23 @@
 from __future__ import annotations
 
 from pytest_toolcall.cases import Case, ErrorReply, ScriptedCall, Step, StreamPlan, Turn
-from pytest_toolcall.checks import (
+from pytest_toolcall.run.checks import (
     error_surfaced,
     matches_script,
     same_result_both_ways,
     usage_reported,
 )
 
-from ._common import PARIS_TOKYO_TIME, TEXT_ARGUMENTS, calls, case, one_step, replayed_step, request
-from .wire import history_intact, replay_arguments_are_json
+from pytest_toolcall.conformance._common import (
+    PARIS_TOKYO_TIME,
+    TEXT_ARGUMENTS,
+    calls,
+    case,
+    one_step,
+    replayed_step,
+    request,
+)
+from pytest_toolcall.conformance.wire import history_intact, replay_arguments_are_json
 
 
 def _turn(tool_calls: tuple[ScriptedCall, ...] = PARIS_TOKYO_TIME, text: str | None = None,

@@ -10,10 +10,16 @@ chunks that said ``"tool_calls"``, and that last chunk carries the usage whateve
 from __future__ import annotations
 
 from pytest_toolcall.cases import Case, Step, StreamPlan, Turn
-from pytest_toolcall.checks import matches_script, usage_reported
-from pytest_toolcall.model import Reasoning
+from pytest_toolcall.run.checks import matches_script, usage_reported
+from pytest_toolcall.core.model import Reasoning
 
-from ._common import PARIS_TOKYO_TIME, calls, case, reasoning_decoded, request
+from pytest_toolcall.conformance._common import (
+    PARIS_TOKYO_TIME,
+    calls,
+    case,
+    reasoning_decoded,
+    request,
+)
 
 DIALECT = ("together",)
 _THOUGHT = ("The user wants the weather in Paris and Tokyo and the time. I will call "

@@ -13,20 +13,20 @@ issues named in each case's ``why``, confirmed 2026-11-25.
 from __future__ import annotations
 
 from pytest_toolcall.cases import Case, ErrorReply, ScriptedCall, Step, StreamPlan, Turn, check
-from pytest_toolcall.checks import error_surfaced, matches_script
-from pytest_toolcall.dialects.vllm import AUTO_NEEDS_PARSER
-from pytest_toolcall.errors import ConformanceFailure
-from pytest_toolcall.model import ChatRequest, NamedToolChoice, Reasoning, UserMessage
-from pytest_toolcall.runner import CaseRun
+from pytest_toolcall.run.checks import error_surfaced, matches_script
+from pytest_toolcall.providers.dialects.vllm import AUTO_NEEDS_PARSER
+from pytest_toolcall.core.errors import ConformanceFailure
+from pytest_toolcall.core.model import ChatRequest, NamedToolChoice, Reasoning, UserMessage
+from pytest_toolcall.run.runner import CaseRun
 
-from ._common import (
+from pytest_toolcall.conformance._common import (
     PARIS_TOKYO_TIME,
     case,
     reasoning_decoded,
     reasoning_replayed_steps,
     request,
 )
-from .errors import provider_error
+from pytest_toolcall.conformance.errors import provider_error
 
 DIALECT = ("vllm",)
 _THOUGHT = ("The user asks for two cities. I will call get_weather for Paris and for "

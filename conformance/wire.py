@@ -5,14 +5,18 @@ from __future__ import annotations
 from typing import Any
 
 from pytest_toolcall.cases import Case, Step, ErrorReply, ScriptedCall, Turn, check
-from pytest_toolcall.checks import error_surfaced, matches_script, usage_reported, wire_request
-from pytest_toolcall.errors import ConformanceFailure
-from pytest_toolcall.model import (
-    AssistantMessage, NamedToolChoice, ToolMessage, UserMessage, extends_id,
+from pytest_toolcall.run.checks import error_surfaced, matches_script, usage_reported, wire_request
+from pytest_toolcall.core.errors import ConformanceFailure
+from pytest_toolcall.core.model import (
+    AssistantMessage,
+    NamedToolChoice,
+    ToolMessage,
+    UserMessage,
+    extends_id,
 )
-from pytest_toolcall.runner import CaseRun
+from pytest_toolcall.run.runner import CaseRun
 
-from ._common import (
+from pytest_toolcall.conformance._common import (
     answered,
     PARIS_TOKYO_TIME,
     SEARCH,
@@ -264,7 +268,7 @@ def _messages_intact(run: CaseRun) -> None:
 @check("wire.replay.arguments_json")
 def replay_arguments_are_json(run: CaseRun) -> None:
     """Replayed calls carry arguments as a JSON object text, never "" or null."""
-    from pytest_toolcall.model import parse_arguments
+    from pytest_toolcall.core.model import parse_arguments
 
     for record in run.steps[1:]:
         for message in wire_request(run, record.index).messages:
@@ -309,7 +313,7 @@ _MALFORMED_WORDS = ("malformed", "invalid", "unexpected", "missing", "empty", "n
 @check("error.message")
 def says_malformed(run: CaseRun) -> None:
     """The error raised on a 200 that is not an answer says so (or repeats the body's words)."""
-    from pytest_toolcall.checks import _chain, describe_error
+    from pytest_toolcall.run.checks import _chain, describe_error
 
     for record in run.steps:
         if record.step.expect != "error" or record.error is None:

@@ -14,11 +14,11 @@ reasoning tokens out while ``total_tokens`` counts them. Its errors are flat, ``
 from __future__ import annotations
 
 from pytest_toolcall.cases import Case, ErrorReply, Step, Turn, Usage
-from pytest_toolcall.checks import error_surfaced, matches_script, usage_reported
-from pytest_toolcall.model import Reasoning
+from pytest_toolcall.run.checks import error_surfaced, matches_script, usage_reported
+from pytest_toolcall.core.model import Reasoning
 
-from ._common import PARIS_TOKYO_TIME, case, one_step, reasoning_decoded
-from .errors import provider_error
+from pytest_toolcall.conformance._common import PARIS_TOKYO_TIME, case, one_step, reasoning_decoded
+from pytest_toolcall.conformance.errors import provider_error
 
 DIALECT = ("xai",)
 #: a grok-3-mini thought, as the recorded streams open ("First, the user is asking ...")

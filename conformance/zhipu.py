@@ -14,12 +14,12 @@ from __future__ import annotations
 from typing import Any
 
 from pytest_toolcall.cases import Case, ScriptedCall, Step, StreamPlan, Turn, check
-from pytest_toolcall.checks import matches_script, usage_reported
-from pytest_toolcall.errors import ConformanceFailure
-from pytest_toolcall.model import Reasoning
-from pytest_toolcall.runner import CaseRun
+from pytest_toolcall.run.checks import matches_script, usage_reported
+from pytest_toolcall.core.errors import ConformanceFailure
+from pytest_toolcall.core.model import Reasoning
+from pytest_toolcall.run.runner import CaseRun
 
-from ._common import (
+from pytest_toolcall.conformance._common import (
     PARIS_TOKYO_TIME,
     answered,
     calls,
@@ -28,7 +28,7 @@ from ._common import (
     reasoning_replayed_steps,
     request,
 )
-from .deepseek import reasoning_content_check
+from pytest_toolcall.conformance.deepseek import reasoning_content_check
 
 DIALECT = ("zhipu",)
 _THOUGHT = ("The user wants the weather in two cities and the time. I will call get_weather "

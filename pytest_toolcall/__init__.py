@@ -9,7 +9,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the names, for type checkers and readers; at run time they load on first use
-    from .cases import (
+    from pytest_toolcall.cases import (
         Case,
         ErrorReply,
         ScriptedCall,
@@ -20,8 +20,8 @@ if TYPE_CHECKING:  # the names, for type checkers and readers; at run time they 
         make_case,
         register,
     )
-    from .contracts import AsyncChatAdapter, ChatAdapter, Profile
-    from .errors import (
+    from pytest_toolcall.core.contracts import AsyncChatAdapter, ChatAdapter, Profile
+    from pytest_toolcall.core.errors import (
         CaseDefinitionError,
         ConformanceFailure,
         IncompleteStreamError,
@@ -31,9 +31,14 @@ if TYPE_CHECKING:  # the names, for type checkers and readers; at run time they 
         ToolcallError,
         UsageError,
     )
-    from .fake import Endpoint, FakeProvider, serve
-    from .fallback import AsyncStructuredOutput, FallbackRequest, FallbackResult, StructuredOutput
-    from .loop import (
+    from pytest_toolcall.providers.fake import Endpoint, FakeProvider, serve
+    from pytest_toolcall.core.fallback import (
+        AsyncStructuredOutput,
+        FallbackRequest,
+        FallbackResult,
+        StructuredOutput,
+    )
+    from pytest_toolcall.core.loop import (
         AsyncToolLoop,
         HistoryBuilder,
         LoopEvent,
@@ -42,7 +47,7 @@ if TYPE_CHECKING:  # the names, for type checkers and readers; at run time they 
         ToolError,
         ToolLoop,
     )
-    from .model import (
+    from pytest_toolcall.core.model import (
         AssistantMessage,
         ChatRequest,
         ChatResponse,
@@ -61,9 +66,9 @@ if TYPE_CHECKING:  # the names, for type checkers and readers; at run time they 
         UserMessage,
         assemble_stream,
     )
-    from .runner import CaseRun, run_case
+    from pytest_toolcall.run.runner import CaseRun, run_case
 
-from ._layout import install as _install_cases
+from pytest_toolcall.core._layout import install as _install_cases
 
 _install_cases()  # the built-in suite imports as pytest_toolcall.conformance (stdlib only, cheap)
 
@@ -72,59 +77,59 @@ __version__ = "0.1.0"
 #: public name -> the module that defines it. Imported on first use (PEP 562), so that loading
 #: the pytest plugin, which imports this package, costs nothing until the kit is used (issue 9).
 _LAZY: dict[str, str] = {
-    "AssistantMessage": ".model",
-    "AsyncChatAdapter": ".contracts",
-    "AsyncStructuredOutput": ".fallback",
-    "AsyncToolLoop": ".loop",
+    "AssistantMessage": ".core.model",
+    "AsyncChatAdapter": ".core.contracts",
+    "AsyncStructuredOutput": ".core.fallback",
+    "AsyncToolLoop": ".core.loop",
     "Case": ".cases",
-    "CaseDefinitionError": ".errors",
-    "CaseRun": ".runner",
-    "ChatAdapter": ".contracts",
-    "ChatRequest": ".model",
-    "ChatResponse": ".model",
-    "ConformanceFailure": ".errors",
-    "Endpoint": ".fake",
+    "CaseDefinitionError": ".core.errors",
+    "CaseRun": ".run.runner",
+    "ChatAdapter": ".core.contracts",
+    "ChatRequest": ".core.model",
+    "ChatResponse": ".core.model",
+    "ConformanceFailure": ".core.errors",
+    "Endpoint": ".providers.fake",
     "ErrorReply": ".cases",
-    "FakeProvider": ".fake",
-    "FallbackRequest": ".fallback",
-    "FallbackResult": ".fallback",
-    "HistoryBuilder": ".loop",
-    "IncompleteStreamError": ".errors",
-    "KitError": ".errors",
-    "LoopEvent": ".loop",
-    "LoopRequest": ".loop",
-    "LoopResult": ".loop",
-    "NamedToolChoice": ".model",
-    "Profile": ".contracts",
-    "ProviderError": ".errors",
-    "Reasoning": ".model",
-    "ReasoningComplete": ".model",
+    "FakeProvider": ".providers.fake",
+    "FallbackRequest": ".core.fallback",
+    "FallbackResult": ".core.fallback",
+    "HistoryBuilder": ".core.loop",
+    "IncompleteStreamError": ".core.errors",
+    "KitError": ".core.errors",
+    "LoopEvent": ".core.loop",
+    "LoopRequest": ".core.loop",
+    "LoopResult": ".core.loop",
+    "NamedToolChoice": ".core.model",
+    "Profile": ".core.contracts",
+    "ProviderError": ".core.errors",
+    "Reasoning": ".core.model",
+    "ReasoningComplete": ".core.model",
     "ScriptedCall": ".cases",
     "Step": ".cases",
-    "StreamDone": ".model",
-    "StreamError": ".errors",
+    "StreamDone": ".core.model",
+    "StreamError": ".core.errors",
     "StreamPlan": ".cases",
-    "StructuredOutput": ".fallback",
-    "SystemMessage": ".model",
-    "TextDelta": ".model",
-    "ToolCall": ".model",
-    "ToolCallComplete": ".model",
-    "ToolCallDelta": ".model",
-    "ToolError": ".loop",
-    "ToolLoop": ".loop",
-    "ToolMessage": ".model",
-    "ToolSpec": ".model",
-    "ToolcallError": ".errors",
+    "StructuredOutput": ".core.fallback",
+    "SystemMessage": ".core.model",
+    "TextDelta": ".core.model",
+    "ToolCall": ".core.model",
+    "ToolCallComplete": ".core.model",
+    "ToolCallDelta": ".core.model",
+    "ToolError": ".core.loop",
+    "ToolLoop": ".core.loop",
+    "ToolMessage": ".core.model",
+    "ToolSpec": ".core.model",
+    "ToolcallError": ".core.errors",
     "Turn": ".cases",
-    "Usage": ".model",
-    "UsageError": ".errors",
-    "UserMessage": ".model",
-    "assemble_stream": ".model",
+    "Usage": ".core.model",
+    "UsageError": ".core.errors",
+    "UserMessage": ".core.model",
+    "assemble_stream": ".core.model",
     "check": ".cases",
     "make_case": ".cases",
     "register": ".cases",
-    "run_case": ".runner",
-    "serve": ".fake",
+    "run_case": ".run.runner",
+    "serve": ".providers.fake",
 }
 
 

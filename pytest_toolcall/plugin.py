@@ -22,8 +22,8 @@ from typing import Any
 
 import pytest
 
-from . import hookspecs
-from ._names import (
+from pytest_toolcall.core import hookspecs
+from pytest_toolcall.core._names import (
     LOOP_MODELS,
     MISSING_POLICIES,
     PROVIDERS,
@@ -33,7 +33,7 @@ from ._names import (
 )
 
 #: the module registered when the kit is asked for (it loads its sub-plugins itself)
-CORE = "pytest_toolcall.core_plugin"
+CORE = "pytest_toolcall.plugins.core"
 
 #: option dest -> default and ini name -> default, as defined below: a value other than its
 #: default asks for the kit
@@ -172,7 +172,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def providers(config: pytest.Config) -> list[str]:
     """The providers the suite runs for; a usage error names the valid ones."""
-    from .dialects import DIALECT_NAMES
+    from pytest_toolcall.providers.dialects import DIALECT_NAMES
 
     names = _split(_setting(config, "toolcall_provider"))
     if not names and config.getoption("toolcall_provider") is not None:
@@ -185,13 +185,13 @@ def providers(config: pytest.Config) -> list[str]:
 
 def providers_named(names: list[str]) -> list[str]:
     """The named providers, checked; 'all' is every one."""
-    from .dialects import DIALECT_NAMES
+    from pytest_toolcall.providers.dialects import DIALECT_NAMES
 
     if names == ["all"]:
         return list(DIALECT_NAMES)
     unknown = [n for n in names if n not in DIALECT_NAMES]
     if unknown:
-        from .providers import REGISTRY
+        from pytest_toolcall.providers import REGISTRY
 
         families: dict[str, list[str]] = {}
         for name in DIALECT_NAMES:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_toolcall.model import ChatResponse
+from pytest_toolcall.core.model import ChatResponse
 from pytest_toolcall.reference.deepseek import DeepSeekAdapter, DeepSeekStreamAccumulator
 from pytest_toolcall.reference.openai import OpenAIChatAdapter
 
@@ -103,7 +103,7 @@ import json  # noqa: E402
 
 import controls as _generic  # noqa: E402  # tests/controls.py
 
-from pytest_toolcall.errors import ProviderError  # noqa: E402
+from pytest_toolcall.core.errors import ProviderError  # noqa: E402
 
 
 class StatusLost(_generic.StatusLost, DeepSeekAdapter):

@@ -8,7 +8,7 @@ from typing import Any
 
 import controls as _generic  # tests/controls.py
 
-from pytest_toolcall.model import ChatResponse, ToolCallDelta
+from pytest_toolcall.core.model import ChatResponse, ToolCallDelta
 from pytest_toolcall.reference.deepseek import DeepSeekStreamAccumulator
 from pytest_toolcall.reference.fireworks import FireworksAdapter
 from pytest_toolcall.reference.openai import OpenAIChatAdapter, _Slot

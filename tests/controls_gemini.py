@@ -9,8 +9,8 @@ from typing import Any
 
 import httpx
 
-from pytest_toolcall.errors import ProviderError
-from pytest_toolcall.model import (
+from pytest_toolcall.core.errors import ProviderError
+from pytest_toolcall.core.model import (
     AssistantMessage,
     ChatRequest,
     SystemMessage,

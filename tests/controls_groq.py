@@ -8,8 +8,8 @@ from typing import Any
 
 import controls as _generic  # tests/controls.py
 
-from pytest_toolcall.errors import ProviderError
-from pytest_toolcall.model import ChatResponse
+from pytest_toolcall.core.errors import ProviderError
+from pytest_toolcall.core.model import ChatResponse
 from pytest_toolcall.reference.groq import GroqAdapter, GroqStreamAccumulator
 from pytest_toolcall.reference.openai import OpenAIChatAdapter, StreamAccumulator
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_toolcall.model import ChatResponse
+from pytest_toolcall.core.model import ChatResponse
 from pytest_toolcall.reference.mistral import MistralAdapter, MistralStreamAccumulator
 from pytest_toolcall.reference.openai import OpenAIChatAdapter, StreamAccumulator
 

@@ -10,7 +10,13 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from pytest_toolcall.model import ChatRequest, SystemMessage, ToolCall, ToolCallDelta, ToolMessage
+from pytest_toolcall.core.model import (
+    ChatRequest,
+    SystemMessage,
+    ToolCall,
+    ToolCallDelta,
+    ToolMessage,
+)
 from pytest_toolcall.reference.ollama import NdjsonAccumulator, OllamaAdapter
 
 

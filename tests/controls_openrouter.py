@@ -9,8 +9,8 @@ from typing import Any
 
 import controls as _generic  # tests/controls.py
 
-from pytest_toolcall.errors import StreamError
-from pytest_toolcall.model import ChatResponse
+from pytest_toolcall.core.errors import StreamError
+from pytest_toolcall.core.model import ChatResponse
 from pytest_toolcall.reference.openai import OpenAIChatAdapter, StreamAccumulator
 from pytest_toolcall.reference.openrouter import OpenRouterAdapter, OpenRouterStreamAccumulator
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import controls as _generic  # tests/controls.py
 
-from pytest_toolcall.model import ChatRequest, ChatResponse
+from pytest_toolcall.core.model import ChatRequest, ChatResponse
 from pytest_toolcall.reference.openai import OpenAIChatAdapter, StreamAccumulator
 from pytest_toolcall.reference.vllm import VLLMAdapter, VLLMStreamAccumulator
 

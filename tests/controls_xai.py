@@ -8,7 +8,7 @@ from typing import Any
 
 import controls as _generic  # tests/controls.py
 
-from pytest_toolcall.model import ChatResponse, Usage
+from pytest_toolcall.core.model import ChatResponse, Usage
 from pytest_toolcall.reference.deepseek import DeepSeekStreamAccumulator
 from pytest_toolcall.reference.openai import OpenAIChatAdapter, StreamAccumulator, ToolCallDelta
 from pytest_toolcall.reference.xai import XAIAdapter

@@ -8,7 +8,7 @@ from typing import Any
 
 import controls as _generic  # tests/controls.py
 
-from pytest_toolcall.model import ChatResponse
+from pytest_toolcall.core.model import ChatResponse
 from pytest_toolcall.reference.deepseek import DeepSeekAdapter, DeepSeekStreamAccumulator
 from pytest_toolcall.reference.openai import OpenAIChatAdapter
 from pytest_toolcall.reference.zhipu import ZhipuAdapter

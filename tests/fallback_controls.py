@@ -15,8 +15,8 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from pytest_toolcall.fallback import FallbackRequest, FallbackResult
-from pytest_toolcall.model import TextDelta, ToolCall, ToolCallComplete
+from pytest_toolcall.core.fallback import FallbackRequest, FallbackResult
+from pytest_toolcall.core.model import TextDelta, ToolCall, ToolCallComplete
 from pytest_toolcall.reference.fallback import Collector, ReferenceStructuredOutput, prose_objects
 
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pytest_toolcall.errors import ConformanceFailure
-from pytest_toolcall.runner import CaseSkipped, run_case
+from pytest_toolcall.core.errors import ConformanceFailure
+from pytest_toolcall.run.runner import CaseSkipped, run_case
 
 
 def outcome(case: Any, loop: Any, profile: Any) -> Any:

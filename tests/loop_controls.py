@@ -21,9 +21,16 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from pytest_toolcall.loop import LoopRequest, LoopResult, ToolError
-from pytest_toolcall.model import (AssistantMessage, ChatRequest, ChatResponse, ToolCall,
-                                   ToolMessage, Usage, UserMessage)
+from pytest_toolcall.core.loop import LoopRequest, LoopResult, ToolError
+from pytest_toolcall.core.model import (
+    AssistantMessage,
+    ChatRequest,
+    ChatResponse,
+    ToolCall,
+    ToolMessage,
+    Usage,
+    UserMessage,
+)
 from pytest_toolcall.reference.history import ReferenceHistoryBuilder
 from pytest_toolcall.reference.loop import ReferenceToolLoop, _Outcome, _State
 

@@ -19,10 +19,10 @@ from typing import Any
 import pytest
 
 from pytest_toolcall.cases import Turn, default_registry
-from pytest_toolcall.errors import ConformanceFailure
-from pytest_toolcall.fake import FakeProvider, in_process_endpoint, serve
-from pytest_toolcall.fake.provider import Endpoint
-from pytest_toolcall.runner import run_case
+from pytest_toolcall.core.errors import ConformanceFailure
+from pytest_toolcall.providers.fake import FakeProvider, in_process_endpoint, serve
+from pytest_toolcall.providers.fake.provider import Endpoint
+from pytest_toolcall.run.runner import run_case
 
 MODES = ["create", "create_stream", "stream_helper"]
 

@@ -12,10 +12,10 @@ from collections.abc import Callable
 from typing import Any
 
 from pytest_toolcall.cases import default_registry
-from pytest_toolcall.errors import ConformanceFailure
-from pytest_toolcall.fake import FakeProvider, in_process_endpoint
+from pytest_toolcall.core.errors import ConformanceFailure
+from pytest_toolcall.providers.fake import FakeProvider, in_process_endpoint
 from pytest_toolcall.reference import reference_profile
-from pytest_toolcall.runner import CaseSkipped
+from pytest_toolcall.run.runner import CaseSkipped
 
 FAMILIES = ("wire.*", "stream.*", "errors.*")
 
@@ -95,7 +95,7 @@ def run_matrix(shim: Callable[[Any], Any], dialect: str, profile: Any = None,
             endpoint = in_process_endpoint(FakeProvider(dialect))
             try:
                 run_one = shim(endpoint)
-                from pytest_toolcall.runner import run_case
+                from pytest_toolcall.run.runner import run_case
 
                 run_case(case, run_one, claimed, endpoint)
                 passed += 1

@@ -1,5 +1,5 @@
 """The real-bug catalogue stays true: every WIRE.md §6 bug has a negative control that runs and a
-case that cites it, and the committed docs/bugs.md is what ``pytest_toolcall.bugs`` renders."""
+case that cites it, and the committed docs/bugs.md is what ``pytest_toolcall.cases.bugs`` renders."""
 
 from __future__ import annotations
 
@@ -11,16 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from pytest_toolcall import bugs
+from pytest_toolcall.cases import bugs
 from pytest_toolcall.cases import ScriptedCall, Step, Turn, make_case
-from pytest_toolcall.dialects import DIALECT_NAMES
-from pytest_toolcall.model import ChatRequest, UserMessage
+from pytest_toolcall.providers.dialects import DIALECT_NAMES
+from pytest_toolcall.core.model import ChatRequest, UserMessage
 
 ROOT = Path(__file__).resolve().parents[1]
 BUGS_MD = ROOT / "docs" / "bugs.md"
 #: WIRE.md, the project's notes on provider wire formats, is kept beside the repository
 #: (../shared/WIRE.md, shared with the sessions that write the kit), not in it: a clone has no copy.
-#: bugs.BUGS (pytest_toolcall/bugs.py) is the committed copy of its §6 table, each row with its
+#: bugs.BUGS (pytest_toolcall/cases/bugs.py) is the committed copy of its §6 table, each row with its
 #: public source. $TOOLCALL_WIRE_MD points at another copy.
 WIRE_MD_ENV = "TOOLCALL_WIRE_MD"
 WIRE_MD = Path(os.environ.get(WIRE_MD_ENV) or ROOT.parent / "shared" / "WIRE.md")
@@ -72,7 +72,7 @@ def test_bug_list_matches_wire_md() -> None:
             pytest.fail(f"${WIRE_MD_ENV} points at {WIRE_MD}, which does not exist")
         reason = (f"not checked: {WIRE_MD} is absent. WIRE.md (the project's notes on provider "
                   "wire formats) lives beside the repository, not in it, so a clone has no copy; "
-                  "bugs.BUGS in pytest_toolcall/bugs.py is the committed copy of its §6 table and "
+                  "bugs.BUGS in pytest_toolcall/cases/bugs.py is the committed copy of its §6 table and "
                   "the other tests here check that copy against the controls, the cases and "
                   f"docs/bugs.md. Set ${WIRE_MD_ENV} to a copy of WIRE.md to run this check.")
         warnings.warn(pytest.PytestWarning(reason), stacklevel=1)  # in the warnings summary
@@ -80,7 +80,7 @@ def test_bug_list_matches_wire_md() -> None:
     table = bugs.parse_wire_table(WIRE_MD.read_text(encoding="utf-8"))
     assert len(table) >= 17, "the §6 table of WIRE.md was not found or not parsed"
     assert [source for source, _ in table] == [source for source, _ in bugs.BUGS], (
-        "WIRE.md §6 changed: update bugs.BUGS in pytest_toolcall/bugs.py, then run "
+        "WIRE.md §6 changed: update bugs.BUGS in pytest_toolcall/cases/bugs.py, then run "
         f"{bugs.COMMAND}")
     assert list(bugs.BUGS) == table
 
@@ -217,7 +217,7 @@ def test_render_from_a_small_tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
 
 
 def test_render_without_tests_dir_names_the_fix(tmp_path: Path) -> None:
-    from pytest_toolcall.errors import UsageError
+    from pytest_toolcall.core.errors import UsageError
 
     with pytest.raises(UsageError, match="source checkout"):
         bugs.render(tmp_path, [])
@@ -254,7 +254,7 @@ def _dialect_section(name: str) -> str:
 @pytest.mark.parametrize("dialect", DIALECT_NAMES)
 def test_dialects_md_names_each_dialects_rules_and_cases(dialect: str, cases: list) -> None:
     section = _dialect_section(dialect)
-    from pytest_toolcall.dialects import _REGISTRY
+    from pytest_toolcall.providers.dialects import _REGISTRY
 
     # vertex lives in gemini.py: the module the dialect registry names
     module = ROOT / "pytest_toolcall" / "dialects" / f"{_REGISTRY[dialect][0]}.py"

@@ -18,9 +18,9 @@ from pytest_toolcall.cases import (
     default_registry,
     make_case,
 )
-from pytest_toolcall.contracts import CAPABILITIES
-from pytest_toolcall.errors import CaseDefinitionError
-from pytest_toolcall.model import ChatRequest, UserMessage
+from pytest_toolcall.core.contracts import CAPABILITIES
+from pytest_toolcall.core.errors import CaseDefinitionError
+from pytest_toolcall.core.model import ChatRequest, UserMessage
 
 REQUEST = ChatRequest(messages=(UserMessage(content="hi"),))
 

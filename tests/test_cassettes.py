@@ -12,7 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from pytest_toolcall.cassettes import (
+from pytest_toolcall.output.cassettes import (
     CassetteError,
     Redactor,
     ReplayTransport,
@@ -23,10 +23,10 @@ from pytest_toolcall.cassettes import (
     rechunk,
     vcr_context,
 )
-from pytest_toolcall.dialects import DIALECT_NAMES
-from pytest_toolcall.fake import serve
-from pytest_toolcall.live import LIVE_CASES, StandInProvider, access
-from pytest_toolcall.model import ChatRequest, UserMessage
+from pytest_toolcall.providers.dialects import DIALECT_NAMES
+from pytest_toolcall.providers.fake import serve
+from pytest_toolcall.run.live import LIVE_CASES, StandInProvider, access
+from pytest_toolcall.core.model import ChatRequest, UserMessage
 
 SECRET = "sk-planted-SECRET-0123456789abcdef"
 
@@ -97,7 +97,7 @@ def test_redaction_keeps_credential_names_for_matching() -> None:
 
 
 def test_short_and_unrelated_environment_values_are_not_secrets() -> None:
-    from pytest_toolcall.cassettes import env_secrets
+    from pytest_toolcall.output.cassettes import env_secrets
 
     assert env_secrets({"OPENAI_API_KEY": "sk-123456789", "HOME": "/root/very/long/path",
                         "MY_TOKEN": "short"}) == ["sk-123456789"]
@@ -212,9 +212,9 @@ def test_access_names_the_variable_to_set() -> None:
 @pytest.mark.parametrize("provider", DIALECT_NAMES)
 def test_live_cases_are_valid_scripted_cases(provider: str) -> None:
     """Each live case runs against the fake like any case (and scripts the stand-in)."""
-    from pytest_toolcall.fake import FakeProvider, in_process_endpoint
+    from pytest_toolcall.providers.fake import FakeProvider, in_process_endpoint
     from pytest_toolcall.reference import reference_adapter, reference_profile
-    from pytest_toolcall.runner import CaseSkipped, run_case
+    from pytest_toolcall.run.runner import CaseSkipped, run_case
 
     ran = 0
     for case in LIVE_CASES:

@@ -12,10 +12,10 @@ import httpx
 import pytest
 from corpus import files as corpus_files
 
-from pytest_toolcall.cassettes import ReplayTransport, load_corpus_cassette
-from pytest_toolcall.dialects import DIALECT_NAMES, get_dialect
-from pytest_toolcall.fake import Endpoint, FakeProvider
-from pytest_toolcall.model import ChatRequest, UserMessage
+from pytest_toolcall.output.cassettes import ReplayTransport, load_corpus_cassette
+from pytest_toolcall.providers.dialects import DIALECT_NAMES, get_dialect
+from pytest_toolcall.providers.fake import Endpoint, FakeProvider
+from pytest_toolcall.core.model import ChatRequest, UserMessage
 from pytest_toolcall.reference import reference_adapter
 
 #: corpus folder -> (dialect, count of tool calls in a non-streamed answer)

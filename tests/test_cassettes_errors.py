@@ -15,9 +15,15 @@ import pytest
 import vcr  # noqa: F401 - imported outside the in-process runs (see test_cassettes_plugin.py)
 import yaml  # noqa: F401
 
-from pytest_toolcall.errors import ConformanceFailure, ProviderError, ToolcallError
-from pytest_toolcall.fake import Endpoint, serve
-from pytest_toolcall.live import LIVE_CASES, ServiceError, StandInProvider, run_live, service_error
+from pytest_toolcall.core.errors import ConformanceFailure, ProviderError, ToolcallError
+from pytest_toolcall.providers.fake import Endpoint, serve
+from pytest_toolcall.run.live import (
+    LIVE_CASES,
+    ServiceError,
+    StandInProvider,
+    run_live,
+    service_error,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 CASE = "--toolcall-cases=live.round_trip"
@@ -143,7 +149,7 @@ def _reference_adapter(transport: httpx.BaseTransport) -> object:
     httpx.ConnectTimeout("timed out"),
 ])
 def test_run_live_turns_a_network_error_into_a_service_error(error: Exception) -> None:
-    from pytest_toolcall.contracts import Profile
+    from pytest_toolcall.core.contracts import Profile
 
     adapter = _reference_adapter(_Raising(error))
     with pytest.raises(ServiceError, match="the kit could not reach the service") as info:

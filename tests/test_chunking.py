@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pytest_toolcall.cases import StreamPlan
-from pytest_toolcall.fake.chunking import cut, cut_at
+from pytest_toolcall.providers.fake.chunking import cut, cut_at
 
 EVENTS = [b'data: {"a":"Z\xc3\xbcrich"}\n\n', b"", b'data: {"b":2}\n\n', b"data: [DONE]\n\n"]
 DATA = b"".join(EVENTS)

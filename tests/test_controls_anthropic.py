@@ -14,12 +14,12 @@ import controls_anthropic as c  # tests/controls_anthropic.py
 import pytest
 
 from pytest_toolcall.cases import default_registry
-from pytest_toolcall.contracts import Profile
-from pytest_toolcall.errors import ConformanceFailure
-from pytest_toolcall.fake import FakeProvider, in_process_endpoint
-from pytest_toolcall.fake.provider import Endpoint
+from pytest_toolcall.core.contracts import Profile
+from pytest_toolcall.core.errors import ConformanceFailure
+from pytest_toolcall.providers.fake import FakeProvider, in_process_endpoint
+from pytest_toolcall.providers.fake.provider import Endpoint
 from pytest_toolcall.reference.anthropic import AnthropicAdapter
-from pytest_toolcall.runner import run_case
+from pytest_toolcall.run.runner import run_case
 
 REGISTRY = default_registry()
 
@@ -128,7 +128,7 @@ def test_reference_adapter_passes(case_id: str, endpoint: Endpoint) -> None:
             assert len(record.exchanges) == 1 and exchange.rejection is None
             error = record.step.reply.error
             if error is not None and error.kind is not None:  # the provider's own status
-                from pytest_toolcall.dialects.provider_errors import error_reply
+                from pytest_toolcall.providers.dialects.provider_errors import error_reply
 
                 error = error.model_copy(update={"status": error_reply(
                     "anthropic", error.kind, error.retry_after)[0]})

@@ -14,14 +14,14 @@ import controls_ollama as c
 import pytest
 
 from pytest_toolcall.cases import default_registry
-from pytest_toolcall.contracts import Profile
-from pytest_toolcall.errors import ConformanceFailure
-from pytest_toolcall.fake import FakeProvider, in_process_endpoint
-from pytest_toolcall.fake.provider import Endpoint
+from pytest_toolcall.core.contracts import Profile
+from pytest_toolcall.core.errors import ConformanceFailure
+from pytest_toolcall.providers.fake import FakeProvider, in_process_endpoint
+from pytest_toolcall.providers.fake.provider import Endpoint
 from pytest_toolcall.reference import reference_profile
 from pytest_toolcall.reference.ollama import OllamaAdapter
 from pytest_toolcall.reference.openai import OpenAIChatAdapter
-from pytest_toolcall.runner import CaseSkipped, run_case
+from pytest_toolcall.run.runner import CaseSkipped, run_case
 
 CONTROLS: list[tuple[str, type[OllamaAdapter], str]] = [
     ("wire.ollama_object_arguments", c.JsonLoadsArguments, "adapter.raised"),

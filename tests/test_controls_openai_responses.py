@@ -9,12 +9,12 @@ import controls_openai_responses as c  # tests/ is on sys.path
 import pytest
 
 from pytest_toolcall.cases import default_registry
-from pytest_toolcall.errors import ConformanceFailure
-from pytest_toolcall.fake import FakeProvider, in_process_endpoint
-from pytest_toolcall.fake.provider import Endpoint
+from pytest_toolcall.core.errors import ConformanceFailure
+from pytest_toolcall.providers.fake import FakeProvider, in_process_endpoint
+from pytest_toolcall.providers.fake.provider import Endpoint
 from pytest_toolcall.reference import reference_profile
 from pytest_toolcall.reference.openai_responses import OpenAIResponsesAdapter
-from pytest_toolcall.runner import run_case
+from pytest_toolcall.run.runner import run_case
 
 DIALECT = "openai-responses"
 

@@ -17,13 +17,13 @@ from typing import Any
 import controls as c  # tests/ is on sys.path: a read taken to hold whole lines
 import pytest
 
-from pytest_toolcall import runner
+from pytest_toolcall.run import runner
 from pytest_toolcall.cases import default_registry
-from pytest_toolcall.contracts import Profile
-from pytest_toolcall.errors import ConformanceFailure
-from pytest_toolcall.fake import FakeProvider, in_process_endpoint
-from pytest_toolcall.fake.provider import Endpoint
-from pytest_toolcall.model import ChatRequest
+from pytest_toolcall.core.contracts import Profile
+from pytest_toolcall.core.errors import ConformanceFailure
+from pytest_toolcall.providers.fake import FakeProvider, in_process_endpoint
+from pytest_toolcall.providers.fake.provider import Endpoint
+from pytest_toolcall.core.model import ChatRequest
 from pytest_toolcall.reference.openai import OpenAIChatAdapter
 
 CASE = default_registry()["stream.any_chunking"]

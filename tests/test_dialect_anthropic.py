@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 from pytest_toolcall.cases import ErrorReply, ScriptedCall, StreamPlan, Turn
-from pytest_toolcall.dialects.anthropic import AnthropicMessages
-from pytest_toolcall.errors import UsageError
-from pytest_toolcall.model import (
+from pytest_toolcall.providers.dialects.anthropic import AnthropicMessages
+from pytest_toolcall.core.errors import UsageError
+from pytest_toolcall.core.model import (
     AssistantMessage,
     ChatRequest,
     NamedToolChoice,
@@ -20,7 +20,7 @@ from pytest_toolcall.model import (
     ToolSpec,
     UserMessage,
 )
-from pytest_toolcall.dialects.anthropic import THINKING_FIRST, thinking_signature
+from pytest_toolcall.providers.dialects.anthropic import THINKING_FIRST, thinking_signature
 from pytest_toolcall.reference.anthropic import AnthropicAdapter
 
 D = AnthropicMessages()
@@ -227,7 +227,7 @@ def test_every_rule_in_the_dialect_has_a_row() -> None:
     import inspect
     import re
 
-    import pytest_toolcall.dialects.anthropic as module
+    import pytest_toolcall.providers.dialects.anthropic as module
 
     source = inspect.getsource(module)
     declared = set(re.findall(r'rule="([a-z_.]+)"', source)) | {"type"}

@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 
 from pytest_toolcall.cases import ErrorReply, ScriptedCall, StreamPlan, Turn
-from pytest_toolcall.dialects import get_dialect
-from pytest_toolcall.dialects.gemini import Gemini, thought_signature
-from pytest_toolcall.fake import FakeProvider
-from pytest_toolcall.model import (
+from pytest_toolcall.providers.dialects import get_dialect
+from pytest_toolcall.providers.dialects.gemini import Gemini, thought_signature
+from pytest_toolcall.providers.fake import FakeProvider
+from pytest_toolcall.core.model import (
     AssistantMessage,
     ChatRequest,
     NamedToolChoice,
@@ -110,7 +110,7 @@ def test_validation_rule(rule: str, payload: Any, expected: dict[str, Any]) -> N
 def test_every_rule_has_a_row() -> None:
     import inspect
 
-    from pytest_toolcall.dialects import gemini
+    from pytest_toolcall.providers.dialects import gemini
 
     source = inspect.getsource(gemini)
     rules = {r for r in __import__("re").findall(r'rule="([a-z_.]+)"', source)}
@@ -245,7 +245,7 @@ def test_decode_round_trip_of_reference_body() -> None:
     (NamedToolChoice(name="f"), {"mode": "ANY", "allowedFunctionNames": ["f"]}),
 ])
 def test_tool_choice_round_trip(choice: Any, config: dict[str, Any]) -> None:
-    from pytest_toolcall.model import ToolSpec
+    from pytest_toolcall.core.model import ToolSpec
 
     request = ChatRequest(messages=(UserMessage(content="hi"),), tools=(ToolSpec(name="f"),),
                           tool_choice=choice)

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from pytest_toolcall.cases import ScriptedCall, StreamPlan, Turn
-from pytest_toolcall.dialects import get_dialect
-from pytest_toolcall.errors import CaseDefinitionError
+from pytest_toolcall.providers.dialects import get_dialect
+from pytest_toolcall.core.errors import CaseDefinitionError
 
 OK = {"model": "llama3.2", "messages": [{"role": "user", "content": "hi"}]}
 CALL = {"role": "assistant", "content": "",

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from pytest_toolcall.cases import ScriptedCall, StreamPlan, Turn
-from pytest_toolcall.dialects import get_dialect
-from pytest_toolcall.dialects.openai_responses import item_id
-from pytest_toolcall.model import AssistantMessage, SystemMessage, ToolMessage, UserMessage
+from pytest_toolcall.providers.dialects import get_dialect
+from pytest_toolcall.providers.dialects.openai_responses import item_id
+from pytest_toolcall.core.model import AssistantMessage, SystemMessage, ToolMessage, UserMessage
 
 D = get_dialect("openai-responses")
 TOOL = {"type": "function", "name": "get_weather", "description": "", "strict": False,

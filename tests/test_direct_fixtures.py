@@ -12,7 +12,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from pytest_toolcall._suite import direct_fixtures
+from pytest_toolcall.plugins.suite import direct_fixtures
 
 PROVIDER = "--toolcall-provider=openai"
 CASES = "--toolcall-cases=wire.single_call,stream.*_fragmented"
@@ -185,7 +185,7 @@ def pytest_sessionfinish(session):
 # -- direct_fixtures, on fixture closures built by hand ------------------------------------------
 def _kit(name: str, *args: str) -> SimpleNamespace:
     func = type(name, (), {})  # any object with the kit's module and the fixture's name
-    func.__module__, func.__name__ = "pytest_toolcall.core_plugin", name
+    func.__module__, func.__name__ = "pytest_toolcall.plugins.core", name
     return SimpleNamespace(func=func, argnames=args)
 
 
@@ -229,7 +229,7 @@ def test_a_user_fixture_requesting_the_provider() -> None:
 
 def test_a_fixture_of_another_kit_module_is_not_ours() -> None:
     foreign = _kit("toolcall_endpoint", "request", "toolcall_provider")
-    foreign.func.__module__ = "pytest_toolcall.foreign_plugin"
+    foreign.func.__module__ = "pytest_toolcall.plugins.foreign"
     defs = {**KIT, "toolcall_endpoint": [*KIT["toolcall_endpoint"], foreign]}
     assert direct_fixtures(_info(defs)) == ("toolcall_case", "toolcall_adapter",
                                             "toolcall_profile")

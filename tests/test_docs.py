@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_toolcall import catalogue
+from pytest_toolcall.cli import catalogue
 from pytest_toolcall.cases import Registry, make_case
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -68,7 +68,7 @@ def test_every_builtin_case_is_in_the_catalogue_with_its_clauses() -> None:
 
 def test_render_lists_needs_dialects_steps_and_each_checks_clause() -> None:
     from pytest_toolcall.cases import ScriptedCall, Step, Turn, check
-    from pytest_toolcall.model import ChatRequest, UserMessage
+    from pytest_toolcall.core.model import ChatRequest, UserMessage
 
     @check("demo.first")
     def first(run: object) -> None: ...
@@ -96,7 +96,7 @@ def test_render_lists_needs_dialects_steps_and_each_checks_clause() -> None:
 
 def test_module_command_prints_the_committed_catalogue() -> None:
     # the exact command the failure message and the docs give, run for real
-    done = subprocess.run([sys.executable, "-m", "pytest_toolcall.catalogue"], cwd=ROOT,
+    done = subprocess.run([sys.executable, "-m", "pytest_toolcall.cli.catalogue"], cwd=ROOT,
                           capture_output=True, timeout=60)
     assert done.returncode == 0, done.stderr.decode()
     assert done.stdout.decode("utf-8") == catalogue.render(catalogue.builtin_registry())
@@ -257,7 +257,7 @@ def test_loops_md_toolcall_tools_example_runs(pytester: pytest.Pytester) -> None
 
 
 def test_loops_md_names_every_stop_reason_and_loop_case() -> None:
-    from pytest_toolcall.loop import STOP_REASONS
+    from pytest_toolcall.core.loop import STOP_REASONS
 
     text = LOOPS_MD.read_text(encoding="utf-8")
     table = _doc_section(LOOPS_MD, "The ToolLoop contract")
@@ -289,7 +289,7 @@ def test_strategies_md_example_runs(pytester: pytest.Pytester) -> None:
 
 
 def test_strategies_md_names_every_public_strategy() -> None:
-    from pytest_toolcall import strategies
+    from pytest_toolcall.cases import strategies
 
     text = STRATEGIES_MD.read_text(encoding="utf-8")
     for name in strategies.__all__:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_toolcall.bugs import SOURCES_NOTE
+from pytest_toolcall.cases.bugs import SOURCES_NOTE
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -81,7 +81,7 @@ def test_readme_options_table_matches_the_parser(toolcall_options: dict,
 
 
 def test_one_pass_rate_formula_everywhere(toolcall_options: dict) -> None:
-    from pytest_toolcall import report
+    from pytest_toolcall.output import report
 
     places = {
         "--toolcall-min-pass-rate --help": toolcall_options["toolcall_min_pass_rate"].attrs()["help"],

@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from pytest_toolcall.cases import ScriptedCall, StreamPlan, Turn
-from pytest_toolcall.fake import DEFAULT_KEY, FakeProvider, in_process_endpoint, serve
+from pytest_toolcall.providers.fake import DEFAULT_KEY, FakeProvider, in_process_endpoint, serve
 
 URL = "http://toolcall.fake/v1/chat/completions"
 AUTH = {"authorization": f"Bearer {DEFAULT_KEY}"}

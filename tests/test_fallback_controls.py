@@ -14,17 +14,17 @@ import pytest
 
 import pytest_toolcall.conformance.fallback as fallback_cases
 from pytest_toolcall.cases import Turn, make_case
-from pytest_toolcall.contracts import Profile
-from pytest_toolcall.errors import CaseDefinitionError, ConformanceFailure, UsageError
-from pytest_toolcall.fallback import FallbackResult
-from pytest_toolcall.fallbackrun import (
+from pytest_toolcall.core.contracts import Profile
+from pytest_toolcall.core.errors import CaseDefinitionError, ConformanceFailure, UsageError
+from pytest_toolcall.core.fallback import FallbackResult
+from pytest_toolcall.run.fallbackrun import (
     REASKED_TEXT,
     FallbackScript,
     StreamingModel,
     fallback_interfaces,
     turn_events,
 )
-from pytest_toolcall.model import (
+from pytest_toolcall.core.model import (
     ChatRequest,
     StreamDone,
     TextDelta,
@@ -33,7 +33,7 @@ from pytest_toolcall.model import (
     UserMessage,
 )
 from pytest_toolcall.reference.fallback import ReferenceStructuredOutput
-from pytest_toolcall.runner import CaseSkipped, run_case
+from pytest_toolcall.run.runner import CaseSkipped, run_case
 
 ROOT = Path(__file__).resolve().parents[1]
 FALLBACK_MD = ROOT / "docs" / "fallback.md"
@@ -226,7 +226,7 @@ def test_every_control_is_used_and_documented() -> None:
 
 
 def test_every_clause_of_the_family_is_killed_by_some_control() -> None:
-    from pytest_toolcall.catalogue import clauses_of
+    from pytest_toolcall.cli.catalogue import clauses_of
 
     clauses = {cl for case in CASES.values() for cl in clauses_of(case)}
     assert clauses - {row[2] for row in CONTROLS} == set()

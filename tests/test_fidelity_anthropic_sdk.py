@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 
 from pytest_toolcall.cases import ErrorReply, Step, StreamPlan, Turn, default_registry
-from pytest_toolcall.dialects.anthropic import AnthropicMessages
-from pytest_toolcall.fake import FakeProvider, serve
-from pytest_toolcall.model import parse_arguments
+from pytest_toolcall.providers.dialects.anthropic import AnthropicMessages
+from pytest_toolcall.providers.fake import FakeProvider, serve
+from pytest_toolcall.core.model import parse_arguments
 from pytest_toolcall.reference.anthropic import AnthropicAdapter
 
 anthropic = pytest.importorskip(

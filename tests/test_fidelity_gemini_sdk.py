@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from pytest_toolcall.cases import Step, Turn, default_registry
-from pytest_toolcall.dialects.gemini import Gemini
-from pytest_toolcall.fake import FakeProvider, serve
+from pytest_toolcall.providers.dialects.gemini import Gemini
+from pytest_toolcall.providers.fake import FakeProvider, serve
 
 genai = pytest.importorskip("google.genai", reason="google-genai is not installed (it is in "
                             "the 'dev' extra: pip install -e '.[dev]')")

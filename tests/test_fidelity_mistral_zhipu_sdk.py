@@ -37,12 +37,12 @@ import httpx
 import pytest
 
 from pytest_toolcall.cases import Step, Turn, default_registry
-from pytest_toolcall.dialects import get_dialect
-from pytest_toolcall.dialects.mistral import Mistral
-from pytest_toolcall.dialects.openai import _finish
-from pytest_toolcall.dialects.zhipu import Zhipu
-from pytest_toolcall.fake import FakeProvider, in_process_endpoint
-from pytest_toolcall.fake.provider import Endpoint
+from pytest_toolcall.providers.dialects import get_dialect
+from pytest_toolcall.providers.dialects.mistral import Mistral
+from pytest_toolcall.providers.dialects.openai import _finish
+from pytest_toolcall.providers.dialects.zhipu import Zhipu
+from pytest_toolcall.providers.fake import FakeProvider, in_process_endpoint
+from pytest_toolcall.providers.fake.provider import Endpoint
 from pytest_toolcall.reference.mistral import MistralAdapter
 from pytest_toolcall.reference.zhipu import ZhipuAdapter
 

@@ -16,8 +16,8 @@ import pytest
 ollama = pytest.importorskip("ollama")
 
 from pytest_toolcall.cases import ErrorReply, ScriptedCall, StreamPlan, Turn
-from pytest_toolcall.fake import FakeProvider, serve
-from pytest_toolcall.fake.provider import Endpoint
+from pytest_toolcall.providers.fake import FakeProvider, serve
+from pytest_toolcall.providers.fake.provider import Endpoint
 
 CALLS = (ScriptedCall(name="get_weather", arguments={"city": "Zürich", "unit": "celsius"},
                       id="call_a1b2c3d4"),

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from pytest_toolcall.cases import Step, Turn, default_registry
-from pytest_toolcall.fake import FakeProvider, serve
+from pytest_toolcall.providers.fake import FakeProvider, serve
 from pytest_toolcall.reference import request_body
 
 openai = pytest.importorskip("openai", reason="the official openai SDK is not installed (it is "

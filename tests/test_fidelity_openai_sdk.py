@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 
 from pytest_toolcall.cases import Step, StreamPlan, Turn, default_registry
-from pytest_toolcall.fake import FakeProvider, serve
+from pytest_toolcall.providers.fake import FakeProvider, serve
 from pytest_toolcall.reference.openai import OpenAIChatAdapter
 
 openai = pytest.importorskip(

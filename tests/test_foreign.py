@@ -11,10 +11,10 @@ import pytest
 
 from pytest_toolcall import ChatRequest, UserMessage
 from pytest_toolcall.cases import default_registry
-from pytest_toolcall.contracts import make_profile
-from pytest_toolcall.errors import ConformanceFailure, ProviderError, UsageError
-from pytest_toolcall.fake import FakeProvider, serve
-from pytest_toolcall.foreign import (
+from pytest_toolcall.core.contracts import make_profile
+from pytest_toolcall.core.errors import ConformanceFailure, ProviderError, UsageError
+from pytest_toolcall.providers.fake import FakeProvider, serve
+from pytest_toolcall.run.foreign import (
     Child,
     ForeignAdapter,
     ForeignError,
@@ -22,7 +22,7 @@ from pytest_toolcall.foreign import (
     ForeignStructured,
     validate_message,
 )
-from pytest_toolcall.runner import run_case
+from pytest_toolcall.run.runner import run_case
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "docs" / "examples" / "node"
@@ -122,7 +122,7 @@ def test_node_loop_negative_control():
     ("keep_orphans", "history.results_without_id", "history.no_id_dropped"),
 ])
 def test_node_history(bug, case_id, clause):
-    from pytest_toolcall.foreign import ForeignHistory
+    from pytest_toolcall.run.foreign import ForeignHistory
 
     child = Child(["node", str(EXAMPLES / "openai_adapter.mjs")],
                   env={"TOOLCALL_EXAMPLE_BUG": bug})
@@ -229,7 +229,7 @@ def test_failed_hello_is_a_usage_error_with_stderr():
 
 
 def test_provider_error_maps():
-    from pytest_toolcall.foreign import _raise_error
+    from pytest_toolcall.run.foreign import _raise_error
 
     with pytest.raises(ProviderError) as info:
         _raise_error({"error": {"kind": "provider", "message": "bad key", "status": 401}})
@@ -246,8 +246,8 @@ def test_command_option_runs_the_families(pytester):
         "--toolcall-provider=openai", f"--toolcall-cases={_SOME}", "-p", "no:cacheprovider",
         f"--toolcall-command=node {EXAMPLES / 'openai_adapter.mjs'}")
     result.assert_outcomes(passed=4)
-    result.stdout.fnmatch_lines(["adapter under test: pytest_toolcall.foreign.ForeignAdapter",
-                                 "*tool loop under test: pytest_toolcall.foreign.ForeignLoop"])
+    result.stdout.fnmatch_lines(["adapter under test: pytest_toolcall.run.foreign.ForeignAdapter",
+                                 "*tool loop under test: pytest_toolcall.run.foreign.ForeignLoop"])
 
 
 @needs_node
@@ -274,14 +274,14 @@ def toolcall_structured(toolcall_subprocess):
     import pytest_toolcall.conformance.fallback
 
     result.assert_outcomes(passed=len(pytest_toolcall.conformance.fallback.CASES))
-    result.stdout.fnmatch_lines(["*structured output under test: pytest_toolcall.foreign."
+    result.stdout.fnmatch_lines(["*structured output under test: pytest_toolcall.run.foreign."
                                  "ForeignStructured"])
 
 
 # -- the session's profile: the child's claims, the reference's only where the reference runs ----
 def test_every_profile_field_belongs_to_a_contract_or_to_the_run():
-    from pytest_toolcall.contracts import Profile
-    from pytest_toolcall.foreign_plugin import _CLAIMS, _GENERAL
+    from pytest_toolcall.core.contracts import Profile
+    from pytest_toolcall.plugins.foreign import _CLAIMS, _GENERAL
 
     names = [field.alias or name for name, field in Profile.model_fields.items()]
     groups = [*_CLAIMS.values(), _GENERAL]
@@ -289,7 +289,7 @@ def test_every_profile_field_belongs_to_a_contract_or_to_the_run():
 
 
 def test_a_child_is_not_judged_on_the_reference_claims_of_what_it_implements():
-    from pytest_toolcall.foreign_plugin import merged_profile
+    from pytest_toolcall.plugins.foreign import merged_profile
     from pytest_toolcall.reference import reference_profile
 
     reference = reference_profile("openai").model_dump(by_alias=True, exclude_defaults=True)
@@ -357,7 +357,7 @@ def _hub_request(turn: object) -> list[bytes]:
     import httpx
 
     from pytest_toolcall.cases import Turn
-    from pytest_toolcall.foreign import served
+    from pytest_toolcall.run.foreign import served
 
     assert isinstance(turn, Turn)
     fake = FakeProvider("openai", [turn])

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 import pytest_toolcall.conformance.loop as loop_cases
-from pytest_toolcall.errors import ConformanceFailure
-from pytest_toolcall.errors import UsageError
-from pytest_toolcall.runner import run_case
+from pytest_toolcall.core.errors import ConformanceFailure
+from pytest_toolcall.core.errors import UsageError
+from pytest_toolcall.run.runner import run_case
 from pytest_toolcall.shims._pydantic_ai_agent import PROFILE as PYDANTIC_AI_PROFILE
 from pytest_toolcall.shims._pydantic_ai_agent import PydanticAIAgentLoop
 from tests.framework_matrix import judge, outcome

@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
-from pytest_toolcall import looprun
+from pytest_toolcall.run import looprun
 from pytest_toolcall.cases import default_registry
-from pytest_toolcall.contracts import Profile
-from pytest_toolcall.errors import ConformanceFailure
-from pytest_toolcall.model import UserMessage
+from pytest_toolcall.core.contracts import Profile
+from pytest_toolcall.core.errors import ConformanceFailure
+from pytest_toolcall.core.model import UserMessage
 from pytest_toolcall.reference.history import ReferenceHistoryBuilder
 
 CASE = next(c for c in default_registry() if c.id == "history.random_histories")

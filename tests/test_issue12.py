@@ -13,22 +13,22 @@ import httpx
 import pytest
 
 from pytest_toolcall.cases import ErrorReply, Turn, default_registry
-from pytest_toolcall.contracts import Profile
-from pytest_toolcall.dialects.provider_errors import ERROR_KINDS, error_reply, kinds_for
-from pytest_toolcall.errors import (
+from pytest_toolcall.core.contracts import Profile
+from pytest_toolcall.providers.dialects.provider_errors import ERROR_KINDS, error_reply, kinds_for
+from pytest_toolcall.core.errors import (
     CaseDefinitionError,
     ConformanceFailure,
     ProviderError,
     retry_after_seconds,
 )
-from pytest_toolcall.fake import FakeProvider, in_process_endpoint, serve
-from pytest_toolcall.fake.provider import Endpoint
-from pytest_toolcall.model import ChatRequest, SystemMessage
+from pytest_toolcall.providers.fake import FakeProvider, in_process_endpoint, serve
+from pytest_toolcall.providers.fake.provider import Endpoint
+from pytest_toolcall.core.model import ChatRequest, SystemMessage
 from pytest_toolcall.reference import reference_adapter, reference_profile
 from pytest_toolcall.reference.anthropic import wire_id
 from pytest_toolcall.reference.ollama import OllamaAdapter
 from pytest_toolcall.reference.openai import OpenAIChatAdapter
-from pytest_toolcall.runner import run_case
+from pytest_toolcall.run.runner import run_case
 
 REGISTRY = default_registry()
 

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from pytest_toolcall.cases import ErrorReply, ScriptedCall, StreamPlan, Turn, error_type_for
-from pytest_toolcall.dialects import get_dialect
-from pytest_toolcall.model import Reasoning
+from pytest_toolcall.providers.dialects import get_dialect
+from pytest_toolcall.core.model import Reasoning
 
 import corpus
 
@@ -151,7 +151,7 @@ def test_no_rejection_text_of_the_openai_dialect_formats_a_bare_none() -> None:
     import inspect
     import re
 
-    import pytest_toolcall.dialects.openai as module
+    import pytest_toolcall.providers.dialects.openai as module
 
     # an f-string quoting a .get(...) that can be None is how 'None' leaked: the values quoted
     # in "Invalid value: '...'" are now checked to be strings first
@@ -170,8 +170,8 @@ def _mistral_answer(content: Any) -> str:
 
 
 def _complete_raw(raw: str) -> Any:
-    from pytest_toolcall.fake import FakeProvider, in_process_endpoint
-    from pytest_toolcall.model import ChatRequest, UserMessage
+    from pytest_toolcall.providers.fake import FakeProvider, in_process_endpoint
+    from pytest_toolcall.core.model import ChatRequest, UserMessage
     from pytest_toolcall.reference.openai import OpenAIChatAdapter
 
     fake = FakeProvider("openai", [Turn(error=ErrorReply(status=200, raw_body=raw))])
@@ -195,7 +195,7 @@ def test_reference_adapter_reads_the_text_of_a_content_list() -> None:
 def test_reference_adapter_raises_a_typed_error_on_other_content(content: Any) -> None:
     from pydantic import ValidationError
 
-    from pytest_toolcall.errors import ProviderError
+    from pytest_toolcall.core.errors import ProviderError
 
     with pytest.raises(ProviderError, match="malformed response") as exc:
         _complete_raw(_mistral_answer(content))
@@ -203,7 +203,7 @@ def test_reference_adapter_raises_a_typed_error_on_other_content(content: Any) -
 
 
 def test_reference_adapter_raises_a_typed_error_on_bad_tool_calls() -> None:
-    from pytest_toolcall.errors import ProviderError
+    from pytest_toolcall.core.errors import ProviderError
 
     raw = json.loads(_mistral_answer("x"))
     raw["choices"][0]["message"]["tool_calls"] = [{"id": 1, "function": "nope"}]
@@ -213,7 +213,7 @@ def test_reference_adapter_raises_a_typed_error_on_bad_tool_calls() -> None:
 
 def test_reference_stream_reads_a_content_list_delta() -> None:
     from pytest_toolcall.reference.openai import OpenAIChatAdapter, StreamAccumulator
-    from pytest_toolcall.model import TextDelta
+    from pytest_toolcall.core.model import TextDelta
 
     acc = StreamAccumulator(OpenAIChatAdapter("http://x/v1", "k"))
     events = acc.feed({"choices": [{"index": 0, "finish_reason": None, "delta": {
@@ -308,7 +308,7 @@ def test_gemini_unsigned_calls() -> None:
 # -- reasoning with tools: the canonical model and the fakes' rules ------------------------------
 
 def test_reasoning_travels_through_the_canonical_model() -> None:
-    from pytest_toolcall.model import (
+    from pytest_toolcall.core.model import (
         Reasoning,
         ReasoningComplete,
         StreamDone,
@@ -338,7 +338,7 @@ def _anthropic_history(blocks: list[dict[str, Any]], thinking: bool = True) -> d
 
 
 def test_anthropic_thinking_rules() -> None:
-    from pytest_toolcall.dialects.anthropic import AnthropicMessages, thinking_signature
+    from pytest_toolcall.providers.dialects.anthropic import AnthropicMessages, thinking_signature
 
     # a turn the fake answered with thinking: its replay must carry it
     assert AnthropicMessages().validate(_anthropic_history([])) is None
@@ -361,7 +361,7 @@ def test_anthropic_thinking_rules() -> None:
 
 
 def test_anthropic_decodes_replayed_thinking() -> None:
-    from pytest_toolcall.dialects.anthropic import thinking_signature
+    from pytest_toolcall.providers.dialects.anthropic import thinking_signature
 
     blocks = [{"type": "thinking", "thinking": "x", "signature": thinking_signature("x", 0)},
               {"type": "redacted_thinking", "data": "opaque"}]
@@ -371,8 +371,8 @@ def test_anthropic_decodes_replayed_thinking() -> None:
 
 
 def test_responses_fake_links_reasoning_to_the_calls_that_follow() -> None:
-    from pytest_toolcall.dialects.openai_responses import OpenAIResponses, item_id
-    from pytest_toolcall.model import Reasoning
+    from pytest_toolcall.providers.dialects.openai_responses import OpenAIResponses, item_id
+    from pytest_toolcall.core.model import Reasoning
 
     dialect = OpenAIResponses()
     turn = Turn(reasoning=(Reasoning(type="reasoning", id="rs_1", signature="enc"),),
@@ -397,7 +397,7 @@ def test_responses_fake_links_reasoning_to_the_calls_that_follow() -> None:
 
 
 def test_responses_reasoning_items_have_the_recorded_keys() -> None:
-    from pytest_toolcall.dialects.openai_responses import OpenAIResponses
+    from pytest_toolcall.providers.dialects.openai_responses import OpenAIResponses
 
     real: set[frozenset[str]] = set()
     for i in _corpus("openai-responses"):
@@ -419,7 +419,7 @@ def test_responses_reasoning_items_have_the_recorded_keys() -> None:
 
 
 def test_responses_reasoning_summary_streams_as_the_sdk_types_it() -> None:
-    from pytest_toolcall.dialects.openai_responses import OpenAIResponses
+    from pytest_toolcall.providers.dialects.openai_responses import OpenAIResponses
 
     turn = Turn(reasoning=(Reasoning(type="reasoning", id="rs_1", text="Two cities."),),
                 tool_calls=ONE_CALL, stream=StreamPlan(fragment_size=5))
@@ -447,8 +447,8 @@ def test_responses_reasoning_summary_streams_as_the_sdk_types_it() -> None:
 def test_reasoning_scripted_for_a_wire_without_it_is_a_case_error(
         kind: str, dialects: tuple[str, ...]) -> None:
     from pytest_toolcall.cases import Step, make_case
-    from pytest_toolcall.errors import CaseDefinitionError
-    from pytest_toolcall.model import ChatRequest, UserMessage
+    from pytest_toolcall.core.errors import CaseDefinitionError
+    from pytest_toolcall.core.model import ChatRequest, UserMessage
 
     step = Step(request=ChatRequest(messages=(UserMessage(content="hi"),)),
                 reply=Turn(reasoning=(Reasoning(type=kind, text="x"),)))  # type: ignore[arg-type]

@@ -11,13 +11,13 @@ from typing import Any
 import pytest
 
 from pytest_toolcall.cases import Registry, default_registry
-from pytest_toolcall.errors import ConformanceFailure
-from pytest_toolcall.fake import FakeProvider, in_process_endpoint
-from pytest_toolcall.fake.provider import Endpoint
-from pytest_toolcall.model import ToolCall, ToolMessage, ToolSpec
+from pytest_toolcall.core.errors import ConformanceFailure
+from pytest_toolcall.providers.fake import FakeProvider, in_process_endpoint
+from pytest_toolcall.providers.fake.provider import Endpoint
+from pytest_toolcall.core.model import ToolCall, ToolMessage, ToolSpec
 from pytest_toolcall.reference import reference_profile
 from pytest_toolcall.reference.gemini import GeminiAdapter
-from pytest_toolcall.runner import run_case
+from pytest_toolcall.run.runner import run_case
 
 REGISTRY = Registry()
 REGISTRY.extend(case for case in default_registry() if case.contract == "chat")
@@ -105,7 +105,7 @@ class UpperCaseDropsEnum(UpperCaseParameters):
 
 
 def test_gemini_upper_case_types_decode(gemini: Endpoint) -> None:
-    from pytest_toolcall.dialects import get_dialect
+    from pytest_toolcall.providers.dialects import get_dialect
 
     body = {"contents": [{"role": "user", "parts": [{"text": "hi"}]}],
             "tools": [{"functionDeclarations": [{"name": "w", "description": "d", "parameters": {
@@ -149,7 +149,7 @@ def test_gemini_upper_case_types_lost_enum_still_fails(gemini: Endpoint) -> None
 # -- (3) complete() may stream and assemble the answer (no provider forbids it) ----------------
 
 def _streams_complete(base: Any) -> Any:
-    from pytest_toolcall.model import ChatRequest, assemble_stream
+    from pytest_toolcall.core.model import ChatRequest, assemble_stream
 
     class StreamsUnderComplete(base):  # type: ignore[misc,valid-type]
         """complete() streams and folds the events, as pydantic-ai's Anthropic model does for
@@ -252,7 +252,7 @@ class StreamReserializesArguments(OpenAIChatAdapter):
     def stream(self, request: Any) -> Iterator[Any]:
         import json
 
-        from pytest_toolcall.model import ToolCallComplete
+        from pytest_toolcall.core.model import ToolCallComplete
 
         for event in super().stream(request):
             if isinstance(event, ToolCallComplete) and event.call.parse_error is None:
@@ -268,8 +268,8 @@ def test_same_as_complete_ignores_raw_argument_text(openai_ep: Endpoint) -> None
 
 
 def test_same_as_complete_still_fails_on_other_arguments(openai_ep: Endpoint) -> None:
-    from pytest_toolcall.checks import _meaning
-    from pytest_toolcall.model import ChatResponse
+    from pytest_toolcall.run.checks import _meaning
+    from pytest_toolcall.core.model import ChatResponse
 
     a = ChatResponse(tool_calls=(ToolCall.from_raw(id="c", name="f", arguments='{"a": 1}'),))
     b = ChatResponse(tool_calls=(ToolCall.from_raw(id="c", name="f", arguments='{"a":1}'),))
@@ -324,7 +324,7 @@ def test_ollama_wrong_tool_name_still_fails(ollama_ep: Endpoint) -> None:
 # -- (7) wire.malformed_success: a typed error that says the answer was malformed --------------
 
 def _malformed_raising(message: str) -> Any:
-    from pytest_toolcall.errors import ProviderError
+    from pytest_toolcall.core.errors import ProviderError
 
     class Says(OpenAIChatAdapter):
         def parse_response(self, data: Any) -> Any:
@@ -350,8 +350,8 @@ def test_today_usage_shape_passes_an_adapter_reading_message_delta() -> None:
     default usage case, and the legacy case is skipped unless the profile asks for it."""
     import controls_anthropic as ca
 
-    from pytest_toolcall.contracts import Profile
-    from pytest_toolcall.runner import CaseSkipped
+    from pytest_toolcall.core.contracts import Profile
+    from pytest_toolcall.run.runner import CaseSkipped
 
     for ep in _endpoint("anthropic"):
         run_case(REGISTRY["stream.anthropic_usage_split"],
@@ -366,7 +366,7 @@ def test_today_usage_shape_passes_an_adapter_reading_message_delta() -> None:
 def test_crash_location_is_the_callers_line() -> None:
     import json
 
-    from pytest_toolcall.checks import describe_error
+    from pytest_toolcall.run.checks import describe_error
 
     def parse() -> Any:
         return json.loads("{not json")  # the adapter's own line
@@ -381,7 +381,7 @@ def test_crash_location_is_the_callers_line() -> None:
 # -- messages: hints follow the dialect and the rule that rejected ------------------------------
 
 def test_rejection_hints_follow_the_rule() -> None:
-    from pytest_toolcall.checks import rejection_hint
+    from pytest_toolcall.run.checks import rejection_hint
 
     assert "empty text" in rejection_hint("messages.text.empty", "anthropic")
     assert "JSON object" in rejection_hint("messages.struct", "gemini")
@@ -392,7 +392,7 @@ def test_rejection_hints_follow_the_rule() -> None:
 
 
 def test_usage_hint_is_the_dialects() -> None:
-    from pytest_toolcall.checks import _USAGE_WHERE
+    from pytest_toolcall.run.checks import _USAGE_WHERE
 
     assert "choices: []" in _USAGE_WHERE["openai"]
     assert all("choices" not in _USAGE_WHERE[d] for d in ("anthropic", "openai-responses",
@@ -402,8 +402,8 @@ def test_usage_hint_is_the_dialects() -> None:
 # -- kit errors are reported apart from verdicts --------------------------------------------------
 
 def test_kit_error_is_not_a_verdict_in_the_report() -> None:
-    from pytest_toolcall import report
-    from pytest_toolcall.report import Phase
+    from pytest_toolcall.output import report
+    from pytest_toolcall.output.report import Phase
 
     def phases(case: str, outcome: str, **props: Any) -> list[Phase]:
         base = {"toolcall_case": case, "toolcall_family": "wire", "toolcall_provider": "gemini",
@@ -428,8 +428,8 @@ def test_kit_error_is_not_a_verdict_in_the_report() -> None:
 def test_kit_error_in_the_terminal_summary(pytester: pytest.Pytester) -> None:
     pytester.makeconftest("""
         import pytest
-        import pytest_toolcall._suite as suite
-        from pytest_toolcall.errors import KitError
+        import pytest_toolcall.plugins.suite as suite
+        from pytest_toolcall.core.errors import KitError
 
         def broken_run_case(*args, **kwargs):
             raise KitError("the fake could not decode the request")
@@ -482,7 +482,7 @@ def test_anthropic_2x_runs_on_the_endpoints_httpx2_client() -> None:
 def test_httpx2_missing_is_a_usage_error(monkeypatch: pytest.MonkeyPatch) -> None:
     import sys
 
-    from pytest_toolcall.errors import UsageError
+    from pytest_toolcall.core.errors import UsageError
 
     monkeypatch.setitem(sys.modules, "httpx2", None)
     for ep in _endpoint("anthropic"):

@@ -19,13 +19,13 @@ import pytest
 import pytest_toolcall.conformance.fallback as fallback_cases
 import pytest_toolcall.conformance.loop as loop_cases
 from pytest_toolcall.cases import ScriptedCall, Turn
-from pytest_toolcall.contracts import Profile
-from pytest_toolcall.errors import ConformanceFailure
-from pytest_toolcall.looprun import LoopScript, TEXT_ARGUMENT_DIALECTS, inexpressible
-from pytest_toolcall.loop import LoopResult
+from pytest_toolcall.core.contracts import Profile
+from pytest_toolcall.core.errors import ConformanceFailure
+from pytest_toolcall.run.looprun import LoopScript, TEXT_ARGUMENT_DIALECTS, inexpressible
+from pytest_toolcall.core.loop import LoopResult
 from pytest_toolcall.reference.loop import ReferenceToolLoop, _State
-from pytest_toolcall.runner import CaseSkipped, run_case
-from pytest_toolcall.tools import ScriptedTool, ok
+from pytest_toolcall.run.runner import CaseSkipped, run_case
+from pytest_toolcall.cases.tools import ScriptedTool, ok
 
 LOOP = {case.id: case for case in loop_cases.CASES}
 FALLBACK = {case.id: case for case in fallback_cases.CASES}
@@ -223,7 +223,7 @@ def test_argument_types_accepts_asking_the_user_under_clarify(validation: str, s
 def test_stop_reasons_match_the_literal_and_the_new_ones_are_there() -> None:
     from typing import get_args
 
-    from pytest_toolcall.loop import STOP_REASONS, StopReason
+    from pytest_toolcall.core.loop import STOP_REASONS, StopReason
 
     assert tuple(get_args(StopReason)) == STOP_REASONS
     assert {"length", "content_filter", "cancelled", "handed_off"} <= set(STOP_REASONS)
@@ -237,7 +237,7 @@ def test_a_leaked_crash_text_is_masked_in_the_failure_run_case_raises(control: t
     """``run_case`` is public: the ``loop.sanitised`` failure it raises for a loop that feeds the
     crash text back must not quote the secret the kit planted there, in ``str()``, ``got`` or
     ``render()``; it says that it masked it."""
-    from pytest_toolcall.tools import SECRET
+    from pytest_toolcall.cases.tools import SECRET
 
     profile = Profile(async_=control is c.AsyncLeaksCrashText)
     with pytest.raises(ConformanceFailure) as exc:
@@ -250,7 +250,7 @@ def test_a_leaked_crash_text_is_masked_in_the_failure_run_case_raises(control: t
 
 
 def test_a_failure_masks_secrets_in_nested_values() -> None:
-    from pytest_toolcall.tools import SECRET
+    from pytest_toolcall.cases.tools import SECRET
 
     failure = ConformanceFailure("x.y", f"saw {SECRET}", expected=[{"k": SECRET}],
                                  got=(f"a {SECRET}", 3), hint=f"drop {SECRET}")
@@ -268,7 +268,7 @@ HANDOFF = Profile(handoff_tools=("transfer_to_human",))
 @pytest.mark.parametrize(("case_id", "field"), [("loop.cancelled", "loop.cancellation"),
                                                 ("loop.handed_off", "loop.handoff")])
 def test_the_new_cases_skip_unless_declared_naming_the_claim(case_id: str, field: str) -> None:
-    from pytest_toolcall.contracts import CAPABILITIES
+    from pytest_toolcall.core.contracts import CAPABILITIES
 
     with pytest.raises(CaseSkipped) as skipped:
         run_case(LOOP[case_id], ReferenceToolLoop.from_profile(SYNC), SYNC)
@@ -312,7 +312,7 @@ def test_every_request_carries_a_signal_set_only_by_a_cancel_case() -> None:
 def test_a_loop_in_another_process_cannot_be_held_to_cancellation() -> None:
     """The subprocess protocol has no cancel message: a foreign loop that declares
     cancellation=True skips, saying why, instead of failing for a signal it never got."""
-    from pytest_toolcall.looprun import FOREIGN_CANCEL
+    from pytest_toolcall.run.looprun import FOREIGN_CANCEL
 
     class Foreign:
         toolcall_loop_model = "loopback"
@@ -365,8 +365,8 @@ def test_a_loop_without_events_is_not_asked_for_the_done_event() -> None:
 
 
 def test_handoff_and_cancel_profile_fields_are_checked() -> None:
-    from pytest_toolcall.contracts import make_profile
-    from pytest_toolcall.errors import UsageError
+    from pytest_toolcall.core.contracts import make_profile
+    from pytest_toolcall.core.errors import UsageError
 
     with pytest.raises(UsageError, match="handoff_tools holds an empty name"):
         make_profile({"handoff_tools": [" "]})
@@ -380,7 +380,7 @@ def test_handoff_and_cancel_profile_fields_are_checked() -> None:
 def test_a_cancel_script_names_one_of_its_tools() -> None:
     from pydantic import ValidationError
 
-    from pytest_toolcall.looprun import CancelScript
+    from pytest_toolcall.run.looprun import CancelScript
 
     tool = ScriptedTool(spec=loop_cases.WEATHER, behaviours=(ok("18°C"),))
     with pytest.raises(ValidationError, match="names no tool of the script"):
@@ -406,7 +406,7 @@ def test_services_on_a_text_argument_wire_can_send_malformed_arguments() -> None
     """A service speaks its base wire: DeepSeek, Mistral, OpenRouter, Zhipu and Azure carry
     arguments as text like OpenAI, so loop.malformed_arguments runs for them; Vertex carries
     Gemini's objects, so it skips there, naming why."""
-    from pytest_toolcall.looprun import wire_of
+    from pytest_toolcall.run.looprun import wire_of
 
     script = LOOP["loop.malformed_arguments"].loop
     script = script(SYNC) if callable(script) else script

@@ -24,15 +24,15 @@ import pytest_toolcall.conformance.history as history_cases
 import pytest_toolcall.conformance.loop as loop_cases
 from pydantic import ValidationError
 
-from pytest_toolcall.contracts import Profile, make_profile
-from pytest_toolcall.errors import ConformanceFailure, ProviderError, UsageError
-from pytest_toolcall.loop import STOP_REASONS, LoopResult, ToolError
-from pytest_toolcall.looprun import model_call_ceiling
-from pytest_toolcall.model import AssistantMessage, ChatRequest, ToolMessage, UserMessage
+from pytest_toolcall.core.contracts import Profile, make_profile
+from pytest_toolcall.core.errors import ConformanceFailure, ProviderError, UsageError
+from pytest_toolcall.core.loop import STOP_REASONS, LoopResult, ToolError
+from pytest_toolcall.run.looprun import model_call_ceiling
+from pytest_toolcall.core.model import AssistantMessage, ChatRequest, ToolMessage, UserMessage
 from pytest_toolcall.reference.history import ReferenceHistoryBuilder
 from pytest_toolcall.reference.loop import ReferenceToolLoop, _State
-from pytest_toolcall.runner import CaseSkipped, run_case
-from pytest_toolcall.tools import SECRET
+from pytest_toolcall.run.runner import CaseSkipped, run_case
+from pytest_toolcall.cases.tools import SECRET
 
 LOOP = {case.id: case for case in loop_cases.CASES}
 HISTORY = {case.id: case for case in history_cases.CASES}

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 import pytest_toolcall.conformance.loop as loop_cases
-from pytest_toolcall.errors import ConformanceFailure, UsageError
-from pytest_toolcall.runner import run_case
+from pytest_toolcall.core.errors import ConformanceFailure, UsageError
+from pytest_toolcall.run.runner import run_case
 from pytest_toolcall.shims._openai_agents import PROFILE, OpenAIAgentsLoop
 from tests.framework_matrix import judge, outcome
 

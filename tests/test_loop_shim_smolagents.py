@@ -15,8 +15,8 @@ import pytest
 
 import pytest_toolcall.conformance.loop as loop_cases
 from pytest_toolcall.cases import ScriptedCall, Turn
-from pytest_toolcall.errors import ConformanceFailure, UsageError
-from pytest_toolcall.runner import run_case
+from pytest_toolcall.core.errors import ConformanceFailure, UsageError
+from pytest_toolcall.run.runner import run_case
 from tests.framework_matrix import judge, outcome
 
 LOOP = {case.id: case for case in loop_cases.CASES}

@@ -14,24 +14,24 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_toolcall import strategies as tcst
+from pytest_toolcall.cases import strategies as tcst
 from pytest_toolcall.cases import ScriptedCall, Turn, check, make_case
-from pytest_toolcall.contracts import Profile
-from pytest_toolcall.errors import (
+from pytest_toolcall.core.contracts import Profile
+from pytest_toolcall.core.errors import (
     CaseDefinitionError,
     ConformanceFailure,
     ProviderError,
     UsageError,
 )
-from pytest_toolcall.loop import LoopRequest, LoopResult, ToolError
-from pytest_toolcall.looprun import (
+from pytest_toolcall.core.loop import LoopRequest, LoopResult, ToolError
+from pytest_toolcall.run.looprun import (
     HistoryScript,
     LoopScript,
     loop_interfaces,
     run_history,
     run_loop,
 )
-from pytest_toolcall.model import (
+from pytest_toolcall.core.model import (
     AssistantMessage,
     ChatRequest,
     SystemMessage,
@@ -42,8 +42,8 @@ from pytest_toolcall.model import (
 )
 from pytest_toolcall.reference.history import ReferenceHistoryBuilder
 from pytest_toolcall.reference.loop import ReferenceToolLoop
-from pytest_toolcall.scripted import EXHAUSTED_TEXT, ScriptedModel, turn_response
-from pytest_toolcall.tools import (
+from pytest_toolcall.run.scripted import EXHAUSTED_TEXT, ScriptedModel, turn_response
+from pytest_toolcall.cases.tools import (
     SECRET,
     Executor,
     ScriptedTool,
@@ -474,10 +474,10 @@ def test_a_propagated_crash_does_not_repeat_the_planted_secret() -> None:
     import loop_controls
 
     import pytest_toolcall.conformance.loop as loop_cases
-    from pytest_toolcall.contracts import Profile
-    from pytest_toolcall.errors import ConformanceFailure
-    from pytest_toolcall.runner import run_case
-    from pytest_toolcall.tools import SECRET
+    from pytest_toolcall.core.contracts import Profile
+    from pytest_toolcall.core.errors import ConformanceFailure
+    from pytest_toolcall.run.runner import run_case
+    from pytest_toolcall.cases.tools import SECRET
 
     case = next(c for c in loop_cases.CASES if c.id == "loop.sanitised_failures")
     profile = Profile(async_=False)
@@ -496,7 +496,7 @@ def test_a_loop_case_hands_the_loop_the_fake_providers_endpoint(mode: str, trans
                                                                   host: str | None) -> None:
     """request.endpoint: the fake provider serving the case's script (issue 15, item 4)."""
     import pytest_toolcall.conformance.loop as loop_cases
-    from pytest_toolcall.runner import run_case
+    from pytest_toolcall.run.runner import run_case
 
     seen: list[Any] = []
 

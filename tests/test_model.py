@@ -7,7 +7,7 @@ import json
 import pytest
 from pydantic import ValidationError
 
-from pytest_toolcall.model import (
+from pytest_toolcall.core.model import (
     AssistantMessage,
     ChatRequest,
     ChatResponse,

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from pytest_toolcall import mutation
-from pytest_toolcall.errors import UsageError
-from pytest_toolcall.mutation import MutationError, MutationResult, evaluate_gate, parse_rate
+from pytest_toolcall.cli import mutation
+from pytest_toolcall.core.errors import UsageError
+from pytest_toolcall.cli.mutation import MutationError, MutationResult, evaluate_gate, parse_rate
 
 ADAPTER = '''\
 from pytest_toolcall.reference.openai import OpenAIChatAdapter
@@ -256,7 +256,7 @@ class TinyHistory(ReferenceHistoryBuilder):
 
 HISTORY_CONFTEST = '''\
 import pytest
-from pytest_toolcall.contracts import make_profile
+from pytest_toolcall.core.contracts import make_profile
 from tinyhistory import TinyHistory
 
 

@@ -13,12 +13,12 @@ from collections.abc import Iterator
 import pytest
 
 from pytest_toolcall.cases import Registry, default_registry
-from pytest_toolcall.contracts import Profile
-from pytest_toolcall.errors import ConformanceFailure
-from pytest_toolcall.fake import FakeProvider, in_process_endpoint
-from pytest_toolcall.fake.provider import Endpoint
+from pytest_toolcall.core.contracts import Profile
+from pytest_toolcall.core.errors import ConformanceFailure
+from pytest_toolcall.providers.fake import FakeProvider, in_process_endpoint
+from pytest_toolcall.providers.fake.provider import Endpoint
 from pytest_toolcall.reference.openai import OpenAIChatAdapter
-from pytest_toolcall.runner import run_case
+from pytest_toolcall.run.runner import run_case
 
 import controls as c  # tests/controls.py (tests/ is on sys.path, like tests/corpus.py)
 

@@ -2,7 +2,7 @@
 
 The cases are kept in the repository's ``conformance/`` folder and import as
 ``pytest_toolcall.conformance`` (a wheel carries them inside the package, see ``pyproject.toml``;
-a source checkout serves them through ``pytest_toolcall/_layout.py``). A user's project may have a
+a source checkout serves them through ``pytest_toolcall/core/_layout.py``). A user's project may have a
 package called ``conformance`` of its own: it must neither break collection nor be shadowed.
 """
 
@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import pytest_toolcall.conformance as suite
-from pytest_toolcall import _layout
+from pytest_toolcall.core import _layout
 
 ROOT = Path(__file__).resolve().parent.parent
 

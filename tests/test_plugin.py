@@ -16,19 +16,19 @@ import xml.etree.ElementTree as ET
 import hypothesis.strategies  # noqa: F401
 import pytest
 
-import pytest_toolcall._suite
-import pytest_toolcall.checks
-import pytest_toolcall.dialects.openai
-import pytest_toolcall.looprun
+import pytest_toolcall.plugins.suite
+import pytest_toolcall.run.checks
+import pytest_toolcall.providers.dialects.openai
+import pytest_toolcall.run.looprun
 import pytest_toolcall.reference.history
 import pytest_toolcall.reference.loop
 import pytest_toolcall.reference.openai
-import pytest_toolcall.scripted
-import pytest_toolcall.strategies
-import pytest_toolcall.tools
-import pytest_toolcall.trace  # noqa: F401
+import pytest_toolcall.run.scripted
+import pytest_toolcall.cases.strategies
+import pytest_toolcall.cases.tools
+import pytest_toolcall.run.trace  # noqa: F401
 from pytest_toolcall.cases import default_registry
-from pytest_toolcall.dialects import DIALECT_NAMES
+from pytest_toolcall.providers.dialects import DIALECT_NAMES
 from pytest_toolcall.plugin import TRANSPORTS
 
 default_registry()  # imports the conformance package
@@ -386,7 +386,7 @@ def test_adapter_that_returns_garbage(pytester: pytest.Pytester) -> None:
 USER_CASE = """
 import pytest
 from pytest_toolcall import ChatRequest, ScriptedCall, Step, ToolSpec, Turn, UserMessage, make_case
-from pytest_toolcall.checks import matches_script
+from pytest_toolcall.run.checks import matches_script
 
 def pytest_toolcall_cases(config):
     return [make_case(
@@ -665,7 +665,7 @@ def test_known_gap_that_matches_no_case_warns(pytester: pytest.Pytester) -> None
 def test_user_loop_fixture_is_the_subject(pytester: pytest.Pytester) -> None:
     pytester.makeconftest("""
         import pytest
-        from pytest_toolcall.loop import LoopResult
+        from pytest_toolcall.core.loop import LoopResult
 
         class GivesUpAtOnce:
             def run(self, request):

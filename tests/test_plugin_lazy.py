@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from pytest_toolcall import _names
+from pytest_toolcall.core import _names
 
 REPO = Path(__file__).resolve().parents[1]
-HEAVY = ("pydantic", "httpx", "hypothesis", "vcr", "jsonschema", "pytest_toolcall.core_plugin",
-         "pytest_toolcall.model", "pytest_toolcall._suite")
+HEAVY = ("pydantic", "httpx", "hypothesis", "vcr", "jsonschema", "pytest_toolcall.plugins.core",
+         "pytest_toolcall.core.model", "pytest_toolcall.plugins.suite")
 
 
 def test_the_entry_point_imports_nothing_heavy() -> None:
@@ -25,7 +25,7 @@ def test_the_entry_point_imports_nothing_heavy() -> None:
 
 
 def test_provider_names_agree_with_the_dialect_registry() -> None:
-    from pytest_toolcall.dialects import DIALECT_NAMES
+    from pytest_toolcall.providers.dialects import DIALECT_NAMES
 
     assert _names.PROVIDERS == DIALECT_NAMES
 
@@ -34,8 +34,8 @@ _PROBE = """
 import sys
 
 def test_probe(request):
-    loaded = request.config.pluginmanager.has_plugin("pytest_toolcall.core_plugin")
-    print(f"KIT-LOADED={loaded} MODEL-IMPORTED={'pytest_toolcall.model' in sys.modules}")
+    loaded = request.config.pluginmanager.has_plugin("pytest_toolcall.plugins.core")
+    print(f"KIT-LOADED={loaded} MODEL-IMPORTED={'pytest_toolcall.core.model' in sys.modules}")
 """
 
 
@@ -72,7 +72,7 @@ def test_a_session_that_asks_loads_the_kit(pytester: pytest.Pytester, how: str) 
 def test_a_test_that_requests_a_toolcall_fixture_gets_it(pytester: pytest.Pytester) -> None:
     """No option, no conftest: the fixture request alone loads the kit, before the test runs."""
     pytester.makepyfile(test_tools="""
-        from pytest_toolcall.tools import ToolKit
+        from pytest_toolcall.cases.tools import ToolKit
 
         def test_tools(toolcall_tools):
             assert isinstance(toolcall_tools, ToolKit)

@@ -15,7 +15,7 @@ import pytest
 pytest_plugins = ["pytester"]
 
 GATEWAY = textwrap.dedent('''
-    from pytest_toolcall.dialects.openai import OpenAIChat
+    from pytest_toolcall.providers.dialects.openai import OpenAIChat
     from pytest_toolcall.providers import Fact, Provider
 
 
@@ -117,7 +117,7 @@ def test_a_malformed_provider_is_a_usage_error_naming_the_field(
 def test_a_profile_may_name_a_plugin_provider(pytester: pytest.Pytester) -> None:
     pytester.makeconftest(GATEWAY + textwrap.dedent('''
         import pytest
-        from pytest_toolcall.contracts import Profile
+        from pytest_toolcall.core.contracts import Profile
 
         @pytest.fixture
         def toolcall_profile():

@@ -28,7 +28,7 @@ def test_unconfirmed_fact():
     assert not Fact("x").is_confirmed
     assert Fact("x", "https://example", "2026-11-22").is_confirmed
     # the five dialects and every service, in the order --toolcall-provider=all runs them
-    from pytest_toolcall._names import PROVIDERS
+    from pytest_toolcall.core._names import PROVIDERS
 
     assert tuple(REGISTRY) == PROVIDERS and len(REGISTRY) == 19
 

@@ -91,6 +91,74 @@ def test_star_import_gives_exactly_all() -> None:
     assert sorted(k for k in namespace if k != "__builtins__") == sorted(PUBLIC)
 
 
+#: the module paths users write that moved when the package took one folder per layer (issue 34,
+#: 2026-11-27): each old path, as the README and docs named it before the move, and where it is
+#: now. Adding or dropping one is a decision (core/_layout.py serves them).
+MOVED_PATHS = {
+    "pytest_toolcall.bugs": "pytest_toolcall.cases.bugs",
+    "pytest_toolcall.cassettes": "pytest_toolcall.output.cassettes",
+    "pytest_toolcall.catalogue": "pytest_toolcall.cli.catalogue",
+    "pytest_toolcall.checks": "pytest_toolcall.run.checks",
+    "pytest_toolcall.contracts": "pytest_toolcall.core.contracts",
+    "pytest_toolcall.dialects": "pytest_toolcall.providers.dialects",
+    "pytest_toolcall.errors": "pytest_toolcall.core.errors",
+    "pytest_toolcall.fake": "pytest_toolcall.providers.fake",
+    "pytest_toolcall.fallback": "pytest_toolcall.core.fallback",
+    "pytest_toolcall.foreign": "pytest_toolcall.run.foreign",
+    "pytest_toolcall.live": "pytest_toolcall.run.live",
+    "pytest_toolcall.loop": "pytest_toolcall.core.loop",
+    "pytest_toolcall.looprun": "pytest_toolcall.run.looprun",
+    "pytest_toolcall.model": "pytest_toolcall.core.model",
+    "pytest_toolcall.mutation": "pytest_toolcall.cli.mutation",
+    "pytest_toolcall.report": "pytest_toolcall.output.report",
+    "pytest_toolcall.runner": "pytest_toolcall.run.runner",
+    "pytest_toolcall.strategies": "pytest_toolcall.cases.strategies",
+    "pytest_toolcall.tools": "pytest_toolcall.cases.tools",
+}
+
+
+def test_moved_paths_are_pinned() -> None:
+    from pytest_toolcall.core._layout import MOVED
+
+    assert MOVED == MOVED_PATHS
+
+
+@pytest.mark.parametrize("old", sorted(MOVED_PATHS))
+def test_an_old_module_path_is_the_module_at_its_new_path(old: str) -> None:
+    module = importlib.import_module(old)
+    assert module is importlib.import_module(MOVED_PATHS[old])
+    assert module.__name__ == module.__spec__.name == MOVED_PATHS[old], "its own spec kept"
+
+
+def test_old_paths_of_submodules_and_names_still_import() -> None:
+    """What the README and docs wrote before the move: a dialect module, a name from a module."""
+    from pytest_toolcall.dialects.openai import OpenAIChat  # noqa: F401 - the import is the test
+    from pytest_toolcall.errors import retry_after_seconds
+    from pytest_toolcall.fake import cut_at  # noqa: F401
+    from pytest_toolcall.strategies import stored_histories  # noqa: F401
+
+    import pytest_toolcall.core.errors as errors
+
+    assert retry_after_seconds is errors.retry_after_seconds
+    assert importlib.import_module("pytest_toolcall.dialects.openai").OpenAIChat is OpenAIChat
+
+
+def test_an_old_module_path_runs_with_python_m() -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "pytest_toolcall.catalogue", "--help"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and "--write" in done.stdout, done.stderr
+
+
+def test_a_path_that_never_existed_still_fails() -> None:
+    with pytest.raises(ModuleNotFoundError):
+        importlib.import_module("pytest_toolcall.runnner")
+    with pytest.raises(ModuleNotFoundError):
+        importlib.import_module("pytest_toolcall.dialects.no_such_dialect")
+
+
 def test_version_matches_distribution() -> None:
     from importlib.metadata import version
 
@@ -98,7 +166,7 @@ def test_version_matches_distribution() -> None:
 
 
 def test_error_families_do_not_mix() -> None:
-    from pytest_toolcall import errors
+    from pytest_toolcall.core import errors
 
     assert issubclass(errors.ConformanceFailure, AssertionError)
     assert not issubclass(errors.ConformanceFailure, errors.ToolcallError)
@@ -151,7 +219,7 @@ def test_loop_policy_fields_and_defaults_are_pinned() -> None:
     profile = pytest_toolcall.Profile()
     assert {name: getattr(profile, name) for name in LOOP_POLICY_DEFAULTS} == \
         LOOP_POLICY_DEFAULTS
-    from pytest_toolcall.contracts import CAPABILITIES
+    from pytest_toolcall.core.contracts import CAPABILITIES
 
     assert {"loop.successful_rounds", "loop.tool_timeout", "loop.cancellation",
             "loop.handoff"} <= set(CAPABILITIES)
@@ -160,7 +228,7 @@ def test_loop_policy_fields_and_defaults_are_pinned() -> None:
 def test_loop_request_fields_are_pinned() -> None:
     import dataclasses
 
-    from pytest_toolcall.loop import LoopRequest
+    from pytest_toolcall.core.loop import LoopRequest
 
     assert [f.name for f in dataclasses.fields(LoopRequest)] == [
         "messages", "tools", "model", "executor", "metadata", "endpoint", "cancel"]
@@ -171,7 +239,7 @@ def test_system_message_has_the_developer_role() -> None:
     that checks isinstance(m, SystemMessage) keeps working; other roles are still refused."""
     from pydantic import TypeAdapter, ValidationError
 
-    from pytest_toolcall.model import Message
+    from pytest_toolcall.core.model import Message
 
     assert pytest_toolcall.SystemMessage(content="x").role == "system"
     message = TypeAdapter(Message).validate_python({"role": "developer", "content": "x"})

@@ -13,15 +13,15 @@ from collections.abc import Iterator
 import pytest
 
 from pytest_toolcall.cases import SERVICE_QUIRKS as QUIRKS, default_registry
-from pytest_toolcall.contracts import Profile
-from pytest_toolcall.errors import ConformanceFailure
-from pytest_toolcall.fake import FakeProvider, in_process_endpoint
-from pytest_toolcall.fake.provider import Endpoint
+from pytest_toolcall.core.contracts import Profile
+from pytest_toolcall.core.errors import ConformanceFailure
+from pytest_toolcall.providers.fake import FakeProvider, in_process_endpoint
+from pytest_toolcall.providers.fake.provider import Endpoint
 from pytest_toolcall.providers import REGISTRY, quirk_senders
 from pytest_toolcall.reference import reference_profile
 from pytest_toolcall.reference.openai import OpenAIChatAdapter
-from pytest_toolcall.runbase import CaseSkipped
-from pytest_toolcall.runner import run_case
+from pytest_toolcall.run.runbase import CaseSkipped
+from pytest_toolcall.run.runner import run_case
 
 QUIRK_CASES = sorted((c for c in default_registry() if c.quirk is not None), key=lambda c: c.id)
 
@@ -138,7 +138,7 @@ def test_an_unknown_compatible_service_names_the_known_ones() -> None:
 
 def test_a_case_with_an_unknown_quirk_is_refused() -> None:
     from pytest_toolcall.cases import make_case
-    from pytest_toolcall.errors import CaseDefinitionError
+    from pytest_toolcall.core.errors import CaseDefinitionError
 
     base = default_registry()["stream.index_missing"]
     with pytest.raises(CaseDefinitionError, match="unknown quirk 'index_mising'"):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_toolcall.catalogue import builtin_registry
+from pytest_toolcall.cli.catalogue import builtin_registry
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_toolcall import redact
+from pytest_toolcall.core import redact
 
 
 def test_the_masking_follows_the_environment_but_not_pytests_current_test(

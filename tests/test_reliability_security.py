@@ -13,15 +13,15 @@ from pathlib import Path
 import hypothesis.strategies  # noqa: F401
 import pytest
 
-import pytest_toolcall._suite
+import pytest_toolcall.plugins.suite
 import pytest_toolcall.reference.history
 import pytest_toolcall.reference.loop
 import pytest_toolcall.reference.openai  # noqa: F401
-from pytest_toolcall import redact
+from pytest_toolcall.core import redact
 from pytest_toolcall.cases import default_registry
-from pytest_toolcall.cassettes import Redactor, request_snapshot
-from pytest_toolcall.fake.provider import Exchange
-from pytest_toolcall.tools import SECRET as PLANTED
+from pytest_toolcall.output.cassettes import Redactor, request_snapshot
+from pytest_toolcall.providers.fake.provider import Exchange
+from pytest_toolcall.cases.tools import SECRET as PLANTED
 
 default_registry()
 
@@ -203,11 +203,11 @@ def test_base_url_password_is_never_printed(pytester: pytest.Pytester) -> None:
 
 # == 2. an in-place edit of the tool schema is caught =============================================
 from pytest_toolcall.cases import Registry  # noqa: E402
-from pytest_toolcall.errors import ConformanceFailure  # noqa: E402
-from pytest_toolcall.fake import FakeProvider, in_process_endpoint  # noqa: E402
+from pytest_toolcall.core.errors import ConformanceFailure  # noqa: E402
+from pytest_toolcall.providers.fake import FakeProvider, in_process_endpoint  # noqa: E402
 from pytest_toolcall.reference import reference_profile  # noqa: E402
 from pytest_toolcall.reference.openai import OpenAIChatAdapter  # noqa: E402
-from pytest_toolcall.runner import run_case  # noqa: E402
+from pytest_toolcall.run.runner import run_case  # noqa: E402
 
 CHAT = Registry()
 CHAT.extend(case for case in default_registry() if case.contract == "chat")
@@ -610,7 +610,7 @@ def test_system_exit_fails_with_a_clause_and_no_kit_frames(
     result.assert_outcomes(failed=1)
     out = result.stdout.str()
     assert "[adapter.exit]" in out or "adapter.exit" in out
-    assert "pytest_toolcall/runner.py" not in out and "_suite.py" not in out
+    assert "pytest_toolcall/run/runner.py" not in out and "_suite.py" not in out
 
 
 def test_leftover_non_daemon_threads_are_named(pytester: pytest.Pytester,
@@ -634,9 +634,9 @@ import httpx  # noqa: E402
 import vcr  # noqa: E402,F401 - outside the in-process runs (see tests/test_cassettes_plugin.py)
 import yaml  # noqa: E402,F401
 
-from pytest_toolcall.fake import serve  # noqa: E402
-from pytest_toolcall.live import StandInProvider  # noqa: E402
-from pytest_toolcall.netguard import NetworkBlocked, block_network  # noqa: E402
+from pytest_toolcall.providers.fake import serve  # noqa: E402
+from pytest_toolcall.run.live import StandInProvider  # noqa: E402
+from pytest_toolcall.core.netguard import NetworkBlocked, block_network  # noqa: E402
 
 
 @pytest.fixture
@@ -998,7 +998,7 @@ def _dump(values: object) -> str:
 
 def test_a_loop_that_edits_its_tools_in_place_leaves_the_case_unchanged() -> None:
     case = ALL["loop.answered_once_in_order"]
-    from pytest_toolcall.looprun import resolve_script
+    from pytest_toolcall.run.looprun import resolve_script
 
     script = resolve_script(case, _profile())
     before = _dump([t.spec for t in script.tools])
@@ -1019,7 +1019,7 @@ def test_a_builder_that_edits_the_stored_history_in_place_leaves_the_case_unchan
 
 def test_mutation_reports_mask_secrets_too(tmp_path: Path, planted_env: None) -> None:
     # an escape's diff shows the user's source: a key hard-wired next to an env secret's value
-    from pytest_toolcall import mutation
+    from pytest_toolcall.cli import mutation
 
     diff = (f"-    headers = {{'x-key': '{ENV_SECRETS['GH_PAT']}'}}\n"
             f"+    headers = {{'x-key': None}}  # {PLANTED}")

@@ -14,13 +14,13 @@ import hypothesis.strategies  # noqa: F401
 import jsonschema
 import pytest
 
-import pytest_toolcall._suite
+import pytest_toolcall.plugins.suite
 import pytest_toolcall.reference.history
 import pytest_toolcall.reference.loop
 import pytest_toolcall.reference.openai  # noqa: F401
-from pytest_toolcall import report
+from pytest_toolcall.output import report
 from pytest_toolcall.cases import default_registry
-from pytest_toolcall.report import CaseRecord, Phase
+from pytest_toolcall.output.report import CaseRecord, Phase
 
 default_registry()
 
@@ -70,9 +70,9 @@ def toolcall_profile():
 RICH_CASES = "--toolcall-cases=wire.*,history.dedupe"
 WRITER_SPY = '''
 import os
-import pytest_toolcall.report
+import pytest_toolcall.output.report
 
-_write = pytest_toolcall.report.write_reports
+_write = pytest_toolcall.output.report.write_reports
 
 
 def spy(directory, document):
@@ -82,11 +82,11 @@ def spy(directory, document):
     return _write(directory, document)
 
 
-pytest_toolcall.report.write_reports = spy
+pytest_toolcall.output.report.write_reports = spy
 
 
 def pytest_unconfigure(config):
-    pytest_toolcall.report.write_reports = _write  # the in-process run shares the module
+    pytest_toolcall.output.report.write_reports = _write  # the in-process run shares the module
 '''
 
 

@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from pytest_toolcall.runbase import run_async
+from pytest_toolcall.run.runbase import run_async
 
 
 async def _numbers(closed: list[str]) -> AsyncIterator[int]:

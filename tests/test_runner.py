@@ -10,13 +10,13 @@ from typing import Any
 import pytest
 
 from pytest_toolcall.cases import Case, default_registry, make_case
-from pytest_toolcall.contracts import Profile
-from pytest_toolcall.errors import ConformanceFailure, KitError, UsageError
-from pytest_toolcall.fake import FakeProvider, in_process_endpoint
-from pytest_toolcall.fake.provider import Endpoint
-from pytest_toolcall.model import ChatRequest, ChatResponse, StreamDone, TextDelta
+from pytest_toolcall.core.contracts import Profile
+from pytest_toolcall.core.errors import ConformanceFailure, KitError, UsageError
+from pytest_toolcall.providers.fake import FakeProvider, in_process_endpoint
+from pytest_toolcall.providers.fake.provider import Endpoint
+from pytest_toolcall.core.model import ChatRequest, ChatResponse, StreamDone, TextDelta
 from pytest_toolcall.reference.openai import OpenAIChatAdapter
-from pytest_toolcall.runner import CaseSkipped, run_case
+from pytest_toolcall.run.runner import CaseSkipped, run_case
 
 
 @pytest.fixture

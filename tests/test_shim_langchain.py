@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from pytest_toolcall.errors import UsageError
+from pytest_toolcall.core.errors import UsageError
 from tests.shim_matrix import assert_pinned, run_matrix
 
 # the model name the brief's factory uses; the anthropic SDK warns on every answer about it
@@ -338,8 +338,13 @@ def test_gemini_finish_reasons_are_read_as_shims_google_genai_reads_them() -> No
 
 def test_an_id_less_call_and_its_result_get_one_id() -> None:
     pytest.importorskip("langchain_core.messages")
-    from pytest_toolcall.model import (AssistantMessage, ChatRequest, ToolCall, ToolMessage,
-                                       UserMessage)
+    from pytest_toolcall.core.model import (
+        AssistantMessage,
+        ChatRequest,
+        ToolCall,
+        ToolMessage,
+        UserMessage,
+    )
     from pytest_toolcall.shims._langchain import LangChainShimAdapter
 
     calls = tuple(ToolCall(id=None, name="get_weather", arguments={"city": c})
@@ -358,9 +363,9 @@ def test_thought_signatures_are_replayed_where_the_library_keeps_them() -> None:
     pytest.importorskip("langchain_google_genai")
     from pytest_toolcall.cases import default_registry
     from pytest_toolcall.conformance.gemini import signature_replayed
-    from pytest_toolcall.fake import FakeProvider, in_process_endpoint
+    from pytest_toolcall.providers.fake import FakeProvider, in_process_endpoint
     from pytest_toolcall.reference import reference_profile
-    from pytest_toolcall.runner import run_case
+    from pytest_toolcall.run.runner import run_case
 
     for case_id in ("wire.gemini_ids_and_signature_echoed", "stream.gemini_signature_echoed"):
         case = default_registry()[case_id].model_copy(update={"checks": (signature_replayed,)})
@@ -402,7 +407,7 @@ def test_a_factory_that_is_not_callable_is_a_usage_error() -> None:
 def test_a_model_of_the_wrong_kind_is_named() -> None:
     openai = pytest.importorskip("openai")
     pytest.importorskip("langchain_core")
-    from pytest_toolcall.fake import FakeProvider, in_process_endpoint
+    from pytest_toolcall.providers.fake import FakeProvider, in_process_endpoint
 
     ep = in_process_endpoint(FakeProvider("openai"))
     client = openai.OpenAI(base_url=ep.base_url, api_key=ep.api_key, http_client=ep.client)
@@ -415,7 +420,7 @@ def test_a_model_of_the_wrong_kind_is_named() -> None:
 
 def test_a_model_with_tools_already_bound_is_refused() -> None:
     pytest.importorskip("langchain_openai")
-    from pytest_toolcall.fake import FakeProvider, in_process_endpoint
+    from pytest_toolcall.providers.fake import FakeProvider, in_process_endpoint
 
     ep = in_process_endpoint(FakeProvider("openai"))
     tool = {"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from pytest_toolcall.errors import UsageError
+from pytest_toolcall.core.errors import UsageError
 
 # litellm fetches its model cost map from GitHub on import unless told otherwise (the shim sets
 # this too, before it imports litellm; the factories below import litellm themselves)
@@ -194,7 +194,7 @@ def test_each_route_fails_exactly_its_pinned_cases(route: str) -> None:
 
 # -- the shim's own bad input ------------------------------------------------------------------
 def _endpoint(dialect: str = "openai") -> Any:
-    from pytest_toolcall.fake import FakeProvider, in_process_endpoint
+    from pytest_toolcall.providers.fake import FakeProvider, in_process_endpoint
 
     return in_process_endpoint(FakeProvider(dialect))
 
@@ -240,7 +240,7 @@ def test_an_async_openai_client_is_refused() -> None:
 
 
 def test_the_shim_passes_num_retries_0_and_the_factory_kwargs() -> None:
-    from pytest_toolcall.model import ChatRequest, UserMessage
+    from pytest_toolcall.core.model import ChatRequest, UserMessage
 
     ep = _endpoint()
     adapter = _shim(_openai)(ep)

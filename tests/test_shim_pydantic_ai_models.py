@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from pytest_toolcall.errors import UsageError
+from pytest_toolcall.core.errors import UsageError
 
 pytest.importorskip("pydantic_ai")
 
@@ -225,7 +225,7 @@ def test_the_pins_cover_every_configuration() -> None:
 
 
 def test_each_model_speaks_its_dialect() -> None:
-    from pytest_toolcall.fake import FakeProvider, in_process_endpoint
+    from pytest_toolcall.providers.fake import FakeProvider, in_process_endpoint
 
     for configuration, (module, dialect, factory) in MODELS.items():
         if not _installed(module):
@@ -236,7 +236,7 @@ def test_each_model_speaks_its_dialect() -> None:
 
 # -- the shim's own bad input -------------------------------------------------------------------
 def _endpoint(dialect: str = "openai") -> Any:
-    from pytest_toolcall.fake import FakeProvider, in_process_endpoint
+    from pytest_toolcall.providers.fake import FakeProvider, in_process_endpoint
 
     return in_process_endpoint(FakeProvider(dialect))
 

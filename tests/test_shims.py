@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from pytest_toolcall import shims
-from pytest_toolcall.errors import UsageError
+from pytest_toolcall.core.errors import UsageError
 from tests.shim_matrix import LIBRARIES, assert_pinned, verdicts
 
 _NO_VALIDATION = (
@@ -278,7 +278,7 @@ def test_a_factory_that_is_not_callable_is_a_usage_error() -> None:
 
 def test_a_client_of_the_wrong_kind_is_named() -> None:
     openai = pytest.importorskip("openai")
-    from pytest_toolcall.fake import FakeProvider, in_process_endpoint
+    from pytest_toolcall.providers.fake import FakeProvider, in_process_endpoint
 
     ep = in_process_endpoint(FakeProvider("openai"))
     async_client = openai.AsyncOpenAI(base_url=ep.base_url, api_key=ep.api_key)

@@ -11,13 +11,13 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_toolcall.cassettes import (
+from pytest_toolcall.output.cassettes import (
     AUTH_BODY_FIELDS,
     Redactor,
     _no_credential_keys,
     _snapshot_data,
 )
-from pytest_toolcall.fake.provider import Exchange
+from pytest_toolcall.providers.fake.provider import Exchange
 
 
 def _plain(bodies: list[bytes]) -> tuple[dict[str, Any], set[str]]:
@@ -138,7 +138,7 @@ def _outcome(scrub: Any, uri: str) -> Any:
 def test_a_snapshot_with_crlf_line_ends_is_unchanged_as_read_text_reads_it(tmp_path: Any) -> None:
     """The snapshot is read as bytes (faster than ``read_text``) with the same universal
     newlines: a snapshot checked out with CR LF line ends still matches."""
-    from pytest_toolcall.cassettes import _snapshot_unchanged, canonical_json
+    from pytest_toolcall.output.cassettes import _snapshot_unchanged, canonical_json
 
     data = {"requests": [{"step": 0, "method": "POST", "path": "/v1/chat/completions",
                           "headers": {}, "body": {"model": "m", "text": "Saint-Étienne"}}]}

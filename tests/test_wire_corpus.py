@@ -22,9 +22,9 @@ from typing import Any
 import pytest
 
 from pytest_toolcall.cases import ScriptedCall, Turn
-from pytest_toolcall.dialects.openai import OpenAIChat
-from pytest_toolcall.fake import FakeProvider
-from pytest_toolcall.model import (
+from pytest_toolcall.providers.dialects.openai import OpenAIChat
+from pytest_toolcall.providers.fake import FakeProvider
+from pytest_toolcall.core.model import (
     AssistantMessage,
     StreamDone,
     TextDelta,

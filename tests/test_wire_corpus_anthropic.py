@@ -17,8 +17,8 @@ from urllib.parse import urlsplit
 import pytest
 
 from pytest_toolcall.cases import ScriptedCall, Turn
-from pytest_toolcall.dialects.anthropic import AnthropicMessages
-from pytest_toolcall.model import StreamDone, ToolCallComplete, assemble_stream
+from pytest_toolcall.providers.dialects.anthropic import AnthropicMessages
+from pytest_toolcall.core.model import StreamDone, ToolCallComplete, assemble_stream
 from pytest_toolcall.reference.anthropic import AnthropicAdapter
 
 pytest.importorskip("yaml", reason="PyYAML is needed to read the wire corpus (it is in the 'dev' "

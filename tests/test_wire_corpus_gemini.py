@@ -10,8 +10,8 @@ import pytest
 from corpus import Interaction, corpus_root, files, load
 
 from pytest_toolcall.cases import ScriptedCall, Turn
-from pytest_toolcall.dialects.gemini import Gemini
-from pytest_toolcall.model import StreamDone, ToolCallComplete
+from pytest_toolcall.providers.dialects.gemini import Gemini
+from pytest_toolcall.core.model import StreamDone, ToolCallComplete
 from pytest_toolcall.reference.gemini import GeminiAdapter
 
 FOLDER = corpus_root() / "pydantic-ai" / "gemini"

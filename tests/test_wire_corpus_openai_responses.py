@@ -15,7 +15,7 @@ from typing import Any
 import corpus
 import pytest
 
-from pytest_toolcall.dialects import get_dialect
+from pytest_toolcall.providers.dialects import get_dialect
 from pytest_toolcall.reference.openai_responses import OpenAIResponsesAdapter
 
 D = get_dialect("openai-responses")

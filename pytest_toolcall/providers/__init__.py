@@ -38,7 +38,7 @@ class Provider:
     #: ``compatible_with``; OpenAI itself sends none of them.
     quirks: dict[str, Fact] = field(default_factory=dict)
     #: a provider a plugin adds (the ``pytest_toolcall_providers`` hook): the dialect class
-    #: its fake plays (a subclass of its wire's, e.g. ``pytest_toolcall.dialects.openai.
+    #: its fake plays (a subclass of its wire's, e.g. ``pytest_toolcall.providers.dialects.openai.
     #: OpenAIChat``; default: the wire's own) and the reference adapter class the suite runs
     #: against it when no adapter is given (default: the wire's reference)
     fake: Any = field(default=None, compare=False)
@@ -94,7 +94,7 @@ _BUILTIN = [Provider(name=d, dialect=d, family=d.split("-")[0],
 _CONFIRMED = "2026-11-23"
 
 #: Gemini on Vertex AI: the gemini wire on Vertex's routes (issue 13). Served by the ``vertex``
-#: dialect class (pytest_toolcall.dialects.gemini.Vertex) and the VertexAdapter reference.
+#: dialect class (pytest_toolcall.providers.dialects.gemini.Vertex) and the VertexAdapter reference.
 VERTEX = Provider(name="vertex", dialect="gemini", family="gemini", facts={
     "routes": Fact("POST /v1/projects/{p}/locations/{l}/publishers/google/models/{m}:"
                    "generateContent and :streamGenerateContent?alt=sse",
@@ -119,7 +119,7 @@ _DS_CONFIRMED = "2026-11-25"
 _DS_DOCS = "https://api-docs.deepseek.com"
 
 #: DeepSeek (api.deepseek.com): the openai wire with its own rules, errors and reasoning_content
-#: (issue 13). Served by the ``deepseek`` dialect class (pytest_toolcall.dialects.deepseek) and
+#: (issue 13). Served by the ``deepseek`` dialect class (pytest_toolcall.providers.dialects.deepseek) and
 #: the DeepSeekAdapter reference. Facts without a confirmed date inherit OpenAI's behaviour.
 DEEPSEEK = Provider(name="deepseek", dialect="openai", family="openai", facts={
     "routes": Fact("POST /chat/completions and /v1/chat/completions (the v1 is not a model "
@@ -223,7 +223,7 @@ _MI_SDK = "mistralai/client-python src/mistralai/client/models"
 
 #: Mistral (api.mistral.ai): the openai wire with 9-character call ids, content chunks, closed
 #: request schemas and its own error bodies (issue 13). Served by the ``mistral`` dialect class
-#: (pytest_toolcall.dialects.mistral) and the MistralAdapter reference. Facts without a
+#: (pytest_toolcall.providers.dialects.mistral) and the MistralAdapter reference. Facts without a
 #: confirmed date inherit OpenAI's behaviour.
 MISTRAL = Provider(name="mistral", dialect="openai", family="openai", facts={
     "routes": Fact("POST /v1/chat/completions; base_url https://api.mistral.ai/v1",
@@ -301,7 +301,7 @@ _OR_DOCS = "https://openrouter.ai/docs"
 #: OpenRouter (openrouter.ai/api/v1): the openai wire with its integer-coded errors, its stream
 #: shape (role on every chunk, the finish chunk twice, SSE comments, mid-stream error events) and
 #: reasoning_details (issue 13). Served by the ``openrouter`` dialect class
-#: (pytest_toolcall.dialects.openrouter) and the OpenRouterAdapter reference. Facts without a
+#: (pytest_toolcall.providers.dialects.openrouter) and the OpenRouterAdapter reference. Facts without a
 #: confirmed date inherit OpenAI's behaviour.
 OPENROUTER = Provider(name="openrouter", dialect="openai", family="openai", facts={
     "routes": Fact("POST /api/v1/chat/completions; base_url https://openrouter.ai/api/v1",
@@ -401,7 +401,7 @@ _ZP_SDK = "zai-org/z-ai-sdk-python src/zai"
 #: Zhipu AI / Z.ai (open.bigmodel.cn, api.z.ai): GLM on the openai wire with business-code
 #: errors, auto-only tool_choice, its own tool types, whole calls on the finish chunk and
 #: reasoning_content (issue 13). Served by the ``zhipu`` dialect class
-#: (pytest_toolcall.dialects.zhipu) and the ZhipuAdapter reference. Facts without a confirmed
+#: (pytest_toolcall.providers.dialects.zhipu) and the ZhipuAdapter reference. Facts without a confirmed
 #: date inherit OpenAI's behaviour.
 ZHIPU = Provider(name="zhipu", dialect="openai", family="openai", facts={
     "routes": Fact("POST https://open.bigmodel.cn/api/paas/v4/chat/completions (Zhipu) and "
@@ -497,7 +497,7 @@ _AZ_SDK = "openai 3.57.0 openai/lib/azure.py"
 #: Azure OpenAI ({resource}.openai.azure.com): OpenAI's Chat Completions on Azure's deployment
 #: route (api-version) and v1 route, api-key or Entra ID bearer auth, content-filter chunks and
 #: errors, gateway error bodies (issue 13). Served by the ``azure-openai`` dialect class
-#: (pytest_toolcall.dialects.azure_openai) and the AzureOpenAIAdapter reference. Facts without
+#: (pytest_toolcall.providers.dialects.azure_openai) and the AzureOpenAIAdapter reference. Facts without
 #: a confirmed date inherit OpenAI's behaviour.
 AZURE_OPENAI = Provider(name="azure-openai", dialect="openai", family="openai", facts={
     "routes": Fact("POST {endpoint}/openai/deployments/{deployment}/chat/completions?api-"
@@ -604,7 +604,7 @@ _CB_STREAM = ("a recorded gpt-oss-120b tool-call stream (jleechanorg/codex_plus 
 
 #: Cerebras Inference (api.cerebras.ai): the openai wire with top-level error bodies, a closed
 #: request schema, ``reasoning`` and ``time_info`` (issue 13). Served by the ``cerebras`` dialect
-#: class (pytest_toolcall.dialects.cerebras) and the CerebrasAdapter reference. Facts without a
+#: class (pytest_toolcall.providers.dialects.cerebras) and the CerebrasAdapter reference. Facts without a
 #: confirmed date inherit OpenAI's behaviour.
 CEREBRAS = Provider(name="cerebras", dialect="openai", family="openai", facts={
     "routes": Fact("POST /v1/chat/completions; base_url https://api.cerebras.ai/v1",
@@ -718,7 +718,7 @@ _GQ_2025 = ("a recorded llama-3.3-70b-versatile stream (req_01jpmhp4mremx857n2f5
 
 #: Groq (api.groq.com/openai/v1): the openai wire with usage under x_groq, each tool call whole
 #: in one chunk, a reasoning field and its tool_use_failed 400 (issue 13). Served by the
-#: ``groq`` dialect class (pytest_toolcall.dialects.groq) and the GroqAdapter reference. Facts
+#: ``groq`` dialect class (pytest_toolcall.providers.dialects.groq) and the GroqAdapter reference. Facts
 #: without a confirmed date inherit OpenAI's behaviour.
 GROQ = Provider(name="groq", dialect="openai", family="openai", facts={
     "routes": Fact("POST /openai/v1/chat/completions; base_url https://api.groq.com/openai/v1",
@@ -821,7 +821,7 @@ _TG_REC = "maruel/genai providers/togetherai/testdata/TestClient/Scoreboard"
 #: Together AI (api.together.xyz/v1): the openai wire with a request id beside its errors, a
 #: stream whose last chunk says "stop" after "tool_calls", usage always in the stream and the
 #: reasoning field (issue 13). Served by the ``together`` dialect class
-#: (pytest_toolcall.dialects.together) and the TogetherAdapter reference. Facts without a
+#: (pytest_toolcall.providers.dialects.together) and the TogetherAdapter reference. Facts without a
 #: confirmed date inherit OpenAI's behaviour.
 TOGETHER = Provider(name="together", dialect="openai", family="openai", facts={
     "routes": Fact("POST /v1/chat/completions; base_url https://api.together.xyz/v1 (also "
@@ -930,7 +930,7 @@ _LM_BUGS = "lmstudio-ai/lmstudio-bug-tracker"
 #: LM Studio's OpenAI-compatible server (http://localhost:1234/v1): the openai wire with a 200 for
 #: unknown routes, string and object error bodies, an ``event: error`` inside 200 streams, numeric
 #: call ids and reasoning_content / reasoning (issue 13). Served by the ``lmstudio`` dialect class
-#: (pytest_toolcall.dialects.lmstudio) and the LMStudioAdapter reference. Facts without a
+#: (pytest_toolcall.providers.dialects.lmstudio) and the LMStudioAdapter reference. Facts without a
 #: confirmed date inherit OpenAI's behaviour.
 LMSTUDIO = Provider(name="lmstudio", dialect="openai", family="openai", facts={
     "routes": Fact("POST /v1/chat/completions (also /v1/responses, /v1/completions, "
@@ -1046,7 +1046,7 @@ _LC_SRV = f"{_LC} tools/server"
 #: llama.cpp's llama-server: its OpenAI-compatible Chat Completions (/v1/chat/completions and
 #: /chat/completions), optional --api-key, {code, message, type} errors, the role chunk alone,
 #: 32-character call ids, reasoning_content and timings (issue 13). Served by the ``llamacpp``
-#: dialect class (pytest_toolcall.dialects.llamacpp) and the LlamaCppAdapter reference; the
+#: dialect class (pytest_toolcall.providers.dialects.llamacpp) and the LlamaCppAdapter reference; the
 #: sources are llama.cpp's own server and chat code (master as stored 2026-11). Facts without
 #: a confirmed date inherit OpenAI's behaviour.
 LLAMACPP = Provider(name="llamacpp", dialect="openai", family="openai", facts={
@@ -1182,7 +1182,7 @@ _VL_SRC = "vllm-project/vllm vllm/entrypoints"
 #: optional --api-key, nested errors with integer codes, its request rules (no empty tools,
 #: stream_options only when streaming, "auto" only with a tool-call parser), its stream shape
 #: and the reasoning field (issue 13). Served by the ``vllm`` dialect class
-#: (pytest_toolcall.dialects.vllm) and the VLLMAdapter reference. Facts without a confirmed
+#: (pytest_toolcall.providers.dialects.vllm) and the VLLMAdapter reference. Facts without a confirmed
 #: date inherit OpenAI's behaviour. Every source is vLLM's server code (main, 2026) or a public
 #: issue / PR of vllm-project/vllm unless named otherwise.
 VLLM = Provider(name="vllm", dialect="openai", family="openai", facts={
@@ -1336,7 +1336,7 @@ _XA_VERCEL = "vercel/ai packages/xai/src/__fixtures__"
 #: xAI (api.x.ai/v1): the openai wire with flat {code, error} bodies (a wrong key is a 400), each
 #: tool call whole in one stream chunk, grok-3-mini's reasoning_content and usage whose total
 #: counts the reasoning tokens completion_tokens leaves out (issue 13). Served by the ``xai``
-#: dialect class (pytest_toolcall.dialects.xai) and the XAIAdapter reference. Facts without a
+#: dialect class (pytest_toolcall.providers.dialects.xai) and the XAIAdapter reference. Facts without a
 #: confirmed date inherit OpenAI's behaviour.
 XAI = Provider(name="xai", dialect="openai", family="openai", facts={
     "routes": Fact("POST /v1/chat/completions; base_url https://api.x.ai/v1 (also /v1/responses "
@@ -1470,7 +1470,7 @@ _FW_DOCS = "https://docs.fireworks.ai"
 #: Fireworks AI (api.fireworks.ai/inference/v1): the openai wire with its own error shapes (a
 #: string error on 429), reasoning_content with interleaved thinking, and Kimi's id-before-name
 #: tool-call streams (issue 13). Served by the ``fireworks`` dialect class
-#: (pytest_toolcall.dialects.fireworks) and the FireworksAdapter reference. Facts without a
+#: (pytest_toolcall.providers.dialects.fireworks) and the FireworksAdapter reference. Facts without a
 #: confirmed date inherit OpenAI's behaviour.
 FIREWORKS = Provider(name="fireworks", dialect="openai", family="openai", facts={
     "routes": Fact("POST /inference/v1/chat/completions; base_url "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import UsageError
+from pytest_toolcall.core.errors import UsageError
 
 __all__ = ["reference_adapter", "reference_profile", "request_body"]
 
@@ -77,7 +77,7 @@ def reference_profile(provider: str) -> Any:
     (a module-level ``PROFILE`` dict in the adapter's module narrows the defaults)."""
     from importlib import import_module
 
-    from ..contracts import Profile
+    from pytest_toolcall.core.contracts import Profile
 
     module, _ = _ADAPTERS.get(provider, ("", ""))
     overrides = getattr(import_module(f"{__name__}.{module}"), "PROFILE", {}) if module else {}

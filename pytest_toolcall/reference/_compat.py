@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from ..model import AssistantMessage, ChatResponse, Reasoning, ReasoningComplete
-from .openai import OpenAIChatAdapter, StreamAccumulator
+from pytest_toolcall.core.model import AssistantMessage, ChatResponse, Reasoning, ReasoningComplete
+from pytest_toolcall.reference.openai import OpenAIChatAdapter, StreamAccumulator
 
 __all__ = ["ReasoningChatAdapter", "ReasoningStreamAccumulator"]
 

@@ -12,21 +12,21 @@ from typing import Any
 
 import httpx
 
-from ..model import ChatRequest, ChatResponse
+from pytest_toolcall.core.model import ChatRequest, ChatResponse
 
 __all__ = ["RETRYABLE_TYPES", "HttpxAdapter", "StreamLines", "parsed_url", "read_error",
            "retry_fields"]
 
 
 def _unreachable(exc: Exception) -> Exception:
-    from ..errors import ProviderError
+    from pytest_toolcall.core.errors import ProviderError
 
     return ProviderError(f"no answer from the provider: {type(exc).__name__}: {exc}",
                          retryable=True)
 
 
 def _broken(exc: Exception) -> Exception:
-    from ..errors import IncompleteStreamError
+    from pytest_toolcall.core.errors import IncompleteStreamError
 
     return IncompleteStreamError(f"the connection broke before the stream ended: {exc}",
                                  retryable=True)
@@ -197,7 +197,7 @@ def retry_fields(response: Any, data: Any, code: Any = None) -> dict[str, Any]:
     """``retry_after`` and ``retryable`` for a ProviderError from an error response: the delay
     from the headers (or Gemini's RetryInfo), and whether to retry from ``x-should-retry``
     (what the OpenAI and Anthropic SDKs obey first), else from the code and the status."""
-    from ..errors import retry_after_seconds, status_is_retryable
+    from pytest_toolcall.core.errors import retry_after_seconds, status_is_retryable
 
     retryable = status_is_retryable(response.status_code)
     should = response.headers.get("x-should-retry")

@@ -2,7 +2,7 @@
 
 Canonical -> wire: system messages go to the top-level ``system``; the results of one assistant
 turn go back in ONE user message, ``tool_result`` blocks first (``is_error`` from
-:class:`~pytest_toolcall.model.ToolMessage`); ``tool_choice`` "required" is ``any``;
+:class:`~pytest_toolcall.core.model.ToolMessage`); ``tool_choice`` "required" is ``any``;
 ``parallel_tool_calls=False`` is ``disable_parallel_tool_use: true``. Streams are read by their
 ``event:`` line (what the official SDK dispatches on), ``ping`` skipped, ``event: error`` raised.
 """
@@ -17,8 +17,8 @@ from typing import Any
 
 import httpx
 
-from ..errors import IncompleteStreamError, ProviderError, StreamError
-from ..model import (
+from pytest_toolcall.core.errors import IncompleteStreamError, ProviderError, StreamError
+from pytest_toolcall.core.model import (
     AssistantMessage,
     ChatRequest,
     ChatResponse,
@@ -37,7 +37,7 @@ from ..model import (
     UserMessage,
     parse_arguments,
 )
-from ._http import HttpxAdapter, RETRYABLE_TYPES, read_error, retry_fields
+from pytest_toolcall.reference._http import HttpxAdapter, RETRYABLE_TYPES, read_error, retry_fields
 
 __all__ = ["PROFILE", "AnthropicAdapter", "AnthropicStreamAccumulator"]
 

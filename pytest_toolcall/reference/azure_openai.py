@@ -11,7 +11,7 @@
   be empty; ``content_filter_results`` on a choice is no text.
 - Errors: Azure's gateway errors are ``{"error": {"code": "<string>", "message"}}`` (``"401"``,
   ``"429"``, ``"DeploymentNotFound"``), its model errors OpenAI's; both read by the OpenAI
-  reader. ``retry-after-ms`` is read before ``Retry-After`` (pytest_toolcall.errors).
+  reader. ``retry-after-ms`` is read before ``Retry-After`` (pytest_toolcall.core.errors).
 
 Confirmed 2026-11-25; the sources are in ``pytest_toolcall.providers.AZURE_OPENAI``.
 """
@@ -23,8 +23,8 @@ from urllib.parse import quote
 
 import httpx
 
-from ..dialects.azure_openai import DEFAULT_API_VERSION
-from .openai import OpenAIChatAdapter
+from pytest_toolcall.providers.dialects.azure_openai import DEFAULT_API_VERSION
+from pytest_toolcall.reference.openai import OpenAIChatAdapter
 
 __all__ = ["AzureOpenAIAdapter", "DEFAULT_DEPLOYMENT"]
 
@@ -42,12 +42,12 @@ class AzureOpenAIAdapter(OpenAIChatAdapter):
                  client: httpx.Client | None = None,
                  async_client: httpx.AsyncClient | None = None) -> None:
         if route not in ("deployments", "v1"):
-            from ..errors import UsageError
+            from pytest_toolcall.core.errors import UsageError
 
             raise UsageError(f"AzureOpenAIAdapter: route must be 'deployments' or 'v1', got "
                              f"{route!r}")
         if (api_key is None) == (azure_ad_token is None):
-            from ..errors import UsageError
+            from pytest_toolcall.core.errors import UsageError
 
             raise UsageError("AzureOpenAIAdapter: pass exactly one of api_key (sent as the "
                              "api-key header) and azure_ad_token (sent as Authorization: Bearer)")

@@ -27,10 +27,10 @@ from typing import Any
 
 import httpx
 
-from ..errors import ProviderError, StreamError, status_is_retryable
-from ..model import ChatRequest
-from ._compat import ReasoningChatAdapter, ReasoningStreamAccumulator
-from ._http import read_error, retry_fields
+from pytest_toolcall.core.errors import ProviderError, StreamError, status_is_retryable
+from pytest_toolcall.core.model import ChatRequest
+from pytest_toolcall.reference._compat import ReasoningChatAdapter, ReasoningStreamAccumulator
+from pytest_toolcall.reference._http import read_error, retry_fields
 
 __all__ = ["CerebrasAdapter", "CerebrasStreamAccumulator", "DEFAULT_MODEL", "NOT_RETRYABLE"]
 

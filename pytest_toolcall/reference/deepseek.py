@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..model import ChatRequest
-from ._compat import ReasoningChatAdapter, ReasoningStreamAccumulator
+from pytest_toolcall.core.model import ChatRequest
+from pytest_toolcall.reference._compat import ReasoningChatAdapter, ReasoningStreamAccumulator
 
 __all__ = ["DeepSeekAdapter", "DeepSeekStreamAccumulator"]
 

@@ -21,8 +21,8 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from ..fallback import FallbackRequest, FallbackResult
-from ..model import StreamDone, TextDelta, ToolCall, ToolCallComplete
+from pytest_toolcall.core.fallback import FallbackRequest, FallbackResult
+from pytest_toolcall.core.model import StreamDone, TextDelta, ToolCall, ToolCallComplete
 
 __all__ = ["Collector", "ReferenceStructuredOutput", "prose_objects"]
 
@@ -55,7 +55,7 @@ class Collector:
 
 
 class ReferenceStructuredOutput:
-    """A :class:`~pytest_toolcall.fallback.StructuredOutput` (sync and async)."""
+    """A :class:`~pytest_toolcall.core.fallback.StructuredOutput` (sync and async)."""
 
     def extract(self, request: FallbackRequest) -> FallbackResult:
         collector = self.new_collector()

@@ -26,9 +26,9 @@ from typing import Any
 
 import httpx
 
-from ..errors import ProviderError
-from ._http import retry_fields
-from .deepseek import DeepSeekAdapter
+from pytest_toolcall.core.errors import ProviderError
+from pytest_toolcall.reference._http import retry_fields
+from pytest_toolcall.reference.deepseek import DeepSeekAdapter
 
 __all__ = ["FireworksAdapter", "DEFAULT_MODEL"]
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from ..model import AssistantMessage, ToolMessage
+from pytest_toolcall.core.model import AssistantMessage, ToolMessage
 
 __all__ = ["ReferenceHistoryBuilder"]
 

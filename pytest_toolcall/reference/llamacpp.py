@@ -30,10 +30,10 @@ from typing import Any
 
 import httpx
 
-from ..errors import StreamError, status_is_retryable
-from ..model import ChatRequest
-from ._http import RETRYABLE_TYPES
-from .deepseek import DeepSeekAdapter, DeepSeekStreamAccumulator
+from pytest_toolcall.core.errors import StreamError, status_is_retryable
+from pytest_toolcall.core.model import ChatRequest
+from pytest_toolcall.reference._http import RETRYABLE_TYPES
+from pytest_toolcall.reference.deepseek import DeepSeekAdapter, DeepSeekStreamAccumulator
 
 __all__ = ["LlamaCppAdapter", "LlamaCppStreamAccumulator", "DEFAULT_MODEL", "PROFILE",
            "FINAL_500", "stream_error"]

@@ -10,7 +10,7 @@ What it reads differently, each from LM Studio's own answers (sources in
   with "Unexpected endpoint or method. (POST /chat/completions)" and status 200): an error
   carrying those words, never an empty answer.
 - An error inside a 200 stream (``event: error`` then ``data: {"error": {"message"},
-  "message"}``): a :class:`~pytest_toolcall.errors.StreamError` with the message.
+  "message"}``): a :class:`~pytest_toolcall.core.errors.StreamError` with the message.
 - Reasoning in ``reasoning_content`` ("Separate reasoning_content" setting) or ``reasoning``
   (gpt-oss, since 0.3.23), as one ``Reasoning(type="thinking")``; it is not sent back (LM
   Studio documents no field for it in requests; the chat template decides).
@@ -26,10 +26,10 @@ from typing import Any
 
 import httpx
 
-from ..errors import ProviderError, StreamError
-from ..model import ChatResponse
-from ._compat import ReasoningChatAdapter, ReasoningStreamAccumulator
-from ._http import read_error, retry_fields
+from pytest_toolcall.core.errors import ProviderError, StreamError
+from pytest_toolcall.core.model import ChatResponse
+from pytest_toolcall.reference._compat import ReasoningChatAdapter, ReasoningStreamAccumulator
+from pytest_toolcall.reference._http import read_error, retry_fields
 
 __all__ = ["LMStudioAdapter", "LMStudioStreamAccumulator", "DEFAULT_MODEL", "PROFILE"]
 

@@ -37,8 +37,15 @@ import concurrent.futures
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from ..loop import LoopEvent, LoopRequest, LoopResult, ToolError
-from ..model import AssistantMessage, ChatRequest, ChatResponse, ToolCall, ToolMessage, Usage
+from pytest_toolcall.core.loop import LoopEvent, LoopRequest, LoopResult, ToolError
+from pytest_toolcall.core.model import (
+    AssistantMessage,
+    ChatRequest,
+    ChatResponse,
+    ToolCall,
+    ToolMessage,
+    Usage,
+)
 
 __all__ = ["ReferenceToolLoop"]
 

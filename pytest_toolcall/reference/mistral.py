@@ -32,8 +32,8 @@ from typing import Any
 
 import httpx
 
-from ..errors import ProviderError
-from ..model import (
+from pytest_toolcall.core.errors import ProviderError
+from pytest_toolcall.core.model import (
     AssistantMessage,
     ChatRequest,
     ChatResponse,
@@ -43,8 +43,8 @@ from ..model import (
     ToolCall,
     ToolMessage,
 )
-from ._http import read_error, retry_fields
-from .openai import OpenAIChatAdapter, StreamAccumulator
+from pytest_toolcall.reference._http import read_error, retry_fields
+from pytest_toolcall.reference.openai import OpenAIChatAdapter, StreamAccumulator
 
 __all__ = ["MistralAdapter", "MistralStreamAccumulator", "mistral_id"]
 

@@ -23,8 +23,8 @@ from typing import Any
 
 import httpx
 
-from ..errors import IncompleteStreamError, ProviderError, StreamError
-from ..model import (
+from pytest_toolcall.core.errors import IncompleteStreamError, ProviderError, StreamError
+from pytest_toolcall.core.model import (
     AssistantMessage,
     ChatRequest,
     ChatResponse,
@@ -39,7 +39,7 @@ from ..model import (
     Usage,
     UserMessage,
 )
-from ._http import HttpxAdapter, retry_fields
+from pytest_toolcall.reference._http import HttpxAdapter, retry_fields
 
 __all__ = ["PROFILE", "NdjsonAccumulator", "OllamaAdapter"]
 

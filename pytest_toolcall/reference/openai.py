@@ -13,8 +13,8 @@ from typing import Any
 import httpx
 from pydantic import ValidationError
 
-from ..errors import IncompleteStreamError, ProviderError, StreamError
-from ..model import (
+from pytest_toolcall.core.errors import IncompleteStreamError, ProviderError, StreamError
+from pytest_toolcall.core.model import (
     AssistantMessage,
     ChatRequest,
     ChatResponse,
@@ -30,7 +30,7 @@ from ..model import (
     Usage,
     UserMessage,
 )
-from ._http import HttpxAdapter, RETRYABLE_TYPES, read_error, retry_fields
+from pytest_toolcall.reference._http import HttpxAdapter, RETRYABLE_TYPES, read_error, retry_fields
 
 __all__ = ["PROFILE", "OpenAIChatAdapter", "StreamAccumulator"]
 

@@ -1,7 +1,7 @@
 """The reference OpenAI Responses adapter, on httpx: sync and async, complete and stream.
 
 Two ids per call. A ``function_call`` output item has an item id (``fc_…``) and a ``call_id``
-(``call_…``). The canonical :class:`~pytest_toolcall.model.ToolCall` id is the ``call_id``: it is
+(``call_…``). The canonical :class:`~pytest_toolcall.core.model.ToolCall` id is the ``call_id``: it is
 what the ``function_call_output`` must name. The item id has no canonical field, so the adapter
 keeps it in :attr:`OpenAIResponsesAdapter.item_ids` (call_id -> fc_ id) as it parses responses,
 and replays a call with ``id`` when it knows it. A call it never saw (a history built elsewhere,
@@ -23,8 +23,8 @@ from typing import Any
 
 import httpx
 
-from ..errors import IncompleteStreamError, ProviderError, StreamError
-from ..model import (
+from pytest_toolcall.core.errors import IncompleteStreamError, ProviderError, StreamError
+from pytest_toolcall.core.model import (
     AssistantMessage,
     ChatRequest,
     ChatResponse,
@@ -42,7 +42,7 @@ from ..model import (
     Usage,
     UserMessage,
 )
-from ._http import HttpxAdapter, RETRYABLE_TYPES, read_error, retry_fields
+from pytest_toolcall.reference._http import HttpxAdapter, RETRYABLE_TYPES, read_error, retry_fields
 
 __all__ = ["PROFILE", "OpenAIResponsesAdapter", "ResponsesStreamAccumulator"]
 

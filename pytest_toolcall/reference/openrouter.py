@@ -25,10 +25,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..errors import StreamError, status_is_retryable
-from ..model import AssistantMessage, ChatResponse, Reasoning, ReasoningComplete
-from ._http import RETRYABLE_TYPES
-from .openai import OpenAIChatAdapter, StreamAccumulator
+from pytest_toolcall.core.errors import StreamError, status_is_retryable
+from pytest_toolcall.core.model import AssistantMessage, ChatResponse, Reasoning, ReasoningComplete
+from pytest_toolcall.reference._http import RETRYABLE_TYPES
+from pytest_toolcall.reference.openai import OpenAIChatAdapter, StreamAccumulator
 
 __all__ = ["OpenRouterAdapter", "OpenRouterStreamAccumulator"]
 

@@ -23,8 +23,8 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from ..errors import StreamError
-from ._compat import ReasoningChatAdapter, ReasoningStreamAccumulator
+from pytest_toolcall.core.errors import StreamError
+from pytest_toolcall.reference._compat import ReasoningChatAdapter, ReasoningStreamAccumulator
 
 __all__ = ["VLLMAdapter", "VLLMStreamAccumulator", "DEFAULT_MODEL"]
 

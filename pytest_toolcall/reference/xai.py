@@ -24,9 +24,9 @@ from typing import Any
 
 import httpx
 
-from ..errors import ProviderError
-from ._compat import ReasoningChatAdapter
-from ._http import read_error, retry_fields
+from pytest_toolcall.core.errors import ProviderError
+from pytest_toolcall.reference._compat import ReasoningChatAdapter
+from pytest_toolcall.reference._http import read_error, retry_fields
 
 __all__ = ["XAIAdapter", "DEFAULT_MODEL"]
 

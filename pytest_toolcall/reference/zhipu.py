@@ -25,7 +25,7 @@ from typing import Any
 
 import httpx
 
-from .deepseek import DeepSeekAdapter
+from pytest_toolcall.reference.deepseek import DeepSeekAdapter
 
 __all__ = ["ZhipuAdapter", "DEFAULT_MODEL", "PROFILE", "NOT_RETRYABLE"]
 

@@ -40,35 +40,35 @@ __all__ = ["LOOPS", "SHIMS", "anthropic", "google_genai", "langchain", "langchai
 
 def openai(factory: Callable[[Any], Any]) -> Any:
     """Chat Completions through the official openai SDK (``create``; the stream helper)."""
-    from ._openai import OpenAIShim
+    from pytest_toolcall.shims._openai import OpenAIShim
 
     return OpenAIShim(factory)
 
 
 def openai_responses(factory: Callable[[Any], Any]) -> Any:
     """The Responses API through the official openai SDK (``create``; the stream helper)."""
-    from ._openai import OpenAIResponsesShim
+    from pytest_toolcall.shims._openai import OpenAIResponsesShim
 
     return OpenAIResponsesShim(factory)
 
 
 def anthropic(factory: Callable[[Any], Any]) -> Any:
     """Messages through the official anthropic SDK (``create``; the stream helper)."""
-    from ._anthropic import AnthropicShim
+    from pytest_toolcall.shims._anthropic import AnthropicShim
 
     return AnthropicShim(factory)
 
 
 def google_genai(factory: Callable[[Any], Any]) -> Any:
     """generateContent through the official google-genai SDK."""
-    from ._google_genai import GoogleGenaiShim
+    from pytest_toolcall.shims._google_genai import GoogleGenaiShim
 
     return GoogleGenaiShim(factory)
 
 
 def ollama(factory: Callable[[Any], Any]) -> Any:
     """Ollama's chat API through the official ollama library."""
-    from ._ollama import OllamaShim
+    from pytest_toolcall.shims._ollama import OllamaShim
 
     return OllamaShim(factory)
 
@@ -76,7 +76,7 @@ def ollama(factory: Callable[[Any], Any]) -> Any:
 def langchain(factory: Callable[[Any], Any]) -> Any:
     """Any LangChain chat model (``BaseChatModel``: ``ChatOpenAI``, ``ChatAnthropic``, ...),
     through ``invoke`` and ``stream``; it speaks the dialect of the model the factory builds."""
-    from ._langchain import LangChainShim
+    from pytest_toolcall.shims._langchain import LangChainShim
 
     return LangChainShim(factory)
 
@@ -84,7 +84,7 @@ def langchain(factory: Callable[[Any], Any]) -> Any:
 def litellm(factory: Callable[[Any], Any]) -> Any:
     """``litellm.completion`` on its ``openai/``, ``anthropic/`` and ``gemini/`` routes; the
     factory returns the keyword arguments that pick the route and wire it to the endpoint."""
-    from ._litellm import LiteLLMShim
+    from pytest_toolcall.shims._litellm import LiteLLMShim
 
     return LiteLLMShim(factory)
 
@@ -92,7 +92,7 @@ def litellm(factory: Callable[[Any], Any]) -> Any:
 def pydantic_ai(factory: Callable[[Any], Any]) -> Any:
     """A pydantic-ai model (``OpenAIChatModel``, ``OpenAIResponsesModel``, ``AnthropicModel``,
     ``GoogleModel``) used directly, through ``request`` and ``request_stream``."""
-    from ._pydantic_ai_models import PydanticAIModelShim
+    from pytest_toolcall.shims._pydantic_ai_models import PydanticAIModelShim
 
     return PydanticAIModelShim(factory)
 
@@ -115,7 +115,7 @@ SHIMS: dict[str, tuple[Callable[[Callable[[Any], Any]], Any], str | None]] = {
 def pydantic_ai_agent(model: Callable[[Any], Any] | None = None, profile: Any = None) -> Any:
     """pydantic-ai's ``Agent`` loop; ``model(endpoint)`` builds its model (default:
     ``OpenAIChatModel`` on the endpoint)."""
-    from ._pydantic_ai_agent import PROFILE, PydanticAIAgentLoop
+    from pytest_toolcall.shims._pydantic_ai_agent import PROFILE, PydanticAIAgentLoop
 
     return PydanticAIAgentLoop(model, profile or PROFILE)
 
@@ -123,7 +123,7 @@ def pydantic_ai_agent(model: Callable[[Any], Any] | None = None, profile: Any = 
 def openai_agents(model: Callable[[Any], Any] | None = None, profile: Any = None) -> Any:
     """openai-agents' ``Runner`` loop; ``model(endpoint)`` builds its model (default:
     ``OpenAIChatCompletionsModel`` over ``openai.AsyncOpenAI`` on the endpoint)."""
-    from ._openai_agents import PROFILE, OpenAIAgentsLoop
+    from pytest_toolcall.shims._openai_agents import PROFILE, OpenAIAgentsLoop
 
     return OpenAIAgentsLoop(model, profile or PROFILE)
 
@@ -131,7 +131,7 @@ def openai_agents(model: Callable[[Any], Any] | None = None, profile: Any = None
 def langchain_agent(model: Callable[[Any], Any] | None = None, profile: Any = None) -> Any:
     """LangChain's ``create_agent`` loop; ``model(endpoint)`` builds its chat model (default:
     ``ChatOpenAI`` on the endpoint)."""
-    from ._langgraph import LANGCHAIN_AGENT_PROFILE, LangChainAgentLoop
+    from pytest_toolcall.shims._langgraph import LANGCHAIN_AGENT_PROFILE, LangChainAgentLoop
 
     return LangChainAgentLoop(model, profile or LANGCHAIN_AGENT_PROFILE)
 
@@ -139,7 +139,7 @@ def langchain_agent(model: Callable[[Any], Any] | None = None, profile: Any = No
 def langgraph_react(model: Callable[[Any], Any] | None = None, profile: Any = None) -> Any:
     """LangGraph's prebuilt ``create_react_agent`` loop; ``model(endpoint)`` builds its chat
     model (default: ``ChatOpenAI`` on the endpoint)."""
-    from ._langgraph import LANGGRAPH_REACT_PROFILE, LangGraphReactLoop
+    from pytest_toolcall.shims._langgraph import LANGGRAPH_REACT_PROFILE, LangGraphReactLoop
 
     return LangGraphReactLoop(model, profile or LANGGRAPH_REACT_PROFILE)
 
@@ -147,7 +147,7 @@ def langgraph_react(model: Callable[[Any], Any] | None = None, profile: Any = No
 def smolagents(model: Callable[[Any], Any] | None = None, profile: Any = None) -> Any:
     """smolagents' ``ToolCallingAgent`` loop; ``model(endpoint)`` builds its model (default:
     ``OpenAIServerModel`` on the endpoint)."""
-    from ._smolagents import PROFILE, SmolagentsLoop
+    from pytest_toolcall.shims._smolagents import PROFILE, SmolagentsLoop
 
     return SmolagentsLoop(model, profile or PROFILE)
 
@@ -167,7 +167,7 @@ def loop_profile(name: str) -> Any:
     the shim's module; copy it with changes to match your configuration."""
     import importlib
 
-    from ..errors import UsageError
+    from pytest_toolcall.core.errors import UsageError
 
     if name not in LOOPS:
         raise UsageError(f"no loop shim named {name!r}; known: {', '.join(sorted(LOOPS))}")

@@ -14,7 +14,7 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import ProviderError, UsageError
+from pytest_toolcall.core.errors import ProviderError, UsageError
 
 
 def require(module: str, extra: str, shim: str) -> Any:
@@ -29,7 +29,7 @@ def require(module: str, extra: str, shim: str) -> Any:
 
 def encoder(provider: str) -> Any:
     """A reference adapter used only for its encoders (``build_body`` needs no client)."""
-    from ..reference import _adapter_class
+    from pytest_toolcall.reference import _adapter_class
 
     cls = _adapter_class(provider)
     enc = cls.__new__(cls)

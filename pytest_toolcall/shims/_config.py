@@ -9,7 +9,7 @@ import importlib
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import UsageError
+from pytest_toolcall.core.errors import UsageError
 
 FORM = "shims.<library>:<module>:<factory>, e.g. shims.openai:my_app.models:make_client"
 
@@ -24,7 +24,7 @@ class AdapterSpec:
     def dialect(self) -> str | None:
         """The dialect the shim speaks; None: that of the client the factory builds (the
         shim checks it against the endpoint's)."""
-        from . import SHIMS
+        from pytest_toolcall.shims import SHIMS
 
         return SHIMS[self.shim][1]
 
@@ -50,7 +50,7 @@ class AdapterSpec:
         return target
 
     def adapter(self, endpoint: Any) -> Any:
-        from . import SHIMS
+        from pytest_toolcall.shims import SHIMS
 
         if self.dialect is not None and endpoint.provider != self.dialect:
             raise UsageError(
@@ -63,7 +63,7 @@ class AdapterSpec:
 
 def parse(value: str) -> AdapterSpec:
     """The spec in ``value``; a UsageError names what is wrong and the expected form."""
-    from . import SHIMS
+    from pytest_toolcall.shims import SHIMS
 
     parts = value.strip().split(":")
     if len(parts) != 3 or not all(p.strip() for p in parts):

@@ -18,10 +18,17 @@ import uuid
 from collections.abc import Iterator
 from typing import Any
 
-from ..model import (ChatRequest, ChatResponse, StreamDone, TextDelta, ToolCall,
-                     ToolCallComplete, Usage)
-from ..errors import ProviderError
-from ._base import Shim, encoder, maps_errors, require
+from pytest_toolcall.core.model import (
+    ChatRequest,
+    ChatResponse,
+    StreamDone,
+    TextDelta,
+    ToolCall,
+    ToolCallComplete,
+    Usage,
+)
+from pytest_toolcall.core.errors import ProviderError
+from pytest_toolcall.shims._base import Shim, encoder, maps_errors, require
 
 _FINISH = {"STOP": "stop", "MAX_TOKENS": "length", "SAFETY": "content_filter",
            "RECITATION": "content_filter", "BLOCKLIST": "content_filter",
@@ -84,7 +91,7 @@ def gemini_finish(reason: str | None, has_calls: bool) -> Any:
 
 class GoogleGenaiShimAdapter:
     def __init__(self, client: Any) -> None:
-        from ..reference.gemini import SYNTHETIC_ID_PREFIX
+        from pytest_toolcall.reference.gemini import SYNTHETIC_ID_PREFIX
 
         self.client = client
         self.prefix = SYNTHETIC_ID_PREFIX

@@ -43,12 +43,25 @@ import uuid
 from collections.abc import Iterator
 from typing import Any
 
-from ..errors import ProviderError
-from ..model import (AssistantMessage, ChatRequest, ChatResponse, NamedToolChoice, Reasoning,
-                     ReasoningComplete, StreamDone, SystemMessage, TextDelta, ToolCall,
-                     ToolCallComplete, ToolMessage, Usage, UserMessage)
-from ._base import Shim, maps_errors, require, stainless_error
-from ._google_genai import api_error, gemini_finish
+from pytest_toolcall.core.errors import ProviderError
+from pytest_toolcall.core.model import (
+    AssistantMessage,
+    ChatRequest,
+    ChatResponse,
+    NamedToolChoice,
+    Reasoning,
+    ReasoningComplete,
+    StreamDone,
+    SystemMessage,
+    TextDelta,
+    ToolCall,
+    ToolCallComplete,
+    ToolMessage,
+    Usage,
+    UserMessage,
+)
+from pytest_toolcall.shims._base import Shim, maps_errors, require, stainless_error
+from pytest_toolcall.shims._google_genai import api_error, gemini_finish
 
 #: finish reasons as the integrations put them in ``response_metadata``: langchain-openai's
 #: ``finish_reason`` (Chat Completions) and langchain-anthropic's ``stop_reason`` (Messages)

@@ -60,11 +60,11 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from ..contracts import Profile
-from ..errors import UsageError
-from ..loop import LoopRequest, LoopResult, ToolError
-from ..model import Usage
-from ._base import built_model, model_factory, require
+from pytest_toolcall.core.contracts import Profile
+from pytest_toolcall.core.errors import UsageError
+from pytest_toolcall.core.loop import LoopRequest, LoopResult, ToolError
+from pytest_toolcall.core.model import Usage
+from pytest_toolcall.shims._base import built_model, model_factory, require
 
 #: what both agents do, as their sources above say and their runs show (confirmed 2026-11-25)
 _LANGGRAPH_POLICY: dict[str, Any] = dict(

@@ -39,10 +39,20 @@ import sys
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from ..errors import ProviderError, UsageError
-from ..model import (AssistantMessage, ChatRequest, ChatResponse, Reasoning, ReasoningComplete,
-                     StreamDone, TextDelta, ToolCall, ToolCallComplete, Usage)
-from ._base import Shim, _inner, _str, encoder, maps_errors, require
+from pytest_toolcall.core.errors import ProviderError, UsageError
+from pytest_toolcall.core.model import (
+    AssistantMessage,
+    ChatRequest,
+    ChatResponse,
+    Reasoning,
+    ReasoningComplete,
+    StreamDone,
+    TextDelta,
+    ToolCall,
+    ToolCallComplete,
+    Usage,
+)
+from pytest_toolcall.shims._base import Shim, _inner, _str, encoder, maps_errors, require
 
 _FINISH = {"stop": "stop", "tool_calls": "tool_calls", "function_call": "tool_calls",
            "length": "length", "content_filter": "content_filter"}

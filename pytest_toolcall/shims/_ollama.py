@@ -12,10 +12,17 @@ import uuid
 from collections.abc import Iterator
 from typing import Any
 
-from ..model import (ChatRequest, ChatResponse, StreamDone, TextDelta, ToolCall,
-                     ToolCallComplete, Usage)
-from ..errors import ProviderError
-from ._base import Shim, encoder, maps_errors, require
+from pytest_toolcall.core.model import (
+    ChatRequest,
+    ChatResponse,
+    StreamDone,
+    TextDelta,
+    ToolCall,
+    ToolCallComplete,
+    Usage,
+)
+from pytest_toolcall.core.errors import ProviderError
+from pytest_toolcall.shims._base import Shim, encoder, maps_errors, require
 
 _FINISH = {"stop": "stop", "length": "length"}
 

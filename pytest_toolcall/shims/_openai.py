@@ -12,10 +12,19 @@ import importlib
 from collections.abc import Iterator
 from typing import Any
 
-from ..model import (ChatRequest, ChatResponse, Reasoning, ReasoningComplete, StreamDone,
-                     TextDelta, ToolCall, ToolCallComplete, Usage)
-from ..errors import ProviderError
-from ._base import Shim, encoder, maps_errors, require, stainless_error
+from pytest_toolcall.core.model import (
+    ChatRequest,
+    ChatResponse,
+    Reasoning,
+    ReasoningComplete,
+    StreamDone,
+    TextDelta,
+    ToolCall,
+    ToolCallComplete,
+    Usage,
+)
+from pytest_toolcall.core.errors import ProviderError
+from pytest_toolcall.shims._base import Shim, encoder, maps_errors, require, stainless_error
 
 _FINISH = {"stop": "stop", "tool_calls": "tool_calls", "function_call": "tool_calls",
            "length": "length", "content_filter": "content_filter"}

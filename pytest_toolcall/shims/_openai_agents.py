@@ -15,11 +15,11 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from ..contracts import Profile
-from ..errors import UsageError
-from ..loop import LoopRequest, LoopResult, ToolError
-from ..model import Usage
-from ._base import built_model, model_factory, require
+from pytest_toolcall.core.contracts import Profile
+from pytest_toolcall.core.errors import UsageError
+from pytest_toolcall.core.loop import LoopRequest, LoopResult, ToolError
+from pytest_toolcall.core.model import Usage
+from pytest_toolcall.shims._base import built_model, model_factory, require
 
 #: openai-agents' documented defaults (openai-agents 0.24.0, read in site-packages/agents and
 #: its docs, with openai 3.57.0; confirmed 2026-11-25):

@@ -14,11 +14,11 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from ..contracts import Profile
-from ..errors import UsageError
-from ..loop import LoopRequest, LoopResult, ToolError
-from ..model import Usage
-from ._base import built_model, model_factory, require
+from pytest_toolcall.core.contracts import Profile
+from pytest_toolcall.core.errors import UsageError
+from pytest_toolcall.core.loop import LoopRequest, LoopResult, ToolError
+from pytest_toolcall.core.model import Usage
+from pytest_toolcall.shims._base import built_model, model_factory, require
 
 #: pydantic-ai's documented defaults (confirmed 2026-11-23 on pydantic-ai-slim 2.68.0):
 #: UsageLimits(request_limit=50) counts model requests and raises UsageLimitExceeded before the

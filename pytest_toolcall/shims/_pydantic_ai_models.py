@@ -27,11 +27,28 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any
 
-from ..errors import IncompleteStreamError, ProviderError, UsageError, status_is_retryable
-from ..model import (AssistantMessage, ChatRequest, ChatResponse, Reasoning, ReasoningComplete,
-                     StreamDone, SystemMessage, TextDelta, ToolCall, ToolCallComplete,
-                     ToolMessage, Usage, UserMessage)
-from ._base import Shim, require
+from pytest_toolcall.core.errors import (
+    IncompleteStreamError,
+    ProviderError,
+    UsageError,
+    status_is_retryable,
+)
+from pytest_toolcall.core.model import (
+    AssistantMessage,
+    ChatRequest,
+    ChatResponse,
+    Reasoning,
+    ReasoningComplete,
+    StreamDone,
+    SystemMessage,
+    TextDelta,
+    ToolCall,
+    ToolCallComplete,
+    ToolMessage,
+    Usage,
+    UserMessage,
+)
+from pytest_toolcall.shims._base import Shim, require
 
 #: pydantic-ai's FinishReason (OpenTelemetry values, pydantic_ai/messages.py) -> canonical
 _FINISH = {"stop": "stop", "length": "length", "content_filter": "content_filter",

@@ -16,11 +16,11 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from ..contracts import Profile
-from ..errors import UsageError
-from ..loop import LoopRequest, LoopResult
-from ..model import Usage
-from ._base import built_model, model_factory, require
+from pytest_toolcall.core.contracts import Profile
+from pytest_toolcall.core.errors import UsageError
+from pytest_toolcall.core.loop import LoopRequest, LoopResult
+from pytest_toolcall.core.model import Usage
+from pytest_toolcall.shims._base import built_model, model_factory, require
 
 #: smolagents' documented default policy (smolagents 1.26.0, confirmed 2026-11-25; the
 #: reference page https://huggingface.co/docs/smolagents/reference/agents and the installed

@@ -1,0 +1,233 @@
+"""Every exception pytest-toolcall raises or asks adapters to raise.
+
+Two families never mix, so a reader always knows who is at fault::
+
+    ToolcallError                  the kit could not run: fix your setup (or report a kit bug)
+    ├── UsageError                 bad option, fixture, profile or adapter shape
+    ├── CaseDefinitionError        a malformed conformance case (yours or a plugin's)
+    └── KitError                   the kit itself failed; this is a pytest-toolcall bug
+
+    ConformanceFailure             your implementation broke a clause (an AssertionError)
+
+    ProviderError                  what an adapter raises when the provider answered with an error
+    └── StreamError                an error event arrived in the middle of a stream
+        └── IncompleteStreamError  the stream ended before the provider said it was done
+
+Adapters are free to raise their own exception types; the ``ProviderError`` family is offered so
+that reference adapters and shims have a typed, documented choice.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pytest_toolcall.core.redact import mask
+
+__all__ = [
+    "CaseDefinitionError",
+    "ConformanceFailure",
+    "FINAL_CODES",
+    "IncompleteStreamError",
+    "KitError",
+    "ProviderError",
+    "RETRYABLE_STATUSES",
+    "StreamError",
+    "ToolcallError",
+    "UsageError",
+    "retry_after_seconds",
+    "status_is_retryable",
+]
+
+
+class ToolcallError(Exception):
+    """Base of the errors that mean "the kit could not run", never "your adapter is wrong"."""
+
+
+class UsageError(ToolcallError):
+    """The kit was configured or called wrongly: an option, a fixture, a profile, an adapter shape."""
+
+
+class CaseDefinitionError(ToolcallError):
+    """A conformance case is malformed; raised when the case is registered or collected."""
+
+    def __init__(self, case_id: str, problem: str) -> None:
+        self.case_id = case_id
+        self.problem = problem
+        super().__init__(f"case {case_id!r} is malformed: {problem}")
+
+
+class KitError(ToolcallError):
+    """pytest-toolcall itself failed while running a case. Please report it with the case id."""
+
+
+class ConformanceFailure(AssertionError):
+    """The implementation under test broke a clause of the contract.
+
+    ``clause`` is a stable dotted name (``stream.tool_call.id_once``), ``expected`` and ``got``
+    describe the difference in the user's terms, ``hint`` names the likely cause and fix.
+    ``trace`` is filled in by the runner with the ladder of each tool call.
+
+    Every text it holds is masked (:func:`pytest_toolcall.core.redact.mask`): the secret the kit
+    plants in a crashing tool, and every credential the kit knows, never reach a failure, even
+    one raised by ``run_case`` outside pytest (issue 16).
+    """
+
+    def __init__(
+        self,
+        clause: str,
+        message: str,
+        *,
+        expected: Any = None,
+        got: Any = None,
+        hint: str | None = None,
+    ) -> None:
+        self.clause = clause
+        self.message = message = mask(message)
+        self.expected = _masked(expected)
+        self.got = _masked(got)
+        self.hint = mask(hint)
+        self.case_id: str | None = None
+        self.provider: str | None = None
+        self.interface: str | None = None
+        self.trace: str | None = None
+        super().__init__(f"[{clause}] {message}")
+
+    def render(self) -> str:
+        """The failure block shown by pytest: clause, difference, hint, trace."""
+        # the first line is what pytest's short summary shows: make it the verdict
+        lines = [f"[{self.clause}] {self.message}"]
+        where = f"conformance failure in case {self.case_id}" if self.case_id else "conformance failure"
+        if self.provider:
+            where += f" ({self.provider}"
+            where += f", {self.interface} interface)" if self.interface else ")"
+        lines.append(f"  {where}")
+        if self.expected is not None:
+            lines.append(f"  expected: {_short(self.expected)}")
+        if self.expected is not None or self.got is not None:
+            # "got: None" says the value was missing; leaving the line out says nothing
+            lines.append(f"  got:      {_short(self.got)}")
+        if self.hint:
+            lines.append(f"  hint:     {self.hint}")
+        if self.trace:
+            lines.append("  trace (where each tool call went):")
+            lines.extend("    " + line for line in self.trace.splitlines())
+        # the trace and values set after construction pass through the same mask
+        return mask("\n".join(lines))
+
+
+def _masked(value: Any) -> Any:
+    """``value`` with every string in it masked, inside lists, tuples and dicts too."""
+    if isinstance(value, str):
+        return mask(value)
+    if type(value) in (list, tuple):
+        return type(value)(_masked(v) for v in value)
+    if type(value) is dict:
+        return {_masked(k): _masked(v) for k, v in value.items()}
+    return value
+
+
+#: HTTP statuses where the same request may succeed later: timeouts, conflicts, rate limits,
+#: the provider's own failures and Anthropic's 529 (what openai-python and anthropic-sdk-python
+#: retry in ``_should_retry``: 408, 409, 429, >= 500; confirmed 2026-11-23)
+RETRYABLE_STATUSES = frozenset({408, 409, 429})
+#: provider codes that mean "final" whatever the status: OpenAI's used-up quota is a 429
+#: ("insufficient_quota", OpenAI error-codes guide; confirmed 2026-11-23)
+FINAL_CODES = frozenset({"insufficient_quota"})
+
+
+def status_is_retryable(status: int | None) -> bool | None:
+    """Whether a request that got ``status`` may succeed if sent again (``None``: unknown)."""
+    if status is None:
+        return None
+    return status in RETRYABLE_STATUSES or status >= 500
+
+
+class ProviderError(Exception):
+    """The provider answered with an error; ``message`` holds the provider's own words.
+
+    What a retrying caller needs (issue 12; the ``errors`` family checks it):
+
+    - ``status``: the HTTP status (``None`` for an error inside a 200 stream);
+    - ``type`` / ``code``: the provider's own error type and code (OpenAI ``error.type`` and
+      ``error.code``, Anthropic ``error.type``, Gemini ``error.status`` such as
+      ``RESOURCE_EXHAUSTED``);
+    - ``retry_after``: the delay in seconds the provider asked for (``Retry-After`` or
+      ``retry-after-ms``, Gemini's ``RetryInfo.retryDelay``), ``None`` when it named none;
+    - ``retryable``: whether sending the same request again can help. Defaults from the
+      status (408, 409, 429 and 5xx: yes) and the code (``FINAL_CODES``: OpenAI's 429
+      ``insufficient_quota`` cannot be retried away); set it where the provider says
+      otherwise (``x-should-retry``).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        type: str | None = None,
+        code: str | None = None,
+        param: str | None = None,
+        body: Any = None,
+        retry_after: float | None = None,
+        retryable: bool | None = None,
+    ) -> None:
+        self.message = message
+        self.status = status
+        self.type = type
+        self.code = code
+        self.param = param
+        self.body = body
+        self.retry_after = retry_after
+        if retryable is None:
+            retryable = (False if code in FINAL_CODES or type in FINAL_CODES
+                         else status_is_retryable(status))
+        self.retryable = retryable
+        prefix = f"provider error {status}" if status is not None else "provider error"
+        super().__init__(f"{prefix}: {message}")
+
+
+class StreamError(ProviderError):
+    """The provider sent an error in the middle of a stream."""
+
+
+class IncompleteStreamError(StreamError):
+    """The stream ended before the provider's end marker: the response is incomplete."""
+
+
+def retry_after_seconds(headers: Any, body: Any = None) -> float | None:
+    """The delay a provider asked for, in seconds: ``retry-after-ms``, then ``Retry-After``
+    (seconds, or an HTTP date), then a Gemini ``google.rpc.RetryInfo`` detail in ``body``
+    (``retryDelay: "13s"``); ``None`` when there is none."""
+    import email.utils
+    import time
+
+    get = getattr(headers, "get", None)
+    if get is not None:
+        value = get("retry-after-ms")
+        if value is not None:
+            try:
+                return float(value) / 1000
+            except ValueError:
+                pass
+        value = get("retry-after")
+        if value is not None:
+            try:
+                return float(value)
+            except ValueError:
+                when = email.utils.parsedate_tz(value)
+                if when is not None:
+                    return max(0.0, email.utils.mktime_tz(when) - time.time())
+    error = body.get("error") if isinstance(body, dict) else None
+    for detail in (error.get("details") or []) if isinstance(error, dict) else []:
+        if isinstance(detail, dict) and str(detail.get("@type", "")).endswith("RetryInfo"):
+            delay = str(detail.get("retryDelay", ""))
+            try:
+                return float(delay.rstrip("s"))
+            except ValueError:
+                return None
+    return None
+
+
+def _short(value: Any, limit: int = 400) -> str:
+    text = value if isinstance(value, str) else repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"

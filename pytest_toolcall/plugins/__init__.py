@@ -1,0 +1,7 @@
+"""The pytest layer: the kit's own pytest plugins, registered by the entry point
+``pytest_toolcall.plugin`` only when a session asks for the kit.
+
+``core`` (fixtures, collection, the terminal summary), ``suite`` (the collector and the case
+items), ``report``, ``cassettes`` and ``foreign`` (``--toolcall-command``). Only this layer and
+the entry point import pytest.
+"""

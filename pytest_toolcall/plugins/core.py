@@ -1,0 +1,704 @@
+"""The pytest plugin: fixtures, suite collection and the summary. Kept thin: the logic lives in
+modules that do not import pytest. Registered by the entry point ``plugin.py`` (which defines the
+options, ini settings and markers) only when a session asks for the kit (issue 9).
+
+Precedence for every setting: command-line option > ini setting > default.
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from collections import Counter, defaultdict
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_toolcall.core._names import LOOP_MODELS, TRANSPORTS
+from pytest_toolcall.core.errors import UsageError as ToolcallUsageError
+from pytest_toolcall.providers.plugins import register_providers, unregister_providers
+from pytest_toolcall.plugin import _setting, _split, fixture_names, providers, providers_named
+
+#: loaded right after this module, in this order (--toolcall-report, the gate; cassettes). Not
+#: through ``pytest_plugins``: for each name listed there pytest first reads the entry points of
+#: every installed distribution (some 6 ms a name, a session, here), and these are no entry
+#: points, so the scan never finds them
+SUB_PLUGINS = ("pytest_toolcall.plugins.report", "pytest_toolcall.plugins.cassettes")
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_plugin_registered(plugin: object, manager: pytest.PytestPluginManager) -> None:
+    # where pytest would take up ``pytest_plugins``: once this module is registered (all its
+    # hooks attached, its fixtures parsed), before anything else is
+    if plugin is sys.modules[__name__]:
+        for name in SUB_PLUGINS:
+            manager.import_plugin(name)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    try:
+        config.stash[_PLUGIN_PROVIDERS] = register_providers(config)
+    except ToolcallUsageError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    try:
+        _configure(config)
+    except BaseException:
+        # this module is registered while pytest_configure runs (plugin.activate), and pluggy
+        # attaches a plugin's hooks in name order, stopping at the first that raises: when
+        # this one fails, pytest_unconfigure is never attached, so forget the plugins'
+        # providers here (a later session in the process must not see them)
+        unregister_providers(config.stash.get(_PLUGIN_PROVIDERS, []))
+        config.stash[_PLUGIN_PROVIDERS] = []
+        raise
+
+
+def _transport(config: pytest.Config) -> str:
+    return _setting(config, "toolcall_transport") or "inprocess"
+
+
+def _configure(config: pytest.Config) -> None:
+    providers(config)  # fail early on a bad name
+    _check_known_gap_lines(config)
+    transport = _transport(config)
+    if transport not in TRANSPORTS:
+        raise pytest.UsageError(f"toolcall_transport = {transport!r}: use one of {TRANSPORTS}")
+    loop_model = _setting(config, "toolcall_loop_model") or "inprocess"
+    if loop_model not in LOOP_MODELS:
+        raise pytest.UsageError(f"toolcall_loop_model = {loop_model!r}: use one of {LOOP_MODELS}")
+    config.pluginmanager.register(Summary(config), "toolcall-summary")
+    adapter_spec = _setting(config, "toolcall_adapter").strip()
+    if adapter_spec:  # the form is checked now, the factory imported when first needed
+        from pytest_toolcall.plugins.suite import ADAPTER_SPEC
+        from pytest_toolcall.shims._config import parse
+
+        try:
+            config.stash[ADAPTER_SPEC] = parse(adapter_spec)
+        except ToolcallUsageError as exc:
+            raise pytest.UsageError(str(exc)) from None
+    _take_suite_node_ids(config)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    unregister_providers(config.stash.get(_PLUGIN_PROVIDERS, []))
+
+
+def _check_known_gap_lines(config: pytest.Config) -> None:
+    """Each toolcall_known_gaps line is 'case-glob: reason'; without the colon the line would
+    declare nothing (or the wrong glob) in silence."""
+    for line in config.getini("toolcall_known_gaps"):
+        pattern, colon, reason = str(line).partition(":")
+        if not colon or not pattern.strip():
+            raise pytest.UsageError(
+                f"toolcall_known_gaps: the line {line!r} is not 'case-glob: reason'. Write the "
+                "case id or glob, a colon, then why it is a known gap, e.g. "
+                "'wire.parallel_calls: keeps only the first call (issue 12)'")
+
+
+#: the providers this session's plugins added (forgotten when it ends)
+_PLUGIN_PROVIDERS = pytest.StashKey[list[str]]()
+
+
+def register_overrides(config: pytest.Config) -> None:
+    """Plugins whose fixtures replace this module's: registered by the entry point once this
+    module and its sub-plugins are (pytest lets the fixture registered last win, and this
+    module's pytest_configure runs before pytest has taken note of this module's fixtures)."""
+    from pytest_toolcall.plugins import foreign as foreign_plugin
+
+    config.pluginmanager.register(foreign_plugin, "toolcall-subprocess")
+    command = _setting(config, "toolcall_command").strip()
+    if command:
+        config.pluginmanager.register(foreign_plugin.ForeignPlugin(command), "toolcall-foreign")
+
+
+_NODE_IDS = pytest.StashKey[list[str]]()
+
+
+def _take_suite_node_ids(config: pytest.Config) -> None:
+    """Rerun by the node id pytest prints ("toolcall::wire.single_call[openai]"): the suite is no
+    file on disk, so pytest would say "file or directory not found"; take such arguments out of
+    the path arguments and select the named items after collection instead (issue 17)."""
+    args = getattr(config, "args", None)
+    if not isinstance(args, list):
+        return
+    ours = [a for a in args if a == "toolcall" or a.startswith("toolcall::")]
+    bare = [a for a in ours if not _provider_of(a)]
+    if bare and not providers(config):
+        raise pytest.UsageError(
+            f"pytest-toolcall: the node id {bare[0]!r} names no provider. A suite item's node "
+            "id is 'toolcall::<case id>[<provider>]', as pytest prints it, e.g. "
+            "'toolcall::wire.single_call[openai]'; or keep the id and name the provider with "
+            f"--toolcall-provider=NAME (then {bare[0]!r} runs for that provider).")
+    if ours:
+        config.stash[_NODE_IDS] = ours
+        args[:] = [a for a in args if a not in ours]
+        if not args:  # node ids alone: walk the directories pytest walks without arguments
+            args[:] = _default_args(config)
+            config.stash[_ONLY_NODE_IDS] = True
+
+
+_ONLY_NODE_IDS = pytest.StashKey[bool]()
+
+
+def _default_args(config: pytest.Config) -> list[str]:
+    """What pytest collects when given no argument (testpaths from the rootdir, else the current
+    directory). Node ids alone left pytest nothing to collect, so a toolcall_* override in
+    ``tests/conftest.py`` was never loaded and the suite could not see it (issue 17); the
+    directories are walked for their conftest.py files, their test files are not collected
+    (pytest_ignore_collect below): only the named suite items run."""
+    import glob
+
+    invocation = config.invocation_params.dir
+    if invocation == config.rootpath:
+        found = [match for path in config.getini("testpaths")
+                 for match in sorted(glob.iglob(str(path), recursive=True))]
+        if found:
+            return found
+    return [str(invocation)]
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    if config.stash.get(_ONLY_NODE_IDS, False) and not collection_path.is_dir():
+        return True  # only suite node ids were given: no test file of the user's runs
+    return None
+
+
+def _selected_by_node_id(config: pytest.Config, nodeid: str) -> bool:
+    wanted = config.stash.get(_NODE_IDS, None)
+    if not wanted:
+        return True
+    return any(w == "toolcall" or nodeid == w or nodeid.startswith(w + "[") for w in wanted)
+
+
+def _provider_of(node_id: str) -> str:
+    """The provider a suite node id names ("toolcall::wire.single_call[openai]"), or ''."""
+    if node_id.startswith("toolcall::") and node_id.endswith("]") and "[" in node_id:
+        return node_id.rpartition("[")[2][:-1]
+    return ""
+
+
+def _providers_of_node_ids(config: pytest.Config) -> list[str]:
+    """A node id names its provider ("toolcall::wire.single_call[openai]"): rerunning by node id
+    needs no --toolcall-provider beside it."""
+    found = [_provider_of(w) for w in config.stash.get(_NODE_IDS, ()) if _provider_of(w)]
+    return providers_named(found) if found else []
+
+
+def _check_node_ids_found(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """A suite node id that names no item (a typo, a case --toolcall-cases leaves out) is an
+    error, as pytest's own "not found" is for a test id, never "no tests ran" in silence."""
+    ids = [item.nodeid for item in items if item.get_closest_marker("toolcall") is not None]
+    for wanted in config.stash.get(_NODE_IDS, ()):
+        if wanted != "toolcall" and not any(i == wanted or i.startswith(wanted + "[")
+                                            for i in ids):
+            raise pytest.UsageError(
+                f"pytest-toolcall: not found: {wanted} (no suite item has this node id for "
+                f"{', '.join(_chosen(config))}). Suite node ids look like "
+                "'toolcall::wire.single_call[openai]'; list them with: pytest "
+                "--toolcall-provider=NAME --collect-only -q (--toolcall-cases / toolcall_cases "
+                "leave cases out)")
+
+
+def _chosen(config: pytest.Config) -> list[str]:
+    """The providers the suite runs for: the configured ones, else those its node ids name."""
+    return providers(config) or _providers_of_node_ids(config)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_make_collect_report(collector: pytest.Collector) -> Any:
+    """The suite's own collection, before plugins that empty a file by its path: under --lf,
+    once a failed test of the user's is collected, pytest's cacheprovider (LFPluginCollSkipfiles)
+    returns an empty collection for every file whose path has no recorded failure, and the
+    suite's path (_suite.py) never has one (its failures are recorded under "toolcall::"), so
+    `pytest --lf` re-ran the user's failures and dropped the suite's (issue 17). --lf and --ff
+    select among the suite's items after collection, like any other items."""
+    from pytest_toolcall.plugins.suite import ToolcallSuite
+
+    if not isinstance(collector, ToolcallSuite):
+        return None
+    from _pytest import runner  # the default implementation (pytest has no public alias)
+
+    return runner.pytest_make_collect_report(collector)
+
+
+_DIRECTORIES = pytest.StashKey[dict[str, pytest.Collector]]()
+
+
+def pytest_collectstart(collector: pytest.Collector) -> None:
+    # Remember directory nodes (even those without tests of their own): the suite is parented
+    # under the one whose conftest.py overrides the toolcall_* fixtures.
+    if isinstance(collector, pytest.Directory):
+        collector.config.stash.setdefault(_DIRECTORIES, {})[collector.nodeid] = collector
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,
+                                  items: list[pytest.Item]) -> None:
+    chosen = _chosen(config)
+    if not chosen:
+        return
+    from pytest_toolcall.plugins.suite import ToolcallSuite
+
+    # An explicit nodeid keeps item ids short and the same wherever the suite is parented.
+    suite = ToolcallSuite.from_parent(_suite_parent(session), name="toolcall", nodeid="toolcall",
+                                     path=Path(_suite_file()))
+    from pytest_toolcall.plugins.cassettes import live_mode
+
+    suite.providers = chosen
+    option = config.option
+    suite.fill_defaults = not (live_mode(config) or _transport(config) == "loopback"
+                               or getattr(option, "setupshow", False)
+                               or getattr(option, "setuponly", False)
+                               or getattr(option, "setupplan", False))
+    suite.patterns = _split(_setting(config, "toolcall_cases"))
+    items.extend(item for item in session.genitems(suite)  # type: ignore[arg-type]
+                 if _selected_by_node_id(config, item.nodeid))
+    _check_node_ids_found(config, items)
+    _shuffle_with_randomly(config, items)
+    gaps = [line.partition(":") for line in config.getini("toolcall_known_gaps")]
+    _warn_unmatched_gaps(config, [pattern.strip() for pattern, _, _ in gaps])
+    loopback = _loopback_hosts(config)
+    for item in items:
+        if item.get_closest_marker("toolcall") is None:
+            continue
+        if loopback:
+            item.add_marker(pytest.mark.block_network(allowed_hosts=loopback))
+        for pattern, _, reason in gaps:
+            item.add_marker(pytest.mark.toolcall_known_gap(
+                pattern.strip(), reason=reason.strip() or "declared in toolcall_known_gaps"))
+
+
+def _shuffle_with_randomly(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """pytest-randomly shuffles in a wrapper of this hook *before* the other implementations run,
+    so the suite's items, added here, came after the user's in the kit's fixed order whatever
+    the seed (issue 17). When pytest-randomly is active (not -p no:randomly, not
+    --randomly-dont-reorganize), its shuffle is applied again to the whole list: it is a function
+    of the seed and the node ids, so the user's items keep the order it gave them and the
+    suite's take part (the suite is one module; its cases are shuffled within it). Without
+    pytest-randomly the kit's own deterministic order stays."""
+    plugin = config.pluginmanager.get_plugin("randomly")
+    if plugin is None:
+        return
+    try:
+        if not config.getoption("randomly_reorganize"):
+            return
+    except ValueError:  # pragma: no cover - an unknown version without the option
+        return
+    reorganize = getattr(plugin, "_reorganize_items", None)
+    if callable(reorganize):
+        reorganize(config, items)
+        return
+    import random  # pragma: no cover - a version without it: shuffle the suite's items alone
+
+    ours = [i for i, item in enumerate(items) if item.get_closest_marker("toolcall") is not None]
+    shuffled = [items[i] for i in ours]
+    random.Random(config.getoption("randomly_seed")).shuffle(shuffled)
+    for i, item in zip(ours, shuffled):
+        items[i] = item
+
+
+#: the kit's own servers (the fake on loopback, the hub of --toolcall-command) listen here
+_LOOPBACK = [r"127\.0\.0\.1\Z", r"localhost\Z", r"::1\Z"]
+
+
+def _loopback_hosts(config: pytest.Config) -> list[str] | None:
+    """pytest-recording's --block-network blocks every socket, the kit's own loopback fake
+    included, and the loopback cases would then fail as if the implementation had broken them.
+    Under --block-network the suite's items allow loopback hosts (and the --allowed-hosts the
+    user gave); everything else stays blocked. None when pytest-recording is absent or off."""
+    try:
+        blocked = config.getoption("--block-network")
+    except ValueError:  # pytest-recording is not installed
+        return None
+    if not blocked:
+        return None
+    extra = config.getoption("--allowed-hosts") or ""
+    return _LOOPBACK + [h for h in str(extra).split(",") if h]
+
+
+def _suite_file() -> str:
+    from pytest_toolcall.plugins import suite as _suite
+
+    return _suite.__file__
+
+
+def _warn_unmatched_gaps(config: pytest.Config, patterns: list[str]) -> None:
+    """A known gap that names no case (a typo, a renamed case) would silently do nothing."""
+    import fnmatch
+    import warnings
+
+    from pytest_toolcall.plugins.suite import build_registry
+    from pytest_toolcall.core.errors import ToolcallError
+
+    if not patterns:
+        return
+    try:
+        ids = [case.id for case in build_registry(config)]
+    except ToolcallError:
+        return  # a malformed case: the suite's collection error already says so
+    for pattern in patterns:
+        if not any(fnmatch.fnmatchcase(case_id, pattern) for case_id in ids):
+            warnings.warn(pytest.PytestConfigWarning(
+                f"toolcall_known_gaps: {pattern!r} matches no case, so it declares nothing; "
+                "case ids look like 'stream.truncated' (list them with --collect-only -q)"),
+                stacklevel=1)
+
+
+def _suite_parent(session: pytest.Session) -> pytest.Collector:
+    """The node the suite hangs under, so that it sees the user's toolcall_* fixture overrides.
+
+    pytest shows a conftest.py fixture only to nodes under that conftest's directory. Parented to
+    the session, the suite would miss an override in ``tests/conftest.py`` and silently test the
+    reference adapter instead; so it goes under the deepest directory whose conftest overrides a
+    toolcall_* fixture, and overrides in unrelated directories are a usage error.
+    """
+    homes = _override_homes(session)
+    if not homes:
+        return session
+    deepest = max(homes, key=lambda d: d.count("/"))
+    strays = [d for d in homes if d != deepest and not deepest.startswith(d + "/")]
+    if strays:
+        where = "; ".join(f"{d}/conftest.py ({', '.join(sorted(homes[d]))})"
+                          for d in sorted(homes))
+        raise pytest.UsageError(
+            f"pytest-toolcall: toolcall_* fixtures are overridden in conftest.py files of "
+            f"unrelated directories: {where}. The suite runs against one adapter: move the "
+            f"overrides into one conftest.py (the rootdir's, or a common parent directory's), "
+            f"or run pytest on one of these directories at a time.")
+    node = session.config.stash.get(_DIRECTORIES, {}).get(deepest)
+    if node is None:
+        raise pytest.UsageError(
+            f"pytest-toolcall: {deepest}/conftest.py overrides {', '.join(sorted(homes[deepest]))}"
+            f" but the directory {deepest!r} was not collected, so the suite cannot see it. "
+            f"Run pytest on {deepest!r} (or a parent), or move the fixtures to the rootdir's "
+            f"conftest.py.")
+    return node
+
+
+def _override_homes(session: pytest.Session) -> dict[str, set[str]]:
+    """Directories (node ids) whose conftest.py defines a toolcall_* fixture, with the names.
+
+    Read from the conftest modules themselves (registered plugins), not from the fixture
+    manager: its internals changed in pytest 9.2, and a detection that silently finds nothing
+    would let the suite test the reference adapter instead of the user's.
+    """
+    homes: dict[str, set[str]] = defaultdict(set)
+    root = session.config.rootpath
+    for plugin in session.config.pluginmanager.get_plugins():
+        path = getattr(plugin, "__file__", None)
+        if not path or not str(path).endswith("conftest.py"):
+            continue
+        names = fixture_names(plugin)
+        if not names:
+            continue
+        try:
+            home = Path(path).parent.relative_to(root).as_posix()
+        except ValueError:
+            continue  # a conftest outside the rootdir: pytest shows it to everything below it
+        if home not in ("", "."):  # the rootdir's conftest is seen everywhere already
+            homes[home].update(names)
+    return dict(homes)
+
+
+# -- fixtures ---------------------------------------------------------------------------------
+@pytest.fixture
+def toolcall_provider(request: pytest.FixtureRequest) -> str:
+    """The provider (dialect) name of this item: 'openai', ..."""
+    from pytest_toolcall.plugins.suite import PROVIDER_KEY
+
+    name = request.node.stash.get(PROVIDER_KEY, None)
+    if name is None:
+        chosen = providers(request.config)
+        name = chosen[0] if chosen else "openai"
+    return name
+
+
+@pytest.fixture
+def toolcall_case(request: pytest.FixtureRequest) -> Any:
+    """The conformance case of this suite item."""
+    from pytest_toolcall.plugins.suite import CASE_KEY
+    from pytest_toolcall.core.errors import UsageError
+
+    case = request.node.stash.get(CASE_KEY, None)
+    if case is None:
+        raise UsageError("the toolcall_case fixture only exists inside suite items")
+    return case
+
+
+@pytest.fixture
+def toolcall_endpoint(request: pytest.FixtureRequest, toolcall_provider: str,
+                      toolcall_cassette_dir: Path,
+                      toolcall_cassette_config: dict[str, Any]) -> Iterator[Any]:
+    """Where the adapter sends requests: base_url, api_key, httpx clients, the fake provider.
+    Live items under --toolcall-live get the real service (recording) or the cassette
+    (replaying, network blocked) instead."""
+    # the live branch lives in cassettes_plugin.py; one fixture rather than an override there
+    # of this one: every fixture costs each suite item a setup and a teardown (issue 9)
+    from pytest_toolcall.plugins.cassettes import live_endpoint
+
+    live = live_endpoint(request, toolcall_provider, toolcall_cassette_dir,
+                         toolcall_cassette_config)
+    if live is not None:
+        with live as endpoint:
+            yield endpoint
+        return
+    from pytest_toolcall.plugins.suite import default_endpoint
+
+    if _transport(request.config) == "loopback":
+        from pytest_toolcall.providers.fake import FakeProvider, serve
+
+        with serve(FakeProvider(toolcall_provider)) as endpoint:
+            yield endpoint
+        return
+    endpoint = default_endpoint(toolcall_provider)
+    yield endpoint
+    endpoint.close()
+
+
+@pytest.fixture
+def toolcall_adapter(pytestconfig: pytest.Config, toolcall_endpoint: Any) -> Any:
+    """The adapter under test. Override it in conftest.py to test yours; the default is the
+    shim set with --toolcall-adapter, else the built-in reference adapter of the provider."""
+    from pytest_toolcall.plugins.suite import default_adapter
+
+    return default_adapter(pytestconfig, toolcall_endpoint)
+
+
+@pytest.fixture
+def toolcall_loop(toolcall_profile: Any) -> Any:
+    """The tool loop under test. Override it in conftest.py to test yours; the default is the
+    reference loop, configured from the profile's loop policy."""
+    from pytest_toolcall.plugins.suite import default_loop
+
+    return default_loop(toolcall_profile)
+
+
+@pytest.fixture
+def toolcall_structured(toolcall_profile: Any) -> Any:
+    """The structured output (tool -> json -> text fallback) under test. Override it to test
+    yours; the default is the reference implementation."""
+    from pytest_toolcall.plugins.suite import default_structured
+
+    return default_structured()
+
+
+@pytest.fixture
+def toolcall_history(toolcall_profile: Any) -> Any:
+    """The history builder under test. Override it to test yours; the default is the reference
+    builder, configured from the profile's history policy."""
+    from pytest_toolcall.plugins.suite import default_history
+
+    return default_history(toolcall_profile)
+
+
+@pytest.fixture
+def toolcall_tools() -> Iterator[Any]:
+    """Scripted tools for your own tests: ``toolcall_tools.executor(ScriptedTool(...), ...)``
+    gives an Executor that records every execution; hung calls are released at teardown."""
+    from pytest_toolcall.cases.tools import ToolKit
+
+    kit = ToolKit()
+    yield kit
+    kit.release_all()
+
+
+@pytest.fixture
+def toolcall_profile(toolcall_provider: str) -> Any:
+    """What the adapter under test claims (a Profile or a dict). Override it to narrow claims."""
+    from pytest_toolcall.plugins.suite import default_profile
+
+    return default_profile(toolcall_provider)
+
+
+# -- reporting --------------------------------------------------------------------------------
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    report = yield
+    from pytest_toolcall.core.errors import ConformanceFailure
+
+    if call.excinfo is not None and isinstance(call.excinfo.value, ConformanceFailure):
+        clause = ("toolcall_clause", call.excinfo.value.clause)
+        report.user_properties.append(clause)
+        # junitxml writes the properties of the teardown report, built from the item's list
+        item.user_properties.append(clause)
+    elif call.excinfo is not None and call.when == "call" and _is_kit_error(call.excinfo.value):
+        # the kit could not run the case: reported apart, never a verdict (issue 14)
+        report.user_properties.append(("toolcall_kit_error", True))
+        item.user_properties.append(("toolcall_kit_error", True))
+    elif call.excinfo is not None and call.when == "call" and _is_not_run(call.excinfo.value):
+        # the kit could not run the case (a live service out of reach, a bad cassette): an
+        # error like a failed setup, never a broken clause of the implementation (issue 17)
+        report.user_properties.append(("toolcall_not_run", True))
+    return report
+
+
+def pytest_report_teststatus(report: pytest.TestReport,
+                             config: pytest.Config) -> tuple[str, str, Any] | None:
+    """A suite item the kit could not run (a live service out of reach, a bad cassette, a kit
+    error) is an error in pytest's own line too, as in the kit's summary, not a failure: pytest
+    counts an exception of the call phase as failed (issue 17)."""
+    if report.when != "call" or not report.failed:
+        return None
+    props = dict(report.user_properties)
+    if "toolcall_case" not in props:
+        return None
+    if props.get("toolcall_not_run") or props.get("toolcall_kit_error"):
+        return "error", "E", ("ERROR", {"red": True})
+    return None
+
+
+def _is_not_run(error: BaseException) -> bool:
+    from pytest_toolcall.core.errors import ToolcallError
+
+    return isinstance(error, ToolcallError)
+
+
+def _is_kit_error(error: BaseException) -> bool:
+    from pytest_toolcall.core.errors import KitError
+
+    return isinstance(error, KitError)
+
+
+_COLUMNS = ("passed", "failed", "error", "skipped", "xfailed", "xpassed")
+
+
+class Summary:
+    """Counts suite outcomes per family and provider (on the xdist controller too)."""
+
+    def __init__(self, config: pytest.Config | None = None) -> None:
+        self.config = config
+        self.rows: Counter[tuple[str, str, str]] = Counter()
+        self.failures: list[tuple[str, str | None]] = []
+        self.errors: list[str] = []
+        self.kit_errors: list[str] = []
+        self.adapters: set[str] = set()
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        props = dict(report.user_properties)
+        if "toolcall_case" not in props:
+            return
+        if "toolcall_subject" in props:
+            self.adapters.add(str(props["toolcall_subject"]))
+        outcome = _outcome(report)
+        if outcome is None:
+            return
+        if outcome == "failed" and props.get("toolcall_kit_error"):
+            outcome = "kit_error"
+        elif outcome == "failed" and props.get("toolcall_not_run"):
+            outcome = "error"
+        self.rows[(props["toolcall_family"], props["toolcall_provider"], outcome)] += 1
+        if outcome == "failed":
+            self.failures.append((report.nodeid, props.get("toolcall_clause")))
+        elif outcome == "error":
+            self.errors.append(report.nodeid)
+        elif outcome == "kit_error":
+            self.kit_errors.append(report.nodeid)
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if not self.rows:
+            return
+        rows: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
+        for (family, provider, outcome), n in self.rows.items():
+            rows[(family, provider)][outcome] += n
+        write = terminalreporter.write_line
+        terminalreporter.write_sep("=", "pytest-toolcall conformance summary")
+        width = max([12] + [len(provider) + 2 for _, provider in rows])
+        write(f"{'family':<10}{'provider':<{width}}" + "".join(f"{c:>9}" for c in _COLUMNS))
+        totals: Counter[str] = Counter()
+        for (family, provider), counts in sorted(rows.items()):
+            totals.update(counts)
+            write(f"{family:<10}{provider:<{width}}"
+                  + "".join(f"{counts[c]:>9}" for c in _COLUMNS))
+        runs = sum(totals.values())
+        # kit errors get no column (they are no verdict): they are named on this line only
+        parts = [f"{totals[c]} {c.replace('_', ' ')}" for c in (*_COLUMNS, "kit_error")
+                 if totals[c]]
+        write(f"{runs} case run{'s' if runs != 1 else ''}: {', '.join(parts)}")
+        # says what was tested: a fixture override that was not picked up shows here
+        for subject in sorted(self.adapters):
+            kind, _, name = subject.partition(": ")
+            write(f"{kind} under test: {name}")
+        if self.failures:
+            write("broken clauses (your implementation):")
+            for nodeid, clause in self.failures:
+                write(f"  {nodeid.removeprefix('toolcall::')}: {clause or 'see the failure above'}")
+        if self.errors:
+            write("could not run (setup or kit errors, not verdicts on the implementation):")
+            for nodeid in self.errors:
+                write(f"  {nodeid.removeprefix('toolcall::')}")
+        if self.kit_errors:
+            write("kit errors (the kit could not run these; not verdicts, not in any pass rate; "
+                  "please report them):")
+            for nodeid in self.kit_errors:
+                write(f"  {nodeid.removeprefix('toolcall::')}")
+        first = next(iter([n for n, _ in self.failures] + self.errors + self.kit_errors), None)
+        if first is not None:
+            rerun = f"re-run one case: pytest {shlex.quote(first)}"
+            if self.config is None or self.config.pluginmanager.has_plugin("cacheprovider"):
+                rerun += f"   (all that failed: {self.rerun_command()})"  # --lf needs the cache
+            write(rerun)
+
+    def rerun_command(self) -> str:
+        """``pytest --toolcall-provider=<the run's providers> [the kit options given] --lf``: the
+        options that choose what is tested (the adapter, the command, the cases, ...) come from
+        the command line as given; the report and the gate do not (a re-run of the failures would
+        overwrite the full run's report and gate on the failures alone)."""
+        ran = list(dict.fromkeys(provider for _, provider, _ in self.rows))
+        chosen = _chosen(self.config) if self.config is not None else []
+        names = [p for p in chosen if p in ran] + [p for p in ran if p not in chosen]
+        words = ["pytest", f"--toolcall-provider={','.join(names)}"]
+        if self.config is not None:
+            words += _kit_options(list(self.config.invocation_params.args))
+        # a URL's password or a key given on the command line is never printed (issue 18)
+        return " ".join(shlex.quote(_masked_word(word)) for word in [*words, "--lf"])
+
+
+def _masked_word(word: str) -> str:
+    """``word`` with every secret the kit knows masked, and a URL's password (``--toolcall-base-
+    url=http://user:pass@host``) too."""
+    from pytest_toolcall.core.redact import mask, mask_url
+
+    head, sep, value = word.partition("=")
+    if sep and "://" in value:
+        return f"{head}={mask_url(value)}" if "://" not in head else mask_url(word)
+    return mask_url(word) if "://" in word else mask(word)
+
+
+#: kit options that do not choose what runs: not repeated in the re-run command
+_NOT_REPEATED = ("--toolcall-provider", "--toolcall-report", "--toolcall-min-pass-rate",
+                 "--toolcall-gate-families")
+#: kit options that take no value
+_FLAGS = ("--toolcall-live", "--toolcall-snapshot-update")
+
+
+def _kit_options(args: list[str]) -> list[str]:
+    """The --toolcall-* options of a command line (with their values), as given."""
+    out: list[str] = []
+    i = 0
+    while i < len(args):
+        word = str(args[i])
+        name = word.partition("=")[0]
+        takes_value = "=" not in word and name not in _FLAGS
+        if name.startswith("--toolcall-") and name not in _NOT_REPEATED:
+            out += [word, str(args[i + 1])] if takes_value and i + 1 < len(args) else [word]
+        i += 2 if name.startswith("--toolcall-") and takes_value else 1
+    return out
+
+
+def _outcome(report: pytest.TestReport) -> str | None:
+    if report.outcome == "rerun":  # pytest-rerunfailures: an attempt, not the case's verdict
+        return None
+    xfail = hasattr(report, "wasxfail")
+    if report.when == "call":
+        if report.passed:
+            return "xpassed" if xfail else "passed"
+        if report.skipped:
+            return "xfailed" if xfail else "skipped"
+        return "failed"
+    if report.when == "setup":
+        if report.skipped:
+            return "xfailed" if xfail else "skipped"
+        if report.failed:
+            return "error"
+    return None

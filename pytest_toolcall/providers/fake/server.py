@@ -1,0 +1,132 @@
+"""Serve a fake provider on a loopback port, for clients that do not use httpx."""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import httpx
+
+from pytest_toolcall.providers.fake.provider import REFUSED, RESET, STALL, Endpoint, FakeProvider
+
+#: on a loopback port the fake cannot see the client's read timeout: a stall lasts this long,
+#: then the connection is dropped (as a proxy's idle timeout does), so no client waits forever
+LOOPBACK_STALL = 0.5
+
+__all__ = ["serve"]
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    fake: FakeProvider
+
+    def _answer(self) -> None:
+        length = int(self.headers.get("content-length") or 0)
+        body = self.rfile.read(length) if length else b""
+        status, headers, chunks = self.fake.respond(self.command, self.path,
+                                                    dict(self.headers.items()), body)
+        if self.refused(chunks):
+            return
+        self.send_response(status)
+        for key, value in headers.items():
+            self.send_header(key, value)
+        # chunked transfer keeps the fake's chunk boundaries as far as TCP lets it
+        self.send_header("transfer-encoding", "chunked")
+        # one request per connection: the runner drives async adapters in a fresh event loop
+        # per step, and a pooled connection from a closed loop cannot be reused
+        self.send_header("connection", "close")
+        self.close_connection = True
+        self.end_headers()
+        self.play(chunks)
+
+    def refused(self, chunks: list[bytes]) -> bool:
+        """An answer that never comes (ErrorReply.refuse): the port cannot refuse a connection
+        it has accepted, so it closes it unanswered."""
+        if chunks and chunks[0] is REFUSED:
+            self.close_connection = True
+            self.connection.shutdown(socket.SHUT_RDWR)
+            return True
+        return False
+
+    def play(self, chunks: list[bytes]) -> None:
+        """Write the body in chunked transfer, one chunk per piece; a reset drops the
+        connection in the middle of the body, a stall waits ``LOOPBACK_STALL`` first."""
+        self.wfile.flush()  # the headers (wfile is unbuffered: a no-op, kept for safety)
+        # one send a piece, straight to the socket (a stream cut byte by byte is thousands of
+        # pieces: wfile's write and flush were a third of the cost of each)
+        send = self.connection.sendall
+        for piece in chunks:
+            if piece is STALL:
+                time.sleep(LOOPBACK_STALL)
+                piece = RESET
+            if piece is RESET:  # drop the connection in the middle of the chunked body
+                self.close_connection = True
+                self.connection.shutdown(socket.SHUT_RDWR)
+                return
+            send(b"%x\r\n%s\r\n" % (len(piece), piece))
+        send(b"0\r\n\r\n")
+
+    do_POST = do_GET = _answer
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - stdlib name
+        pass  # the fake records every exchange itself; stderr stays quiet
+
+
+class QuietServer(ThreadingHTTPServer):
+    """A threading HTTP server that does not print a traceback when a client drops its
+    connection (a reset, a client closing a kept-alive connection): that is the client's
+    right, not an error of the fake."""
+
+    daemon_threads = True
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        import sys
+
+        if isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+            return
+        super().handle_error(request, client_address)  # type: ignore[arg-type]
+
+
+class _IPv6Server(QuietServer):
+    address_family = socket.AF_INET6
+
+
+@contextlib.contextmanager
+def serve(fake: FakeProvider, host: str = "127.0.0.1") -> Iterator[Endpoint]:
+    """Serve ``fake`` on ``host`` (loopback only) at a free port; yields an :class:`Endpoint`.
+
+    The endpoint's httpx clients use real sockets to the loopback server, so this mode also
+    works for adapters built on other HTTP libraries or in other languages: give them
+    ``endpoint.base_url`` and ``endpoint.api_key``.
+    """
+    if host not in ("127.0.0.1", "::1", "localhost"):
+        raise ValueError(f"the fake provider serves on loopback only, not on {host!r}: use "
+                         "host='127.0.0.1' (the default), '::1' or 'localhost'")
+    handler = type("Handler", (_Handler,), {"fake": fake})
+    # ThreadingHTTPServer binds IPv4 only; '::1' needs an IPv6 socket and a bracketed URL
+    server_class = _IPv6Server if host == "::1" else QuietServer
+    server = server_class((host, 0), handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02},
+                              name="toolcall-fake", daemon=True)
+    thread.start()
+    port = server.server_address[1]
+    endpoint = Endpoint(provider=fake.dialect.name,
+                        base_url=f"http://{'[::1]' if host == '::1' else host}:{port}"
+                                 f"{fake.dialect.base_path}",
+                        api_key=fake.api_key, fake=fake,
+                        transport=httpx.HTTPTransport(), async_transport=httpx.AsyncHTTPTransport())
+    from pytest_toolcall.core.netguard import kit_port
+
+    try:
+        with kit_port(port):  # reachable while replay blocks the network
+            yield endpoint
+    finally:
+        endpoint.close()
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
