@@ -74,7 +74,7 @@ def _one(case: Any, mode: str, child: Any, profile: Any, fetch_child: Any = None
     from pytest_toolcall.run.foreign import served
     from pytest_toolcall.run.foreign import ForeignAdapter
     from pytest_toolcall.reference import reference_adapter
-    from pytest_toolcall.reference.openai import OpenAIChatAdapter
+    from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter
     from pytest_toolcall.run.runner import CaseSkipped, run_case
 
     started = time.perf_counter()

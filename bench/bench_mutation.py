@@ -4,7 +4,7 @@ the driver's speed. Prints figures; asserts nothing.
     python bench/bench_mutation.py                 # the chat families against reference/openai.py
     python bench/bench_mutation.py --jobs 2 --json /tmp/mutation.json
 
-The run is ``pytest-toolcall mutate pytest_toolcall/reference/openai.py --cases
+The run is ``pytest-toolcall mutate pytest_toolcall/providers/openai/reference.py --cases
 'wire.*,stream.*,errors.*'`` (the chat families: the loop and history families do not test the
 chat adapter). Every survivor
 is listed with the verdict of ``docs/mutation.md``: ``equivalent`` (no behaviour the kit can
@@ -108,7 +108,7 @@ def main() -> int:
     from pytest_toolcall.cli.mutation import MutationRun, render_text, run_mutation
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--source", default="pytest_toolcall/reference/openai.py")
+    parser.add_argument("--source", default="pytest_toolcall/providers/openai/reference.py")
     parser.add_argument("--cases", default="wire.*,stream.*,errors.*")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--json", default=None, help="write the figures here")

@@ -51,7 +51,7 @@ MATRIX_TARGET_S = 30.0
 
 
 def _dialects() -> tuple[str, ...]:
-    from pytest_toolcall.providers.dialects import DIALECT_NAMES
+    from pytest_toolcall.providers.base import DIALECT_NAMES
 
     return DIALECT_NAMES
 _PASSED = re.compile(r"(\d+) passed")

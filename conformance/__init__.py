@@ -3,9 +3,9 @@
 ``wire``: what a non-streaming adapter sends and how it reads answers. ``stream``: tool calls in
 fragments, cut anywhere, with the quirks of real servers. ``loop``: a tool loop under failure
 (all-failure rounds, permanent failures, mixed batches, caps). ``history``: rebuilding
-provider-ready messages from a stored history (orphans, dedupe, missing ids). Dialect-specific
-cases live in a module named after their dialect. The catalogue in ``docs/cases.md`` is
-generated from these modules.
+provider-ready messages from a stored history (orphans, dedupe, missing ids). A provider's own
+cases live in its folder (``pytest_toolcall/providers/<folder>/cases.py``). The catalogue in
+``docs/cases.md`` is generated from these modules.
 """
 
 from __future__ import annotations
@@ -14,20 +14,25 @@ from importlib import import_module
 from importlib.util import find_spec
 
 from pytest_toolcall.cases import Case
+from pytest_toolcall.core._names import PROVIDERS
 
 FAMILIES = ("wire", "stream", "errors", "loop", "history", "fallback")
 
-#: every module that may hold built-in cases, in catalogue order; each has a ``CASES`` list
-MODULES = ("wire", "messages", "stream", "errors", "loop", "history", "fallback",
-           "openai_responses", "anthropic", "gemini", "ollama", "deepseek",
-           "mistral", "openrouter", "zhipu", "azure_openai", "cerebras", "groq", "together",
-           "lmstudio", "xai", "llamacpp", "vllm", "fireworks")
+#: the shared families' modules, in catalogue order; each has a ``CASES`` list
+MODULES = ("wire", "messages", "stream", "errors", "loop", "history", "fallback")
+
+
+def case_modules() -> list[str]:
+    """Every module that holds built-in cases, in catalogue order: the shared families, then
+    each built-in provider's own ``cases.py``, in ``core._names.PROVIDERS`` order."""
+    return [*(f"{__name__}.{name}" for name in MODULES),
+            *(module for module in (f"pytest_toolcall.providers.{p.replace('-', '_')}.cases"
+                                    for p in PROVIDERS) if find_spec(module) is not None)]
 
 
 def builtin_cases() -> list[Case]:
     """Every built-in case, module by module."""
     cases: list[Case] = []
-    for name in MODULES:
-        if find_spec(f"{__name__}.{name}") is not None:
-            cases.extend(import_module(f"{__name__}.{name}").CASES)
+    for module in case_modules():
+        cases.extend(import_module(module).CASES)
     return cases

@@ -10,7 +10,7 @@ error or on an exception it chains from (``status_code`` and ``response.status_c
 the status).
 
 The errors are each provider's own, status, headers and body, from
-``pytest_toolcall/providers/dialects/provider_errors.py``, which names the source of each. A case runs for
+``pytest_toolcall/providers/errors.py``, which names the source of each. A case runs for
 the providers that have that error (Ollama has no keys and no rate limits; only Anthropic
 documents a 413; OpenAI's 429 insufficient_quota and DeepSeek's 402 are used-up accounts that no
 wait cures). The services beyond the five wire formats (DeepSeek, Mistral) run them with their
@@ -31,7 +31,7 @@ from typing import Any
 from pytest_toolcall.core._names import PROVIDERS
 from pytest_toolcall.cases import Case, ErrorReply, Step, StreamPlan, Turn, check
 from pytest_toolcall.run.checks import describe_error, error_surfaced
-from pytest_toolcall.providers.dialects.provider_errors import RETRYABLE_KINDS, kinds_for
+from pytest_toolcall.providers.errors import RETRYABLE_KINDS, kinds_for
 from pytest_toolcall.core.errors import ConformanceFailure, retry_after_seconds
 from pytest_toolcall.run.runner import CaseRun
 

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from pytest_toolcall.cases import Case, check, make_case
-from pytest_toolcall.providers.dialects import DIALECT_NAMES, get_dialect
+from pytest_toolcall.providers.base import DIALECT_NAMES, get_dialect
 from pytest_toolcall.core.errors import ConformanceFailure
 from pytest_toolcall.run.looprun import HistoryRun, HistoryScript
 from pytest_toolcall.core.model import (
@@ -78,7 +78,7 @@ _ACCEPTS: dict[tuple[str, Any], Any] = {}
 
 
 def _rejection(name: str, messages: list[Any], key: Any) -> Any:
-    from pytest_toolcall.providers.dialects import _PLUGIN_CLASSES
+    from pytest_toolcall.providers.base import _PLUGIN_CLASSES
 
     if key is None or name in _PLUGIN_CLASSES:  # a plugin's dialect: asked every time
         return get_dialect(name).validate(_wire(name, messages))

@@ -172,7 +172,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def providers(config: pytest.Config) -> list[str]:
     """The providers the suite runs for; a usage error names the valid ones."""
-    from pytest_toolcall.providers.dialects import DIALECT_NAMES
+    from pytest_toolcall.providers.base import DIALECT_NAMES
 
     names = _split(_setting(config, "toolcall_provider"))
     if not names and config.getoption("toolcall_provider") is not None:
@@ -185,7 +185,7 @@ def providers(config: pytest.Config) -> list[str]:
 
 def providers_named(names: list[str]) -> list[str]:
     """The named providers, checked; 'all' is every one."""
-    from pytest_toolcall.providers.dialects import DIALECT_NAMES
+    from pytest_toolcall.providers.base import DIALECT_NAMES
 
     if names == ["all"]:
         return list(DIALECT_NAMES)

@@ -31,7 +31,7 @@ from pytest_toolcall.core.model import (
     ToolSpec,
     Usage,
 )
-from pytest_toolcall.reference.openai import OpenAIChatAdapter, StreamAccumulator, _Slot
+from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter, StreamAccumulator, _Slot
 
 # == request encoding ==============================================================================
 

@@ -23,7 +23,7 @@ from pytest_toolcall.core.model import (
     ToolCallComplete,
     ToolMessage,
 )
-from pytest_toolcall.reference.anthropic import (
+from pytest_toolcall.providers.anthropic.reference import (
     AnthropicAdapter,
     AnthropicStreamAccumulator,
     _Block,

@@ -8,8 +8,8 @@ from typing import Any
 
 import controls as _generic  # tests/controls.py
 
-from pytest_toolcall.reference.azure_openai import AzureOpenAIAdapter
-from pytest_toolcall.reference.openai import OpenAIChatAdapter, StreamAccumulator
+from pytest_toolcall.providers.azure_openai.reference import AzureOpenAIAdapter
+from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter, StreamAccumulator
 
 __all__ = ["ChoicesZeroEveryChunk", "SkipsFirstChoiceChunk", "FilterResultsMeanFiltered",
            "ContentFilterAsStop", "NoApiVersion", "OpenAIRoute", "StatusLost",

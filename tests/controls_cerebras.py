@@ -9,9 +9,9 @@ from typing import Any
 import controls as _generic  # tests/controls.py
 
 from pytest_toolcall.core.model import ChatResponse
-from pytest_toolcall.reference.cerebras import CerebrasAdapter, CerebrasStreamAccumulator
-from pytest_toolcall.reference.deepseek import DeepSeekAdapter
-from pytest_toolcall.reference.openai import OpenAIChatAdapter, StreamAccumulator
+from pytest_toolcall.providers.cerebras.reference import CerebrasAdapter, CerebrasStreamAccumulator
+from pytest_toolcall.providers.deepseek.reference import DeepSeekAdapter
+from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter, StreamAccumulator
 
 __all__ = ["ReadsReasoningContent", "ReasoningAsText", "StreamDropsReasoning", "UsageChunkOnly",
            "StatusLost", "EveryErrorRetryable", "NeverRetryable", "DropsErrorCode",

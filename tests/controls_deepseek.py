@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from pytest_toolcall.core.model import ChatResponse
-from pytest_toolcall.reference.deepseek import DeepSeekAdapter, DeepSeekStreamAccumulator
-from pytest_toolcall.reference.openai import OpenAIChatAdapter
+from pytest_toolcall.providers.deepseek.reference import DeepSeekAdapter, DeepSeekStreamAccumulator
+from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter
 
 __all__ = ["DropsReasoning", "EditsReasoning", "NonEmptyReasoningOnly", "ReasoningAsText",
            "ReasoningNotDecoded", "StreamDropsReasoning", "UsageChunkOnly", "RetriesEverything"]

@@ -9,9 +9,9 @@ from typing import Any
 import controls as _generic  # tests/controls.py
 
 from pytest_toolcall.core.model import ChatResponse, ToolCallDelta
-from pytest_toolcall.reference.deepseek import DeepSeekStreamAccumulator
-from pytest_toolcall.reference.fireworks import FireworksAdapter
-from pytest_toolcall.reference.openai import OpenAIChatAdapter, _Slot
+from pytest_toolcall.providers.deepseek.reference import DeepSeekStreamAccumulator
+from pytest_toolcall.providers.fireworks.reference import FireworksAdapter
+from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter, _Slot
 
 __all__ = ["DropsReasoning", "ReasoningAsText", "ReasoningNotDecoded", "StreamDropsReasoning",
            "NameFromFirstFragmentOnly", "NewCallPerId", "StatusLost", "EveryErrorRetryable",

@@ -19,7 +19,7 @@ from pytest_toolcall.core.model import (
     ToolCallDelta,
     ToolMessage,
 )
-from pytest_toolcall.reference.gemini import GeminiAdapter, StreamAccumulator
+from pytest_toolcall.providers.gemini.reference import GeminiAdapter, StreamAccumulator
 
 __all__ = [
     "DropsCallIdsOnReplay",

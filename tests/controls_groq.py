@@ -10,8 +10,8 @@ import controls as _generic  # tests/controls.py
 
 from pytest_toolcall.core.errors import ProviderError
 from pytest_toolcall.core.model import ChatResponse
-from pytest_toolcall.reference.groq import GroqAdapter, GroqStreamAccumulator
-from pytest_toolcall.reference.openai import OpenAIChatAdapter, StreamAccumulator
+from pytest_toolcall.providers.groq.reference import GroqAdapter, GroqStreamAccumulator
+from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter, StreamAccumulator
 
 __all__ = ["XGroqUsageIgnored", "ArgumentsWithIdDropped", "ReasoningAsText",
            "ReasoningNotDecoded", "StreamDropsReasoning", "DropsErrorBody", "DropsErrorCode",

@@ -9,9 +9,9 @@ from typing import Any
 import controls as _generic  # tests/controls.py
 
 from pytest_toolcall.core.model import ChatResponse
-from pytest_toolcall.reference.deepseek import DeepSeekAdapter, DeepSeekStreamAccumulator
-from pytest_toolcall.reference.llamacpp import LlamaCppAdapter, LlamaCppStreamAccumulator
-from pytest_toolcall.reference.openai import OpenAIChatAdapter
+from pytest_toolcall.providers.deepseek.reference import DeepSeekAdapter, DeepSeekStreamAccumulator
+from pytest_toolcall.providers.llamacpp.reference import LlamaCppAdapter, LlamaCppStreamAccumulator
+from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter
 
 __all__ = ["DropsReasoning", "ReasoningAsText", "ReasoningNotDecoded", "StreamDropsReasoning",
            "PrefixesIds", "JinjaRetried", "JinjaWordsLost", "StatusLost", "EveryErrorRetryable",

@@ -11,8 +11,8 @@ import controls as _generic  # tests/controls.py
 
 from pytest_toolcall.core.errors import ProviderError, StreamError
 from pytest_toolcall.core.model import ChatResponse
-from pytest_toolcall.reference.lmstudio import LMStudioAdapter, LMStudioStreamAccumulator
-from pytest_toolcall.reference.openai import OpenAIChatAdapter, StreamAccumulator
+from pytest_toolcall.providers.lmstudio.reference import LMStudioAdapter, LMStudioStreamAccumulator
+from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter, StreamAccumulator
 
 __all__ = ["IdsPrefixed", "IdsAsNumbers", "ReasoningAsText", "ReasoningNotDecoded",
            "StreamDropsReasoning", "ReasoningContentOnly", "OpenAIBodyReader",

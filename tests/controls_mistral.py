@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from pytest_toolcall.core.model import ChatResponse
-from pytest_toolcall.reference.mistral import MistralAdapter, MistralStreamAccumulator
-from pytest_toolcall.reference.openai import OpenAIChatAdapter, StreamAccumulator
+from pytest_toolcall.providers.mistral.reference import MistralAdapter, MistralStreamAccumulator
+from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter, StreamAccumulator
 
 __all__ = ["KeepsForeignIds", "MapsCallsOnly", "CutsIds", "OpenAIDecoder", "ThinkingAsText",
            "ReasoningContentReplay", "DropsThinking", "StringsOnlyStream", "UsageChunkOnly",

@@ -17,7 +17,7 @@ from pytest_toolcall.core.model import (
     ToolCallDelta,
     ToolMessage,
 )
-from pytest_toolcall.reference.ollama import NdjsonAccumulator, OllamaAdapter
+from pytest_toolcall.providers.ollama.reference import NdjsonAccumulator, OllamaAdapter
 
 
 class JsonLoadsArguments(OllamaAdapter):

@@ -15,7 +15,7 @@ from pytest_toolcall.core.model import (
     ToolCall,
     ToolMessage,
 )
-from pytest_toolcall.reference.openai_responses import (
+from pytest_toolcall.providers.openai_responses.reference import (
     OpenAIResponsesAdapter,
     ResponsesStreamAccumulator,
     _Item,

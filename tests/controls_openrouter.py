@@ -11,8 +11,11 @@ import controls as _generic  # tests/controls.py
 
 from pytest_toolcall.core.errors import StreamError
 from pytest_toolcall.core.model import ChatResponse
-from pytest_toolcall.reference.openai import OpenAIChatAdapter, StreamAccumulator
-from pytest_toolcall.reference.openrouter import OpenRouterAdapter, OpenRouterStreamAccumulator
+from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter, StreamAccumulator
+from pytest_toolcall.providers.openrouter.reference import (
+    OpenRouterAdapter,
+    OpenRouterStreamAccumulator,
+)
 
 __all__ = ["RoleRestartsMessage", "StopsAtFirstFinish", "DropsReasoningDetails",
            "EditsSignature", "ReasoningNotDecoded", "StreamDropsReasoning", "ReadsChoicesOnly",

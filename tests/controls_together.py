@@ -9,8 +9,8 @@ from typing import Any
 import controls as _generic  # tests/controls.py
 
 from pytest_toolcall.core.model import ChatResponse
-from pytest_toolcall.reference.openai import OpenAIChatAdapter
-from pytest_toolcall.reference.together import TogetherAdapter, TogetherStreamAccumulator
+from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter
+from pytest_toolcall.providers.together.reference import TogetherAdapter, TogetherStreamAccumulator
 
 __all__ = ["LastFinishWins", "UsageChunkOnly", "ReasoningNotDecoded", "ReasoningAsText",
            "StreamReasoningDropped", "StreamReasoningAsText", "StatusLost",

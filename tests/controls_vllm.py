@@ -11,8 +11,8 @@ from typing import Any
 import controls as _generic  # tests/controls.py
 
 from pytest_toolcall.core.model import ChatRequest, ChatResponse
-from pytest_toolcall.reference.openai import OpenAIChatAdapter, StreamAccumulator
-from pytest_toolcall.reference.vllm import VLLMAdapter, VLLMStreamAccumulator
+from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter, StreamAccumulator
+from pytest_toolcall.providers.vllm.reference import VLLMAdapter, VLLMStreamAccumulator
 
 __all__ = ["DropsReasoning", "SendsReasoningContent", "ReasoningNotDecoded",
            "StreamReadsReasoningContentOnly", "SkipsFinishChunkDelta",

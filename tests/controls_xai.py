@@ -9,9 +9,13 @@ from typing import Any
 import controls as _generic  # tests/controls.py
 
 from pytest_toolcall.core.model import ChatResponse, Usage
-from pytest_toolcall.reference.deepseek import DeepSeekStreamAccumulator
-from pytest_toolcall.reference.openai import OpenAIChatAdapter, StreamAccumulator, ToolCallDelta
-from pytest_toolcall.reference.xai import XAIAdapter
+from pytest_toolcall.providers.deepseek.reference import DeepSeekStreamAccumulator
+from pytest_toolcall.providers.openai.reference import (
+    OpenAIChatAdapter,
+    StreamAccumulator,
+    ToolCallDelta,
+)
+from pytest_toolcall.providers.xai.reference import XAIAdapter
 
 __all__ = ["ReasoningAsText", "ReasoningNotDecoded", "StreamDropsReasoning",
            "StreamReasoningAsText", "FirstFragmentArgumentsDropped", "RecomputesTotal",

@@ -9,9 +9,9 @@ from typing import Any
 import controls as _generic  # tests/controls.py
 
 from pytest_toolcall.core.model import ChatResponse
-from pytest_toolcall.reference.deepseek import DeepSeekAdapter, DeepSeekStreamAccumulator
-from pytest_toolcall.reference.openai import OpenAIChatAdapter
-from pytest_toolcall.reference.zhipu import ZhipuAdapter
+from pytest_toolcall.providers.deepseek.reference import DeepSeekAdapter, DeepSeekStreamAccumulator
+from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter
+from pytest_toolcall.providers.zhipu.reference import ZhipuAdapter
 
 __all__ = ["DropsReasoning", "EditsReasoning", "ReasoningAsText", "ReasoningNotDecoded",
            "StreamDropsReasoning", "FinishChunkDeltasIgnored", "UsageChunkOnly",

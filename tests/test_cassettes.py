@@ -23,7 +23,7 @@ from pytest_toolcall.output.cassettes import (
     rechunk,
     vcr_context,
 )
-from pytest_toolcall.providers.dialects import DIALECT_NAMES
+from pytest_toolcall.providers.base import DIALECT_NAMES
 from pytest_toolcall.providers.fake import serve
 from pytest_toolcall.run.live import LIVE_CASES, StandInProvider, access
 from pytest_toolcall.core.model import ChatRequest, UserMessage

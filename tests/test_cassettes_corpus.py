@@ -13,7 +13,7 @@ import pytest
 from corpus import files as corpus_files
 
 from pytest_toolcall.output.cassettes import ReplayTransport, load_corpus_cassette
-from pytest_toolcall.providers.dialects import DIALECT_NAMES, get_dialect
+from pytest_toolcall.providers.base import DIALECT_NAMES, get_dialect
 from pytest_toolcall.providers.fake import Endpoint, FakeProvider
 from pytest_toolcall.core.model import ChatRequest, UserMessage
 from pytest_toolcall.reference import reference_adapter

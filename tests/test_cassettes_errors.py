@@ -137,7 +137,7 @@ class _Raising(httpx.BaseTransport):
 
 
 def _reference_adapter(transport: httpx.BaseTransport) -> object:
-    from pytest_toolcall.reference.openai import OpenAIChatAdapter
+    from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter
 
     return OpenAIChatAdapter("https://api.example.invalid/v1", "tc-x",
                              client=httpx.Client(transport=transport))

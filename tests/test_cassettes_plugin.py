@@ -80,7 +80,7 @@ def test_missing_cassette_fails_or_skips_with_the_command(pytester: pytest.Pytes
 def test_live_cases_skip_without_a_key_naming_the_variable(
         pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, provider: str,
         variable: str) -> None:
-    from pytest_toolcall.providers.dialects import DIALECT_NAMES
+    from pytest_toolcall.providers.base import DIALECT_NAMES
 
     if provider not in DIALECT_NAMES:
         pytest.skip(f"the {provider} dialect is not there")
@@ -146,7 +146,7 @@ def test_request_snapshots_update_check_and_diff(pytester: pytest.Pytester) -> N
 
 
 def test_repository_snapshots_exist_for_every_dialect() -> None:
-    from pytest_toolcall.providers.dialects import DIALECT_NAMES
+    from pytest_toolcall.providers.base import DIALECT_NAMES
 
     root = Path(__file__).resolve().parent.parent / "cassettes" / "requests"
     for provider in DIALECT_NAMES:

@@ -18,7 +18,7 @@ from pytest_toolcall.core.contracts import Profile
 from pytest_toolcall.core.errors import ConformanceFailure
 from pytest_toolcall.providers.fake import FakeProvider, in_process_endpoint
 from pytest_toolcall.providers.fake.provider import Endpoint
-from pytest_toolcall.reference.anthropic import AnthropicAdapter
+from pytest_toolcall.providers.anthropic.reference import AnthropicAdapter
 from pytest_toolcall.run.runner import run_case
 
 REGISTRY = default_registry()
@@ -128,7 +128,7 @@ def test_reference_adapter_passes(case_id: str, endpoint: Endpoint) -> None:
             assert len(record.exchanges) == 1 and exchange.rejection is None
             error = record.step.reply.error
             if error is not None and error.kind is not None:  # the provider's own status
-                from pytest_toolcall.providers.dialects.provider_errors import error_reply
+                from pytest_toolcall.providers.errors import error_reply
 
                 error = error.model_copy(update={"status": error_reply(
                     "anthropic", error.kind, error.retry_after)[0]})
@@ -168,7 +168,7 @@ def test_real_bugs_are_reproduced() -> None:
 def test_event_dispatch_on_json_type_works_too(endpoint: Endpoint) -> None:
     """An adapter that ignores the ``event:`` line and dispatches on the JSON ``type`` passes the
     ping case as well: both ways of reading the stream are correct."""
-    from pytest_toolcall.reference.anthropic import AnthropicStreamAccumulator
+    from pytest_toolcall.providers.anthropic.reference import AnthropicStreamAccumulator
 
     class ByType(AnthropicStreamAccumulator):
         def feed_line(self, line: str):  # type: ignore[no-untyped-def]

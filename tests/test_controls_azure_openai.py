@@ -16,8 +16,8 @@ import controls_azure_openai as c  # tests/ is on sys.path
 import pytest
 
 from pytest_toolcall.cases import ErrorReply, ScriptedCall, Turn, Usage, default_registry
-from pytest_toolcall.providers.dialects import get_dialect
-from pytest_toolcall.providers.dialects.azure_openai import (
+from pytest_toolcall.providers.base import get_dialect
+from pytest_toolcall.providers.azure_openai.dialect import (
     AUTH_DENIED,
     PROMPT_FILTER_CHUNK,
     RESOURCE_NOT_FOUND,
@@ -29,7 +29,7 @@ from pytest_toolcall.providers.fake import FakeProvider, in_process_endpoint
 from pytest_toolcall.providers.fake.provider import Endpoint
 from pytest_toolcall.providers import get
 from pytest_toolcall.reference import reference_profile
-from pytest_toolcall.reference.azure_openai import AzureOpenAIAdapter
+from pytest_toolcall.providers.azure_openai.reference import AzureOpenAIAdapter
 from pytest_toolcall.run.runner import run_case
 
 PROFILE = reference_profile("azure-openai")
@@ -103,7 +103,7 @@ def test_shared_case_fails_its_negative_control_on_azure(case_id: str, broken: t
 
 
 def test_every_error_kind_azure_has_runs_with_a_control() -> None:
-    from pytest_toolcall.providers.dialects.provider_errors import kinds_for
+    from pytest_toolcall.providers.errors import kinds_for
 
     assert set(kinds_for("azure-openai")) == {"rate_limit", "auth", "model_not_found",
                                                "context_length", "server_error", "overloaded"}
@@ -113,7 +113,7 @@ def test_every_error_kind_azure_has_runs_with_a_control() -> None:
 
 
 def test_azure_errors_in_its_own_words() -> None:
-    from pytest_toolcall.providers.dialects.provider_errors import error_reply
+    from pytest_toolcall.providers.errors import error_reply
 
     status, headers, body = error_reply("azure-openai", "rate_limit", 7)
     assert status == 429 and headers["retry-after"] == "7"

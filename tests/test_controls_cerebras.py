@@ -17,8 +17,8 @@ import pytest
 
 from pytest_toolcall.cases import ErrorReply, ScriptedCall, StreamPlan, Turn, Usage, \
     default_registry
-from pytest_toolcall.providers.dialects import get_dialect
-from pytest_toolcall.providers.dialects.cerebras import (
+from pytest_toolcall.providers.base import get_dialect
+from pytest_toolcall.providers.cerebras.dialect import (
     COMPLETION_ID,
     NOT_AUTHENTICATED,
     WRONG_API_KEY,
@@ -29,7 +29,7 @@ from pytest_toolcall.providers.fake.provider import Endpoint
 from pytest_toolcall.core.model import Reasoning
 from pytest_toolcall.providers import get
 from pytest_toolcall.reference import reference_profile
-from pytest_toolcall.reference.cerebras import CerebrasAdapter
+from pytest_toolcall.providers.cerebras.reference import CerebrasAdapter
 from pytest_toolcall.run.runner import run_case
 
 PROFILE = reference_profile("cerebras")
@@ -82,7 +82,7 @@ def test_shared_case_fails_its_negative_control_on_cerebras(case_id: str, broken
 
 
 def test_every_error_kind_cerebras_has_runs_with_a_control() -> None:
-    from pytest_toolcall.providers.dialects.provider_errors import kinds_for
+    from pytest_toolcall.providers.errors import kinds_for
 
     assert set(kinds_for("cerebras")) == {"rate_limit", "quota", "auth", "model_not_found",
                                           "context_length", "server_error", "overloaded"}
@@ -90,7 +90,7 @@ def test_every_error_kind_cerebras_has_runs_with_a_control() -> None:
 
 
 def test_cerebras_errors_in_its_own_words() -> None:
-    from pytest_toolcall.providers.dialects.provider_errors import error_reply
+    from pytest_toolcall.providers.errors import error_reply
 
     status, headers, body = error_reply("cerebras", "rate_limit", 7)
     assert status == 429 and headers["retry-after"] == "7"

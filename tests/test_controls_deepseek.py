@@ -15,8 +15,8 @@ import openai_wire_sdk as w
 import pytest
 
 from pytest_toolcall.cases import ScriptedCall, Turn, default_registry
-from pytest_toolcall.providers.dialects import get_dialect
-from pytest_toolcall.providers.dialects.deepseek import (
+from pytest_toolcall.providers.base import get_dialect
+from pytest_toolcall.providers.deepseek.dialect import (
     ORPHAN_TOOL,
     REASONING_MISSING,
     UNANSWERED,
@@ -27,7 +27,7 @@ from pytest_toolcall.providers.fake.provider import Endpoint
 from pytest_toolcall.core.model import Reasoning
 from pytest_toolcall.providers import get
 from pytest_toolcall.reference import reference_profile
-from pytest_toolcall.reference.deepseek import DeepSeekAdapter
+from pytest_toolcall.providers.deepseek.reference import DeepSeekAdapter
 from pytest_toolcall.run.runner import run_case
 
 PROFILE = reference_profile("deepseek")
@@ -93,7 +93,7 @@ def test_shared_case_fails_its_negative_control_on_deepseek(case_id: str, broken
 
 
 def test_every_error_kind_deepseek_has_runs_with_a_control() -> None:
-    from pytest_toolcall.providers.dialects.provider_errors import kinds_for
+    from pytest_toolcall.providers.errors import kinds_for
 
     assert set(kinds_for("deepseek")) == {"rate_limit", "quota", "auth", "model_not_found",
                                           "context_length", "server_error", "overloaded"}
@@ -101,7 +101,7 @@ def test_every_error_kind_deepseek_has_runs_with_a_control() -> None:
 
 
 def test_deepseek_errors_in_its_own_words() -> None:
-    from pytest_toolcall.providers.dialects.provider_errors import error_reply
+    from pytest_toolcall.providers.errors import error_reply
 
     status, headers, body = error_reply("deepseek", "rate_limit", 7)
     assert (status, headers) == (429, {}), "DeepSeek sends no rate-limit headers, no delay"

@@ -16,14 +16,14 @@ import openai_wire_sdk as w
 import pytest
 
 from pytest_toolcall.cases import QUIRKS, ScriptedCall, StreamPlan, Turn, Usage, default_registry
-from pytest_toolcall.providers.dialects import get_dialect
-from pytest_toolcall.providers.dialects.fireworks import BAD_KEY, Fireworks
+from pytest_toolcall.providers.base import get_dialect
+from pytest_toolcall.providers.fireworks.dialect import BAD_KEY, Fireworks
 from pytest_toolcall.providers.fake import FakeProvider
 from pytest_toolcall.providers.fake.provider import Endpoint
 from pytest_toolcall.core.model import Reasoning
 from pytest_toolcall.providers import get
 from pytest_toolcall.reference import reference_profile
-from pytest_toolcall.reference.fireworks import FireworksAdapter
+from pytest_toolcall.providers.fireworks.reference import FireworksAdapter
 from pytest_toolcall.run.runner import run_case
 
 PROFILE = reference_profile("fireworks")
@@ -80,7 +80,7 @@ def test_shared_case_fails_its_negative_control_on_fireworks(case_id: str, broke
 
 
 def test_every_error_kind_fireworks_has_runs_with_a_control() -> None:
-    from pytest_toolcall.providers.dialects.provider_errors import kinds_for
+    from pytest_toolcall.providers.errors import kinds_for
 
     assert set(kinds_for("fireworks")) == {"rate_limit", "auth", "model_not_found",
                                            "server_error", "overloaded"}
@@ -89,7 +89,7 @@ def test_every_error_kind_fireworks_has_runs_with_a_control() -> None:
 
 
 def test_fireworks_errors_in_its_own_words() -> None:
-    from pytest_toolcall.providers.dialects.provider_errors import error_reply
+    from pytest_toolcall.providers.errors import error_reply
 
     status, headers, body = error_reply("fireworks", "rate_limit", 7)
     assert (status, headers) == (429, {"retry-after": "7"})

@@ -13,7 +13,7 @@ from pytest_toolcall.core.errors import ConformanceFailure
 from pytest_toolcall.providers.fake import FakeProvider, in_process_endpoint
 from pytest_toolcall.providers.fake.provider import Endpoint
 from pytest_toolcall.reference import reference_profile
-from pytest_toolcall.reference.gemini import GeminiAdapter
+from pytest_toolcall.providers.gemini.reference import GeminiAdapter
 from pytest_toolcall.run.runner import CaseSkipped, run_case
 
 #: (case id, broken adapter, the clause the case must name)

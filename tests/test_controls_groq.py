@@ -18,14 +18,14 @@ import openai_wire_sdk as w
 import pytest
 
 from pytest_toolcall.cases import ErrorReply, ScriptedCall, StreamPlan, Turn, Usage, default_registry
-from pytest_toolcall.providers.dialects import get_dialect
-from pytest_toolcall.providers.dialects.groq import BAD_KEY, REQUEST_ID, Groq
+from pytest_toolcall.providers.base import get_dialect
+from pytest_toolcall.providers.groq.dialect import BAD_KEY, REQUEST_ID, Groq
 from pytest_toolcall.providers.fake import FakeProvider, serve
 from pytest_toolcall.providers.fake.provider import Endpoint
 from pytest_toolcall.core.model import Reasoning
 from pytest_toolcall.providers import get
 from pytest_toolcall.reference import reference_profile
-from pytest_toolcall.reference.groq import GroqAdapter
+from pytest_toolcall.providers.groq.reference import GroqAdapter
 from pytest_toolcall.run.runner import run_case
 
 PROFILE = reference_profile("groq")
@@ -77,7 +77,7 @@ def test_shared_case_fails_its_negative_control_on_groq(case_id: str, broken: ty
 
 
 def test_every_error_kind_groq_has_runs_with_a_control() -> None:
-    from pytest_toolcall.providers.dialects.provider_errors import kinds_for
+    from pytest_toolcall.providers.errors import kinds_for
 
     assert set(kinds_for("groq")) == {"rate_limit", "auth", "model_not_found",
                                       "context_length", "server_error", "overloaded"}
@@ -85,7 +85,7 @@ def test_every_error_kind_groq_has_runs_with_a_control() -> None:
 
 
 def test_groq_errors_in_its_own_words() -> None:
-    from pytest_toolcall.providers.dialects.provider_errors import error_reply
+    from pytest_toolcall.providers.errors import error_reply
 
     status, headers, body = error_reply("groq", "rate_limit", 7)
     assert status == 429 and headers["retry-after"] == "7"
@@ -309,7 +309,7 @@ def test_sdks_read_every_groq_answer(sdks: tuple[Any, Any, FakeProvider], step: 
 @pytest.mark.parametrize("which", ["openai", "groq"])
 def test_sdks_raise_tool_use_failed_with_failed_generation(sdks: tuple[Any, Any, FakeProvider],
                                                            which: str) -> None:
-    from pytest_toolcall.conformance.groq import FAILED_GENERATION, TOOL_USE_FAILED_BODY
+    from pytest_toolcall.providers.groq.cases import FAILED_GENERATION, TOOL_USE_FAILED_BODY
 
     oa, gq, fake = sdks
     fake.expect(Turn(error=ErrorReply(status=400, raw_body=json.dumps(TOOL_USE_FAILED_BODY),

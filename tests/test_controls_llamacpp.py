@@ -24,8 +24,8 @@ from pytest_toolcall.cases import (
     Usage,
     default_registry,
 )
-from pytest_toolcall.providers.dialects import get_dialect
-from pytest_toolcall.providers.dialects.llamacpp import (
+from pytest_toolcall.providers.base import get_dialect
+from pytest_toolcall.providers.llamacpp.dialect import (
     BUILD,
     COMPLETION_ID,
     FILE_NOT_FOUND,
@@ -38,7 +38,7 @@ from pytest_toolcall.providers.fake.provider import Endpoint
 from pytest_toolcall.core.model import Reasoning
 from pytest_toolcall.providers import get
 from pytest_toolcall.reference import reference_profile
-from pytest_toolcall.reference.llamacpp import LlamaCppAdapter
+from pytest_toolcall.providers.llamacpp.reference import LlamaCppAdapter
 from pytest_toolcall.run.runner import run_case
 
 PROFILE = reference_profile("llamacpp")
@@ -98,14 +98,14 @@ def test_shared_case_fails_its_negative_control_on_llamacpp(case_id: str, broken
 
 
 def test_every_error_kind_llamacpp_has_runs_with_a_control() -> None:
-    from pytest_toolcall.providers.dialects.provider_errors import kinds_for
+    from pytest_toolcall.providers.errors import kinds_for
 
     assert set(kinds_for("llamacpp")) == {"auth", "context_length", "server_error", "overloaded"}
     assert w.own_kind_cases("llamacpp") == {row[0] for row in SHARED_CONTROLS}
 
 
 def test_llamacpp_errors_in_its_own_words() -> None:
-    from pytest_toolcall.providers.dialects.provider_errors import error_reply
+    from pytest_toolcall.providers.errors import error_reply
 
     assert error_reply("llamacpp", "auth") == (401, {}, {"error": {
         "message": INVALID_KEY, "type": "authentication_error", "code": 401}})

@@ -23,8 +23,8 @@ from pytest_toolcall.cases import (
     Usage,
     default_registry,
 )
-from pytest_toolcall.providers.dialects import get_dialect
-from pytest_toolcall.providers.dialects.lmstudio import (
+from pytest_toolcall.providers.base import get_dialect
+from pytest_toolcall.providers.lmstudio.dialect import (
     AUTH_REQUIRED,
     CONTEXT_OVERFLOW,
     NO_MODELS_LOADED,
@@ -37,7 +37,7 @@ from pytest_toolcall.providers.fake.provider import Endpoint
 from pytest_toolcall.core.model import Reasoning
 from pytest_toolcall.providers import get
 from pytest_toolcall.reference import reference_profile
-from pytest_toolcall.reference.lmstudio import LMStudioAdapter
+from pytest_toolcall.providers.lmstudio.reference import LMStudioAdapter
 from pytest_toolcall.run.runner import run_case
 
 PROFILE = reference_profile("lmstudio")
@@ -96,14 +96,14 @@ def test_shared_case_fails_its_negative_control_on_lmstudio(case_id: str, broken
 
 
 def test_every_error_kind_lmstudio_has_runs_with_a_control() -> None:
-    from pytest_toolcall.providers.dialects.provider_errors import kinds_for
+    from pytest_toolcall.providers.errors import kinds_for
 
     assert set(kinds_for("lmstudio")) == {"auth", "model_not_found", "context_length"}
     assert w.own_kind_cases("lmstudio") == {row[0] for row in SHARED_CONTROLS}
 
 
 def test_lmstudio_errors_in_its_own_words() -> None:
-    from pytest_toolcall.providers.dialects.provider_errors import error_reply
+    from pytest_toolcall.providers.errors import error_reply
 
     assert error_reply("lmstudio", "auth") == (401, {}, {"error": {
         "type": "invalid_request", "code": "invalid_api_key", "message": AUTH_REQUIRED}})

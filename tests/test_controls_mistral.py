@@ -16,14 +16,14 @@ import openai_wire_sdk as w
 import pytest
 
 from pytest_toolcall.cases import ScriptedCall, Turn, default_registry
-from pytest_toolcall.providers.dialects import get_dialect
-from pytest_toolcall.providers.dialects.mistral import UNANSWERED, Mistral
+from pytest_toolcall.providers.base import get_dialect
+from pytest_toolcall.providers.mistral.dialect import UNANSWERED, Mistral
 from pytest_toolcall.providers.fake import FakeProvider, serve
 from pytest_toolcall.providers.fake.provider import Endpoint
 from pytest_toolcall.core.model import Reasoning
 from pytest_toolcall.providers import get
 from pytest_toolcall.reference import reference_profile
-from pytest_toolcall.reference.mistral import MistralAdapter, mistral_id
+from pytest_toolcall.providers.mistral.reference import MistralAdapter, mistral_id
 from pytest_toolcall.run.runner import run_case
 
 PROFILE = reference_profile("mistral")
@@ -89,7 +89,7 @@ def test_shared_case_fails_its_negative_control_on_mistral(case_id: str, broken:
 
 
 def test_every_error_kind_mistral_has_runs_with_a_control() -> None:
-    from pytest_toolcall.providers.dialects.provider_errors import error_reply, kinds_for
+    from pytest_toolcall.providers.errors import error_reply, kinds_for
 
     assert set(kinds_for("mistral")) == {"rate_limit", "auth", "model_not_found",
                                          "context_length", "server_error", "overloaded"}

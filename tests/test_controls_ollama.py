@@ -19,8 +19,8 @@ from pytest_toolcall.core.errors import ConformanceFailure
 from pytest_toolcall.providers.fake import FakeProvider, in_process_endpoint
 from pytest_toolcall.providers.fake.provider import Endpoint
 from pytest_toolcall.reference import reference_profile
-from pytest_toolcall.reference.ollama import OllamaAdapter
-from pytest_toolcall.reference.openai import OpenAIChatAdapter
+from pytest_toolcall.providers.ollama.reference import OllamaAdapter
+from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter
 from pytest_toolcall.run.runner import CaseSkipped, run_case
 
 CONTROLS: list[tuple[str, type[OllamaAdapter], str]] = [

@@ -13,7 +13,7 @@ from pytest_toolcall.core.errors import ConformanceFailure
 from pytest_toolcall.providers.fake import FakeProvider, in_process_endpoint
 from pytest_toolcall.providers.fake.provider import Endpoint
 from pytest_toolcall.reference import reference_profile
-from pytest_toolcall.reference.openai_responses import OpenAIResponsesAdapter
+from pytest_toolcall.providers.openai_responses.reference import OpenAIResponsesAdapter
 from pytest_toolcall.run.runner import run_case
 
 DIALECT = "openai-responses"

@@ -15,8 +15,8 @@ import openai_wire_sdk as w
 import pytest
 
 from pytest_toolcall.cases import ScriptedCall, StreamPlan, Turn, default_registry
-from pytest_toolcall.providers.dialects import get_dialect
-from pytest_toolcall.providers.dialects.openrouter import (
+from pytest_toolcall.providers.base import get_dialect
+from pytest_toolcall.providers.openrouter.dialect import (
     BAD_KEY,
     DETAILS_MISSING,
     MID_STREAM_ERROR,
@@ -28,7 +28,7 @@ from pytest_toolcall.providers.fake.provider import Endpoint
 from pytest_toolcall.core.model import Reasoning
 from pytest_toolcall.providers import get
 from pytest_toolcall.reference import reference_profile
-from pytest_toolcall.reference.openrouter import OpenRouterAdapter
+from pytest_toolcall.providers.openrouter.reference import OpenRouterAdapter
 from pytest_toolcall.run.runner import run_case
 
 PROFILE = reference_profile("openrouter")
@@ -77,7 +77,7 @@ def test_case_fails_its_negative_control(case_id: str, broken: type, clause: str
 
 
 def test_every_openrouter_case_and_error_kind_has_a_negative_control() -> None:
-    from pytest_toolcall.providers.dialects.provider_errors import kinds_for
+    from pytest_toolcall.providers.errors import kinds_for
 
     own = {case.id for case in default_registry() if case.dialects == ("openrouter",)}
     assert own == {row[0] for row in CONTROLS}
@@ -182,7 +182,7 @@ def test_mid_stream_error_event_is_the_docs_example() -> None:
 
 
 def test_openrouter_errors_in_its_own_words() -> None:
-    from pytest_toolcall.providers.dialects.provider_errors import error_reply
+    from pytest_toolcall.providers.errors import error_reply
 
     for kind in ("rate_limit", "quota", "auth", "permission", "model_not_found",
                  "context_length", "server_error", "overloaded"):

@@ -17,14 +17,14 @@ import openai_wire_sdk as w
 import pytest
 
 from pytest_toolcall.cases import QUIRKS, ScriptedCall, StreamPlan, Turn, Usage, default_registry
-from pytest_toolcall.providers.dialects import get_dialect
-from pytest_toolcall.providers.dialects.together import BAD_KEY, COMPLETION_ID, Together
+from pytest_toolcall.providers.base import get_dialect
+from pytest_toolcall.providers.together.dialect import BAD_KEY, COMPLETION_ID, Together
 from pytest_toolcall.providers.fake import FakeProvider
 from pytest_toolcall.providers.fake.provider import Endpoint
 from pytest_toolcall.core.model import Reasoning
 from pytest_toolcall.providers import get
 from pytest_toolcall.reference import reference_profile
-from pytest_toolcall.reference.together import TogetherAdapter
+from pytest_toolcall.providers.together.reference import TogetherAdapter
 from pytest_toolcall.run.runner import run_case
 
 PROFILE = reference_profile("together")
@@ -77,7 +77,7 @@ def test_shared_case_fails_its_negative_control_on_together(case_id: str, broken
 
 
 def test_every_error_kind_together_has_runs_with_a_control() -> None:
-    from pytest_toolcall.providers.dialects.provider_errors import kinds_for
+    from pytest_toolcall.providers.errors import kinds_for
 
     assert set(kinds_for("together")) == {"rate_limit", "auth", "model_not_found",
                                           "server_error", "overloaded"}
@@ -85,7 +85,7 @@ def test_every_error_kind_together_has_runs_with_a_control() -> None:
 
 
 def test_together_errors_in_its_own_words() -> None:
-    from pytest_toolcall.providers.dialects.provider_errors import error_reply
+    from pytest_toolcall.providers.errors import error_reply
 
     status, headers, body = error_reply("together", "rate_limit", 7)
     assert status == 429 and headers["retry-after"] == "7"
@@ -121,7 +121,7 @@ def test_the_openai_reference_fails_on_togethers_stream_end_and_reasoning() -> N
     fake: every stream with calls comes out 'stop', and message.reasoning is lost."""
     from pytest_toolcall.core.errors import ConformanceFailure
     from pytest_toolcall.providers.fake import in_process_endpoint
-    from pytest_toolcall.reference.openai import OpenAIChatAdapter
+    from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter
 
     failed = {}
     for case_id in TOGETHER_CASES:

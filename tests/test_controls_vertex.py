@@ -13,12 +13,12 @@ from typing import Any
 import pytest
 
 from pytest_toolcall.cases import default_registry
-from pytest_toolcall.providers.dialects import get_dialect
+from pytest_toolcall.providers.base import get_dialect
 from pytest_toolcall.core.errors import ConformanceFailure
 from pytest_toolcall.providers.fake import FakeProvider, in_process_endpoint
 from pytest_toolcall.providers.fake.provider import Endpoint
 from pytest_toolcall.reference import reference_profile
-from pytest_toolcall.reference.gemini import VertexAdapter
+from pytest_toolcall.providers.vertex.reference import VertexAdapter
 from pytest_toolcall.run.runner import run_case
 
 V = get_dialect("vertex")

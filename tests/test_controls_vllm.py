@@ -15,8 +15,8 @@ import openai_wire_sdk as w
 import pytest
 
 from pytest_toolcall.cases import ScriptedCall, StreamPlan, Turn, default_registry
-from pytest_toolcall.providers.dialects import get_dialect
-from pytest_toolcall.providers.dialects.vllm import (
+from pytest_toolcall.providers.base import get_dialect
+from pytest_toolcall.providers.vllm.dialect import (
     AUTO_NEEDS_PARSER,
     EMPTY_TOOLS,
     GENERATION_ERROR,
@@ -29,7 +29,7 @@ from pytest_toolcall.providers.fake.provider import Endpoint
 from pytest_toolcall.core.model import Reasoning, Usage
 from pytest_toolcall.providers import get
 from pytest_toolcall.reference import reference_profile
-from pytest_toolcall.reference.vllm import VLLMAdapter
+from pytest_toolcall.providers.vllm.reference import VLLMAdapter
 from pytest_toolcall.run.runner import run_case
 
 PROFILE = reference_profile("vllm")
@@ -95,7 +95,7 @@ def test_shared_case_fails_its_negative_control_on_vllm(case_id: str, broken: ty
 
 
 def test_every_error_kind_vllm_has_runs_with_a_control() -> None:
-    from pytest_toolcall.providers.dialects.provider_errors import error_reply, kinds_for
+    from pytest_toolcall.providers.errors import error_reply, kinds_for
 
     assert set(kinds_for("vllm")) == {"auth", "model_not_found", "context_length",
                                       "server_error"}, "no rate limit, quota or 403 at vLLM"

@@ -17,14 +17,14 @@ import pytest
 
 from pytest_toolcall.cases import QUIRKS, ErrorReply, ScriptedCall, StreamPlan, Turn, Usage
 from pytest_toolcall.cases import default_registry
-from pytest_toolcall.providers.dialects import get_dialect
-from pytest_toolcall.providers.dialects.xai import BAD_KEY, COMPLETION_ID, NO_KEY, XAI
+from pytest_toolcall.providers.base import get_dialect
+from pytest_toolcall.providers.xai.dialect import BAD_KEY, COMPLETION_ID, NO_KEY, XAI
 from pytest_toolcall.providers.fake import FakeProvider
 from pytest_toolcall.providers.fake.provider import Endpoint
 from pytest_toolcall.core.model import Reasoning
 from pytest_toolcall.providers import get
 from pytest_toolcall.reference import reference_profile
-from pytest_toolcall.reference.xai import XAIAdapter
+from pytest_toolcall.providers.xai.reference import XAIAdapter
 from pytest_toolcall.run.runner import run_case
 
 PROFILE = reference_profile("xai")
@@ -84,7 +84,7 @@ def test_shared_case_fails_its_negative_control_on_xai(case_id: str, broken: typ
 
 
 def test_every_error_kind_xai_has_runs_with_a_control() -> None:
-    from pytest_toolcall.providers.dialects.provider_errors import kinds_for
+    from pytest_toolcall.providers.errors import kinds_for
 
     assert set(kinds_for("xai")) == {"rate_limit", "quota", "auth", "model_not_found",
                                      "context_length", "server_error"}
@@ -92,7 +92,7 @@ def test_every_error_kind_xai_has_runs_with_a_control() -> None:
 
 
 def test_xai_errors_in_its_own_words() -> None:
-    from pytest_toolcall.providers.dialects.provider_errors import error_reply
+    from pytest_toolcall.providers.errors import error_reply
 
     status, headers, body = error_reply("xai", "rate_limit", 7)
     assert (status, headers) == (429, {}), "no Retry-After confirmed: none is sent"

@@ -15,8 +15,8 @@ import openai_wire_sdk as w
 import pytest
 
 from pytest_toolcall.cases import ScriptedCall, Turn, Usage, default_registry
-from pytest_toolcall.providers.dialects import get_dialect
-from pytest_toolcall.providers.dialects.zhipu import (
+from pytest_toolcall.providers.base import get_dialect
+from pytest_toolcall.providers.zhipu.dialect import (
     AUTH_INVALID,
     AUTH_MISSING,
     REQUEST_ID,
@@ -28,7 +28,7 @@ from pytest_toolcall.providers.fake.provider import Endpoint
 from pytest_toolcall.core.model import Reasoning
 from pytest_toolcall.providers import get
 from pytest_toolcall.reference import reference_profile
-from pytest_toolcall.reference.zhipu import ZhipuAdapter
+from pytest_toolcall.providers.zhipu.reference import ZhipuAdapter
 from pytest_toolcall.run.runner import run_case
 
 PROFILE = reference_profile("zhipu")
@@ -89,7 +89,7 @@ def test_shared_case_fails_its_negative_control_on_zhipu(case_id: str, broken: t
 
 
 def test_every_error_kind_zhipu_has_runs_with_a_control() -> None:
-    from pytest_toolcall.providers.dialects.provider_errors import kinds_for
+    from pytest_toolcall.providers.errors import kinds_for
 
     assert set(kinds_for("zhipu")) == {"rate_limit", "quota", "auth", "model_not_found",
                                        "context_length", "server_error", "overloaded"}
@@ -97,7 +97,7 @@ def test_every_error_kind_zhipu_has_runs_with_a_control() -> None:
 
 
 def test_zhipu_errors_in_its_own_words() -> None:
-    from pytest_toolcall.providers.dialects.provider_errors import error_reply
+    from pytest_toolcall.providers.errors import error_reply
 
     status, headers, body = error_reply("zhipu", "rate_limit", 7)
     assert (status, headers) == (429, {}), "GLM sends no rate-limit headers and no delay"

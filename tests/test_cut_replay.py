@@ -24,7 +24,7 @@ from pytest_toolcall.core.errors import ConformanceFailure
 from pytest_toolcall.providers.fake import FakeProvider, in_process_endpoint
 from pytest_toolcall.providers.fake.provider import Endpoint
 from pytest_toolcall.core.model import ChatRequest
-from pytest_toolcall.reference.openai import OpenAIChatAdapter
+from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter
 
 CASE = default_registry()["stream.any_chunking"]
 EXAMPLES = max(s.reply.stream.hypothesis_examples for s in CASE.steps)

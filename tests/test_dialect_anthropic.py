@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from pytest_toolcall.cases import ErrorReply, ScriptedCall, StreamPlan, Turn
-from pytest_toolcall.providers.dialects.anthropic import AnthropicMessages
+from pytest_toolcall.providers.anthropic.dialect import AnthropicMessages
 from pytest_toolcall.core.errors import UsageError
 from pytest_toolcall.core.model import (
     AssistantMessage,
@@ -20,8 +20,8 @@ from pytest_toolcall.core.model import (
     ToolSpec,
     UserMessage,
 )
-from pytest_toolcall.providers.dialects.anthropic import THINKING_FIRST, thinking_signature
-from pytest_toolcall.reference.anthropic import AnthropicAdapter
+from pytest_toolcall.providers.anthropic.dialect import THINKING_FIRST, thinking_signature
+from pytest_toolcall.providers.anthropic.reference import AnthropicAdapter
 
 D = AnthropicMessages()
 # the fake answered toolu_1 with thinking: only such a turn must come back with it (issue 13)
@@ -227,7 +227,7 @@ def test_every_rule_in_the_dialect_has_a_row() -> None:
     import inspect
     import re
 
-    import pytest_toolcall.providers.dialects.anthropic as module
+    import pytest_toolcall.providers.anthropic.dialect as module
 
     source = inspect.getsource(module)
     declared = set(re.findall(r'rule="([a-z_.]+)"', source)) | {"type"}

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from pytest_toolcall.cases import ErrorReply, ScriptedCall, StreamPlan, Turn
-from pytest_toolcall.providers.dialects import get_dialect
-from pytest_toolcall.providers.dialects.gemini import Gemini, thought_signature
+from pytest_toolcall.providers.base import get_dialect
+from pytest_toolcall.providers.gemini.dialect import Gemini, thought_signature
 from pytest_toolcall.providers.fake import FakeProvider
 from pytest_toolcall.core.model import (
     AssistantMessage,
@@ -21,7 +21,7 @@ from pytest_toolcall.core.model import (
     UserMessage,
 )
 from pytest_toolcall.reference import request_body
-from pytest_toolcall.reference.gemini import SYNTHETIC_ID_PREFIX, GeminiAdapter
+from pytest_toolcall.providers.gemini.reference import SYNTHETIC_ID_PREFIX, GeminiAdapter
 
 D = Gemini()
 USER = {"role": "user", "parts": [{"text": "hi"}]}
@@ -110,7 +110,7 @@ def test_validation_rule(rule: str, payload: Any, expected: dict[str, Any]) -> N
 def test_every_rule_has_a_row() -> None:
     import inspect
 
-    from pytest_toolcall.providers.dialects import gemini
+    from pytest_toolcall.providers.gemini import dialect as gemini
 
     source = inspect.getsource(gemini)
     rules = {r for r in __import__("re").findall(r'rule="([a-z_.]+)"', source)}

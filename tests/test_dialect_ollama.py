@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from pytest_toolcall.cases import ScriptedCall, StreamPlan, Turn
-from pytest_toolcall.providers.dialects import get_dialect
+from pytest_toolcall.providers.base import get_dialect
 from pytest_toolcall.core.errors import CaseDefinitionError
 
 OK = {"model": "llama3.2", "messages": [{"role": "user", "content": "hi"}]}

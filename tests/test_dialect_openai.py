@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from pytest_toolcall.cases import ErrorReply, ScriptedCall, StreamPlan, Turn
-from pytest_toolcall.providers.dialects import get_dialect
-from pytest_toolcall.providers.dialects.openai import OpenAIChat
+from pytest_toolcall.providers.base import get_dialect
+from pytest_toolcall.providers.openai.dialect import OpenAIChat
 from pytest_toolcall.core.errors import UsageError
 from pytest_toolcall.core.model import (
     AssistantMessage,
@@ -22,7 +22,7 @@ from pytest_toolcall.core.model import (
     Usage,
     UserMessage,
 )
-from pytest_toolcall.reference.openai import OpenAIChatAdapter
+from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter
 
 D = OpenAIChat()
 TOOL = {"type": "function", "function": {"name": "get_weather", "description": "",
@@ -225,7 +225,7 @@ def test_every_rule_in_the_dialect_has_a_row() -> None:
     import inspect
     import re
 
-    import pytest_toolcall.providers.dialects.openai as module
+    import pytest_toolcall.providers.openai.dialect as module
 
     source = inspect.getsource(module)
     declared = set(re.findall(r'rule="([a-z_.]+)"', source)) | {"type"}
@@ -450,7 +450,7 @@ def test_text_then_call_keeps_the_call_out_of_the_role_chunk() -> None:
 
 
 def test_sse_comments_come_before_and_between_events() -> None:
-    from pytest_toolcall.providers.dialects.openai import SSE_COMMENT
+    from pytest_toolcall.providers.openai.dialect import SSE_COMMENT
 
     turn = Turn(tool_calls=ONE_CALL, stream=StreamPlan(quirks=frozenset({"sse_comments"})))
     events = D.encode_stream(turn, STREAM_BODY)

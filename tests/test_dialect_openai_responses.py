@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from pytest_toolcall.cases import ScriptedCall, StreamPlan, Turn
-from pytest_toolcall.providers.dialects import get_dialect
-from pytest_toolcall.providers.dialects.openai_responses import item_id
+from pytest_toolcall.providers.base import get_dialect
+from pytest_toolcall.providers.openai_responses.dialect import item_id
 from pytest_toolcall.core.model import AssistantMessage, SystemMessage, ToolMessage, UserMessage
 
 D = get_dialect("openai-responses")

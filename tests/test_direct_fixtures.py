@@ -72,7 +72,7 @@ def test_default_items_fill_every_kit_fixture_themselves(pytester: pytest.Pytest
 
 def test_an_override_keeps_what_it_requests_with_pytest(pytester: pytest.Pytester) -> None:
     pytester.makeconftest(CHECK + '''
-from pytest_toolcall.reference.openai import OpenAIChatAdapter
+from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter
 
 
 @pytest.fixture

@@ -18,10 +18,10 @@ from typing import Any
 import pytest
 
 from pytest_toolcall.cases import ErrorReply, Step, StreamPlan, Turn, default_registry
-from pytest_toolcall.providers.dialects.anthropic import AnthropicMessages
+from pytest_toolcall.providers.anthropic.dialect import AnthropicMessages
 from pytest_toolcall.providers.fake import FakeProvider, serve
 from pytest_toolcall.core.model import parse_arguments
-from pytest_toolcall.reference.anthropic import AnthropicAdapter
+from pytest_toolcall.providers.anthropic.reference import AnthropicAdapter
 
 anthropic = pytest.importorskip(
     "anthropic", reason="the official anthropic SDK is not installed (it is in the 'dev' extra: "

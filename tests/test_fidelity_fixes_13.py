@@ -15,7 +15,7 @@ import pytest
 
 import corpus
 from pytest_toolcall.cases import QUIRKS, ErrorReply, ScriptedCall, StreamPlan, Turn
-from pytest_toolcall.providers.dialects import get_dialect
+from pytest_toolcall.providers.base import get_dialect
 
 ANTHROPIC = get_dialect("anthropic")
 GEMINI = get_dialect("gemini")

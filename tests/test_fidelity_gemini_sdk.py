@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from pytest_toolcall.cases import Step, Turn, default_registry
-from pytest_toolcall.providers.dialects.gemini import Gemini
+from pytest_toolcall.providers.gemini.dialect import Gemini
 from pytest_toolcall.providers.fake import FakeProvider, serve
 
 genai = pytest.importorskip("google.genai", reason="google-genai is not installed (it is in "

@@ -37,14 +37,14 @@ import httpx
 import pytest
 
 from pytest_toolcall.cases import Step, Turn, default_registry
-from pytest_toolcall.providers.dialects import get_dialect
-from pytest_toolcall.providers.dialects.mistral import Mistral
-from pytest_toolcall.providers.dialects.openai import _finish
-from pytest_toolcall.providers.dialects.zhipu import Zhipu
+from pytest_toolcall.providers.base import get_dialect
+from pytest_toolcall.providers.mistral.dialect import Mistral
+from pytest_toolcall.providers.openai.dialect import _finish
+from pytest_toolcall.providers.zhipu.dialect import Zhipu
 from pytest_toolcall.providers.fake import FakeProvider, in_process_endpoint
 from pytest_toolcall.providers.fake.provider import Endpoint
-from pytest_toolcall.reference.mistral import MistralAdapter
-from pytest_toolcall.reference.zhipu import ZhipuAdapter
+from pytest_toolcall.providers.mistral.reference import MistralAdapter
+from pytest_toolcall.providers.zhipu.reference import ZhipuAdapter
 
 MODES = ["create", "stream"]
 

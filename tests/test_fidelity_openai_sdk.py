@@ -27,7 +27,7 @@ import pytest
 
 from pytest_toolcall.cases import Step, StreamPlan, Turn, default_registry
 from pytest_toolcall.providers.fake import FakeProvider, serve
-from pytest_toolcall.reference.openai import OpenAIChatAdapter
+from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter
 
 openai = pytest.importorskip(
     "openai", reason="the official openai SDK is not installed (it is in the 'dev' extra: "

@@ -22,16 +22,21 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "cases as data": ("cases",),
     "provider side": ("providers", "reference"),
     "running and checking": ("run",),
+    # the built-in suite: conformance/ (installed as pytest_toolcall.conformance, outside this
+    # package's folder in a checkout) and each provider's own cases.py
+    "the built-in suite": ("conformance",),
     "reports and cassettes": ("output",),
     "shims for client libraries": ("shims",),
     "pytest layer": ("plugins", "plugin"),
     "command line": ("cli", "__main__"),
 }
 
-#: modules of a provider-side folder that are data, below the cases: the provider registry
-#: (each provider's facts, sourced and dated), which the case model reads to check the quirks
-#: a case names
-DATA_MODULES = frozenset({"providers"})
+#: a provider's folder is a slice through the layers (docs/writing-a-provider.md): its
+#: ``facts.py`` and the registry that reads them are data, below the case model (which reads
+#: them to check the quirks a case names); its ``cases.py`` belongs to the built-in suite; the
+#: rest (dialect, reference adapter) is provider side
+DATA_MODULES = frozenset({"providers", "providers._facts"})
+FILE_ROLES = {"facts": "cases as data", "cases": "the built-in suite"}
 
 #: what may stand at the package's top level besides the layer folders
 ENTRY_FILES = frozenset({"__init__.py", "__main__.py", "plugin.py", "py.typed"})
@@ -100,6 +105,9 @@ def _graph() -> dict[str, set[str]]:
 def _layer(module: str) -> int:
     if module in DATA_MODULES:
         return list(LAYERS).index("cases as data")
+    parts = module.split(".")
+    if len(parts) == 3 and parts[0] == "providers" and parts[2] in FILE_ROLES:
+        return list(LAYERS).index(FILE_ROLES[parts[2]])
     top = module.split(".")[0]
     for index, members in enumerate(LAYERS.values()):
         if top in members:

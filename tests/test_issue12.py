@@ -14,7 +14,7 @@ import pytest
 
 from pytest_toolcall.cases import ErrorReply, Turn, default_registry
 from pytest_toolcall.core.contracts import Profile
-from pytest_toolcall.providers.dialects.provider_errors import ERROR_KINDS, error_reply, kinds_for
+from pytest_toolcall.providers.errors import ERROR_KINDS, error_reply, kinds_for
 from pytest_toolcall.core.errors import (
     CaseDefinitionError,
     ConformanceFailure,
@@ -25,9 +25,9 @@ from pytest_toolcall.providers.fake import FakeProvider, in_process_endpoint, se
 from pytest_toolcall.providers.fake.provider import Endpoint
 from pytest_toolcall.core.model import ChatRequest, SystemMessage
 from pytest_toolcall.reference import reference_adapter, reference_profile
-from pytest_toolcall.reference.anthropic import wire_id
-from pytest_toolcall.reference.ollama import OllamaAdapter
-from pytest_toolcall.reference.openai import OpenAIChatAdapter
+from pytest_toolcall.providers.anthropic.reference import wire_id
+from pytest_toolcall.providers.ollama.reference import OllamaAdapter
+from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter
 from pytest_toolcall.run.runner import run_case
 
 REGISTRY = default_registry()

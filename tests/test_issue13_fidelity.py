@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from pytest_toolcall.cases import ErrorReply, ScriptedCall, StreamPlan, Turn, error_type_for
-from pytest_toolcall.providers.dialects import get_dialect
+from pytest_toolcall.providers.base import get_dialect
 from pytest_toolcall.core.model import Reasoning
 
 import corpus
@@ -151,7 +151,7 @@ def test_no_rejection_text_of_the_openai_dialect_formats_a_bare_none() -> None:
     import inspect
     import re
 
-    import pytest_toolcall.providers.dialects.openai as module
+    import pytest_toolcall.providers.openai.dialect as module
 
     # an f-string quoting a .get(...) that can be None is how 'None' leaked: the values quoted
     # in "Invalid value: '...'" are now checked to be strings first
@@ -172,7 +172,7 @@ def _mistral_answer(content: Any) -> str:
 def _complete_raw(raw: str) -> Any:
     from pytest_toolcall.providers.fake import FakeProvider, in_process_endpoint
     from pytest_toolcall.core.model import ChatRequest, UserMessage
-    from pytest_toolcall.reference.openai import OpenAIChatAdapter
+    from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter
 
     fake = FakeProvider("openai", [Turn(error=ErrorReply(status=200, raw_body=raw))])
     endpoint = in_process_endpoint(fake)
@@ -212,7 +212,7 @@ def test_reference_adapter_raises_a_typed_error_on_bad_tool_calls() -> None:
 
 
 def test_reference_stream_reads_a_content_list_delta() -> None:
-    from pytest_toolcall.reference.openai import OpenAIChatAdapter, StreamAccumulator
+    from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter, StreamAccumulator
     from pytest_toolcall.core.model import TextDelta
 
     acc = StreamAccumulator(OpenAIChatAdapter("http://x/v1", "k"))
@@ -338,7 +338,7 @@ def _anthropic_history(blocks: list[dict[str, Any]], thinking: bool = True) -> d
 
 
 def test_anthropic_thinking_rules() -> None:
-    from pytest_toolcall.providers.dialects.anthropic import AnthropicMessages, thinking_signature
+    from pytest_toolcall.providers.anthropic.dialect import AnthropicMessages, thinking_signature
 
     # a turn the fake answered with thinking: its replay must carry it
     assert AnthropicMessages().validate(_anthropic_history([])) is None
@@ -361,7 +361,7 @@ def test_anthropic_thinking_rules() -> None:
 
 
 def test_anthropic_decodes_replayed_thinking() -> None:
-    from pytest_toolcall.providers.dialects.anthropic import thinking_signature
+    from pytest_toolcall.providers.anthropic.dialect import thinking_signature
 
     blocks = [{"type": "thinking", "thinking": "x", "signature": thinking_signature("x", 0)},
               {"type": "redacted_thinking", "data": "opaque"}]
@@ -371,7 +371,7 @@ def test_anthropic_decodes_replayed_thinking() -> None:
 
 
 def test_responses_fake_links_reasoning_to_the_calls_that_follow() -> None:
-    from pytest_toolcall.providers.dialects.openai_responses import OpenAIResponses, item_id
+    from pytest_toolcall.providers.openai_responses.dialect import OpenAIResponses, item_id
     from pytest_toolcall.core.model import Reasoning
 
     dialect = OpenAIResponses()
@@ -397,7 +397,7 @@ def test_responses_fake_links_reasoning_to_the_calls_that_follow() -> None:
 
 
 def test_responses_reasoning_items_have_the_recorded_keys() -> None:
-    from pytest_toolcall.providers.dialects.openai_responses import OpenAIResponses
+    from pytest_toolcall.providers.openai_responses.dialect import OpenAIResponses
 
     real: set[frozenset[str]] = set()
     for i in _corpus("openai-responses"):
@@ -419,7 +419,7 @@ def test_responses_reasoning_items_have_the_recorded_keys() -> None:
 
 
 def test_responses_reasoning_summary_streams_as_the_sdk_types_it() -> None:
-    from pytest_toolcall.providers.dialects.openai_responses import OpenAIResponses
+    from pytest_toolcall.providers.openai_responses.dialect import OpenAIResponses
 
     turn = Turn(reasoning=(Reasoning(type="reasoning", id="rs_1", text="Two cities."),),
                 tool_calls=ONE_CALL, stream=StreamPlan(fragment_size=5))

@@ -16,7 +16,7 @@ from pytest_toolcall.providers.fake import FakeProvider, in_process_endpoint
 from pytest_toolcall.providers.fake.provider import Endpoint
 from pytest_toolcall.core.model import ToolCall, ToolMessage, ToolSpec
 from pytest_toolcall.reference import reference_profile
-from pytest_toolcall.reference.gemini import GeminiAdapter
+from pytest_toolcall.providers.gemini.reference import GeminiAdapter
 from pytest_toolcall.run.runner import run_case
 
 REGISTRY = Registry()
@@ -105,7 +105,7 @@ class UpperCaseDropsEnum(UpperCaseParameters):
 
 
 def test_gemini_upper_case_types_decode(gemini: Endpoint) -> None:
-    from pytest_toolcall.providers.dialects import get_dialect
+    from pytest_toolcall.providers.base import get_dialect
 
     body = {"contents": [{"role": "user", "parts": [{"text": "hi"}]}],
             "tools": [{"functionDeclarations": [{"name": "w", "description": "d", "parameters": {
@@ -176,7 +176,7 @@ def test_complete_may_stream(dialect: str, case_id: str) -> None:
 
 # -- (4) tool schemas compared by meaning; omitted strict: false is false -----------------------
 
-from pytest_toolcall.reference.openai import OpenAIChatAdapter  # noqa: E402
+from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter  # noqa: E402
 
 
 class OmitsStrictFalse(OpenAIChatAdapter):
@@ -279,7 +279,7 @@ def test_same_as_complete_still_fails_on_other_arguments(openai_ep: Endpoint) ->
 
 # -- (9) Ollama tool_name judged against the call the result answers, ids or not ---------------
 
-from pytest_toolcall.reference.ollama import OllamaAdapter  # noqa: E402
+from pytest_toolcall.providers.ollama.reference import OllamaAdapter  # noqa: E402
 
 
 class ResultsByNameOnly(OllamaAdapter):
@@ -306,7 +306,7 @@ def ollama_ep() -> Iterator[Endpoint]:
 
 
 def test_ollama_tool_name_without_ids_passes(ollama_ep: Endpoint) -> None:
-    from pytest_toolcall.conformance.ollama import results_carry_tool_name
+    from pytest_toolcall.providers.ollama.cases import results_carry_tool_name
 
     case = REGISTRY["wire.ollama_tool_name_on_results"]
     only = case.model_copy(update={"checks": (results_carry_tool_name,)})

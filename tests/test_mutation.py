@@ -21,7 +21,7 @@ from pytest_toolcall.core.errors import UsageError
 from pytest_toolcall.cli.mutation import MutationError, MutationResult, evaluate_gate, parse_rate
 
 ADAPTER = '''\
-from pytest_toolcall.reference.openai import OpenAIChatAdapter
+from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter
 
 
 class TinyAdapter(OpenAIChatAdapter):

@@ -18,17 +18,17 @@ import pytest
 
 import pytest_toolcall.plugins.suite
 import pytest_toolcall.run.checks
-import pytest_toolcall.providers.dialects.openai
+import pytest_toolcall.providers.openai.dialect
 import pytest_toolcall.run.looprun
 import pytest_toolcall.reference.history
 import pytest_toolcall.reference.loop
-import pytest_toolcall.reference.openai
+import pytest_toolcall.providers.openai.reference
 import pytest_toolcall.run.scripted
 import pytest_toolcall.cases.strategies
 import pytest_toolcall.cases.tools
 import pytest_toolcall.run.trace  # noqa: F401
 from pytest_toolcall.cases import default_registry
-from pytest_toolcall.providers.dialects import DIALECT_NAMES
+from pytest_toolcall.providers.base import DIALECT_NAMES
 from pytest_toolcall.plugin import TRANSPORTS
 
 default_registry()  # imports the conformance package
@@ -193,7 +193,7 @@ def test_test_module_override_stays_local(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest_inprocess(PROVIDER, "--toolcall-cases=wire.single_call")
     result.assert_outcomes(passed=2)
     result.stdout.fnmatch_lines(
-        ["adapter under test: pytest_toolcall.reference.openai.OpenAIChatAdapter"])
+        ["adapter under test: pytest_toolcall.providers.openai.reference.OpenAIChatAdapter"])
 
 
 # -- 2. options -----------------------------------------------------------------------------------
@@ -272,7 +272,7 @@ def test_claimed_streaming_without_stream_method_fails(pytester: pytest.Pytester
     pytester.makeconftest("""
         import pytest
         from pytest_toolcall import Profile
-        from pytest_toolcall.reference.openai import OpenAIChatAdapter
+        from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter
         class NoStream(OpenAIChatAdapter):
             stream = astream = None
         @pytest.fixture
@@ -316,7 +316,7 @@ def test_invalid_profile_dict_names_the_field(pytester: pytest.Pytester, profile
 def test_adapter_that_raises(pytester: pytest.Pytester) -> None:
     pytester.makeconftest("""
         import pytest
-        from pytest_toolcall.reference.openai import OpenAIChatAdapter
+        from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter
         class Exploding(OpenAIChatAdapter):
             def parse_response(self, data):
                 raise RuntimeError("my parser exploded")
@@ -453,7 +453,7 @@ def test_malformed_user_case_is_a_clear_collection_error(pytester: pytest.Pytest
 TRUNCATION_BUG = """
 import pytest
 from pytest_toolcall import Profile
-from pytest_toolcall.reference.openai import OpenAIChatAdapter, StreamAccumulator
+from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter, StreamAccumulator
 
 class Trusting(StreamAccumulator):
     def close(self):
@@ -579,7 +579,7 @@ def test_xdist(pytester: pytest.Pytester) -> None:
     result.stdout.fnmatch_lines([
         "*pytest-toolcall conformance summary*",
         f"{total} case runs: {total} passed",
-        "adapter under test: pytest_toolcall.reference.openai.OpenAIChatAdapter",
+        "adapter under test: pytest_toolcall.providers.openai.reference.OpenAIChatAdapter",
     ])
 
 

@@ -35,7 +35,7 @@ import os
 
 import pytest
 
-from pytest_toolcall.reference.openai import OpenAIChatAdapter
+from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter
 
 SEEN = []
 

@@ -25,9 +25,29 @@ def test_the_entry_point_imports_nothing_heavy() -> None:
 
 
 def test_provider_names_agree_with_the_dialect_registry() -> None:
-    from pytest_toolcall.providers.dialects import DIALECT_NAMES
+    from pytest_toolcall.providers.base import DIALECT_NAMES
 
     assert _names.PROVIDERS == DIALECT_NAMES
+
+
+def test_every_provider_is_one_folder_and_every_folder_a_provider() -> None:
+    """Issue 34: a provider's facts, dialect and reference adapter live in its folder, and the
+    names the options offer are exactly the folders (``--help`` reads the names without
+    importing the kit, so the list is kept in ``core/_names.py`` and checked here)."""
+    from pytest_toolcall import providers, reference
+    from pytest_toolcall.providers.base import get_dialect
+
+    root = REPO / "pytest_toolcall" / "providers"
+    folders = {p.parent.name for p in root.glob("*/facts.py")}
+    assert folders == {providers.folder(n) for n in _names.PROVIDERS}
+    for name in _names.PROVIDERS:
+        here = root / providers.folder(name)
+        assert {"__init__.py", "facts.py", "dialect.py", "reference.py"} <= \
+            {p.name for p in here.iterdir()}, name
+        assert providers.REGISTRY[name].name == name
+        assert type(get_dialect(name)).__module__ == f"{providers.__name__}.{here.name}.dialect"
+        assert reference._adapter_class(name).__module__ == \
+            f"{providers.__name__}.{here.name}.reference"
 
 
 _PROBE = """

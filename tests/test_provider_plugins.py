@@ -15,7 +15,7 @@ import pytest
 pytest_plugins = ["pytester"]
 
 GATEWAY = textwrap.dedent('''
-    from pytest_toolcall.providers.dialects.openai import OpenAIChat
+    from pytest_toolcall.providers.openai.dialect import OpenAIChat
     from pytest_toolcall.providers import Fact, Provider
 
 

@@ -100,7 +100,26 @@ MOVED_PATHS = {
     "pytest_toolcall.catalogue": "pytest_toolcall.cli.catalogue",
     "pytest_toolcall.checks": "pytest_toolcall.run.checks",
     "pytest_toolcall.contracts": "pytest_toolcall.core.contracts",
-    "pytest_toolcall.dialects": "pytest_toolcall.providers.dialects",
+    "pytest_toolcall.dialects": "pytest_toolcall.providers.base",
+    "pytest_toolcall.dialects.anthropic": "pytest_toolcall.providers.anthropic.dialect",
+    "pytest_toolcall.dialects.azure_openai": "pytest_toolcall.providers.azure_openai.dialect",
+    "pytest_toolcall.dialects.cerebras": "pytest_toolcall.providers.cerebras.dialect",
+    "pytest_toolcall.dialects.deepseek": "pytest_toolcall.providers.deepseek.dialect",
+    "pytest_toolcall.dialects.fireworks": "pytest_toolcall.providers.fireworks.dialect",
+    "pytest_toolcall.dialects.gemini": "pytest_toolcall.providers.gemini.dialect",
+    "pytest_toolcall.dialects.groq": "pytest_toolcall.providers.groq.dialect",
+    "pytest_toolcall.dialects.llamacpp": "pytest_toolcall.providers.llamacpp.dialect",
+    "pytest_toolcall.dialects.lmstudio": "pytest_toolcall.providers.lmstudio.dialect",
+    "pytest_toolcall.dialects.mistral": "pytest_toolcall.providers.mistral.dialect",
+    "pytest_toolcall.dialects.ollama": "pytest_toolcall.providers.ollama.dialect",
+    "pytest_toolcall.dialects.openai": "pytest_toolcall.providers.openai.dialect",
+    "pytest_toolcall.dialects.openai_responses": "pytest_toolcall.providers.openai_responses.dialect",
+    "pytest_toolcall.dialects.openrouter": "pytest_toolcall.providers.openrouter.dialect",
+    "pytest_toolcall.dialects.provider_errors": "pytest_toolcall.providers.errors",
+    "pytest_toolcall.dialects.together": "pytest_toolcall.providers.together.dialect",
+    "pytest_toolcall.dialects.vllm": "pytest_toolcall.providers.vllm.dialect",
+    "pytest_toolcall.dialects.xai": "pytest_toolcall.providers.xai.dialect",
+    "pytest_toolcall.dialects.zhipu": "pytest_toolcall.providers.zhipu.dialect",
     "pytest_toolcall.errors": "pytest_toolcall.core.errors",
     "pytest_toolcall.fake": "pytest_toolcall.providers.fake",
     "pytest_toolcall.fallback": "pytest_toolcall.core.fallback",
@@ -110,6 +129,24 @@ MOVED_PATHS = {
     "pytest_toolcall.looprun": "pytest_toolcall.run.looprun",
     "pytest_toolcall.model": "pytest_toolcall.core.model",
     "pytest_toolcall.mutation": "pytest_toolcall.cli.mutation",
+    "pytest_toolcall.reference.anthropic": "pytest_toolcall.providers.anthropic.reference",
+    "pytest_toolcall.reference.azure_openai": "pytest_toolcall.providers.azure_openai.reference",
+    "pytest_toolcall.reference.cerebras": "pytest_toolcall.providers.cerebras.reference",
+    "pytest_toolcall.reference.deepseek": "pytest_toolcall.providers.deepseek.reference",
+    "pytest_toolcall.reference.fireworks": "pytest_toolcall.providers.fireworks.reference",
+    "pytest_toolcall.reference.gemini": "pytest_toolcall.providers.gemini.reference",
+    "pytest_toolcall.reference.groq": "pytest_toolcall.providers.groq.reference",
+    "pytest_toolcall.reference.llamacpp": "pytest_toolcall.providers.llamacpp.reference",
+    "pytest_toolcall.reference.lmstudio": "pytest_toolcall.providers.lmstudio.reference",
+    "pytest_toolcall.reference.mistral": "pytest_toolcall.providers.mistral.reference",
+    "pytest_toolcall.reference.ollama": "pytest_toolcall.providers.ollama.reference",
+    "pytest_toolcall.reference.openai": "pytest_toolcall.providers.openai.reference",
+    "pytest_toolcall.reference.openai_responses": "pytest_toolcall.providers.openai_responses.reference",
+    "pytest_toolcall.reference.openrouter": "pytest_toolcall.providers.openrouter.reference",
+    "pytest_toolcall.reference.together": "pytest_toolcall.providers.together.reference",
+    "pytest_toolcall.reference.vllm": "pytest_toolcall.providers.vllm.reference",
+    "pytest_toolcall.reference.xai": "pytest_toolcall.providers.xai.reference",
+    "pytest_toolcall.reference.zhipu": "pytest_toolcall.providers.zhipu.reference",
     "pytest_toolcall.report": "pytest_toolcall.output.report",
     "pytest_toolcall.runner": "pytest_toolcall.run.runner",
     "pytest_toolcall.strategies": "pytest_toolcall.cases.strategies",
@@ -123,11 +160,26 @@ def test_moved_paths_are_pinned() -> None:
     assert MOVED == MOVED_PATHS
 
 
-@pytest.mark.parametrize("old", sorted(MOVED_PATHS))
+@pytest.mark.parametrize("old", sorted(set(MOVED_PATHS) - {"pytest_toolcall.dialects"}))
 def test_an_old_module_path_is_the_module_at_its_new_path(old: str) -> None:
     module = importlib.import_module(old)
     assert module is importlib.import_module(MOVED_PATHS[old])
     assert module.__name__ == module.__spec__.name == MOVED_PATHS[old], "its own spec kept"
+
+
+def test_the_old_dialects_package_reads_every_name_from_its_module() -> None:
+    """``pytest_toolcall.dialects`` was a package whose ``__init__`` is now the module
+    ``providers.base``; its submodules' old paths still import, so it is a stand-in package
+    that reads each name from the module (the same objects)."""
+    import pytest_toolcall.dialects as old
+    import pytest_toolcall.providers.base as base
+
+    assert old.get_dialect is base.get_dialect and old.Rejection is base.Rejection
+    assert old.DIALECT_NAMES == base.DIALECT_NAMES
+    assert importlib.import_module("pytest_toolcall.dialects.groq") is \
+        importlib.import_module("pytest_toolcall.providers.groq.dialect")
+    with pytest.raises(AttributeError):
+        old.no_such_name  # noqa: B018 - the attribute access is the test
 
 
 def test_old_paths_of_submodules_and_names_still_import() -> None:

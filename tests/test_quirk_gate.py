@@ -19,7 +19,7 @@ from pytest_toolcall.providers.fake import FakeProvider, in_process_endpoint
 from pytest_toolcall.providers.fake.provider import Endpoint
 from pytest_toolcall.providers import REGISTRY, quirk_senders
 from pytest_toolcall.reference import reference_profile
-from pytest_toolcall.reference.openai import OpenAIChatAdapter
+from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter
 from pytest_toolcall.run.runbase import CaseSkipped
 from pytest_toolcall.run.runner import run_case
 
@@ -110,7 +110,7 @@ def test_a_service_plays_its_own_quirks_in_its_own_run() -> None:
 def test_under_the_responses_wire_only_star_claims_a_quirk() -> None:
     endpoint = in_process_endpoint(FakeProvider("openai-responses"))
     try:
-        from pytest_toolcall.reference.openai_responses import OpenAIResponsesAdapter
+        from pytest_toolcall.providers.openai_responses.reference import OpenAIResponsesAdapter
 
         case = default_registry()["stream.index_stuck_at_zero"]
         adapter = OpenAIResponsesAdapter.from_endpoint(endpoint)

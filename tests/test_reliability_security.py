@@ -16,7 +16,7 @@ import pytest
 import pytest_toolcall.plugins.suite
 import pytest_toolcall.reference.history
 import pytest_toolcall.reference.loop
-import pytest_toolcall.reference.openai  # noqa: F401
+import pytest_toolcall.providers.openai.reference  # noqa: F401
 from pytest_toolcall.core import redact
 from pytest_toolcall.cases import default_registry
 from pytest_toolcall.output.cassettes import Redactor, request_snapshot
@@ -128,7 +128,7 @@ LEAKY_CONFTEST = '''
 import os
 import pytest
 from pytest_toolcall.reference.loop import ReferenceToolLoop, _Outcome
-from pytest_toolcall.reference.openai import OpenAIChatAdapter
+from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter
 
 
 class LeaksCrashText(ReferenceToolLoop):
@@ -206,7 +206,7 @@ from pytest_toolcall.cases import Registry  # noqa: E402
 from pytest_toolcall.core.errors import ConformanceFailure  # noqa: E402
 from pytest_toolcall.providers.fake import FakeProvider, in_process_endpoint  # noqa: E402
 from pytest_toolcall.reference import reference_profile  # noqa: E402
-from pytest_toolcall.reference.openai import OpenAIChatAdapter  # noqa: E402
+from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter  # noqa: E402
 from pytest_toolcall.run.runner import run_case  # noqa: E402
 
 CHAT = Registry()
@@ -548,7 +548,7 @@ def test_keyboard_interrupt_from_an_implementation_propagates() -> None:
 BASE_EXCEPTION_CONFTEST = '''
 import os, threading, time
 import pytest
-from pytest_toolcall.reference.openai import OpenAIChatAdapter
+from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter
 
 
 def linger():
@@ -773,7 +773,7 @@ def test_the_kits_own_loopback_server_stays_reachable_under_the_block() -> None:
 RAW_SOCKET_CONFTEST = '''
 import asyncio, os, socket
 import pytest
-from pytest_toolcall.reference.openai import OpenAIChatAdapter
+from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter
 
 
 class SideChannel(OpenAIChatAdapter):
@@ -956,7 +956,7 @@ def test_mutate_with_cases_that_match_nothing_is_a_usage_error(tmp_path: Path) -
     import sys
 
     (tmp_path / "tinyadapter.py").write_text(
-        "from pytest_toolcall.reference.openai import OpenAIChatAdapter\n\n\n"
+        "from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter\n\n\n"
         "class TinyAdapter(OpenAIChatAdapter):\n    pass\n")
     (tmp_path / "conftest.py").write_text(
         "import pytest\nfrom tinyadapter import TinyAdapter\n\n\n@pytest.fixture\n"

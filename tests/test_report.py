@@ -17,7 +17,7 @@ import pytest
 import pytest_toolcall.plugins.suite
 import pytest_toolcall.reference.history
 import pytest_toolcall.reference.loop
-import pytest_toolcall.reference.openai  # noqa: F401
+import pytest_toolcall.providers.openai.reference  # noqa: F401
 from pytest_toolcall.output import report
 from pytest_toolcall.cases import default_registry
 from pytest_toolcall.output.report import CaseRecord, Phase
@@ -34,7 +34,7 @@ SECRET = "sk-demo-0123456789abcdef"
 RICH_CONFTEST = '''
 import os
 import pytest
-from pytest_toolcall.reference.openai import OpenAIChatAdapter
+from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter
 
 
 class OneCallAdapter(OpenAIChatAdapter):

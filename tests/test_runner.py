@@ -15,7 +15,7 @@ from pytest_toolcall.core.errors import ConformanceFailure, KitError, UsageError
 from pytest_toolcall.providers.fake import FakeProvider, in_process_endpoint
 from pytest_toolcall.providers.fake.provider import Endpoint
 from pytest_toolcall.core.model import ChatRequest, ChatResponse, StreamDone, TextDelta
-from pytest_toolcall.reference.openai import OpenAIChatAdapter
+from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter
 from pytest_toolcall.run.runner import CaseSkipped, run_case
 
 

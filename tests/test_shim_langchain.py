@@ -362,7 +362,7 @@ def test_thought_signatures_are_replayed_where_the_library_keeps_them() -> None:
     """The signature check alone (the full case fails first on the ids, a library defect)."""
     pytest.importorskip("langchain_google_genai")
     from pytest_toolcall.cases import default_registry
-    from pytest_toolcall.conformance.gemini import signature_replayed
+    from pytest_toolcall.providers.gemini.cases import signature_replayed
     from pytest_toolcall.providers.fake import FakeProvider, in_process_endpoint
     from pytest_toolcall.reference import reference_profile
     from pytest_toolcall.run.runner import run_case

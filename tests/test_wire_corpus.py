@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from pytest_toolcall.cases import ScriptedCall, Turn
-from pytest_toolcall.providers.dialects.openai import OpenAIChat
+from pytest_toolcall.providers.openai.dialect import OpenAIChat
 from pytest_toolcall.providers.fake import FakeProvider
 from pytest_toolcall.core.model import (
     AssistantMessage,
@@ -33,7 +33,7 @@ from pytest_toolcall.core.model import (
     ToolMessage,
     assemble_stream,
 )
-from pytest_toolcall.reference.openai import OpenAIChatAdapter
+from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter
 
 pytest.importorskip("yaml", reason="PyYAML is needed to read the wire corpus (it is in the 'dev' "
                     "extra: pip install -e '.[dev]')")

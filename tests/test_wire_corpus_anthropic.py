@@ -17,9 +17,9 @@ from urllib.parse import urlsplit
 import pytest
 
 from pytest_toolcall.cases import ScriptedCall, Turn
-from pytest_toolcall.providers.dialects.anthropic import AnthropicMessages
+from pytest_toolcall.providers.anthropic.dialect import AnthropicMessages
 from pytest_toolcall.core.model import StreamDone, ToolCallComplete, assemble_stream
-from pytest_toolcall.reference.anthropic import AnthropicAdapter
+from pytest_toolcall.providers.anthropic.reference import AnthropicAdapter
 
 pytest.importorskip("yaml", reason="PyYAML is needed to read the wire corpus (it is in the 'dev' "
                     "extra: pip install -e '.[dev]')")

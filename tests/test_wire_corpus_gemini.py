@@ -10,9 +10,9 @@ import pytest
 from corpus import Interaction, corpus_root, files, load
 
 from pytest_toolcall.cases import ScriptedCall, Turn
-from pytest_toolcall.providers.dialects.gemini import Gemini
+from pytest_toolcall.providers.gemini.dialect import Gemini
 from pytest_toolcall.core.model import StreamDone, ToolCallComplete
-from pytest_toolcall.reference.gemini import GeminiAdapter
+from pytest_toolcall.providers.gemini.reference import GeminiAdapter
 
 FOLDER = corpus_root() / "pydantic-ai" / "gemini"
 FILES = files("gemini")  # a missing corpus is an error (tests/corpus.py), never a skip

@@ -15,8 +15,8 @@ from typing import Any
 import corpus
 import pytest
 
-from pytest_toolcall.providers.dialects import get_dialect
-from pytest_toolcall.reference.openai_responses import OpenAIResponsesAdapter
+from pytest_toolcall.providers.base import get_dialect
+from pytest_toolcall.providers.openai_responses.reference import OpenAIResponsesAdapter
 
 D = get_dialect("openai-responses")
 FOLDER = corpus.corpus_root() / "pydantic-ai" / "openai-responses"

@@ -203,7 +203,7 @@ class ErrorReply(BaseModel):
     raw_body: str | None = None
     #: answer with the provider's own error of this kind (status, headers and body as the
     #: provider sends them; ``status``/``message``/``type``/``code`` are then unused). The kinds
-    #: are in ``pytest_toolcall.providers.dialects.provider_errors.ERROR_KINDS``.
+    #: are in ``pytest_toolcall.providers.errors.ERROR_KINDS``.
     kind: str | None = None
     #: with ``kind``: the delay (seconds) the provider asks for, where it puts it (Retry-After,
     #: Gemini's RetryInfo)

@@ -26,7 +26,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from pytest_toolcall.providers.dialects import DIALECT_NAMES
+    from pytest_toolcall.providers.base import DIALECT_NAMES
 
     parser = _Parser(prog="pytest-toolcall", description="pytest-toolcall command line tools")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -71,7 +71,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _mutate(args: argparse.Namespace) -> int:
-    from pytest_toolcall.providers.dialects import DIALECT_NAMES
+    from pytest_toolcall.providers.base import DIALECT_NAMES
     from pytest_toolcall.cli.mutation import (
         MutationError,
         MutationRun,

@@ -1,10 +1,10 @@
 """The names the options offer, in a module that imports nothing, so that the pytest entry point
-(``_entry.py``) can show them in ``--help`` without loading the kit (issue 9)."""
+(``plugin.py``) can show them in ``--help`` without loading the kit (issue 9)."""
 
 from __future__ import annotations
 
-#: --toolcall-provider names, in the order 'all' runs them (``dialects._REGISTRY`` must agree:
-#: tests/test_plugin_lazy.py checks it)
+#: --toolcall-provider names, in the order 'all' runs them: one folder each under providers/
+#: (tests/test_plugin_lazy.py checks that the folders and this list agree)
 PROVIDERS = ("openai", "openai-responses", "anthropic", "gemini", "ollama", "vertex",
              "deepseek", "mistral", "openrouter", "zhipu", "azure-openai", "cerebras", "groq",
              "together", "lmstudio", "llamacpp", "vllm", "xai", "fireworks")

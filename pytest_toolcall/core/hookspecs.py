@@ -37,7 +37,7 @@ def pytest_toolcall_providers(config: pytest.Config) -> Iterable[Provider]:
 
     Example (``conftest.py``)::
 
-        from pytest_toolcall.providers.dialects.openai import OpenAIChat
+        from pytest_toolcall.providers.openai.dialect import OpenAIChat
         from pytest_toolcall.providers import Provider
 
         class AcmeGateway(OpenAIChat):

@@ -470,7 +470,7 @@ def parse_cassette(data: Any, path: Path) -> Cassette:
 
 def check_provider(cassette: Cassette, provider: str) -> None:
     """A clear error when the cassette holds another provider's traffic."""
-    from pytest_toolcall.providers.dialects import DIALECT_NAMES, get_dialect
+    from pytest_toolcall.providers.base import DIALECT_NAMES, get_dialect
 
     if provider not in DIALECT_NAMES:
         return

@@ -39,7 +39,7 @@ def _choice(config: pytest.Config, name: str, choices: tuple[str, ...]) -> str:
 
 
 def _pairs(config: pytest.Config, name: str) -> dict[str, str]:
-    from pytest_toolcall.providers.dialects import DIALECT_NAMES
+    from pytest_toolcall.providers.base import DIALECT_NAMES
 
     raw = config.getoption(name) or config.getini(name) or []
     pairs = {}

@@ -6,7 +6,7 @@ wire's dialect class with the gateway's routes, auth, rules and error bodies) an
 adapter the suite runs against it when the project gives none. A user adds an in-house gateway
 from a ``conftest.py`` or a plugin::
 
-    from pytest_toolcall.providers.dialects.openai import OpenAIChat
+    from pytest_toolcall.providers.openai.dialect import OpenAIChat
     from pytest_toolcall.providers import Fact, Provider
 
     class AcmeGateway(OpenAIChat):
@@ -31,7 +31,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from pytest_toolcall.core import _names
-from pytest_toolcall.providers import dialects
+from pytest_toolcall.providers import base as dialects
 from pytest_toolcall import providers, reference
 from pytest_toolcall.cases import SERVICE_QUIRKS
 from pytest_toolcall.core.errors import UsageError
@@ -39,7 +39,7 @@ from pytest_toolcall.core.errors import UsageError
 __all__ = ["register_providers", "unregister_providers"]
 
 _NAME = re.compile(r"^[a-z][a-z0-9-]*$")
-#: what a fake's dialect class must offer (pytest_toolcall.providers.dialects.Dialect)
+#: what a fake's dialect class must offer (pytest_toolcall.providers.base.Dialect)
 _DIALECT_METHODS = ("route", "check_auth", "wants_stream", "validate", "decode_request",
                     "encode_response", "encode_stream", "encode_error", "call_ids", "not_found")
 
@@ -114,7 +114,7 @@ def _register(spec: Any, where: str) -> str:
     adapter = spec.reference or reference._adapter_class(spec.dialect)
     if not callable(getattr(adapter, "from_endpoint", None)):
         raise bad("reference", f"{adapter!r} has no from_endpoint(endpoint): give an adapter "
-                               "class like pytest_toolcall.reference.openai.OpenAIChatAdapter")
+                               "class like pytest_toolcall.providers.openai.reference.OpenAIChatAdapter")
     providers.REGISTRY[spec.name] = spec
     dialects.register_class(spec.name, fake)
     reference.register_class(spec.name, adapter)

@@ -1,36 +1,24 @@
-"""Reference implementations: small, correct, and the worked examples of the docs."""
+"""Reference implementations: small, correct, and the worked examples of the docs.
+
+Here: the tool loop (``loop``), the history builder (``history``), the structured output
+(``fallback``) and what the providers' reference adapters share (``_http``, ``_compat``). Each
+provider's reference adapter is in its folder (``providers/<folder>/reference.py``, its
+``ADAPTER``); ``reference_adapter`` and ``reference_profile`` find it by the provider's name.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
+from pytest_toolcall.core._names import PROVIDERS
 from pytest_toolcall.core.errors import UsageError
 
 __all__ = ["reference_adapter", "reference_profile", "request_body"]
 
 
-#: dialect name -> (module in this package, adapter class with ``from_endpoint``)
-_ADAPTERS: dict[str, tuple[str, str]] = {
-    "openai": ("openai", "OpenAIChatAdapter"),
-    "openai-responses": ("openai_responses", "OpenAIResponsesAdapter"),
-    "anthropic": ("anthropic", "AnthropicAdapter"),
-    "gemini": ("gemini", "GeminiAdapter"),
-    "ollama": ("ollama", "OllamaAdapter"),
-    "vertex": ("gemini", "VertexAdapter"),
-    "deepseek": ("deepseek", "DeepSeekAdapter"),
-    "mistral": ("mistral", "MistralAdapter"),
-    "openrouter": ("openrouter", "OpenRouterAdapter"),
-    "zhipu": ("zhipu", "ZhipuAdapter"),
-    "azure-openai": ("azure_openai", "AzureOpenAIAdapter"),
-    "cerebras": ("cerebras", "CerebrasAdapter"),
-    "groq": ("groq", "GroqAdapter"),
-    "together": ("together", "TogetherAdapter"),
-    "lmstudio": ("lmstudio", "LMStudioAdapter"),
-    "llamacpp": ("llamacpp", "LlamaCppAdapter"),
-    "vllm": ("vllm", "VLLMAdapter"),
-    "xai": ("xai", "XAIAdapter"),
-    "fireworks": ("fireworks", "FireworksAdapter"),
-}
+def _module(provider: str) -> str:
+    """The module of a built-in provider's reference adapter (its ``ADAPTER``)."""
+    return f"pytest_toolcall.providers.{provider.replace('-', '_')}.reference"
 
 
 def reference_adapter(endpoint: Any) -> Any:
@@ -56,11 +44,9 @@ def _adapter_class(provider: str) -> Any:
 
     if provider in _PLUGIN_CLASSES:
         return _PLUGIN_CLASSES[provider]
-    entry = _ADAPTERS.get(provider)
-    if entry is None:
+    if provider not in PROVIDERS:
         raise UsageError(f"no reference adapter for provider {provider!r}")
-    module, cls = entry
-    return getattr(import_module(f"{__name__}.{module}"), cls)
+    return import_module(_module(provider)).ADAPTER
 
 
 def request_body(provider: str, request: Any, *, stream: bool = False) -> Any:
@@ -79,8 +65,8 @@ def reference_profile(provider: str) -> Any:
 
     from pytest_toolcall.core.contracts import Profile
 
-    module, _ = _ADAPTERS.get(provider, ("", ""))
-    overrides = getattr(import_module(f"{__name__}.{module}"), "PROFILE", {}) if module else {}
+    overrides = (getattr(import_module(_module(provider)), "PROFILE", {})
+                 if provider in PROVIDERS else {})
     # the kit's scripted tools answer at once; a short tool timeout keeps the hung-tool and
     # parallel cases (whose sleeps scale with it) fast across the whole dialect matrix: 0.1 s,
     # the timeout the kit's own tests give the framework loops (0.2 s until 2026-11-25; 0.1 s

@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from pytest_toolcall.core.model import AssistantMessage, ChatResponse, Reasoning, ReasoningComplete
-from pytest_toolcall.reference.openai import OpenAIChatAdapter, StreamAccumulator
+from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter, StreamAccumulator
 
 __all__ = ["ReasoningChatAdapter", "ReasoningStreamAccumulator"]
 

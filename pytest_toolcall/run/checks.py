@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from pytest_toolcall.cases import Turn, check
-from pytest_toolcall.providers.dialects import get_dialect
+from pytest_toolcall.providers.base import get_dialect
 from pytest_toolcall.core.errors import ConformanceFailure, KitError
 from pytest_toolcall.core.model import (
     ChatResponse,

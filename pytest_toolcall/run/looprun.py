@@ -274,7 +274,7 @@ def inexpressible(script: LoopScript, dialect: str) -> str | None:
     A scripted call whose arguments are not a JSON object (truncated JSON, say) exists only on
     the dialects that carry arguments as text; elsewhere the fake could not send it and the
     in-process model would invent something no adapter of that provider ever returns."""
-    from pytest_toolcall.providers.dialects.provider_errors import kinds_for
+    from pytest_toolcall.providers.errors import kinds_for
 
     for turn in script.turns:
         kind = turn.error.kind if turn.error is not None else None

@@ -12,7 +12,7 @@ import time
 from collections.abc import Sequence
 
 from pytest_toolcall.cases import ErrorReply, Turn
-from pytest_toolcall.providers.dialects import Rejection, get_dialect
+from pytest_toolcall.providers.base import Rejection, get_dialect
 from pytest_toolcall.core.errors import ProviderError
 from pytest_toolcall.core.model import ChatRequest, ChatResponse, ToolCall
 
@@ -50,7 +50,7 @@ def provider_error(error: ErrorReply, dialect: str) -> ProviderError:
                              code=error.code)
     import httpx
 
-    from pytest_toolcall.providers.dialects.provider_errors import error_reply
+    from pytest_toolcall.providers.errors import error_reply
     from pytest_toolcall.reference import _adapter_class
 
     status, headers, body = error_reply(dialect, error.kind, error.retry_after)

@@ -91,7 +91,7 @@ def gemini_finish(reason: str | None, has_calls: bool) -> Any:
 
 class GoogleGenaiShimAdapter:
     def __init__(self, client: Any) -> None:
-        from pytest_toolcall.reference.gemini import SYNTHETIC_ID_PREFIX
+        from pytest_toolcall.providers.gemini.reference import SYNTHETIC_ID_PREFIX
 
         self.client = client
         self.prefix = SYNTHETIC_ID_PREFIX

@@ -13,7 +13,7 @@ from urllib.parse import parse_qsl
 import httpx
 
 from pytest_toolcall.cases import Turn
-from pytest_toolcall.providers.dialects import Dialect, Rejection, get_dialect
+from pytest_toolcall.providers.base import Dialect, Rejection, get_dialect
 from pytest_toolcall.core.model import ChatRequest
 from pytest_toolcall.providers.fake.chunking import cut
 
@@ -199,7 +199,7 @@ class FakeProvider:
                 exchange.status, exchange.chunks = 200, [STALL]
                 return 200, {"content-type": "application/json"}, exchange.chunks
             if turn.error.kind is not None:  # the provider's own error of that kind
-                from pytest_toolcall.providers.dialects.provider_errors import error_reply
+                from pytest_toolcall.providers.errors import error_reply
 
                 status, extra, data = error_reply(dialect.name, turn.error.kind,
                                                   turn.error.retry_after)

@@ -1,0 +1,123 @@
+"""What every provider's dialect shares: the ``Dialect`` protocol, ``Rejection`` and the lookup.
+
+A dialect is the class the fake plays one provider with: which routes it serves, how to decode a
+request into the canonical model, which requests the real provider rejects (with its exact error
+body), and how to encode a scripted turn as the provider's JSON or stream. A built-in provider's
+dialect is ``DIALECT`` in ``providers/<folder>/dialect.py``; a service's dialect subclasses the
+dialect of the wire it speaks (``providers/openai/dialect.py`` for the OpenAI-compatible ones).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from pytest_toolcall.cases import ErrorReply, Turn
+from pytest_toolcall.core.errors import UsageError
+from pytest_toolcall.core._names import PROVIDERS
+from pytest_toolcall.core.model import ChatRequest
+
+__all__ = ["DIALECT_NAMES", "Dialect", "Rejection", "get_dialect", "register_class"]
+
+
+@dataclass(frozen=True)
+class Rejection:
+    """A request the real provider would refuse: status, the exact error body, and the rule."""
+
+    status: int
+    body: Mapping[str, Any]
+    rule: str
+
+    @property
+    def message(self) -> str:
+        error = self.body.get("error", {})
+        if isinstance(error, Mapping):
+            return str(error.get("message", ""))
+        return str(error)
+
+
+class Dialect(Protocol):
+    name: str
+    title: str
+    base_path: str
+    stream_content_type: str
+
+    def route(self, method: str, path: str) -> bool:
+        """Whether this dialect serves ``method path`` (path without query)."""
+
+    def check_auth(self, headers: Mapping[str, str], query: Mapping[str, str], key: str) -> Rejection | None: ...
+
+    def wants_stream(self, body: Mapping[str, Any], path: str) -> bool: ...
+
+    def validate(self, body: Any) -> Rejection | None:
+        """The provider's own rejection of this request body, or ``None`` when it is accepted."""
+
+    def decode_request(self, body: Mapping[str, Any]) -> ChatRequest: ...
+
+    def encode_response(self, turn: Turn, body: Mapping[str, Any]) -> dict[str, Any]: ...
+
+    def encode_stream(self, turn: Turn, body: Mapping[str, Any]) -> list[bytes]:
+        """The stream as a list of events, each the exact bytes of one event."""
+
+    def encode_error(self, error: ErrorReply) -> tuple[int, dict[str, Any]]: ...
+
+    def call_ids(self, turn: Turn) -> list[str]:
+        """The ids the fake gives the turn's calls (scripted ids, or generated ones)."""
+
+    def not_found(self, method: str, path: str) -> Rejection: ...
+
+
+def _module(name: str) -> str:
+    """The module of a built-in provider's dialect."""
+    return f"pytest_toolcall.providers.{name.replace('-', '_')}.dialect"
+
+
+def _available() -> tuple[str, ...]:
+    from importlib.util import find_spec
+
+    return tuple(name for name in PROVIDERS if find_spec(_module(name)) is not None)
+
+
+#: every provider the fake can play: each built-in provider whose folder has a dialect, in
+#: ``core._names.PROVIDERS`` order, then a plugin's
+DIALECT_NAMES: tuple[str, ...] = _available()
+
+
+#: dialects of providers that plugins added (pytest_toolcall.providers.plugins): name -> class
+_PLUGIN_CLASSES: dict[str, type] = {}
+
+
+def register_class(name: str, cls: type) -> None:
+    """Offer ``name`` as a provider played by ``cls`` (a plugin's provider)."""
+    global DIALECT_NAMES
+    _PLUGIN_CLASSES[name] = cls
+    if name not in DIALECT_NAMES:
+        DIALECT_NAMES = (*DIALECT_NAMES, name)
+
+
+def unregister_class(name: str) -> None:
+    global DIALECT_NAMES
+    _PLUGIN_CLASSES.pop(name, None)
+    DIALECT_NAMES = tuple(n for n in DIALECT_NAMES if n != name or n in PROVIDERS)
+
+
+#: built-in dialect name -> its class, once imported (the checks ask for a dialect per step)
+_CLASSES: dict[str, type] = {}
+
+
+def get_dialect(name: str) -> Dialect:
+    """The dialect called ``name``; a usage error lists the valid names otherwise."""
+    if name in _PLUGIN_CLASSES:
+        return _PLUGIN_CLASSES[name]()  # type: ignore[no-any-return]
+    if name in DIALECT_NAMES:
+        found = _CLASSES.get(name)
+        if found is None:
+            from importlib import import_module
+
+            found = _CLASSES[name] = import_module(_module(name)).DIALECT
+        return found()  # type: ignore[no-any-return]
+    raise UsageError(
+        f"unknown provider {name!r}: valid providers are {', '.join(DIALECT_NAMES)}"
+        + (" (or 'all')" if len(DIALECT_NAMES) > 1 else "")
+    )

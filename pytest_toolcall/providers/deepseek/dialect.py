@@ -1,0 +1,249 @@
+"""DeepSeek (``api.deepseek.com``), an OpenAI-compatible Chat Completions service (issue 13).
+
+The ``openai`` dialect with what DeepSeek does differently. Every fact below carries its source
+and was confirmed 2026-11-25 (the provider registry, ``pytest_toolcall.providers.DEEPSEEK``,
+holds them as data); what could not be confirmed inherits OpenAI's behaviour.
+
+- Routes: ``POST /chat/completions`` and ``/v1/chat/completions`` ("the v1 here has NO
+  relationship with the model's version"), ``/beta/chat/completions`` for the beta features
+  (strict tools, prefix completion); bearer auth (api-docs.deepseek.com, Your First API Call).
+- Errors: ``{"error": {"message", "type", "param": null, "code": "invalid_request_error"}}``;
+  401 ``authentication_error`` "Authentication Fails, Your api key: ****abcd is invalid"; 402
+  "Insufficient Balance" (type ``unknown_error``); 400, 422, 429, 500, 503 per the Error Codes
+  page.
+- Tool pairing, with DeepSeek's own words (400): unanswered calls "An assistant message with
+  'tool_calls' must be followed by tool messages responding to each 'tool_call_id'.
+  (insufficient tool messages following tool_calls message)" (gptme blog on deepseek-v4-flash;
+  recorded Codex error log), an orphan tool message "Messages with role 'tool' must be a
+  response to a preceding message with 'tool_calls'" (spring-ai / agent test fixtures quoting
+  DeepSeek's 400).
+- Thinking mode (the default on V4 models; ``thinking: {"type": "disabled"}`` turns it off):
+  the chain of thought comes in ``message.reasoning_content`` (stream: ``delta.reasoning_content``)
+  next to ``content``; an assistant turn that made tool calls must come back WITH its
+  ``reasoning_content`` in every later request, else 400 "The `reasoning_content` in the
+  thinking mode must be passed back to the API." (api-docs.deepseek.com/guides/thinking_mode;
+  langchain #37713 and crewAI #5878 quote the body; Raven #297 bisected it: the key must be
+  there, an empty string is accepted). The fake enforces it for the turns it answered with
+  ``reasoning_content`` (it remembers their call ids): an adapter cannot replay what it never
+  received.
+- Stream: the first fragment of a call carries ``index, id, type, function{name, arguments:""}``,
+  later ones ``index`` and an ``arguments`` piece only (id and name are NOT repeated); usage rides
+  on the finish chunk (delta ``{"content": "", "reasoning_content": null}``), never in a separate
+  ``choices: []`` chunk, with or without ``stream_options.include_usage`` (the Create Chat
+  Completion reference; a measured deepseek-v4-pro stream in a public Go client's fixtures).
+  Waiting streams carry ``: keep-alive`` SSE comments (Rate Limit page): the ``sse_comments``
+  quirk plays them.
+- Ids: ``call_00_`` + 24 letters and digits (the two digits are the call's position), completion
+  ids are UUIDs; usage adds ``prompt_cache_hit_tokens`` / ``prompt_cache_miss_tokens``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from typing import Any
+
+from pytest_toolcall.cases import ErrorReply, Turn
+from pytest_toolcall.core.model import ChatRequest
+from pytest_toolcall.providers.base import Rejection
+from pytest_toolcall.providers._compat import (
+    error_object,
+    keyed_call_ids,
+    message_calls,
+    pieces,
+    reasoning_text,
+    usage_tokens,
+    wire_reasoning,
+)
+from pytest_toolcall.providers.openai.dialect import (
+    CREATED,
+    OpenAIChat,
+    _finish,
+    ordered_fragments,
+    with_sse_comments,
+    with_wire_reasoning,
+)
+
+__all__ = [
+    "DIALECT", "DeepSeek", "INSUFFICIENT_BALANCE", "KEEP_ALIVE", "ORPHAN_TOOL", "REASONING_MISSING",
+    "UNANSWERED", "deepseek_error",
+]
+
+#: the 400 of a tool-call turn sent back without its reasoning_content (thinking mode)
+REASONING_MISSING = ("The `reasoning_content` in the thinking mode must be passed back to the "
+                     "API.")
+UNANSWERED = ("An assistant message with 'tool_calls' must be followed by tool messages "
+              "responding to each 'tool_call_id'. (insufficient tool messages following "
+              "tool_calls message)")
+ORPHAN_TOOL = "Messages with role 'tool' must be a response to a preceding message with 'tool_calls'"
+INSUFFICIENT_BALANCE = "Insufficient Balance"
+#: what DeepSeek writes into a stream while the request waits to be scheduled (Rate Limit page)
+KEEP_ALIVE = b": keep-alive\n\n"
+_PATHS = frozenset({"/chat/completions", "/v1/chat/completions", "/beta/chat/completions"})
+_ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+
+
+def deepseek_error(status: int, message: str, *, type: str = "invalid_request_error",
+                   rule: str) -> Rejection:
+    """A rejection in DeepSeek's shape: param null, code ``invalid_request_error``."""
+    return Rejection(status=status, body={"error": {
+        "message": message, "type": type, "param": None, "code": "invalid_request_error"}},
+        rule=rule)
+
+
+def _call_id(turn_key: str, position: int) -> str:
+    digest = hashlib.sha256(f"{turn_key}/{position}".encode()).digest()
+    tail = "".join(_ALNUM[b % len(_ALNUM)] for b in digest[:24])
+    return f"call_{position:02d}_{tail}"
+
+
+#: an input assistant message's ``reasoning_content`` as its thinking
+_reasoning_content = wire_reasoning("reasoning_content")
+
+
+def decode_reasoning_content(request: ChatRequest, body: Mapping[str, Any]) -> ChatRequest:
+    """``request`` (OpenAI's decoding of ``body``) with each assistant message's
+    ``reasoning_content`` as its thinking and the ``thinking`` switch (``{"type": "enabled" |
+    "disabled"}``) as ``reasoning``: DeepSeek's and GLM's request fields."""
+    request = with_wire_reasoning(request, body, _reasoning_content)
+    thinking = body.get("thinking")
+    on = None
+    if isinstance(thinking, Mapping) and thinking.get("type") in ("enabled", "disabled"):
+        on = thinking["type"] == "enabled"
+    return request.model_copy(update={"reasoning": on})
+
+
+class DeepSeek(OpenAIChat):
+    """The ``deepseek`` provider: DeepSeek's Chat Completions on the ``openai`` wire."""
+
+    name = "deepseek"
+    title = "DeepSeek Chat Completions (api.deepseek.com)"
+    base_path = ""
+
+    def __init__(self) -> None:
+        #: call ids of the turns this fake answered with reasoning_content: only those turns
+        #: must come back with it
+        self.thinking_calls: set[str] = set()
+
+    # -- routing and auth -------------------------------------------------------------------
+    def route(self, method: str, path: str) -> bool:
+        return method == "POST" and (path.rstrip("/") or "/") in _PATHS
+
+    def check_auth(self, headers: Mapping[str, str], query: Mapping[str, str],
+                   key: str) -> Rejection | None:
+        auth = headers.get("authorization", "")
+        if auth == f"Bearer {key}":
+            return None
+        shown = auth.removeprefix("Bearer ").strip()
+        # the missing-key wording is not confirmed: DeepSeek's one 401 text, with no key shown
+        return deepseek_error(401, f"Authentication Fails, Your api key: ****{shown[-4:]} is "
+                              "invalid", type="authentication_error",
+                              rule="auth.invalid" if auth else "auth.missing")
+
+    # -- validation ---------------------------------------------------------------------------
+    def validate(self, body: Any) -> Rejection | None:
+        found = super().validate(body)
+        if found is not None:
+            if found.rule == "messages.tool_calls.unanswered":
+                return deepseek_error(400, UNANSWERED, rule=found.rule)
+            if found.rule == "messages.tool.orphan":
+                return deepseek_error(400, ORPHAN_TOOL, rule=found.rule)
+            return found  # not confirmed for DeepSeek: OpenAI's words
+        return self._validate_reasoning(body)
+
+    def _validate_reasoning(self, body: Mapping[str, Any]) -> Rejection | None:
+        thinking = body.get("thinking")
+        if isinstance(thinking, Mapping) and thinking.get("type") == "disabled":
+            return None
+        for msg in body.get("messages") or ():
+            if not isinstance(msg, Mapping) or msg.get("role") != "assistant":
+                continue
+            ids = {c.get("id") for c in msg.get("tool_calls") or () if isinstance(c, Mapping)}
+            if ids & self.thinking_calls and not isinstance(msg.get("reasoning_content"), str):
+                return deepseek_error(400, REASONING_MISSING,
+                                      rule="messages.reasoning_content.missing")
+        return None
+
+    def decode_request(self, body: Mapping[str, Any]) -> ChatRequest:
+        return decode_reasoning_content(super().decode_request(body), body)
+
+    # -- encoding -----------------------------------------------------------------------------
+    def encode_error(self, error: ErrorReply) -> tuple[int, dict[str, Any]]:
+        return error.status, {"error": error_object(
+            error, code=error.code or "invalid_request_error")}
+
+    call_ids = keyed_call_ids(_call_id)
+
+    def _remember(self, turn: Turn) -> str | None:
+        text = reasoning_text(turn)
+        if text is not None:
+            self.thinking_calls.update(self.call_ids(turn))
+        return text
+
+    @staticmethod
+    def _usage(turn: Turn) -> dict[str, Any]:
+        prompt, completion, total = usage_tokens(turn)
+        return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": total,
+                "prompt_tokens_details": {"cached_tokens": 0},
+                "completion_tokens_details": {"reasoning_tokens": 0},
+                "prompt_cache_hit_tokens": 0, "prompt_cache_miss_tokens": prompt}
+
+    def encode_response(self, turn: Turn, body: Mapping[str, Any]) -> dict[str, Any]:
+        reasoning = self._remember(turn)
+        message: dict[str, Any] = {"role": "assistant", "content": turn.text or ""}
+        if reasoning is not None:
+            message["reasoning_content"] = reasoning
+        if turn.tool_calls:
+            message["tool_calls"] = message_calls(turn, self.call_ids(turn))
+        response: dict[str, Any] = {
+            "id": "0f8c3a52-5d6e-4f1b-9a7c-2b3d4e5f6a7b", "object": "chat.completion",
+            "created": CREATED, "model": body.get("model") or "deepseek-v4-flash",
+            "choices": [{"index": 0, "message": message, "logprobs": None,
+                         "finish_reason": _finish(turn)}],
+            "system_fingerprint": "fp_toolcall_deepseek"}
+        if turn.usage is not None:
+            response["usage"] = self._usage(turn)
+        return response
+
+    def encode_stream(self, turn: Turn, body: Mapping[str, Any]) -> list[bytes]:
+        plan, quirks = turn.stream, turn.stream.quirks
+        reasoning = self._remember(turn)
+        include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+        base = {"id": "0f8c3a52-5d6e-4f1b-9a7c-2b3d4e5f6a7b", "object": "chat.completion.chunk",
+                "created": CREATED, "model": body.get("model") or "deepseek-v4-flash",
+                "system_fingerprint": "fp_toolcall_deepseek"}
+
+        def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+            data = dict(base, choices=[{"index": 0, "delta": delta, "logprobs": None,
+                                        "finish_reason": finish}])
+            if include_usage:
+                data["usage"] = None
+            return data
+
+        size = plan.fragment_size
+        role: dict[str, Any] = {"role": "assistant", "content": ""}
+        if reasoning is not None:
+            role = {"role": "assistant", "content": None, "reasoning_content": ""}
+        chunks = [chunk(role)]
+        chunks += [chunk({"content": None, "reasoning_content": p})
+                   for p in pieces(reasoning, size)]
+        extra = {"reasoning_content": None} if reasoning is not None else {}
+        chunks += [chunk({"content": p, **extra}) for p in pieces(turn.text, size)]
+        fragments = ordered_fragments(
+            [self._call_fragments(k, cid, c, size, quirks)
+             for k, (cid, c) in enumerate(zip(self.call_ids(turn), turn.tool_calls))], quirks)
+        chunks += [chunk({"tool_calls": [frag]}) for frag in fragments]
+        last = chunk({"content": "", "reasoning_content": None}, _finish(turn))
+        if turn.usage is not None:
+            # usage rides on the finish chunk, include_usage or not; no choices: [] chunk
+            last["usage"] = self._usage(turn)
+        chunks.append(last)
+        events = self.sse_events(chunks, plan, quirks)
+        if "sse_comments" in quirks:
+            events = [e if e != b": OPENROUTER PROCESSING\n\n" else KEEP_ALIVE
+                      for e in with_sse_comments(events)]
+        return events
+
+
+#: the class the fake plays this provider with (``providers.base.get_dialect``)
+DIALECT = DeepSeek

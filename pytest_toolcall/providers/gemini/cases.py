@@ -1,0 +1,278 @@
+"""Gemini-only cases: calls without ids, ids and thought signatures echoed, one response turn,
+finishReason STOP with calls, whole calls in chunks, CRLF event endings."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pytest_toolcall.cases import Case, Step, StreamPlan, Turn, check
+from pytest_toolcall.run.checks import matches_script
+from pytest_toolcall.providers.gemini.dialect import Gemini, _camel, thought_signature
+from pytest_toolcall.core.errors import ConformanceFailure
+from pytest_toolcall.core.model import AssistantMessage, ToolCall, ToolMessage
+from pytest_toolcall.run.runner import CaseRun
+
+from pytest_toolcall.conformance._common import (
+    ASK,
+    PARIS_TOKYO_TIME,
+    calls,
+    case,
+    one_step,
+    replayed_step,
+    request,
+)
+from pytest_toolcall.conformance.wire import history_intact
+
+GEMINI = ("gemini",)
+_NO_IDS = tuple(c.model_copy(update={"id": None}) for c in PARIS_TOKYO_TIME)
+
+
+def _wire_parts(run: CaseRun, step: int, role: str, kind: str) -> list[list[dict[str, Any]]]:
+    """The ``kind`` parts (functionCall / functionResponse) of each ``role`` turn of a step's
+    raw request, one list per turn that has any."""
+    body = run.steps[step].exchanges[0].json or {}
+    out = []
+    for content in body.get("contents") or ():
+        if content.get("role", "user") != role:
+            continue
+        parts = [p for p in map(_camel_part, content.get("parts") or ()) if kind in p]
+        if parts:
+            out.append(parts)
+    return out
+
+
+def _camel_part(part: Any) -> dict[str, Any]:
+    """A part with its field names (and its call's or result's) in camelCase: Gemini's proto
+    JSON parser takes the snake_case spelling too (``function_call``, ``thought_signature``),
+    which litellm sends (read off its requests, 2026-11-25, litellm 1.110.2); the arguments
+    and the result object are the caller's data and keep their keys."""
+    if not isinstance(part, dict):
+        return {}
+    out = {}
+    for key, value in part.items():
+        key = _camel(key)
+        if key in ("functionCall", "functionResponse") and isinstance(value, dict):
+            value = {_camel(k): v for k, v in value.items()}
+        out[key] = value
+    return out
+
+
+@check("response.tool_calls.id_unique")
+def ids_made_up(run: CaseRun) -> None:
+    """Calls that came without an id get one each: non-empty and unique within the turn."""
+    for record in run.steps:
+        if record.response is None:
+            continue
+        ids = [c.id for c in record.response.tool_calls]
+        if any(not i for i in ids) or len(set(ids)) != len(ids):
+            raise ConformanceFailure(
+                "response.tool_calls.id_unique", f"step {record.index + 1}: calls that Gemini "
+                "sent without an id must each get a non-empty id of their own",
+                expected="distinct non-empty ids", got=ids,
+                hint="make one up per call (a uuid), never the function name: two calls of "
+                     "the same tool would share it (TanStack/ai #199)")
+
+
+@check("wire.gemini.results_paired")
+def results_paired(run: CaseRun) -> None:
+    """Every call of the history is answered: each call turn has its turn of functionResponse
+    parts, one per call, each naming the call it answers, in call order. (A call turn with no
+    responses at all fails too: the n-th call turn is held to the n-th response turn, or to
+    none.) Every step is read, the first too: its request may carry a history (the id-less
+    history of wire.gemini_id_less_results_paired is all in its one step)."""
+    for record in run.steps:
+        call_turns = _wire_parts(run, record.index, "model", "functionCall")
+        result_turns = _wire_parts(run, record.index, "user", "functionResponse")
+        for n, calls_ in enumerate(call_turns):
+            results = result_turns[n] if n < len(result_turns) else []
+            want = [p["functionCall"].get("name") for p in calls_]
+            got = [p["functionResponse"].get("name") for p in results]
+            if want != got:
+                raise ConformanceFailure(
+                    "wire.gemini.results_paired", f"step {record.index + 1}: the function "
+                    "responses do not answer the calls in order", expected=want, got=got,
+                    hint="pair a result with its call by id, else by position, and send the "
+                         "call's name (litellm #11262: id-less calls could not be paired)")
+
+
+@check("wire.gemini.ids_echoed")
+def ids_echoed(run: CaseRun) -> None:
+    """Ids Gemini sent come back on the functionCall parts and on the matching responses."""
+    turn = run.steps[0].step.reply
+    sent = [c.id for c in turn.tool_calls]
+    for record in run.steps[1:]:
+        calls_ = [p["functionCall"].get("id") for t in
+                  _wire_parts(run, record.index, "model", "functionCall") for p in t]
+        results = [p["functionResponse"].get("id") for t in
+                   _wire_parts(run, record.index, "user", "functionResponse") for p in t]
+        for what, got in (("functionCall", calls_), ("functionResponse", results)):
+            if got != sent:
+                raise ConformanceFailure(
+                    "wire.gemini.ids_echoed", f"step {record.index + 1}: the {what} parts do "
+                    "not carry the ids Gemini gave the calls", expected=sent, got=got,
+                    hint="send functionCall.id and functionResponse.id back when Gemini sent "
+                         "an id (vercel/ai #15891, litellm PR #34603: ids dropped or "
+                         "invented)")
+
+
+@check("wire.gemini.thought_signature")
+def signature_replayed(run: CaseRun) -> None:
+    """The thoughtSignature of the first call comes back on that call's part, unchanged."""
+    first = run.steps[0].step.reply.tool_calls[0]
+    want = thought_signature(first.id, first.name)
+    for record in run.steps[1:]:
+        turns = _wire_parts(run, record.index, "model", "functionCall")
+        got = turns[0][0].get("thoughtSignature") if turns else None
+        if got != want:
+            raise ConformanceFailure(
+                "wire.gemini.thought_signature", f"step {record.index + 1}: the first call's "
+                "thoughtSignature was not replayed", expected=want, got=got,
+                hint="keep the thoughtSignature of each functionCall part and send it back "
+                     "on the same part; Gemini 3 answers 400 without it")
+
+
+def _no_id_history() -> tuple[Any, ...]:
+    """The history after an id-less turn, as an application that kept no ids stores it."""
+    parsed = [ToolCall.from_raw(id=None, name=c.name, arguments=c.arguments) for c in _NO_IDS]
+    return (ASK, AssistantMessage(tool_calls=tuple(parsed)),
+            *(ToolMessage(tool_call_id=None, content=f"result {n + 1}")
+              for n in range(len(parsed))))
+
+
+def _crlf_boundaries() -> tuple[int, ...]:
+    """Cuts inside ``data: `` of the first event, inside its JSON, and between the CRLF pairs
+    of the first and second event endings."""
+    turn = Turn(text="Bonjour", tool_calls=PARIS_TOKYO_TIME)
+    data = b"".join(Gemini().encode_stream(turn, {}))
+    first = data.index(b"\r\n\r\n")
+    second = data.index(b"\r\n\r\n", first + 4)
+    return (3, first // 2, first + 2, second + 1, second + 3)
+
+
+CASES: list[Case] = [
+    case(
+        id="wire.gemini_calls_without_ids",
+        dialects=GEMINI,
+        title="Calls Gemini sends without ids get unique ids, same-name calls too",
+        why="Gemini 2.x sends no functionCall.id. TanStack/ai #199 used the function name as "
+            "id and two get_weather calls collapsed into one.",
+        steps=one_step(Turn(tool_calls=_NO_IDS)),
+        checks=(matches_script, ids_made_up),
+    ),
+    case(
+        id="wire.gemini_id_less_results_paired",
+        dialects=GEMINI,
+        title="Results of id-less calls go back paired with their calls, by position",
+        why="litellm #11262: calls without ids could not be paired with their results; a "
+            "functionResponse needs the call's name even when nothing has an id.",
+        steps=(Step(request=request(*_no_id_history()), reply=Turn(text="Done.")),),
+        checks=(results_paired,),
+    ),
+    case(
+        id="wire.gemini_ids_and_signature_echoed",
+        dialects=GEMINI,
+        title="Ids and the thoughtSignature Gemini sent are echoed back on replay",
+        why="vercel/ai #15891 and litellm PR #34603: Gemini call ids dropped or sent where "
+            "rejected; Gemini 3 answers 400 when the first call's thoughtSignature is missing.",
+        steps=replayed_step(Turn(tool_calls=PARIS_TOKYO_TIME)),
+        checks=(ids_echoed, signature_replayed, history_intact),
+    ),
+    case(
+        id="stream.gemini_signature_echoed",
+        dialects=GEMINI,
+        title="A streamed call's thoughtSignature and id are echoed back on replay",
+        why="The signature comes on the streamed part; adapters that keep it only on the "
+            "non-streaming path lose it (vercel/ai #10344: Gemini 3 'missing a "
+            "thought_signature').",
+        steps=replayed_step(Turn(tool_calls=PARIS_TOKYO_TIME[:2]), via="stream"),
+        checks=(ids_echoed, signature_replayed),
+    ),
+    case(
+        id="wire.gemini_one_response_turn",
+        dialects=GEMINI,
+        title="All results go back in ONE user turn right after the call turn",
+        why="langchain #27799: one turn per result; Gemini answers 400 'the number of function "
+            "response parts is equal to the number of function call parts'.",
+        steps=replayed_step(Turn(text="Checking.", tool_calls=PARIS_TOKYO_TIME)),
+        checks=(history_intact, results_paired),
+    ),
+    case(
+        id="wire.gemini_stop_with_calls",
+        dialects=GEMINI,
+        title="finishReason STOP with calls is tool_calls; MALFORMED_FUNCTION_CALL is error",
+        why="Gemini says STOP even when the turn is tool calls; a loop that reads 'stop' thinks "
+            "the model is done and never runs them.",
+        steps=(Step(request=request(), reply=Turn(tool_calls=calls(("get_time", {})))),
+               Step(request=request(), reply=Turn(finish_reason="error"))),
+        checks=(matches_script,),
+    ),
+    case(
+        id="stream.gemini_calls_in_one_chunk",
+        dialects=GEMINI,
+        title="Several functionCall parts in one chunk are all read",
+        why="langchainjs #10196: only the first functionCall part of a chunk was read.",
+        steps=one_step(Turn(tool_calls=PARIS_TOKYO_TIME), via="stream"),
+        checks=(matches_script,),
+    ),
+    case(
+        id="stream.gemini_one_call_per_chunk",
+        dialects=GEMINI,
+        title="Calls sent one per chunk are all kept",
+        why="Gemini also sends parallel calls one per chunk, with no index; an adapter that "
+            "takes each chunk's calls as the turn's calls keeps only the last.",
+        steps=one_step(Turn(text="Checking.", tool_calls=PARIS_TOKYO_TIME,
+                            stream=StreamPlan(quirks={"one_call_per_chunk"})), via="stream"),
+        checks=(matches_script,),
+    ),
+    case(
+        id="stream.gemini_finish_on_last_chunk",
+        dialects=GEMINI,
+        title="A finishReason on the chunk that carries the last call or text keeps that chunk",
+        why="gemini-2.0-flash puts finishReason on the last call or text chunk, with no empty "
+            "chunk after it (wire corpus, test_google_model_iter_stream; 2.5 and 3.x send an "
+            "empty closing chunk instead; confirmed 2026-11-23); an adapter that takes the "
+            "finishing chunk as a bare end marker loses the call or the text it carries.",
+        steps=(Step(request=request(), via="stream",
+                    reply=Turn(tool_calls=_NO_IDS[:1], stream=StreamPlan(
+                        quirks={"finish_on_last_chunk", "no_ids", "no_thought_signature"}))),
+               Step(request=request(), via="stream",
+                    reply=Turn(text="Paris: 21°C, sunny.", stream=StreamPlan(
+                        fragment_size=6, quirks={"finish_on_last_chunk"})))),
+        checks=(matches_script,),
+    ),
+    case(
+        id="wire.gemini_calls_without_signature",
+        dialects=GEMINI,
+        title="A call with neither id nor thoughtSignature is read and replayed",
+        why="gemini-2.0-flash signs no call (wire corpus: 8 of 8 first calls unsigned, while "
+            "2.5 and 3.x sign the first call of a turn, id or not; confirmed 2026-11-23); an "
+            "adapter written for Gemini 3 that expects the signature crashes on it.",
+        steps=replayed_step(Turn(tool_calls=_NO_IDS[:2], stream=StreamPlan(
+            quirks={"no_ids", "no_thought_signature"}))),
+        checks=(matches_script, ids_made_up, history_intact),
+    ),
+    case(
+        id="wire.vertex_call_ids",
+        dialects=("vertex",),
+        title="Vertex: the ids Vertex gives the calls are kept; going back they may be left out",
+        why="Vertex gives function calls ids and takes them back since its discovery revision "
+            "20260921 (anomalyco/opencode PR #50504, live-verified on v1 and v1beta1; "
+            "google-genai 3.6.1 sends them), and takes results without them as it did before; "
+            "rechecked 2026-11-25. An adapter that still drops Vertex's ids on the way in (the "
+            "workaround for the 400 Vertex gave until 2026-09: pydantic-ai #5081) can no longer "
+            "pair a result with its call by id.",
+        steps=replayed_step(Turn(tool_calls=PARIS_TOKYO_TIME)),
+        checks=(matches_script, history_intact),
+    ),
+    case(
+        id="stream.gemini_crlf_events",
+        dialects=GEMINI,
+        title="CRLF CRLF event endings and a data: line cut across network reads",
+        why="Real Gemini ends SSE events with \\r\\n\\r\\n (wire corpus); parsers that split on "
+            "\\n\\n see no event at all, and those that parse each read lose a cut line.",
+        steps=one_step(Turn(text="Bonjour", tool_calls=PARIS_TOKYO_TIME,
+                            stream=StreamPlan(chunking="explicit",
+                                              boundaries=_crlf_boundaries())), via="stream"),
+        checks=(matches_script,),
+    ),
+]

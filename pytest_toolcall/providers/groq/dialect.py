@@ -1,0 +1,228 @@
+"""Groq (``api.groq.com/openai/v1``), an OpenAI-compatible Chat Completions service (issue 13).
+
+The ``openai`` dialect with what Groq does differently. Every fact below carries its source and
+was confirmed 2026-11-25 (the provider registry, ``pytest_toolcall.providers.GROQ``, holds them
+as data); what could not be confirmed inherits OpenAI's behaviour.
+
+- Route ``POST /openai/v1/chat/completions``, bearer auth. A bad key is 401 ``{"error":
+  {"message": "Invalid API Key", "type": "invalid_request_error", "code": "invalid_api_key"}}``
+  (nark/WiredSwift #44, 2026-03; ag5826000/resume-commentor #4, 2025-03, content-length 96).
+  Groq's error bodies have no ``param`` key: ``{"error": {"message", "type", "code"}}``.
+- ``tool_use_failed``: when the model's tool call cannot be parsed, Groq answers 400 ``{"error":
+  {"message": "Failed to call a function. Please adjust your prompt. See 'failed_generation' for
+  more details.", "type": "invalid_request_error", "code": "tool_use_failed",
+  "failed_generation": "<what the model wrote>"}}`` (agno #4090, smolagents #1119, picoclaw #748).
+- Stream (a recorded llama-3.3-70b-versatile stream of 2025-03 in a public groq-sdk example;
+  live gpt-oss-20b and qwen3-32b captures of 2026-08 in a public test suite): the first chunk is
+  ``{"role": "assistant", "content": ""}`` with ``x_groq: {"id": "req_...", "seed"}``; EACH tool
+  call comes whole in a chunk of its own (``id, type, function{name, arguments}, index``; litellm
+  #7621: "Groq outputs a single chunk per one tool call"; vercel/ai PR #1653, Groq's engineer:
+  "Groq sends the entire tool call payload in a single delta"): the ``one_call_per_chunk``
+  quirk, always; the finish chunk has an empty delta and carries the usage under
+  ``x_groq.usage`` (with queue/prompt/completion/total times), whatever the request says. With
+  ``stream_options.include_usage`` the finish chunk ALSO carries the same usage at the top level,
+  and a ``choices: []`` chunk with the usage and ``service_tier`` follows (the 2026-08
+  captures). No other chunk carries a ``usage`` key.
+- Reasoning (``reasoning_format: "parsed"``, or ``include_reasoning`` on gpt-oss): the chain of
+  thought comes in ``message.reasoning`` (stream: ``delta.reasoning`` pieces, with ``channel:
+  "analysis"`` on gpt-oss) next to ``content``; an assistant message may carry it back as
+  ``reasoning`` (groq 1.7.0 ``ChatCompletionAssistantMessageParam.reasoning``). Nothing is known
+  to be refused when it is left out: the fake enforces nothing.
+- Ids: call ids ``call_`` + 4 lowercase letters/digits (llama models: call_re03, call_785j;
+  gpt-oss sends ``fc_<uuid>``); completion ids ``chatcmpl-<uuid>``; request ids ``req_01...``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from typing import Any
+
+from pytest_toolcall.cases import ErrorReply, Turn
+from pytest_toolcall.core.model import ChatRequest
+from pytest_toolcall.providers.base import Rejection
+from pytest_toolcall.providers._compat import (
+    message_calls,
+    pieces,
+    reasoning_text,
+    usage_tokens,
+    wire_reasoning,
+)
+from pytest_toolcall.providers.openai.dialect import (
+    CREATED,
+    OpenAIChat,
+    _finish,
+    with_sse_comments,
+    with_wire_reasoning,
+)
+
+__all__ = [
+    "BAD_KEY", "COMPLETION_ID", "DIALECT", "FRAGMENT_QUIRKS", "Groq", "REQUEST_ID",
+    "TOOL_USE_FAILED", "groq_error",
+]
+
+BAD_KEY = "Invalid API Key"
+#: the 400 Groq sends when it cannot parse the model's tool call (failed_generation beside it)
+TOOL_USE_FAILED = ("Failed to call a function. Please adjust your prompt. See "
+                   "'failed_generation' for more details.")
+COMPLETION_ID = "chatcmpl-82997b9c-3191-4877-9c04-8095155a11b8"
+REQUEST_ID = "req_01kztr8bqme32rx8ttyjtpk0nw"
+SEED = 917241710
+FINGERPRINT = "fp_ef00694abe"
+#: quirks that only mean something when a call comes in fragments: asked for, the fake sends
+#: OpenAI's fragments with them (Groq itself sends whole calls)
+FRAGMENT_QUIRKS = frozenset({"interleave", "repeat_id_name"})
+_PATHS = frozenset({"/openai/v1/chat/completions"})
+_LOWER = "abcdefghijklmnopqrstuvwxyz0123456789"
+
+
+def groq_error(status: int, message: str, *, type: str = "invalid_request_error",
+               code: str | None = None, rule: str) -> Rejection:
+    """A rejection in Groq's shape: ``{"error": {"message", "type"[, "code"]}}``, no param."""
+    error: dict[str, Any] = {"message": message, "type": type}
+    if code is not None:
+        error["code"] = code
+    return Rejection(status=status, body={"error": error}, rule=rule)
+
+
+#: an input assistant message's ``reasoning`` as its thinking
+_reasoning_field = wire_reasoning("reasoning")
+
+
+class Groq(OpenAIChat):
+    """The ``groq`` provider: Groq's Chat Completions on the ``openai`` wire."""
+
+    name = "groq"
+    title = "Groq Chat Completions (api.groq.com/openai/v1)"
+    base_path = "/openai/v1"
+
+    # -- routing and auth -------------------------------------------------------------------
+    def route(self, method: str, path: str) -> bool:
+        return method == "POST" and path.rstrip("/") in _PATHS
+
+    def check_auth(self, headers: Mapping[str, str], query: Mapping[str, str],
+                   key: str) -> Rejection | None:
+        auth = headers.get("authorization", "")
+        if auth == f"Bearer {key}":
+            return None
+        # the missing-key wording is not confirmed: Groq's one 401 text is sent
+        return groq_error(401, BAD_KEY, code="invalid_api_key",
+                          rule="auth.invalid" if auth else "auth.missing")
+
+    # -- validation and decoding ----------------------------------------------------------------
+    def validate(self, body: Any) -> Rejection | None:
+        return super().validate(body)  # not confirmed for Groq rule by rule: OpenAI's words
+
+    def decode_request(self, body: Mapping[str, Any]) -> ChatRequest:
+        return with_wire_reasoning(super().decode_request(body), body, _reasoning_field)
+
+    # -- encoding -----------------------------------------------------------------------------
+    def encode_error(self, error: ErrorReply) -> tuple[int, dict[str, Any]]:
+        body: dict[str, Any] = {"message": error.message, "type": error.type}
+        if error.code is not None:
+            body["code"] = error.code
+        return error.status, {"error": body}
+
+    @staticmethod
+    def call_ids(turn: Turn) -> list[str]:
+        out = []
+        for i, c in enumerate(turn.tool_calls):
+            if c.id:
+                out.append(c.id)
+                continue
+            digest = hashlib.sha256(f"{c.name}/{i}".encode()).digest()
+            out.append("call_" + "".join(_LOWER[b % len(_LOWER)] for b in digest[:4]))
+        return out
+
+    @staticmethod
+    def _usage(turn: Turn, reasoning: str | None) -> dict[str, Any]:
+        prompt, completion, total = usage_tokens(turn)
+        usage: dict[str, Any] = {
+            "queue_time": 0.017371826, "prompt_tokens": prompt,
+            "prompt_time": 0.003517995, "completion_tokens": completion,
+            "completion_time": 0.001015726, "total_tokens": total,
+            "total_time": 0.004533721}
+        if reasoning is not None:
+            usage["completion_tokens_details"] = {"reasoning_tokens": 0}
+        return usage
+
+    def encode_response(self, turn: Turn, body: Mapping[str, Any]) -> dict[str, Any]:
+        reasoning = reasoning_text(turn)
+        message: dict[str, Any] = {"role": "assistant", "content": turn.text}
+        if reasoning is not None:
+            message["reasoning"] = reasoning
+        if turn.tool_calls:
+            message["tool_calls"] = message_calls(turn, self.call_ids(turn))
+        response: dict[str, Any] = {
+            "id": COMPLETION_ID, "object": "chat.completion", "created": CREATED,
+            "model": body.get("model") or "llama-3.3-70b-versatile",
+            "choices": [{"index": 0, "message": message, "logprobs": None,
+                         "finish_reason": _finish(turn)}]}
+        if turn.usage is not None:
+            response["usage"] = self._usage(turn, reasoning)
+        response.update(usage_breakdown=None, system_fingerprint=FINGERPRINT,
+                        x_groq={"id": REQUEST_ID, "seed": SEED}, service_tier="on_demand")
+        return response
+
+    def _whole_calls(self, turn: Turn, quirks: frozenset[str], size: int) -> list[dict[str, Any]]:
+        """The calls as Groq sends them: each whole, in one fragment (keys in Groq's order);
+        under a fragment quirk (interleave, repeat_id_name) OpenAI's fragments instead."""
+        ids = self.call_ids(turn)
+        if quirks & FRAGMENT_QUIRKS:
+            from pytest_toolcall.providers.openai.dialect import ordered_fragments
+
+            return ordered_fragments([self._call_fragments(k, cid, c, size, quirks)
+                                      for k, (cid, c) in enumerate(zip(ids, turn.tool_calls))],
+                                     quirks)
+        out = []
+        for k, (cid, c) in enumerate(zip(ids, turn.tool_calls)):
+            frag: dict[str, Any] = {"id": cid, "type": "function",
+                                    "function": {"name": c.name,
+                                                 "arguments": c.arguments_text()},
+                                    "index": 0 if "index_stuck_at_zero" in quirks else k}
+            if "index_missing" in quirks:
+                del frag["index"]
+            if "no_ids" in quirks:
+                del frag["id"]
+            out.append(frag)
+        return out
+
+    def encode_stream(self, turn: Turn, body: Mapping[str, Any]) -> list[bytes]:
+        plan, quirks = turn.stream, turn.stream.quirks
+        include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+        reasoning = reasoning_text(turn)
+        base = {"id": COMPLETION_ID, "object": "chat.completion.chunk", "created": CREATED,
+                "model": body.get("model") or "llama-3.3-70b-versatile",
+                "system_fingerprint": FINGERPRINT}
+
+        def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+            return dict(base, choices=[{"index": 0, "delta": delta, "logprobs": None,
+                                        "finish_reason": finish}])
+
+        size = plan.fragment_size
+        first = chunk({"role": "assistant", "content": ""})
+        first["x_groq"] = {"id": REQUEST_ID, "seed": SEED}
+        chunks = [first]
+        # gpt-oss: the analysis channel, one piece a chunk
+        chunks += [chunk({"reasoning": p, "channel": "analysis"}) for p in pieces(reasoning, size)]
+        chunks += [chunk({"content": p}) for p in pieces(turn.text, size)]
+        chunks += [chunk({"tool_calls": [frag]})
+                   for frag in self._whole_calls(turn, quirks, size)]
+        last = chunk({}, _finish(turn))
+        if turn.usage is not None:
+            usage = self._usage(turn, reasoning)
+            last["x_groq"] = {"id": REQUEST_ID, "usage": usage}
+            if include_usage:
+                last["usage"] = usage
+        chunks.append(last)
+        if include_usage and turn.usage is not None:
+            chunks.append(dict(base, choices=[], usage=self._usage(turn, reasoning),
+                               service_tier="on_demand"))
+        events = self.sse_events(chunks, plan, quirks)
+        if "sse_comments" in quirks:
+            events = with_sse_comments(events)
+        return events
+
+
+#: the class the fake plays this provider with (``providers.base.get_dialect``)
+DIALECT = Groq

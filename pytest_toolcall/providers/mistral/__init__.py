@@ -1,0 +1,5 @@
+"""Mistral (the openai wire): its facts (facts.py), the rules and shapes the fake plays
+(dialect.py), its reference adapter (reference.py) and its own cases (cases.py).
+
+Its negative controls are in tests/providers/controls_mistral.py.
+Nothing is imported here: the registry reads facts.py alone (docs/writing-a-provider.md)."""

@@ -1,0 +1,5 @@
+"""Ollama's native /api/chat (the ollama wire): its facts (facts.py), the rules and shapes the fake
+plays (dialect.py), its reference adapter (reference.py) and its own cases (cases.py).
+
+Its negative controls are in tests/providers/controls_ollama.py.
+Nothing is imported here: the registry reads facts.py alone (docs/writing-a-provider.md)."""

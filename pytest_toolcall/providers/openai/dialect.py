@@ -1,0 +1,611 @@
+"""OpenAI Chat Completions, ``POST /v1/chat/completions``: decode, validate, encode.
+
+Facts (error wording, stream shape) follow what OpenAI sends; see ``docs/architecture.md`` and the
+real traffic in the wire corpus that the kit's tests replay.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from pytest_toolcall.cases import ErrorReply, ScriptedCall, Turn
+from pytest_toolcall.core.model import (
+    AssistantMessage,
+    ChatRequest,
+    NamedToolChoice,
+    Reasoning,
+    SystemMessage,
+    ToolCall,
+    ToolMessage,
+    ToolSpec,
+    UserMessage,
+)
+from pytest_toolcall.providers.base import Rejection
+
+__all__ = ["DIALECT", "OpenAIChat"]
+
+_NAME = re.compile(r"^[a-zA-Z0-9_-]+$")
+_FINISH = {"stop": "stop", "tool_calls": "tool_calls", "length": "length",
+           "content_filter": "content_filter", "error": "stop", "other": "stop"}
+CREATED = 1_700_000_000
+
+
+def _error(status: int, message: str, *, param: str | None = None, code: str | None = None,
+           type: str = "invalid_request_error", rule: str) -> Rejection:
+    body = {"error": {"message": message, "type": type, "param": param, "code": code}}
+    return Rejection(status=status, body=body, rule=rule)
+
+
+def _text(content: Any) -> str:
+    """Text of a message content that is a string, null or a list of parts."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        out = []
+        for part in content:
+            if isinstance(part, Mapping):
+                out.append(str(part.get("text", f"[{part.get('type', 'part')}]")))
+        return "".join(out)
+    return str(content)
+
+
+class OpenAIChat:
+    """The ``openai`` dialect: Chat Completions."""
+
+    name = "openai"
+    title = "OpenAI Chat Completions"
+    base_path = "/v1"
+    stream_content_type = "text/event-stream; charset=utf-8"
+
+    # -- routing and auth -------------------------------------------------------------------
+    def route(self, method: str, path: str) -> bool:
+        return method == "POST" and path.rstrip("/").endswith("/chat/completions")
+
+    def not_found(self, method: str, path: str) -> Rejection:
+        return _error(404, f"Invalid URL ({method} {path})", rule="route")
+
+    def check_auth(self, headers: Mapping[str, str], query: Mapping[str, str],
+                   key: str) -> Rejection | None:
+        auth = headers.get("authorization", "")
+        if not auth:
+            return _error(
+                401,
+                "You didn't provide an API key. You need to provide your API key in an "
+                "Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).",
+                rule="auth.missing",
+            )
+        if auth != f"Bearer {key}":
+            shown = auth.removeprefix("Bearer ")
+            shown = shown[:3] + "*" * 4 + shown[-4:] if len(shown) > 8 else "****"
+            return _error(401, f"Incorrect API key provided: {shown}.", code="invalid_api_key",
+                          rule="auth.invalid")
+        return None
+
+    def wants_stream(self, body: Mapping[str, Any], path: str) -> bool:
+        return body.get("stream") is True
+
+    # -- validation ---------------------------------------------------------------------------
+    def validate(self, body: Any) -> Rejection | None:  # noqa: C901 - one rule after another
+        if not isinstance(body, Mapping):
+            return _error(400, "We could not parse the JSON body of your request. (HINT: This "
+                          "likely means you aren't using your HTTP library correctly. The OpenAI "
+                          "API expects a JSON payload, but what was sent was not valid JSON.)",
+                          rule="body.json")
+        if not isinstance(body.get("model"), str) or not body["model"]:
+            return _error(400, "you must provide a model parameter", rule="model.missing")
+        messages = body.get("messages")
+        if messages is None:
+            return _error(400, "Missing required parameter: 'messages'.", param="messages",
+                          code="missing_required_parameter", rule="messages.missing")
+        if not isinstance(messages, list):
+            return _type_error("messages", "an array", messages)
+        if not messages:
+            return _error(400, "Invalid 'messages': empty array. Expected an array with minimum "
+                          "length 1, but got an empty array instead.", param="messages",
+                          code="empty_array", rule="messages.empty")
+        tools = body.get("tools")
+        if tools is not None:
+            if not isinstance(tools, list):
+                return _type_error("tools", "an array", tools)
+            for i, tool in enumerate(tools):
+                found = self._validate_tool(i, tool)
+                if found:
+                    return found
+        has_tools = bool(tools)
+        if "tool_choice" in body and body["tool_choice"] is not None:
+            if not has_tools:
+                return _error(400, "Invalid value for 'tool_choice': 'tool_choice' is only "
+                              "allowed when 'tools' are specified.", param="tool_choice",
+                              rule="tool_choice.without_tools")
+            found = self._validate_tool_choice(body["tool_choice"], tools or [])
+            if found:
+                return found
+        if "parallel_tool_calls" in body and body["parallel_tool_calls"] is not None:
+            if not has_tools:
+                return _error(400, "Invalid value for 'parallel_tool_calls': "
+                              "'parallel_tool_calls' is only allowed when 'tools' are specified.",
+                              param="parallel_tool_calls", rule="parallel_tool_calls.without_tools")
+            if not isinstance(body["parallel_tool_calls"], bool):
+                return _type_error("parallel_tool_calls", "a boolean", body["parallel_tool_calls"])
+        return self._validate_messages(messages)
+
+    def _validate_tool(self, i: int, tool: Any) -> Rejection | None:
+        where = f"tools[{i}]"
+        if not isinstance(tool, Mapping):
+            return _type_error(where, "an object", tool)
+        if "type" not in tool:
+            # OpenAI's own words (openai-cookbook #1248, quoted 2024-06; confirmed 2026-11-23):
+            # never Python's 'None' in a provider's error text
+            return _error(400, f"Missing required parameter: '{where}.type'.",
+                          param=f"{where}.type", code="missing_required_parameter",
+                          rule="tools.type.missing")
+        if not isinstance(tool["type"], str):
+            return _type_error(f"{where}.type", "a string", tool["type"])
+        if tool["type"] != "function":
+            return _error(400, f"Invalid value: '{tool['type']}'. Supported values are: "
+                          "'function' and 'custom'.", param=f"{where}.type",
+                          code="invalid_value", rule="tools.type")
+        function = tool.get("function")
+        if not isinstance(function, Mapping):
+            return _error(400, f"Missing required parameter: '{where}.function'.",
+                          param=f"{where}.function", code="missing_required_parameter",
+                          rule="tools.function.missing")
+        name = function.get("name")
+        if not isinstance(name, str):
+            return _error(400, f"Missing required parameter: '{where}.function.name'.",
+                          param=f"{where}.function.name", code="missing_required_parameter",
+                          rule="tools.name.missing")
+        if not _NAME.match(name):
+            return _error(400, f"Invalid '{where}.function.name': string does not match "
+                          "pattern. Expected a string that matches the pattern "
+                          "'^[a-zA-Z0-9_-]+$'.", param=f"{where}.function.name",
+                          code="invalid_value", rule="tools.name.pattern")
+        if len(name) > 64:
+            return _error(400, f"Invalid '{where}.function.name': string too long. Expected a "
+                          f"string with maximum length 64, but got a string with length "
+                          f"{len(name)} instead.", param=f"{where}.function.name",
+                          code="string_above_max_length", rule="tools.name.length")
+        params = function.get("parameters")
+        if params is not None and not isinstance(params, Mapping):
+            return _type_error(f"{where}.function.parameters", "an object", params)
+        problem = _schema_problem(params) if params is not None else None
+        if problem:
+            # without this the fake would accept a schema the canonical model cannot hold and
+            # the failure would read as a kit error instead of the provider's 400
+            return _error(400, f"Invalid schema for function '{name}': {problem}",
+                          param=f"{where}.function.parameters",
+                          code="invalid_function_parameters", rule="tools.parameters.schema")
+        return None
+
+    def _validate_tool_choice(self, choice: Any, tools: list[Any]) -> Rejection | None:
+        if isinstance(choice, str):
+            if choice not in ("none", "auto", "required"):
+                return _error(400, f"Invalid value: '{choice}'. Supported values are: 'none', "
+                              "'auto', and 'required'.", param="tool_choice",
+                              code="invalid_value", rule="tool_choice.value")
+            return None
+        if isinstance(choice, Mapping) and choice.get("type") == "function":
+            function = choice.get("function")
+            if not isinstance(function, Mapping):  # a string here used to crash the fake
+                return _error(400, "Missing required parameter: 'tool_choice.function'.",
+                              param="tool_choice.function", code="missing_required_parameter",
+                              rule="tool_choice.function.missing")
+            name = function.get("name")
+            if name is None:  # OpenAI's wording for any missing field; never 'None' quoted
+                return _error(400, "Missing required parameter: 'tool_choice.function.name'.",
+                              param="tool_choice.function.name",
+                              code="missing_required_parameter",
+                              rule="tool_choice.function.missing")
+            if not isinstance(name, str):  # a list or an object here used to crash the fake
+                return _type_error("tool_choice.function.name", "a string", name)
+            names = {(t.get("function") or {}).get("name") for t in tools if isinstance(t, Mapping)}
+            if name not in names:
+                return _error(400, f"Invalid value for 'tool_choice': tool '{name}' not found "
+                              "in 'tools'.", param="tool_choice", rule="tool_choice.unknown_tool")
+            return None
+        if isinstance(choice, Mapping) and choice.get("type") == "allowed_tools":
+            return None
+        return _error(400, "Invalid 'tool_choice': expected one of 'none', 'auto', 'required', "
+                      "or an object naming a function.", param="tool_choice",
+                      code="invalid_value", rule="tool_choice.value")
+
+    def _validate_messages(self, messages: list[Any]) -> Rejection | None:  # noqa: C901
+        pending: list[str] = []  # ids of the last assistant message still to be answered
+        answered: set[str] = set()
+        open_at: int | None = None
+        for i, msg in enumerate(messages):
+            if not isinstance(msg, Mapping):
+                return _type_error(f"messages[{i}]", "an object", msg)
+            role = msg.get("role")
+            if role is None:
+                return _error(400, f"Missing required parameter: 'messages[{i}].role'.",
+                              param=f"messages[{i}].role", code="missing_required_parameter",
+                              rule="messages.role.missing")
+            if not isinstance(role, str):  # else Python's repr ('True', '[...]') is quoted
+                return _type_error(f"messages[{i}].role", "a string", role)
+            if role not in ("system", "developer", "user", "assistant", "tool", "function"):
+                return _error(400, f"Invalid value: '{role}'. Supported values are: 'system', "
+                              "'assistant', 'user', 'function', 'tool', and 'developer'.",
+                              param=f"messages[{i}].role", code="invalid_value",
+                              rule="messages.role")
+            if role != "tool" and open_at is not None:
+                missing = [c for c in pending if c not in answered]
+                if missing:
+                    return _unanswered(i, missing)
+                open_at = None
+            if role == "tool":
+                if open_at is None:
+                    return _error(400, "Invalid parameter: messages with role 'tool' must be a "
+                                  "response to a preceeding message with 'tool_calls'.",
+                                  param=f"messages.[{i}].role", rule="messages.tool.orphan")
+                call_id = msg.get("tool_call_id")
+                if not isinstance(call_id, str):
+                    return _error(400, f"Missing required parameter: "
+                                  f"'messages[{i}].tool_call_id'.",
+                                  param=f"messages[{i}].tool_call_id",
+                                  code="missing_required_parameter",
+                                  rule="messages.tool.tool_call_id")
+                if call_id not in pending:
+                    return _error(400, f"Invalid parameter: 'tool_call_id' of '{call_id}' not "
+                                  "found in 'tool_calls' of previous message.",
+                                  param=f"messages.[{i}].tool_call_id",
+                                  rule="messages.tool.unknown_id")
+                answered.add(call_id)
+                content = msg.get("content")
+                if not isinstance(content, (str, list)):
+                    return _type_error(f"messages[{i}].content", "a string or array", content)
+            elif role == "assistant":
+                calls = msg.get("tool_calls")
+                if calls is None:
+                    if msg.get("content") is None:
+                        return _error(400, "Invalid value for 'content': expected a string, "
+                                      "got null.", param=f"messages.[{i}].content",
+                                      rule="messages.assistant.content_null")
+                    continue
+                if not isinstance(calls, list):
+                    return _type_error(f"messages[{i}].tool_calls", "an array", calls)
+                if not calls:
+                    return _error(400, f"Invalid 'messages[{i}].tool_calls': empty array. "
+                                  "Expected an array with minimum length 1, but got an empty "
+                                  "array instead.", param=f"messages[{i}].tool_calls",
+                                  code="empty_array", rule="messages.assistant.empty_tool_calls")
+                pending = []
+                for j, call in enumerate(calls):
+                    found = self._validate_call(i, j, call)
+                    if found:
+                        return found
+                    pending.append(call["id"])
+                answered = set()
+                open_at = i
+            elif msg.get("content") is None:
+                return _error(400, f"Missing required parameter: 'messages[{i}].content'.",
+                              param=f"messages[{i}].content", code="missing_required_parameter",
+                              rule="messages.content.missing")
+        if open_at is not None:
+            missing = [c for c in pending if c not in answered]
+            if missing:
+                return _unanswered(len(messages) - 1, missing)
+        return None
+
+    def _validate_call(self, i: int, j: int, call: Any) -> Rejection | None:
+        where = f"messages[{i}].tool_calls[{j}]"
+        if not isinstance(call, Mapping):
+            return _type_error(where, "an object", call)
+        for field in ("id", "type", "function"):
+            if field not in call:
+                return _error(400, f"Missing required parameter: '{where}.{field}'.",
+                              param=f"{where}.{field}", code="missing_required_parameter",
+                              rule=f"messages.tool_calls.{field}")
+        if not isinstance(call["id"], str):
+            return _type_error(f"{where}.id", "a string", call["id"])
+        if not isinstance(call["type"], str):
+            return _type_error(f"{where}.type", "a string", call["type"])
+        if call["type"] != "function":
+            return _error(400, f"Invalid value: '{call['type']}'. Supported values are: "
+                          "'function' and 'custom'.", param=f"{where}.type",
+                          code="invalid_value", rule="messages.tool_calls.type")
+        function = call["function"]
+        if not isinstance(function, Mapping) or not isinstance(function.get("name"), str):
+            return _error(400, f"Missing required parameter: '{where}.function.name'.",
+                          param=f"{where}.function.name", code="missing_required_parameter",
+                          rule="messages.tool_calls.function.name")
+        if "arguments" not in function:
+            return _error(400, f"Missing required parameter: '{where}.function.arguments'.",
+                          param=f"{where}.function.arguments", code="missing_required_parameter",
+                          rule="messages.tool_calls.function.arguments")
+        if not isinstance(function["arguments"], str):
+            return _type_error(f"{where}.function.arguments", "a string", function["arguments"])
+        return None
+
+    # -- decoding -----------------------------------------------------------------------------
+    def decode_request(self, body: Mapping[str, Any]) -> ChatRequest:
+        messages: list[Any] = []
+        for msg in body.get("messages", []):
+            role = msg.get("role")
+            if role in ("system", "developer"):
+                messages.append(SystemMessage(role=role, content=_text(msg.get("content"))))
+            elif role == "user":
+                messages.append(UserMessage(content=_text(msg.get("content"))))
+            elif role == "assistant":
+                calls = tuple(
+                    ToolCall.from_raw(
+                        id=c.get("id"),
+                        name=(c.get("function") or {}).get("name", ""),
+                        arguments=(c.get("function") or {}).get("arguments"),
+                    )
+                    for c in msg.get("tool_calls") or ()
+                )
+                content = msg.get("content")
+                messages.append(AssistantMessage(
+                    content=None if content is None else _text(content), tool_calls=calls))
+            elif role == "tool":
+                messages.append(ToolMessage(tool_call_id=msg.get("tool_call_id"),
+                                            content=_text(msg.get("content"))))
+        tools = tuple(
+            ToolSpec(
+                name=t["function"]["name"],
+                description=t["function"].get("description") or "",
+                parameters=t["function"].get("parameters") or {"type": "object", "properties": {}},
+                strict=t["function"].get("strict"),
+            )
+            for t in body.get("tools") or ()
+            if t.get("type") == "function"
+        )
+        choice = body.get("tool_choice")
+        tool_choice: Any = None
+        if isinstance(choice, str):
+            tool_choice = choice
+        elif isinstance(choice, Mapping) and choice.get("type") == "function":
+            tool_choice = NamedToolChoice(name=choice["function"]["name"])
+        return ChatRequest(
+            messages=tuple(messages),
+            tools=tools,
+            tool_choice=tool_choice,
+            parallel_tool_calls=body.get("parallel_tool_calls"),
+            stream=bool(body.get("stream")),
+            model=body.get("model"),
+        )
+
+    # -- encoding -----------------------------------------------------------------------------
+    def encode_error(self, error: ErrorReply) -> tuple[int, dict[str, Any]]:
+        return error.status, {"error": {"message": error.message, "type": error.type,
+                                        "param": error.param, "code": error.code}}
+
+    @staticmethod
+    def call_ids(turn: Turn) -> list[str]:
+        return [c.id or f"call_{i + 1:03d}" for i, c in enumerate(turn.tool_calls)]
+
+    def encode_response(self, turn: Turn, body: Mapping[str, Any]) -> dict[str, Any]:
+        # the message keys of real traffic (wire corpus): annotations is always there, [] here
+        message: dict[str, Any] = {"role": "assistant", "content": turn.text, "refusal": None,
+                                   "annotations": []}
+        if turn.tool_calls:
+            message["tool_calls"] = [
+                {"id": cid, "type": "function",
+                 "function": {"name": c.name, "arguments": c.arguments_text()}}
+                for cid, c in zip(self.call_ids(turn), turn.tool_calls)
+            ]
+        response: dict[str, Any] = {
+            "id": "chatcmpl-toolcall",
+            "object": "chat.completion",
+            "created": CREATED,
+            "model": body.get("model") or "toolcall-fake",
+            "choices": [{"index": 0, "message": message, "logprobs": None,
+                         "finish_reason": _finish(turn)}],
+            "system_fingerprint": "fp_toolcall",
+            "service_tier": "default",
+        }
+        if turn.usage is not None:
+            response["usage"] = _usage(turn)
+        return response
+
+    #: validate() and decode_request() read the request body alone, so the fake provider may
+    #: keep their verdict per body (not inherited: a subclass declares it for itself)
+    pure_requests = True
+
+    def encode_stream(self, turn: Turn, body: Mapping[str, Any]) -> list[bytes]:
+        include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+        if type(self) is not OpenAIChat:  # subclasses may encode from more than these three
+            return self._encode_stream(turn, body, include_usage)
+        # The events follow from the (frozen) turn, the model and include_usage alone: a case
+        # that streams one turn again and again (hypothesis cut points, both interfaces, a
+        # 600 KB event) encodes it once per fake provider.
+        cache = self.__dict__.setdefault("_streams", {})
+        key = (id(turn), body.get("model"), include_usage)
+        held = cache.get(key)
+        if held is None or held[0] is not turn:
+            held = cache[key] = (turn, tuple(self._encode_stream(turn, body, include_usage)))
+        return list(held[1])
+
+    def _encode_stream(self, turn: Turn, body: Mapping[str, Any],
+                       include_usage: bool) -> list[bytes]:
+        plan = turn.stream
+        quirks = plan.quirks
+        base = {"id": "chatcmpl-toolcall", "object": "chat.completion.chunk",
+                "created": CREATED, "model": body.get("model") or "toolcall-fake",
+                "system_fingerprint": "fp_toolcall", "service_tier": "default"}
+
+        def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+            data = dict(base, choices=[{"index": 0, "delta": delta, "logprobs": None,
+                                        "finish_reason": finish}])
+            if include_usage:
+                data["usage"] = None
+            return data
+
+        role: dict[str, Any] = {"role": "assistant", "content": "" if turn.text else None,
+                                "refusal": None}
+        if turn.tool_calls and not turn.text:
+            # a stream of calls only opens with {role, content: null} (no refusal key): all 34
+            # tool-call streams of the wire corpus (openai-chat, confirmed 2026-11-23)
+            role = {"role": "assistant", "content": None}
+        chunks: list[dict[str, Any]] = [chunk(role)]
+        size = plan.fragment_size
+        if turn.text:
+            chunks += [chunk({"content": turn.text[k:k + size]})
+                       for k in range(0, len(turn.text), size)]
+        per_call = [self._call_fragments(k, cid, c, size, quirks)
+                    for k, (cid, c) in enumerate(zip(self.call_ids(turn), turn.tool_calls))]
+        if "interleave" in quirks:
+            longest = max((len(f) for f in per_call), default=0)
+            fragments = [f[n] for n in range(longest) for f in per_call if n < len(f)]
+        else:
+            fragments = [piece for f in per_call for piece in f]
+        if fragments and not turn.text and _call_in_role_chunk(turn, quirks):
+            # the majority shape: the first fragment rides in the role chunk, refusal after it
+            delta = chunks[0]["choices"][0]["delta"]
+            delta["tool_calls"] = [fragments.pop(0)]
+            delta["refusal"] = None
+        chunks += [chunk({"tool_calls": [frag]}) for frag in fragments]
+        chunks.append(chunk({}, _finish(turn)))
+        if include_usage and turn.usage is not None:
+            chunks.append(dict(base, choices=[], usage=_usage(turn)))
+        events = self.sse_events(chunks, plan, quirks)
+        if "sse_comments" in quirks:
+            events = with_sse_comments(events)
+        return events
+
+    def sse_events(self, chunks: list[dict[str, Any]], plan: Any,
+                   quirks: frozenset[str]) -> list[bytes]:
+        """The chunks as SSE events ending in ``[DONE]``, with the plan's error or cut."""
+        events = [_sse(c) for c in chunks] + [b"data: [DONE]\n\n"]
+        if "data_no_space" in quirks:
+            events = [b"data:" + e[len(b"data: "):] for e in events]
+        # chunk 0 is the role chunk; error_after / truncate_after count the events after it
+        if plan.error_after is not None:
+            _, err = self.encode_error(plan.error)
+            # never after [DONE]: an error past the end would never be read
+            events = events[: min(plan.error_after + 1, len(events) - 1)] + [_sse(err)]
+        elif plan.truncate_after is not None:
+            events = events[: plan.truncate_after + 1]
+        return events
+
+    @staticmethod
+    def _call_fragments(k: int, cid: str, call: ScriptedCall, size: int,
+                        quirks: frozenset[str]) -> list[dict[str, Any]]:
+        text = call.arguments_text()
+        head: dict[str, Any] = {"index": k, "id": cid, "type": "function",
+                                "function": {"name": call.name,
+                                             "arguments": "" if text is not None else None}}
+        pieces = [text[n:n + size] for n in range(0, len(text), size)] if text else []
+        frags = [head] + [{"index": k, "function": {"arguments": p}} for p in pieces]
+        if "repeat_id_name" in quirks:
+            frags = [head] + [{"index": k, "id": cid, "type": "function",
+                               "function": {"name": call.name, "arguments": p}} for p in pieces]
+        for frag in frags:
+            if "index_stuck_at_zero" in quirks:
+                frag["index"] = 0
+            if "index_missing" in quirks:
+                frag.pop("index", None)
+            if "no_ids" in quirks:
+                frag.pop("id", None)
+        return frags
+
+
+def _call_in_role_chunk(turn: Turn, quirks: frozenset[str]) -> bool:
+    """Whether the first tool-call fragment rides in the role chunk.
+
+    Measured in the wire corpus (openai-chat, 34 tool-call streams, confirmed 2026-11-23): the
+    23 streams with one call all put its first fragment in the role chunk; the 11 with two calls
+    (parallel) all send the role chunk alone. So that is the default; ``call_in_role_chunk``
+    forces the first shape on parallel calls too, ``role_chunk_alone`` the second on one call.
+    """
+    if "role_chunk_alone" in quirks:
+        return False
+    return "call_in_role_chunk" in quirks or len(turn.tool_calls) == 1
+
+
+#: what OpenRouter writes to keep a stream open (https://openrouter.ai/docs/api-reference/
+#: streaming, "Additional information", confirmed 2026-11-23): SSE comment lines, which the SSE
+#: spec says a client ignores; a parser that json-decodes every line breaks on them
+SSE_COMMENT = b": OPENROUTER PROCESSING\n\n"
+
+
+def with_sse_comments(events: list[bytes], before: int = 3) -> list[bytes]:
+    """``events`` with ``before`` comment lines ahead of the first one and one after each event
+    but the last (comments come while the model works, before and between data lines)."""
+    out = [SSE_COMMENT] * before
+    for k, event in enumerate(events):
+        out.append(event)
+        if k < len(events) - 1:
+            out.append(SSE_COMMENT)
+    return out
+
+
+def ordered_fragments(per_call: list[list[dict[str, Any]]],
+                      quirks: frozenset[str]) -> list[dict[str, Any]]:
+    """The calls' fragments (one list per call) in the order they are sent: call after call, or
+    round-robin under the ``interleave`` quirk."""
+    if "interleave" in quirks:
+        longest = max((len(f) for f in per_call), default=0)
+        return [f[n] for n in range(longest) for f in per_call if n < len(f)]
+    return [piece for f in per_call for piece in f]
+
+
+def with_wire_reasoning(request: ChatRequest, body: Mapping[str, Any],
+                        read: Callable[[Mapping[str, Any]], tuple[Reasoning, ...] | None]
+                        ) -> ChatRequest:
+    """``request``, decoded from ``body`` by :meth:`OpenAIChat.decode_request`, with each
+    assistant message's reasoning as ``read`` finds it on its wire message (None: not there)."""
+    raw = [m for m in body.get("messages", []) if m.get("role") in (
+        "system", "developer", "user", "assistant", "tool")]
+    messages = []
+    for msg, wire in zip(request.messages, raw):
+        reasoning = read(wire) if isinstance(msg, AssistantMessage) else None
+        if reasoning is not None:
+            msg = msg.model_copy(update={"reasoning": reasoning})
+        messages.append(msg)
+    return request.model_copy(update={"messages": tuple(messages)})
+
+
+def _finish(turn: Turn) -> str:
+    return turn.wire_finish_reason or _FINISH[turn.expected_finish()]
+
+
+def _schema_problem(schema: Mapping[str, Any]) -> str | None:
+    from pytest_toolcall.core._schema import schema_problem
+
+    problem = schema_problem(schema)
+    return f"{problem[1]}." if problem else None
+
+
+def _usage(turn: Turn) -> dict[str, Any]:
+    u = turn.usage
+    assert u is not None
+    # real usage always carries both detail objects (wire corpus, JSON and stream alike)
+    return {"prompt_tokens": u.input_tokens or 0, "completion_tokens": u.output_tokens or 0,
+            "total_tokens": u.total_tokens or 0,
+            "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
+            "completion_tokens_details": {"reasoning_tokens": 0, "audio_tokens": 0,
+                                          "accepted_prediction_tokens": 0,
+                                          "rejected_prediction_tokens": 0}}
+
+
+#: json.dumps(data, ensure_ascii=False, separators=(",", ":")), without building an encoder per event
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
+def _sse(data: Mapping[str, Any]) -> bytes:
+    return b"data: " + _COMPACT.encode(data).encode() + b"\n\n"
+
+
+def _type_error(param: str, expected: str, value: Any) -> Rejection:
+    kind = {dict: "an object", list: "an array", str: "a string", bool: "a boolean",
+            int: "an integer", float: "a number", type(None): "null"}.get(type(value), "a value")
+    return _error(400, f"Invalid type for '{param}': expected {expected}, but got {kind} instead.",
+                  param=param, code="invalid_type", rule="type")
+
+
+def _unanswered(at: int, missing: list[str]) -> Rejection:
+    return _error(400, "An assistant message with 'tool_calls' must be followed by tool messages "
+                  "responding to each 'tool_call_id'. The following tool_call_ids did not have "
+                  f"response messages: {', '.join(missing)}", param=f"messages.[{at}].role",
+                  rule="messages.tool_calls.unanswered")
+
+
+#: the class the fake plays this provider with (``providers.base.get_dialect``)
+DIALECT = OpenAIChat

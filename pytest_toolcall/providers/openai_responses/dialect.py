@@ -1,0 +1,562 @@
+"""OpenAI Responses, ``POST /v1/responses``: decode, validate, encode.
+
+Facts follow WIRE.md §2 and the real traffic of the wire corpus (136 recorded Responses files).
+Error texts and where they come from:
+
+- ``No tool output found for function call call_X.`` / ``No tool call found for function call
+  output with call_id call_X.`` (param ``input``): WIRE.md §2; the same bodies are quoted in
+  public reports (continuedev/continue #10092, router-for-me/CLIProxyAPI #2368);
+- ``Invalid 'input[N].id': 'call_…'. Expected an ID that begins with 'fc'.``: a function_call
+  replayed with its call_id as item id (nodetool PR #4252, sub2api PR #1505);
+- ``Item 'rs_…' of type 'reasoning' was provided without its required following item.``: the one
+  real 400 of the corpus (a reasoning item followed by an item without an id);
+- ``Invalid 'tools[N].name': string does not match pattern…`` (code ``invalid_value``):
+  openai-dotnet #441, codegraff #930;
+- the ``Missing required parameter`` / ``Invalid type`` / ``Invalid value`` texts use the wording
+  OpenAI uses for every parameter (see the Chat Completions dialect), with Responses' parameter
+  paths (flat tools: ``tools[0].name``, items: ``input[2].call_id``).
+
+The stream is ``event: <type>`` + ``data: {json}`` per event, each with a ``sequence_number``:
+``response.created`` first, then per output item ``output_item.added`` → deltas → ``.done`` →
+``output_item.done``, and ``response.completed`` (the whole response, with usage) last. No
+``[DONE]``, no finish_reason. ``output_index`` is dense and ordered (the SDK stream helper indexes
+``output[output_index]``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from pytest_toolcall.cases import ErrorReply, ScriptedCall, Turn
+from pytest_toolcall.core.model import (
+    AssistantMessage,
+    ChatRequest,
+    NamedToolChoice,
+    Reasoning,
+    SystemMessage,
+    ToolCall,
+    ToolMessage,
+    ToolSpec,
+    UserMessage,
+)
+from pytest_toolcall.providers.base import Rejection
+
+# the same error format, type errors and content text as Chat Completions
+from pytest_toolcall.providers.openai.dialect import _error, _text, _type_error
+
+__all__ = ["DIALECT", "OpenAIResponses", "item_id", "reasoning_item_id"]
+
+_NAME = re.compile(r"^[a-zA-Z0-9_-]+$")
+_ROLES = ("user", "assistant", "system", "developer")
+CREATED = 1_700_000_000
+RESPONSE_ID = "resp_toolcall"
+MESSAGE_ID = "msg_toolcall"
+
+
+def item_id(call_id: str) -> str:
+    """The ``fc_`` item id the fake gives the function_call item of ``call_id`` (deterministic,
+    and never equal to the call_id, so an adapter that mixes the two up is caught)."""
+    return "fc_" + hashlib.sha1(call_id.encode()).hexdigest()[:40]
+
+
+def _missing(param: str, rule: str) -> Rejection:
+    return _error(400, f"Missing required parameter: '{param}'.", param=param,
+                  code="missing_required_parameter", rule=rule)
+
+
+def reasoning_item_id(call_id: str, position: int = 0) -> str:
+    """The ``rs_`` id the fake gives the reasoning item at ``position`` of a turn whose first
+    call is ``call_id`` (deterministic, like :func:`item_id`)."""
+    return "rs_" + hashlib.sha256(f"reasoning:{position}:{call_id}".encode()).hexdigest()[:40]
+
+
+class OpenAIResponses:
+    """The ``openai-responses`` dialect: the Responses API."""
+
+    name = "openai-responses"
+    title = "OpenAI Responses"
+    base_path = "/v1"
+    stream_content_type = "text/event-stream; charset=utf-8"
+
+    def __init__(self) -> None:
+        #: fc_ item id -> the rs_ id of the reasoning item it came after, for every turn this
+        #: fake answered with reasoning: OpenAI keeps the same link on its side
+        self.required_reasoning: dict[str, str] = {}
+
+    # -- routing and auth (the same keys and texts as every OpenAI endpoint) -----------------
+    def route(self, method: str, path: str) -> bool:
+        return method == "POST" and path.rstrip("/").endswith("/responses")
+
+    def not_found(self, method: str, path: str) -> Rejection:
+        return _error(404, f"Invalid URL ({method} {path})", rule="route")
+
+    def check_auth(self, headers: Mapping[str, str], query: Mapping[str, str],
+                   key: str) -> Rejection | None:
+        from pytest_toolcall.providers.openai.dialect import OpenAIChat
+
+        return OpenAIChat().check_auth(headers, query, key)
+
+    def wants_stream(self, body: Mapping[str, Any], path: str) -> bool:
+        return body.get("stream") is True
+
+    # -- validation ---------------------------------------------------------------------------
+    def validate(self, body: Any) -> Rejection | None:
+        if not isinstance(body, Mapping):
+            return _error(400, "We could not parse the JSON body of your request. (HINT: This "
+                          "likely means you aren't using your HTTP library correctly. The OpenAI "
+                          "API expects a JSON payload, but what was sent was not valid JSON.)",
+                          rule="body.json")
+        if "model" not in body:
+            return _missing("model", "model.missing")
+        tools = body.get("tools")
+        if tools is not None:
+            if not isinstance(tools, list):
+                return _type_error("tools", "an array", tools)
+            for i, tool in enumerate(tools):
+                found = self._validate_tool(i, tool)
+                if found:
+                    return found
+        choice = body.get("tool_choice")
+        if choice is not None:
+            found = self._validate_tool_choice(choice)
+            if found:
+                return found
+        parallel = body.get("parallel_tool_calls")
+        if parallel is not None and not isinstance(parallel, bool):
+            return _type_error("parallel_tool_calls", "a boolean", parallel)
+        instructions = body.get("instructions")
+        if instructions is not None and not isinstance(instructions, (str, list)):
+            return _type_error("instructions", "a string", instructions)
+        items = body.get("input")
+        if items is None or isinstance(items, str):
+            return None
+        if not isinstance(items, list):
+            return _type_error("input", "a string or an array of input items", items)
+        # with previous_response_id / conversation the calls live on the server: outputs for
+        # them are not orphans, and the fake cannot see them
+        stored = bool(body.get("previous_response_id") or body.get("conversation"))
+        return self._validate_input(items, stored=stored)
+
+    def _validate_tool(self, i: int, tool: Any) -> Rejection | None:
+        where = f"tools[{i}]"
+        if not isinstance(tool, Mapping):
+            return _type_error(where, "an object", tool)
+        if "type" not in tool:
+            return _missing(f"{where}.type", "tools.type.missing")
+        if tool.get("type") != "function":
+            return None  # hosted tools (web_search, mcp, file_search...) have their own shapes
+        name = tool.get("name")
+        if not isinstance(name, str):
+            # what a Chat Completions shape {type, function: {name...}} gets here
+            return _missing(f"{where}.name", "tools.name.missing")
+        if not _NAME.match(name):
+            return _error(400, f"Invalid '{where}.name': string does not match pattern. Expected "
+                          "a string that matches the pattern '^[a-zA-Z0-9_-]+$'.",
+                          param=f"{where}.name", code="invalid_value", rule="tools.name.pattern")
+        if len(name) > 64:
+            return _error(400, f"Invalid '{where}.name': string too long. Expected a string with "
+                          f"maximum length 64, but got a string with length {len(name)} instead.",
+                          param=f"{where}.name", code="string_above_max_length",
+                          rule="tools.name.length")
+        params = tool.get("parameters")
+        if params is not None and not isinstance(params, Mapping):
+            return _type_error(f"{where}.parameters", "an object", params)
+        if params is not None:
+            from pytest_toolcall.core._schema import schema_problem
+
+            problem = schema_problem(params)
+            if problem:
+                return _error(400, f"Invalid schema for function '{name}': {problem[1]}.",
+                              param=f"{where}.parameters", code="invalid_function_parameters",
+                              rule="tools.parameters.schema")
+        strict = tool.get("strict")
+        if strict is not None and not isinstance(strict, bool):
+            return _type_error(f"{where}.strict", "a boolean", strict)
+        return None
+
+    @staticmethod
+    def _validate_tool_choice(choice: Any) -> Rejection | None:
+        if isinstance(choice, str):
+            if choice not in ("none", "auto", "required"):
+                return _error(400, f"Invalid value: '{choice}'. Supported values are: 'none', "
+                              "'auto', and 'required'.", param="tool_choice",
+                              code="invalid_value", rule="tool_choice.value")
+            return None
+        if not isinstance(choice, Mapping):
+            return _type_error("tool_choice", "a string or an object", choice)
+        if choice.get("type") == "function" and not isinstance(choice.get("name"), str):
+            # the Chat Completions shape {type: function, function: {name}} lands here
+            return _missing("tool_choice.name", "tool_choice.name.missing")
+        return None
+
+    def _validate_input(self, items: list[Any], *, stored: bool) -> Rejection | None:  # noqa: C901
+        calls: dict[str, int] = {}  # call_id -> position of its function_call
+        callers: set[str] = set()  # call_ids of every item an output may answer
+        answered: set[str] = set()
+        reasoning_seen: set[str] = set()
+        for i, item in enumerate(items):
+            where = f"input[{i}]"
+            if not isinstance(item, Mapping):
+                return _type_error(where, "an object", item)
+            kind = item.get("type")
+            if kind is None or kind == "message":
+                role = item.get("role")
+                if role is None:
+                    return _missing(f"{where}.role", "input.message.role.missing")
+                if not isinstance(role, str):  # else Python's repr ('True') is quoted
+                    return _type_error(f"{where}.role", "a string", role)
+                if role not in _ROLES:
+                    return _error(400, f"Invalid value: '{role}'. Supported values are: "
+                                  "'assistant', 'system', 'developer', and 'user'.",
+                                  param=f"{where}.role", code="invalid_value",
+                                  rule="input.message.role")
+                if "content" not in item:
+                    return _missing(f"{where}.content", "input.message.content")
+                if not isinstance(item["content"], (str, list)):
+                    return _type_error(f"{where}.content", "a string or an array",
+                                       item["content"])
+            elif kind == "function_call":
+                for field in ("call_id", "name", "arguments"):
+                    if field not in item:
+                        return _missing(f"{where}.{field}", f"input.function_call.{field}")
+                for field in ("call_id", "name", "arguments"):
+                    if not isinstance(item[field], str):
+                        return _type_error(f"{where}.{field}", "a string", item[field])
+                ident = item.get("id")
+                if ident is not None and not str(ident).startswith("fc"):
+                    return _error(400, f"Invalid '{where}.id': '{ident}'. Expected an ID that "
+                                  "begins with 'fc'.", param=f"{where}.id", code="invalid_value",
+                                  rule="input.function_call.id_prefix")
+                needed = self.required_reasoning.get(str(ident)) if ident else None
+                if needed and needed not in reasoning_seen:
+                    # cline #12242, continuedev #10018, mastra #8738 quote it (confirmed
+                    # 2026-11-23): the reasoning item that came before the call is missing
+                    return _error(400, f"Item '{ident}' of type 'function_call' was provided "
+                                  f"without its required 'reasoning' item: '{needed}'.",
+                                  param="input", rule="input.function_call.reasoning")
+                calls.setdefault(item["call_id"], i)
+                callers.add(item["call_id"])
+            elif kind == "function_call_output":
+                call_id = item.get("call_id")
+                if not isinstance(call_id, str):
+                    return (_missing(f"{where}.call_id", "input.function_call_output.call_id")
+                            if call_id is None else
+                            _type_error(f"{where}.call_id", "a string", call_id))
+                if "output" not in item:
+                    return _missing(f"{where}.output", "input.function_call_output.output")
+                if not isinstance(item["output"], (str, list)):
+                    return _type_error(f"{where}.output", "a string or an array",
+                                       item["output"])
+                if call_id not in callers and not stored:
+                    return _error(400, "No tool call found for function call output with "
+                                  f"call_id {call_id}.", param="input",
+                                  rule="input.function_call_output.orphan")
+                if call_id in answered:
+                    # quoted from the API by NousResearch/hermes-agent #102629 (a per-turn id
+                    # such as 'terminal:0' reused across turns; confirmed 2026-11-24)
+                    return _error(400, f"Duplicate function_call_output for call_id "
+                                  f"'{call_id}'. Each function_call must have exactly one "
+                                  "matching function_call_output", param="input",
+                                  rule="input.function_call_output.duplicate")
+                answered.add(call_id)
+            elif isinstance(item.get("call_id"), str):
+                # other client-executed calls (tool_search_call...) are answered the same way
+                callers.add(item["call_id"])
+            if kind == "reasoning" and item.get("id"):
+                reasoning_seen.add(item["id"])
+                following = items[i + 1] if i + 1 < len(items) else None
+                if not isinstance(following, Mapping) or not following.get("id"):
+                    return _error(400, f"Item '{item['id']}' of type 'reasoning' was provided "
+                                  "without its required following item.", param="input",
+                                  rule="input.reasoning.following_item")
+        for call_id in calls:
+            if call_id not in answered:
+                return _error(400, f"No tool output found for function call {call_id}.",
+                              param="input", rule="input.function_call.unanswered")
+        return None
+
+    # -- decoding -----------------------------------------------------------------------------
+    def decode_request(self, body: Mapping[str, Any]) -> ChatRequest:
+        messages: list[Any] = []
+        if body.get("instructions"):
+            messages.append(SystemMessage(content=_text(body["instructions"])))
+        items = body.get("input")
+        if isinstance(items, str):
+            items = [{"role": "user", "content": items}]
+        merge = False  # a function_call joins the assistant message right before it
+        pending: list[Reasoning] = []  # reasoning items join the assistant turn that follows
+        for item in items or ():
+            kind = item.get("type")
+            if kind == "reasoning":
+                summary = "".join(p.get("text", "") for p in item.get("summary") or ()
+                                  if isinstance(p, Mapping))
+                pending.append(Reasoning(type="reasoning", id=item.get("id"),
+                                         text=summary or None,
+                                         signature=item.get("encrypted_content")))
+                merge = False
+                continue
+            if kind in (None, "message"):
+                role = item.get("role")
+                if role in ("system", "developer"):
+                    messages.append(SystemMessage(role=role, content=_text(item.get("content"))))
+                elif role == "user":
+                    messages.append(UserMessage(content=_text(item.get("content"))))
+                elif role == "assistant":
+                    messages.append(AssistantMessage(content=_text(item.get("content")) or None,
+                                                     reasoning=tuple(pending)))
+                    pending = []
+                merge = role == "assistant"
+                continue
+            if kind == "function_call":
+                call = ToolCall.from_raw(id=item.get("call_id"), name=item.get("name", ""),
+                                         arguments=item.get("arguments"))
+                if merge and isinstance(messages[-1], AssistantMessage):
+                    last = messages[-1]
+                    messages[-1] = last.model_copy(update={"tool_calls": (*last.tool_calls, call)})
+                else:
+                    messages.append(AssistantMessage(tool_calls=(call,), reasoning=tuple(pending)))
+                    pending = []
+                merge = True
+                continue
+            if kind == "function_call_output":
+                messages.append(ToolMessage(tool_call_id=item.get("call_id"),
+                                            content=_text(item.get("output"))))
+            merge = False
+        tools = tuple(
+            ToolSpec(name=t["name"], description=t.get("description") or "",
+                     parameters=t.get("parameters") or {"type": "object", "properties": {}},
+                     strict=t.get("strict"))
+            for t in body.get("tools") or () if t.get("type") == "function")
+        choice = body.get("tool_choice")
+        tool_choice: Any = None
+        if isinstance(choice, str):
+            tool_choice = choice
+        elif isinstance(choice, Mapping) and choice.get("type") == "function":
+            tool_choice = NamedToolChoice(name=choice["name"])
+        return ChatRequest(messages=tuple(messages), tools=tools, tool_choice=tool_choice,
+                           parallel_tool_calls=body.get("parallel_tool_calls"),
+                           stream=bool(body.get("stream")), model=body.get("model"))
+
+    # -- encoding -----------------------------------------------------------------------------
+    def encode_error(self, error: ErrorReply) -> tuple[int, dict[str, Any]]:
+        return error.status, {"error": {"message": error.message, "type": error.type,
+                                        "param": error.param, "code": error.code}}
+
+    @staticmethod
+    def call_ids(turn: Turn) -> list[str]:
+        return [c.id or f"call_{i + 1:03d}" for i, c in enumerate(turn.tool_calls)]
+
+    def item_ids(self, turn: Turn) -> list[str]:
+        """The ``fc_`` item ids of the turn's function_call items, in call order."""
+        return [item_id(cid) for cid in self.call_ids(turn)]
+
+    def reasoning_items(self, turn: Turn, *, done: bool = True) -> list[dict[str, Any]]:
+        """The turn's reasoning output items, as recorded (wire corpus: ``{id, type,
+        encrypted_content, summary}``, 92 JSON items and 5 streams; confirmed 2026-11-23): the
+        summary is empty until the item is done. The fake remembers which fc_ items each one
+        precedes, as OpenAI does."""
+        first = (self.call_ids(turn) or ["text"])[0]
+        items = []
+        for k, r in enumerate(r for r in turn.reasoning if r.type == "reasoning"):
+            item: dict[str, Any] = {"id": r.id or reasoning_item_id(first, k), "type": "reasoning"}
+            if r.signature is not None:
+                item["encrypted_content"] = r.signature
+            item["summary"] = [{"type": "summary_text", "text": r.text}] if r.text and done \
+                else []
+            items.append(item)
+        if items:
+            for fid in self.item_ids(turn):
+                self.required_reasoning[fid] = items[-1]["id"]
+        return items
+
+    def _output(self, turn: Turn) -> list[dict[str, Any]]:
+        """The finished output items: reasoning, the message (when there is text), then one per
+        call."""
+        out: list[dict[str, Any]] = self.reasoning_items(turn)
+        if turn.text:
+            out.append(_message(turn.text, "completed"))
+        for cid, fid, call in zip(self.call_ids(turn), self.item_ids(turn), turn.tool_calls):
+            out.append(_function_call(fid, cid, call.name, call.arguments_text(), "completed"))
+        return out
+
+    def _response(self, turn: Turn, body: Mapping[str, Any], *, status: str,
+                  output: list[dict[str, Any]], usage: bool) -> dict[str, Any]:
+        finish = turn.expected_finish()
+        incomplete = {"length": "max_output_tokens",
+                      "content_filter": "content_filter"}.get(finish)
+        if status == "completed" and incomplete:
+            status = "incomplete"
+        tools = [{"type": "function", "name": t.get("name"), "description": t.get("description"),
+                  "parameters": t.get("parameters"), "strict": t.get("strict")}
+                 for t in body.get("tools") or () if t.get("type") == "function"]
+        return {
+            "id": RESPONSE_ID, "object": "response", "created_at": CREATED, "status": status,
+            "background": False, "error": None,
+            "incomplete_details": {"reason": incomplete} if status == "incomplete" else None,
+            "instructions": body.get("instructions"), "max_output_tokens": None,
+            "max_tool_calls": None, "model": body.get("model") or "toolcall-fake",
+            "output": output, "parallel_tool_calls": body.get("parallel_tool_calls", True),
+            "previous_response_id": None, "reasoning": {"effort": None, "summary": None},
+            "service_tier": "default", "store": True, "temperature": 1.0,
+            "text": {"format": {"type": "text"}, "verbosity": "medium"},
+            "tool_choice": body.get("tool_choice", "auto"), "tools": tools, "top_p": 1.0,
+            "truncation": "disabled",
+            "usage": _usage(turn) if usage and turn.usage is not None else None,
+            "user": None, "metadata": {},
+        }
+
+    def encode_response(self, turn: Turn, body: Mapping[str, Any]) -> dict[str, Any]:
+        return self._response(turn, body, status="completed", output=self._output(turn),
+                              usage=True)
+
+    def encode_stream(self, turn: Turn, body: Mapping[str, Any]) -> list[bytes]:
+        plan = turn.stream
+        quirks = plan.quirks
+        size = plan.fragment_size
+        events: list[dict[str, Any]] = [
+            {"type": "response.created",
+             "response": self._response(turn, body, status="in_progress", output=[], usage=False)},
+            {"type": "response.in_progress",
+             "response": self._response(turn, body, status="in_progress", output=[], usage=False)},
+        ]
+        index = 0
+        for added, done in zip(self.reasoning_items(turn, done=False), self.reasoning_items(turn)):
+            # as the 5 recorded streams do: the item announced, then done; a summary streams
+            # in between as summary_part.added, summary_text.delta..., summary_text.done,
+            # summary_part.done (the event types of openai-python 3.54.0, types/responses/
+            # response_reasoning_summary_*_event.py; confirmed 2026-11-23)
+            events.append({"type": "response.output_item.added", "output_index": index,
+                           "item": added})
+            for k, part in enumerate(done["summary"]):
+                text, where = part["text"], {"item_id": done["id"], "output_index": index,
+                                             "summary_index": k}
+                events.append({"type": "response.reasoning_summary_part.added", **where,
+                               "part": {"type": "summary_text", "text": ""}})
+                events += [{"type": "response.reasoning_summary_text.delta", **where,
+                            "delta": text[n:n + size]} for n in range(0, len(text), size)]
+                events.append({"type": "response.reasoning_summary_text.done", **where,
+                               "text": text})
+                events.append({"type": "response.reasoning_summary_part.done", **where,
+                               "part": {"type": "summary_text", "text": text}})
+            events.append({"type": "response.output_item.done", "output_index": index,
+                           "item": done})
+            index += 1
+        if turn.text:
+            text = turn.text
+            part = {"type": "output_text", "annotations": [], "logprobs": [], "text": ""}
+            events.append({"type": "response.output_item.added", "output_index": index,
+                           "item": _message(None, "in_progress")})
+            events.append({"type": "response.content_part.added", "item_id": MESSAGE_ID,
+                           "output_index": index, "content_index": 0, "part": part})
+            events += [{"type": "response.output_text.delta", "item_id": MESSAGE_ID,
+                        "output_index": index, "content_index": 0, "delta": text[k:k + size],
+                        "logprobs": []} for k in range(0, len(text), size)]
+            events.append({"type": "response.output_text.done", "item_id": MESSAGE_ID,
+                           "output_index": index, "content_index": 0, "text": text,
+                           "logprobs": []})
+            events.append({"type": "response.content_part.done", "item_id": MESSAGE_ID,
+                           "output_index": index, "content_index": 0,
+                           "part": dict(part, text=text)})
+            events.append({"type": "response.output_item.done", "output_index": index,
+                           "item": _message(text, "completed")})
+            index += 1
+        per_call: list[tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]] = []
+        for cid, fid, call in zip(self.call_ids(turn), self.item_ids(turn), turn.tool_calls):
+            added, deltas, done = _call_events(index, fid, cid, call, size)
+            if "arguments_done_only" in quirks:
+                # some models send no argument deltas at all (issue 14; seen by adapter authors
+                # against real Responses streams, 2026-11): the text comes whole in .done
+                deltas = []
+            per_call.append((added, deltas, done))
+            index += 1
+        if "interleave" in quirks:
+            # every item announced, then the argument fragments of all calls in turns
+            events += [e for added, _, _ in per_call for e in added]
+            deltas = [d for _, d, _ in per_call]
+            longest = max((len(d) for d in deltas), default=0)
+            events += [d[n] for n in range(longest) for d in deltas if n < len(d)]
+            events += [e for _, _, done in per_call for e in done]
+        else:
+            events += [e for added, deltas, done in per_call for e in added + deltas + done]
+        events.append({"type": "response.completed",
+                       "response": self._response(turn, body, status="completed",
+                                                  output=self._output(turn), usage=True)})
+        for event in events:
+            if "output_index" in event:
+                if "index_stuck_at_zero" in quirks:
+                    event["output_index"] = 0
+                if "index_missing" in quirks:
+                    del event["output_index"]
+        for n, event in enumerate(events):
+            event["sequence_number"] = n
+        # event 0 is response.created; error_after / truncate_after count the events after it
+        if plan.error_after is not None:
+            keep = events[: min(plan.error_after + 1, len(events) - 1)]
+            error: dict[str, Any] = {"type": "error", "code": plan.error.code or plan.error.type,
+                                     "message": plan.error.message, "param": plan.error.param,
+                                     "sequence_number": len(keep)}
+            if "response_failed" in quirks:
+                failed = self._response(turn, body, status="failed", output=[], usage=False)
+                failed["error"] = {"code": plan.error.code or plan.error.type,
+                                   "message": plan.error.message}
+                error = {"type": "response.failed", "response": failed,
+                         "sequence_number": len(keep)}
+            return [_sse(e) for e in keep] + [_sse(error)]
+        if plan.truncate_after is not None:
+            events = events[: plan.truncate_after + 1]
+        return [_sse(e) for e in events]
+
+
+def _message(text: str | None, status: str) -> dict[str, Any]:
+    content = [] if text is None else [{"type": "output_text", "annotations": [],
+                                         "logprobs": [], "text": text}]
+    return {"id": MESSAGE_ID, "type": "message", "status": status, "content": content,
+            "role": "assistant"}
+
+
+def _function_call(fid: str, cid: str, name: str, arguments: str | None,
+                   status: str) -> dict[str, Any]:
+    return {"id": fid, "type": "function_call", "status": status, "arguments": arguments,
+            "call_id": cid, "name": name}
+
+
+def _call_events(index: int, fid: str, cid: str, call: ScriptedCall,
+                 size: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
+    """(the item announced, its argument fragments, its two done events)."""
+    text = call.arguments_text()
+    added = [{"type": "response.output_item.added", "output_index": index,
+              "item": _function_call(fid, cid, call.name, "", "in_progress")}]
+    pieces = [text[n:n + size] for n in range(0, len(text), size)] if text else []
+    # the fragments name their item by its fc_ id, never by call_id (WIRE.md §2)
+    deltas = [{"type": "response.function_call_arguments.delta", "item_id": fid,
+               "output_index": index, "delta": p} for p in pieces]
+    done = [{"type": "response.function_call_arguments.done", "item_id": fid,
+             "output_index": index, "arguments": text},
+            {"type": "response.output_item.done", "output_index": index,
+             "item": _function_call(fid, cid, call.name, text, "completed")}]
+    return added, deltas, done
+
+
+def _usage(turn: Turn) -> dict[str, Any]:
+    u = turn.usage
+    assert u is not None
+    # the usage keys of real traffic (wire corpus; the newest recordings, and the SDK's strict
+    # validation, have cache_write_tokens too)
+    return {"input_tokens": u.input_tokens or 0,
+            "input_tokens_details": {"cache_write_tokens": 0, "cached_tokens": 0},
+            "output_tokens": u.output_tokens or 0,
+            "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": u.total_tokens or 0}
+
+
+def _sse(data: Mapping[str, Any]) -> bytes:
+    payload = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return f"event: {data['type']}\ndata: {payload}\n\n".encode()
+
+
+#: the class the fake plays this provider with (``providers.base.get_dialect``)
+DIALECT = OpenAIResponses

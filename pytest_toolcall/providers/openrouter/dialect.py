@@ -1,0 +1,306 @@
+"""OpenRouter (``openrouter.ai/api/v1``), an OpenAI-compatible Chat Completions gateway (issue 13).
+
+The ``openai`` dialect with what OpenRouter does differently. Every fact below carries its source
+and was confirmed 2026-11-25 (the provider registry, ``pytest_toolcall.providers.OPENROUTER``,
+holds them as data); what could not be confirmed inherits OpenAI's behaviour.
+
+- Route ``POST /api/v1/chat/completions``, bearer auth. A bad key is 401 ``{"error": {"message":
+  "User not found.", "code": 401}}``, a missing one 401 "No cookie auth credentials found"
+  (public client logs and probes, 2025-12 to 2026-08; "No auth credentials found" in 2025).
+- Errors (openrouter.ai/docs/api-reference/errors): ``{"error": {"code": <int, the HTTP status>,
+  "message", "metadata"?}}``; 400, 401, 402, 403, 408, 429, 502, 503. An error after the stream
+  began is a data event with ``error`` at the top level next to a ``choices`` entry with
+  ``finish_reason: "error"``, under the 200 (docs/api-reference/streaming, "Errors After Tokens
+  Have Been Sent"): the fake sends the page's own example event.
+- Stream (a recorded anthropic/claude-4.5-haiku stream via Amazon Bedrock quoted in a public
+  client's tests; langchain #38226, qwen-code #2402): ``role: "assistant"`` on EVERY chunk's delta,
+  ``content: null`` next to tool-call fragments; a call's first fragment carries index, id, type,
+  name and ``arguments: ""``, later ones index and an arguments piece; the finish chunk's delta is
+  ``{"content": "", "role": "assistant"}`` with ``native_finish_reason``, and the finish chunk is
+  SENT TWICE, the second time with the usage (OpenRouter puts usage in the last message whatever
+  ``stream_options`` says: docs/use-cases/usage-accounting). SSE comments ``: OPENROUTER
+  PROCESSING`` come while the model works (the ``sse_comments`` quirk).
+- Reasoning (docs/use-cases/reasoning-tokens): ``message.reasoning`` (text) and
+  ``message.reasoning_details`` (a list of ``reasoning.text`` / ``reasoning.summary`` /
+  ``reasoning.encrypted`` entries with ``format`` and ``index``); stream deltas carry pieces of
+  both. A Gemini model's encrypted entry (its thought signature) must come back with the tool
+  calls it preceded, else 400 ``Provider returned error`` with ``metadata.raw`` "Gemini models
+  require OpenRouter reasoning details to be preserved in each request. ..." (OpenRouterTeam/
+  ai-sdk-provider #381, microsoft/vscode-copilot-chat PR #2649, public agent logs). The fake
+  enforces it for the turns it answered with an encrypted entry (it remembers their call ids).
+- Ids: completion ids ``gen-<unix>-<20 letters/digits>``; call ids are the upstream's
+  (``toolu_bdrk_01...`` from Anthropic on Bedrock, ``call_...`` from OpenAI, ``tool_<name>_...``
+  from Gemini); a ``provider`` field names the upstream.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from pytest_toolcall.cases import ErrorReply, StreamPlan, Turn
+from pytest_toolcall.core.model import ChatRequest, Reasoning
+from pytest_toolcall.providers.base import Rejection
+from pytest_toolcall.providers.openai.dialect import (
+    CREATED,
+    OpenAIChat,
+    _finish,
+    _sse,
+    ordered_fragments,
+    with_sse_comments,
+    with_wire_reasoning,
+)
+
+__all__ = [
+    "BAD_KEY", "COMPLETION_ID", "DETAILS_MISSING", "DIALECT", "GEMINI_FORMAT", "MID_STREAM_ERROR",
+    "NO_AUTH", "OpenRouter", "openrouter_error",
+]
+
+NO_AUTH = "No cookie auth credentials found"
+BAD_KEY = "User not found."
+#: the start of metadata.raw when a Gemini tool-call turn comes back without its reasoning
+DETAILS_MISSING = ("Gemini models require OpenRouter reasoning details to be preserved in each "
+                   "request. Please refer to our docs: https://openrouter.ai/docs/guides/"
+                   "best-practices/reasoning-tokens#preserving-reasoning-blocks.")
+#: the mid-stream error event of the streaming page, verbatim but for id/model/created
+MID_STREAM_ERROR = {"code": "server_error", "message": "Provider disconnected unexpectedly"}
+COMPLETION_ID = "gen-1772969079-EhEx5DeV7JqM43lpl47Y"
+GEMINI_FORMAT = "google-gemini-v1"
+_ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+
+
+def openrouter_error(status: int, message: str, *, rule: str,
+                     metadata: Mapping[str, Any] | None = None) -> Rejection:
+    """A rejection in OpenRouter's shape: ``{"error": {"message", "code": status[, metadata]}}``."""
+    error: dict[str, Any] = {"message": message, "code": status}
+    if metadata is not None:
+        error["metadata"] = dict(metadata)
+    return Rejection(status=status, body={"error": error}, rule=rule)
+
+
+def _details(turn: Turn, call_ids: list[str]) -> list[dict[str, Any]]:
+    """The turn's reasoning as OpenRouter's reasoning_details (Gemini's shape: the text, then
+    the encrypted thought signature tied to the first call)."""
+    out: list[dict[str, Any]] = []
+    for k, r in enumerate(turn.reasoning):
+        if r.type == "thinking":
+            entry: dict[str, Any] = {"type": "reasoning.text", "text": r.text or ""}
+            if r.signature is not None:
+                entry["signature"] = r.signature
+        elif r.type == "redacted_thinking":
+            entry = {"type": "reasoning.encrypted", "data": r.signature or "",
+                     "id": call_ids[0] if call_ids else None}
+        else:
+            entry = {"type": "reasoning.summary", "summary": r.text or ""}
+        entry.update(format=GEMINI_FORMAT, index=k)
+        out.append(entry)
+    return out
+
+
+class OpenRouter(OpenAIChat):
+    """The ``openrouter`` provider: OpenRouter's Chat Completions on the ``openai`` wire."""
+
+    name = "openrouter"
+    title = "OpenRouter Chat Completions (openrouter.ai/api/v1)"
+    base_path = "/api/v1"
+
+    def __init__(self) -> None:
+        #: call id -> the encrypted reasoning data the fake sent with it (must come back)
+        self.signed_calls: dict[str, str] = {}
+
+    # -- routing and auth -------------------------------------------------------------------
+    def route(self, method: str, path: str) -> bool:
+        return method == "POST" and path.rstrip("/") == "/api/v1/chat/completions"
+
+    def check_auth(self, headers: Mapping[str, str], query: Mapping[str, str],
+                   key: str) -> Rejection | None:
+        auth = headers.get("authorization", "")
+        if auth == f"Bearer {key}":
+            return None
+        if not auth:
+            return openrouter_error(401, NO_AUTH, rule="auth.missing")
+        return openrouter_error(401, BAD_KEY, rule="auth.invalid")
+
+    # -- validation ---------------------------------------------------------------------------
+    def validate(self, body: Any) -> Rejection | None:
+        found = super().validate(body)
+        if found is not None:
+            return found  # not confirmed for OpenRouter: OpenAI's words
+        return self._validate_details(body)
+
+    def _validate_details(self, body: Mapping[str, Any]) -> Rejection | None:
+        for msg in body.get("messages") or ():
+            if not isinstance(msg, Mapping) or msg.get("role") != "assistant":
+                continue
+            ids = [c.get("id") for c in msg.get("tool_calls") or () if isinstance(c, Mapping)]
+            wanted = {self.signed_calls[i] for i in ids if i in self.signed_calls}
+            if not wanted:
+                continue
+            details = msg.get("reasoning_details")
+            sent = {d.get("data") for d in details if isinstance(d, Mapping)
+                    and d.get("type") == "reasoning.encrypted"} if isinstance(details,
+                                                                               list) else set()
+            if not wanted <= sent:
+                name = next((c.get("function", {}).get("name") for c in msg["tool_calls"]
+                             if isinstance(c, Mapping)), "tool")
+                upstream = json.dumps({"error": {
+                    "code": 400, "message": f"Unable to submit request because function call "
+                    f"`default_api:{name}` in the 2. content block is missing a "
+                    "`thought_signature`.", "status": "INVALID_ARGUMENT"}}, indent=2)
+                return openrouter_error(400, "Provider returned error", metadata={
+                    "raw": f"{DETAILS_MISSING} Upstream error: {upstream}",
+                    "provider_name": "Google AI Studio"},
+                    rule="messages.reasoning_details.missing")
+        return None
+
+    def decode_request(self, body: Mapping[str, Any]) -> ChatRequest:
+        return with_wire_reasoning(super().decode_request(body), body, _reasoning_details)
+
+    # -- encoding -----------------------------------------------------------------------------
+    def encode_error(self, error: ErrorReply) -> tuple[int, dict[str, Any]]:
+        return error.status, {"error": {"message": error.message, "code": error.status}}
+
+    @staticmethod
+    def call_ids(turn: Turn) -> list[str]:
+        out = []
+        for i, c in enumerate(turn.tool_calls):
+            if c.id:
+                out.append(c.id)
+                continue
+            digest = hashlib.sha256(f"{c.name}/{i}".encode()).digest()
+            out.append("toolu_bdrk_01" + "".join(_ALNUM[b % len(_ALNUM)] for b in digest[:22]))
+        return out
+
+    def _remember(self, turn: Turn, ids: list[str]) -> list[dict[str, Any]]:
+        details = _details(turn, ids)
+        for d in details:
+            if d["type"] == "reasoning.encrypted":
+                for cid in ids:
+                    self.signed_calls[cid] = d["data"]
+        return details
+
+    @staticmethod
+    def _usage(turn: Turn) -> dict[str, Any]:
+        u = turn.usage
+        assert u is not None
+        return {"prompt_tokens": u.input_tokens or 0, "completion_tokens": u.output_tokens or 0,
+                "total_tokens": u.total_tokens or 0, "cost": 0.00012195, "is_byok": False,
+                "prompt_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0,
+                                          "audio_tokens": 0, "video_tokens": 0},
+                "cost_details": {"upstream_inference_cost": 0.00012195},
+                "completion_tokens_details": {"reasoning_tokens": 0, "image_tokens": 0}}
+
+    def _base(self, body: Mapping[str, Any], obj: str) -> dict[str, Any]:
+        return {"id": COMPLETION_ID, "provider": "Google AI Studio",
+                "model": body.get("model") or "google/gemini-3-flash-preview", "object": obj,
+                "created": CREATED}
+
+    def encode_response(self, turn: Turn, body: Mapping[str, Any]) -> dict[str, Any]:
+        ids = self.call_ids(turn)
+        details = self._remember(turn, ids)
+        text = "".join(r.text or "" for r in turn.reasoning if r.type == "thinking")
+        message: dict[str, Any] = {"role": "assistant", "content": turn.text or "",
+                                   "refusal": None, "reasoning": text or None}
+        if turn.tool_calls:
+            message["tool_calls"] = [
+                {"type": "function", "index": k, "id": cid,
+                 "function": {"name": c.name, "arguments": c.arguments_text()}}
+                for k, (cid, c) in enumerate(zip(ids, turn.tool_calls))]
+        if details:
+            message["reasoning_details"] = details
+        finish = _finish(turn)
+        response = dict(self._base(body, "chat.completion"), choices=[{
+            "logprobs": None, "finish_reason": finish, "native_finish_reason": finish,
+            "index": 0, "message": message}])
+        if turn.usage is not None:
+            response["usage"] = self._usage(turn)
+        return response
+
+    def encode_stream(self, turn: Turn, body: Mapping[str, Any]) -> list[bytes]:
+        plan, quirks = turn.stream, turn.stream.quirks
+        ids = self.call_ids(turn)
+        details = self._remember(turn, ids)
+        base = self._base(body, "chat.completion.chunk")
+
+        def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+            # role on every chunk: the recorded stream and qwen-code #2402
+            return dict(base, choices=[{"index": 0, "delta": {"role": "assistant", **delta},
+                                        "finish_reason": finish, "native_finish_reason": finish,
+                                        "logprobs": None}])
+
+        size = plan.fragment_size
+        chunks = [chunk({"content": ""})]
+        for d in details:  # each detail in pieces, as OpenRouter streams them
+            if d["type"] == "reasoning.encrypted":
+                chunks.append(chunk({"content": "", "reasoning": None,
+                                     "reasoning_details": [d]}))
+                continue
+            key = "text" if d["type"] == "reasoning.text" else "summary"
+            whole = d[key]
+            for k in range(0, max(len(whole), 1), size):
+                piece = dict(d, **{key: whole[k:k + size]})
+                chunks.append(chunk({"content": "", "reasoning": whole[k:k + size],
+                                     "reasoning_details": [piece]}))
+        if turn.text:
+            chunks += [chunk({"content": turn.text[k:k + size]})
+                       for k in range(0, len(turn.text), size)]
+        fragments = ordered_fragments([self._call_fragments(k, cid, c, size, quirks)
+                                       for k, (cid, c) in enumerate(zip(ids, turn.tool_calls))],
+                                      quirks)
+        chunks += [chunk({"content": None, "tool_calls": [frag]}) for frag in fragments]
+        finish = _finish(turn)
+        # the finish chunk, then the same again carrying the usage (langchain #38226)
+        chunks.append(chunk({"content": ""}, finish))
+        last = chunk({"content": ""}, finish)
+        if turn.usage is not None:
+            last["usage"] = self._usage(turn)
+        chunks.append(last)
+        events = self.sse_events(chunks, plan, quirks)
+        if "sse_comments" in quirks:
+            events = with_sse_comments(events)
+        return events
+
+    def sse_events(self, chunks: list[dict[str, Any]], plan: Any,
+                   quirks: frozenset[str]) -> list[bytes]:
+        if plan.error_after is None:
+            return super().sse_events(chunks, plan, quirks)
+        events = [_sse(c) for c in chunks]
+        # the unified mid-stream error event (the streaming page's example when the case
+        # scripts no error of its own), then the stream ends: no [DONE]
+        if plan.error == StreamPlan().error:
+            error: dict[str, Any] = dict(MID_STREAM_ERROR)
+        else:
+            error = {"code": plan.error.code or plan.error.type, "message": plan.error.message}
+        head = chunks[0]
+        event = {"id": head["id"], "object": "chat.completion.chunk", "created": head["created"],
+                 "model": head["model"], "provider": head["provider"], "error": error,
+                 "choices": [{"index": 0, "delta": {"content": ""}, "finish_reason": "error"}]}
+        return events[: min(plan.error_after + 1, len(events))] + [_sse(event)]
+
+
+def _reasoning_details(wire: Mapping[str, Any]) -> tuple[Reasoning, ...] | None:
+    details = wire.get("reasoning_details")
+    if not isinstance(details, list):
+        return None
+    return tuple(r for r in (_reasoning_of(d) for d in details) if r is not None)
+
+
+def _reasoning_of(detail: Any) -> Reasoning | None:
+    if not isinstance(detail, Mapping):
+        return None
+    kind = detail.get("type")
+    if kind == "reasoning.text":
+        return Reasoning(type="thinking", text=detail.get("text"),
+                         signature=detail.get("signature"))
+    if kind == "reasoning.encrypted":
+        return Reasoning(type="redacted_thinking", signature=detail.get("data"),
+                         id=detail.get("id"))
+    if kind == "reasoning.summary":
+        return Reasoning(type="reasoning", text=detail.get("summary"))
+    return None
+
+
+#: the class the fake plays this provider with (``providers.base.get_dialect``)
+DIALECT = OpenRouter
