@@ -131,3 +131,38 @@ def test_a_profile_may_name_a_plugin_provider(pytester: pytest.Pytester) -> None
                                            "-p", "no:cacheprovider", "-rs")
     # under openai the gateway's quirk now runs (and the reference passes it)
     result.assert_outcomes(passed=1)
+
+
+def test_a_plugin_providers_fake_answers_with_its_wires_errors() -> None:
+    """Issue 34: error bodies are a method of the provider's dialect class (``error_table``),
+    so a plugin's provider whose fake subclasses a wire answers a scripted error kind in that
+    wire's words; a class that gives its own ``error_table`` answers in its own. Before, the
+    bodies were a function branching on the built-in names, and a plugin's provider had none."""
+    from pytest_toolcall.cases import ErrorReply, Turn
+    from pytest_toolcall.providers.anthropic.dialect import AnthropicMessages
+    from pytest_toolcall.providers.fake import FakeProvider
+    from pytest_toolcall.providers.fake.provider import in_process_endpoint
+    from pytest_toolcall.providers.openai import errors as openai_errors
+
+    class Acme(AnthropicMessages):
+        name = "acme-errors"
+
+    class Quiet(AnthropicMessages):
+        name = "acme-quiet"
+
+        @staticmethod
+        def error_table(kind: str, delay: int | None = None) -> None:
+            return None
+
+    assert Acme().error_table("overloaded", None)[0] == 529, "Anthropic's own overloaded status"
+    assert Acme().error_table("overloaded", None) != openai_errors.error_table("overloaded")
+    fake = FakeProvider(Acme())
+    fake.expect(Turn(error=ErrorReply(kind="rate_limit", retry_after=4)))
+    ep = in_process_endpoint(fake)
+    reply = ep.client.post(ep.base_url + "/v1/messages",
+                           headers={"x-api-key": ep.api_key, "anthropic-version": "2023-06-01"},
+                           json={"model": "m", "max_tokens": 1,
+                                 "messages": [{"role": "user", "content": "hi"}]})
+    assert reply.status_code == 429 and reply.headers["retry-after"] == "4"
+    assert reply.json()["error"]["type"] == "rate_limit_error"
+    assert Quiet().error_table("rate_limit", 4) is None

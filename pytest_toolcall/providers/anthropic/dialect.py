@@ -28,6 +28,7 @@ from pytest_toolcall.core.model import (
     UserMessage,
 )
 from pytest_toolcall.providers.base import Rejection
+from pytest_toolcall.providers.anthropic import errors as _errors
 
 __all__ = ["AnthropicMessages", "DIALECT", "thinking_signature"]
 
@@ -119,6 +120,9 @@ def _is_custom_tool(tool: Mapping[str, Any]) -> bool:
 
 class AnthropicMessages:
     """The ``anthropic`` dialect: the Messages API."""
+
+    #: this provider's own error answers, one per error kind (errors.py beside this file)
+    error_table = staticmethod(_errors.error_table)
 
     name = "anthropic"
     title = "Anthropic Messages"

@@ -53,6 +53,7 @@ from typing import Any
 from pytest_toolcall.cases import ErrorReply, Turn
 from pytest_toolcall.providers.base import Rejection
 from pytest_toolcall.providers.openai.dialect import CREATED, OpenAIChat, _finish, _usage
+from pytest_toolcall.providers.azure_openai import errors as _errors
 
 __all__ = [
     "AUTH_DENIED", "AzureOpenAI", "CONTENT_FILTERED", "DEFAULT_API_VERSION", "DIALECT",
@@ -120,6 +121,9 @@ def _sorted(data: Any) -> Any:
 
 class AzureOpenAI(OpenAIChat):
     """The ``azure-openai`` provider: Chat Completions on Azure OpenAI's two routes."""
+
+    #: this provider's own error answers, one per error kind (errors.py beside this file)
+    error_table = staticmethod(_errors.error_table)
 
     name = "azure-openai"
     title = "Azure OpenAI Chat Completions ({resource}.openai.azure.com)"

@@ -66,6 +66,7 @@ from pytest_toolcall.providers.openai.dialect import (
     with_sse_comments,
     with_wire_reasoning,
 )
+from pytest_toolcall.providers.cerebras import errors as _errors
 
 __all__ = [
     "COMPLETION_ID", "Cerebras", "DIALECT", "FINGERPRINT", "KNOWN_KEYS", "NOT_AUTHENTICATED",
@@ -114,6 +115,9 @@ _reasoning_field = wire_reasoning("reasoning")
 
 class Cerebras(OpenAIChat):
     """The ``cerebras`` provider: Cerebras Inference's Chat Completions on the ``openai`` wire."""
+
+    #: this provider's own error answers, one per error kind (errors.py beside this file)
+    error_table = staticmethod(_errors.error_table)
 
     name = "cerebras"
     title = "Cerebras Inference Chat Completions (api.cerebras.ai)"

@@ -63,6 +63,7 @@ from pytest_toolcall.providers.openai.dialect import (
     with_sse_comments,
     with_wire_reasoning,
 )
+from pytest_toolcall.providers.deepseek import errors as _errors
 
 __all__ = [
     "DIALECT", "DeepSeek", "INSUFFICIENT_BALANCE", "KEEP_ALIVE", "ORPHAN_TOOL", "REASONING_MISSING",
@@ -115,6 +116,9 @@ def decode_reasoning_content(request: ChatRequest, body: Mapping[str, Any]) -> C
 
 class DeepSeek(OpenAIChat):
     """The ``deepseek`` provider: DeepSeek's Chat Completions on the ``openai`` wire."""
+
+    #: this provider's own error answers, one per error kind (errors.py beside this file)
+    error_table = staticmethod(_errors.error_table)
 
     name = "deepseek"
     title = "DeepSeek Chat Completions (api.deepseek.com)"

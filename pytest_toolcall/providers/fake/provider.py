@@ -199,10 +199,13 @@ class FakeProvider:
                 exchange.status, exchange.chunks = 200, [STALL]
                 return 200, {"content-type": "application/json"}, exchange.chunks
             if turn.error.kind is not None:  # the provider's own error of that kind
-                from pytest_toolcall.providers.errors import error_reply
+                found = dialect.error_table(turn.error.kind, turn.error.retry_after)
+                if found is None:
+                    from pytest_toolcall.providers.errors import kinds_for
 
-                status, extra, data = error_reply(dialect.name, turn.error.kind,
-                                                  turn.error.retry_after)
+                    raise KeyError(f"{dialect.name} has no {turn.error.kind!r} error; it has "
+                                   f"{kinds_for(dialect.name)}")
+                status, extra, data = found
                 return self._send_json(exchange, status, data, extra)
             if turn.error.raw_body is not None:  # not the provider speaking: a proxy, a gateway
                 payload = turn.error.raw_body.encode()

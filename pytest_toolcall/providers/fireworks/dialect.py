@@ -49,6 +49,7 @@ from pytest_toolcall.providers.openai.dialect import (
     ordered_fragments,
     with_sse_comments,
 )
+from pytest_toolcall.providers.fireworks import errors as _errors
 
 __all__ = [
     "BAD_KEY", "COMPLETION_ID", "DEFAULT_MODEL", "DIALECT", "Fireworks", "call_id",
@@ -81,6 +82,9 @@ def is_kimi(model: Any) -> bool:
 
 class Fireworks(OpenAIChat):
     """The ``fireworks`` provider: Fireworks AI's Chat Completions on the ``openai`` wire."""
+
+    #: this provider's own error answers, one per error kind (errors.py beside this file)
+    error_table = staticmethod(_errors.error_table)
 
     is_kimi = staticmethod(is_kimi)
     name = "fireworks"

@@ -35,6 +35,7 @@ from pytest_toolcall.core.model import (
     UserMessage,
 )
 from pytest_toolcall.providers.base import Rejection
+from pytest_toolcall.providers.gemini import errors as _errors
 
 __all__ = ["DIALECT", "Gemini", "thought_signature"]
 
@@ -117,6 +118,9 @@ def thought_signature(call_id: str | None, name: str) -> str:
 
 class Gemini:
     """The ``gemini`` dialect: the Gemini Developer API's generateContent."""
+
+    #: this provider's own error answers, one per error kind (errors.py beside this file)
+    error_table = staticmethod(_errors.error_table)
 
     name = "gemini"
     title = "Gemini API generateContent"

@@ -55,6 +55,7 @@ from pytest_toolcall.providers.openai.dialect import (
     with_sse_comments,
     with_wire_reasoning,
 )
+from pytest_toolcall.providers.groq import errors as _errors
 
 __all__ = [
     "BAD_KEY", "COMPLETION_ID", "DIALECT", "FRAGMENT_QUIRKS", "Groq", "REQUEST_ID",
@@ -91,6 +92,9 @@ _reasoning_field = wire_reasoning("reasoning")
 
 class Groq(OpenAIChat):
     """The ``groq`` provider: Groq's Chat Completions on the ``openai`` wire."""
+
+    #: this provider's own error answers, one per error kind (errors.py beside this file)
+    error_table = staticmethod(_errors.error_table)
 
     name = "groq"
     title = "Groq Chat Completions (api.groq.com/openai/v1)"

@@ -80,6 +80,7 @@ from pytest_toolcall.providers.openai.dialect import (
     with_sse_comments,
     with_wire_reasoning,
 )
+from pytest_toolcall.providers.llamacpp import errors as _errors
 
 __all__ = [
     "BUILD", "COMPLETION_ID", "DIALECT", "FILE_NOT_FOUND", "INVALID_KEY", "JINJA_REQUIRED",
@@ -130,6 +131,9 @@ _reasoning_content = wire_reasoning("reasoning_content")
 
 class LlamaCpp(OpenAIChat):
     """The ``llamacpp`` provider: llama-server's OpenAI-compatible Chat Completions."""
+
+    #: this provider's own error answers, one per error kind (errors.py beside this file)
+    error_table = staticmethod(_errors.error_table)
 
     name = "llamacpp"
     title = "llama.cpp llama-server (OpenAI-compatible Chat Completions)"

@@ -71,6 +71,7 @@ from pytest_toolcall.providers.openai.dialect import (
     ordered_fragments,
     with_sse_comments,
 )
+from pytest_toolcall.providers.lmstudio import errors as _errors
 
 __all__ = [
     "AUTH_REQUIRED", "CONTEXT_OVERFLOW", "DEFAULT_MODEL", "DIALECT", "LMStudio", "NO_MODELS_LOADED",
@@ -117,6 +118,9 @@ def _call_id(key: str, position: int) -> str:
 
 class LMStudio(OpenAIChat):
     """The ``lmstudio`` provider: LM Studio's OpenAI-compatible server on the ``openai`` wire."""
+
+    #: this provider's own error answers, one per error kind (errors.py beside this file)
+    error_table = staticmethod(_errors.error_table)
 
     name = "lmstudio"
     title = "LM Studio OpenAI-compatible server (localhost:1234/v1)"

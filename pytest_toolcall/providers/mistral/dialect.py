@@ -66,6 +66,7 @@ from pytest_toolcall.providers.openai.dialect import (
     _text,
     with_sse_comments,
 )
+from pytest_toolcall.providers.mistral import errors as _errors
 
 __all__ = [
     "DIALECT", "EXTRA_FORBIDDEN", "ID_FORMAT", "Mistral", "MistralRejection", "TOOL_CHOICES",
@@ -148,6 +149,9 @@ def thinking_text(chunk: Mapping[str, Any]) -> str:
 
 class Mistral(OpenAIChat):
     """The ``mistral`` provider: Mistral's Chat Completions on the ``openai`` wire."""
+
+    #: this provider's own error answers, one per error kind (errors.py beside this file)
+    error_table = staticmethod(_errors.error_table)
 
     name = "mistral"
     title = "Mistral Chat Completions (api.mistral.ai)"

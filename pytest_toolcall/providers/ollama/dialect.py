@@ -49,6 +49,7 @@ from pytest_toolcall.core.model import (
 )
 from pytest_toolcall.providers.base import Rejection
 from pytest_toolcall.providers.openai.dialect import OpenAIChat
+from pytest_toolcall.providers.ollama import errors as _errors
 
 __all__ = ["DIALECT", "OllamaChat", "OllamaOpenAICompat"]
 
@@ -200,6 +201,9 @@ class OllamaOpenAICompat(OpenAIChat):
 
 class OllamaChat:
     """The ``ollama`` dialect: native ``/api/chat``, plus the OpenAI-compatible route."""
+
+    #: this provider's own error answers, one per error kind (errors.py beside this file)
+    error_table = staticmethod(_errors.error_table)
 
     name = "ollama"
     title = "Ollama chat (native /api/chat, and /v1/chat/completions)"

@@ -24,6 +24,7 @@ from pytest_toolcall.core.model import (
     UserMessage,
 )
 from pytest_toolcall.providers.base import Rejection
+from pytest_toolcall.providers.openai import errors as _errors
 
 __all__ = ["DIALECT", "OpenAIChat"]
 
@@ -56,6 +57,9 @@ def _text(content: Any) -> str:
 
 class OpenAIChat:
     """The ``openai`` dialect: Chat Completions."""
+
+    #: this provider's own error answers, one per error kind (errors.py beside this file)
+    error_table = staticmethod(_errors.error_table)
 
     name = "openai"
     title = "OpenAI Chat Completions"

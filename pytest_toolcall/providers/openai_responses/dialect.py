@@ -47,6 +47,7 @@ from pytest_toolcall.providers.base import Rejection
 
 # the same error format, type errors and content text as Chat Completions
 from pytest_toolcall.providers.openai.dialect import _error, _text, _type_error
+from pytest_toolcall.providers.openai_responses import errors as _errors
 
 __all__ = ["DIALECT", "OpenAIResponses", "item_id", "reasoning_item_id"]
 
@@ -76,6 +77,9 @@ def reasoning_item_id(call_id: str, position: int = 0) -> str:
 
 class OpenAIResponses:
     """The ``openai-responses`` dialect: the Responses API."""
+
+    #: this provider's own error answers, one per error kind (errors.py beside this file)
+    error_table = staticmethod(_errors.error_table)
 
     name = "openai-responses"
     title = "OpenAI Responses"

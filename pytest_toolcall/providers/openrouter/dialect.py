@@ -52,6 +52,7 @@ from pytest_toolcall.providers.openai.dialect import (
     with_sse_comments,
     with_wire_reasoning,
 )
+from pytest_toolcall.providers.openrouter import errors as _errors
 
 __all__ = [
     "BAD_KEY", "COMPLETION_ID", "DETAILS_MISSING", "DIALECT", "GEMINI_FORMAT", "MID_STREAM_ERROR",
@@ -101,6 +102,9 @@ def _details(turn: Turn, call_ids: list[str]) -> list[dict[str, Any]]:
 
 class OpenRouter(OpenAIChat):
     """The ``openrouter`` provider: OpenRouter's Chat Completions on the ``openai`` wire."""
+
+    #: this provider's own error answers, one per error kind (errors.py beside this file)
+    error_table = staticmethod(_errors.error_table)
 
     name = "openrouter"
     title = "OpenRouter Chat Completions (openrouter.ai/api/v1)"

@@ -59,6 +59,7 @@ from pytest_toolcall.providers.openai.dialect import (
     with_sse_comments,
     with_wire_reasoning,
 )
+from pytest_toolcall.providers.together import errors as _errors
 
 __all__ = [
     "BAD_KEY", "COMPLETION_ID", "DEFAULT_MODEL", "DIALECT", "MATCHED_STOP", "Together", "call_id",
@@ -95,6 +96,9 @@ _reasoning_field = wire_reasoning("reasoning")
 
 class Together(OpenAIChat):
     """The ``together`` provider: Together AI's Chat Completions on the ``openai`` wire."""
+
+    #: this provider's own error answers, one per error kind (errors.py beside this file)
+    error_table = staticmethod(_errors.error_table)
 
     name = "together"
     title = "Together AI Chat Completions (api.together.xyz/v1)"

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from pytest_toolcall.providers.base import Rejection
 # the gemini wire's own error builder: Vertex answers in the same shape
 from pytest_toolcall.providers.gemini.dialect import Gemini, _error
+from pytest_toolcall.providers.vertex import errors as _errors
 
 __all__ = ["DIALECT", "Vertex"]
 
@@ -39,6 +40,9 @@ class Vertex(Gemini):
     #10266, anomalyco/opencode #44454 of 2026-08-23) and sent none. The JSON-array stream Vertex
     sends without ``alt=sse`` is not played.
     """
+
+    #: this provider's own error answers, one per error kind (errors.py beside this file)
+    error_table = staticmethod(_errors.error_table)
 
     name = "vertex"
     title = "Vertex AI generateContent (Gemini)"

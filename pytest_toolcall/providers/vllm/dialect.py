@@ -77,6 +77,7 @@ from pytest_toolcall.providers.openai.dialect import (
     with_sse_comments,
 )
 from pytest_toolcall.providers.openai.dialect import with_wire_reasoning
+from pytest_toolcall.providers.vllm import errors as _errors
 
 __all__ = [
     "AUTO_NEEDS_PARSER", "DIALECT", "EMPTY_TOOLS", "GENERATION_ERROR", "STREAM_OPTIONS",
@@ -130,6 +131,9 @@ _reasoning_field = wire_reasoning("reasoning")
 
 class VLLM(OpenAIChat):
     """The ``vllm`` provider: ``vllm serve``'s Chat Completions on the ``openai`` wire."""
+
+    #: this provider's own error answers, one per error kind (errors.py beside this file)
+    error_table = staticmethod(_errors.error_table)
 
     name = "vllm"
     title = "vLLM OpenAI-compatible server (vllm serve)"

@@ -48,6 +48,7 @@ from pytest_toolcall.providers.openai.dialect import (
     ordered_fragments,
     with_sse_comments,
 )
+from pytest_toolcall.providers.xai import errors as _errors
 
 __all__ = ["BAD_KEY", "CODES", "COMPLETION_ID", "DIALECT", "NO_KEY", "XAI", "code_for", "xai_error"]
 
@@ -87,6 +88,9 @@ def _call_id(name: str, position: int) -> str:
 
 class XAI(OpenAIChat):
     """The ``xai`` provider: xAI's Chat Completions on the ``openai`` wire."""
+
+    #: this provider's own error answers, one per error kind (errors.py beside this file)
+    error_table = staticmethod(_errors.error_table)
 
     name = "xai"
     title = "xAI Chat Completions (api.x.ai/v1)"

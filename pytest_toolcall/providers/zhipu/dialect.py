@@ -59,6 +59,7 @@ from pytest_toolcall.providers.base import Rejection
 from pytest_toolcall.providers._compat import keyed_call_ids, pieces, reasoning_text, usage_tokens
 from pytest_toolcall.providers.deepseek.dialect import decode_reasoning_content
 from pytest_toolcall.providers.openai.dialect import CREATED, OpenAIChat, _finish
+from pytest_toolcall.providers.zhipu import errors as _errors
 
 __all__ = [
     "AUTH_INVALID", "AUTH_MISSING", "DIALECT", "REQUEST_ID", "TOOL_CHOICE_AUTO", "TOOL_TYPES",
@@ -91,6 +92,9 @@ def call_id(key: str, position: int) -> str:
 
 class Zhipu(OpenAIChat):
     """The ``zhipu`` provider: GLM's Chat Completions (open.bigmodel.cn / api.z.ai)."""
+
+    #: this provider's own error answers, one per error kind (errors.py beside this file)
+    error_table = staticmethod(_errors.error_table)
 
     name = "zhipu"
     title = "Zhipu AI / Z.ai GLM Chat Completions (open.bigmodel.cn, api.z.ai)"
