@@ -113,7 +113,8 @@ MOVED_PATHS = {
     "pytest_toolcall.dialects.mistral": "pytest_toolcall.providers.mistral.dialect",
     "pytest_toolcall.dialects.ollama": "pytest_toolcall.providers.ollama.dialect",
     "pytest_toolcall.dialects.openai": "pytest_toolcall.providers.openai.dialect",
-    "pytest_toolcall.dialects.openai_responses": "pytest_toolcall.providers.openai_responses.dialect",
+    "pytest_toolcall.dialects.openai_responses":
+        "pytest_toolcall.providers.openai_responses.dialect",
     "pytest_toolcall.dialects.openrouter": "pytest_toolcall.providers.openrouter.dialect",
     "pytest_toolcall.dialects.provider_errors": "pytest_toolcall.providers.errors",
     "pytest_toolcall.dialects.together": "pytest_toolcall.providers.together.dialect",
@@ -141,7 +142,8 @@ MOVED_PATHS = {
     "pytest_toolcall.reference.mistral": "pytest_toolcall.providers.mistral.reference",
     "pytest_toolcall.reference.ollama": "pytest_toolcall.providers.ollama.reference",
     "pytest_toolcall.reference.openai": "pytest_toolcall.providers.openai.reference",
-    "pytest_toolcall.reference.openai_responses": "pytest_toolcall.providers.openai_responses.reference",
+    "pytest_toolcall.reference.openai_responses":
+        "pytest_toolcall.providers.openai_responses.reference",
     "pytest_toolcall.reference.openrouter": "pytest_toolcall.providers.openrouter.reference",
     "pytest_toolcall.reference.together": "pytest_toolcall.providers.together.reference",
     "pytest_toolcall.reference.vllm": "pytest_toolcall.providers.vllm.reference",

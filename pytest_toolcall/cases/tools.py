@@ -106,8 +106,8 @@ class Executor:
     """Runs scripted tools for a loop and records every execution.
 
     Call ``run(name, arguments, call_id=...)`` (sync) or ``await arun(...)``. Failures raise
-    :class:`~pytest_toolcall.core.loop.ToolError`; a crash raises ``RuntimeError`` with a secret in its
-    text. Unknown names raise ``ToolError(kind="unknown_tool")``.
+    :class:`~pytest_toolcall.core.loop.ToolError`; a crash raises ``RuntimeError`` with a secret
+    in its text. Unknown names raise ``ToolError(kind="unknown_tool")``.
     """
 
     def __init__(self, tools: Iterable[ScriptedTool]) -> None:

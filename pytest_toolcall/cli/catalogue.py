@@ -145,7 +145,8 @@ def render_providers(registry: Registry | None = None) -> str:
     fact with its source and the date it was confirmed (``not confirmed`` otherwise)."""
     cases = list(registry if registry is not None else builtin_registry())
     out = [BEGIN, "", "## The registry (generated)", "",
-           "Every provider the kit plays, from the `facts.py` of each `pytest_toolcall/providers/` folder. A fact "
+           "Every provider the kit plays, from the `facts.py` of each "
+           "`pytest_toolcall/providers/` folder. A fact "
            "without a source and a date is *not confirmed*: the fake plays OpenAI's behaviour "
            "(or the wire's) for it.", "",
            "| provider | wire | family | cases of its own | stream quirks it sends | facts "

@@ -1024,7 +1024,8 @@ def write_reports(directory: Path, result: MutationResult, gate: dict[str, Any])
     directory.mkdir(parents=True, exist_ok=True)
     json_path = directory / "mutation-report.json"
     md_path = directory / "mutation-summary.md"
-    from pytest_toolcall.core.redact import mask  # secrets never reach a file the kit writes (issue 18)
+    # secrets never reach a file the kit writes (issue 18)
+    from pytest_toolcall.core.redact import mask
 
     json_path.write_text(mask(json.dumps(result.document(gate), indent=2, ensure_ascii=False))
                          + "\n", encoding="utf-8")

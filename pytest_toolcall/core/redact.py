@@ -2,8 +2,8 @@
 
 Cassettes, request snapshots, the JSON and Markdown reports, JUnit properties, failure messages
 and the terminal all mask through :func:`mask` (cassettes and snapshots through
-:class:`pytest_toolcall.output.cassettes.Redactor`, which takes its values from :func:`known`). A secret
-is masked by its *value*, wherever it appears, once the kit knows it:
+:class:`pytest_toolcall.output.cassettes.Redactor`, which takes its values from :func:`known`). A
+secret is masked by its *value*, wherever it appears, once the kit knows it:
 
 - environment variables whose names say they hold one (``*KEY*``, ``*TOKEN*``, ``*SECRET*``,
   ``*PASSWORD*``, ``*CREDENTIAL*``, ``*_PAT``, ``DATABASE_URL``, ``*_DSN``), and the password of
@@ -12,8 +12,8 @@ is masked by its *value*, wherever it appears, once the kit knows it:
   uses, the password of ``--toolcall-base-url``, credentials a cassette's redactor saw in headers,
   query parameters and JSON body fields;
 - the secret the kit plants in a crashing tool's text (:data:`PLANTED`, which
-  :mod:`pytest_toolcall.cases.tools` puts in its crash text), masked as ``[redacted: planted secret]``
-  so a reader knows the kit put it there;
+  :mod:`pytest_toolcall.cases.tools` puts in its crash text), masked as
+  ``[redacted: planted secret]`` so a reader knows the kit put it there;
 - the password in any ``scheme://user:password@host`` found in the text.
 
 Masks say what was masked, never the value: ``[redacted $OPENAI_API_KEY]``,
@@ -35,8 +35,8 @@ from urllib.parse import urlsplit
 
 __all__ = ["PLANTED", "PLANTED_LABEL", "env_secrets", "forget", "known", "mask", "mask_url", "register"]
 
-#: the secret the kit plants in crashing tools' text (``pytest_toolcall.cases.tools.SECRET``); it must
-#: never reach the model, the client or anything the kit writes
+#: the secret the kit plants in crashing tools' text (``pytest_toolcall.cases.tools.SECRET``); it
+#: must never reach the model, the client or anything the kit writes
 PLANTED = "sk-tc-PLANTED-9f8e7d6c5b4a3928"
 #: the label of the secret the kit plants in crashing tools' text
 PLANTED_LABEL = "planted secret"

@@ -185,7 +185,8 @@ def _opt(value: Any) -> str | None:
 
 # -- secrets ------------------------------------------------------------------------------------
 def secrets(environ: Mapping[str, str] | None = None) -> dict[str, str]:
-    """Secret values from the environment -> variable name (see :mod:`pytest_toolcall.core.redact`)."""
+    """Secret values from the environment -> variable name (see
+    :mod:`pytest_toolcall.core.redact`)."""
     from pytest_toolcall.core.redact import env_secrets
 
     return {value: label.removeprefix("$") for value, label in env_secrets(environ).items()}

@@ -93,8 +93,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 
 
 def mask_report(report: pytest.TestReport, item: pytest.Item | None = None) -> None:
-    """Mask every secret the kit knows (:mod:`pytest_toolcall.core.redact`) in what pytest prints and
-    writes for this report: the failure text and skip reason (terminal, JUnit, the report
+    """Mask every secret the kit knows (:mod:`pytest_toolcall.core.redact`) in what pytest prints
+    and writes for this report: the failure text and skip reason (terminal, JUnit, the report
     files), captured output, and the user properties (JUnit ``<properties>``). Done here, where
     the report is made, so xdist workers send masked reports to the controller."""
     from pytest_toolcall.core.redact import mask

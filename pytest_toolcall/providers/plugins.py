@@ -114,7 +114,8 @@ def _register(spec: Any, where: str) -> str:
     adapter = spec.reference or reference._adapter_class(spec.dialect)
     if not callable(getattr(adapter, "from_endpoint", None)):
         raise bad("reference", f"{adapter!r} has no from_endpoint(endpoint): give an adapter "
-                               "class like pytest_toolcall.providers.openai.reference.OpenAIChatAdapter")
+                               "class like pytest_toolcall.providers.openai.reference."
+                               "OpenAIChatAdapter")
     providers.REGISTRY[spec.name] = spec
     dialects.register_class(spec.name, fake)
     reference.register_class(spec.name, adapter)

@@ -1,10 +1,10 @@
 """What the runners share, below them: the recordings, the deadline an implementation's call runs
 under, and running a case's checks.
 
-:mod:`pytest_toolcall.run.runner` (chat adapters), :mod:`pytest_toolcall.run.looprun` (tool loops and
-history builders) and :mod:`pytest_toolcall.run.fallbackrun` (structured output) call the subject
-under test through :func:`call_with_deadline` (or the lower :func:`_with_timeout`) and check it
-with :func:`run_checks`; :mod:`pytest_toolcall.run.checks` reads :class:`CaseRun` and
+:mod:`pytest_toolcall.run.runner` (chat adapters), :mod:`pytest_toolcall.run.looprun` (tool loops
+and history builders) and :mod:`pytest_toolcall.run.fallbackrun` (structured output) call the
+subject under test through :func:`call_with_deadline` (or the lower :func:`_with_timeout`) and check
+it with :func:`run_checks`; :mod:`pytest_toolcall.run.checks` reads :class:`CaseRun` and
 :class:`StepRecord`. Nothing here imports a runner, so the runners and the checks form no cycle.
 """
 

@@ -1,7 +1,7 @@
 """The runner: drives one case against one adapter through the fake provider, then checks it.
 
-Outcomes are exceptions with distinct meanings: :class:`CaseSkipped` (a capability is not
-claimed), :class:`~pytest_toolcall.core.errors.ConformanceFailure` (the implementation broke a clause),
+Outcomes are exceptions with distinct meanings: :class:`CaseSkipped` (a capability is not claimed),
+:class:`~pytest_toolcall.core.errors.ConformanceFailure` (the implementation broke a clause),
 :class:`~pytest_toolcall.core.errors.ToolcallError` (the kit could not run). Anything else escaping
 from here is a kit bug.
 """

@@ -2,7 +2,8 @@
 
 Each request is checked with the provider's real rules (encoded as the reference adapter of the
 dialect would send it, then validated by the dialect), so a loop that sends an orphan tool
-message gets the provider's exact 400 here too, as a :class:`~pytest_toolcall.core.errors.ProviderError`.
+message gets the provider's exact 400 here too, as a
+:class:`~pytest_toolcall.core.errors.ProviderError`.
 """
 
 from __future__ import annotations

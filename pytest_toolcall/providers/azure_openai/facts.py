@@ -15,8 +15,8 @@ _AZ_SDK = "openai 3.57.0 openai/lib/azure.py"
 #: Azure OpenAI ({resource}.openai.azure.com): OpenAI's Chat Completions on Azure's deployment
 #: route (api-version) and v1 route, api-key or Entra ID bearer auth, content-filter chunks and
 #: errors, gateway error bodies (issue 13). Served by the ``azure-openai`` dialect class
-#: (pytest_toolcall.providers.azure_openai.dialect) and the AzureOpenAIAdapter reference. Facts without
-#: a confirmed date inherit OpenAI's behaviour.
+#: (pytest_toolcall.providers.azure_openai.dialect) and the AzureOpenAIAdapter reference. Facts
+#: without a confirmed date inherit OpenAI's behaviour.
 AZURE_OPENAI = Provider(name="azure-openai", dialect="openai", family="openai", facts={
     "routes": Fact("POST {endpoint}/openai/deployments/{deployment}/chat/completions?api-"
                    "version=YYYY-MM-DD[-preview] (latest GA data-plane inference version "

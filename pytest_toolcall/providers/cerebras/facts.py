@@ -16,8 +16,8 @@ _CB_STREAM = ("a recorded gpt-oss-120b tool-call stream (jleechanorg/codex_plus 
 
 #: Cerebras Inference (api.cerebras.ai): the openai wire with top-level error bodies, a closed
 #: request schema, ``reasoning`` and ``time_info`` (issue 13). Served by the ``cerebras`` dialect
-#: class (pytest_toolcall.providers.cerebras.dialect) and the CerebrasAdapter reference. Facts without a
-#: confirmed date inherit OpenAI's behaviour.
+#: class (pytest_toolcall.providers.cerebras.dialect) and the CerebrasAdapter reference. Facts
+#: without a confirmed date inherit OpenAI's behaviour.
 CEREBRAS = Provider(name="cerebras", dialect="openai", family="openai", facts={
     "routes": Fact("POST /v1/chat/completions; base_url https://api.cerebras.ai/v1",
                    f"{_CB_DOCS}/resources/openai (OpenAI Compatibility)", _CB_CONFIRMED),

@@ -12,7 +12,7 @@ _DS_CONFIRMED = "2026-11-25"
 _DS_DOCS = "https://api-docs.deepseek.com"
 
 #: DeepSeek (api.deepseek.com): the openai wire with its own rules, errors and reasoning_content
-#: (issue 13). Served by the ``deepseek`` dialect class (pytest_toolcall.providers.deepseek.dialect) and
+#: (issue 13). Served by the ``deepseek`` dialect class (dialect.py) and
 #: the DeepSeekAdapter reference. Facts without a confirmed date inherit OpenAI's behaviour.
 DEEPSEEK = Provider(name="deepseek", dialect="openai", family="openai", facts={
     "routes": Fact("POST /chat/completions and /v1/chat/completions (the v1 is not a model "

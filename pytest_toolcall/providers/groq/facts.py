@@ -18,7 +18,7 @@ _GQ_2025 = ("a recorded llama-3.3-70b-versatile stream (req_01jpmhp4mremx857n2f5
 
 #: Groq (api.groq.com/openai/v1): the openai wire with usage under x_groq, each tool call whole
 #: in one chunk, a reasoning field and its tool_use_failed 400 (issue 13). Served by the
-#: ``groq`` dialect class (pytest_toolcall.providers.groq.dialect) and the GroqAdapter reference. Facts
+#: ``groq`` dialect class (dialect.py) and the GroqAdapter reference. Facts
 #: without a confirmed date inherit OpenAI's behaviour.
 GROQ = Provider(name="groq", dialect="openai", family="openai", facts={
     "routes": Fact("POST /openai/v1/chat/completions; base_url https://api.groq.com/openai/v1",

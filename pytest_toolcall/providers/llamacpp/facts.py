@@ -15,7 +15,7 @@ _LC_SRV = f"{_LC} tools/server"
 #: llama.cpp's llama-server: its OpenAI-compatible Chat Completions (/v1/chat/completions and
 #: /chat/completions), optional --api-key, {code, message, type} errors, the role chunk alone,
 #: 32-character call ids, reasoning_content and timings (issue 13). Served by the ``llamacpp``
-#: dialect class (pytest_toolcall.providers.llamacpp.dialect) and the LlamaCppAdapter reference; the
+#: dialect class (dialect.py) and the LlamaCppAdapter reference; the
 #: sources are llama.cpp's own server and chat code (master as stored 2026-11). Facts without
 #: a confirmed date inherit OpenAI's behaviour.
 LLAMACPP = Provider(name="llamacpp", dialect="openai", family="openai", facts={

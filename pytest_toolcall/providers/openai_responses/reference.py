@@ -1,13 +1,13 @@
 """The reference OpenAI Responses adapter, on httpx: sync and async, complete and stream.
 
 Two ids per call. A ``function_call`` output item has an item id (``fc_…``) and a ``call_id``
-(``call_…``). The canonical :class:`~pytest_toolcall.core.model.ToolCall` id is the ``call_id``: it is
-what the ``function_call_output`` must name. The item id has no canonical field, so the adapter
-keeps it in :attr:`OpenAIResponsesAdapter.item_ids` (call_id -> fc_ id) as it parses responses,
-and replays a call with ``id`` when it knows it. A call it never saw (a history built elsewhere,
-or :func:`~pytest_toolcall.reference.request_body`, which has no adapter state) is replayed
-without ``id``: the API accepts that (31 of the 72 function_call items the wire corpus replays
-carry no ``id``), while an ``id`` that is not an ``fc`` id is refused.
+(``call_…``). The canonical :class:`~pytest_toolcall.core.model.ToolCall` id is the ``call_id``: it
+is what the ``function_call_output`` must name. The item id has no canonical field, so the adapter
+keeps it in :attr:`OpenAIResponsesAdapter.item_ids` (call_id -> fc_ id) as it parses responses, and
+replays a call with ``id`` when it knows it. A call it never saw (a history built elsewhere, or
+:func:`~pytest_toolcall.reference.request_body`, which has no adapter state) is replayed without
+``id``: the API accepts that (31 of the 72 function_call items the wire corpus replays carry no
+``id``), while an ``id`` that is not an ``fc`` id is refused.
 
 Stream fragments name their call by ``item_id`` (the fc_ id), not by call_id nor by position:
 the accumulator keys on ``item_id``, falling back to ``output_index``. Usage and status come from

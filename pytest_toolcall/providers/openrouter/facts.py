@@ -14,8 +14,8 @@ _OR_DOCS = "https://openrouter.ai/docs"
 #: OpenRouter (openrouter.ai/api/v1): the openai wire with its integer-coded errors, its stream
 #: shape (role on every chunk, the finish chunk twice, SSE comments, mid-stream error events) and
 #: reasoning_details (issue 13). Served by the ``openrouter`` dialect class
-#: (pytest_toolcall.providers.openrouter.dialect) and the OpenRouterAdapter reference. Facts without a
-#: confirmed date inherit OpenAI's behaviour.
+#: (pytest_toolcall.providers.openrouter.dialect) and the OpenRouterAdapter reference. Facts
+#: without a confirmed date inherit OpenAI's behaviour.
 OPENROUTER = Provider(name="openrouter", dialect="openai", family="openai", facts={
     "routes": Fact("POST /api/v1/chat/completions; base_url https://openrouter.ai/api/v1",
                    f"{_OR_DOCS}/api-reference/overview; {_OR_DOCS}/api-reference/streaming",

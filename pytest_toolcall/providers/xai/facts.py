@@ -15,7 +15,7 @@ _XA_VERCEL = "vercel/ai packages/xai/src/__fixtures__"
 #: xAI (api.x.ai/v1): the openai wire with flat {code, error} bodies (a wrong key is a 400), each
 #: tool call whole in one stream chunk, grok-3-mini's reasoning_content and usage whose total
 #: counts the reasoning tokens completion_tokens leaves out (issue 13). Served by the ``xai``
-#: dialect class (pytest_toolcall.providers.xai.dialect) and the XAIAdapter reference. Facts without a
+#: dialect class (dialect.py) and the XAIAdapter reference. Facts without a
 #: confirmed date inherit OpenAI's behaviour.
 XAI = Provider(name="xai", dialect="openai", family="openai", facts={
     "routes": Fact("POST /v1/chat/completions; base_url https://api.x.ai/v1 (also /v1/responses "

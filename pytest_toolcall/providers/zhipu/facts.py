@@ -11,11 +11,10 @@ from pytest_toolcall.providers._facts import Fact, Provider
 _ZP_CONFIRMED = "2026-11-25"
 _ZP_SDK = "zai-org/z-ai-sdk-python src/zai"
 
-#: Zhipu AI / Z.ai (open.bigmodel.cn, api.z.ai): GLM on the openai wire with business-code
-#: errors, auto-only tool_choice, its own tool types, whole calls on the finish chunk and
-#: reasoning_content (issue 13). Served by the ``zhipu`` dialect class
-#: (pytest_toolcall.providers.zhipu.dialect) and the ZhipuAdapter reference. Facts without a confirmed
-#: date inherit OpenAI's behaviour.
+#: Zhipu AI / Z.ai (open.bigmodel.cn, api.z.ai): GLM on the openai wire with business-code errors,
+#: auto-only tool_choice, its own tool types, whole calls on the finish chunk and reasoning_content
+#: (issue 13). Served by the ``zhipu`` dialect class (pytest_toolcall.providers.zhipu.dialect) and
+#: the ZhipuAdapter reference. Facts without a confirmed date inherit OpenAI's behaviour.
 ZHIPU = Provider(name="zhipu", dialect="openai", family="openai", facts={
     "routes": Fact("POST https://open.bigmodel.cn/api/paas/v4/chat/completions (Zhipu) and "
                    "https://api.z.ai/api/paas/v4/chat/completions (Z.ai, international), both "
