@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -33,8 +34,10 @@ BADGE_FILE = "toolcall-badge.json"
 #: ``kit_error``: the kit could not decode or run the case (a KitError); never a verdict on the
 #: implementation, left out of the pass rate, the gate and the badge's count (issue 14)
 OUTCOMES = ("passed", "failed", "error", "skipped", "xfailed", "xpassed", "kit_error")
-#: the module prefix of the built-in reference implementations
-REFERENCE_PREFIX = "pytest_toolcall.reference"
+#: the modules of the built-in reference implementations: the contract references
+#: (``pytest_toolcall.reference.*``) and each provider's reference adapter
+#: (``pytest_toolcall.providers.<folder>.reference``)
+REFERENCE_MODULES = re.compile(r"^pytest_toolcall\.(reference|providers\.[a-z0-9_]+\.reference)\.")
 _MAX_MESSAGE_LINES = 6
 _MAX_LINE = 300
 _XPASS_STRICT = "[XPASS(strict)] "
@@ -176,7 +179,7 @@ def _subject(value: Any) -> dict[str, Any] | None:
     kind, sep, name = str(value).partition(": ")
     if not sep:
         kind, name = "subject", str(value)
-    return {"kind": kind, "name": name, "reference": name.startswith(REFERENCE_PREFIX + ".")}
+    return {"kind": kind, "name": name, "reference": REFERENCE_MODULES.match(name) is not None}
 
 
 def _opt(value: Any) -> str | None:
