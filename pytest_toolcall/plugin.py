@@ -2,7 +2,7 @@
 and nothing else until the kit is asked for (issue 9).
 
 pytest loads this module in every session of every project where the kit is installed, so it
-imports nothing but pytest and two modules of names. The kit itself (``core_plugin.py``
+imports nothing but pytest and two modules of names. The kit itself (``plugins/core.py``
 with its report, cassette and subprocess sub-plugins, and through them pydantic, httpx and the
 suite) is registered only when a session asks for it:
 

@@ -185,7 +185,7 @@ def pytest_sessionfinish(session):
 # -- direct_fixtures, on fixture closures built by hand ------------------------------------------
 def _kit(name: str, *args: str) -> SimpleNamespace:
     func = type(name, (), {})  # any object with the kit's module and the fixture's name
-    func.__module__, func.__name__ = "pytest_toolcall.plugins.core", name
+    func.__module__, func.__name__ = "pytest_toolcall.plugins.fixtures", name
     return SimpleNamespace(func=func, argnames=args)
 
 

@@ -162,7 +162,7 @@ def live_endpoint(request: pytest.FixtureRequest, provider: str, directory: Path
                   settings: dict[str, Any]) -> Any:
     """For a live item under --toolcall-live, the context manager of its endpoint: the real
     service (recording) or the cassette (replaying, network blocked); ``None`` for every other
-    item, which keeps the fake provider's endpoint (``toolcall_endpoint`` in core_plugin.py)."""
+    item, which keeps the fake provider's endpoint (``toolcall_endpoint`` in plugins/fixtures.py)."""
     case = _case(request)
     if case is None or not case.live or not live_mode(request.config):
         return None

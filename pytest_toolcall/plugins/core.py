@@ -1,5 +1,7 @@
-"""The pytest plugin: fixtures, suite collection and the summary. Kept thin: the logic lives in
-modules that do not import pytest. Registered by the entry point ``plugin.py`` (which defines the
+"""The kit's pytest plugin: configuration, which suite items to collect (providers, node ids,
+known gaps, shuffling), and where the suite sits among the session's items. Its fixtures are in
+``fixtures.py``, the summary in ``summary.py``. Kept thin: the logic lives in modules that do not
+import pytest. Registered by the entry point ``plugin.py`` (which defines the
 options, ini settings and markers) only when a session asks for the kit (issue 9).
 
 Precedence for every setting: command-line option > ini setting > default.
@@ -7,10 +9,8 @@ Precedence for every setting: command-line option > ini setting > default.
 
 from __future__ import annotations
 
-import shlex
 import sys
-from collections import Counter, defaultdict
-from collections.abc import Iterator
+from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
@@ -21,11 +21,13 @@ from pytest_toolcall.core.errors import UsageError as ToolcallUsageError
 from pytest_toolcall.providers.plugins import register_providers, unregister_providers
 from pytest_toolcall.plugin import _setting, _split, fixture_names, providers, providers_named
 
-#: loaded right after this module, in this order (--toolcall-report, the gate; cassettes). Not
+#: loaded right after this module, in this order (the fixtures; the summary; --toolcall-report,
+#: the gate; cassettes). Not
 #: through ``pytest_plugins``: for each name listed there pytest first reads the entry points of
 #: every installed distribution (some 6 ms a name, a session, here), and these are no entry
 #: points, so the scan never finds them
-SUB_PLUGINS = ("pytest_toolcall.plugins.report", "pytest_toolcall.plugins.cassettes")
+SUB_PLUGINS = ("pytest_toolcall.plugins.fixtures", "pytest_toolcall.plugins.summary",
+               "pytest_toolcall.plugins.report", "pytest_toolcall.plugins.cassettes")
 
 
 @pytest.hookimpl(trylast=True)
@@ -67,7 +69,12 @@ def _configure(config: pytest.Config) -> None:
     loop_model = _setting(config, "toolcall_loop_model") or "inprocess"
     if loop_model not in LOOP_MODELS:
         raise pytest.UsageError(f"toolcall_loop_model = {loop_model!r}: use one of {LOOP_MODELS}")
-    config.pluginmanager.register(Summary(config), "toolcall-summary")
+    # this hook runs before SUB_PLUGINS are loaded: load the summary plugin now, as pytest loads
+    # a plugin (a plain import would keep pytest from rewriting its asserts, with a warning)
+    config.pluginmanager.import_plugin("pytest_toolcall.plugins.summary")
+    from pytest_toolcall.plugins.summary import Summary
+
+    config.pluginmanager.register(Summary(config, chosen=_chosen), "toolcall-summary")
     adapter_spec = _setting(config, "toolcall_adapter").strip()
     if adapter_spec:  # the form is checked now, the factory imported when first needed
         from pytest_toolcall.plugins.suite import ADAPTER_SPEC
@@ -399,306 +406,3 @@ def _override_homes(session: pytest.Session) -> dict[str, set[str]]:
         if home not in ("", "."):  # the rootdir's conftest is seen everywhere already
             homes[home].update(names)
     return dict(homes)
-
-
-# -- fixtures ---------------------------------------------------------------------------------
-@pytest.fixture
-def toolcall_provider(request: pytest.FixtureRequest) -> str:
-    """The provider (dialect) name of this item: 'openai', ..."""
-    from pytest_toolcall.plugins.suite import PROVIDER_KEY
-
-    name = request.node.stash.get(PROVIDER_KEY, None)
-    if name is None:
-        chosen = providers(request.config)
-        name = chosen[0] if chosen else "openai"
-    return name
-
-
-@pytest.fixture
-def toolcall_case(request: pytest.FixtureRequest) -> Any:
-    """The conformance case of this suite item."""
-    from pytest_toolcall.plugins.suite import CASE_KEY
-    from pytest_toolcall.core.errors import UsageError
-
-    case = request.node.stash.get(CASE_KEY, None)
-    if case is None:
-        raise UsageError("the toolcall_case fixture only exists inside suite items")
-    return case
-
-
-@pytest.fixture
-def toolcall_endpoint(request: pytest.FixtureRequest, toolcall_provider: str,
-                      toolcall_cassette_dir: Path,
-                      toolcall_cassette_config: dict[str, Any]) -> Iterator[Any]:
-    """Where the adapter sends requests: base_url, api_key, httpx clients, the fake provider.
-    Live items under --toolcall-live get the real service (recording) or the cassette
-    (replaying, network blocked) instead."""
-    # the live branch lives in cassettes_plugin.py; one fixture rather than an override there
-    # of this one: every fixture costs each suite item a setup and a teardown (issue 9)
-    from pytest_toolcall.plugins.cassettes import live_endpoint
-
-    live = live_endpoint(request, toolcall_provider, toolcall_cassette_dir,
-                         toolcall_cassette_config)
-    if live is not None:
-        with live as endpoint:
-            yield endpoint
-        return
-    from pytest_toolcall.plugins.suite import default_endpoint
-
-    if _transport(request.config) == "loopback":
-        from pytest_toolcall.providers.fake import FakeProvider, serve
-
-        with serve(FakeProvider(toolcall_provider)) as endpoint:
-            yield endpoint
-        return
-    endpoint = default_endpoint(toolcall_provider)
-    yield endpoint
-    endpoint.close()
-
-
-@pytest.fixture
-def toolcall_adapter(pytestconfig: pytest.Config, toolcall_endpoint: Any) -> Any:
-    """The adapter under test. Override it in conftest.py to test yours; the default is the
-    shim set with --toolcall-adapter, else the built-in reference adapter of the provider."""
-    from pytest_toolcall.plugins.suite import default_adapter
-
-    return default_adapter(pytestconfig, toolcall_endpoint)
-
-
-@pytest.fixture
-def toolcall_loop(toolcall_profile: Any) -> Any:
-    """The tool loop under test. Override it in conftest.py to test yours; the default is the
-    reference loop, configured from the profile's loop policy."""
-    from pytest_toolcall.plugins.suite import default_loop
-
-    return default_loop(toolcall_profile)
-
-
-@pytest.fixture
-def toolcall_structured(toolcall_profile: Any) -> Any:
-    """The structured output (tool -> json -> text fallback) under test. Override it to test
-    yours; the default is the reference implementation."""
-    from pytest_toolcall.plugins.suite import default_structured
-
-    return default_structured()
-
-
-@pytest.fixture
-def toolcall_history(toolcall_profile: Any) -> Any:
-    """The history builder under test. Override it to test yours; the default is the reference
-    builder, configured from the profile's history policy."""
-    from pytest_toolcall.plugins.suite import default_history
-
-    return default_history(toolcall_profile)
-
-
-@pytest.fixture
-def toolcall_tools() -> Iterator[Any]:
-    """Scripted tools for your own tests: ``toolcall_tools.executor(ScriptedTool(...), ...)``
-    gives an Executor that records every execution; hung calls are released at teardown."""
-    from pytest_toolcall.cases.tools import ToolKit
-
-    kit = ToolKit()
-    yield kit
-    kit.release_all()
-
-
-@pytest.fixture
-def toolcall_profile(toolcall_provider: str) -> Any:
-    """What the adapter under test claims (a Profile or a dict). Override it to narrow claims."""
-    from pytest_toolcall.plugins.suite import default_profile
-
-    return default_profile(toolcall_provider)
-
-
-# -- reporting --------------------------------------------------------------------------------
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
-    report = yield
-    from pytest_toolcall.core.errors import ConformanceFailure
-
-    if call.excinfo is not None and isinstance(call.excinfo.value, ConformanceFailure):
-        clause = ("toolcall_clause", call.excinfo.value.clause)
-        report.user_properties.append(clause)
-        # junitxml writes the properties of the teardown report, built from the item's list
-        item.user_properties.append(clause)
-    elif call.excinfo is not None and call.when == "call" and _is_kit_error(call.excinfo.value):
-        # the kit could not run the case: reported apart, never a verdict (issue 14)
-        report.user_properties.append(("toolcall_kit_error", True))
-        item.user_properties.append(("toolcall_kit_error", True))
-    elif call.excinfo is not None and call.when == "call" and _is_not_run(call.excinfo.value):
-        # the kit could not run the case (a live service out of reach, a bad cassette): an
-        # error like a failed setup, never a broken clause of the implementation (issue 17)
-        report.user_properties.append(("toolcall_not_run", True))
-    return report
-
-
-def pytest_report_teststatus(report: pytest.TestReport,
-                             config: pytest.Config) -> tuple[str, str, Any] | None:
-    """A suite item the kit could not run (a live service out of reach, a bad cassette, a kit
-    error) is an error in pytest's own line too, as in the kit's summary, not a failure: pytest
-    counts an exception of the call phase as failed (issue 17)."""
-    if report.when != "call" or not report.failed:
-        return None
-    props = dict(report.user_properties)
-    if "toolcall_case" not in props:
-        return None
-    if props.get("toolcall_not_run") or props.get("toolcall_kit_error"):
-        return "error", "E", ("ERROR", {"red": True})
-    return None
-
-
-def _is_not_run(error: BaseException) -> bool:
-    from pytest_toolcall.core.errors import ToolcallError
-
-    return isinstance(error, ToolcallError)
-
-
-def _is_kit_error(error: BaseException) -> bool:
-    from pytest_toolcall.core.errors import KitError
-
-    return isinstance(error, KitError)
-
-
-_COLUMNS = ("passed", "failed", "error", "skipped", "xfailed", "xpassed")
-
-
-class Summary:
-    """Counts suite outcomes per family and provider (on the xdist controller too)."""
-
-    def __init__(self, config: pytest.Config | None = None) -> None:
-        self.config = config
-        self.rows: Counter[tuple[str, str, str]] = Counter()
-        self.failures: list[tuple[str, str | None]] = []
-        self.errors: list[str] = []
-        self.kit_errors: list[str] = []
-        self.adapters: set[str] = set()
-
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        props = dict(report.user_properties)
-        if "toolcall_case" not in props:
-            return
-        if "toolcall_subject" in props:
-            self.adapters.add(str(props["toolcall_subject"]))
-        outcome = _outcome(report)
-        if outcome is None:
-            return
-        if outcome == "failed" and props.get("toolcall_kit_error"):
-            outcome = "kit_error"
-        elif outcome == "failed" and props.get("toolcall_not_run"):
-            outcome = "error"
-        self.rows[(props["toolcall_family"], props["toolcall_provider"], outcome)] += 1
-        if outcome == "failed":
-            self.failures.append((report.nodeid, props.get("toolcall_clause")))
-        elif outcome == "error":
-            self.errors.append(report.nodeid)
-        elif outcome == "kit_error":
-            self.kit_errors.append(report.nodeid)
-
-    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        if not self.rows:
-            return
-        rows: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
-        for (family, provider, outcome), n in self.rows.items():
-            rows[(family, provider)][outcome] += n
-        write = terminalreporter.write_line
-        terminalreporter.write_sep("=", "pytest-toolcall conformance summary")
-        width = max([12] + [len(provider) + 2 for _, provider in rows])
-        write(f"{'family':<10}{'provider':<{width}}" + "".join(f"{c:>9}" for c in _COLUMNS))
-        totals: Counter[str] = Counter()
-        for (family, provider), counts in sorted(rows.items()):
-            totals.update(counts)
-            write(f"{family:<10}{provider:<{width}}"
-                  + "".join(f"{counts[c]:>9}" for c in _COLUMNS))
-        runs = sum(totals.values())
-        # kit errors get no column (they are no verdict): they are named on this line only
-        parts = [f"{totals[c]} {c.replace('_', ' ')}" for c in (*_COLUMNS, "kit_error")
-                 if totals[c]]
-        write(f"{runs} case run{'s' if runs != 1 else ''}: {', '.join(parts)}")
-        # says what was tested: a fixture override that was not picked up shows here
-        for subject in sorted(self.adapters):
-            kind, _, name = subject.partition(": ")
-            write(f"{kind} under test: {name}")
-        if self.failures:
-            write("broken clauses (your implementation):")
-            for nodeid, clause in self.failures:
-                write(f"  {nodeid.removeprefix('toolcall::')}: {clause or 'see the failure above'}")
-        if self.errors:
-            write("could not run (setup or kit errors, not verdicts on the implementation):")
-            for nodeid in self.errors:
-                write(f"  {nodeid.removeprefix('toolcall::')}")
-        if self.kit_errors:
-            write("kit errors (the kit could not run these; not verdicts, not in any pass rate; "
-                  "please report them):")
-            for nodeid in self.kit_errors:
-                write(f"  {nodeid.removeprefix('toolcall::')}")
-        first = next(iter([n for n, _ in self.failures] + self.errors + self.kit_errors), None)
-        if first is not None:
-            rerun = f"re-run one case: pytest {shlex.quote(first)}"
-            if self.config is None or self.config.pluginmanager.has_plugin("cacheprovider"):
-                rerun += f"   (all that failed: {self.rerun_command()})"  # --lf needs the cache
-            write(rerun)
-
-    def rerun_command(self) -> str:
-        """``pytest --toolcall-provider=<the run's providers> [the kit options given] --lf``: the
-        options that choose what is tested (the adapter, the command, the cases, ...) come from
-        the command line as given; the report and the gate do not (a re-run of the failures would
-        overwrite the full run's report and gate on the failures alone)."""
-        ran = list(dict.fromkeys(provider for _, provider, _ in self.rows))
-        chosen = _chosen(self.config) if self.config is not None else []
-        names = [p for p in chosen if p in ran] + [p for p in ran if p not in chosen]
-        words = ["pytest", f"--toolcall-provider={','.join(names)}"]
-        if self.config is not None:
-            words += _kit_options(list(self.config.invocation_params.args))
-        # a URL's password or a key given on the command line is never printed (issue 18)
-        return " ".join(shlex.quote(_masked_word(word)) for word in [*words, "--lf"])
-
-
-def _masked_word(word: str) -> str:
-    """``word`` with every secret the kit knows masked, and a URL's password (``--toolcall-base-
-    url=http://user:pass@host``) too."""
-    from pytest_toolcall.core.redact import mask, mask_url
-
-    head, sep, value = word.partition("=")
-    if sep and "://" in value:
-        return f"{head}={mask_url(value)}" if "://" not in head else mask_url(word)
-    return mask_url(word) if "://" in word else mask(word)
-
-
-#: kit options that do not choose what runs: not repeated in the re-run command
-_NOT_REPEATED = ("--toolcall-provider", "--toolcall-report", "--toolcall-min-pass-rate",
-                 "--toolcall-gate-families")
-#: kit options that take no value
-_FLAGS = ("--toolcall-live", "--toolcall-snapshot-update")
-
-
-def _kit_options(args: list[str]) -> list[str]:
-    """The --toolcall-* options of a command line (with their values), as given."""
-    out: list[str] = []
-    i = 0
-    while i < len(args):
-        word = str(args[i])
-        name = word.partition("=")[0]
-        takes_value = "=" not in word and name not in _FLAGS
-        if name.startswith("--toolcall-") and name not in _NOT_REPEATED:
-            out += [word, str(args[i + 1])] if takes_value and i + 1 < len(args) else [word]
-        i += 2 if name.startswith("--toolcall-") and takes_value else 1
-    return out
-
-
-def _outcome(report: pytest.TestReport) -> str | None:
-    if report.outcome == "rerun":  # pytest-rerunfailures: an attempt, not the case's verdict
-        return None
-    xfail = hasattr(report, "wasxfail")
-    if report.when == "call":
-        if report.passed:
-            return "xpassed" if xfail else "passed"
-        if report.skipped:
-            return "xfailed" if xfail else "skipped"
-        return "failed"
-    if report.when == "setup":
-        if report.skipped:
-            return "xfailed" if xfail else "skipped"
-        if report.failed:
-            return "error"
-    return None

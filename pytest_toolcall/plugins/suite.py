@@ -94,7 +94,7 @@ ADAPTER_SPEC = pytest.StashKey[Any]()
 
 
 # -- the kit's default fixture values ------------------------------------------------------------
-# The fixtures in core_plugin.py and cassettes_plugin.py return these; a suite item whose fixtures
+# The fixtures in plugins/fixtures.py and plugins/cassettes.py return these; a suite item whose fixtures
 # are the kit's own builds them itself (see CaseItem._fill_defaults).
 def default_endpoint(provider: str) -> Any:
     """The in-process endpoint of a fresh fake provider."""
@@ -142,7 +142,7 @@ def default_cassette_config() -> dict[str, Any]:
 
 
 #: where the kit's default fixtures are defined (an override anywhere else is the user's)
-_KIT_FIXTURE_MODULES = frozenset({"pytest_toolcall.plugins.core",
+_KIT_FIXTURE_MODULES = frozenset({"pytest_toolcall.plugins.fixtures",
                                   "pytest_toolcall.plugins.cassettes"})
 
 #: the kit's function-scoped fixtures a suite item can fill itself, in dependency order, and how:

@@ -72,6 +72,8 @@ from pytest_toolcall.providers.openai.dialect import (
     with_sse_comments,
 )
 from pytest_toolcall.providers.lmstudio import errors as _errors
+# their texts live with the error answers; named here too, where they always were
+from pytest_toolcall.providers.lmstudio.errors import AUTH_REQUIRED, CONTEXT_OVERFLOW
 
 __all__ = [
     "AUTH_REQUIRED", "CONTEXT_OVERFLOW", "DEFAULT_MODEL", "DIALECT", "LMStudio", "NO_MODELS_LOADED",
@@ -79,16 +81,9 @@ __all__ = [
 ]
 
 DEFAULT_MODEL = "qwen/qwen3-4b-2507"
-AUTH_REQUIRED = ("An LM Studio API token is required to make requests to this server, but none "
-                 "was provided using the Authorization header using the 'Bearer' scheme (i.e., "
-                 "'Authorization: Bearer $LM_API_TOKEN'). Learn more at: "
-                 "https://lmstudio.ai/docs/developer/core/authentication.")
 UNEXPECTED_ENDPOINT = "Unexpected endpoint or method. ({method} {path})"
 NO_MODELS_LOADED = ("No models loaded. Please load a model in the developer page or use the "
                     "'lms load' command.")
-CONTEXT_OVERFLOW = ("The number of tokens to keep from the initial prompt is greater than the "
-                    "context length (n_keep: 13055>= n_ctx: 4096). Try to load the model with a "
-                    "larger context length, or provide a shorter input.")
 STREAM_CONTEXT_OVERFLOW = ("Input does not fit in context length. The input has 31430 tokens, "
                            "but the context length only supports 30000 tokens.")
 _PATHS = frozenset({"/v1/chat/completions"})

@@ -1,0 +1,211 @@
+"""What the kit adds to pytest's own reporting: the clause of a broken case in the report's
+``user_properties`` (so JUnit XML carries it), "could not run" kept apart from a verdict, and the
+conformance summary at the end of the terminal output (``Summary``: outcomes per family and
+provider, broken clauses, the command that re-runs the failures). Loaded by ``plugins/core.py``.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections import Counter, defaultdict
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from pytest_toolcall.plugin import providers
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    report = yield
+    from pytest_toolcall.core.errors import ConformanceFailure
+
+    if call.excinfo is not None and isinstance(call.excinfo.value, ConformanceFailure):
+        clause = ("toolcall_clause", call.excinfo.value.clause)
+        report.user_properties.append(clause)
+        # junitxml writes the properties of the teardown report, built from the item's list
+        item.user_properties.append(clause)
+    elif call.excinfo is not None and call.when == "call" and _is_kit_error(call.excinfo.value):
+        # the kit could not run the case: reported apart, never a verdict (issue 14)
+        report.user_properties.append(("toolcall_kit_error", True))
+        item.user_properties.append(("toolcall_kit_error", True))
+    elif call.excinfo is not None and call.when == "call" and _is_not_run(call.excinfo.value):
+        # the kit could not run the case (a live service out of reach, a bad cassette): an
+        # error like a failed setup, never a broken clause of the implementation (issue 17)
+        report.user_properties.append(("toolcall_not_run", True))
+    return report
+
+
+def pytest_report_teststatus(report: pytest.TestReport,
+                             config: pytest.Config) -> tuple[str, str, Any] | None:
+    """A suite item the kit could not run (a live service out of reach, a bad cassette, a kit
+    error) is an error in pytest's own line too, as in the kit's summary, not a failure: pytest
+    counts an exception of the call phase as failed (issue 17)."""
+    if report.when != "call" or not report.failed:
+        return None
+    props = dict(report.user_properties)
+    if "toolcall_case" not in props:
+        return None
+    if props.get("toolcall_not_run") or props.get("toolcall_kit_error"):
+        return "error", "E", ("ERROR", {"red": True})
+    return None
+
+
+def _is_not_run(error: BaseException) -> bool:
+    from pytest_toolcall.core.errors import ToolcallError
+
+    return isinstance(error, ToolcallError)
+
+
+def _is_kit_error(error: BaseException) -> bool:
+    from pytest_toolcall.core.errors import KitError
+
+    return isinstance(error, KitError)
+
+
+_COLUMNS = ("passed", "failed", "error", "skipped", "xfailed", "xpassed")
+
+
+class Summary:
+    """Counts suite outcomes per family and provider (on the xdist controller too)."""
+
+    def __init__(self, config: pytest.Config | None = None,
+                 chosen: Callable[[pytest.Config], list[str]] = providers) -> None:
+        self.config = config
+        #: the providers the suite runs for (plugins/core.py also reads them off node ids)
+        self.chosen = chosen
+        self.rows: Counter[tuple[str, str, str]] = Counter()
+        self.failures: list[tuple[str, str | None]] = []
+        self.errors: list[str] = []
+        self.kit_errors: list[str] = []
+        self.adapters: set[str] = set()
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        props = dict(report.user_properties)
+        if "toolcall_case" not in props:
+            return
+        if "toolcall_subject" in props:
+            self.adapters.add(str(props["toolcall_subject"]))
+        outcome = _outcome(report)
+        if outcome is None:
+            return
+        if outcome == "failed" and props.get("toolcall_kit_error"):
+            outcome = "kit_error"
+        elif outcome == "failed" and props.get("toolcall_not_run"):
+            outcome = "error"
+        self.rows[(props["toolcall_family"], props["toolcall_provider"], outcome)] += 1
+        if outcome == "failed":
+            self.failures.append((report.nodeid, props.get("toolcall_clause")))
+        elif outcome == "error":
+            self.errors.append(report.nodeid)
+        elif outcome == "kit_error":
+            self.kit_errors.append(report.nodeid)
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if not self.rows:
+            return
+        rows: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
+        for (family, provider, outcome), n in self.rows.items():
+            rows[(family, provider)][outcome] += n
+        write = terminalreporter.write_line
+        terminalreporter.write_sep("=", "pytest-toolcall conformance summary")
+        width = max([12] + [len(provider) + 2 for _, provider in rows])
+        write(f"{'family':<10}{'provider':<{width}}" + "".join(f"{c:>9}" for c in _COLUMNS))
+        totals: Counter[str] = Counter()
+        for (family, provider), counts in sorted(rows.items()):
+            totals.update(counts)
+            write(f"{family:<10}{provider:<{width}}"
+                  + "".join(f"{counts[c]:>9}" for c in _COLUMNS))
+        runs = sum(totals.values())
+        # kit errors get no column (they are no verdict): they are named on this line only
+        parts = [f"{totals[c]} {c.replace('_', ' ')}" for c in (*_COLUMNS, "kit_error")
+                 if totals[c]]
+        write(f"{runs} case run{'s' if runs != 1 else ''}: {', '.join(parts)}")
+        # says what was tested: a fixture override that was not picked up shows here
+        for subject in sorted(self.adapters):
+            kind, _, name = subject.partition(": ")
+            write(f"{kind} under test: {name}")
+        if self.failures:
+            write("broken clauses (your implementation):")
+            for nodeid, clause in self.failures:
+                write(f"  {nodeid.removeprefix('toolcall::')}: {clause or 'see the failure above'}")
+        if self.errors:
+            write("could not run (setup or kit errors, not verdicts on the implementation):")
+            for nodeid in self.errors:
+                write(f"  {nodeid.removeprefix('toolcall::')}")
+        if self.kit_errors:
+            write("kit errors (the kit could not run these; not verdicts, not in any pass rate; "
+                  "please report them):")
+            for nodeid in self.kit_errors:
+                write(f"  {nodeid.removeprefix('toolcall::')}")
+        first = next(iter([n for n, _ in self.failures] + self.errors + self.kit_errors), None)
+        if first is not None:
+            rerun = f"re-run one case: pytest {shlex.quote(first)}"
+            if self.config is None or self.config.pluginmanager.has_plugin("cacheprovider"):
+                rerun += f"   (all that failed: {self.rerun_command()})"  # --lf needs the cache
+            write(rerun)
+
+    def rerun_command(self) -> str:
+        """``pytest --toolcall-provider=<the run's providers> [the kit options given] --lf``: the
+        options that choose what is tested (the adapter, the command, the cases, ...) come from
+        the command line as given; the report and the gate do not (a re-run of the failures would
+        overwrite the full run's report and gate on the failures alone)."""
+        ran = list(dict.fromkeys(provider for _, provider, _ in self.rows))
+        chosen = self.chosen(self.config) if self.config is not None else []
+        names = [p for p in chosen if p in ran] + [p for p in ran if p not in chosen]
+        words = ["pytest", f"--toolcall-provider={','.join(names)}"]
+        if self.config is not None:
+            words += _kit_options(list(self.config.invocation_params.args))
+        # a URL's password or a key given on the command line is never printed (issue 18)
+        return " ".join(shlex.quote(_masked_word(word)) for word in [*words, "--lf"])
+
+
+def _masked_word(word: str) -> str:
+    """``word`` with every secret the kit knows masked, and a URL's password (``--toolcall-base-
+    url=http://user:pass@host``) too."""
+    from pytest_toolcall.core.redact import mask, mask_url
+
+    head, sep, value = word.partition("=")
+    if sep and "://" in value:
+        return f"{head}={mask_url(value)}" if "://" not in head else mask_url(word)
+    return mask_url(word) if "://" in word else mask(word)
+
+
+#: kit options that do not choose what runs: not repeated in the re-run command
+_NOT_REPEATED = ("--toolcall-provider", "--toolcall-report", "--toolcall-min-pass-rate",
+                 "--toolcall-gate-families")
+#: kit options that take no value
+_FLAGS = ("--toolcall-live", "--toolcall-snapshot-update")
+
+
+def _kit_options(args: list[str]) -> list[str]:
+    """The --toolcall-* options of a command line (with their values), as given."""
+    out: list[str] = []
+    i = 0
+    while i < len(args):
+        word = str(args[i])
+        name = word.partition("=")[0]
+        takes_value = "=" not in word and name not in _FLAGS
+        if name.startswith("--toolcall-") and name not in _NOT_REPEATED:
+            out += [word, str(args[i + 1])] if takes_value and i + 1 < len(args) else [word]
+        i += 2 if name.startswith("--toolcall-") and takes_value else 1
+    return out
+
+
+def _outcome(report: pytest.TestReport) -> str | None:
+    if report.outcome == "rerun":  # pytest-rerunfailures: an attempt, not the case's verdict
+        return None
+    xfail = hasattr(report, "wasxfail")
+    if report.when == "call":
+        if report.passed:
+            return "xpassed" if xfail else "passed"
+        if report.skipped:
+            return "xfailed" if xfail else "skipped"
+        return "failed"
+    if report.when == "setup":
+        if report.skipped:
+            return "xfailed" if xfail else "skipped"
+        if report.failed:
+            return "error"
+    return None
