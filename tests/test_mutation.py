@@ -19,6 +19,7 @@ import pytest
 from pytest_toolcall.cli import mutation
 from pytest_toolcall.core.errors import UsageError
 from pytest_toolcall.cli.mutation import MutationError, MutationResult, evaluate_gate, parse_rate
+from pytest_toolcall.cli.mutation.driver import _profile_selects
 
 ADAPTER = '''\
 from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter
@@ -326,10 +327,10 @@ def test_profiles_are_parsed_and_validated(tmp_path):
         mutation.parse_profiles("nowhere.json")
     with pytest.raises(UsageError, match="profile name 'a b'"):
         mutation.parse_profiles('{"a b": {}}')
-    assert mutation._profile_selects(["loop.*", "!loop.events"], "loop.usage_summed")
-    assert not mutation._profile_selects(["loop.*", "!loop.events"], "loop.events")
-    assert not mutation._profile_selects(["loop.*"], "history.dedupe")
-    assert mutation._profile_selects([], "history.dedupe")
+    assert _profile_selects(["loop.*", "!loop.events"], "loop.usage_summed")
+    assert not _profile_selects(["loop.*", "!loop.events"], "loop.events")
+    assert not _profile_selects(["loop.*"], "history.dedupe")
+    assert _profile_selects([], "history.dedupe")
     # every profile of the built-in matrix is a valid Profile laid over the reference one
     from pytest_toolcall.reference import reference_profile
 

@@ -125,6 +125,3 @@ def _mutate(args: argparse.Namespace) -> int:
         print(failure)
     return EXIT_GATE if gate["failures"] else 0
 
-
-if __name__ == "__main__":
-    raise SystemExit(main())

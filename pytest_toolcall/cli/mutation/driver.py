@@ -1,22 +1,6 @@
-"""The mutation driver: mutmut 3 over an implementation, with the conformance suite as the tests.
-
-mutmut has no Python API, so it runs as a subprocess (``mutmut run``) in a temporary working copy
-of the project, configured through that copy's ``setup.cfg``: the user's files are never edited.
-Its verdicts are read from its result files (``mutants/**/*.meta``, ``mutants/mutmut-stats.json``).
-
-**No false kills.** mutmut records which tests call which function, then re-runs those tests *by
-node id* inside its copy (``mutants/``), and counts any failing run as a kill. The plugin's suite
-items (``toolcall::wire.single_call[openai]``) cannot be re-run by id, so they are never handed to
-mutmut: a generated test module (one parametrized test per case, ids like
-``test_toolcall_mutation_suite.py::test_toolcall_case[openai-wire.single_call]``) runs the
-selected cases, and before any verdict is trusted, every test id mutmut recorded must collect
-again inside ``mutants/`` (``pytest --collect-only``); otherwise the run is refused.
-
-Steps: plan the sources -> copy the project -> pre-flight (the suite must be green; it also says
-which cases ran and where the user's fixtures live) -> generate the test module and the config ->
-``mutmut run`` -> verify the recorded ids -> read the results -> report and gate.
-
-Nothing here writes anything while ``MUTANT_UNDER_TEST`` is set (inside a mutant run).
+"""The driver's steps, in the ``pytest-toolcall mutate`` process: plan the sources, copy the
+project, run the pre-flight, generate the test module and mutmut's config, run mutmut, verify
+the test ids it recorded, read its results (see the package's docstring).
 """
 
 from __future__ import annotations
@@ -33,286 +17,24 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
-
-from pytest_toolcall.core.errors import ToolcallError, UsageError
-
-__all__ = [
-    "Escape",
-    "MutationError",
-    "MutationResult",
-    "MutationRun",
-    "REFERENCE_PROFILES",
-    "apply_profile",
-    "classify",
-    "evaluate_gate",
-    "parse_profiles",
-    "run_mutation",
-    "run_suite_case",
-]
-
-MUTANT_ENV = "MUTANT_UNDER_TEST"
-PROBE_ENV = "PYTEST_TOOLCALL_MUTATION_PROBE"
-GENERATED_MODULE = "test_toolcall_mutation_suite.py"
-GENERATED_TEST = "test_toolcall_case"
-SCHEMA = "pytest-toolcall/mutation"
-SCHEMA_VERSION = 1
-
-#: never copied into the working copy: VCS data, caches, environments, old mutmut output
-_IGNORED = (".git", ".hg", ".svn", "mutants", ".venv", "venv", ".tox", ".nox", "node_modules",
-            "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".hypothesis",
-            "*.egg-info", "build", "dist", ".benchmarks", "toolcall-report", ".coverage")
-
-#: arguments of every pytest run mutmut makes, in its copy:
-#: no plugin suite (its ids cannot be re-run by id), no report files, no cache writes; the
-#: unraisable-exception plugin's five gc.collect() calls per session cost most of a warm run
-#: (it can only turn a kill into a survivor, never the reverse)
-PYTEST_ARGS = ("-p", "no:cacheprovider", "-p", "no:unraisableexception",
-               "-o", "toolcall_provider=", "-o", "toolcall_report=",
-               "-o", "toolcall_min_pass_rate=", "-o", f"python_functions={GENERATED_TEST}")
-
-#: mutmut's exit code of a mutant run -> our status. Only a failing test run (1) is a kill;
-#: mutmut also counts pytest's internal error (3) as one, which a crash of the kit would produce.
-_STATUS = {1: "killed", 0: "survived", 5: "no_tests", 33: "no_tests", 34: "skipped",
-           37: "skipped", 36: "timeout", 24: "timeout", -24: "timeout", 152: "timeout",
-           255: "timeout", -9: "timeout"}
-CAUGHT = ("killed", "timeout")
-ESCAPED = ("survived", "no_tests")
-
-
-class MutationError(ToolcallError):
-    """The driver could not produce an honest result (red suite, mutmut failed, ids that do not
-    collect in mutmut's copy); the message says what to fix."""
-
-
-def classify(exit_code: int | None) -> str:
-    """Our status for one of mutmut's recorded exit codes ('error' for anything unexplained)."""
-    if exit_code is None:
-        return "not_checked"
-    return _STATUS.get(exit_code, "error")
-
-
-# -- data -------------------------------------------------------------------------------------
-@dataclass
-class Escape:
-    """A mutant the suite did not catch."""
-
-    mutant: str
-    status: str  # survived | no_tests
-    file: str
-    line: int | None
-    function: str
-    diff: str
-    cases: list[str] = field(default_factory=list)
-
-
-@dataclass
-class MutationResult:
-    sources: list[str]
-    providers: list[str]
-    cases: list[str]
-    counts: dict[str, int]
-    escapes: list[Escape]
-    errors: list[dict[str, Any]]
-    seconds: float
-    mutmut_seconds: float
-    mutants_per_second: float | None
-    mutmut_version: str
-    workdir: str | None = None
-    #: the declared profiles the cases ran under (``--profiles``); empty: the base profile only
-    profiles: list[str] = field(default_factory=list)
-
-    @property
-    def tested(self) -> int:
-        return sum(self.counts.get(s, 0) for s in CAUGHT + ESCAPED)
-
-    @property
-    def caught(self) -> int:
-        return sum(self.counts.get(s, 0) for s in CAUGHT)
-
-    @property
-    def kill_rate(self) -> float | None:
-        return self.caught / self.tested if self.tested else None
-
-    def headline(self) -> str:
-        return f"MUTATION_ESCAPES: {len(self.escapes)}/{self.tested}"
-
-    def document(self, gate: dict[str, Any] | None = None) -> dict[str, Any]:
-        return {"schema": SCHEMA, "version": SCHEMA_VERSION, "sources": self.sources,
-                "providers": self.providers, "cases": self.cases, "counts": self.counts,
-                "mutants": self.tested, "escaped": len(self.escapes), "caught": self.caught,
-                "kill_rate": self.kill_rate, "escapes": [asdict(e) for e in self.escapes],
-                "errors": self.errors, "gate": gate, "profiles": self.profiles,
-                "timing": {"seconds": round(self.seconds, 3),
-                           "mutmut_seconds": round(self.mutmut_seconds, 3),
-                           "mutants_per_second": self.mutants_per_second},
-                "mutmut_version": self.mutmut_version}
-
-
-@dataclass
-class MutationRun:
-    """What to run: the files to mutate (relative to ``root``), providers and case globs."""
-
-    root: Path
-    files: list[str]
-    providers: list[str]
-    cases: list[str]
-    jobs: int
-    keep: bool = False
-    #: ``--profiles``: name -> {"fields": Profile fields over the base profile, "cases": globs
-    #: (empty: every selected case)}; None runs every case once, under the base profile
-    profiles: dict[str, dict[str, Any]] | None = None
-
-
-# -- profiles: each policy branch runs under the profile that declares it ----------------------
-#: The declared profiles the reference loop and history builder are measured under
-#: (``--profiles reference``). The reference loop implements every policy field its
-#: ``from_profile`` reads; under one profile the branches of the other values never run, so
-#: their mutants survive whatever the cases check. Each profile here is one a real loop
-#: declares (docs/loops.md, "Profile fields"; the framework shims pytest_toolcall/shims/_*.py),
-#: with its caps lowered to keep runs short; a mutant is caught when the run under ANY profile
-#: fails. Fields are laid over the base profile (the ``toolcall_profile`` fixture's). Every case
-#: runs under "default"; each other profile runs the cases whose expectations its fields change
-#: (a mutant's run re-runs every case that called its function: the whole matrix under every
-#: profile costs four times as long on two cores).
-REFERENCE_PROFILES: dict[str, dict[str, Any]] = {
-    "default": {"fields": {}, "cases": []},
-    # argument_validation: ask the user about a missing required argument
-    "clarify": {"fields": {"argument_validation": "clarify"},
-                "cases": ["loop.missing_required_argument", "loop.argument_types"]},
-    # one call after the other, each with its own timeout
-    "sequential": {"fields": {"parallel_dispatch": False, "tool_timeout": 0.25},
-                   "cases": ["loop.answered_once_in_order", "loop.result_contents_match",
-                             "loop.tool_timeout", "loop.mixed_batch"]},
-    # openai-agents: max_turns counts model calls, no failure-round cap
-    "agents-sdk": {"fields": {"iteration_counts": "model_calls", "max_iterations": 4,
-                              "max_failure_rounds": None},
-                   "cases": ["loop.iteration_cap", "loop.all_failure_rounds",
-                             "loop.usage_summed", "loop.mixed_batch"]},
-    # pydantic-ai: request_limit on model calls, a per-tool retry budget, a crash ends the run
-    "pydantic-ai": {"fields": {"iteration_counts": "model_calls", "max_iterations": 6,
-                               "max_failure_rounds": None, "tool_failure_budget": 1,
-                               "crash_policy": "abort"},
-                    "cases": ["loop.all_failure_rounds", "loop.retryable_failure_continues",
-                              "loop.mixed_batch", "loop.sanitised_failures", "loop.events",
-                              "loop.iteration_cap"]},
-    # langgraph: recursion_limit on rounds, a crash ends the run, repeated ids refused
-    "langgraph": {"fields": {"iteration_counts": "rounds", "max_iterations": 4,
-                             "max_failure_rounds": None, "crash_policy": "abort",
-                             "duplicate_call_ids": "refuse"},
-                  "cases": ["loop.duplicate_call_id", "loop.all_failure_rounds",
-                            "loop.iteration_cap", "loop.sanitised_failures", "loop.mixed_batch"]},
-    # smolagents: max_steps on model calls, a closing call at the cap, a final_answer tool
-    "smolagents": {"fields": {"iteration_counts": "model_calls", "max_iterations": 4,
-                              "max_failure_rounds": None, "closing_call": True,
-                              "final_answer_tool": "final_answer"},
-                   "cases": ["loop.iteration_cap", "loop.all_failure_rounds",
-                             "loop.permanent_failure", "loop.usage_summed",
-                             "loop.text_with_calls", "loop.events", "loop.model_error"]},
-    # a history builder that keeps failed calls and their error results
-    "keep-failed": {"fields": {"history_failed_calls": "keep"}, "cases": ["history.*"]},
-}
-BUILTIN_PROFILES = {"reference": REFERENCE_PROFILES}
-
-
-def apply_profile(base: Any, fields: dict[str, Any]) -> Any:
-    """``base`` (a Profile, a mapping or None) with ``fields`` laid over it, validated."""
-    from pytest_toolcall.core.contracts import make_profile
-
-    if not fields:
-        return base
-    merged = {**make_profile(base).model_dump(), **fields}
-    return make_profile(merged)
-
-
-def parse_profiles(raw: str) -> dict[str, dict[str, Any]]:
-    """``--profiles``: a built-in matrix name (``reference``), a JSON file, or inline JSON.
-
-    The JSON maps a profile name to its Profile fields, laid over the base profile; an entry
-    may instead be ``{"fields": {...}, "cases": ["loop.*", "!loop.tool_timeout"]}`` to run
-    only those cases under it ('!' leaves a case out).
-    Every profile is validated here: a bad field is a usage error naming it.
-    """
-    from pytest_toolcall.core.contracts import Profile
-
-    text = raw.strip()
-    if text in BUILTIN_PROFILES:
-        data: Any = BUILTIN_PROFILES[text]
-    else:
-        path = Path(text)
-        source = text
-        if not text.startswith("{"):
-            if not path.is_file():
-                raise UsageError(f"--profiles: {raw!r} is neither a built-in matrix "
-                                 f"({', '.join(BUILTIN_PROFILES)}), a JSON file nor a JSON "
-                                 "object")
-            source = path.read_text(encoding="utf-8")
-        try:
-            data = json.loads(source)
-        except ValueError as exc:
-            raise UsageError(f"--profiles: {raw!r} is not valid JSON ({exc})") from None
-    if not isinstance(data, dict) or not data:
-        raise UsageError("--profiles: give a JSON object mapping profile names to Profile "
-                         'fields, e.g. {"default": {}, "clarify": {"argument_validation": '
-                         '"clarify"}}')
-    out: dict[str, dict[str, Any]] = {}
-    for name, entry in data.items():
-        if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9_.]+(-[A-Za-z0-9_.]+)*",
-                                                         name):
-            raise UsageError(f"--profiles: profile name {name!r}: use letters, digits, '_', "
-                             "'.' and single '-' (it becomes part of a test id)")
-        if not isinstance(entry, dict):
-            raise UsageError(f"--profiles: profile {name!r} must be an object of Profile fields")
-        if set(entry) <= {"fields", "cases"} and "fields" in entry:
-            fields, cases = entry["fields"], entry.get("cases") or []
-        else:
-            fields, cases = entry, []
-        if isinstance(cases, str):
-            cases = [c.strip() for c in cases.split(",") if c.strip()]
-        if not isinstance(fields, dict) or not isinstance(cases, list):
-            raise UsageError(f"--profiles: profile {name!r}: 'fields' is an object, 'cases' a "
-                             "list of case globs")
-        try:
-            Profile.model_validate(fields)
-        except Exception as exc:  # noqa: BLE001 - pydantic's ValidationError
-            problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'profile'}: "
-                                 f"{e['msg']}" for e in getattr(exc, "errors", lambda: [])())
-            raise UsageError(f"--profiles: profile {name!r} is not a valid Profile: "
-                             f"{problems or exc}") from None
-        out[name] = {"fields": dict(fields), "cases": [str(c) for c in cases]}
-    return out
-
-
-# -- gate -------------------------------------------------------------------------------------
-def parse_rate(raw: str) -> float:
-    """A kill rate from '0.9' or '90%'; a usage error says what one looks like."""
-    text = raw.strip()
-    try:
-        rate = float(text[:-1]) / 100 if text.endswith("%") else float(text)
-    except ValueError:
-        rate = -1.0
-    if not 0.0 <= rate <= 1.0:
-        raise UsageError(f"--min-kill-rate: {raw!r} is not a kill rate. Give a number from 0 to 1 "
-                         "(0.9) or a percentage (90%).")
-    return rate
-
-
-def evaluate_gate(result: MutationResult, max_escapes: int | None,
-                  min_kill_rate: float | None) -> dict[str, Any]:
-    """The gate's verdict: passed, and one failure message per exceeded threshold."""
-    failures = []
-    if max_escapes is not None and len(result.escapes) > max_escapes:
-        failures.append(f"MUTATION GATE FAILED: {len(result.escapes)} escapes, more than "
-                        f"--max-escapes {max_escapes}")
-    rate = result.kill_rate
-    if min_kill_rate is not None and (rate is None or rate < min_kill_rate):
-        shown = "n/a" if rate is None else f"{rate:.1%}"
-        failures.append(f"MUTATION GATE FAILED: kill rate {shown}, below --min-kill-rate "
-                        f"{min_kill_rate:.1%}")
-    return {"passed": not failures, "max_escapes": max_escapes, "min_kill_rate": min_kill_rate,
-            "failures": failures}
+from pytest_toolcall.core.errors import UsageError
+from pytest_toolcall.cli.mutation.model import (
+    ESCAPED,
+    Escape,
+    GENERATED_MODULE,
+    GENERATED_TEST,
+    MUTANT_ENV,
+    MutationError,
+    MutationResult,
+    MutationRun,
+    PROBE_ENV,
+    PYTEST_ARGS,
+    _IGNORED,
+    classify,
+    mutmut_version,
+)
 
 
 # -- planning ---------------------------------------------------------------------------------
@@ -468,7 +190,7 @@ def _clean_env() -> dict[str, str]:
 def preflight(workdir: Path, providers: list[str], cases: list[str]) -> dict[str, Any]:
     """Run the suite in the copy, unmutated; it must be green. Returns the probe's record."""
     out = workdir / ".toolcall-mutation-probe.json"
-    args = [sys.executable, "-m", "pytest", "-p", "pytest_toolcall.cli.mutation",
+    args = [sys.executable, "-m", "pytest", "-p", "pytest_toolcall.cli.mutation.probe",
             f"--toolcall-provider={','.join(providers)}", "-q", "-p", "no:cacheprovider",
             "-o", "toolcall_report=", "-o", "toolcall_min_pass_rate=", "--tb=short"]
     if cases:
@@ -527,7 +249,7 @@ def generate_test_module(workdir: Path, probe: dict[str, Any],
         "",
         "import pytest",
         "",
-        "from pytest_toolcall.cli.mutation import run_suite_case",
+        "from pytest_toolcall.cli.mutation.probe import run_suite_case",
         "",
         "CASES = [",
         *[f"    ({provider!r}, {case!r})," for provider, case in chosen],
@@ -554,7 +276,8 @@ def _profiled_module(profiles: dict[str, dict[str, Any]],
         "",
         "import pytest",
         "",
-        "from pytest_toolcall.cli.mutation import apply_profile, run_suite_case",
+        "from pytest_toolcall.cli.mutation.model import apply_profile\n"
+        "from pytest_toolcall.cli.mutation.probe import run_suite_case",
         "",
         f"PROFILES = {fields!r}",
         "",
@@ -611,7 +334,7 @@ def preflight_profiles(workdir: Path, probe: dict[str, Any],
     out = workdir / ".toolcall-mutation-profiles.json"
     env = _clean_env()
     env[PROBE_ENV] = str(out)
-    done = subprocess.run([sys.executable, "-m", "pytest", "-p", "pytest_toolcall.cli.mutation",
+    done = subprocess.run([sys.executable, "-m", "pytest", "-p", "pytest_toolcall.cli.mutation.probe",
                            "-q", "--rootdir=.", "--tb=short", *PYTEST_ARGS, module],
                           cwd=workdir, env=env, capture_output=True, text=True, check=False)
     output = done.stdout + done.stderr
@@ -634,123 +357,11 @@ def preflight_profiles(workdir: Path, probe: dict[str, Any],
             if r["outcome"] == "passed"]
 
 
-def run_suite_case(request: Any, case_id: str) -> None:
-    """The body of the generated tests: run one case as the plugin's suite item would."""
-    import pytest
-
-    from pytest_toolcall.plugins.suite import SUBJECTS, build_registry, check_subject
-    from pytest_toolcall.core.contracts import make_profile
-    from pytest_toolcall.plugin import _setting
-    from pytest_toolcall.run.runner import CaseSkipped, run_case
-
-    registry = getattr(request.config, "_toolcall_mutation_registry", None)
-    if registry is None:
-        registry = build_registry(request.config)
-        request.config._toolcall_mutation_registry = registry
-    case = registry[case_id]
-    fixture, _ = SUBJECTS[case.contract]
-    subject = request.getfixturevalue(fixture)
-    profile = make_profile(request.getfixturevalue("toolcall_profile"))
-    interfaces = check_subject(case.contract, subject, profile)
-    kwargs: dict[str, Any] = {}
-    if case.contract == "chat":
-        kwargs["endpoint"] = request.getfixturevalue("toolcall_endpoint")
-    elif case.contract == "loop":
-        kwargs["dialect"] = request.getfixturevalue("toolcall_provider")
-        kwargs["loop_model"] = _setting(request.config, "toolcall_loop_model") or "inprocess"
-    try:
-        run_case(case, subject, profile, interfaces=interfaces, **kwargs)
-    except CaseSkipped as skip:
-        pytest.skip(str(skip))
-
-
-# -- the probe: a pytest plugin active only with PROBE_ENV set (pre-flight and verification) -----
-def pytest_configure(config: Any) -> None:
-    if os.environ.get(PROBE_ENV) and not os.environ.get(MUTANT_ENV):
-        config.pluginmanager.register(_Probe(Path(os.environ[PROBE_ENV])), "toolcall-mutation")
-
-
-class _Probe:
-    def __init__(self, out: Path) -> None:
-        self.out = out
-        self.items: dict[str, dict[str, Any]] = {}
-        self.collected: list[str] = []
-        self.suite_dir: str | None = None
-
-    def pytest_collection_modifyitems(self, session: Any, config: Any, items: list[Any]) -> None:
-        from pytest_toolcall.plugins.suite import CASE_KEY, PROVIDER_KEY
-
-        self.collected = [item.nodeid for item in items]
-        if config.getoption("collectonly"):
-            return
-        keep, drop = [], []
-        for item in items:
-            case = item.stash.get(CASE_KEY, None)
-            params = getattr(getattr(item, "callspec", None), "params", {})
-            if case is None and getattr(item, "originalname", None) == GENERATED_TEST \
-                    and "toolcall_mutation_profile" in params:
-                keep.append(item)  # a generated run under a declared profile (--profiles)
-                self.items[item.nodeid] = {"nodeid": item.nodeid,
-                                           "case": params["toolcall_case_id"],
-                                           "provider": params["toolcall_provider"],
-                                           "profile": params["toolcall_mutation_profile"],
-                                           "outcome": None}
-                continue
-            if case is None:
-                drop.append(item)  # the user's own tests: not part of the suite
-                continue
-            keep.append(item)
-            parent = item.parent.parent if item.parent is not None else None
-            path = getattr(parent, "path", None)
-            if path is not None and self.suite_dir is None:
-                try:
-                    self.suite_dir = Path(path).relative_to(config.rootpath).as_posix()
-                except ValueError:
-                    self.suite_dir = "."
-            self.items[item.nodeid] = {"nodeid": item.nodeid, "case": case.id,
-                                       "provider": item.stash[PROVIDER_KEY], "outcome": None}
-        if drop:
-            config.hook.pytest_deselected(items=drop)
-            items[:] = keep
-
-    def pytest_runtest_logreport(self, report: Any) -> None:
-        record = self.items.get(report.nodeid)
-        if record is None:
-            return
-        xfail = hasattr(report, "wasxfail")
-        if report.when == "setup" and report.failed:
-            record["outcome"] = "error"
-        elif report.when == "setup" and report.skipped:
-            record["outcome"] = "xfailed" if xfail else "skipped"
-        elif report.when == "call":
-            if report.passed:
-                record["outcome"] = "xpassed" if xfail else "passed"
-            elif report.skipped:
-                record["outcome"] = "xfailed" if xfail else "skipped"
-            else:
-                record["outcome"] = "failed"
-        elif report.when == "teardown" and report.failed:
-            record["outcome"] = "error"
-
-    def pytest_sessionfinish(self, session: Any) -> None:
-        self.out.write_text(json.dumps({"items": list(self.items.values()),
-                                        "collected": self.collected,
-                                        "suite_dir": self.suite_dir}), encoding="utf-8")
-
-
 # -- mutmut -----------------------------------------------------------------------------------
 _LAUNCH = "import sys\nfrom mutmut.__main__ import cli\nsys.argv[0] = 'mutmut'\ncli()\n"
+
+
 _RATE = re.compile(r"([0-9.]+) mutations/second")
-
-
-def mutmut_version() -> str:
-    try:
-        from importlib.metadata import version
-
-        return version("mutmut")
-    except Exception:  # noqa: BLE001 - not installed
-        raise UsageError("pytest-toolcall mutate needs mutmut 3: pip install 'pytest-toolcall[mutation]'") \
-            from None
 
 
 def run_mutmut(workdir: Path, jobs: int, log: Path | None) -> tuple[float, float | None, str]:
@@ -815,7 +426,7 @@ def verify_recorded_ids(mutants_dir: Path, recorded: set[str]) -> None:
     out = mutants_dir / ".toolcall-mutation-collect.json"
     env = _clean_env()
     env[PROBE_ENV] = str(out)
-    args = [sys.executable, "-m", "pytest", "-p", "pytest_toolcall.cli.mutation", "--collect-only",
+    args = [sys.executable, "-m", "pytest", "-p", "pytest_toolcall.cli.mutation.probe", "--collect-only",
             "-q", "--rootdir=.", *PYTEST_ARGS, *sorted(recorded)]
     done = subprocess.run(args, cwd=mutants_dir, env=env, capture_output=True, text=True,
                           check=False)
@@ -966,68 +577,3 @@ def run_mutation(run: MutationRun, *, log_dir: Path | None = None) -> MutationRe
     finally:
         if not run.keep:
             shutil.rmtree(workdir, ignore_errors=True)
-
-
-# -- output -----------------------------------------------------------------------------------
-def render_text(result: MutationResult) -> str:
-    out = [result.headline()]
-    rate = result.kill_rate
-    out.append(f"caught {result.caught} of {result.tested} mutants"
-               + (f" (kill rate {rate:.1%})" if rate is not None else "")
-               + f"; {', '.join(f'{v} {k}' for k, v in sorted(result.counts.items()))}")
-    if result.profiles:
-        out.append(f"cases ran under {len(result.profiles)} declared profiles: "
-                   + ", ".join(result.profiles))
-    for escape in result.escapes:
-        where = f"{escape.file}:{escape.line}" if escape.line else escape.file
-        what = "survived" if escape.status == "survived" else "no case calls this function"
-        out.append("")
-        out.append(f"ESCAPE {escape.mutant} ({what}) at {where}, in {escape.function}")
-        out.append("  cases that ran it: " + (", ".join(escape.cases) or "none"))
-        out.extend("  " + line for line in escape.diff.splitlines())
-    for error in result.errors:
-        out.append(f"UNCLEAR {error['mutant']}: mutmut exit code {error['exit_code']} (not "
-                   "counted as a kill)")
-    return "\n".join(out)
-
-
-def render_markdown(result: MutationResult, gate: dict[str, Any]) -> str:
-    rate = result.kill_rate
-    lines = ["# Mutation escapes", "",
-             f"**{result.headline()}** - kill rate "
-             + (f"{rate:.1%}" if rate is not None else "n/a")
-             + f" ({result.caught} of {result.tested} mutants caught)", "",
-             (f"Sources: {', '.join(f'`{s}`' for s in result.sources)}; providers: "
-              f"{', '.join(result.providers)}; {len(result.cases)} cases"
-              + (f" (runs under profiles {', '.join(result.profiles)})" if result.profiles
-                 else "") + "."), ""]
-    if gate["failures"]:
-        lines += [f"- :x: {f}" for f in gate["failures"]] + [""]
-    elif gate["max_escapes"] is not None or gate["min_kill_rate"] is not None:
-        lines += ["- :white_check_mark: mutation gate passed", ""]
-    if result.escapes:
-        lines += ["| mutant | where | status | cases that ran it |", "|---|---|---|---|"]
-        for e in result.escapes:
-            where = f"{e.file}:{e.line}" if e.line else e.file
-            lines.append(f"| `{e.mutant.rpartition('.')[2]}` | `{where}` | {e.status} | "
-                         f"{', '.join(e.cases) or 'none'} |")
-        lines.append("")
-        for e in result.escapes:
-            lines += [f"<details><summary><code>{e.mutant}</code></summary>", "", "```diff",
-                      e.diff, "```", "", "</details>", ""]
-    return "\n".join(lines)
-
-
-def write_reports(directory: Path, result: MutationResult, gate: dict[str, Any]) -> list[Path]:
-    if os.environ.get(MUTANT_ENV):
-        return []  # never from inside a mutant run
-    directory.mkdir(parents=True, exist_ok=True)
-    json_path = directory / "mutation-report.json"
-    md_path = directory / "mutation-summary.md"
-    # secrets never reach a file the kit writes (issue 18)
-    from pytest_toolcall.core.redact import mask
-
-    json_path.write_text(mask(json.dumps(result.document(gate), indent=2, ensure_ascii=False))
-                         + "\n", encoding="utf-8")
-    md_path.write_text(mask(render_markdown(result, gate)), encoding="utf-8")
-    return [json_path, md_path]
