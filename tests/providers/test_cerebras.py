@@ -1,9 +1,10 @@
 """The ``cerebras`` provider (issue 13): Cerebras Inference's Chat Completions on the openai wire.
 
-Its rules with their exact texts, its stream shape and the quirk it declares, the Cerebras cases
-with their negative controls, the reference adapter on every case that applies to cerebras, and
-BOTH the official openai SDK (strict validation) and Cerebras' own SDK (cerebras_cloud_sdk)
-reading every answer and stream the fake sends.
+Its rules with their exact texts, its error bodies, its stream shape and the quirk it declares,
+and BOTH the official openai SDK (strict validation) and Cerebras' own SDK (cerebras_cloud_sdk)
+reading every answer and stream the fake sends. The Cerebras cases with their negative controls
+(``controls_cerebras.py``) and the reference adapter on every case that applies to cerebras run
+in ``test_controls.py``.
 """
 
 from __future__ import annotations
@@ -11,12 +12,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import controls_cerebras as c  # tests/ is on sys.path
+import controls_cerebras as c  # tests/providers/ is on sys.path
 import openai_wire_sdk as w
 import pytest
+from provider_kit import endpoint_fixture
 
-from pytest_toolcall.cases import ErrorReply, ScriptedCall, StreamPlan, Turn, Usage, \
-    default_registry
+from pytest_toolcall.cases import ErrorReply, ScriptedCall, StreamPlan, Turn, Usage
 from pytest_toolcall.providers.base import get_dialect
 from pytest_toolcall.providers.cerebras.dialect import (
     COMPLETION_ID,
@@ -28,65 +29,9 @@ from pytest_toolcall.providers.fake import FakeProvider, serve
 from pytest_toolcall.providers.fake.provider import Endpoint
 from pytest_toolcall.core.model import Reasoning
 from pytest_toolcall.providers import get
-from pytest_toolcall.reference import reference_profile
 from pytest_toolcall.providers.cerebras.reference import CerebrasAdapter
-from pytest_toolcall.run.runner import run_case
 
-PROFILE = reference_profile("cerebras")
-
-#: (case id, broken adapter, the clause the case must name)
-CONTROLS = [
-    ("wire.cerebras_reasoning_decoded", c.ReadsReasoningContent, "response.reasoning"),
-    ("wire.cerebras_reasoning_decoded", c.ReasoningAsText, "response.text"),
-    ("stream.cerebras_reasoning_decoded", c.StreamDropsReasoning, "response.reasoning"),
-    ("stream.cerebras_usage_on_finish_chunk", c.UsageChunkOnly, "response.usage"),
-]
-
-#: the shared cases that run on Cerebras' own bodies (the errors family's kinds)
-SHARED_CONTROLS = [
-    ("errors.rate_limited", c.NeverRetryable, "errors.retryable"),
-    ("errors.rate_limited", c.StatusLost, "errors.status"),
-    ("errors.rate_limited", c.DropsErrorCode, "errors.type"),
-    ("errors.rate_limited_stream", c.NeverRetryable, "errors.retryable"),
-    ("errors.quota_exhausted", c.EveryErrorRetryable, "errors.retryable"),
-    ("errors.auth_invalid", c.EveryErrorRetryable, "errors.retryable"),
-    ("errors.model_not_found", c.EveryErrorRetryable, "errors.retryable"),
-    ("errors.model_not_found", c.StatusLost, "errors.status"),
-    ("errors.context_length", c.DropsErrorCode, "errors.type"),
-    ("errors.context_length", c.EveryErrorRetryable, "errors.retryable"),
-    ("errors.server_error", c.NeverRetryable, "errors.retryable"),
-    ("errors.server_error", c.StatusLost, "errors.status"),
-    ("errors.overloaded", c.NeverRetryable, "errors.retryable"),
-]
-
-endpoint = w.endpoint_fixture("cerebras")
-
-
-@pytest.mark.parametrize(("case_id", "broken", "clause"), CONTROLS,
-                         ids=w.control_ids(CONTROLS))
-def test_case_fails_its_negative_control(case_id: str, broken: type, clause: str,
-                                         endpoint: Endpoint) -> None:
-    w.assert_control_fails(case_id, broken, clause, endpoint, PROFILE)
-
-
-def test_every_cerebras_case_has_a_negative_control() -> None:
-    assert w.own_cases("cerebras") == {row[0] for row in CONTROLS}
-
-
-@pytest.mark.parametrize(("case_id", "broken", "clause"), SHARED_CONTROLS,
-                         ids=w.control_ids(SHARED_CONTROLS))
-def test_shared_case_fails_its_negative_control_on_cerebras(case_id: str, broken: type,
-                                                            clause: str,
-                                                            endpoint: Endpoint) -> None:
-    w.assert_control_fails(case_id, broken, clause, endpoint, PROFILE, on="cerebras")
-
-
-def test_every_error_kind_cerebras_has_runs_with_a_control() -> None:
-    from pytest_toolcall.providers.errors import kinds_for
-
-    assert set(kinds_for("cerebras")) == {"rate_limit", "quota", "auth", "model_not_found",
-                                          "context_length", "server_error", "overloaded"}
-    assert w.own_kind_cases("cerebras") == {row[0] for row in SHARED_CONTROLS}
+endpoint = endpoint_fixture("cerebras")
 
 
 def test_cerebras_errors_in_its_own_words() -> None:
@@ -107,16 +52,6 @@ def test_cerebras_errors_in_its_own_words() -> None:
         assert "error" not in error_reply("cerebras", kind)[2], "top level, no 'error' key"
     with pytest.raises(KeyError):
         error_reply("cerebras", "permission")
-
-
-CEREBRAS_CASES = w.reference_cases("cerebras", PROFILE)
-
-
-@pytest.mark.parametrize("case_id", CEREBRAS_CASES)
-def test_reference_adapter_passes(case_id: str, endpoint: Endpoint) -> None:
-    run_case(default_registry()[case_id], CerebrasAdapter.from_endpoint(endpoint), PROFILE,
-             endpoint)
-    assert all(e.path == "/v1/chat/completions" for e in endpoint.exchanges)
 
 
 # -- the provider's rules, with their texts -----------------------------------------------------

@@ -1,6 +1,6 @@
-"""Negative controls for the Cerebras cases: the reference :class:`CerebrasAdapter` with ONE
-thing broken each; the docstring names the bug. ``tests/test_controls_cerebras.py`` pairs each
-with the case that must fail it and the clause."""
+"""Negative controls for the Cerebras cases: the reference :class:`CerebrasAdapter` with ONE thing
+broken each; the docstring names the bug. The tables at the end pair each with the case that must
+fail it and the clause; ``tests/providers/test_controls.py`` runs them."""
 
 from __future__ import annotations
 
@@ -88,3 +88,41 @@ class NeverRetryable(_generic.NeverRetryable, CerebrasAdapter):
 
 class DropsErrorCode(_generic.DropsErrorCode, CerebrasAdapter):
     """Cerebras' code (token_quota_exceeded, queue_exceeded, ...) is dropped."""
+
+
+# -- what tests/providers/test_controls.py runs ---------------------------------------------------
+
+PROVIDER = "cerebras"
+#: the path of every request the reference adapter sends
+PATH = "/v1/chat/completions"
+#: the error kinds Cerebras has: the shared case of each runs on its bodies (SHARED_CONTROLS)
+ERROR_KINDS = {"rate_limit", "quota", "auth", "model_not_found", "context_length", "server_error",
+               "overloaded"}
+
+#: (case id, broken adapter, the clause the case must name)
+CONTROLS = [
+    ("wire.cerebras_reasoning_decoded", ReadsReasoningContent, "response.reasoning"),
+    ("wire.cerebras_reasoning_decoded", ReasoningAsText, "response.text"),
+    ("stream.cerebras_reasoning_decoded", StreamDropsReasoning, "response.reasoning"),
+    ("stream.cerebras_usage_on_finish_chunk", UsageChunkOnly, "response.usage"),
+]
+
+#: the shared cases that run on Cerebras' own bodies (the errors family's kinds) and on its
+#: closed request schema
+SHARED_CONTROLS = [
+    ("errors.rate_limited", NeverRetryable, "errors.retryable"),
+    ("errors.rate_limited", StatusLost, "errors.status"),
+    ("errors.rate_limited", DropsErrorCode, "errors.type"),
+    ("errors.rate_limited_stream", NeverRetryable, "errors.retryable"),
+    ("errors.quota_exhausted", EveryErrorRetryable, "errors.retryable"),
+    ("errors.auth_invalid", EveryErrorRetryable, "errors.retryable"),
+    ("errors.model_not_found", EveryErrorRetryable, "errors.retryable"),
+    ("errors.model_not_found", StatusLost, "errors.status"),
+    ("errors.context_length", DropsErrorCode, "errors.type"),
+    ("errors.context_length", EveryErrorRetryable, "errors.retryable"),
+    ("errors.server_error", NeverRetryable, "errors.retryable"),
+    ("errors.server_error", StatusLost, "errors.status"),
+    ("errors.overloaded", NeverRetryable, "errors.retryable"),
+    # Cerebras' closed request schema: the first request of any case is a 422
+    ("wire.single_call", UnknownKeySent, "request.body.unsupported"),
+]

@@ -1,8 +1,9 @@
 """The ``deepseek`` provider (issue 13): DeepSeek's Chat Completions on the openai wire.
 
-Its rules with their exact texts, its stream shape, the DeepSeek cases with their negative
-controls, the reference adapter on every case that applies to deepseek, and the official openai
-SDK (strict validation) reading every response and stream the fake sends.
+Its rules with their exact texts, its error bodies, its stream shape, and the official openai SDK
+(strict validation) reading every response and stream the fake sends. The DeepSeek cases with
+their negative controls (``controls_deepseek.py``) and the reference adapter on every case that
+applies to deepseek run in ``test_controls.py``.
 """
 
 from __future__ import annotations
@@ -10,7 +11,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import controls_deepseek as c  # tests/ is on sys.path
 import openai_wire_sdk as w
 import pytest
 
@@ -23,81 +23,9 @@ from pytest_toolcall.providers.deepseek.dialect import (
     DeepSeek,
 )
 from pytest_toolcall.providers.fake import FakeProvider
-from pytest_toolcall.providers.fake.provider import Endpoint
 from pytest_toolcall.core.model import Reasoning
 from pytest_toolcall.providers import get
-from pytest_toolcall.reference import reference_profile
 from pytest_toolcall.providers.deepseek.reference import DeepSeekAdapter
-from pytest_toolcall.run.runner import run_case
-
-PROFILE = reference_profile("deepseek")
-
-#: (case id, broken adapter, the clause the case must name)
-CONTROLS = [
-    ("wire.deepseek_reasoning_replayed", c.DropsReasoning,
-     "request.messages.reasoning_content.missing"),
-    ("wire.deepseek_reasoning_replayed", c.EditsReasoning, "wire.deepseek.reasoning_replayed"),
-    ("wire.deepseek_reasoning_replayed", c.ReasoningAsText, "response.text"),
-    ("wire.deepseek_reasoning_replayed", c.ReasoningNotDecoded, "response.reasoning"),
-    ("stream.deepseek_reasoning_replayed", c.StreamDropsReasoning, "response.reasoning"),
-    ("stream.deepseek_reasoning_replayed", c.DropsReasoning,
-     "request.messages.reasoning_content.missing"),
-    ("wire.deepseek_empty_reasoning_replayed", c.NonEmptyReasoningOnly,
-     "request.messages.reasoning_content.missing"),
-    ("stream.deepseek_usage_on_finish_chunk", c.UsageChunkOnly, "response.usage"),
-    ("errors.deepseek_insufficient_balance", c.RetriesEverything, "errors.retryable"),
-    ("wire.deepseek_keep_alive_lines", c.FirstLineOnly, "adapter.raised"),
-]
-
-#: the shared cases that run on DeepSeek's own bodies (the errors family's kinds, the keep-alive
-#: comments), each with the bug it must catch there
-SHARED_CONTROLS = [
-    ("errors.rate_limited", c.NeverRetryable, "errors.retryable"),
-    ("errors.rate_limited", c.StatusLost, "errors.status"),
-    ("errors.rate_limited", c.DropsErrorCode, "errors.type"),
-    ("errors.rate_limited_stream", c.NeverRetryable, "errors.retryable"),
-    ("errors.quota_exhausted", c.EveryErrorRetryable, "errors.retryable"),
-    ("errors.auth_invalid", c.EveryErrorRetryable, "errors.retryable"),
-    ("errors.model_not_found", c.EveryErrorRetryable, "errors.retryable"),
-    ("errors.model_not_found", c.StatusLost, "errors.status"),
-    ("errors.context_length", c.DropsErrorCode, "errors.type"),
-    ("errors.context_length", c.EveryErrorRetryable, "errors.retryable"),
-    ("errors.server_error", c.NeverRetryable, "errors.retryable"),
-    ("errors.server_error", c.StatusLost, "errors.status"),
-    ("errors.overloaded", c.NeverRetryable, "errors.retryable"),
-    ("stream.sse_comment_lines", c.BreaksOnKeepAlive, "adapter.raised"),
-    ("wire.unknown_finish_reason", c.UnknownFinishIsStop, "response.finish_reason"),
-]
-
-
-endpoint = w.endpoint_fixture("deepseek")
-
-
-@pytest.mark.parametrize(("case_id", "broken", "clause"), CONTROLS,
-                         ids=w.control_ids(CONTROLS))
-def test_case_fails_its_negative_control(case_id: str, broken: type, clause: str,
-                                         endpoint: Endpoint) -> None:
-    w.assert_control_fails(case_id, broken, clause, endpoint, PROFILE)
-
-
-def test_every_deepseek_case_has_a_negative_control() -> None:
-    assert w.own_cases("deepseek") == {row[0] for row in CONTROLS}
-
-
-@pytest.mark.parametrize(("case_id", "broken", "clause"), SHARED_CONTROLS,
-                         ids=w.control_ids(SHARED_CONTROLS))
-def test_shared_case_fails_its_negative_control_on_deepseek(case_id: str, broken: type,
-                                                            clause: str,
-                                                            endpoint: Endpoint) -> None:
-    w.assert_control_fails(case_id, broken, clause, endpoint, PROFILE, on="deepseek")
-
-
-def test_every_error_kind_deepseek_has_runs_with_a_control() -> None:
-    from pytest_toolcall.providers.errors import kinds_for
-
-    assert set(kinds_for("deepseek")) == {"rate_limit", "quota", "auth", "model_not_found",
-                                          "context_length", "server_error", "overloaded"}
-    assert w.own_kind_cases("deepseek") == {row[0] for row in SHARED_CONTROLS if row[0].startswith("errors.")}
 
 
 def test_deepseek_errors_in_its_own_words() -> None:
@@ -113,16 +41,6 @@ def test_deepseek_errors_in_its_own_words() -> None:
         assert error_reply("deepseek", kind)[2]["error"]["code"] == "invalid_request_error"
     with pytest.raises(KeyError):
         error_reply("deepseek", "permission")
-
-
-DEEPSEEK_CASES = w.reference_cases("deepseek", PROFILE)
-
-
-@pytest.mark.parametrize("case_id", DEEPSEEK_CASES)
-def test_reference_adapter_passes(case_id: str, endpoint: Endpoint) -> None:
-    run_case(default_registry()[case_id], DeepSeekAdapter.from_endpoint(endpoint), PROFILE,
-             endpoint)
-    assert all(e.path == "/chat/completions" for e in endpoint.exchanges)
 
 
 # -- the provider's rules, with their texts -----------------------------------------------------

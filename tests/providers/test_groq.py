@@ -1,10 +1,11 @@
 """The ``groq`` provider (issue 13): Groq's Chat Completions on the openai wire.
 
-Its rules with their texts, its stream shape (whole calls, usage under x_groq), the Groq cases
-with their negative controls, the errors family on Groq's own bodies, the reference adapter on
-every case that applies to groq, and BOTH the official openai SDK (strict validation) and Groq's
-own SDK (groq 1.7.0, strict validation) reading every answer and stream the fake sends (the
-openai SDK without strict validation: its strict mode refuses Groq's service_tier 'on_demand').
+Its rules with their texts, its error bodies, its stream shape (whole calls, usage under x_groq),
+and BOTH the official openai SDK (strict validation) and Groq's own SDK (groq 1.7.0, strict
+validation) reading every answer and stream the fake sends (the openai SDK without strict
+validation: its strict mode refuses Groq's service_tier 'on_demand'). The Groq cases with their
+negative controls (``controls_groq.py``) and the reference adapter on every case that applies to
+groq run in ``test_controls.py``.
 """
 
 from __future__ import annotations
@@ -13,75 +14,16 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-import controls_groq as c  # tests/ is on sys.path
 import openai_wire_sdk as w
 import pytest
 
-from pytest_toolcall.cases import ErrorReply, ScriptedCall, StreamPlan, Turn, Usage, default_registry
+from pytest_toolcall.cases import ErrorReply, ScriptedCall, StreamPlan, Turn, Usage
 from pytest_toolcall.providers.base import get_dialect
 from pytest_toolcall.providers.groq.dialect import BAD_KEY, REQUEST_ID, Groq
 from pytest_toolcall.providers.fake import FakeProvider, serve
-from pytest_toolcall.providers.fake.provider import Endpoint
 from pytest_toolcall.core.model import Reasoning
 from pytest_toolcall.providers import get
-from pytest_toolcall.reference import reference_profile
 from pytest_toolcall.providers.groq.reference import GroqAdapter
-from pytest_toolcall.run.runner import run_case
-
-PROFILE = reference_profile("groq")
-
-#: (case id, broken adapter, the clause the case must name)
-CONTROLS = [
-    ("stream.groq_usage_in_x_groq", c.XGroqUsageIgnored, "response.usage"),
-    ("stream.groq_whole_calls", c.ArgumentsWithIdDropped, "response.tool_calls.arguments"),
-    ("wire.groq_reasoning_decoded", c.ReasoningAsText, "response.text"),
-    ("wire.groq_reasoning_decoded", c.ReasoningNotDecoded, "response.reasoning"),
-    ("stream.groq_reasoning_decoded", c.StreamDropsReasoning, "response.reasoning"),
-    ("errors.groq_tool_use_failed", c.DropsErrorBody, "errors.groq.failed_generation"),
-    ("errors.groq_tool_use_failed", c.DropsErrorCode, "errors.type"),
-]
-
-#: the shared kind cases that run on Groq's own bodies, each with the bug it must catch there
-SHARED_CONTROLS = [
-    ("errors.rate_limited", c.NeverRetryable, "errors.retryable"),
-    ("errors.rate_limited", c.StatusLost, "errors.status"),
-    ("errors.rate_limited", c.DropsErrorCode, "errors.type"),
-    ("errors.rate_limited_stream", c.NeverRetryable, "errors.retryable"),
-    ("errors.auth_invalid", c.EveryErrorRetryable, "errors.retryable"),
-    ("errors.model_not_found", c.EveryErrorRetryable, "errors.retryable"),
-    ("errors.model_not_found", c.StatusLost, "errors.status"),
-    ("errors.context_length", c.DropsErrorCode, "errors.type"),
-    ("errors.server_error", c.NeverRetryable, "errors.retryable"),
-    ("errors.overloaded", c.NeverRetryable, "errors.retryable"),
-]
-
-endpoint = w.endpoint_fixture("groq")
-
-
-@pytest.mark.parametrize(("case_id", "broken", "clause"), CONTROLS,
-                         ids=w.control_ids(CONTROLS))
-def test_case_fails_its_negative_control(case_id: str, broken: type, clause: str,
-                                         endpoint: Endpoint) -> None:
-    w.assert_control_fails(case_id, broken, clause, endpoint, PROFILE)
-
-
-def test_every_groq_case_has_a_negative_control() -> None:
-    assert w.own_cases("groq") == {row[0] for row in CONTROLS}
-
-
-@pytest.mark.parametrize(("case_id", "broken", "clause"), SHARED_CONTROLS,
-                         ids=w.control_ids(SHARED_CONTROLS))
-def test_shared_case_fails_its_negative_control_on_groq(case_id: str, broken: type,
-                                                        clause: str, endpoint: Endpoint) -> None:
-    w.assert_control_fails(case_id, broken, clause, endpoint, PROFILE, on="groq")
-
-
-def test_every_error_kind_groq_has_runs_with_a_control() -> None:
-    from pytest_toolcall.providers.errors import kinds_for
-
-    assert set(kinds_for("groq")) == {"rate_limit", "auth", "model_not_found",
-                                      "context_length", "server_error", "overloaded"}
-    assert w.own_kind_cases("groq") == {row[0] for row in SHARED_CONTROLS}
 
 
 def test_groq_errors_in_its_own_words() -> None:
@@ -105,17 +47,6 @@ def test_groq_errors_in_its_own_words() -> None:
     for kind in ("quota", "permission"):
         with pytest.raises(KeyError):
             error_reply("groq", kind)
-
-
-GROQ_CASES = w.reference_cases("groq", PROFILE)
-
-
-@pytest.mark.parametrize("case_id", GROQ_CASES)
-def test_reference_adapter_passes(case_id: str, endpoint: Endpoint) -> None:
-    run_case(default_registry()[case_id], GroqAdapter.from_endpoint(endpoint), PROFILE,
-             endpoint)
-    assert all(e.path == "/openai/v1/chat/completions" for e in endpoint.exchanges)
-    assert all("stream_options" not in (e.json or {}) for e in endpoint.exchanges)
 
 
 # -- the provider's rules and shapes ------------------------------------------------------------

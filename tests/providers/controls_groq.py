@@ -1,6 +1,6 @@
 """Negative controls for the Groq cases: the reference :class:`GroqAdapter` with ONE thing broken
-each; the docstring names the bug. ``tests/test_controls_groq.py`` pairs each with the case that
-must fail it and the clause."""
+each; the docstring names the bug. The tables at the end pair each with the case that must fail it
+and the clause; ``tests/providers/test_controls.py`` runs them."""
 
 from __future__ import annotations
 
@@ -104,3 +104,43 @@ class EveryErrorRetryable(_generic.EveryErrorRetryable, GroqAdapter):
 
 class NeverRetryable(_generic.NeverRetryable, GroqAdapter):
     """No error retryable: a 429 with retry-after or a 503 stops the caller at once."""
+
+
+# -- what tests/providers/test_controls.py runs ---------------------------------------------------
+
+PROVIDER = "groq"
+#: the path of every request the reference adapter sends
+PATH = "/openai/v1/chat/completions"
+#: the error kinds Groq has: the shared case of each runs on its bodies (SHARED_CONTROLS)
+ERROR_KINDS = {"rate_limit", "auth", "model_not_found", "context_length", "server_error",
+               "overloaded"}
+
+#: (case id, broken adapter, the clause the case must name)
+CONTROLS = [
+    ("stream.groq_usage_in_x_groq", XGroqUsageIgnored, "response.usage"),
+    ("stream.groq_whole_calls", ArgumentsWithIdDropped, "response.tool_calls.arguments"),
+    ("wire.groq_reasoning_decoded", ReasoningAsText, "response.text"),
+    ("wire.groq_reasoning_decoded", ReasoningNotDecoded, "response.reasoning"),
+    ("stream.groq_reasoning_decoded", StreamDropsReasoning, "response.reasoning"),
+    ("errors.groq_tool_use_failed", DropsErrorBody, "errors.groq.failed_generation"),
+    ("errors.groq_tool_use_failed", DropsErrorCode, "errors.type"),
+]
+
+#: the shared kind cases that run on Groq's own bodies, each with the bug it must catch there
+SHARED_CONTROLS = [
+    ("errors.rate_limited", NeverRetryable, "errors.retryable"),
+    ("errors.rate_limited", StatusLost, "errors.status"),
+    ("errors.rate_limited", DropsErrorCode, "errors.type"),
+    ("errors.rate_limited_stream", NeverRetryable, "errors.retryable"),
+    ("errors.auth_invalid", EveryErrorRetryable, "errors.retryable"),
+    ("errors.model_not_found", EveryErrorRetryable, "errors.retryable"),
+    ("errors.model_not_found", StatusLost, "errors.status"),
+    ("errors.context_length", DropsErrorCode, "errors.type"),
+    ("errors.server_error", NeverRetryable, "errors.retryable"),
+    ("errors.overloaded", NeverRetryable, "errors.retryable"),
+]
+
+
+def check_sent(body: dict[str, Any]) -> None:
+    """The usage comes in x_groq.usage without it: the reference never asks for stream_options."""
+    assert "stream_options" not in body

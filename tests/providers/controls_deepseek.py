@@ -1,6 +1,6 @@
 """Negative controls for the DeepSeek cases: the reference :class:`DeepSeekAdapter` with ONE thing
-broken each; the docstring names the bug and its public report. ``tests/test_controls_deepseek.py``
-pairs each with the case that must fail it and the clause."""
+broken each; the docstring names the bug and its public report. The tables at the end pair each with
+the case that must fail it and the clause; ``tests/providers/test_controls.py`` runs them."""
 
 from __future__ import annotations
 
@@ -151,3 +151,50 @@ class UnknownFinishIsStop(_generic.UnknownFinishIsStop, DeepSeekAdapter):
 
 __all__ += ["StatusLost", "EveryErrorRetryable", "NeverRetryable", "DropsErrorCode",
             "BreaksOnKeepAlive", "FirstLineOnly", "UnknownFinishIsStop"]
+
+
+# -- what tests/providers/test_controls.py runs ---------------------------------------------------
+
+PROVIDER = "deepseek"
+#: the path of every request the reference adapter sends
+PATH = "/chat/completions"
+#: the error kinds DeepSeek has: the shared case of each runs on its bodies (SHARED_CONTROLS)
+ERROR_KINDS = {"rate_limit", "quota", "auth", "model_not_found", "context_length", "server_error",
+               "overloaded"}
+
+#: (case id, broken adapter, the clause the case must name)
+CONTROLS = [
+    ("wire.deepseek_reasoning_replayed", DropsReasoning,
+     "request.messages.reasoning_content.missing"),
+    ("wire.deepseek_reasoning_replayed", EditsReasoning, "wire.deepseek.reasoning_replayed"),
+    ("wire.deepseek_reasoning_replayed", ReasoningAsText, "response.text"),
+    ("wire.deepseek_reasoning_replayed", ReasoningNotDecoded, "response.reasoning"),
+    ("stream.deepseek_reasoning_replayed", StreamDropsReasoning, "response.reasoning"),
+    ("stream.deepseek_reasoning_replayed", DropsReasoning,
+     "request.messages.reasoning_content.missing"),
+    ("wire.deepseek_empty_reasoning_replayed", NonEmptyReasoningOnly,
+     "request.messages.reasoning_content.missing"),
+    ("stream.deepseek_usage_on_finish_chunk", UsageChunkOnly, "response.usage"),
+    ("errors.deepseek_insufficient_balance", RetriesEverything, "errors.retryable"),
+    ("wire.deepseek_keep_alive_lines", FirstLineOnly, "adapter.raised"),
+]
+
+#: the shared cases that run on DeepSeek's own bodies (the errors family's kinds, the keep-alive
+#: comments), each with the bug it must catch there
+SHARED_CONTROLS = [
+    ("errors.rate_limited", NeverRetryable, "errors.retryable"),
+    ("errors.rate_limited", StatusLost, "errors.status"),
+    ("errors.rate_limited", DropsErrorCode, "errors.type"),
+    ("errors.rate_limited_stream", NeverRetryable, "errors.retryable"),
+    ("errors.quota_exhausted", EveryErrorRetryable, "errors.retryable"),
+    ("errors.auth_invalid", EveryErrorRetryable, "errors.retryable"),
+    ("errors.model_not_found", EveryErrorRetryable, "errors.retryable"),
+    ("errors.model_not_found", StatusLost, "errors.status"),
+    ("errors.context_length", DropsErrorCode, "errors.type"),
+    ("errors.context_length", EveryErrorRetryable, "errors.retryable"),
+    ("errors.server_error", NeverRetryable, "errors.retryable"),
+    ("errors.server_error", StatusLost, "errors.status"),
+    ("errors.overloaded", NeverRetryable, "errors.retryable"),
+    ("stream.sse_comment_lines", BreaksOnKeepAlive, "adapter.raised"),
+    ("wire.unknown_finish_reason", UnknownFinishIsStop, "response.finish_reason"),
+]
