@@ -1,78 +1,27 @@
 """What the tests of the providers on the openai wire (deepseek, mistral, openrouter, zhipu, groq,
-cerebras, together, vllm, lmstudio, llamacpp, xai, fireworks) share: the provider's fake as a
-fixture, the negative-control runner, the cases its reference adapter must pass, the fake's SSE
-events as JSON, and the official openai SDK reading the answers the fake sends (``create``,
+cerebras, together, vllm, lmstudio, llamacpp, xai, fireworks) share: the fake's SSE events
+as JSON, and the official openai SDK reading the answers the fake sends (``create``,
 ``create`` with ``stream=True``, the ``stream()`` helper).
 
-Each ``tests/test_controls_<provider>.py`` keeps its own test functions and rows and calls these
-with what is its own (the dialect's name, the adapter class, the call-id function, the reasoning
-field). The openai SDK is imported by the callers (``pytest.importorskip``), never here.
+Each ``tests/providers/test_<folder>.py`` keeps its own test functions and calls these with what
+is its own (the dialect's name, the adapter class, the call-id function, the reasoning field).
+The openai SDK is imported by the callers (``pytest.importorskip``), never here. Their negative
+controls and reference runs are in ``test_controls.py`` (``provider_kit.py``).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 
 from pytest_toolcall.cases import Turn, default_registry
-from pytest_toolcall.core.errors import ConformanceFailure
-from pytest_toolcall.providers.fake import FakeProvider, in_process_endpoint, serve
-from pytest_toolcall.providers.fake.provider import Endpoint
-from pytest_toolcall.run.runner import run_case
+from pytest_toolcall.providers.fake import FakeProvider, serve
 
 MODES = ["create", "create_stream", "stream_helper"]
-
-
-# -- the fake, the controls, the reference adapter ----------------------------------------------
-
-def endpoint_fixture(dialect: str) -> Any:
-    """The ``endpoint`` fixture: the dialect's fake, in process, one per test."""
-
-    @pytest.fixture(name="endpoint")
-    def endpoint() -> Iterator[Endpoint]:
-        ep = in_process_endpoint(FakeProvider(dialect))
-        yield ep
-        ep.close()
-
-    return endpoint
-
-
-def control_ids(rows: Sequence[tuple[str, type, str]]) -> list[str]:
-    """The test ids of (case id, broken adapter, clause) rows: ``<case id>-<adapter class>``."""
-    return [f"{cid}-{b.__name__}" for cid, b, _ in rows]
-
-
-def assert_control_fails(case_id: str, broken: type, clause: str, endpoint: Endpoint,
-                         profile: Any, *, on: str | None = None) -> None:
-    """The case fails the broken adapter, naming ``clause`` (``on``: the case must apply to that
-    dialect first)."""
-    case = default_registry()[case_id]
-    if on is not None:
-        assert case.applies_to(on)
-    with pytest.raises(ConformanceFailure) as exc:
-        run_case(case, broken.from_endpoint(endpoint), profile, endpoint)
-    assert exc.value.clause == clause, exc.value.render()
-
-
-def own_cases(dialect: str) -> set[str]:
-    """The cases that are ``dialect``'s alone (each wants a negative control)."""
-    return {case.id for case in default_registry() if case.dialects == (dialect,)}
-
-
-def own_kind_cases(dialect: str) -> set[str]:
-    """The errors family's kind cases that run for ``dialect`` (neither generic nor its own)."""
-    return {case.id for case in default_registry().select(["errors.*"], dialect)
-            if case.dialects != ("*",) and case.dialects != (dialect,)}
-
-
-def reference_cases(dialect: str, profile: Any) -> list[str]:
-    """The chat cases for ``dialect`` whose needs the reference profile claims, sorted."""
-    return sorted(case.id for case in default_registry().select(dialect=dialect)
-                  if case.contract == "chat" and all(profile.claims(n) for n in case.needs))
 
 
 # -- the official openai SDK on the fake ---------------------------------------------------------

@@ -1,9 +1,10 @@
 """The ``lmstudio`` provider (issue 13): LM Studio's OpenAI-compatible server on the openai wire.
 
 Its rules with their exact texts (routes, the 200 for an unknown route, auth, string and object
-errors, the stream error event), its answer and stream shapes, the LM Studio cases with their
-negative controls, the reference adapter on every case that applies to lmstudio, and the
-official openai SDK (strict validation) reading every response and stream the fake sends.
+errors, the stream error event), its answer and stream shapes, and the official openai SDK (strict
+validation) reading every response and stream the fake sends. The LM Studio cases with their
+negative controls (``controls_lmstudio.py``) and the reference adapter on every case that applies to
+lmstudio run in ``test_controls.py``.
 """
 
 from __future__ import annotations
@@ -11,9 +12,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import controls_lmstudio as c  # tests/ is on sys.path
 import openai_wire_sdk as w
 import pytest
+from provider_kit import endpoint_fixture, reference_cases
 
 from pytest_toolcall.cases import (
     ErrorReply,
@@ -21,7 +22,6 @@ from pytest_toolcall.cases import (
     StreamPlan,
     Turn,
     Usage,
-    default_registry,
 )
 from pytest_toolcall.providers.base import get_dialect
 from pytest_toolcall.providers.lmstudio.dialect import (
@@ -36,70 +36,12 @@ from pytest_toolcall.providers.fake import FakeProvider
 from pytest_toolcall.providers.fake.provider import Endpoint
 from pytest_toolcall.core.model import Reasoning
 from pytest_toolcall.providers import get
-from pytest_toolcall.reference import reference_profile
 from pytest_toolcall.providers.lmstudio.reference import LMStudioAdapter
-from pytest_toolcall.run.runner import run_case
+from pytest_toolcall.reference import reference_profile
 
 PROFILE = reference_profile("lmstudio")
 
-#: (case id, broken adapter, the clause the case must name)
-CONTROLS = [
-    ("wire.lmstudio_numeric_call_ids", c.IdsPrefixed, "wire.lmstudio.call_ids"),
-    ("wire.lmstudio_numeric_call_ids", c.IdsAsNumbers, "request.type"),
-    ("stream.lmstudio_numeric_call_ids", c.IdsPrefixed, "wire.lmstudio.call_ids"),
-    ("wire.lmstudio_reasoning_content", c.ReasoningAsText, "response.text"),
-    ("wire.lmstudio_reasoning_content", c.ReasoningNotDecoded, "response.reasoning"),
-    ("stream.lmstudio_reasoning_content", c.StreamDropsReasoning, "response.reasoning"),
-    ("wire.lmstudio_gpt_oss_reasoning", c.ReasoningContentOnly, "response.reasoning"),
-    ("wire.lmstudio_error_in_200_body", c.OpenAIBodyReader, "wire.lmstudio.error_message"),
-    ("wire.lmstudio_error_in_200_body", c.EmptyAnswerOnErrorBody, "error.surfaced"),
-    ("errors.lmstudio_string_error", c.OpenAIErrorReader, "errors.lmstudio.message"),
-    ("errors.lmstudio_string_error", c.CrashesOnStringError, "error.typed"),
-    ("errors.lmstudio_string_error", c.EveryErrorRetryable, "errors.retryable"),
-    ("stream.lmstudio_error_event", c.SkipsErrorEvents, "error.message"),
-    ("stream.lmstudio_error_event", c.StreamErrorRetryable, "errors.retryable"),
-]
-
-#: the shared cases that run on LM Studio's own bodies (the errors family's kinds), each with
-#: the bug it must catch there
-SHARED_CONTROLS = [
-    ("errors.auth_invalid", c.EveryErrorRetryable, "errors.retryable"),
-    ("errors.auth_invalid", c.StatusLost, "errors.status"),
-    ("errors.auth_invalid", c.DropsErrorCode, "errors.type"),
-    ("errors.model_not_found", c.EveryErrorRetryable, "errors.retryable"),
-    ("errors.model_not_found", c.DropsErrorCode, "errors.type"),
-    ("errors.context_length", c.EveryErrorRetryable, "errors.retryable"),
-    ("errors.context_length", c.StatusLost, "errors.status"),
-]
-
-
-endpoint = w.endpoint_fixture("lmstudio")
-
-
-@pytest.mark.parametrize(("case_id", "broken", "clause"), CONTROLS,
-                         ids=w.control_ids(CONTROLS))
-def test_case_fails_its_negative_control(case_id: str, broken: type, clause: str,
-                                         endpoint: Endpoint) -> None:
-    w.assert_control_fails(case_id, broken, clause, endpoint, PROFILE)
-
-
-def test_every_lmstudio_case_has_a_negative_control() -> None:
-    assert w.own_cases("lmstudio") == {row[0] for row in CONTROLS}
-
-
-@pytest.mark.parametrize(("case_id", "broken", "clause"), SHARED_CONTROLS,
-                         ids=w.control_ids(SHARED_CONTROLS))
-def test_shared_case_fails_its_negative_control_on_lmstudio(case_id: str, broken: type,
-                                                            clause: str,
-                                                            endpoint: Endpoint) -> None:
-    w.assert_control_fails(case_id, broken, clause, endpoint, PROFILE, on="lmstudio")
-
-
-def test_every_error_kind_lmstudio_has_runs_with_a_control() -> None:
-    from pytest_toolcall.providers.errors import kinds_for
-
-    assert set(kinds_for("lmstudio")) == {"auth", "model_not_found", "context_length"}
-    assert w.own_kind_cases("lmstudio") == {row[0] for row in SHARED_CONTROLS}
+endpoint = endpoint_fixture("lmstudio")
 
 
 def test_lmstudio_errors_in_its_own_words() -> None:
@@ -116,19 +58,9 @@ def test_lmstudio_errors_in_its_own_words() -> None:
             error_reply("lmstudio", kind)
 
 
-LMSTUDIO_CASES = w.reference_cases("lmstudio", PROFILE)
-
-
-@pytest.mark.parametrize("case_id", LMSTUDIO_CASES)
-def test_reference_adapter_passes(case_id: str, endpoint: Endpoint) -> None:
-    run_case(default_registry()[case_id], LMStudioAdapter.from_endpoint(endpoint), PROFILE,
-             endpoint)
-    assert all(e.path == "/v1/chat/completions" for e in endpoint.exchanges)
-
-
 def test_reference_profile_claims_the_documented_tool_choices() -> None:
     assert PROFILE.tool_choice == frozenset({"auto", "none", "required"})
-    assert "wire.tool_choice_named" not in LMSTUDIO_CASES
+    assert "wire.tool_choice_named" not in reference_cases("lmstudio", PROFILE)
 
 
 # -- the provider's rules, with their texts -----------------------------------------------------

@@ -1,8 +1,9 @@
 """The ``mistral`` provider (issue 13): Mistral's Chat Completions on the openai wire.
 
-Its rules with their exact bodies, its stream shape, the Mistral cases with their negative
-controls, the reference adapter on every case that applies to mistral (three generic history
-cases pinned as a kit gap), and the official openai SDK reading every answer and stream.
+Its rules with their exact bodies, its error bodies, its stream shape, and the official openai SDK
+reading every answer and stream. The Mistral cases with their negative controls
+(``controls_mistral.py``) and the reference adapter on every case that applies to mistral run in
+``test_controls.py``.
 """
 
 from __future__ import annotations
@@ -11,111 +12,27 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-import controls_mistral as c  # tests/ is on sys.path
 import openai_wire_sdk as w
 import pytest
 
-from pytest_toolcall.cases import ScriptedCall, Turn, default_registry
+from pytest_toolcall.cases import ScriptedCall, Turn
 from pytest_toolcall.providers.base import get_dialect
 from pytest_toolcall.providers.mistral.dialect import UNANSWERED, Mistral
 from pytest_toolcall.providers.fake import FakeProvider, serve
-from pytest_toolcall.providers.fake.provider import Endpoint
 from pytest_toolcall.core.model import Reasoning
 from pytest_toolcall.providers import get
-from pytest_toolcall.reference import reference_profile
 from pytest_toolcall.providers.mistral.reference import MistralAdapter, mistral_id
-from pytest_toolcall.run.runner import run_case
-
-PROFILE = reference_profile("mistral")
-
-#: (case id, broken adapter, the clause the case must name)
-CONTROLS = [
-    ("wire.mistral_tool_call_id_format", c.KeepsForeignIds, "request.messages.tool_calls.id_format"),
-    ("wire.mistral_tool_call_id_format", c.MapsCallsOnly, "request.messages.tool.unknown_id"),
-    ("wire.mistral_tool_call_id_format", c.CutsIds, "wire.mistral.id_mapping"),
-    ("wire.mistral_content_chunks", c.OpenAIDecoder, "response.reasoning"),
-    ("wire.mistral_content_chunks", c.ThinkingAsText, "response.text"),
-    ("wire.mistral_content_chunks", c.ReasoningContentReplay, "request.messages.extra_forbidden"),
-    ("wire.mistral_content_chunks", c.DropsThinking, "wire.mistral.thinking_replayed"),
-    ("stream.mistral_content_chunks", c.StringsOnlyStream, "response.reasoning"),
-    ("stream.mistral_whole_calls_on_finish_chunk", c.UsageChunkOnly, "response.usage"),
-    ("stream.mistral_whole_calls_on_finish_chunk", c.NeedsTypeOnFragment,
-     "response.tool_calls.count"),
-]
-
-#: generic cases the reference adapter fails under mistral, {case: (clause, reason)}: none
-#: (history ids are compared without ids for mistral: conformance.wire.NO_WIRE_IDS)
-PINNED: dict[str, tuple[str, str]] = {}
 
 
-endpoint = w.endpoint_fixture("mistral")
+def test_mistral_errors_in_its_own_words() -> None:
+    from pytest_toolcall.providers.errors import error_reply
 
-
-@pytest.mark.parametrize(("case_id", "broken", "clause"), CONTROLS,
-                         ids=w.control_ids(CONTROLS))
-def test_case_fails_its_negative_control(case_id: str, broken: type, clause: str,
-                                         endpoint: Endpoint) -> None:
-    w.assert_control_fails(case_id, broken, clause, endpoint, PROFILE)
-
-
-def test_every_mistral_case_has_a_negative_control() -> None:
-    own = {case.id for case in default_registry() if case.dialects == ("mistral",)}
-    assert own == {row[0] for row in CONTROLS}
-
-
-#: the errors family's kind cases on Mistral's own bodies, each with the bug it must catch there
-SHARED_CONTROLS = [
-    ("errors.rate_limited", c.NeverRetryable, "errors.retryable"),
-    ("errors.rate_limited", c.StatusLost, "errors.status"),
-    ("errors.rate_limited", c.DropsErrorCode, "errors.type"),
-    ("errors.rate_limited_stream", c.NeverRetryable, "errors.retryable"),
-    ("errors.auth_invalid", c.EveryErrorRetryable, "errors.retryable"),
-    ("errors.model_not_found", c.EveryErrorRetryable, "errors.retryable"),
-    ("errors.model_not_found", c.DropsErrorCode, "errors.type"),
-    ("errors.context_length", c.DropsErrorCode, "errors.type"),
-    ("errors.context_length", c.EveryErrorRetryable, "errors.retryable"),
-    ("errors.server_error", c.NeverRetryable, "errors.retryable"),
-    ("errors.server_error", c.StatusLost, "errors.status"),
-    ("errors.overloaded", c.NeverRetryable, "errors.retryable"),
-]
-
-
-@pytest.mark.parametrize(("case_id", "broken", "clause"), SHARED_CONTROLS,
-                         ids=w.control_ids(SHARED_CONTROLS))
-def test_shared_case_fails_its_negative_control_on_mistral(case_id: str, broken: type,
-                                                           clause: str,
-                                                           endpoint: Endpoint) -> None:
-    w.assert_control_fails(case_id, broken, clause, endpoint, PROFILE, on="mistral")
-
-
-def test_every_error_kind_mistral_has_runs_with_a_control() -> None:
-    from pytest_toolcall.providers.errors import error_reply, kinds_for
-
-    assert set(kinds_for("mistral")) == {"rate_limit", "auth", "model_not_found",
-                                         "context_length", "server_error", "overloaded"}
-    assert w.own_kind_cases("mistral") == {row[0] for row in SHARED_CONTROLS}
     status, headers, body = error_reply("mistral", "rate_limit", 7)
     assert (status, headers) == (429, {}), "no rate-limit header is documented: none is sent"
     assert body == {"object": "error", "message": "Rate limit exceeded", "type": "rate_limited",
                     "param": None, "code": "1300", "raw_status_code": 429}
     assert error_reply("mistral", "auth")[2] == {"detail": "Unauthorized"}
     assert error_reply("mistral", "model_not_found")[2]["type"] == "invalid_model"
-
-
-MISTRAL_CASES = w.reference_cases("mistral", PROFILE)
-
-
-@pytest.mark.parametrize("case_id", MISTRAL_CASES)
-def test_reference_adapter_passes(case_id: str, endpoint: Endpoint) -> None:
-    case = default_registry()[case_id]
-    adapter = MistralAdapter.from_endpoint(endpoint)
-    if case_id in PINNED:
-        with pytest.raises(ConformanceFailure) as exc:
-            run_case(case, adapter, PROFILE, endpoint)
-        assert exc.value.clause == PINNED[case_id][0]
-        return
-    run_case(case, adapter, PROFILE, endpoint)
-    assert all(e.path == "/v1/chat/completions" for e in endpoint.exchanges)
 
 
 # -- the provider's rules, with their bodies ----------------------------------------------------

@@ -1,8 +1,9 @@
 """The ``vllm`` provider (issue 13): vLLM's OpenAI-compatible server on the openai wire.
 
-Its rules with their exact texts, its stream shape (and the quirk it declares), the vLLM cases
-with their negative controls, the reference adapter on every case that applies to vllm, and the
-official openai SDK (strict validation) reading every response and stream the fake sends.
+Its rules with their exact texts, its error bodies, its stream shape (and the quirk it declares),
+and the official openai SDK (strict validation) reading every response and stream the fake sends.
+The vLLM cases with their negative controls (``controls_vllm.py``) and the reference adapter on
+every case that applies to vllm run in ``test_controls.py``.
 """
 
 from __future__ import annotations
@@ -10,7 +11,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import controls_vllm as c  # tests/ is on sys.path
 import openai_wire_sdk as w
 import pytest
 
@@ -25,95 +25,18 @@ from pytest_toolcall.providers.vllm.dialect import (
     VLLM,
 )
 from pytest_toolcall.providers.fake import FakeProvider
-from pytest_toolcall.providers.fake.provider import Endpoint
 from pytest_toolcall.core.model import Reasoning, Usage
 from pytest_toolcall.providers import get
-from pytest_toolcall.reference import reference_profile
 from pytest_toolcall.providers.vllm.reference import VLLMAdapter
-from pytest_toolcall.run.runner import run_case
-
-PROFILE = reference_profile("vllm")
-
-#: (case id, broken adapter, the clause the case must name)
-CONTROLS = [
-    ("wire.vllm_reasoning_replayed", c.DropsReasoning, "wire.vllm.reasoning_replayed"),
-    ("wire.vllm_reasoning_replayed", c.SendsReasoningContent, "wire.vllm.reasoning_replayed"),
-    ("wire.vllm_reasoning_replayed", c.ReasoningNotDecoded, "response.reasoning"),
-    ("stream.vllm_reasoning_replayed", c.StreamReadsReasoningContentOnly, "response.reasoning"),
-    ("stream.vllm_reasoning_replayed", c.DropsReasoning, "wire.vllm.reasoning_replayed"),
-    ("stream.vllm_arguments_on_finish_chunk", c.SkipsFinishChunkDelta,
-     "response.tool_calls.arguments"),
-    ("wire.vllm_named_choice_finish_stop", c.CallsOnlyOnToolCallsFinish,
-     "response.tool_calls.count"),
-    ("wire.vllm_no_empty_tools", c.EmptyToolsArray, "request.tools.empty"),
-    ("wire.vllm_stream_options_only_when_streaming", c.AlwaysStreamOptions,
-     "request.stream_options.without_stream"),
-    ("stream.vllm_error_then_done", c.SkipsErrorEvents, "error.surfaced"),
-    ("errors.vllm_auto_tool_choice_unconfigured", c.RetriesEverything, "errors.retryable"),
-]
-
-#: the errors family's kind cases on vLLM's own bodies, each with the bug it must catch there
-SHARED_CONTROLS = [
-    ("errors.auth_invalid", c.StatusLost, "errors.status"),
-    ("errors.auth_invalid", c.EveryErrorRetryable, "errors.retryable"),
-    ("errors.model_not_found", c.StatusLost, "errors.status"),
-    ("errors.model_not_found", c.EveryErrorRetryable, "errors.retryable"),
-    ("errors.model_not_found", c.DropsErrorCode, "errors.type"),
-    ("errors.context_length", c.EveryErrorRetryable, "errors.retryable"),
-    ("errors.context_length", c.DropsErrorCode, "errors.type"),
-    ("errors.server_error", c.NeverRetryable, "errors.retryable"),
-    ("errors.server_error", c.StatusLost, "errors.status"),
-    ("errors.server_error", c.DropsErrorCode, "errors.type"),
-]
 
 
-#: shared cases whose stream shape vLLM sends, each with the bug it must catch there
-STREAM_CONTROLS = [
-    ("stream.unicode_line_separators", c.SplitsLinesLikeStr, "adapter.raised"),
-]
+def test_vllm_errors_in_its_own_words() -> None:
+    from pytest_toolcall.providers.errors import error_reply
 
-
-endpoint = w.endpoint_fixture("vllm")
-
-
-@pytest.mark.parametrize(("case_id", "broken", "clause"), CONTROLS,
-                         ids=w.control_ids(CONTROLS))
-def test_case_fails_its_negative_control(case_id: str, broken: type, clause: str,
-                                         endpoint: Endpoint) -> None:
-    w.assert_control_fails(case_id, broken, clause, endpoint, PROFILE)
-
-
-def test_every_vllm_case_has_a_negative_control() -> None:
-    assert w.own_cases("vllm") == {row[0] for row in CONTROLS}
-
-
-@pytest.mark.parametrize(("case_id", "broken", "clause"), SHARED_CONTROLS + STREAM_CONTROLS,
-                         ids=w.control_ids(SHARED_CONTROLS + STREAM_CONTROLS))
-def test_shared_case_fails_its_negative_control_on_vllm(case_id: str, broken: type,
-                                                        clause: str, endpoint: Endpoint) -> None:
-    w.assert_control_fails(case_id, broken, clause, endpoint, PROFILE, on="vllm")
-
-
-def test_every_error_kind_vllm_has_runs_with_a_control() -> None:
-    from pytest_toolcall.providers.errors import error_reply, kinds_for
-
-    assert set(kinds_for("vllm")) == {"auth", "model_not_found", "context_length",
-                                      "server_error"}, "no rate limit, quota or 403 at vLLM"
-    assert w.own_kind_cases("vllm") == {row[0] for row in SHARED_CONTROLS}
     assert error_reply("vllm", "auth") == (401, {}, {"error": "Unauthorized"})
     status, _, body = error_reply("vllm", "model_not_found")
     assert (status, body["error"]["type"], body["error"]["code"]) == (404, "NotFoundError", 404)
     assert body["error"]["message"].endswith("does not exist.")
-
-
-VLLM_CASES = w.reference_cases("vllm", PROFILE)
-
-
-@pytest.mark.parametrize("case_id", VLLM_CASES)
-def test_reference_adapter_passes(case_id: str, endpoint: Endpoint) -> None:
-    run_case(default_registry()[case_id], VLLMAdapter.from_endpoint(endpoint), PROFILE,
-             endpoint)
-    assert all(e.path == "/v1/chat/completions" for e in endpoint.exchanges)
 
 
 # -- the provider's rules, with their texts -----------------------------------------------------

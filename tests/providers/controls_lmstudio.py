@@ -1,6 +1,6 @@
 """Negative controls for the LM Studio cases: the reference :class:`LMStudioAdapter` with ONE thing
-broken each; the docstring names the bug. ``tests/test_controls_lmstudio.py`` pairs each with the
-case that must fail it and the clause."""
+broken each; the docstring names the bug. The tables at the end pair each with the case that must
+fail it and the clause; ``tests/providers/test_controls.py`` runs them."""
 
 from __future__ import annotations
 
@@ -182,3 +182,42 @@ class EveryErrorRetryable(_generic.EveryErrorRetryable, LMStudioAdapter):
 
 class DropsErrorCode(_generic.DropsErrorCode, LMStudioAdapter):
     """LM Studio's type and code (invalid_api_key, model_not_found) are dropped."""
+
+
+# -- what tests/providers/test_controls.py runs ---------------------------------------------------
+
+PROVIDER = "lmstudio"
+#: the path of every request the reference adapter sends
+PATH = "/v1/chat/completions"
+#: the error kinds LM Studio has: the shared case of each runs on its bodies (SHARED_CONTROLS)
+ERROR_KINDS = {"auth", "model_not_found", "context_length"}
+
+#: (case id, broken adapter, the clause the case must name)
+CONTROLS = [
+    ("wire.lmstudio_numeric_call_ids", IdsPrefixed, "wire.lmstudio.call_ids"),
+    ("wire.lmstudio_numeric_call_ids", IdsAsNumbers, "request.type"),
+    ("stream.lmstudio_numeric_call_ids", IdsPrefixed, "wire.lmstudio.call_ids"),
+    ("wire.lmstudio_reasoning_content", ReasoningAsText, "response.text"),
+    ("wire.lmstudio_reasoning_content", ReasoningNotDecoded, "response.reasoning"),
+    ("stream.lmstudio_reasoning_content", StreamDropsReasoning, "response.reasoning"),
+    ("wire.lmstudio_gpt_oss_reasoning", ReasoningContentOnly, "response.reasoning"),
+    ("wire.lmstudio_error_in_200_body", OpenAIBodyReader, "wire.lmstudio.error_message"),
+    ("wire.lmstudio_error_in_200_body", EmptyAnswerOnErrorBody, "error.surfaced"),
+    ("errors.lmstudio_string_error", OpenAIErrorReader, "errors.lmstudio.message"),
+    ("errors.lmstudio_string_error", CrashesOnStringError, "error.typed"),
+    ("errors.lmstudio_string_error", EveryErrorRetryable, "errors.retryable"),
+    ("stream.lmstudio_error_event", SkipsErrorEvents, "error.message"),
+    ("stream.lmstudio_error_event", StreamErrorRetryable, "errors.retryable"),
+]
+
+#: the shared cases that run on LM Studio's own bodies (the errors family's kinds), each with
+#: the bug it must catch there
+SHARED_CONTROLS = [
+    ("errors.auth_invalid", EveryErrorRetryable, "errors.retryable"),
+    ("errors.auth_invalid", StatusLost, "errors.status"),
+    ("errors.auth_invalid", DropsErrorCode, "errors.type"),
+    ("errors.model_not_found", EveryErrorRetryable, "errors.retryable"),
+    ("errors.model_not_found", DropsErrorCode, "errors.type"),
+    ("errors.context_length", EveryErrorRetryable, "errors.retryable"),
+    ("errors.context_length", StatusLost, "errors.status"),
+]

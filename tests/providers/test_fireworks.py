@@ -1,91 +1,27 @@
 """The ``fireworks`` provider (issue 13): Fireworks AI's Chat Completions on the openai wire.
 
-Its rules with their exact texts (the 401, the 400 shape, the 429 whose error is a string),
-reasoning_content with interleaved thinking, Kimi K2.6's id-before-name tool-call stream, the
-quirk it declares played on request, the Fireworks cases with their negative controls, the
-reference adapter on every case that applies to fireworks, and the official openai SDK (strict
-validation) reading every response and stream the fake sends.
+Its rules with their exact texts (the 401, the 400 shape, the 429 whose error is a string), its
+error bodies, reasoning_content with interleaved thinking, Kimi K2.6's id-before-name tool-call
+stream, the quirk it declares played on request, and the official openai SDK (strict validation)
+reading every response and stream the fake sends. The Fireworks cases with their negative controls
+(``controls_fireworks.py``) and the reference adapter on every case that applies to fireworks run in
+``test_controls.py``.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import controls_fireworks as c  # tests/ is on sys.path
 import openai_wire_sdk as w
 import pytest
 
-from pytest_toolcall.cases import QUIRKS, ScriptedCall, StreamPlan, Turn, Usage, default_registry
+from pytest_toolcall.cases import QUIRKS, ScriptedCall, StreamPlan, Turn, Usage
 from pytest_toolcall.providers.base import get_dialect
 from pytest_toolcall.providers.fireworks.dialect import BAD_KEY, Fireworks
 from pytest_toolcall.providers.fake import FakeProvider
-from pytest_toolcall.providers.fake.provider import Endpoint
 from pytest_toolcall.core.model import Reasoning
 from pytest_toolcall.providers import get
-from pytest_toolcall.reference import reference_profile
 from pytest_toolcall.providers.fireworks.reference import FireworksAdapter
-from pytest_toolcall.run.runner import run_case
-
-PROFILE = reference_profile("fireworks")
-
-#: (case id, broken adapter, the clause the case must name)
-CONTROLS = [
-    ("wire.fireworks_reasoning_replayed", c.DropsReasoning, "wire.fireworks.reasoning_replayed"),
-    ("wire.fireworks_reasoning_replayed", c.ReasoningAsText, "response.text"),
-    ("wire.fireworks_reasoning_replayed", c.ReasoningNotDecoded, "response.reasoning"),
-    ("stream.fireworks_reasoning_replayed", c.StreamDropsReasoning, "response.reasoning"),
-    ("stream.fireworks_reasoning_replayed", c.DropsReasoning,
-     "wire.fireworks.reasoning_replayed"),
-    ("stream.fireworks_kimi_id_before_name", c.NameFromFirstFragmentOnly,
-     "response.tool_calls.name"),
-    ("stream.fireworks_kimi_id_before_name", c.NewCallPerId, "response.tool_calls.count"),
-]
-
-#: the shared cases that run on Fireworks' own bodies and quirks, each with the bug it must
-#: catch there
-SHARED_CONTROLS = [
-    ("errors.rate_limited", c.NeverRetryable, "errors.retryable"),
-    ("errors.rate_limited", c.StatusLost, "errors.status"),
-    ("errors.rate_limited_stream", c.NeverRetryable, "errors.retryable"),
-    ("errors.auth_invalid", c.EveryErrorRetryable, "errors.retryable"),
-    ("errors.model_not_found", c.EveryErrorRetryable, "errors.retryable"),
-    ("errors.model_not_found", c.StatusLost, "errors.status"),
-    ("errors.server_error", c.NeverRetryable, "errors.retryable"),
-    ("errors.server_error", c.StatusLost, "errors.status"),
-    ("errors.overloaded", c.NeverRetryable, "errors.retryable"),
-    ("stream.id_name_repeated", c.NewCallPerId, "response.tool_calls.count"),
-]
-
-
-endpoint = w.endpoint_fixture("fireworks")
-
-
-@pytest.mark.parametrize(("case_id", "broken", "clause"), CONTROLS,
-                         ids=w.control_ids(CONTROLS))
-def test_case_fails_its_negative_control(case_id: str, broken: type, clause: str,
-                                         endpoint: Endpoint) -> None:
-    w.assert_control_fails(case_id, broken, clause, endpoint, PROFILE)
-
-
-def test_every_fireworks_case_has_a_negative_control() -> None:
-    assert w.own_cases("fireworks") == {row[0] for row in CONTROLS}
-
-
-@pytest.mark.parametrize(("case_id", "broken", "clause"), SHARED_CONTROLS,
-                         ids=w.control_ids(SHARED_CONTROLS))
-def test_shared_case_fails_its_negative_control_on_fireworks(case_id: str, broken: type,
-                                                             clause: str,
-                                                             endpoint: Endpoint) -> None:
-    w.assert_control_fails(case_id, broken, clause, endpoint, PROFILE, on="fireworks")
-
-
-def test_every_error_kind_fireworks_has_runs_with_a_control() -> None:
-    from pytest_toolcall.providers.errors import kinds_for
-
-    assert set(kinds_for("fireworks")) == {"rate_limit", "auth", "model_not_found",
-                                           "server_error", "overloaded"}
-    assert w.own_kind_cases("fireworks") == {row[0] for row in SHARED_CONTROLS
-                                             if row[0].startswith("errors.")}
 
 
 def test_fireworks_errors_in_its_own_words() -> None:
@@ -105,16 +41,6 @@ def test_fireworks_errors_in_its_own_words() -> None:
     for kind in ("quota", "context_length", "permission"):
         with pytest.raises(KeyError):
             error_reply("fireworks", kind)
-
-
-FIREWORKS_CASES = w.reference_cases("fireworks", PROFILE)
-
-
-@pytest.mark.parametrize("case_id", FIREWORKS_CASES)
-def test_reference_adapter_passes(case_id: str, endpoint: Endpoint) -> None:
-    run_case(default_registry()[case_id], FireworksAdapter.from_endpoint(endpoint), PROFILE,
-             endpoint)
-    assert all(e.path == "/inference/v1/chat/completions" for e in endpoint.exchanges)
 
 
 # -- the provider's rules, with their texts -----------------------------------------------------

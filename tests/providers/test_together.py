@@ -1,10 +1,11 @@
 """The ``together`` provider (issue 13): Together AI's Chat Completions on the openai wire.
 
-Its rules with their exact texts, its stream shape (the last chunk saying 'stop' after
-'tool_calls', usage always in the stream, the reasoning field), the quirks it declares played on
-request, the Together cases with their negative controls, the reference adapter on every case
-that applies to together, and the official openai SDK (strict validation) reading every response
-and stream the fake sends.
+Its rules with their exact texts, its error bodies, its stream shape (the last chunk saying 'stop'
+after 'tool_calls', usage always in the stream, the reasoning field), the quirks it declares played
+on request, the plain OpenAI adapter failing on them, and the official openai SDK (strict
+validation) reading every response and stream the fake sends. The Together cases with their negative
+controls (``controls_together.py``) and the reference adapter on every case that applies to together
+run in ``test_controls.py``.
 """
 
 from __future__ import annotations
@@ -12,76 +13,21 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import controls_together as c  # tests/ is on sys.path
 import openai_wire_sdk as w
 import pytest
+from provider_kit import reference_cases
 
 from pytest_toolcall.cases import QUIRKS, ScriptedCall, StreamPlan, Turn, Usage, default_registry
 from pytest_toolcall.providers.base import get_dialect
 from pytest_toolcall.providers.together.dialect import BAD_KEY, COMPLETION_ID, Together
 from pytest_toolcall.providers.fake import FakeProvider
-from pytest_toolcall.providers.fake.provider import Endpoint
 from pytest_toolcall.core.model import Reasoning
 from pytest_toolcall.providers import get
-from pytest_toolcall.reference import reference_profile
 from pytest_toolcall.providers.together.reference import TogetherAdapter
+from pytest_toolcall.reference import reference_profile
 from pytest_toolcall.run.runner import run_case
 
 PROFILE = reference_profile("together")
-
-#: (case id, broken adapter, the clause the case must name)
-CONTROLS = [
-    ("stream.together_finish_after_tool_calls", c.LastFinishWins, "response.finish_reason"),
-    ("stream.together_usage_on_last_chunk", c.UsageChunkOnly, "response.usage"),
-    ("wire.together_reasoning_field", c.ReasoningNotDecoded, "response.reasoning"),
-    ("wire.together_reasoning_field", c.ReasoningAsText, "response.text"),
-    ("stream.together_reasoning_field", c.StreamReasoningDropped, "response.reasoning"),
-    ("stream.together_reasoning_field", c.StreamReasoningAsText, "response.text"),
-]
-
-#: the shared cases that run on Together's own bodies (the errors family's kinds), each with the
-#: bug it must catch there
-SHARED_CONTROLS = [
-    ("errors.rate_limited", c.NeverRetryable, "errors.retryable"),
-    ("errors.rate_limited", c.StatusLost, "errors.status"),
-    ("errors.rate_limited_stream", c.NeverRetryable, "errors.retryable"),
-    ("errors.auth_invalid", c.EveryErrorRetryable, "errors.retryable"),
-    ("errors.model_not_found", c.EveryErrorRetryable, "errors.retryable"),
-    ("errors.model_not_found", c.StatusLost, "errors.status"),
-    ("errors.server_error", c.NeverRetryable, "errors.retryable"),
-    ("errors.server_error", c.StatusLost, "errors.status"),
-    ("errors.overloaded", c.NeverRetryable, "errors.retryable"),
-]
-
-
-endpoint = w.endpoint_fixture("together")
-
-
-@pytest.mark.parametrize(("case_id", "broken", "clause"), CONTROLS,
-                         ids=w.control_ids(CONTROLS))
-def test_case_fails_its_negative_control(case_id: str, broken: type, clause: str,
-                                         endpoint: Endpoint) -> None:
-    w.assert_control_fails(case_id, broken, clause, endpoint, PROFILE)
-
-
-def test_every_together_case_has_a_negative_control() -> None:
-    assert w.own_cases("together") == {row[0] for row in CONTROLS}
-
-
-@pytest.mark.parametrize(("case_id", "broken", "clause"), SHARED_CONTROLS,
-                         ids=w.control_ids(SHARED_CONTROLS))
-def test_shared_case_fails_its_negative_control_on_together(case_id: str, broken: type,
-                                                            clause: str,
-                                                            endpoint: Endpoint) -> None:
-    w.assert_control_fails(case_id, broken, clause, endpoint, PROFILE, on="together")
-
-
-def test_every_error_kind_together_has_runs_with_a_control() -> None:
-    from pytest_toolcall.providers.errors import kinds_for
-
-    assert set(kinds_for("together")) == {"rate_limit", "auth", "model_not_found",
-                                          "server_error", "overloaded"}
-    assert w.own_kind_cases("together") == {row[0] for row in SHARED_CONTROLS}
 
 
 def test_together_errors_in_its_own_words() -> None:
@@ -106,16 +52,6 @@ def test_together_errors_in_its_own_words() -> None:
             error_reply("together", kind)
 
 
-TOGETHER_CASES = w.reference_cases("together", PROFILE)
-
-
-@pytest.mark.parametrize("case_id", TOGETHER_CASES)
-def test_reference_adapter_passes(case_id: str, endpoint: Endpoint) -> None:
-    run_case(default_registry()[case_id], TogetherAdapter.from_endpoint(endpoint), PROFILE,
-             endpoint)
-    assert all(e.path == "/v1/chat/completions" for e in endpoint.exchanges)
-
-
 def test_the_openai_reference_fails_on_togethers_stream_end_and_reasoning() -> None:
     """The plain OpenAI adapter (the last finish wins, no reasoning field) against Together's
     fake: every stream with calls comes out 'stop', and message.reasoning is lost."""
@@ -124,7 +60,7 @@ def test_the_openai_reference_fails_on_togethers_stream_end_and_reasoning() -> N
     from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter
 
     failed = {}
-    for case_id in TOGETHER_CASES:
+    for case_id in reference_cases("together", PROFILE):
         ep = in_process_endpoint(FakeProvider("together"))
         try:
             run_case(default_registry()[case_id], OpenAIChatAdapter.from_endpoint(ep), PROFILE,

@@ -1,6 +1,7 @@
 """Negative controls for the OpenRouter cases: the reference :class:`OpenRouterAdapter` with ONE
-thing broken each; the docstring names the bug and its public report.
-``tests/test_controls_openrouter.py`` pairs each with the case that must fail it and the clause."""
+thing broken each; the docstring names the bug and its public report. The tables at the end pair
+each with the case that must fail it and the clause; ``tests/providers/test_controls.py`` runs
+them."""
 
 from __future__ import annotations
 
@@ -140,3 +141,45 @@ class EveryErrorRetryable(_generic.EveryErrorRetryable, OpenRouterAdapter):
 
 class NeverRetryable(_generic.NeverRetryable, OpenRouterAdapter):
     """No error retryable: a 429, a 502 or a mid-stream failure stops the caller at once."""
+
+
+# -- what tests/providers/test_controls.py runs ---------------------------------------------------
+
+PROVIDER = "openrouter"
+#: the path of every request the reference adapter sends
+PATH = "/api/v1/chat/completions"
+#: the error kinds OpenRouter has: the shared case of each runs on its bodies (SHARED_CONTROLS)
+ERROR_KINDS = {"rate_limit", "quota", "auth", "permission", "model_not_found", "context_length",
+               "server_error", "overloaded"}
+
+#: (case id, broken adapter, the clause the case must name)
+CONTROLS = [
+    ("stream.openrouter_role_every_chunk", RoleRestartsMessage, "response.tool_calls.count"),
+    ("stream.openrouter_repeated_finish", StopsAtFirstFinish, "response.usage"),
+    ("wire.openrouter_reasoning_details_replayed", DropsReasoningDetails,
+     "request.messages.reasoning_details.missing"),
+    ("wire.openrouter_reasoning_details_replayed", EditsSignature,
+     "request.messages.reasoning_details.missing"),
+    ("wire.openrouter_reasoning_details_replayed", ReasoningNotDecoded, "response.reasoning"),
+    ("stream.openrouter_reasoning_details_replayed", StreamDropsReasoning,
+     "response.reasoning"),
+    ("stream.openrouter_reasoning_details_replayed", DropsReasoningDetails,
+     "request.messages.reasoning_details.missing"),
+    ("stream.openrouter_error_event", ReadsChoicesOnly, "error.message"),
+]
+
+#: the shared cases that run on OpenRouter's own bodies and stream, with the bug they catch
+SHARED_CONTROLS = [
+    ("stream.sse_comment_lines", BreaksOnComments, "adapter.raised"),
+    ("errors.in_stream", MidStreamErrorFinal, "errors.retryable"),
+    ("errors.rate_limited", NeverRetryable, "errors.retryable"),
+    ("errors.rate_limited", StatusLost, "errors.status"),
+    ("errors.rate_limited_stream", NeverRetryable, "errors.retryable"),
+    ("errors.quota_exhausted", EveryErrorRetryable, "errors.retryable"),
+    ("errors.auth_invalid", EveryErrorRetryable, "errors.retryable"),
+    ("errors.permission_denied", EveryErrorRetryable, "errors.retryable"),
+    ("errors.model_not_found", StatusLost, "errors.status"),
+    ("errors.context_length", EveryErrorRetryable, "errors.retryable"),
+    ("errors.server_error", NeverRetryable, "errors.retryable"),
+    ("errors.overloaded", NeverRetryable, "errors.retryable"),
+]

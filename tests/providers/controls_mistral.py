@@ -1,6 +1,6 @@
 """Negative controls for the Mistral cases: the reference :class:`MistralAdapter` with ONE thing
-broken each; the docstring names the bug and its public report. ``tests/test_controls_mistral.py``
-pairs each with the case that must fail it and the clause."""
+broken each; the docstring names the bug and its public report. The tables at the end pair each with
+the case that must fail it and the clause; ``tests/providers/test_controls.py`` runs them."""
 
 from __future__ import annotations
 
@@ -149,3 +149,48 @@ class DropsErrorCode(_generic.DropsErrorCode, MistralAdapter):
 
 
 __all__ += ["StatusLost", "EveryErrorRetryable", "NeverRetryable", "DropsErrorCode"]
+
+
+# -- what tests/providers/test_controls.py runs ---------------------------------------------------
+
+PROVIDER = "mistral"
+#: the path of every request the reference adapter sends
+PATH = "/v1/chat/completions"
+#: the error kinds Mistral has: the shared case of each runs on its bodies (SHARED_CONTROLS)
+ERROR_KINDS = {"rate_limit", "auth", "model_not_found", "context_length", "server_error",
+               "overloaded"}
+
+#: (case id, broken adapter, the clause the case must name)
+CONTROLS = [
+    ("wire.mistral_tool_call_id_format", KeepsForeignIds, "request.messages.tool_calls.id_format"),
+    ("wire.mistral_tool_call_id_format", MapsCallsOnly, "request.messages.tool.unknown_id"),
+    ("wire.mistral_tool_call_id_format", CutsIds, "wire.mistral.id_mapping"),
+    ("wire.mistral_content_chunks", OpenAIDecoder, "response.reasoning"),
+    ("wire.mistral_content_chunks", ThinkingAsText, "response.text"),
+    ("wire.mistral_content_chunks", ReasoningContentReplay, "request.messages.extra_forbidden"),
+    ("wire.mistral_content_chunks", DropsThinking, "wire.mistral.thinking_replayed"),
+    ("stream.mistral_content_chunks", StringsOnlyStream, "response.reasoning"),
+    ("stream.mistral_whole_calls_on_finish_chunk", UsageChunkOnly, "response.usage"),
+    ("stream.mistral_whole_calls_on_finish_chunk", NeedsTypeOnFragment,
+     "response.tool_calls.count"),
+]
+
+#: the errors family's kind cases on Mistral's own bodies, each with the bug it must catch there
+SHARED_CONTROLS = [
+    ("errors.rate_limited", NeverRetryable, "errors.retryable"),
+    ("errors.rate_limited", StatusLost, "errors.status"),
+    ("errors.rate_limited", DropsErrorCode, "errors.type"),
+    ("errors.rate_limited_stream", NeverRetryable, "errors.retryable"),
+    ("errors.auth_invalid", EveryErrorRetryable, "errors.retryable"),
+    ("errors.model_not_found", EveryErrorRetryable, "errors.retryable"),
+    ("errors.model_not_found", DropsErrorCode, "errors.type"),
+    ("errors.context_length", DropsErrorCode, "errors.type"),
+    ("errors.context_length", EveryErrorRetryable, "errors.retryable"),
+    ("errors.server_error", NeverRetryable, "errors.retryable"),
+    ("errors.server_error", StatusLost, "errors.status"),
+    ("errors.overloaded", NeverRetryable, "errors.retryable"),
+]
+
+#: generic cases the reference adapter fails under mistral, {case: (clause, reason)}: none
+#: (history ids are compared without ids for mistral: conformance.wire.NO_WIRE_IDS)
+PINNED: dict[str, tuple[str, str]] = {}

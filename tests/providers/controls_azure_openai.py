@@ -1,12 +1,13 @@
 """Negative controls for the Azure OpenAI cases: the reference :class:`AzureOpenAIAdapter` with ONE
-thing broken each; the docstring names the bug. ``tests/test_controls_azure_openai.py`` pairs
-each with the case that must fail it and the clause."""
+thing broken each; the docstring names the bug. The tables at the end pair each with the case that
+must fail it and the clause; ``tests/providers/test_controls.py`` runs them."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import controls as _generic  # tests/controls.py
+from provider_kit import Route
 
 from pytest_toolcall.providers.azure_openai.reference import AzureOpenAIAdapter
 from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter, StreamAccumulator
@@ -137,3 +138,53 @@ class SecondsOnlyRetryAfter(AzureOpenAIAdapter):
             if ms is not None:
                 exc.retry_after = float(ms)  # type: ignore[attr-defined]
             raise
+
+
+# -- what tests/providers/test_controls.py runs ---------------------------------------------------
+
+PROVIDER = "azure-openai"
+#: the path of every request the reference adapter sends (on its default route, a deployment's)
+PATH = "/openai/deployments/gpt-4o/chat/completions"
+#: the v1 route (route="v1": no deployment, no api-version) for Azure's own cases and a sample:
+#: the wire is the same, only the URL differs (the whole matrix twice would double the time)
+ROUTES = {"v1": Route(path="/openai/v1/chat/completions", adapter_kwargs={"route": "v1"},
+                      cases=("*azure*", "wire.parallel_calls", "stream.parallel_interleaved",
+                             "errors.rate_limited"))}
+#: the error kinds Azure has: the shared case of each runs on its bodies (SHARED_CONTROLS)
+ERROR_KINDS = {"rate_limit", "auth", "model_not_found", "context_length", "server_error",
+               "overloaded"}
+
+#: (case id, broken adapter, the clause the case must name)
+CONTROLS = [
+    ("stream.azure_prompt_filter_chunk", ChoicesZeroEveryChunk, "adapter.raised"),
+    ("stream.azure_prompt_filter_chunk", NoApiVersion, "request.api_version.missing"),
+    ("stream.azure_prompt_filter_chunk", OpenAIRoute, "request.route"),
+    ("stream.azure_call_in_role_chunk", SkipsFirstChoiceChunk, "response.tool_calls.id"),
+    ("stream.azure_content_filter_results", FilterResultsMeanFiltered,
+     "response.finish_reason"),
+    ("wire.azure_content_filter_finish", ContentFilterAsStop, "response.finish_reason"),
+    ("errors.azure_prompt_filtered", EveryErrorRetryable, "errors.retryable"),
+    ("errors.azure_prompt_filtered", DropsErrorCode, "errors.type"),
+    ("errors.azure_prompt_filtered", StatusLost, "errors.status"),
+]
+
+#: the shared cases that run on Azure's own bodies (the errors family's kinds), each with the
+#: bug it must catch there
+SHARED_CONTROLS = [
+    ("errors.rate_limited", NeverRetryable, "errors.retryable"),
+    ("errors.rate_limited", StatusLost, "errors.status"),
+    ("errors.rate_limited", DropsErrorCode, "errors.type"),
+    ("errors.rate_limited", NoRetryAfter, "errors.retry_after"),
+    ("errors.rate_limited", SecondsOnlyRetryAfter, "errors.retry_after"),
+    ("errors.rate_limited_stream", NeverRetryable, "errors.retryable"),
+    ("errors.auth_invalid", EveryErrorRetryable, "errors.retryable"),
+    ("errors.auth_invalid", DropsErrorCode, "errors.type"),
+    ("errors.model_not_found", EveryErrorRetryable, "errors.retryable"),
+    ("errors.model_not_found", StatusLost, "errors.status"),
+    ("errors.model_not_found", DropsErrorCode, "errors.type"),
+    ("errors.context_length", DropsErrorCode, "errors.type"),
+    ("errors.context_length", EveryErrorRetryable, "errors.retryable"),
+    ("errors.server_error", NeverRetryable, "errors.retryable"),
+    ("errors.server_error", StatusLost, "errors.status"),
+    ("errors.overloaded", NeverRetryable, "errors.retryable"),
+]

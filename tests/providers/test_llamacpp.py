@@ -1,9 +1,10 @@
 """The ``llamacpp`` provider (issue 13): llama.cpp's llama-server on the openai wire.
 
-Its rules with their exact texts (each with a request it accepts and one it refuses), its stream
-shape and the quirk it declares, the llama.cpp cases with their negative controls, the reference
-adapter on every case that applies to llamacpp, and the official openai SDK (strict validation)
-reading every response and stream the fake sends.
+Its rules with their exact texts (each with a request it accepts and one it refuses), its error
+bodies, its stream shape and the quirk it declares, what its reference profile claims and sends, and
+the official openai SDK (strict validation) reading every response and stream the fake sends. The
+llama.cpp cases with their negative controls (``controls_llamacpp.py``) and the reference adapter on
+every case that applies to llamacpp run in ``test_controls.py``.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ import json
 import re
 from typing import Any
 
-import controls_llamacpp as c  # tests/ is on sys.path
 import openai_wire_sdk as w
 import pytest
 
@@ -34,74 +34,13 @@ from pytest_toolcall.providers.llamacpp.dialect import (
     LlamaCpp,
 )
 from pytest_toolcall.providers.fake import FakeProvider
-from pytest_toolcall.providers.fake.provider import Endpoint
 from pytest_toolcall.core.model import Reasoning
 from pytest_toolcall.providers import get
-from pytest_toolcall.reference import reference_profile
 from pytest_toolcall.providers.llamacpp.reference import LlamaCppAdapter
-from pytest_toolcall.run.runner import run_case
+from pytest_toolcall.reference import reference_profile
 
 PROFILE = reference_profile("llamacpp")
 _ID = re.compile(r"^[0-9A-Za-z]{32}$")
-
-#: (case id, broken adapter, the clause the case must name)
-CONTROLS = [
-    ("wire.llamacpp_reasoning_replayed", c.DropsReasoning, "wire.llamacpp.reasoning_replayed"),
-    ("wire.llamacpp_reasoning_replayed", c.ReasoningAsText, "response.text"),
-    ("wire.llamacpp_reasoning_replayed", c.ReasoningNotDecoded, "response.reasoning"),
-    ("stream.llamacpp_reasoning_replayed", c.StreamDropsReasoning, "response.reasoning"),
-    ("stream.llamacpp_reasoning_replayed", c.DropsReasoning, "wire.llamacpp.reasoning_replayed"),
-    ("wire.llamacpp_call_ids_replayed", c.PrefixesIds, "wire.llamacpp.call_ids"),
-    ("errors.llamacpp_jinja_required", c.JinjaRetried, "errors.retryable"),
-    ("errors.llamacpp_jinja_required", c.JinjaWordsLost, "error.message"),
-]
-
-#: the shared cases that run on llama-server's own bodies (the errors family's kinds), each with
-#: the bug it must catch there
-SHARED_CONTROLS = [
-    ("errors.auth_invalid", c.EveryErrorRetryable, "errors.retryable"),
-    ("errors.context_length", c.DropsErrorCode, "errors.type"),
-    ("errors.context_length", c.EveryErrorRetryable, "errors.retryable"),
-    ("errors.server_error", c.NeverRetryable, "errors.retryable"),
-    ("errors.server_error", c.StatusLost, "errors.status"),
-    ("errors.overloaded", c.NeverRetryable, "errors.retryable"),
-    ("errors.overloaded", c.StatusLost, "errors.status"),
-]
-
-
-endpoint = w.endpoint_fixture("llamacpp")
-
-
-@pytest.mark.parametrize(("case_id", "broken", "clause"), CONTROLS,
-                         ids=w.control_ids(CONTROLS))
-def test_case_fails_its_negative_control(case_id: str, broken: type, clause: str,
-                                         endpoint: Endpoint) -> None:
-    w.assert_control_fails(case_id, broken, clause, endpoint, PROFILE)
-
-
-def test_every_llamacpp_case_has_a_negative_control() -> None:
-    assert w.own_cases("llamacpp") == {row[0] for row in CONTROLS}
-
-
-#: shared cases whose stream shape llama.cpp's server sends, each with the bug it must catch there
-STREAM_CONTROLS = [
-    ("stream.unicode_line_separators", c.SplitsLinesLikeStr, "adapter.raised"),
-]
-
-
-@pytest.mark.parametrize(("case_id", "broken", "clause"), SHARED_CONTROLS + STREAM_CONTROLS,
-                         ids=w.control_ids(SHARED_CONTROLS + STREAM_CONTROLS))
-def test_shared_case_fails_its_negative_control_on_llamacpp(case_id: str, broken: type,
-                                                            clause: str,
-                                                            endpoint: Endpoint) -> None:
-    w.assert_control_fails(case_id, broken, clause, endpoint, PROFILE, on="llamacpp")
-
-
-def test_every_error_kind_llamacpp_has_runs_with_a_control() -> None:
-    from pytest_toolcall.providers.errors import kinds_for
-
-    assert set(kinds_for("llamacpp")) == {"auth", "context_length", "server_error", "overloaded"}
-    assert w.own_kind_cases("llamacpp") == {row[0] for row in SHARED_CONTROLS}
 
 
 def test_llamacpp_errors_in_its_own_words() -> None:
@@ -127,17 +66,6 @@ def test_llamacpp_errors_in_its_own_words() -> None:
     for kind in ("rate_limit", "quota", "permission", "model_not_found"):
         with pytest.raises(KeyError):
             error_reply("llamacpp", kind)
-
-
-LLAMACPP_CASES = w.reference_cases("llamacpp", PROFILE)
-
-
-@pytest.mark.parametrize("case_id", LLAMACPP_CASES)
-def test_reference_adapter_passes(case_id: str, endpoint: Endpoint) -> None:
-    run_case(default_registry()[case_id], LlamaCppAdapter.from_endpoint(endpoint), PROFILE,
-             endpoint)
-    assert all(e.path == "/v1/chat/completions" for e in endpoint.exchanges)
-    assert all("thinking" not in (e.json or {}) for e in endpoint.exchanges)
 
 
 def test_reference_profile_claims_the_tool_choice_strings() -> None:

@@ -1,6 +1,6 @@
 """Negative controls for the llama.cpp (llama-server) cases: the reference :class:`LlamaCppAdapter`
-with ONE thing broken each; the docstring names the bug. ``tests/test_controls_llamacpp.py``
-pairs each with the case that must fail it and the clause."""
+with ONE thing broken each; the docstring names the bug. The tables at the end pair each with the
+case that must fail it and the clause; ``tests/providers/test_controls.py`` runs them."""
 
 from __future__ import annotations
 
@@ -109,3 +109,46 @@ class SplitsLinesLikeStr(_generic.SplitsLinesLikeStr, LlamaCppAdapter):
     """Reads llama.cpp's stream with httpx's iter_lines, which also cuts at the U+2028 and
     U+2029 that nlohmann::json's dump (ensure_ascii off) leaves raw in its chunks
     (httpx-sse #34)."""
+
+
+# -- what tests/providers/test_controls.py runs ---------------------------------------------------
+
+PROVIDER = "llamacpp"
+#: the path of every request the reference adapter sends
+PATH = "/v1/chat/completions"
+#: the error kinds llama-server has: the shared case of each runs on its bodies (SHARED_CONTROLS)
+ERROR_KINDS = {"auth", "context_length", "server_error", "overloaded"}
+
+#: (case id, broken adapter, the clause the case must name)
+CONTROLS = [
+    ("wire.llamacpp_reasoning_replayed", DropsReasoning, "wire.llamacpp.reasoning_replayed"),
+    ("wire.llamacpp_reasoning_replayed", ReasoningAsText, "response.text"),
+    ("wire.llamacpp_reasoning_replayed", ReasoningNotDecoded, "response.reasoning"),
+    ("stream.llamacpp_reasoning_replayed", StreamDropsReasoning, "response.reasoning"),
+    ("stream.llamacpp_reasoning_replayed", DropsReasoning, "wire.llamacpp.reasoning_replayed"),
+    ("wire.llamacpp_call_ids_replayed", PrefixesIds, "wire.llamacpp.call_ids"),
+    ("errors.llamacpp_jinja_required", JinjaRetried, "errors.retryable"),
+    ("errors.llamacpp_jinja_required", JinjaWordsLost, "error.message"),
+]
+
+#: the shared cases that run on llama-server's own bodies (the errors family's kinds), each with
+#: the bug it must catch there
+SHARED_CONTROLS = [
+    ("errors.auth_invalid", EveryErrorRetryable, "errors.retryable"),
+    ("errors.context_length", DropsErrorCode, "errors.type"),
+    ("errors.context_length", EveryErrorRetryable, "errors.retryable"),
+    ("errors.server_error", NeverRetryable, "errors.retryable"),
+    ("errors.server_error", StatusLost, "errors.status"),
+    ("errors.overloaded", NeverRetryable, "errors.retryable"),
+    ("errors.overloaded", StatusLost, "errors.status"),
+]
+
+#: shared cases whose stream shape llama.cpp's server sends, each with the bug it must catch there
+STREAM_CONTROLS = [
+    ("stream.unicode_line_separators", SplitsLinesLikeStr, "adapter.raised"),
+]
+
+
+def check_sent(body: dict[str, Any]) -> None:
+    """llama-server has no thinking switch: the reference sends chat_template_kwargs instead."""
+    assert "thinking" not in body

@@ -1,9 +1,11 @@
 """The ``azure-openai`` provider (issue 13): Azure OpenAI's Chat Completions on the openai wire.
 
 Its routes and auth (each with a request it accepts and one it refuses, with Azure's body), its
-stream shape, the Azure cases with their negative controls, the reference adapter on both routes,
-and the official openai SDK's ``AzureOpenAI`` client (and ``OpenAI`` on the v1 route) reading
-every response and stream the fake sends.
+error bodies, its stream shape, the reference adapter's token and arguments, and the official openai
+SDK's ``AzureOpenAI`` client (and ``OpenAI`` on the v1 route) reading every response and stream the
+fake sends. The Azure cases with their negative controls (``controls_azure_openai.py``) and the
+reference adapter on every case that applies to azure-openai, on both routes, run in
+``test_controls.py``.
 """
 
 from __future__ import annotations
@@ -12,8 +14,8 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-import controls_azure_openai as c  # tests/ is on sys.path
 import pytest
+from provider_kit import endpoint_fixture
 
 from pytest_toolcall.cases import ErrorReply, ScriptedCall, Turn, Usage, default_registry
 from pytest_toolcall.providers.base import get_dialect
@@ -24,92 +26,17 @@ from pytest_toolcall.providers.azure_openai.dialect import (
     VERSION_NOT_SUPPORTED,
     AzureOpenAI,
 )
-from pytest_toolcall.core.errors import ConformanceFailure, UsageError
+from pytest_toolcall.core.errors import UsageError
 from pytest_toolcall.providers.fake import FakeProvider, in_process_endpoint
 from pytest_toolcall.providers.fake.provider import Endpoint
 from pytest_toolcall.providers import get
-from pytest_toolcall.reference import reference_profile
 from pytest_toolcall.providers.azure_openai.reference import AzureOpenAIAdapter
+from pytest_toolcall.reference import reference_profile
 from pytest_toolcall.run.runner import run_case
 
 PROFILE = reference_profile("azure-openai")
 
-#: (case id, broken adapter, the clause the case must name)
-CONTROLS = [
-    ("stream.azure_prompt_filter_chunk", c.ChoicesZeroEveryChunk, "adapter.raised"),
-    ("stream.azure_prompt_filter_chunk", c.NoApiVersion, "request.api_version.missing"),
-    ("stream.azure_prompt_filter_chunk", c.OpenAIRoute, "request.route"),
-    ("stream.azure_call_in_role_chunk", c.SkipsFirstChoiceChunk, "response.tool_calls.id"),
-    ("stream.azure_content_filter_results", c.FilterResultsMeanFiltered,
-     "response.finish_reason"),
-    ("wire.azure_content_filter_finish", c.ContentFilterAsStop, "response.finish_reason"),
-    ("errors.azure_prompt_filtered", c.EveryErrorRetryable, "errors.retryable"),
-    ("errors.azure_prompt_filtered", c.DropsErrorCode, "errors.type"),
-    ("errors.azure_prompt_filtered", c.StatusLost, "errors.status"),
-]
-
-#: the shared cases that run on Azure's own bodies (the errors family's kinds), each with the
-#: bug it must catch there
-SHARED_CONTROLS = [
-    ("errors.rate_limited", c.NeverRetryable, "errors.retryable"),
-    ("errors.rate_limited", c.StatusLost, "errors.status"),
-    ("errors.rate_limited", c.DropsErrorCode, "errors.type"),
-    ("errors.rate_limited", c.NoRetryAfter, "errors.retry_after"),
-    ("errors.rate_limited", c.SecondsOnlyRetryAfter, "errors.retry_after"),
-    ("errors.rate_limited_stream", c.NeverRetryable, "errors.retryable"),
-    ("errors.auth_invalid", c.EveryErrorRetryable, "errors.retryable"),
-    ("errors.auth_invalid", c.DropsErrorCode, "errors.type"),
-    ("errors.model_not_found", c.EveryErrorRetryable, "errors.retryable"),
-    ("errors.model_not_found", c.StatusLost, "errors.status"),
-    ("errors.model_not_found", c.DropsErrorCode, "errors.type"),
-    ("errors.context_length", c.DropsErrorCode, "errors.type"),
-    ("errors.context_length", c.EveryErrorRetryable, "errors.retryable"),
-    ("errors.server_error", c.NeverRetryable, "errors.retryable"),
-    ("errors.server_error", c.StatusLost, "errors.status"),
-    ("errors.overloaded", c.NeverRetryable, "errors.retryable"),
-]
-
-
-@pytest.fixture
-def endpoint() -> Iterator[Endpoint]:
-    ep = in_process_endpoint(FakeProvider("azure-openai"))
-    yield ep
-    ep.close()
-
-
-@pytest.mark.parametrize(("case_id", "broken", "clause"), CONTROLS,
-                         ids=[f"{cid}-{b.__name__}" for cid, b, _ in CONTROLS])
-def test_case_fails_its_negative_control(case_id: str, broken: type, clause: str,
-                                         endpoint: Endpoint) -> None:
-    with pytest.raises(ConformanceFailure) as exc:
-        run_case(default_registry()[case_id], broken.from_endpoint(endpoint), PROFILE, endpoint)
-    assert exc.value.clause == clause, exc.value.render()
-
-
-def test_every_azure_case_has_a_negative_control() -> None:
-    own = {case.id for case in default_registry() if case.dialects == ("azure-openai",)}
-    assert own == {row[0] for row in CONTROLS}
-
-
-@pytest.mark.parametrize(("case_id", "broken", "clause"), SHARED_CONTROLS,
-                         ids=[f"{cid}-{b.__name__}" for cid, b, _ in SHARED_CONTROLS])
-def test_shared_case_fails_its_negative_control_on_azure(case_id: str, broken: type,
-                                                         clause: str, endpoint: Endpoint) -> None:
-    case = default_registry()[case_id]
-    assert case.applies_to("azure-openai")
-    with pytest.raises(ConformanceFailure) as exc:
-        run_case(case, broken.from_endpoint(endpoint), PROFILE, endpoint)
-    assert exc.value.clause == clause, exc.value.render()
-
-
-def test_every_error_kind_azure_has_runs_with_a_control() -> None:
-    from pytest_toolcall.providers.errors import kinds_for
-
-    assert set(kinds_for("azure-openai")) == {"rate_limit", "auth", "model_not_found",
-                                               "context_length", "server_error", "overloaded"}
-    kind_cases = {case.id for case in default_registry().select(["errors.*"], "azure-openai")
-                  if case.dialects != ("*",) and case.dialects != ("azure-openai",)}
-    assert kind_cases == {row[0] for row in SHARED_CONTROLS}
+endpoint = endpoint_fixture("azure-openai")
 
 
 def test_azure_errors_in_its_own_words() -> None:
@@ -130,26 +57,6 @@ def test_azure_errors_in_its_own_words() -> None:
     for kind in ("quota", "permission"):
         with pytest.raises(KeyError):
             error_reply("azure-openai", kind)
-
-
-AZURE_CASES = sorted(case.id for case in default_registry().select(dialect="azure-openai")
-                     if case.contract == "chat" and all(PROFILE.claims(n) for n in case.needs))
-
-
-#: every case on the dated route; Azure's own cases and a sample on the v1 route too (the wire is
-#: the same, only the URL differs: the whole matrix twice would double the module's time)
-ROUTE_RUNS = [(cid, "deployments") for cid in AZURE_CASES] + [
-    (cid, "v1") for cid in AZURE_CASES if "azure" in cid or cid in (
-        "wire.parallel_calls", "stream.parallel_interleaved", "errors.rate_limited")]
-
-
-@pytest.mark.parametrize(("case_id", "route"), ROUTE_RUNS)
-def test_reference_adapter_passes(case_id: str, route: str, endpoint: Endpoint) -> None:
-    run_case(default_registry()[case_id], AzureOpenAIAdapter.from_endpoint(endpoint, route=route),
-             PROFILE, endpoint)
-    want = ("/openai/deployments/gpt-4o/chat/completions" if route == "deployments"
-            else "/openai/v1/chat/completions")
-    assert all(e.path == want for e in endpoint.exchanges)
 
 
 def test_reference_adapter_with_an_entra_token(endpoint: Endpoint) -> None:

@@ -1,8 +1,9 @@
 """The ``openrouter`` provider (issue 13): OpenRouter's Chat Completions on the openai wire.
 
-Its rules with their exact texts, its stream shape, the OpenRouter cases with their negative
-controls, the reference adapter on every case that applies to openrouter, and the official openai
-SDK (strict validation) reading every response and stream the fake sends, SSE comments included.
+Its rules with their exact texts, its stream shape, and the official openai SDK (strict validation)
+reading every response and stream the fake sends, SSE comments included. The OpenRouter cases with
+their negative controls (``controls_openrouter.py``) and the reference adapter on every case that
+applies to openrouter run in ``test_controls.py``.
 """
 
 from __future__ import annotations
@@ -10,11 +11,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import controls_openrouter as c  # tests/ is on sys.path
 import openai_wire_sdk as w
 import pytest
 
-from pytest_toolcall.cases import ScriptedCall, StreamPlan, Turn, default_registry
+from pytest_toolcall.cases import ScriptedCall, StreamPlan, Turn
 from pytest_toolcall.providers.base import get_dialect
 from pytest_toolcall.providers.openrouter.dialect import (
     BAD_KEY,
@@ -24,80 +24,9 @@ from pytest_toolcall.providers.openrouter.dialect import (
     OpenRouter,
 )
 from pytest_toolcall.providers.fake import FakeProvider
-from pytest_toolcall.providers.fake.provider import Endpoint
 from pytest_toolcall.core.model import Reasoning
 from pytest_toolcall.providers import get
-from pytest_toolcall.reference import reference_profile
 from pytest_toolcall.providers.openrouter.reference import OpenRouterAdapter
-from pytest_toolcall.run.runner import run_case
-
-PROFILE = reference_profile("openrouter")
-
-#: (case id, broken adapter, the clause the case must name)
-CONTROLS = [
-    ("stream.openrouter_role_every_chunk", c.RoleRestartsMessage, "response.tool_calls.count"),
-    ("stream.openrouter_repeated_finish", c.StopsAtFirstFinish, "response.usage"),
-    ("wire.openrouter_reasoning_details_replayed", c.DropsReasoningDetails,
-     "request.messages.reasoning_details.missing"),
-    ("wire.openrouter_reasoning_details_replayed", c.EditsSignature,
-     "request.messages.reasoning_details.missing"),
-    ("wire.openrouter_reasoning_details_replayed", c.ReasoningNotDecoded, "response.reasoning"),
-    ("stream.openrouter_reasoning_details_replayed", c.StreamDropsReasoning,
-     "response.reasoning"),
-    ("stream.openrouter_reasoning_details_replayed", c.DropsReasoningDetails,
-     "request.messages.reasoning_details.missing"),
-    ("stream.openrouter_error_event", c.ReadsChoicesOnly, "error.message"),
-]
-
-#: the shared cases that run on OpenRouter's own bodies and stream, with the bug they catch
-SHARED_CONTROLS = [
-    ("stream.sse_comment_lines", c.BreaksOnComments, "adapter.raised"),
-    ("errors.in_stream", c.MidStreamErrorFinal, "errors.retryable"),
-    ("errors.rate_limited", c.NeverRetryable, "errors.retryable"),
-    ("errors.rate_limited", c.StatusLost, "errors.status"),
-    ("errors.rate_limited_stream", c.NeverRetryable, "errors.retryable"),
-    ("errors.quota_exhausted", c.EveryErrorRetryable, "errors.retryable"),
-    ("errors.auth_invalid", c.EveryErrorRetryable, "errors.retryable"),
-    ("errors.permission_denied", c.EveryErrorRetryable, "errors.retryable"),
-    ("errors.model_not_found", c.StatusLost, "errors.status"),
-    ("errors.context_length", c.EveryErrorRetryable, "errors.retryable"),
-    ("errors.server_error", c.NeverRetryable, "errors.retryable"),
-    ("errors.overloaded", c.NeverRetryable, "errors.retryable"),
-]
-
-
-endpoint = w.endpoint_fixture("openrouter")
-
-
-@pytest.mark.parametrize(("case_id", "broken", "clause"), CONTROLS + SHARED_CONTROLS,
-                         ids=w.control_ids(CONTROLS + SHARED_CONTROLS))
-def test_case_fails_its_negative_control(case_id: str, broken: type, clause: str,
-                                         endpoint: Endpoint) -> None:
-    w.assert_control_fails(case_id, broken, clause, endpoint, PROFILE, on="openrouter")
-
-
-def test_every_openrouter_case_and_error_kind_has_a_negative_control() -> None:
-    from pytest_toolcall.providers.errors import kinds_for
-
-    own = {case.id for case in default_registry() if case.dialects == ("openrouter",)}
-    assert own == {row[0] for row in CONTROLS}
-    assert set(kinds_for("openrouter")) == {"rate_limit", "quota", "auth", "permission",
-                                            "model_not_found", "context_length",
-                                            "server_error", "overloaded"}
-    kind_cases = {case.id for case in default_registry().select(["errors.*"], "openrouter")
-                  if case.dialects != ("*",) and case.id.startswith("errors.")}
-    assert kind_cases == {row[0] for row in SHARED_CONTROLS if row[0].startswith("errors.")}
-
-
-OPENROUTER_CASES = w.reference_cases("openrouter", PROFILE)
-
-
-@pytest.mark.parametrize("case_id", OPENROUTER_CASES)
-def test_reference_adapter_passes(case_id: str, endpoint: Endpoint) -> None:
-    run_case(default_registry()[case_id], OpenRouterAdapter.from_endpoint(endpoint), PROFILE,
-             endpoint)
-    assert all(e.path == "/api/v1/chat/completions" for e in endpoint.exchanges)
-
 
 # -- the provider's rules, with their texts -----------------------------------------------------
 

@@ -1,9 +1,10 @@
 """The ``xai`` provider (issue 13): xAI's Chat Completions on the openai wire.
 
-Its rules with their exact bodies (a wrong key is a 400 in xAI's flat ``{code, error}`` shape),
-its stream shape (each call whole in one chunk), the xAI cases with their negative controls, the
-reference adapter on every case that applies to xai, and the official openai SDK (strict
-validation) reading every response and stream the fake sends.
+Its rules with their exact bodies (a wrong key is a 400 in xAI's flat ``{code, error}`` shape), its
+error bodies, its stream shape (each call whole in one chunk), and the official openai SDK (strict
+validation) reading every response and stream the fake sends. The xAI cases with their negative
+controls (``controls_xai.py``) and the reference adapter on every case that applies to xai run in
+``test_controls.py``.
 """
 
 from __future__ import annotations
@@ -11,84 +12,16 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import controls_xai as c  # tests/ is on sys.path
 import openai_wire_sdk as w
 import pytest
 
 from pytest_toolcall.cases import QUIRKS, ErrorReply, ScriptedCall, StreamPlan, Turn, Usage
-from pytest_toolcall.cases import default_registry
 from pytest_toolcall.providers.base import get_dialect
 from pytest_toolcall.providers.xai.dialect import BAD_KEY, COMPLETION_ID, NO_KEY, XAI
 from pytest_toolcall.providers.fake import FakeProvider
-from pytest_toolcall.providers.fake.provider import Endpoint
 from pytest_toolcall.core.model import Reasoning
 from pytest_toolcall.providers import get
-from pytest_toolcall.reference import reference_profile
 from pytest_toolcall.providers.xai.reference import XAIAdapter
-from pytest_toolcall.run.runner import run_case
-
-PROFILE = reference_profile("xai")
-
-#: (case id, broken adapter, the clause the case must name)
-CONTROLS = [
-    ("wire.xai_reasoning_content", c.ReasoningAsText, "response.text"),
-    ("wire.xai_reasoning_content", c.ReasoningNotDecoded, "response.reasoning"),
-    ("stream.xai_reasoning_content", c.StreamDropsReasoning, "response.reasoning"),
-    ("stream.xai_reasoning_content", c.StreamReasoningAsText, "response.text"),
-    ("stream.xai_whole_calls", c.FirstFragmentArgumentsDropped, "response.tool_calls.arguments"),
-    ("wire.xai_usage_reasoning_tokens", c.RecomputesTotal, "response.usage"),
-    ("wire.xai_error_body", c.ReadsOpenAIErrorShape, "errors.type"),
-    ("wire.xai_error_body", c.EveryErrorRetryable, "errors.retryable"),
-]
-
-#: the shared cases that run on xAI's own bodies (the errors family's kinds), each with the bug
-#: it must catch there
-SHARED_CONTROLS = [
-    ("errors.rate_limited", c.NeverRetryable, "errors.retryable"),
-    ("errors.rate_limited", c.StatusLost, "errors.status"),
-    ("errors.rate_limited", c.DropsErrorCode, "errors.type"),
-    ("errors.rate_limited", c.ReadsOpenAIErrorShape, "errors.type"),
-    ("errors.rate_limited_stream", c.NeverRetryable, "errors.retryable"),
-    ("errors.quota_exhausted", c.EveryErrorRetryable, "errors.retryable"),
-    ("errors.quota_exhausted", c.DropsErrorCode, "errors.type"),
-    ("errors.auth_invalid", c.EveryErrorRetryable, "errors.retryable"),
-    ("errors.auth_invalid", c.StatusLost, "errors.status"),
-    ("errors.model_not_found", c.EveryErrorRetryable, "errors.retryable"),
-    ("errors.model_not_found", c.StatusLost, "errors.status"),
-    ("errors.context_length", c.DropsErrorCode, "errors.type"),
-    ("errors.context_length", c.EveryErrorRetryable, "errors.retryable"),
-    ("errors.server_error", c.NeverRetryable, "errors.retryable"),
-    ("errors.server_error", c.StatusLost, "errors.status"),
-]
-
-
-endpoint = w.endpoint_fixture("xai")
-
-
-@pytest.mark.parametrize(("case_id", "broken", "clause"), CONTROLS,
-                         ids=w.control_ids(CONTROLS))
-def test_case_fails_its_negative_control(case_id: str, broken: type, clause: str,
-                                         endpoint: Endpoint) -> None:
-    w.assert_control_fails(case_id, broken, clause, endpoint, PROFILE)
-
-
-def test_every_xai_case_has_a_negative_control() -> None:
-    assert w.own_cases("xai") == {row[0] for row in CONTROLS}
-
-
-@pytest.mark.parametrize(("case_id", "broken", "clause"), SHARED_CONTROLS,
-                         ids=w.control_ids(SHARED_CONTROLS))
-def test_shared_case_fails_its_negative_control_on_xai(case_id: str, broken: type,
-                                                       clause: str, endpoint: Endpoint) -> None:
-    w.assert_control_fails(case_id, broken, clause, endpoint, PROFILE, on="xai")
-
-
-def test_every_error_kind_xai_has_runs_with_a_control() -> None:
-    from pytest_toolcall.providers.errors import kinds_for
-
-    assert set(kinds_for("xai")) == {"rate_limit", "quota", "auth", "model_not_found",
-                                     "context_length", "server_error"}
-    assert w.own_kind_cases("xai") == {row[0] for row in SHARED_CONTROLS}
 
 
 def test_xai_errors_in_its_own_words() -> None:
@@ -113,17 +46,6 @@ def test_xai_errors_in_its_own_words() -> None:
     for kind in ("permission", "overloaded", "request_too_large"):
         with pytest.raises(KeyError):
             error_reply("xai", kind)
-
-
-XAI_CASES = w.reference_cases("xai", PROFILE)
-
-
-@pytest.mark.parametrize("case_id", XAI_CASES)
-def test_reference_adapter_passes(case_id: str, endpoint: Endpoint) -> None:
-    run_case(default_registry()[case_id], XAIAdapter.from_endpoint(endpoint), PROFILE, endpoint)
-    assert all(e.path == "/v1/chat/completions" for e in endpoint.exchanges)
-    assert all("reasoning_content" not in m for e in endpoint.exchanges
-               for m in (e.json or {}).get("messages") or ())
 
 
 # -- the provider's rules, with their bodies ----------------------------------------------------

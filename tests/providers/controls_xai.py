@@ -1,6 +1,6 @@
 """Negative controls for the xAI cases: the reference :class:`XAIAdapter` with ONE thing broken
-each; the docstring names the bug. ``tests/test_controls_xai.py`` pairs each with the case that
-must fail it and the clause."""
+each; the docstring names the bug. The tables at the end pair each with the case that must fail it
+and the clause; ``tests/providers/test_controls.py`` runs them."""
 
 from __future__ import annotations
 
@@ -117,3 +117,49 @@ class NeverRetryable(_generic.NeverRetryable, XAIAdapter):
 
 class DropsErrorCode(_generic.DropsErrorCode, XAIAdapter):
     """xAI's code (resource-exhausted, invalid-argument, ...) is dropped."""
+
+
+# -- what tests/providers/test_controls.py runs ---------------------------------------------------
+
+PROVIDER = "xai"
+#: the path of every request the reference adapter sends
+PATH = "/v1/chat/completions"
+#: the error kinds xAI has: the shared case of each runs on its bodies (SHARED_CONTROLS)
+ERROR_KINDS = {"rate_limit", "quota", "auth", "model_not_found", "context_length", "server_error"}
+
+#: (case id, broken adapter, the clause the case must name)
+CONTROLS = [
+    ("wire.xai_reasoning_content", ReasoningAsText, "response.text"),
+    ("wire.xai_reasoning_content", ReasoningNotDecoded, "response.reasoning"),
+    ("stream.xai_reasoning_content", StreamDropsReasoning, "response.reasoning"),
+    ("stream.xai_reasoning_content", StreamReasoningAsText, "response.text"),
+    ("stream.xai_whole_calls", FirstFragmentArgumentsDropped, "response.tool_calls.arguments"),
+    ("wire.xai_usage_reasoning_tokens", RecomputesTotal, "response.usage"),
+    ("wire.xai_error_body", ReadsOpenAIErrorShape, "errors.type"),
+    ("wire.xai_error_body", EveryErrorRetryable, "errors.retryable"),
+]
+
+#: the shared cases that run on xAI's own bodies (the errors family's kinds), each with the bug
+#: it must catch there
+SHARED_CONTROLS = [
+    ("errors.rate_limited", NeverRetryable, "errors.retryable"),
+    ("errors.rate_limited", StatusLost, "errors.status"),
+    ("errors.rate_limited", DropsErrorCode, "errors.type"),
+    ("errors.rate_limited", ReadsOpenAIErrorShape, "errors.type"),
+    ("errors.rate_limited_stream", NeverRetryable, "errors.retryable"),
+    ("errors.quota_exhausted", EveryErrorRetryable, "errors.retryable"),
+    ("errors.quota_exhausted", DropsErrorCode, "errors.type"),
+    ("errors.auth_invalid", EveryErrorRetryable, "errors.retryable"),
+    ("errors.auth_invalid", StatusLost, "errors.status"),
+    ("errors.model_not_found", EveryErrorRetryable, "errors.retryable"),
+    ("errors.model_not_found", StatusLost, "errors.status"),
+    ("errors.context_length", DropsErrorCode, "errors.type"),
+    ("errors.context_length", EveryErrorRetryable, "errors.retryable"),
+    ("errors.server_error", NeverRetryable, "errors.retryable"),
+    ("errors.server_error", StatusLost, "errors.status"),
+]
+
+
+def check_sent(body: dict[str, Any]) -> None:
+    """xAI documents no reasoning_content in a request: the reference never sends it back."""
+    assert all("reasoning_content" not in m for m in body.get("messages") or ())

@@ -1,6 +1,6 @@
 """Negative controls for the Fireworks AI cases: the reference :class:`FireworksAdapter` with ONE
-thing broken each; the docstring names the bug. ``tests/test_controls_fireworks.py`` pairs each
-with the case that must fail it and the clause."""
+thing broken each; the docstring names the bug. The tables at the end pair each with the case that
+must fail it and the clause; ``tests/providers/test_controls.py`` runs them."""
 
 from __future__ import annotations
 
@@ -101,3 +101,40 @@ class EveryErrorRetryable(_generic.EveryErrorRetryable, FireworksAdapter):
 
 class NeverRetryable(_generic.NeverRetryable, FireworksAdapter):
     """No error retryable: a usage-limit 429 stops the caller at once."""
+
+
+# -- what tests/providers/test_controls.py runs ---------------------------------------------------
+
+PROVIDER = "fireworks"
+#: the path of every request the reference adapter sends
+PATH = "/inference/v1/chat/completions"
+#: the error kinds Fireworks has: the shared case of each runs on its bodies (SHARED_CONTROLS)
+ERROR_KINDS = {"rate_limit", "auth", "model_not_found", "server_error", "overloaded"}
+
+#: (case id, broken adapter, the clause the case must name)
+CONTROLS = [
+    ("wire.fireworks_reasoning_replayed", DropsReasoning, "wire.fireworks.reasoning_replayed"),
+    ("wire.fireworks_reasoning_replayed", ReasoningAsText, "response.text"),
+    ("wire.fireworks_reasoning_replayed", ReasoningNotDecoded, "response.reasoning"),
+    ("stream.fireworks_reasoning_replayed", StreamDropsReasoning, "response.reasoning"),
+    ("stream.fireworks_reasoning_replayed", DropsReasoning,
+     "wire.fireworks.reasoning_replayed"),
+    ("stream.fireworks_kimi_id_before_name", NameFromFirstFragmentOnly,
+     "response.tool_calls.name"),
+    ("stream.fireworks_kimi_id_before_name", NewCallPerId, "response.tool_calls.count"),
+]
+
+#: the shared cases that run on Fireworks' own bodies and quirks, each with the bug it must
+#: catch there
+SHARED_CONTROLS = [
+    ("errors.rate_limited", NeverRetryable, "errors.retryable"),
+    ("errors.rate_limited", StatusLost, "errors.status"),
+    ("errors.rate_limited_stream", NeverRetryable, "errors.retryable"),
+    ("errors.auth_invalid", EveryErrorRetryable, "errors.retryable"),
+    ("errors.model_not_found", EveryErrorRetryable, "errors.retryable"),
+    ("errors.model_not_found", StatusLost, "errors.status"),
+    ("errors.server_error", NeverRetryable, "errors.retryable"),
+    ("errors.server_error", StatusLost, "errors.status"),
+    ("errors.overloaded", NeverRetryable, "errors.retryable"),
+    ("stream.id_name_repeated", NewCallPerId, "response.tool_calls.count"),
+]

@@ -1,6 +1,6 @@
 """Negative controls for the Zhipu / Z.ai GLM cases: the reference :class:`ZhipuAdapter` with ONE
-thing broken each; the docstring names the bug. ``tests/test_controls_zhipu.py`` pairs each with
-the case that must fail it and the clause."""
+thing broken each; the docstring names the bug. The tables at the end pair each with the case that
+must fail it and the clause; ``tests/providers/test_controls.py`` runs them."""
 
 from __future__ import annotations
 
@@ -140,3 +140,51 @@ class NeverRetryable(_generic.NeverRetryable, ZhipuAdapter):
 
 class DropsErrorCode(_generic.DropsErrorCode, ZhipuAdapter):
     """GLM's business code (1302, 1261, ...) is dropped: the caller cannot tell them apart."""
+
+
+# -- what tests/providers/test_controls.py runs ---------------------------------------------------
+
+PROVIDER = "zhipu"
+#: the path of every request the reference adapter sends
+PATH = "/api/paas/v4/chat/completions"
+#: the error kinds GLM has: the shared case of each runs on its bodies (SHARED_CONTROLS)
+ERROR_KINDS = {"rate_limit", "quota", "auth", "model_not_found", "context_length", "server_error",
+               "overloaded"}
+
+#: (case id, broken adapter, the clause the case must name)
+CONTROLS = [
+    ("wire.zhipu_reasoning_replayed", DropsReasoning, "wire.zhipu.reasoning_replayed"),
+    ("wire.zhipu_reasoning_replayed", EditsReasoning, "wire.zhipu.reasoning_replayed"),
+    ("wire.zhipu_reasoning_replayed", ReasoningAsText, "response.text"),
+    ("wire.zhipu_reasoning_replayed", ReasoningNotDecoded, "response.reasoning"),
+    ("stream.zhipu_reasoning_replayed", StreamDropsReasoning, "response.reasoning"),
+    ("stream.zhipu_reasoning_replayed", DropsReasoning, "wire.zhipu.reasoning_replayed"),
+    ("stream.zhipu_whole_calls_on_finish_chunk", FinishChunkDeltasIgnored,
+     "response.tool_calls.count"),
+    ("stream.zhipu_usage_on_finish_chunk", UsageChunkOnly, "response.usage"),
+    ("wire.zhipu_call_ids_replayed", SanitizesIds, "wire.zhipu.call_ids"),
+]
+
+#: the shared cases that run on GLM's own bodies (the errors family's kinds), each with the bug
+#: it must catch there
+SHARED_CONTROLS = [
+    ("errors.rate_limited", NeverRetryable, "errors.retryable"),
+    ("errors.rate_limited", StatusLost, "errors.status"),
+    ("errors.rate_limited", DropsErrorCode, "errors.type"),
+    ("errors.rate_limited_stream", NeverRetryable, "errors.retryable"),
+    ("errors.quota_exhausted", BalanceRetried, "errors.retryable"),
+    ("errors.quota_exhausted", EveryErrorRetryable, "errors.retryable"),
+    ("errors.auth_invalid", EveryErrorRetryable, "errors.retryable"),
+    ("errors.model_not_found", EveryErrorRetryable, "errors.retryable"),
+    ("errors.model_not_found", StatusLost, "errors.status"),
+    ("errors.context_length", DropsErrorCode, "errors.type"),
+    ("errors.context_length", EveryErrorRetryable, "errors.retryable"),
+    ("errors.server_error", NeverRetryable, "errors.retryable"),
+    ("errors.server_error", StatusLost, "errors.status"),
+    ("errors.overloaded", NeverRetryable, "errors.retryable"),
+]
+
+
+def check_sent(body: dict[str, Any]) -> None:
+    """Usage rides on the finish chunk without it: the reference never sends stream_options."""
+    assert "stream_options" not in body

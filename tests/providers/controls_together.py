@@ -1,6 +1,6 @@
 """Negative controls for the Together AI cases: the reference :class:`TogetherAdapter` with ONE
-thing broken each; the docstring names the bug. ``tests/test_controls_together.py`` pairs each
-with the case that must fail it and the clause."""
+thing broken each; the docstring names the bug. The tables at the end pair each with the case that
+must fail it and the clause; ``tests/providers/test_controls.py`` runs them."""
 
 from __future__ import annotations
 
@@ -117,3 +117,40 @@ class NeverRetryable(_generic.NeverRetryable, TogetherAdapter):
 class DropsErrorCode(_generic.DropsErrorCode, TogetherAdapter):
     """Together's type/code (model_rate_limit, invalid_api_key, model_not_available) is
     dropped."""
+
+
+# -- what tests/providers/test_controls.py runs ---------------------------------------------------
+
+PROVIDER = "together"
+#: the path of every request the reference adapter sends
+PATH = "/v1/chat/completions"
+#: the error kinds Together has: the shared case of each runs on its bodies (SHARED_CONTROLS)
+ERROR_KINDS = {"rate_limit", "auth", "model_not_found", "server_error", "overloaded"}
+
+#: (case id, broken adapter, the clause the case must name)
+CONTROLS = [
+    ("stream.together_finish_after_tool_calls", LastFinishWins, "response.finish_reason"),
+    ("stream.together_usage_on_last_chunk", UsageChunkOnly, "response.usage"),
+    ("wire.together_reasoning_field", ReasoningNotDecoded, "response.reasoning"),
+    ("wire.together_reasoning_field", ReasoningAsText, "response.text"),
+    ("stream.together_reasoning_field", StreamReasoningDropped, "response.reasoning"),
+    ("stream.together_reasoning_field", StreamReasoningAsText, "response.text"),
+]
+
+#: the shared cases that run on Together's own bodies (the errors family's kinds), each with the
+#: bug it must catch there
+SHARED_CONTROLS = [
+    ("errors.rate_limited", NeverRetryable, "errors.retryable"),
+    ("errors.rate_limited", StatusLost, "errors.status"),
+    ("errors.rate_limited_stream", NeverRetryable, "errors.retryable"),
+    ("errors.auth_invalid", EveryErrorRetryable, "errors.retryable"),
+    ("errors.model_not_found", EveryErrorRetryable, "errors.retryable"),
+    ("errors.model_not_found", StatusLost, "errors.status"),
+    ("errors.server_error", NeverRetryable, "errors.retryable"),
+    ("errors.server_error", StatusLost, "errors.status"),
+    ("errors.overloaded", NeverRetryable, "errors.retryable"),
+    # Together's type and code: model_rate_limit, invalid_api_key, model_not_available
+    ("errors.rate_limited", DropsErrorCode, "errors.type"),
+    ("errors.auth_invalid", DropsErrorCode, "errors.type"),
+    ("errors.model_not_found", DropsErrorCode, "errors.type"),
+]

@@ -1,16 +1,16 @@
 """The ``zhipu`` provider (issue 13): Zhipu AI / Z.ai GLM's Chat Completions on the openai wire.
 
-Its rules with their exact texts (each with a request it accepts and one it refuses), its stream
-shape, the GLM cases with their negative controls, the reference adapter on every case that
-applies to zhipu, and the official openai SDK (strict validation) reading every response and
-stream the fake sends.
+Its rules with their exact texts (each with a request it accepts and one it refuses), its error
+bodies, its stream shape, what its reference profile claims, and the official openai SDK (strict
+validation) reading every response and stream the fake sends. The GLM cases with their negative
+controls (``controls_zhipu.py``) and the reference adapter on every case that applies to zhipu run
+in ``test_controls.py``.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import controls_zhipu as c  # tests/ is on sys.path
 import openai_wire_sdk as w
 import pytest
 
@@ -24,76 +24,12 @@ from pytest_toolcall.providers.zhipu.dialect import (
     Zhipu,
 )
 from pytest_toolcall.providers.fake import FakeProvider
-from pytest_toolcall.providers.fake.provider import Endpoint
 from pytest_toolcall.core.model import Reasoning
 from pytest_toolcall.providers import get
-from pytest_toolcall.reference import reference_profile
 from pytest_toolcall.providers.zhipu.reference import ZhipuAdapter
-from pytest_toolcall.run.runner import run_case
+from pytest_toolcall.reference import reference_profile
 
 PROFILE = reference_profile("zhipu")
-
-#: (case id, broken adapter, the clause the case must name)
-CONTROLS = [
-    ("wire.zhipu_reasoning_replayed", c.DropsReasoning, "wire.zhipu.reasoning_replayed"),
-    ("wire.zhipu_reasoning_replayed", c.EditsReasoning, "wire.zhipu.reasoning_replayed"),
-    ("wire.zhipu_reasoning_replayed", c.ReasoningAsText, "response.text"),
-    ("wire.zhipu_reasoning_replayed", c.ReasoningNotDecoded, "response.reasoning"),
-    ("stream.zhipu_reasoning_replayed", c.StreamDropsReasoning, "response.reasoning"),
-    ("stream.zhipu_reasoning_replayed", c.DropsReasoning, "wire.zhipu.reasoning_replayed"),
-    ("stream.zhipu_whole_calls_on_finish_chunk", c.FinishChunkDeltasIgnored,
-     "response.tool_calls.count"),
-    ("stream.zhipu_usage_on_finish_chunk", c.UsageChunkOnly, "response.usage"),
-    ("wire.zhipu_call_ids_replayed", c.SanitizesIds, "wire.zhipu.call_ids"),
-]
-
-#: the shared cases that run on GLM's own bodies (the errors family's kinds), each with the bug
-#: it must catch there
-SHARED_CONTROLS = [
-    ("errors.rate_limited", c.NeverRetryable, "errors.retryable"),
-    ("errors.rate_limited", c.StatusLost, "errors.status"),
-    ("errors.rate_limited", c.DropsErrorCode, "errors.type"),
-    ("errors.rate_limited_stream", c.NeverRetryable, "errors.retryable"),
-    ("errors.quota_exhausted", c.BalanceRetried, "errors.retryable"),
-    ("errors.quota_exhausted", c.EveryErrorRetryable, "errors.retryable"),
-    ("errors.auth_invalid", c.EveryErrorRetryable, "errors.retryable"),
-    ("errors.model_not_found", c.EveryErrorRetryable, "errors.retryable"),
-    ("errors.model_not_found", c.StatusLost, "errors.status"),
-    ("errors.context_length", c.DropsErrorCode, "errors.type"),
-    ("errors.context_length", c.EveryErrorRetryable, "errors.retryable"),
-    ("errors.server_error", c.NeverRetryable, "errors.retryable"),
-    ("errors.server_error", c.StatusLost, "errors.status"),
-    ("errors.overloaded", c.NeverRetryable, "errors.retryable"),
-]
-
-
-endpoint = w.endpoint_fixture("zhipu")
-
-
-@pytest.mark.parametrize(("case_id", "broken", "clause"), CONTROLS,
-                         ids=w.control_ids(CONTROLS))
-def test_case_fails_its_negative_control(case_id: str, broken: type, clause: str,
-                                         endpoint: Endpoint) -> None:
-    w.assert_control_fails(case_id, broken, clause, endpoint, PROFILE)
-
-
-def test_every_zhipu_case_has_a_negative_control() -> None:
-    assert w.own_cases("zhipu") == {row[0] for row in CONTROLS}
-
-
-@pytest.mark.parametrize(("case_id", "broken", "clause"), SHARED_CONTROLS,
-                         ids=w.control_ids(SHARED_CONTROLS))
-def test_shared_case_fails_its_negative_control_on_zhipu(case_id: str, broken: type,
-                                                         clause: str, endpoint: Endpoint) -> None:
-    w.assert_control_fails(case_id, broken, clause, endpoint, PROFILE, on="zhipu")
-
-
-def test_every_error_kind_zhipu_has_runs_with_a_control() -> None:
-    from pytest_toolcall.providers.errors import kinds_for
-
-    assert set(kinds_for("zhipu")) == {"rate_limit", "quota", "auth", "model_not_found",
-                                       "context_length", "server_error", "overloaded"}
-    assert w.own_kind_cases("zhipu") == {row[0] for row in SHARED_CONTROLS}
 
 
 def test_zhipu_errors_in_its_own_words() -> None:
@@ -114,17 +50,6 @@ def test_zhipu_errors_in_its_own_words() -> None:
         assert set(error) == {"code", "message"} and isinstance(error["code"], str)
     with pytest.raises(KeyError):
         error_reply("zhipu", "permission")
-
-
-ZHIPU_CASES = w.reference_cases("zhipu", PROFILE)
-
-
-@pytest.mark.parametrize("case_id", ZHIPU_CASES)
-def test_reference_adapter_passes(case_id: str, endpoint: Endpoint) -> None:
-    run_case(default_registry()[case_id], ZhipuAdapter.from_endpoint(endpoint), PROFILE,
-             endpoint)
-    assert all(e.path == "/api/paas/v4/chat/completions" for e in endpoint.exchanges)
-    assert all("stream_options" not in (e.json or {}) for e in endpoint.exchanges)
 
 
 def test_reference_profile_claims_tool_choice_auto_only() -> None:

@@ -1,6 +1,6 @@
 """Negative controls for the vLLM cases: the reference :class:`VLLMAdapter` with ONE thing broken
-each; the docstring names the bug and its public report. ``tests/test_controls_vllm.py`` pairs
-each with the case that must fail it and the clause."""
+each; the docstring names the bug and its public report. The tables at the end pair each with the
+case that must fail it and the clause; ``tests/providers/test_controls.py`` runs them."""
 
 from __future__ import annotations
 
@@ -173,3 +173,50 @@ class DropsErrorCode(_generic.DropsErrorCode, VLLMAdapter):
 class SplitsLinesLikeStr(_generic.SplitsLinesLikeStr, VLLMAdapter):
     """Reads vLLM's stream with httpx's iter_lines, which also cuts at the U+2028 and U+2029
     that pydantic's model_dump_json leaves raw in vLLM's chunks (httpx-sse #34)."""
+
+
+# -- what tests/providers/test_controls.py runs ---------------------------------------------------
+
+PROVIDER = "vllm"
+#: the path of every request the reference adapter sends
+PATH = "/v1/chat/completions"
+#: the error kinds vLLM has: the shared case of each runs on its bodies (SHARED_CONTROLS); no
+#: rate limit, quota or 403 at vLLM
+ERROR_KINDS = {"auth", "model_not_found", "context_length", "server_error"}
+
+#: (case id, broken adapter, the clause the case must name)
+CONTROLS = [
+    ("wire.vllm_reasoning_replayed", DropsReasoning, "wire.vllm.reasoning_replayed"),
+    ("wire.vllm_reasoning_replayed", SendsReasoningContent, "wire.vllm.reasoning_replayed"),
+    ("wire.vllm_reasoning_replayed", ReasoningNotDecoded, "response.reasoning"),
+    ("stream.vllm_reasoning_replayed", StreamReadsReasoningContentOnly, "response.reasoning"),
+    ("stream.vllm_reasoning_replayed", DropsReasoning, "wire.vllm.reasoning_replayed"),
+    ("stream.vllm_arguments_on_finish_chunk", SkipsFinishChunkDelta,
+     "response.tool_calls.arguments"),
+    ("wire.vllm_named_choice_finish_stop", CallsOnlyOnToolCallsFinish,
+     "response.tool_calls.count"),
+    ("wire.vllm_no_empty_tools", EmptyToolsArray, "request.tools.empty"),
+    ("wire.vllm_stream_options_only_when_streaming", AlwaysStreamOptions,
+     "request.stream_options.without_stream"),
+    ("stream.vllm_error_then_done", SkipsErrorEvents, "error.surfaced"),
+    ("errors.vllm_auto_tool_choice_unconfigured", RetriesEverything, "errors.retryable"),
+]
+
+#: the errors family's kind cases on vLLM's own bodies, each with the bug it must catch there
+SHARED_CONTROLS = [
+    ("errors.auth_invalid", StatusLost, "errors.status"),
+    ("errors.auth_invalid", EveryErrorRetryable, "errors.retryable"),
+    ("errors.model_not_found", StatusLost, "errors.status"),
+    ("errors.model_not_found", EveryErrorRetryable, "errors.retryable"),
+    ("errors.model_not_found", DropsErrorCode, "errors.type"),
+    ("errors.context_length", EveryErrorRetryable, "errors.retryable"),
+    ("errors.context_length", DropsErrorCode, "errors.type"),
+    ("errors.server_error", NeverRetryable, "errors.retryable"),
+    ("errors.server_error", StatusLost, "errors.status"),
+    ("errors.server_error", DropsErrorCode, "errors.type"),
+]
+
+#: shared cases whose stream shape vLLM sends, each with the bug it must catch there
+STREAM_CONTROLS = [
+    ("stream.unicode_line_separators", SplitsLinesLikeStr, "adapter.raised"),
+]
