@@ -120,27 +120,36 @@ def test_every_control_cited_for_a_bug_is_in_a_control_table(controls: dict) -> 
             assert dialect in DIALECT_NAMES, (control.name, dialect)
 
 
-@pytest.mark.parametrize("test_module", ["test_negative_controls", "test_controls_anthropic",
-                                         "test_controls_gemini", "test_controls_ollama",
-                                         "test_controls_openai_responses"])
-def test_ast_reader_agrees_with_the_imported_tables(controls: dict, test_module: str) -> None:
-    """What ``read_controls`` finds without importing equals the tables the tests really run."""
-    module = importlib.import_module(test_module)
+#: the modules with control tables: the openai controls' test module, and each provider's controls
+#: module (its tables name its own classes bare, other modules' through an import)
+TABLE_MODULES = ["test_negative_controls",
+                 *sorted(p.stem for p in (ROOT / "tests" / "providers").glob("controls_*.py"))]
+
+
+@pytest.mark.parametrize("table_module", TABLE_MODULES)
+def test_ast_reader_agrees_with_the_imported_tables(controls: dict, table_module: str) -> None:
+    """What ``read_controls`` finds without importing equals the tables the tests really run,
+    and the dialect it files them under is the module's provider."""
+    module = importlib.import_module(table_module)
     imported = set()
     for name, value in vars(module).items():
         if name.isupper() and isinstance(value, list):
-            imported |= {(row[0], row[1].__name__) for row in value
+            imported |= {(name, row[0], row[1].__name__) for row in value
                          if isinstance(row, tuple) and isinstance(row[1], type)}
-    found = {(case_id, c.name) for c in controls.values()
-             for file, _, case_id, _ in c.runs if file == f"{test_module}.py"}
+    found = {(table, case_id, c.name) for c in controls.values()
+             for file, table, case_id, _ in c.runs if file == f"{table_module}.py"}
     assert imported and found == imported
+    dialects = {dialect for c in controls.values() for file, _, _, dialect in c.runs
+                if file == f"{table_module}.py"}
+    assert dialects == {getattr(module, "PROVIDER", "openai")}
 
 
 def test_read_controls_dialects_and_compat_route(controls: dict) -> None:
     keys = controls[("controls", "KeysOnIndexOnly")]
     assert bugs.Ref("ollama", 15457) in keys.refs and bugs.Ref("litellm", 5231) in keys.refs
     # the same OpenAI control runs on the openai fake and on ollama's OpenAI-compatible route
-    assert ("test_controls_ollama.py", "COMPAT", "stream.index_stuck_at_zero", "ollama") in keys.runs
+    assert ("controls_ollama.py", "COMPAT_CONTROLS", "stream.index_stuck_at_zero",
+            "ollama") in keys.runs
     assert keys.dialects == ["ollama", "openai"]
     assert controls[("controls_openai_responses", "CallIdFromFragments")].dialects == [
         "openai-responses"]

@@ -137,12 +137,22 @@ def test_every_error_kind_runs_with_a_control(module: ModuleType) -> None:
                                                if row[0].startswith("errors.")}
 
 
+def _controls(module: ModuleType) -> dict[str, type]:
+    """The module's controls: the public classes it defines (what the bug catalogue reads)."""
+    return {name: value for name, value in vars(module).items()
+            if isinstance(value, type) and value.__module__ == module.__name__
+            and not name.startswith("_")}
+
+
 @pytest.mark.parametrize("module", MODULES, ids=_name)
 def test_every_control_is_in_a_table_and_names_its_bug(module: ModuleType) -> None:
-    used = {broken.__name__ for _, rows in _tables(module) for _, broken, _ in rows}
-    assert sorted(set(module.__all__) - used) == [], "controls no table runs"
-    for name in module.__all__:
-        assert (getattr(module, name).__doc__ or "").strip(), f"{name} has no docstring"
+    controls = _controls(module)
+    assert sorted(module.__all__) == sorted(controls), "__all__ names the module's controls"
+    used = {broken for _, rows in _tables(module) for _, broken, _ in rows}
+    assert sorted(name for name, cls in controls.items() if cls not in used) == [], \
+        "controls no table runs"
+    for name, cls in controls.items():
+        assert (cls.__doc__ or "").strip(), f"{name} has no docstring naming its bug"
 
 
 # -- the reference adapter passes every case that applies, on each route ---------------------------

@@ -1,7 +1,11 @@
 """Negative controls for the ``ollama`` dialect: the reference OllamaAdapter with ONE thing broken.
 
-Each docstring names the bug and, where there is one, its public report (WIRE.md §6).
-``tests/test_controls_ollama.py`` pairs each with the case that must fail it and the clause.
+Each docstring names the bug and, where there is one, its public report (WIRE.md §6). The tables
+at the end pair each with the case that must fail it and the clause;
+``tests/providers/test_controls.py`` runs them. The OpenAI-compatible route of the dialect is
+covered too: the shared index cases, run with the OpenAI adapter pointed at ``/v1`` of an Ollama
+fake, catch OpenAI's index-only control (ollama #15457, litellm #33678) and index-required control
+(ollama #7881).
 """
 
 from __future__ import annotations
@@ -10,6 +14,10 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+import controls as _openai  # tests/controls.py: the OpenAI controls, for the compatible route
+from provider_kit import Route
+
+from pytest_toolcall.core.contracts import Profile
 from pytest_toolcall.core.model import (
     ChatRequest,
     SystemMessage,
@@ -18,6 +26,12 @@ from pytest_toolcall.core.model import (
     ToolMessage,
 )
 from pytest_toolcall.providers.ollama.reference import NdjsonAccumulator, OllamaAdapter
+from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter
+
+__all__ = ["JsonLoadsArguments", "ReplaysArgumentsAsString", "KeepsMissingIds", "IdFromToolName",
+           "DropsToolName", "DoneReasonVerbatim", "DecodesEachRead", "OnlyNewlineTerminatedLines",
+           "IgnoresErrorLine", "ErrorLineUnread", "MergesCallsByIndex",
+           "DeveloperRolePassedThrough", "SystemAsUser", "DropsTextNextToCalls"]
 
 
 class JsonLoadsArguments(OllamaAdapter):
@@ -195,3 +209,49 @@ class DropsTextNextToCalls(OllamaAdapter):
         if out.get("tool_calls"):
             out["content"] = ""
         return out
+
+
+# -- what tests/providers/test_controls.py runs ---------------------------------------------------
+
+PROVIDER = "ollama"
+#: the path of every request the reference adapter sends (the native API)
+PATH = "/api/chat"
+
+#: (case id, broken adapter, the clause the case must name): the ollama cases
+CONTROLS = [
+    ("wire.ollama_object_arguments", JsonLoadsArguments, "adapter.raised"),
+    ("wire.ollama_object_arguments", ReplaysArgumentsAsString,
+     "request.messages.tool_calls.arguments"),
+    ("wire.ollama_calls_without_ids", KeepsMissingIds, "response.tool_calls.ids_unique"),
+    ("wire.ollama_calls_without_ids", IdFromToolName, "response.tool_calls.ids_unique"),
+    ("wire.ollama_tool_name_on_results", DropsToolName, "wire.ollama.tool_name"),
+    ("wire.ollama_done_reason_stop_with_calls", DoneReasonVerbatim, "response.finish_reason"),
+    ("stream.ollama_ndjson_split", DecodesEachRead, "adapter.raised"),
+    ("stream.ollama_ndjson_split", OnlyNewlineTerminatedLines, "adapter.raised"),
+    ("stream.ollama_error_line", IgnoresErrorLine, "error.surfaced"),
+    ("stream.ollama_error_line", ErrorLineUnread, "error.message"),
+    ("stream.ollama_index_stuck_at_zero", MergesCallsByIndex, "response.tool_calls.count"),
+]
+
+#: the shared cases, each with a bug of the ollama wire it must catch there
+SHARED_CONTROLS = [
+    # -- messages (issue 12) -----------------------------------------------------------------
+    ("wire.developer_message", DeveloperRolePassedThrough, "wire.messages.system"),
+    ("wire.system_prompt", SystemAsUser, "wire.messages.system"),
+    ("wire.assistant_text_with_calls_replayed", DropsTextNextToCalls,
+     "wire.history.messages"),
+]
+
+#: shared OpenAI cases on Ollama's OpenAI-compatible route, with OpenAI's controls
+COMPAT_CONTROLS = [
+    ("stream.index_stuck_at_zero", _openai.KeysOnIndexOnly, "response.tool_calls.count"),
+    ("stream.index_missing", _openai.IndexRequired, "adapter.raised"),
+]
+
+#: the OpenAI-compatible route (``/v1``): not a dialect of its own in the suite, it plays the openai
+#: wire's cases, streamed as SSE (not NDJSON); index_missing is Gemini's compat quirk (Ollama's
+#: before 0.4.7): a profile for any server
+ROUTES = {"compat": Route(path="/v1/chat/completions", dialect="openai", adapter=OpenAIChatAdapter,
+                          base_url=lambda url: url + "/v1", profile=Profile(compatible_with={"*"}),
+                          cases=("stream.index_stuck_at_zero", "stream.index_missing"),
+                          stream_marker=b"data: [DONE]", controls=COMPAT_CONTROLS)}

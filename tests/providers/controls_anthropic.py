@@ -2,7 +2,8 @@
 
 Each class overrides ONE method of :class:`AnthropicAdapter` (stream bugs override
 ``new_accumulator`` to hand out an accumulator with one broken method); the docstring names the
-bug and, where there is one, its public report (WIRE.md §6).
+bug and, where there is one, its public report (WIRE.md §6). The tables at the end pair each with
+the case that must fail it and the clause; ``tests/providers/test_controls.py`` runs them.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Any
 
 import httpx
 
+from pytest_toolcall.core.contracts import Profile
 from pytest_toolcall.core.errors import ProviderError
 from pytest_toolcall.core.model import (
     AssistantMessage,
@@ -528,3 +530,84 @@ class OverloadedEventFinal(AnthropicAdapter):
 
         acc.feed = final  # type: ignore[method-assign]
         return acc
+
+
+# -- what tests/providers/test_controls.py runs ---------------------------------------------------
+
+PROVIDER = "anthropic"
+#: the path of every request the reference adapter sends
+PATH = "/v1/messages"
+#: it claims anthropic_legacy_usage, so the legacy-shape case runs
+PROFILE = Profile(anthropic_legacy_usage=True)
+
+#: (case id, broken adapter, the clause the case must name): the anthropic cases
+CONTROLS = [
+    # -- history replay ----------------------------------------------------------------------
+    ("wire.anthropic_tool_results_first", TextBeforeResults,
+     "request.messages.tool_use.unanswered"),
+    ("wire.anthropic_results_one_message", OneUserMessagePerResult,
+     "wire.anthropic.results_one_message"),
+    ("wire.anthropic_is_error", DropsIsError, "wire.anthropic.is_error"),
+    ("wire.anthropic_is_error", EveryResultIsError, "wire.anthropic.is_error"),
+    ("wire.anthropic_is_error", IsErrorAsString, "request.type"),
+    # -- tool_choice -------------------------------------------------------------------------
+    ("wire.anthropic_tool_choice_parallel", RequiredSpelledRequired, "request.tool_choice.type"),
+    ("wire.anthropic_tool_choice_parallel", ParallelFlagOnlyOnAuto,
+     "wire.anthropic.tool_choice"),
+    ("wire.anthropic_tool_choice_parallel", ParallelFlagOnNone,
+     "request.tool_choice.none.extra"),
+    # -- reasoning with tools (issue 13): the fake's 400s, and the kit's own check ----------
+    ("wire.anthropic_thinking_replayed", DropsThinking, "request.messages.thinking.missing"),
+    ("wire.anthropic_thinking_replayed", ReordersThinking,
+     "request.messages.thinking.signature"),
+    ("wire.anthropic_thinking_replayed", EditsThinking, "request.messages.thinking.signature"),
+    ("wire.anthropic_thinking_replayed", DropsRedactedThinking, "wire.reasoning.replayed"),
+    ("wire.anthropic_thinking_replayed", ThinkingAfterToolUse,
+     "request.messages.thinking.missing"),
+    ("wire.anthropic_thinking_replayed", IgnoresThinkingBlocks, "response.reasoning"),
+    ("stream.anthropic_thinking_replayed", StreamIgnoresThinking, "response.reasoning"),
+    ("stream.anthropic_thinking_replayed", DropsThinking, "request.messages.thinking.missing"),
+    # -- streams -----------------------------------------------------------------------------
+    ("stream.anthropic_pings_everywhere", PingEndsBlock, "response.tool_calls.arguments"),
+    ("stream.anthropic_parallel_blocks", ParallelBlocksMergedAtIndexZero,
+     "response.tool_calls.count"),
+    ("stream.anthropic_parallel_blocks", BlockIndexAsCallIndex, "adapter.raised"),
+    ("stream.anthropic_zero_args_blocks", CompletesOnlyBlocksWithDeltas,
+     "response.tool_calls.count"),
+    ("stream.anthropic_zero_args_blocks", StreamUnguardedJsonLoads, "adapter.raised"),
+    ("stream.anthropic_zero_args_blocks", ReplaysZeroArgsAsEmptyString, "request.type"),
+    ("stream.anthropic_usage_split", UsageFromMessageStartOnly, "response.usage"),
+    ("stream.anthropic_usage_legacy_delta", UsageFromMessageDeltaOnly, "response.usage"),
+    # -- errors (issue 12) -------------------------------------------------------------------
+    ("errors.request_too_large", EveryErrorRetryable, "errors.retryable"),
+    # -- history from another provider -------------------------------------------------------
+    ("wire.anthropic_foreign_id_pattern", ForeignIdsVerbatim,
+     "request.messages.tool_use.id_pattern"),
+    ("wire.anthropic_foreign_id_pattern", MapsIdOnToolUseOnly,
+     "request.messages.tool_use.unanswered"),
+]
+
+#: the shared cases, each with a bug of the anthropic wire it must catch there (litellm #5063 and
+#: #5231, WIRE.md §6, among them)
+SHARED_CONTROLS = [
+    # -- tool_choice -------------------------------------------------------------------------
+    ("wire.tool_choice_required", RequiredSpelledRequired, "request.tool_choice.type"),
+    # -- streams -----------------------------------------------------------------------------
+    ("stream.parallel_sequential", ParallelBlocksMergedAtIndexZero,
+     "response.tool_calls.count"),
+    ("stream.zero_args", StreamUnguardedJsonLoads, "adapter.raised"),
+    ("stream.zero_args", ReplaysZeroArgsAsEmptyString, "request.type"),
+    ("stream.malformed_arguments", StreamUnguardedJsonLoads, "adapter.raised"),
+    ("stream.mid_stream_error", IgnoresErrorEvent, "error.message"),
+    ("stream.truncated", NoMessageStopCheck, "error.surfaced"),
+    # -- messages (issue 12) -----------------------------------------------------------------
+    ("wire.system_prompt", SystemAsUserTurn, "wire.messages.system"),
+    ("wire.system_prompt", SystemRoleInMessages, "request.messages.role.system"),
+    ("wire.system_prompts_several", KeepsFirstSystemOnly, "wire.messages.system"),
+    ("wire.developer_message", KeepsFirstSystemOnly, "wire.messages.system"),
+    ("wire.assistant_text_with_calls_replayed", DropsTextNextToToolUse,
+     "wire.history.messages"),
+    # -- errors (issue 12) -------------------------------------------------------------------
+    ("errors.overloaded", FiveHundredsListOnly, "errors.retryable"),
+    ("errors.in_stream", OverloadedEventFinal, "errors.retryable"),
+]

@@ -1,6 +1,7 @@
 """Negative controls for the Gemini cases: the reference :class:`GeminiAdapter` with ONE thing
 broken each. The docstring names the bug and, where there is one, its public report (WIRE.md §6).
-``tests/test_controls_gemini.py`` pairs each with the case that must fail it and the clause."""
+The tables at the end pair each with the case that must fail it and the clause;
+``tests/providers/test_controls.py`` runs them."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import httpx
+
+from provider_kit import Route
 
 from pytest_toolcall.core.errors import ProviderError
 from pytest_toolcall.core.model import (
@@ -336,3 +339,60 @@ class RetryDelayFromHeadersOnly(GeminiAdapter):
             raise ProviderError(error.message, status=error.status, type=error.type,
                                 code=error.code, body=error.body,
                                 retry_after=float(delay) if delay else None) from None
+
+
+# -- what tests/providers/test_controls.py runs ---------------------------------------------------
+
+PROVIDER = "gemini"
+#: the path of every request the reference adapter sends
+PATH = "/v1beta/models/gemini-2.5-flash:*"
+#: recent google-genai clients call /v1: the fake routes it like /v1beta
+ROUTES = {"v1": Route(path="/v1/models/gemini-2.5-flash:*",
+                      base_url=lambda url: url.replace("/v1beta", "/v1"),
+                      cases=("wire.second_turn_passthrough", "stream.parallel_sequential",
+                             "wire.gemini_ids_and_signature_echoed"))}
+
+#: (case id, broken adapter, the clause the case must name): the gemini cases
+CONTROLS = [
+    ("wire.gemini_calls_without_ids", NameAsId, "response.tool_calls.id_unique"),
+    ("wire.gemini_calls_without_ids", NoIdMadeUp, "response.tool_calls.id_unique"),
+    ("wire.gemini_id_less_results_paired", PairsByIdOnly,
+     "request.messages.function_response.name"),
+    # no functionResponse at all: every call of the turn goes back unanswered
+    ("wire.gemini_id_less_results_paired", ResultsLeftOut, "wire.gemini.results_paired"),
+    ("wire.gemini_ids_and_signature_echoed", DropsCallIdsOnReplay, "wire.gemini.ids_echoed"),
+    ("wire.gemini_ids_and_signature_echoed", DropsThoughtSignature,
+     "wire.gemini.thought_signature"),
+    ("stream.gemini_signature_echoed", StreamForgetsSignature,
+     "wire.gemini.thought_signature"),
+    ("stream.gemini_signature_echoed", DropsCallIdsOnReplay, "wire.gemini.ids_echoed"),
+    ("wire.gemini_one_response_turn", OneTurnPerResult,
+     "request.messages.function_response.count"),
+    ("wire.gemini_one_response_turn", ResultsAsToolRole, "request.messages.role"),
+    ("wire.gemini_stop_with_calls", StopIsStop, "response.finish_reason"),
+    ("wire.gemini_stop_with_calls", UnknownFinishIsStop, "response.finish_reason"),
+    ("stream.gemini_calls_in_one_chunk", FirstFunctionCallPartOnly,
+     "response.tool_calls.count"),
+    ("stream.gemini_one_call_per_chunk", LastChunkCallsWin, "response.tool_calls.count"),
+    ("stream.gemini_finish_on_last_chunk", FinishChunkEndsStream,
+     "response.tool_calls.count"),
+    ("wire.gemini_calls_without_signature", RequiresThoughtSignature, "adapter.raised"),
+    ("stream.gemini_crlf_events", SplitsEventsOnLfLf, "adapter.raised"),
+    # the cut inside "data: " loses the first event silently: its text is missing
+    ("stream.gemini_crlf_events", ParsesEachRead, "response.text"),
+]
+
+#: the shared cases, each with a bug of the gemini wire it must catch there, as Gemini sends them
+SHARED_CONTROLS = [
+    ("wire.second_turn_passthrough", OneTurnPerResult,
+     "request.messages.function_response.count"),
+    ("stream.parallel_sequential", FirstFunctionCallPartOnly, "response.tool_calls.count"),
+    ("stream.bytewise", ParsesEachRead, "adapter.raised"),
+    ("errors.rate_limited", RetryDelayFromHeadersOnly, "errors.retry_after"),
+    # -- messages (issue 12) -----------------------------------------------------------------
+    ("wire.system_prompt", SystemAsUserTurn, "wire.messages.system"),
+    ("wire.system_prompts_several", KeepsFirstSystemOnly, "wire.messages.system"),
+    ("wire.developer_message", KeepsFirstSystemOnly, "wire.messages.system"),
+    ("wire.assistant_text_with_calls_replayed", DropsTextNextToCalls,
+     "wire.history.messages"),
+]

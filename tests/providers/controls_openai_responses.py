@@ -1,6 +1,8 @@
 """Negative controls for the openai-responses dialect: the reference Responses adapter with ONE
 method overridden (stream bugs hand out an accumulator with one broken method). Each docstring
-names the bug and, where there is one, its public source (WIRE.md §6).
+names the bug and, where there is one, its public source (WIRE.md §6). The tables at the end pair
+each with the case that must fail it and the clause; ``tests/providers/test_controls.py`` runs
+them.
 """
 
 from __future__ import annotations
@@ -340,3 +342,59 @@ class DropsTextNextToCalls(OpenAIResponsesAdapter):
         if isinstance(message, AssistantMessage) and message.tool_calls:
             items = [i for i in items if i.get("type") == "function_call"]
         return items
+
+
+# -- what tests/providers/test_controls.py runs ---------------------------------------------------
+
+PROVIDER = "openai-responses"
+#: the path of every request the reference adapter sends
+PATH = "/v1/responses"
+
+#: (case id, broken adapter, the clause the case must name): the openai-responses cases
+CONTROLS = [
+    # issue 13: reasoning items travel with the calls they preceded
+    ("wire.responses_reasoning_replayed", DropsReasoningItems,
+     "request.input.function_call.reasoning"),
+    ("wire.responses_reasoning_replayed", ReasoningAfterCalls,
+     "request.input.function_call.reasoning"),
+    ("wire.responses_reasoning_replayed", EditsReasoningSummary, "wire.reasoning.replayed"),
+    ("wire.responses_reasoning_replayed", IgnoresReasoningItems, "response.reasoning"),
+    ("stream.responses_reasoning_replayed", StreamSkipsReasoningItems, "response.reasoning"),
+    ("stream.responses_reasoning_replayed", DropsReasoningItems,
+     "request.input.function_call.reasoning"),
+    ("stream.responses_arguments_in_done_only", ArgumentsFromDeltasOnly,
+     "response.tool_calls.arguments"),
+    ("wire.responses_call_id_not_item_id", ItemIdAsCallId, "response.tool_calls.id"),
+    ("wire.responses_call_id_not_item_id", ReplaysCallIdAsItemId,
+     "request.input.function_call.id_prefix"),
+    ("wire.responses_call_id_not_item_id", ReplaysWrongItemId, "wire.responses.item_id"),
+    ("wire.responses_call_id_not_item_id", OutputKeyedByItemId,
+     "request.input.function_call_output.orphan"),
+    ("stream.responses_call_id_from_item", CallIdFromFragments, "response.tool_calls.id"),
+    ("stream.responses_call_id_from_item", StreamItemIdAsCallId, "response.tool_calls.id"),
+    ("stream.responses_call_id_from_item", ReplaysWrongItemId, "wire.responses.item_id"),
+    ("wire.responses_every_call_answered", DropsFunctionCallOutputs,
+     "request.input.function_call.unanswered"),
+    ("wire.responses_every_call_answered", TextTurnDropsCalls,
+     "request.input.function_call_output.orphan"),
+    ("wire.responses_every_call_answered", OutputKeyedByItemId,
+     "request.input.function_call_output.orphan"),
+    ("stream.responses_output_index", OutputIndexAsCallPosition, "adapter.raised"),
+    ("stream.responses_usage_from_completed", FirstResponseWins, "response.usage"),
+    ("stream.responses_no_completed", EndsOnLastItemDone, "error.surfaced"),
+    ("stream.responses_failed_event", IgnoresFailedEvent, "error.surfaced"),
+]
+
+#: the shared cases, each with a bug of the openai-responses wire it must catch there
+SHARED_CONTROLS = [
+    # WIRE.md §6 on shared cases: litellm #21331, every parallel call on output_index 0
+    ("stream.index_stuck_at_zero", KeysOnOutputIndexOnly, "response.tool_calls.count"),
+    # -- messages (issue 12) -----------------------------------------------------------------
+    ("wire.system_prompt", SystemAsUserItem, "wire.messages.system"),
+    # a call from another provider has no fc_ item id; its call id is not one
+    ("wire.foreign_history", ReplaysCallIdAsItemId, "request.input.function_call.id_prefix"),
+    ("wire.developer_message", SystemAsUserItem, "wire.messages.system"),
+    ("wire.system_prompts_several", AllSystemIntoInstructions, "wire.messages.system"),
+    ("wire.assistant_text_with_calls_replayed", DropsTextNextToCalls,
+     "wire.history.messages"),
+]
