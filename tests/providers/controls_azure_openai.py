@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import controls as _generic  # tests/controls.py
+import controls_openai as _generic  # tests/providers/controls_openai.py
 from provider_kit import Route
 
 from pytest_toolcall.providers.azure_openai.reference import AzureOpenAIAdapter
@@ -104,7 +104,7 @@ class OpenAIRoute(AzureOpenAIAdapter):
                                    client=self.client, async_client=self.async_client)
 
 
-# -- the errors family on Azure's own bodies: the generic error bugs of tests/controls.py -----
+# -- the errors family on Azure's own bodies: the generic error bugs of controls_openai.py ---------
 
 class StatusLost(_generic.StatusLost, AzureOpenAIAdapter):
     """The words without the HTTP status: a 429 looks like a 400."""

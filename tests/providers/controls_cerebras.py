@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import controls as _generic  # tests/controls.py
+import controls_openai as _generic  # tests/providers/controls_openai.py
 
 from pytest_toolcall.core.model import ChatResponse
 from pytest_toolcall.providers.cerebras.reference import CerebrasAdapter, CerebrasStreamAccumulator
@@ -72,7 +72,7 @@ class UnknownKeySent(CerebrasAdapter):
         return dict(super().build_body(request, stream=stream), store=False)
 
 
-# -- the errors family on Cerebras' own bodies: the generic error bugs of tests/controls.py ----
+# -- the errors family on Cerebras' own bodies: the generic error bugs of controls_openai.py -------
 
 class StatusLost(_generic.StatusLost, CerebrasAdapter):
     """The words without the HTTP status: a 429 looks like a 400."""

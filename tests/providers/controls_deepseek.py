@@ -96,12 +96,12 @@ class RetriesEverything(DeepSeekAdapter):
 
 
 # -- the errors family on DeepSeek's own bodies, and its keep-alive lines -----------------------
-# The generic error bugs of tests/controls.py (each a ``change`` of the reference's
+# The generic error bugs of controls_openai.py (each a ``change`` of the reference's
 # ProviderError), put on the DeepSeek reference adapter: the kind cases must catch them on
 # DeepSeek's bodies too.
 import json  # noqa: E402
 
-import controls as _generic  # noqa: E402  # tests/controls.py
+import controls_openai as _generic  # noqa: E402  # tests/providers/controls_openai.py
 
 from pytest_toolcall.core.errors import ProviderError  # noqa: E402
 

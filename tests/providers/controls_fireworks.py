@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import controls as _generic  # tests/controls.py
+import controls_openai as _generic  # tests/providers/controls_openai.py
 
 from pytest_toolcall.core.model import ChatResponse, ToolCallDelta
 from pytest_toolcall.providers.deepseek.reference import DeepSeekStreamAccumulator
@@ -89,7 +89,7 @@ class NewCallPerId(FireworksAdapter):
         return _CallPerId(self)
 
 
-# -- the errors family on Fireworks' own bodies: the generic error bugs of tests/controls.py --
+# -- the errors family on Fireworks' own bodies: the generic error bugs of controls_openai.py ------
 
 class StatusLost(_generic.StatusLost, FireworksAdapter):
     """The words without the HTTP status: a 429 looks like a 400."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import controls as _generic  # tests/controls.py
+import controls_openai as _generic  # tests/providers/controls_openai.py
 
 from pytest_toolcall.core.model import ChatResponse
 from pytest_toolcall.providers.deepseek.reference import DeepSeekAdapter, DeepSeekStreamAccumulator
@@ -86,7 +86,7 @@ class JinjaWordsLost(_generic.GenericErrorMessage, LlamaCppAdapter):
     'tools param requires --jinja flag' never reaches the user."""
 
 
-# -- the errors family on llama-server's own bodies: the generic error bugs of tests/controls.py
+# -- the errors family on llama-server's own bodies: the generic error bugs of controls_openai.py
 
 class StatusLost(_generic.StatusLost, LlamaCppAdapter):
     """The words without the HTTP status: a 503 'Loading model' looks like a 400."""

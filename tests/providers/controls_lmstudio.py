@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import controls as _generic  # tests/controls.py
+import controls_openai as _generic  # tests/providers/controls_openai.py
 
 from pytest_toolcall.core.errors import ProviderError, StreamError
 from pytest_toolcall.core.model import ChatResponse
@@ -170,7 +170,7 @@ class StreamErrorRetryable(LMStudioAdapter):
         return _RetryableErrors(self)
 
 
-# -- the errors family on LM Studio's own bodies: the generic error bugs of tests/controls.py ---
+# -- the errors family on LM Studio's own bodies: the generic error bugs of controls_openai.py -----
 
 class StatusLost(_generic.StatusLost, LMStudioAdapter):
     """The words without the HTTP status: a 401 looks like a 400."""

@@ -126,10 +126,10 @@ class NeedsTypeOnFragment(MistralAdapter):
 
 
 # -- the errors family on Mistral's own bodies ----------------------------------------------------
-# The generic error bugs of tests/controls.py (each a ``change`` of the reference's
+# The generic error bugs of controls_openai.py (each a ``change`` of the reference's
 # ProviderError), put on the Mistral reference adapter: the kind cases must catch them on
 # Mistral's top-level error bodies too.
-import controls as _generic  # noqa: E402  # tests/controls.py
+import controls_openai as _generic  # noqa: E402  # tests/providers/controls_openai.py
 
 
 class StatusLost(_generic.StatusLost, MistralAdapter):

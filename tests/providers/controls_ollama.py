@@ -14,7 +14,7 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-import controls as _openai  # tests/controls.py: the OpenAI controls, for the compatible route
+import controls_openai as _openai  # the OpenAI controls, for the compatible route
 from provider_kit import Route
 
 from pytest_toolcall.core.contracts import Profile

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import controls as _generic  # tests/controls.py
+import controls_openai as _generic  # tests/providers/controls_openai.py
 
 from pytest_toolcall.core.errors import StreamError
 from pytest_toolcall.core.model import ChatResponse

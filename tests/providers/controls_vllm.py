@@ -8,7 +8,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-import controls as _generic  # tests/controls.py
+import controls_openai as _generic  # tests/providers/controls_openai.py
 
 from pytest_toolcall.core.model import ChatRequest, ChatResponse
 from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter, StreamAccumulator

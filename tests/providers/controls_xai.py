@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import controls as _generic  # tests/controls.py
+import controls_openai as _generic  # tests/providers/controls_openai.py
 
 from pytest_toolcall.core.model import ChatResponse, Usage
 from pytest_toolcall.providers.deepseek.reference import DeepSeekStreamAccumulator
@@ -101,7 +101,7 @@ class ReadsOpenAIErrorShape(XAIAdapter):
         OpenAIChatAdapter.raise_for_error(self, response, body)
 
 
-# -- the errors family on xAI's own bodies: the generic error bugs of tests/controls.py ---------
+# -- the errors family on xAI's own bodies: the generic error bugs of controls_openai.py -----------
 
 class StatusLost(_generic.StatusLost, XAIAdapter):
     """The words without the HTTP status: a 429 looks like a 400."""

@@ -24,6 +24,7 @@ from provider_kit import Route, chat_cases, own_cases, own_kind_cases
 from pytest_toolcall.cases import default_registry
 from pytest_toolcall.core._names import PROVIDERS
 from pytest_toolcall.core.errors import ConformanceFailure
+from pytest_toolcall.providers import folder
 from pytest_toolcall.providers.errors import error_reply, kinds_for
 from pytest_toolcall.providers.fake import FakeProvider, in_process_endpoint
 from pytest_toolcall.providers.fake.provider import Endpoint
@@ -79,6 +80,13 @@ def _endpoint(module: ModuleType, route: Route | None) -> Iterator[Endpoint]:
         yield endpoint
     finally:
         endpoint.close()
+
+
+def test_every_provider_has_its_controls_module() -> None:
+    """tests/providers/ mirrors pytest_toolcall/providers/: one controls module a provider."""
+    assert [module.PROVIDER for module in MODULES] == list(PROVIDERS)
+    for module in MODULES:
+        assert module.__name__ == f"controls_{folder(module.PROVIDER)}"
 
 
 # -- each case fails its negative control, naming the clause --------------------------------------

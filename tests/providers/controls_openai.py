@@ -3,8 +3,10 @@
 Every class is the reference :class:`OpenAIChatAdapter` with ONE method overridden (stream bugs
 override ``new_accumulator`` to hand out an accumulator with one broken method). The docstring
 names the bug and, where there is one, the public report it comes from (WIRE.md §6).
-``tests/test_negative_controls.py`` pairs each control with the case that must fail it and the
-clause that case must name.
+The tables at the end pair each control with the case that must fail it and the clause that case
+must name; ``tests/providers/test_controls.py`` runs them. The generic cases, which every provider
+runs, have their controls here, on the openai wire; the controls of the other providers on the
+openai wire are subclasses of these (their error bugs, for example) on their own adapters.
 
 Classes whose name starts with ``Async`` break only the async path (``acomplete`` / ``astream``),
 so their sync path passes and the async interface is proven to be checked on its own.
@@ -18,6 +20,7 @@ from typing import Any
 
 import httpx
 
+from pytest_toolcall.core.contracts import Profile
 from pytest_toolcall.core.errors import ProviderError
 from pytest_toolcall.core.model import (
     ChatRequest,
@@ -1084,13 +1087,6 @@ class AsyncStreamDropsText(OpenAIChatAdapter):
                 yield event
 
 
-__all__ = sorted(
-    name for name, value in dict(globals()).items()
-    if isinstance(value, type) and issubclass(value, OpenAIChatAdapter)
-    and value is not OpenAIChatAdapter
-)
-
-
 # == gaps found by the mutation self-check ========================================================
 
 
@@ -1314,10 +1310,6 @@ class RemintsForeignIdsOnCalls(OpenAIChatAdapter):
         return out
 
 
-__all__ += ["DeveloperAsUser", "DropsSystemMessages", "DropsTextWithToolCalls",
-            "MergesSystemMessages", "RemintsForeignIdsOnCalls", "SystemAsUser"]
-
-
 # == errors: what a retrying caller reads (issue 12) ==============================================
 
 
@@ -1440,11 +1432,6 @@ class StreamErrorUntyped(OpenAIChatAdapter):
         return acc
 
 
-__all__ += ["DropsErrorCode", "EveryErrorRetryable", "NeverRetryable", "NoRetryAfter",
-            "RetryableByStatusOnly", "StatusLost", "StreamErrorFinal", "StreamLosesRetryAfter",
-            "StreamErrorUntyped"]
-
-
 # == transport faults (issue 12) ===================================================================
 
 
@@ -1490,9 +1477,6 @@ class LeaksStream(OpenAIChatAdapter):
         yield from acc.close()
 
 
-__all__ += ["LeaksStream", "ResetIsFinal", "ReturnsPartialOnReset"]
-
-
 class EmptyAnswerWhenUnreachable(OpenAIChatAdapter):
     """Every failure to reach the provider is swallowed into an empty answer (``except
     Exception: return ChatResponse()``): a loop takes it for a model that said nothing."""
@@ -1506,4 +1490,207 @@ class EmptyAnswerWhenUnreachable(OpenAIChatAdapter):
             return ChatResponse(finish_reason="stop")
 
 
-__all__ += ["EmptyAnswerWhenUnreachable"]
+#: the controls: every public class of this module is a broken adapter
+__all__ = sorted(name for name, value in dict(globals()).items()
+                 if isinstance(value, type) and issubclass(value, OpenAIChatAdapter)
+                 and value is not OpenAIChatAdapter and not name.startswith("_"))
+
+
+# -- what tests/providers/test_controls.py runs ---------------------------------------------------
+
+PROVIDER = "openai"
+#: the path of every request the reference adapter sends
+PATH = "/v1/chat/completions"
+#: the controls and the reference are meant for any OpenAI-compatible server: the quirk cases
+#: (which the bare openai wire plays only for such a profile) run too
+PROFILE = Profile(compatible_with={"*"})
+#: the error kinds OpenAI has: the shared case of each runs on its bodies (SHARED_CONTROLS)
+ERROR_KINDS = {"rate_limit", "quota", "auth", "permission", "model_not_found", "context_length",
+               "server_error", "overloaded"}
+
+#: (case id, broken adapter, the clause the case must name): the openai cases
+CONTROLS = [
+    # -- wire: the request -----------------------------------------------------------------
+    ("wire.parallel_tool_calls_without_tools", ParallelFlagWithoutTools,
+     "request.parallel_tool_calls.without_tools"),
+    # -- wire: reading the answer ------------------------------------------------------------
+    ("wire.zero_args_null", UnguardedJsonLoads, "adapter.raised"),
+    ("wire.zero_args_null", EmptyArgumentsAsEmptyString, "wire.replay.arguments_json"),
+    # null replayed as null: OpenAI itself refuses the request
+    ("wire.zero_args_null", ReplaysRawArguments, "request.type"),
+    ("wire.unknown_finish_reason", FinishReasonDictLookup, "adapter.raised"),
+    ("wire.unknown_finish_reason", UnknownFinishIsStop, "response.finish_reason"),
+    # -- stream --------------------------------------------------------------------------------
+    ("stream.call_in_role_chunk", SkipsRoleChunk, "response.tool_calls.id"),
+    ("stream.sse_data_without_space", FixedDataPrefix, "adapter.raised"),
+    ("stream.sse_comment_lines", BreaksOnSseComments, "adapter.raised"),
+    ("stream.id_name_repeated", ConcatenatesIdAndName, "response.tool_calls.id"),
+    ("stream.id_name_repeated", ConcatenatesName, "response.tool_calls.name"),
+    ("stream.id_name_repeated", IdStartsNewCall, "response.tool_calls.count"),
+    ("stream.zero_args_null", CompletesOnlyCallsWithArguments, "response.tool_calls.count"),
+    ("stream.zero_args_null", JoinsNullArguments, "adapter.raised"),
+    ("stream.usage_chunk", IndexesFirstChoice, "adapter.raised"),
+    ("stream.usage_chunk", StreamIgnoresUsage, "response.usage"),
+    ("stream.usage_chunk", NoIncludeUsage, "response.usage"),
+    ("stream.usage_chunk", IgnoresUsage, "response.usage"),
+]
+
+#: the cases openai shares with some providers (the errors family's kinds among them), each with
+#: a bug it must catch on the openai wire
+SHARED_CONTROLS = [
+    # -- wire: the request -----------------------------------------------------------------
+    ("wire.strict_tool_intact", DropsStrict, "wire.tools.intact"),
+    # -- wire: reading the answer ------------------------------------------------------------
+    ("wire.zero_args_empty_string", UnguardedJsonLoads, "adapter.raised"),
+    ("wire.zero_args_empty_string", EmptyStringIsParseError, "response.tool_calls.arguments"),
+    ("wire.zero_args_empty_string", ReplaysRawArguments, "wire.replay.arguments_json"),
+    ("wire.malformed_arguments", UnguardedJsonLoads, "adapter.raised"),
+    ("wire.malformed_arguments", MalformedBecomesEmpty, "response.tool_calls.parse_error"),
+    ("wire.malformed_arguments", ParseErrorLosesRawText, "response.tool_calls.raw_arguments"),
+    # -- errors: what a retrying caller reads (issue 12) ---------------------------------------
+    ("errors.rate_limited", NoRetryAfter, "errors.retry_after"),
+    ("errors.rate_limited", NeverRetryable, "errors.retryable"),
+    ("errors.rate_limited", StatusLost, "errors.status"),
+    ("errors.rate_limited_stream", StreamLosesRetryAfter, "errors.retry_after"),
+    ("errors.quota_exhausted", RetryableByStatusOnly, "errors.retryable"),
+    ("errors.auth_invalid", EveryErrorRetryable, "errors.retryable"),
+    ("errors.permission_denied", EveryErrorRetryable, "errors.retryable"),
+    ("errors.model_not_found", EveryErrorRetryable, "errors.retryable"),
+    ("errors.model_not_found", StatusLost, "errors.status"),
+    ("errors.context_length", DropsErrorCode, "errors.type"),
+    ("errors.context_length", EveryErrorRetryable, "errors.retryable"),
+    ("errors.server_error", NeverRetryable, "errors.retryable"),
+    ("errors.server_error", StatusLost, "errors.status"),
+    ("errors.overloaded", NeverRetryable, "errors.retryable"),
+    ("errors.in_stream", StreamErrorFinal, "errors.retryable"),
+    ("errors.in_stream", StreamErrorUntyped, "errors.type"),
+    # -- stream: fragments ---------------------------------------------------------------------
+    ("stream.parallel_interleaved", AppendsToCurrentCall, "response.tool_calls.arguments"),
+    ("stream.parallel_interleaved", OneCallPerStream, "response.tool_calls.count"),
+    ("stream.id_name_once", ExpectsIdOnEveryChunk, "adapter.raised"),
+    ("stream.id_name_once", DropsFragmentsWithoutId, "response.tool_calls.arguments"),
+    ("stream.id_name_once", LastNameWins, "response.tool_calls.name"),
+    ("stream.index_stuck_at_zero", DeltaIndexIsProviderIndex, "stream.deltas"),
+    ("stream.index_stuck_at_zero", KeysOnIndexOnly, "response.tool_calls.count"),
+    ("stream.index_missing", IndexRequired, "adapter.raised"),
+    ("stream.index_missing", KeysOnIndexOnly, "response.tool_calls.count"),
+    # -- stream: bytes -------------------------------------------------------------------------
+    ("stream.unicode_line_separators", SplitsLinesLikeStr, "adapter.raised"),
+    # -- stream: arguments -----------------------------------------------------------------------
+    ("stream.zero_args", CompletesOnlyCallsWithArguments, "response.tool_calls.count"),
+    ("stream.zero_args", StreamUnguardedJsonLoads, "adapter.raised"),
+    ("stream.zero_args", ReplaysRawArguments, "wire.replay.arguments_json"),
+    ("stream.malformed_arguments", StreamUnguardedJsonLoads, "adapter.raised"),
+    ("stream.malformed_arguments", StreamMalformedBecomesEmpty,
+     "response.tool_calls.parse_error"),
+]
+
+#: the generic cases, which every provider runs: their controls are on the openai wire
+GENERIC_CONTROLS = [
+    # -- wire: the request -----------------------------------------------------------------
+    ("wire.tool_definitions_intact", DropsDescriptions, "wire.tools.intact"),
+    ("wire.tool_definitions_intact", DropsSchemaKeywords, "wire.tools.intact"),
+    ("wire.tool_choice_auto", NeverSendsToolChoice, "wire.tool_choice"),
+    ("wire.tool_choice_none", NeverSendsToolChoice, "wire.tool_choice"),
+    ("wire.tool_choice_none", AlwaysAuto, "wire.tool_choice"),
+    ("wire.tool_choice_required", AlwaysAuto, "wire.tool_choice"),
+    ("wire.tool_choice_required", ToolChoiceAnthropicSpelling, "request.tool_choice.value"),
+    ("wire.tool_choice_named", NeverSendsToolChoice, "wire.tool_choice"),
+    ("wire.tool_choice_named", ToolChoiceAsPlainName, "request.tool_choice.value"),
+    ("wire.parallel_tool_calls_false", DropsParallelToolCalls, "wire.parallel_tool_calls"),
+    ("wire.parallel_tool_calls_false", ParallelToolCallsTruthy, "wire.parallel_tool_calls"),
+    # -- wire: reading the answer ------------------------------------------------------------
+    ("wire.single_call", DropsCallIds, "response.tool_calls.id"),
+    ("wire.single_call", ArgumentsFromFlatShape, "response.tool_calls.arguments"),
+    ("wire.single_call", FinishAlwaysStop, "response.finish_reason"),
+    ("wire.single_call", CompleteAsksForStream, "adapter.raised"),
+    ("wire.parallel_calls", KeysCallsByName, "response.tool_calls.count"),
+    ("wire.parallel_calls", FirstCallOnly, "response.tool_calls.count"),
+    ("wire.parallel_calls", CallsSortedByName, "response.tool_calls.id"),
+    ("wire.text_and_calls", ContentOrToolCalls, "response.text"),
+    ("wire.text_only", ReadsLegacyText, "response.text"),
+    ("wire.zero_args_empty_object", EmptyObjectIsMissing, "response.tool_calls.arguments"),
+    ("wire.zero_args_empty_object", EmptyArgumentsAsEmptyString, "wire.replay.arguments_json"),
+    ("wire.non_ascii_arguments", ReplaysAsciiEscaped, "wire.replay.non_ascii"),
+    ("wire.non_ascii_arguments", DecodesLatin1, "response.tool_calls.arguments"),
+    ("wire.usage", IgnoresUsage, "response.usage"),
+    ("wire.usage", SwapsUsage, "response.usage"),
+    # -- wire: the second turn -----------------------------------------------------------------
+    ("wire.second_turn_passthrough", ReplaysNamespacedName, "wire.history.tool_calls"),
+    ("wire.second_turn_passthrough", ToolResultsJsonEncoded, "wire.history.tool_results"),
+    ("wire.second_turn_passthrough", ToolResultsReversed, "wire.history.tool_results"),
+    ("wire.second_turn_passthrough", DropsToolResults,
+     "request.messages.tool_calls.unanswered"),
+    ("wire.second_turn_passthrough", DropsAssistantToolCalls, "request.messages.tool.orphan"),
+    # -- wire: errors ------------------------------------------------------------------------
+    ("wire.provider_error", SwallowsErrorBody, "error.surfaced"),
+    ("wire.provider_error", GenericErrorMessage, "error.message"),
+    ("wire.provider_error", RaiseForStatus, "error.message"),
+    ("wire.provider_error", KeyErrorOnErrorBody, "error.typed"),
+    ("wire.provider_error", ErrorAsText, "error.surfaced"),
+    ("wire.provider_error", RetriesOnError, "request.count"),
+    # -- errors: what a retrying caller reads (issue 12) ---------------------------------------
+    ("errors.gateway_html", StatusLost, "errors.status"),
+    ("errors.gateway_html", JsonDecodesEveryErrorBody, "error.typed"),
+    ("errors.connection_refused", EmptyAnswerWhenUnreachable, "error.surfaced"),
+    ("errors.connection_reset", ReturnsPartialOnReset, "error.surfaced"),
+    ("errors.connection_reset", ResetIsFinal, "errors.retryable"),
+    ("errors.stream_cancelled", LeaksStream, "stream.closed"),
+    ("errors.stream_stalled", ReturnsPartialOnReset, "error.surfaced"),
+    # -- stream: fragments ---------------------------------------------------------------------
+    ("stream.single_call_fragmented", OverwritesArguments, "response.tool_calls.arguments"),
+    ("stream.single_call_fragmented", StreamWithoutStreamFlag, "stream.requested"),
+    ("stream.text_fragmented", StreamDropsText, "response.text"),
+    ("stream.text_fragmented", StripsTextDeltas, "response.text"),
+    ("stream.text_fragmented", NoStreamDone, "stream.done_last"),
+    ("stream.text_fragmented", TwoStreamDones, "stream.done_last"),
+    ("stream.parallel_sequential", OneCallPerStream, "response.tool_calls.count"),
+    ("stream.parallel_sequential", StreamKeysCallsByName, "response.tool_calls.count"),
+    ("stream.parallel_sequential", RetriesStream, "request.count"),
+    ("stream.single_call_fragmented", DeltasWithoutArguments, "stream.deltas"),
+    ("wire.error_not_json", JsonDecodesEveryErrorBody, "error.typed"),
+    ("wire.malformed_success", IndexesStraightIntoTheAnswer, "error.typed"),
+    ("wire.malformed_success", MalformedAnswerWithoutDetail, "error.message"),
+    ("wire.error_not_json", ErrorPageWithoutItsWords, "error.message"),
+    ("wire.assistant_text_replayed", DropsTextOnlyAssistant, "wire.history.messages"),
+    # -- wire: the conversation (issue 12) -----------------------------------------------------
+    ("wire.system_prompt", SystemAsUser, "wire.messages.system"),
+    ("wire.system_prompt", DropsSystemMessages, "wire.messages.system"),
+    ("wire.system_prompts_several", MergesSystemMessages, "wire.messages.system"),
+    ("wire.system_prompts_several", DropsSystemMessages, "wire.messages.system"),
+    ("wire.developer_message", DeveloperAsUser, "wire.messages.system"),
+    ("wire.developer_message", SystemAsUser, "wire.messages.system"),
+    ("wire.assistant_text_with_calls_replayed", DropsTextWithToolCalls,
+     "wire.history.messages"),
+    ("wire.foreign_history", RemintsForeignIdsOnCalls, "request.messages.tool.unknown_id"),
+    # -- stream: bytes -------------------------------------------------------------------------
+    ("stream.oversized_line", LineBufferLimit, "adapter.raised"),
+    ("stream.bytewise", DecodesEachRead, "adapter.raised"),
+    ("stream.bytewise", ReadIsWholeLines, "adapter.raised"),
+    ("stream.any_chunking", ReadIsWholeLines, "adapter.raised"),
+    ("stream.any_chunking", DecodesEachRead, "adapter.raised"),
+    # -- stream: errors and endings ------------------------------------------------------------
+    ("stream.mid_stream_error", IgnoresErrorEvent, "error.message"),
+    ("stream.mid_stream_error", IndexesFirstChoice, "error.typed"),
+    ("stream.truncated", NoDoneCheck, "error.surfaced"),
+    ("stream.truncated", AssertsDone, "error.typed"),
+    ("stream.provider_error", StreamNoStatusCheck, "error.message"),
+    ("stream.provider_error", RaiseForStatus, "error.message"),
+    ("stream.same_as_complete", StreamDropsFinishReason, "stream.same_as_complete"),
+    ("stream.same_as_complete", StreamDropsText, "stream.same_as_complete"),
+    # usage is compared by no other check of this case: only the comparison catches it
+    ("stream.same_as_complete", StreamIgnoresUsage, "stream.same_as_complete"),
+]
+
+#: Bugs in the async path only: the sync interface passes, the async one must fail.
+ASYNC_CONTROLS = [
+    ("wire.provider_error", AsyncGenericErrorMessage, "error.message"),
+    ("wire.usage", AsyncIgnoresUsage, "response.usage"),
+    ("wire.parallel_calls", AsyncKeysCallsByName, "response.tool_calls.count"),
+    ("stream.single_call_fragmented", AsyncStreamWithoutFlag, "stream.requested"),
+    ("stream.bytewise", AsyncDecodesEachRead, "adapter.raised"),
+    ("stream.any_chunking", AsyncDecodesEachRead, "adapter.raised"),
+    ("stream.unicode_line_separators", AsyncSplitsLinesLikeStr, "adapter.raised"),
+    ("stream.truncated", AsyncNoDoneCheck, "error.surfaced"),
+    ("stream.same_as_complete", AsyncStreamDropsText, "stream.same_as_complete"),
+]
