@@ -50,7 +50,8 @@ def _name(module: ModuleType) -> str:
 def _profile(module: ModuleType, route: Route | None = None) -> Any:
     if route is not None and route.profile is not None:
         return route.profile
-    return getattr(module, "PROFILE", None) or reference_profile(module.PROVIDER)
+    profile = getattr(module, "PROFILE", None)
+    return reference_profile(module.PROVIDER) if profile is None else profile
 
 
 def _routes(module: ModuleType) -> dict[str, Route]:
@@ -66,8 +67,7 @@ def _tables(module: ModuleType) -> list[tuple[str, list[tuple[str, type, str]]]]
 def _adapter_class(module: ModuleType, route: Route | None) -> type:
     if route is not None and route.adapter is not None:
         return route.adapter
-    folder = module.PROVIDER.replace("-", "_")
-    return import_module(f"pytest_toolcall.providers.{folder}.reference").ADAPTER
+    return import_module(f"pytest_toolcall.providers.{folder(module.PROVIDER)}.reference").ADAPTER
 
 
 @contextmanager
