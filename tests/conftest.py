@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 # Imported before any in-process pytester run: pytester drops the modules such a run imported
@@ -14,6 +15,13 @@ import httpx  # noqa: F401
 import pytest
 
 TESTS_DIR = Path(__file__).resolve().parent
+
+# The helper modules of the providers' tests (tests/providers/: controls_<folder>.py,
+# provider_kit.py, openai_wire_sdk.py) import each other, and tests elsewhere in tests/ import
+# them, by bare name, like tests/corpus.py: pytest puts a test module's own folder on sys.path
+# when it imports it, but ``python -m pytest tests/test_bug_catalogue.py`` alone must find them too
+if str(TESTS_DIR / "providers") not in sys.path:
+    sys.path.insert(0, str(TESTS_DIR / "providers"))
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:

@@ -50,7 +50,7 @@ def _section6_refs() -> list[bugs.Ref]:
 def test_committed_bug_catalogue_equals_a_fresh_render() -> None:
     committed = BUGS_MD.read_text(encoding="utf-8") if BUGS_MD.exists() else ""
     assert committed == bugs.render(ROOT), (
-        "docs/bugs.md is out of date with the cases and tests/controls*.py. Regenerate it from "
+        "docs/bugs.md is out of date with the cases and the controls. Regenerate it from "
         f"the repository root with:  {bugs.COMMAND}")
 
 
@@ -90,7 +90,7 @@ def test_every_section6_report_has_a_control_and_a_case(controls: dict, cases: l
     assert len(refs) >= 20  # multi-report rows ("ollama #15457 / #7881") count each report
     no_control = [str(r) for r in refs if not bugs.controls_citing(r, controls.values())]
     no_case = [str(r) for r in refs if not bugs.cases_citing(r, cases)]
-    assert not no_control, (f"WIRE.md §6 reports no control in tests/controls*.py cites: "
+    assert not no_control, (f"WIRE.md §6 reports no control in the controls modules cites: "
                             f"{no_control}")
     assert not no_case, f"WIRE.md §6 reports no built-in case's `why` cites: {no_case}"
 
@@ -113,34 +113,42 @@ def test_every_control_cited_for_a_bug_is_in_a_control_table(controls: dict) -> 
     cited = [c for c in controls.values() if section6 & set(c.refs)]
     assert len(cited) >= 20
     never_run = [f"{c.path}::{c.name}" for c in cited if not c.runs]
-    assert not never_run, (f"controls citing a WIRE.md §6 bug are in no CONTROLS table of "
-                           f"tests/test_*.py, so nothing runs them: {never_run}")
+    assert not never_run, (f"controls citing a WIRE.md §6 bug are in no CONTROLS table, so "
+                           f"nothing runs them: {never_run}")
     for control in cited:
         for _, _, case_id, dialect in control.runs:
             assert dialect in DIALECT_NAMES, (control.name, dialect)
 
 
-@pytest.mark.parametrize("test_module", ["test_negative_controls", "test_controls_anthropic",
-                                         "test_controls_gemini", "test_controls_ollama",
-                                         "test_controls_openai_responses"])
-def test_ast_reader_agrees_with_the_imported_tables(controls: dict, test_module: str) -> None:
-    """What ``read_controls`` finds without importing equals the tables the tests really run."""
-    module = importlib.import_module(test_module)
+#: the modules with control tables: each provider's controls module (its tables name its own
+#: classes bare, other modules' through an import)
+TABLE_MODULES = sorted(p.stem for p in (ROOT / "tests" / "providers").glob("controls_*.py"))
+
+
+@pytest.mark.parametrize("table_module", TABLE_MODULES)
+def test_ast_reader_agrees_with_the_imported_tables(controls: dict, table_module: str) -> None:
+    """What ``read_controls`` finds without importing equals the tables the tests really run,
+    and the dialect it files them under is the module's provider."""
+    module = importlib.import_module(table_module)
     imported = set()
     for name, value in vars(module).items():
         if name.isupper() and isinstance(value, list):
-            imported |= {(row[0], row[1].__name__) for row in value
+            imported |= {(name, row[0], row[1].__name__) for row in value
                          if isinstance(row, tuple) and isinstance(row[1], type)}
-    found = {(case_id, c.name) for c in controls.values()
-             for file, _, case_id, _ in c.runs if file == f"{test_module}.py"}
+    found = {(table, case_id, c.name) for c in controls.values()
+             for file, table, case_id, _ in c.runs if file == f"{table_module}.py"}
     assert imported and found == imported
+    dialects = {dialect for c in controls.values() for file, _, _, dialect in c.runs
+                if file == f"{table_module}.py"}
+    assert dialects == {getattr(module, "PROVIDER", "openai")}
 
 
 def test_read_controls_dialects_and_compat_route(controls: dict) -> None:
-    keys = controls[("controls", "KeysOnIndexOnly")]
+    keys = controls[("controls_openai", "KeysOnIndexOnly")]
     assert bugs.Ref("ollama", 15457) in keys.refs and bugs.Ref("litellm", 5231) in keys.refs
     # the same OpenAI control runs on the openai fake and on ollama's OpenAI-compatible route
-    assert ("test_controls_ollama.py", "COMPAT", "stream.index_stuck_at_zero", "ollama") in keys.runs
+    assert ("controls_ollama.py", "COMPAT_CONTROLS", "stream.index_stuck_at_zero",
+            "ollama") in keys.runs
     assert keys.dialects == ["ollama", "openai"]
     assert controls[("controls_openai_responses", "CallIdFromFragments")].dialects == [
         "openai-responses"]

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-import controls as c  # tests/ is on sys.path: a read taken to hold whole lines
+import controls_openai as c  # tests/providers/ is on sys.path: a read taken to hold whole lines
 import pytest
 
 from pytest_toolcall.run import runner

@@ -230,7 +230,7 @@ def test_changed_schema_still_fails_and_says_where(openai_ep: Endpoint) -> None:
 
 
 def test_dropped_strict_true_still_fails(openai_ep: Endpoint) -> None:
-    import controls as c
+    import controls_openai as c
 
     failure = _fails("wire.strict_tool_intact", c.DropsStrict, "openai", openai_ep)
     assert failure.clause == "wire.tools.intact"

@@ -1,13 +1,15 @@
 """The real-bug catalogue: ``docs/bugs.md``, built from the cases and the negative controls.
 
 WIRE.md §6 lists real adapter bugs the suite must catch. Each one is reproduced by at least one
-negative control (a broken adapter in ``tests/controls*.py`` whose docstring cites the public
-report) and caught by at least one built-in case (whose ``why`` cites it). This module joins the
-two, by the citation, into one table per bug: source -> bug -> cases -> controls (dialects).
+negative control (a broken adapter in a ``*controls*.py`` module of ``tests/`` or
+``tests/providers/`` whose docstring cites the public report) and caught by at least one built-in
+case (whose ``why`` cites it). This module joins the two, by the citation, into one table per
+bug: source -> bug -> cases -> controls (dialects).
 
-The control docstrings and the tables that run them (``CONTROLS``-style lists in
-``tests/test_*.py``) are read with :mod:`ast`; no test module is imported. Regenerate the
-committed catalogue from the repository root with::
+The control docstrings and the tables that run them (``CONTROLS``-style lists of (case id,
+control, clause) rows, in a controls module itself, e.g. ``tests/providers/controls_groq.py``,
+or in a ``test_*.py`` module of those folders) are read with :mod:`ast`; no test module is
+imported. Regenerate the committed catalogue from the repository root with::
 
     python -m pytest_toolcall.cases.bugs --write
 
@@ -149,14 +151,15 @@ def parse_wire_table(text: str) -> list[tuple[str, str]]:
 # -- the controls, read from the test files ----------------------------------------------------
 @dataclass
 class Control:
-    """A negative control: a public class of a ``tests/*controls*.py`` module."""
+    """A negative control: a public class of a ``*controls*.py`` module of :data:`TEST_DIRS`."""
 
     name: str
     module: str  # e.g. "controls_gemini"
-    path: str  # relative to the repository root, e.g. "tests/controls_gemini.py"
+    path: str  # relative to the repository root, e.g. "tests/providers/controls_gemini.py"
     doc: str
     refs: list[Ref]
-    #: where it runs: (test file, table, case id, dialect), from the tables of tests/test_*.py
+    #: where it runs: (file, table, case id, dialect), from the tables of the controls modules
+    #: and of the test modules
     runs: list[tuple[str, str, str, str]] = field(default_factory=list)
 
     @property
@@ -164,16 +167,28 @@ class Control:
         return sorted({dialect for _, _, _, dialect in self.runs})
 
 
-def _control_modules(tests: Path) -> list[Path]:
-    return sorted(p for p in tests.glob("*controls*.py") if not p.name.startswith("test_"))
+#: where the controls and their tables are, relative to the repository root: the kit's own
+#: (``tests/``) and the providers' (``tests/providers/``, which mirrors ``providers/``)
+TEST_DIRS = ("tests", "tests/providers")
+
+
+def _control_modules(root: Path) -> list[Path]:
+    return sorted(p for folder in TEST_DIRS for p in (root / folder).glob("*controls*.py")
+                  if not p.name.startswith("test_"))
+
+
+def _test_modules(root: Path) -> list[Path]:
+    return sorted(p for folder in TEST_DIRS for p in (root / folder).glob("test_*.py"))
 
 
 def _file_dialect(tree: ast.Module) -> str:
-    """The dialect a test file runs its controls against: its module-level ``DIALECT``, else the
-    one literal given to ``FakeProvider(...)``; ``"openai"`` (the default fake) otherwise."""
+    """The dialect a module runs its controls against: its module-level ``PROVIDER`` or
+    ``DIALECT``, else the one literal given to ``FakeProvider(...)``; ``"openai"`` (the default
+    fake) otherwise."""
     for node in tree.body:
         if (isinstance(node, ast.Assign) and len(node.targets) == 1
-                and isinstance(node.targets[0], ast.Name) and node.targets[0].id == "DIALECT"
+                and isinstance(node.targets[0], ast.Name)
+                and node.targets[0].id in ("PROVIDER", "DIALECT")
                 and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)):
             return node.value.value
     literals = {node.args[0].value for node in ast.walk(tree)
@@ -197,28 +212,47 @@ def _tables(tree: ast.Module) -> Iterable[tuple[str, ast.expr]]:
             yield name, value
 
 
+def _control_named(item: ast.expr, module: str, modules: dict[str, str],
+                   names: dict[str, tuple[str, str]],
+                   controls: dict[tuple[str, str], Control]) -> Control | None:
+    """The control a table row names: ``alias.Class`` (an imported controls module), a bare
+    ``Class`` imported from one, or a bare ``Class`` of the controls module the table is in."""
+    if isinstance(item, ast.Attribute) and isinstance(item.value, ast.Name):
+        key = (modules.get(item.value.id, ""), item.attr)
+    elif isinstance(item, ast.Name):
+        key = names.get(item.id, (module, item.id))
+    else:
+        return None
+    return controls.get(key)
+
+
 def read_controls(root: Path = ROOT) -> dict[tuple[str, str], Control]:
-    """The controls of ``root/tests``, keyed by (module, class name), each with the reports its
-    docstring cites and the table rows of ``tests/test_*.py`` that run it."""
+    """The controls of ``root``'s :data:`TEST_DIRS`, keyed by (module, class name), each with the
+    reports its docstring cites and the table rows that run it: the tables of the controls
+    modules themselves and of the ``test_*.py`` modules beside them."""
     tests = root / "tests"
     if not tests.is_dir():
         raise UsageError(f"no tests/ directory under {root}: the bug catalogue is built from a "
                          "source checkout of pytest-toolcall; run it from the repository root")
     controls: dict[tuple[str, str], Control] = {}
-    for path in _control_modules(tests):
+    for path in _control_modules(root):
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
         for node in tree.body:
             if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
                 doc = ast.get_docstring(node) or ""
                 controls[(path.stem, node.name)] = Control(
                     node.name, path.stem, path.relative_to(root).as_posix(), doc, parse_refs(doc))
-    for path in sorted(tests.glob("test_*.py")):
+    for path in [*_control_modules(root), *_test_modules(root)]:
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-        aliases = {}  # local name -> controls module
+        modules: dict[str, str] = {}  # local name -> module (import controls_x as c)
+        names: dict[str, tuple[str, str]] = {}  # local name -> (module, name) (from ... import)
         for node in tree.body:
             if isinstance(node, ast.Import):
                 for alias in node.names:
-                    aliases[alias.asname or alias.name] = alias.name
+                    modules[alias.asname or alias.name] = alias.name
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                for alias in node.names:
+                    names[alias.asname or alias.name] = (node.module, alias.name)
         dialect = _file_dialect(tree)
         for table, value in _tables(tree):
             for row in value.elts:
@@ -227,12 +261,10 @@ def read_controls(root: Path = ROOT) -> dict[tuple[str, str], Control]:
                 first = row.elts[0]
                 case_id = first.value if isinstance(first, ast.Constant) else "?"
                 for item in row.elts[1:]:
-                    if (isinstance(item, ast.Attribute) and isinstance(item.value, ast.Name)
-                            and (aliases.get(item.value.id), item.attr) in controls):
-                        run = (path.name, table, str(case_id), dialect)
-                        control = controls[(aliases[item.value.id], item.attr)]
-                        if run not in control.runs:
-                            control.runs.append(run)
+                    control = _control_named(item, path.stem, modules, names, controls)
+                    run = (path.name, table, str(case_id), dialect)
+                    if control is not None and run not in control.runs:
+                        control.runs.append(run)
     return controls
 
 
@@ -278,8 +310,8 @@ def render(root: Path = ROOT, cases: Sequence[Case] | None = None) -> str:
     out = [
         "# Real-bug catalogue",
         "",
-        (f"<!-- Generated from the cases and tests/controls*.py. Do not edit by hand; run "
-         f"`{COMMAND}`. -->"),
+        ("<!-- Generated from the cases and the controls of tests/ and tests/providers/. Do not "
+         f"edit by hand; run `{COMMAND}`. -->"),
         "",
         (f"{len(BUGS)} real tool-calling bugs from public issue trackers (the list in section 6 "
         "of the project's notes on provider wire formats, WIRE.md §6), each with "

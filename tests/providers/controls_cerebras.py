@@ -1,0 +1,128 @@
+"""Negative controls for the Cerebras cases: the reference :class:`CerebrasAdapter` with ONE thing
+broken each; the docstring names the bug. The tables at the end pair each with the case that must
+fail it and the clause; ``tests/providers/test_controls.py`` runs them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import controls_openai as _generic  # tests/providers/controls_openai.py
+
+from pytest_toolcall.core.model import ChatResponse
+from pytest_toolcall.providers.cerebras.reference import CerebrasAdapter, CerebrasStreamAccumulator
+from pytest_toolcall.providers.deepseek.reference import DeepSeekAdapter
+from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter, StreamAccumulator
+
+__all__ = ["ReadsReasoningContent", "ReasoningAsText", "StreamDropsReasoning", "UsageChunkOnly",
+           "StatusLost", "EveryErrorRetryable", "NeverRetryable", "DropsErrorCode",
+           "UnknownKeySent"]
+
+
+class ReadsReasoningContent(CerebrasAdapter):
+    """Reads DeepSeek's reasoning_content instead of Cerebras' reasoning: the thought is lost."""
+
+    def parse_response(self, data: Any) -> ChatResponse:
+        response = OpenAIChatAdapter.parse_response(self, data)
+        message = data["choices"][0]["message"]
+        reasoning = DeepSeekAdapter.parse_reasoning(message.get("reasoning_content"))
+        return response.model_copy(update={"reasoning": reasoning}) if reasoning else response
+
+
+class ReasoningAsText(CerebrasAdapter):
+    """Folds the chain of thought into the answer's text."""
+
+    def parse_response(self, data: Any) -> ChatResponse:
+        response = super().parse_response(data)
+        thought = "".join(r.text or "" for r in response.reasoning)
+        return response.model_copy(update={"text": thought + (response.text or ""),
+                                           "reasoning": ()})
+
+
+class _NoReasoning(CerebrasStreamAccumulator):
+    def feed(self, data: dict[str, Any]) -> list[Any]:
+        return StreamAccumulator.feed(self, data)
+
+
+class StreamDropsReasoning(CerebrasAdapter):
+    """The stream reader keeps content and tool_calls deltas only."""
+
+    def new_accumulator(self) -> CerebrasStreamAccumulator:
+        return _NoReasoning(self)
+
+
+class _UsageChunkOnly(CerebrasStreamAccumulator):
+    def feed(self, data: dict[str, Any]) -> list[Any]:
+        if data.get("choices"):
+            data = {k: v for k, v in data.items() if k != "usage"}
+        return super().feed(data)
+
+
+class UsageChunkOnly(CerebrasAdapter):
+    """Reads usage only from OpenAI's separate ``choices: []`` chunk, which Cerebras does not
+    send: usage rides on the finish chunk."""
+
+    def new_accumulator(self) -> CerebrasStreamAccumulator:
+        return _UsageChunkOnly(self)
+
+
+class UnknownKeySent(CerebrasAdapter):
+    """Sends OpenAI's ``store: false`` on every request: Cerebras refuses the key (422)."""
+
+    def build_body(self, request: Any, *, stream: bool) -> dict[str, Any]:
+        return dict(super().build_body(request, stream=stream), store=False)
+
+
+# -- the errors family on Cerebras' own bodies: the generic error bugs of controls_openai.py -------
+
+class StatusLost(_generic.StatusLost, CerebrasAdapter):
+    """The words without the HTTP status: a 429 looks like a 400."""
+
+
+class EveryErrorRetryable(_generic.EveryErrorRetryable, CerebrasAdapter):
+    """Every error retryable: a wrong key or an unknown model is retried forever."""
+
+
+class NeverRetryable(_generic.NeverRetryable, CerebrasAdapter):
+    """No error retryable: a per-minute 429 stops the caller at once."""
+
+
+class DropsErrorCode(_generic.DropsErrorCode, CerebrasAdapter):
+    """Cerebras' code (token_quota_exceeded, queue_exceeded, ...) is dropped."""
+
+
+# -- what tests/providers/test_controls.py runs ---------------------------------------------------
+
+PROVIDER = "cerebras"
+#: the path of every request the reference adapter sends
+PATH = "/v1/chat/completions"
+#: the error kinds Cerebras has: the shared case of each runs on its bodies (SHARED_CONTROLS)
+ERROR_KINDS = {"rate_limit", "quota", "auth", "model_not_found", "context_length", "server_error",
+               "overloaded"}
+
+#: (case id, broken adapter, the clause the case must name)
+CONTROLS = [
+    ("wire.cerebras_reasoning_decoded", ReadsReasoningContent, "response.reasoning"),
+    ("wire.cerebras_reasoning_decoded", ReasoningAsText, "response.text"),
+    ("stream.cerebras_reasoning_decoded", StreamDropsReasoning, "response.reasoning"),
+    ("stream.cerebras_usage_on_finish_chunk", UsageChunkOnly, "response.usage"),
+]
+
+#: the shared cases that run on Cerebras' own bodies (the errors family's kinds) and on its
+#: closed request schema
+SHARED_CONTROLS = [
+    ("errors.rate_limited", NeverRetryable, "errors.retryable"),
+    ("errors.rate_limited", StatusLost, "errors.status"),
+    ("errors.rate_limited", DropsErrorCode, "errors.type"),
+    ("errors.rate_limited_stream", NeverRetryable, "errors.retryable"),
+    ("errors.quota_exhausted", EveryErrorRetryable, "errors.retryable"),
+    ("errors.auth_invalid", EveryErrorRetryable, "errors.retryable"),
+    ("errors.model_not_found", EveryErrorRetryable, "errors.retryable"),
+    ("errors.model_not_found", StatusLost, "errors.status"),
+    ("errors.context_length", DropsErrorCode, "errors.type"),
+    ("errors.context_length", EveryErrorRetryable, "errors.retryable"),
+    ("errors.server_error", NeverRetryable, "errors.retryable"),
+    ("errors.server_error", StatusLost, "errors.status"),
+    ("errors.overloaded", NeverRetryable, "errors.retryable"),
+    # Cerebras' closed request schema: the first request of any case is a 422
+    ("wire.single_call", UnknownKeySent, "request.body.unsupported"),
+]

@@ -1,0 +1,200 @@
+"""Negative controls for the DeepSeek cases: the reference :class:`DeepSeekAdapter` with ONE thing
+broken each; the docstring names the bug and its public report. The tables at the end pair each with
+the case that must fail it and the clause; ``tests/providers/test_controls.py`` runs them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pytest_toolcall.core.model import ChatResponse
+from pytest_toolcall.providers.deepseek.reference import DeepSeekAdapter, DeepSeekStreamAccumulator
+from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter
+
+__all__ = ["DropsReasoning", "EditsReasoning", "NonEmptyReasoningOnly", "ReasoningAsText",
+           "ReasoningNotDecoded", "StreamDropsReasoning", "UsageChunkOnly", "RetriesEverything"]
+
+
+class DropsReasoning(DeepSeekAdapter):
+    """The plain OpenAI encoder: reasoning_content never goes back (langchain #37713, crewAI
+    #5878, opencode #24083): DeepSeek's 400."""
+
+    def encode_message(self, message: Any) -> dict[str, Any]:
+        return OpenAIChatAdapter.encode_message(self, message)
+
+
+class EditsReasoning(DeepSeekAdapter):
+    """Sends the reasoning back trimmed (a re-serialising history store)."""
+
+    @staticmethod
+    def encode_reasoning(reasoning: Any) -> str | None:
+        text = DeepSeekAdapter.encode_reasoning(reasoning)
+        return None if text is None else text.strip()
+
+
+class NonEmptyReasoningOnly(DeepSeekAdapter):
+    """Sends reasoning_content only when it is non-empty (deepseek-harness #739's
+    serializeAssistant; Raven #297): an empty one is dropped, and DeepSeek answers 400."""
+
+    @staticmethod
+    def encode_reasoning(reasoning: Any) -> str | None:
+        return DeepSeekAdapter.encode_reasoning(reasoning) or None
+
+
+class ReasoningAsText(DeepSeekAdapter):
+    """Folds the chain of thought into the answer's text (a client that shows '<think>' text)."""
+
+    def parse_response(self, data: Any) -> ChatResponse:
+        response = super().parse_response(data)
+        thought = "".join(r.text or "" for r in response.reasoning)
+        return response.model_copy(update={"text": thought + (response.text or "")})
+
+
+class ReasoningNotDecoded(DeepSeekAdapter):
+    """The OpenAI decoder: reasoning_content is ignored, nothing can be replayed (the adapters
+    behind openai-agents #2155)."""
+
+    def parse_response(self, data: Any) -> ChatResponse:
+        return OpenAIChatAdapter.parse_response(self, data)
+
+
+class _NoReasoningAccumulator(DeepSeekStreamAccumulator):
+    def feed(self, data: dict[str, Any]) -> list[Any]:
+        return super(DeepSeekStreamAccumulator, self).feed(data)
+
+
+class StreamDropsReasoning(DeepSeekAdapter):
+    """The stream reader keeps content and tool_calls deltas only (deepseek-harness #739 asks
+    whether reasoning_content is lost in the streaming chunks)."""
+
+    def new_accumulator(self) -> DeepSeekStreamAccumulator:
+        return _NoReasoningAccumulator(self)
+
+
+class _UsageChunkOnly(DeepSeekStreamAccumulator):
+    def feed(self, data: dict[str, Any]) -> list[Any]:
+        if data.get("choices"):
+            data = {k: v for k, v in data.items() if k != "usage"}
+        return super().feed(data)
+
+
+class UsageChunkOnly(DeepSeekAdapter):
+    """Reads usage only from OpenAI's separate ``choices: []`` chunk, which DeepSeek never sends."""
+
+    def new_accumulator(self) -> DeepSeekStreamAccumulator:
+        return _UsageChunkOnly(self)
+
+
+class RetriesEverything(DeepSeekAdapter):
+    """Marks every provider error retryable: a 402 Insufficient Balance is retried forever."""
+
+    def raise_for_error(self, response: Any, body: bytes) -> None:
+        try:
+            super().raise_for_error(response, body)
+        except Exception as exc:
+            exc.retryable = True  # type: ignore[attr-defined]
+            raise
+
+
+# -- the errors family on DeepSeek's own bodies, and its keep-alive lines -----------------------
+# The generic error bugs of controls_openai.py (each a ``change`` of the reference's
+# ProviderError), put on the DeepSeek reference adapter: the kind cases must catch them on
+# DeepSeek's bodies too.
+import json  # noqa: E402
+
+import controls_openai as _generic  # noqa: E402  # tests/providers/controls_openai.py
+
+from pytest_toolcall.core.errors import ProviderError  # noqa: E402
+
+
+class StatusLost(_generic.StatusLost, DeepSeekAdapter):
+    """The words without the HTTP status: a 429 looks like a 400."""
+
+
+class EveryErrorRetryable(_generic.EveryErrorRetryable, DeepSeekAdapter):
+    """Every error retryable: a 402, a wrong key or 'Model Not Exist' is retried forever."""
+
+
+class NeverRetryable(_generic.NeverRetryable, DeepSeekAdapter):
+    """No error retryable: a concurrency 429 or a 503 stops the caller at once."""
+
+
+class DropsErrorCode(_generic.DropsErrorCode, DeepSeekAdapter):
+    """DeepSeek's type (rate_limit_error, invalid_request_error) and code are dropped."""
+
+
+class BreaksOnKeepAlive(_generic.BreaksOnSseComments, DeepSeekAdapter):
+    """Reads every non-empty SSE line as data: DeepSeek's ': keep-alive' comments (Rate Limit
+    page) make it raise."""
+
+
+class FirstLineOnly(DeepSeekAdapter):
+    """A hand-rolled reader that json-decodes the body's first line (or wants it to start with
+    '{'): the empty lines DeepSeek writes while a request waits (Rate Limit page: 'please
+    ensure to handle these empty lines') make every answer of a busy hour fail."""
+
+    def complete(self, request: Any) -> ChatResponse:
+        response = self.client.post(self.request_url(request, stream=False),
+                                    headers=self.headers,
+                                    json=self.build_body(request, stream=False))
+        self.raise_for_error(response, response.content)
+        first = response.text.split("\n", 1)[0]
+        if not first.startswith("{"):
+            raise ProviderError(f"not a JSON answer: {first[:40]!r}", status=response.status_code)
+        return self.parse_response(json.loads(first))
+
+
+class UnknownFinishIsStop(_generic.UnknownFinishIsStop, DeepSeekAdapter):
+    """Reports every finish reason it does not know as 'stop': DeepSeek's
+    insufficient_system_resource (a turn the inference system cut short) reads as a complete
+    answer (litellm's map_finish_reason does this: litellm #33968)."""
+
+
+__all__ += ["StatusLost", "EveryErrorRetryable", "NeverRetryable", "DropsErrorCode",
+            "BreaksOnKeepAlive", "FirstLineOnly", "UnknownFinishIsStop"]
+
+
+# -- what tests/providers/test_controls.py runs ---------------------------------------------------
+
+PROVIDER = "deepseek"
+#: the path of every request the reference adapter sends
+PATH = "/chat/completions"
+#: the error kinds DeepSeek has: the shared case of each runs on its bodies (SHARED_CONTROLS)
+ERROR_KINDS = {"rate_limit", "quota", "auth", "model_not_found", "context_length", "server_error",
+               "overloaded"}
+
+#: (case id, broken adapter, the clause the case must name)
+CONTROLS = [
+    ("wire.deepseek_reasoning_replayed", DropsReasoning,
+     "request.messages.reasoning_content.missing"),
+    ("wire.deepseek_reasoning_replayed", EditsReasoning, "wire.deepseek.reasoning_replayed"),
+    ("wire.deepseek_reasoning_replayed", ReasoningAsText, "response.text"),
+    ("wire.deepseek_reasoning_replayed", ReasoningNotDecoded, "response.reasoning"),
+    ("stream.deepseek_reasoning_replayed", StreamDropsReasoning, "response.reasoning"),
+    ("stream.deepseek_reasoning_replayed", DropsReasoning,
+     "request.messages.reasoning_content.missing"),
+    ("wire.deepseek_empty_reasoning_replayed", NonEmptyReasoningOnly,
+     "request.messages.reasoning_content.missing"),
+    ("stream.deepseek_usage_on_finish_chunk", UsageChunkOnly, "response.usage"),
+    ("errors.deepseek_insufficient_balance", RetriesEverything, "errors.retryable"),
+    ("wire.deepseek_keep_alive_lines", FirstLineOnly, "adapter.raised"),
+]
+
+#: the shared cases that run on DeepSeek's own bodies (the errors family's kinds, the keep-alive
+#: comments), each with the bug it must catch there
+SHARED_CONTROLS = [
+    ("errors.rate_limited", NeverRetryable, "errors.retryable"),
+    ("errors.rate_limited", StatusLost, "errors.status"),
+    ("errors.rate_limited", DropsErrorCode, "errors.type"),
+    ("errors.rate_limited_stream", NeverRetryable, "errors.retryable"),
+    ("errors.quota_exhausted", EveryErrorRetryable, "errors.retryable"),
+    ("errors.auth_invalid", EveryErrorRetryable, "errors.retryable"),
+    ("errors.model_not_found", EveryErrorRetryable, "errors.retryable"),
+    ("errors.model_not_found", StatusLost, "errors.status"),
+    ("errors.context_length", DropsErrorCode, "errors.type"),
+    ("errors.context_length", EveryErrorRetryable, "errors.retryable"),
+    ("errors.server_error", NeverRetryable, "errors.retryable"),
+    ("errors.server_error", StatusLost, "errors.status"),
+    ("errors.overloaded", NeverRetryable, "errors.retryable"),
+    ("stream.sse_comment_lines", BreaksOnKeepAlive, "adapter.raised"),
+    ("wire.unknown_finish_reason", UnknownFinishIsStop, "response.finish_reason"),
+]

@@ -1,0 +1,140 @@
+"""Negative controls for the Fireworks AI cases: the reference :class:`FireworksAdapter` with ONE
+thing broken each; the docstring names the bug. The tables at the end pair each with the case that
+must fail it and the clause; ``tests/providers/test_controls.py`` runs them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import controls_openai as _generic  # tests/providers/controls_openai.py
+
+from pytest_toolcall.core.model import ChatResponse, ToolCallDelta
+from pytest_toolcall.providers.deepseek.reference import DeepSeekStreamAccumulator
+from pytest_toolcall.providers.fireworks.reference import FireworksAdapter
+from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter, _Slot
+
+__all__ = ["DropsReasoning", "ReasoningAsText", "ReasoningNotDecoded", "StreamDropsReasoning",
+           "NameFromFirstFragmentOnly", "NewCallPerId", "StatusLost", "EveryErrorRetryable",
+           "NeverRetryable"]
+
+
+class DropsReasoning(FireworksAdapter):
+    """The plain OpenAI encoder: reasoning_content never goes back with the tool results."""
+
+    def encode_message(self, message: Any) -> dict[str, Any]:
+        return OpenAIChatAdapter.encode_message(self, message)
+
+
+class ReasoningAsText(FireworksAdapter):
+    """Folds the chain of thought into the answer's text."""
+
+    def parse_response(self, data: Any) -> ChatResponse:
+        response = super().parse_response(data)
+        thought = "".join(r.text or "" for r in response.reasoning)
+        return response.model_copy(update={"text": thought + (response.text or "")})
+
+
+class ReasoningNotDecoded(FireworksAdapter):
+    """The OpenAI decoder: reasoning_content is ignored, nothing can be sent back."""
+
+    def parse_response(self, data: Any) -> ChatResponse:
+        return OpenAIChatAdapter.parse_response(self, data)
+
+
+class _NoReasoning(DeepSeekStreamAccumulator):
+    def feed(self, data: dict[str, Any]) -> list[Any]:
+        return super(DeepSeekStreamAccumulator, self).feed(data)
+
+
+class StreamDropsReasoning(FireworksAdapter):
+    """The stream reader keeps content and tool_calls deltas only."""
+
+    def new_accumulator(self) -> DeepSeekStreamAccumulator:
+        return _NoReasoning(self)
+
+
+class _FirstFragmentName(DeepSeekStreamAccumulator):
+    def add_fragment(self, frag: dict[str, Any]) -> ToolCallDelta:
+        index = frag.get("index")
+        known = self.by_index.get(index)
+        if known is not None and not known.name:
+            frag = dict(frag, function={k: v for k, v in (frag.get("function") or {}).items()
+                                        if k != "name"})
+        return super().add_fragment(frag)
+
+
+class NameFromFirstFragmentOnly(FireworksAdapter):
+    """Takes a call's name from its first fragment only (the collector timbal-ai/timbal PR #27
+    fixed): Kimi's name, which comes on the second fragment, is lost."""
+
+    def new_accumulator(self) -> DeepSeekStreamAccumulator:
+        return _FirstFragmentName(self)
+
+
+class _CallPerId(DeepSeekStreamAccumulator):
+    def add_fragment(self, frag: dict[str, Any]) -> ToolCallDelta:
+        if frag.get("id"):
+            function = frag.get("function") or {}
+            slot = _Slot(len(self.slots), frag["id"], function.get("name"))
+            self.slots.append(slot)
+            self.by_index[frag.get("index")] = slot
+        return super().add_fragment(frag)
+
+
+class NewCallPerId(FireworksAdapter):
+    """Starts a new call on every fragment that carries an id (the collector timbal-ai/timbal
+    PR #27 fixed): a repeated id splits one call into many."""
+
+    def new_accumulator(self) -> DeepSeekStreamAccumulator:
+        return _CallPerId(self)
+
+
+# -- the errors family on Fireworks' own bodies: the generic error bugs of controls_openai.py ------
+
+class StatusLost(_generic.StatusLost, FireworksAdapter):
+    """The words without the HTTP status: a 429 looks like a 400."""
+
+
+class EveryErrorRetryable(_generic.EveryErrorRetryable, FireworksAdapter):
+    """Every error retryable: a wrong key or an unknown model is retried forever."""
+
+
+class NeverRetryable(_generic.NeverRetryable, FireworksAdapter):
+    """No error retryable: a usage-limit 429 stops the caller at once."""
+
+
+# -- what tests/providers/test_controls.py runs ---------------------------------------------------
+
+PROVIDER = "fireworks"
+#: the path of every request the reference adapter sends
+PATH = "/inference/v1/chat/completions"
+#: the error kinds Fireworks has: the shared case of each runs on its bodies (SHARED_CONTROLS)
+ERROR_KINDS = {"rate_limit", "auth", "model_not_found", "server_error", "overloaded"}
+
+#: (case id, broken adapter, the clause the case must name)
+CONTROLS = [
+    ("wire.fireworks_reasoning_replayed", DropsReasoning, "wire.fireworks.reasoning_replayed"),
+    ("wire.fireworks_reasoning_replayed", ReasoningAsText, "response.text"),
+    ("wire.fireworks_reasoning_replayed", ReasoningNotDecoded, "response.reasoning"),
+    ("stream.fireworks_reasoning_replayed", StreamDropsReasoning, "response.reasoning"),
+    ("stream.fireworks_reasoning_replayed", DropsReasoning,
+     "wire.fireworks.reasoning_replayed"),
+    ("stream.fireworks_kimi_id_before_name", NameFromFirstFragmentOnly,
+     "response.tool_calls.name"),
+    ("stream.fireworks_kimi_id_before_name", NewCallPerId, "response.tool_calls.count"),
+]
+
+#: the shared cases that run on Fireworks' own bodies and quirks, each with the bug it must
+#: catch there
+SHARED_CONTROLS = [
+    ("errors.rate_limited", NeverRetryable, "errors.retryable"),
+    ("errors.rate_limited", StatusLost, "errors.status"),
+    ("errors.rate_limited_stream", NeverRetryable, "errors.retryable"),
+    ("errors.auth_invalid", EveryErrorRetryable, "errors.retryable"),
+    ("errors.model_not_found", EveryErrorRetryable, "errors.retryable"),
+    ("errors.model_not_found", StatusLost, "errors.status"),
+    ("errors.server_error", NeverRetryable, "errors.retryable"),
+    ("errors.server_error", StatusLost, "errors.status"),
+    ("errors.overloaded", NeverRetryable, "errors.retryable"),
+    ("stream.id_name_repeated", NewCallPerId, "response.tool_calls.count"),
+]

@@ -1,0 +1,398 @@
+"""Negative controls for the Gemini cases: the reference :class:`GeminiAdapter` with ONE thing
+broken each. The docstring names the bug and, where there is one, its public report (WIRE.md §6).
+The tables at the end pair each with the case that must fail it and the clause;
+``tests/providers/test_controls.py`` runs them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+import httpx
+
+from provider_kit import Route
+
+from pytest_toolcall.core.errors import ProviderError
+from pytest_toolcall.core.model import (
+    AssistantMessage,
+    ChatRequest,
+    SystemMessage,
+    ToolCall,
+    ToolCallComplete,
+    ToolCallDelta,
+    ToolMessage,
+)
+from pytest_toolcall.providers.gemini.reference import GeminiAdapter, StreamAccumulator
+
+__all__ = [
+    "DropsCallIdsOnReplay",
+    "DropsTextNextToCalls",
+    "KeepsFirstSystemOnly",
+    "SystemAsUserTurn",
+    "DropsThoughtSignature",
+    "FinishChunkEndsStream",
+    "FirstFunctionCallPartOnly",
+    "LastChunkCallsWin",
+    "NameAsId",
+    "NoIdMadeUp",
+    "OneTurnPerResult",
+    "PairsByIdOnly",
+    "RequiresThoughtSignature",
+    "ResultsLeftOut",
+    "RetryDelayFromHeadersOnly",
+    "ParsesEachRead",
+    "ResultsAsToolRole",
+    "SplitsEventsOnLfLf",
+    "StopIsStop",
+    "StreamForgetsSignature",
+    "UnknownFinishIsStop",
+]
+
+
+class NameAsId(GeminiAdapter):
+    """A call without an id gets its function name as id: two get_weather calls share one
+    (TanStack/ai #199)."""
+
+    def parse_call(self, part: dict[str, Any]) -> ToolCall:
+        call = super().parse_call(part)
+        return call if part["functionCall"].get("id") else call.model_copy(
+            update={"id": call.name})
+
+
+class NoIdMadeUp(GeminiAdapter):
+    """A call without an id is handed on with id None; nothing can be paired with it later."""
+
+    def parse_call(self, part: dict[str, Any]) -> ToolCall:
+        call = super().parse_call(part)
+        return call.model_copy(update={"id": part["functionCall"].get("id")})
+
+
+class PairsByIdOnly(GeminiAdapter):
+    """Results are paired with calls by id only: results of id-less calls find no call and go
+    out without a name (litellm #11262)."""
+
+    def encode_results(self, results: list[ToolMessage],
+                       calls: Sequence[ToolCall]) -> list[dict[str, Any]]:
+        by_id = {c.id: c for c in calls if c.id}
+        return [{"functionResponse": {
+            "name": by_id[r.tool_call_id].name if r.tool_call_id in by_id else "",
+            "response": {"output": r.content}}} for r in results]
+
+
+class ResultsLeftOut(GeminiAdapter):
+    """Results are paired with calls by id only and a result that finds no call is left out;
+    a result turn left with no part is not sent at all: the calls of an id-less turn go back
+    unanswered (langchain-google-genai 4.4.3, _parse_chat_history, when a ToolMessage's
+    tool_call_id matches no call id)."""
+
+    def encode_results(self, results: list[ToolMessage],
+                       calls: Sequence[ToolCall]) -> list[dict[str, Any]]:
+        ids = {c.id for c in calls if c.id}
+        return super().encode_results([r for r in results if r.tool_call_id in ids], calls)
+
+    def encode_contents(self, messages: Sequence[Any]) -> list[dict[str, Any]]:
+        return [c for c in super().encode_contents(messages) if c["parts"]]
+
+
+class DropsCallIdsOnReplay(GeminiAdapter):
+    """Ids are never sent back (the Vertex workaround applied to the Gemini API too, as in
+    vercel/ai #15891 / litellm PR #34603): newer models lose the call-result link."""
+
+    @staticmethod
+    def wire_id(call_id: str | None) -> bool:
+        return False
+
+
+class DropsThoughtSignature(GeminiAdapter):
+    """The thoughtSignature of a call is not replayed (vercel/ai #10344: Gemini 3 answers 400
+    'Function call is missing a thought_signature')."""
+
+    def encode_call(self, call: ToolCall) -> dict[str, Any]:
+        part = super().encode_call(call)
+        part.pop("thoughtSignature", None)
+        return part
+
+
+class _NoSignatureAccumulator(StreamAccumulator):
+    def add_call(self, part: dict[str, Any]) -> list[Any]:
+        function = part["functionCall"]
+        self.count += 1
+        return [ToolCallComplete(call=ToolCall.from_raw(
+            id=function.get("id") or self.adapter.new_id(), name=function["name"],
+            arguments=function.get("args")))]
+
+
+class StreamForgetsSignature(GeminiAdapter):
+    """The streaming path builds calls on its own and keeps no thoughtSignature: replay after a
+    streamed turn fails on Gemini 3 while the non-streaming path works."""
+
+    def new_accumulator(self) -> StreamAccumulator:
+        return _NoSignatureAccumulator(self)
+
+
+class OneTurnPerResult(GeminiAdapter):
+    """Each tool result goes in a user turn of its own (langchain #27799)."""
+
+    def encode_contents(self, messages: Sequence[Any]) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        calls: Sequence[ToolCall] = ()
+        for message in messages:
+            if isinstance(message, ToolMessage):
+                k = sum(1 for m in messages[:messages.index(message)]
+                        if isinstance(m, ToolMessage))
+                out.append({"role": "user", "parts": self.encode_results(
+                    [message], [calls[k]] if k < len(calls) else [])})
+            else:
+                out += super().encode_contents([message])
+                calls = getattr(message, "tool_calls", calls)
+        return out
+
+
+class ResultsAsToolRole(GeminiAdapter):
+    """Results go in a turn with role 'function' (the old PaLM/Vertex spelling)."""
+
+    def encode_contents(self, messages: Sequence[Any]) -> list[dict[str, Any]]:
+        out = super().encode_contents(messages)
+        for content in out:
+            if any("functionResponse" in p for p in content["parts"]):
+                content["role"] = "function"
+        return out
+
+
+class StopIsStop(GeminiAdapter):
+    """finishReason STOP is read as 'stop' even when the turn is tool calls."""
+
+    @staticmethod
+    def parse_finish(reason: str | None, has_calls: bool) -> Any:
+        return GeminiAdapter.parse_finish(reason, False)
+
+
+class UnknownFinishIsStop(GeminiAdapter):
+    """Every finishReason that is not MAX_TOKENS or SAFETY is read as 'stop':
+    MALFORMED_FUNCTION_CALL passes as a normal end."""
+
+    @staticmethod
+    def parse_finish(reason: str | None, has_calls: bool) -> Any:
+        mapped = GeminiAdapter.parse_finish(reason, has_calls)
+        return "stop" if mapped in ("error", "other") else mapped
+
+
+class _FirstCallAccumulator(StreamAccumulator):
+    def feed(self, data: dict[str, Any]) -> list[Any]:
+        for candidate in data.get("candidates") or ():
+            parts = (candidate.get("content") or {}).get("parts") or []
+            calls = [p for p in parts if "functionCall" in p]
+            candidate["content"]["parts"] = [p for p in parts if "functionCall" not in p] \
+                + calls[:1]
+        return super().feed(data)
+
+
+class FirstFunctionCallPartOnly(GeminiAdapter):
+    """Only the first functionCall part of a chunk is read (langchainjs #10196)."""
+
+    def new_accumulator(self) -> StreamAccumulator:
+        return _FirstCallAccumulator(self)
+
+
+class _LastChunkAccumulator(StreamAccumulator):
+    def __init__(self, adapter: GeminiAdapter) -> None:
+        super().__init__(adapter)
+        self.calls: list[ToolCall] = []
+
+    def feed(self, data: dict[str, Any]) -> list[Any]:
+        events = super().feed(data)
+        chunk_calls = [e.call for e in events if isinstance(e, ToolCallComplete)]
+        if chunk_calls:
+            self.calls = chunk_calls  # "the calls of the response" = those of this chunk
+        return [e for e in events if not isinstance(e, (ToolCallComplete, ToolCallDelta))]
+
+    def close(self) -> Iterable[Any]:
+        done = list(super().close())
+        return [ToolCallComplete(call=c) for c in self.calls] + done
+
+
+class LastChunkCallsWin(GeminiAdapter):
+    """Each chunk's calls are taken as the turn's calls: with one call per chunk only the last
+    survives."""
+
+    def new_accumulator(self) -> StreamAccumulator:
+        return _LastChunkAccumulator(self)
+
+
+class SplitsEventsOnLfLf(GeminiAdapter):
+    """Events are split on '\\n\\n' in the raw text: Gemini's '\\r\\n\\r\\n' endings give no
+    event at all."""
+
+    def stream(self, request: ChatRequest) -> Iterator[Any]:
+        body = self.build_body(request, stream=True)
+        with self.client.stream("POST", self.request_url(request, stream=True), headers=self.headers,
+                                json=body) as response:
+            if response.status_code >= 400:
+                self.raise_for_error(response, response.read())
+            acc, pending = self.new_accumulator(), ""
+            for text in response.iter_text():
+                pending += text
+                *events, pending = pending.split("\n\n")
+                for event in events:
+                    for line in event.split("\n"):
+                        yield from acc.feed_line(line)
+                    yield from acc.feed_line("")
+            yield from acc.close()
+
+
+class ParsesEachRead(GeminiAdapter):
+    """Each network read is taken to hold whole events: a data: line cut in two is two broken
+    JSON payloads."""
+
+    def stream(self, request: ChatRequest) -> Iterator[Any]:
+        body = self.build_body(request, stream=True)
+        with self.client.stream("POST", self.request_url(request, stream=True), headers=self.headers,
+                                json=body) as response:
+            if response.status_code >= 400:
+                self.raise_for_error(response, response.read())
+            acc = self.new_accumulator()
+            for text in response.iter_text():
+                for line in text.splitlines():
+                    yield from acc.feed_line(line)
+                yield from acc.feed_line("")
+            yield from acc.close()
+
+
+class _FinishIsEndAccumulator(StreamAccumulator):
+    def feed(self, data: dict[str, Any]) -> list[Any]:
+        candidates = data.get("candidates") or ()
+        if candidates and candidates[0].get("finishReason"):
+            self.finish = candidates[0]["finishReason"]  # "the closing chunk carries nothing"
+            return []
+        return super().feed(data)
+
+
+class FinishChunkEndsStream(GeminiAdapter):
+    """The chunk carrying finishReason is taken for the empty closing chunk of 2.5 / 3.x and
+    its parts are skipped: with gemini-2.0-flash the last call or text is lost."""
+
+    def new_accumulator(self) -> StreamAccumulator:
+        return _FinishIsEndAccumulator(self)
+
+
+class RequiresThoughtSignature(GeminiAdapter):
+    """Written for Gemini 3: the first functionCall part of a turn is assumed to carry a
+    thoughtSignature (``part["thoughtSignature"]``), so 2.0's unsigned calls raise KeyError."""
+
+    def parse_response(self, data: Any) -> Any:
+        parts = data["candidates"][0]["content"]["parts"]
+        first = next((p for p in parts if "functionCall" in p), None)
+        if first is not None:
+            self.signatures["first"] = first["thoughtSignature"]
+        return super().parse_response(data)
+
+
+# == messages (issue 12) ===========================================================================
+
+
+class SystemAsUserTurn(GeminiAdapter):
+    """The system prompt is sent as a first user turn instead of ``systemInstruction`` (the
+    model reads the instructions as the user's words)."""
+
+    def build_body(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
+        body = super().build_body(request, stream=stream)
+        system = body.pop("systemInstruction", None)
+        if system:
+            body["contents"].insert(0, {"role": "user", "parts": system["parts"]})
+        return body
+
+
+class KeepsFirstSystemOnly(GeminiAdapter):
+    """Only the first system message becomes ``systemInstruction``; later ones are dropped."""
+
+    def build_body(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
+        body = super().build_body(request, stream=stream)
+        first = next((m.content for m in request.messages if isinstance(m, SystemMessage)), None)
+        if first is not None:
+            body["systemInstruction"] = {"parts": [{"text": first}]}
+        return body
+
+
+class DropsTextNextToCalls(GeminiAdapter):
+    """A model turn with functionCall parts is replayed as the calls alone; its text part is
+    lost (issue 12)."""
+
+    def encode_assistant(self, message: AssistantMessage) -> dict[str, Any]:
+        out = super().encode_assistant(message)
+        if message.tool_calls:
+            out["parts"] = [p for p in out["parts"] if "functionCall" in p]
+        return out
+
+
+# == errors (issue 12) =============================================================================
+
+
+class RetryDelayFromHeadersOnly(GeminiAdapter):
+    """The delay is read from Retry-After only, as for OpenAI and Anthropic: Gemini puts it in
+    the body's RetryInfo detail, so the caller never learns it."""
+
+    def raise_for_error(self, response: httpx.Response, body: bytes) -> None:
+        try:
+            super().raise_for_error(response, body)
+        except ProviderError as error:
+            delay = response.headers.get("retry-after")
+            raise ProviderError(error.message, status=error.status, type=error.type,
+                                code=error.code, body=error.body,
+                                retry_after=float(delay) if delay else None) from None
+
+
+# -- what tests/providers/test_controls.py runs ---------------------------------------------------
+
+PROVIDER = "gemini"
+#: the path of every request the reference adapter sends
+PATH = "/v1beta/models/gemini-2.5-flash:*"
+#: recent google-genai clients call /v1: the fake routes it like /v1beta
+ROUTES = {"v1": Route(path="/v1/models/gemini-2.5-flash:*",
+                      base_url=lambda url: url.replace("/v1beta", "/v1"),
+                      cases=("wire.second_turn_passthrough", "stream.parallel_sequential",
+                             "wire.gemini_ids_and_signature_echoed"))}
+
+#: (case id, broken adapter, the clause the case must name): the gemini cases
+CONTROLS = [
+    ("wire.gemini_calls_without_ids", NameAsId, "response.tool_calls.id_unique"),
+    ("wire.gemini_calls_without_ids", NoIdMadeUp, "response.tool_calls.id_unique"),
+    ("wire.gemini_id_less_results_paired", PairsByIdOnly,
+     "request.messages.function_response.name"),
+    # no functionResponse at all: every call of the turn goes back unanswered
+    ("wire.gemini_id_less_results_paired", ResultsLeftOut, "wire.gemini.results_paired"),
+    ("wire.gemini_ids_and_signature_echoed", DropsCallIdsOnReplay, "wire.gemini.ids_echoed"),
+    ("wire.gemini_ids_and_signature_echoed", DropsThoughtSignature,
+     "wire.gemini.thought_signature"),
+    ("stream.gemini_signature_echoed", StreamForgetsSignature,
+     "wire.gemini.thought_signature"),
+    ("stream.gemini_signature_echoed", DropsCallIdsOnReplay, "wire.gemini.ids_echoed"),
+    ("wire.gemini_one_response_turn", OneTurnPerResult,
+     "request.messages.function_response.count"),
+    ("wire.gemini_one_response_turn", ResultsAsToolRole, "request.messages.role"),
+    ("wire.gemini_stop_with_calls", StopIsStop, "response.finish_reason"),
+    ("wire.gemini_stop_with_calls", UnknownFinishIsStop, "response.finish_reason"),
+    ("stream.gemini_calls_in_one_chunk", FirstFunctionCallPartOnly,
+     "response.tool_calls.count"),
+    ("stream.gemini_one_call_per_chunk", LastChunkCallsWin, "response.tool_calls.count"),
+    ("stream.gemini_finish_on_last_chunk", FinishChunkEndsStream,
+     "response.tool_calls.count"),
+    ("wire.gemini_calls_without_signature", RequiresThoughtSignature, "adapter.raised"),
+    ("stream.gemini_crlf_events", SplitsEventsOnLfLf, "adapter.raised"),
+    # the cut inside "data: " loses the first event silently: its text is missing
+    ("stream.gemini_crlf_events", ParsesEachRead, "response.text"),
+]
+
+#: the shared cases, each with a bug of the gemini wire it must catch there, as Gemini sends them
+SHARED_CONTROLS = [
+    ("wire.second_turn_passthrough", OneTurnPerResult,
+     "request.messages.function_response.count"),
+    ("stream.parallel_sequential", FirstFunctionCallPartOnly, "response.tool_calls.count"),
+    ("stream.bytewise", ParsesEachRead, "adapter.raised"),
+    ("errors.rate_limited", RetryDelayFromHeadersOnly, "errors.retry_after"),
+    # -- messages (issue 12) -----------------------------------------------------------------
+    ("wire.system_prompt", SystemAsUserTurn, "wire.messages.system"),
+    ("wire.system_prompts_several", KeepsFirstSystemOnly, "wire.messages.system"),
+    ("wire.developer_message", KeepsFirstSystemOnly, "wire.messages.system"),
+    ("wire.assistant_text_with_calls_replayed", DropsTextNextToCalls,
+     "wire.history.messages"),
+]

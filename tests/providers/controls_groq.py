@@ -1,0 +1,146 @@
+"""Negative controls for the Groq cases: the reference :class:`GroqAdapter` with ONE thing broken
+each; the docstring names the bug. The tables at the end pair each with the case that must fail it
+and the clause; ``tests/providers/test_controls.py`` runs them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import controls_openai as _generic  # tests/providers/controls_openai.py
+
+from pytest_toolcall.core.errors import ProviderError
+from pytest_toolcall.core.model import ChatResponse
+from pytest_toolcall.providers.groq.reference import GroqAdapter, GroqStreamAccumulator
+from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter, StreamAccumulator
+
+__all__ = ["XGroqUsageIgnored", "ArgumentsWithIdDropped", "ReasoningAsText",
+           "ReasoningNotDecoded", "StreamDropsReasoning", "DropsErrorBody", "DropsErrorCode",
+           "StatusLost", "EveryErrorRetryable", "NeverRetryable"]
+
+
+class _TopLevelUsageOnly(GroqStreamAccumulator):
+    def feed(self, data: dict[str, Any]) -> list[Any]:
+        return super().feed({k: v for k, v in data.items() if k != "x_groq"})
+
+
+class XGroqUsageIgnored(GroqAdapter):
+    """Reads a stream's usage only from OpenAI's top-level field (vercel/ai #1651: 'Token
+    usage: NaN' on Groq): x_groq.usage, where Groq puts it, is never read."""
+
+    def new_accumulator(self) -> GroqStreamAccumulator:
+        return _TopLevelUsageOnly(self)
+
+
+class _ArgumentsAfterIdOnly(GroqStreamAccumulator):
+    def add_fragment(self, frag: dict[str, Any]) -> Any:
+        if frag.get("id"):  # OpenAI's first fragment: arguments "" assumed, so ignored
+            frag = dict(frag, function={k: v for k, v in (frag.get("function") or {}).items()
+                                        if k != "arguments"})
+        return super().add_fragment(frag)
+
+
+class ArgumentsWithIdDropped(GroqAdapter):
+    """Built on OpenAI's fragment shape: the fragment that brings a call's id is taken to carry
+    arguments '' and its arguments are ignored; Groq's whole calls lose theirs."""
+
+    def new_accumulator(self) -> GroqStreamAccumulator:
+        return _ArgumentsAfterIdOnly(self)
+
+
+class ReasoningAsText(GroqAdapter):
+    """Folds the chain of thought into the answer's text."""
+
+    def parse_response(self, data: Any) -> ChatResponse:
+        response = super().parse_response(data)
+        thought = "".join(r.text or "" for r in response.reasoning)
+        return response.model_copy(update={"text": thought + (response.text or "")})
+
+
+class ReasoningNotDecoded(GroqAdapter):
+    """The OpenAI decoder: message.reasoning is ignored."""
+
+    def parse_response(self, data: Any) -> ChatResponse:
+        return OpenAIChatAdapter.parse_response(self, data)
+
+
+class _NoReasoning(GroqStreamAccumulator):
+    def feed(self, data: dict[str, Any]) -> list[Any]:
+        x_groq = data.get("x_groq")
+        if isinstance(x_groq, dict) and x_groq.get("usage") and not data.get("usage"):
+            self.usage = self.adapter.parse_usage(x_groq["usage"])
+        return StreamAccumulator.feed(self, data)
+
+
+class StreamDropsReasoning(GroqAdapter):
+    """The stream reader keeps content and tool_calls deltas only: delta.reasoning is lost."""
+
+    def new_accumulator(self) -> GroqStreamAccumulator:
+        return _NoReasoning(self)
+
+
+class DropsErrorBody(GroqAdapter):
+    """Raises the provider's message, status and code but not its body: failed_generation (what
+    the model wrote) is lost."""
+
+    def raise_for_error(self, response: Any, body: bytes) -> None:
+        try:
+            super().raise_for_error(response, body)
+        except ProviderError as exc:
+            raise ProviderError(exc.message, status=exc.status, type=exc.type,
+                                code=exc.code) from None
+
+
+class DropsErrorCode(_generic.DropsErrorCode, GroqAdapter):
+    """Groq's type and code (tokens / rate_limit_exceeded, tool_use_failed) are dropped."""
+
+
+class StatusLost(_generic.StatusLost, GroqAdapter):
+    """The words without the HTTP status: a 429 looks like a 400."""
+
+
+class EveryErrorRetryable(_generic.EveryErrorRetryable, GroqAdapter):
+    """Every error retryable: a wrong key or an unknown model is retried forever."""
+
+
+class NeverRetryable(_generic.NeverRetryable, GroqAdapter):
+    """No error retryable: a 429 with retry-after or a 503 stops the caller at once."""
+
+
+# -- what tests/providers/test_controls.py runs ---------------------------------------------------
+
+PROVIDER = "groq"
+#: the path of every request the reference adapter sends
+PATH = "/openai/v1/chat/completions"
+#: the error kinds Groq has: the shared case of each runs on its bodies (SHARED_CONTROLS)
+ERROR_KINDS = {"rate_limit", "auth", "model_not_found", "context_length", "server_error",
+               "overloaded"}
+
+#: (case id, broken adapter, the clause the case must name)
+CONTROLS = [
+    ("stream.groq_usage_in_x_groq", XGroqUsageIgnored, "response.usage"),
+    ("stream.groq_whole_calls", ArgumentsWithIdDropped, "response.tool_calls.arguments"),
+    ("wire.groq_reasoning_decoded", ReasoningAsText, "response.text"),
+    ("wire.groq_reasoning_decoded", ReasoningNotDecoded, "response.reasoning"),
+    ("stream.groq_reasoning_decoded", StreamDropsReasoning, "response.reasoning"),
+    ("errors.groq_tool_use_failed", DropsErrorBody, "errors.groq.failed_generation"),
+    ("errors.groq_tool_use_failed", DropsErrorCode, "errors.type"),
+]
+
+#: the shared kind cases that run on Groq's own bodies, each with the bug it must catch there
+SHARED_CONTROLS = [
+    ("errors.rate_limited", NeverRetryable, "errors.retryable"),
+    ("errors.rate_limited", StatusLost, "errors.status"),
+    ("errors.rate_limited", DropsErrorCode, "errors.type"),
+    ("errors.rate_limited_stream", NeverRetryable, "errors.retryable"),
+    ("errors.auth_invalid", EveryErrorRetryable, "errors.retryable"),
+    ("errors.model_not_found", EveryErrorRetryable, "errors.retryable"),
+    ("errors.model_not_found", StatusLost, "errors.status"),
+    ("errors.context_length", DropsErrorCode, "errors.type"),
+    ("errors.server_error", NeverRetryable, "errors.retryable"),
+    ("errors.overloaded", NeverRetryable, "errors.retryable"),
+]
+
+
+def check_sent(body: dict[str, Any]) -> None:
+    """The usage comes in x_groq.usage without it: the reference never asks for stream_options."""
+    assert "stream_options" not in body

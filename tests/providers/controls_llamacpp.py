@@ -1,0 +1,154 @@
+"""Negative controls for the llama.cpp (llama-server) cases: the reference :class:`LlamaCppAdapter`
+with ONE thing broken each; the docstring names the bug. The tables at the end pair each with the
+case that must fail it and the clause; ``tests/providers/test_controls.py`` runs them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import controls_openai as _generic  # tests/providers/controls_openai.py
+
+from pytest_toolcall.core.model import ChatResponse
+from pytest_toolcall.providers.deepseek.reference import DeepSeekAdapter, DeepSeekStreamAccumulator
+from pytest_toolcall.providers.llamacpp.reference import LlamaCppAdapter, LlamaCppStreamAccumulator
+from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter
+
+__all__ = ["DropsReasoning", "ReasoningAsText", "ReasoningNotDecoded", "StreamDropsReasoning",
+           "PrefixesIds", "JinjaRetried", "JinjaWordsLost", "StatusLost", "EveryErrorRetryable",
+           "NeverRetryable", "DropsErrorCode", "SplitsLinesLikeStr"]
+
+
+class DropsReasoning(LlamaCppAdapter):
+    """The plain OpenAI encoder: reasoning_content never goes back with the tool calls."""
+
+    def encode_message(self, message: Any) -> dict[str, Any]:
+        return OpenAIChatAdapter.encode_message(self, message)
+
+
+class ReasoningAsText(LlamaCppAdapter):
+    """Folds the chain of thought into the answer's text (what --reasoning-format none would
+    leave in content)."""
+
+    def parse_response(self, data: Any) -> ChatResponse:
+        response = super().parse_response(data)
+        thought = "".join(r.text or "" for r in response.reasoning)
+        return response.model_copy(update={"text": thought + (response.text or "")})
+
+
+class ReasoningNotDecoded(LlamaCppAdapter):
+    """The OpenAI decoder: reasoning_content is ignored, nothing can be sent back."""
+
+    def parse_response(self, data: Any) -> ChatResponse:
+        return OpenAIChatAdapter.parse_response(self, data)
+
+
+class _NoReasoningAccumulator(LlamaCppStreamAccumulator):
+    def feed(self, data: dict[str, Any]) -> list[Any]:
+        return super(DeepSeekStreamAccumulator, self).feed(data)
+
+
+class StreamDropsReasoning(LlamaCppAdapter):
+    """The stream reader keeps content and tool_calls deltas only."""
+
+    def new_accumulator(self) -> LlamaCppStreamAccumulator:
+        return _NoReasoningAccumulator(self)
+
+
+def _prefixed(call_id: Any) -> Any:
+    if isinstance(call_id, str) and not call_id.startswith("call_"):
+        return "call_" + call_id
+    return call_id
+
+
+class PrefixesIds(LlamaCppAdapter):
+    """Normalises call ids to OpenAI's look, adding 'call_' to llama-server's bare 32-character
+    ids, consistently on the calls and the results."""
+
+    def encode_message(self, message: Any) -> dict[str, Any]:
+        out = super().encode_message(message)
+        for call in out.get("tool_calls") or ():
+            call["id"] = _prefixed(call["id"])
+        if "tool_call_id" in out:
+            out["tool_call_id"] = _prefixed(out["tool_call_id"])
+        return out
+
+
+class JinjaRetried(LlamaCppAdapter):
+    """Decides from the status alone: the 500 'tools param requires --jinja flag' is retried
+    though the server refuses every request with tools until it is restarted."""
+
+    def raise_for_error(self, response: Any, body: bytes) -> None:
+        DeepSeekAdapter.raise_for_error(self, response, body)
+
+
+class JinjaWordsLost(_generic.GenericErrorMessage, LlamaCppAdapter):
+    """The error names the HTTP status only ("request failed: HTTP 500"): the server's
+    'tools param requires --jinja flag' never reaches the user."""
+
+
+# -- the errors family on llama-server's own bodies: the generic error bugs of controls_openai.py
+
+class StatusLost(_generic.StatusLost, LlamaCppAdapter):
+    """The words without the HTTP status: a 503 'Loading model' looks like a 400."""
+
+
+class EveryErrorRetryable(_generic.EveryErrorRetryable, LlamaCppAdapter):
+    """Every error retryable: a wrong key or an oversized prompt is retried forever."""
+
+
+class NeverRetryable(_generic.NeverRetryable, LlamaCppAdapter):
+    """No error retryable: a 503 while the model loads stops the caller at once."""
+
+
+class DropsErrorCode(_generic.DropsErrorCode, LlamaCppAdapter):
+    """llama-server's error type is dropped: exceed_context_size_error (compact and retry)
+    looks like any other 400."""
+
+
+class SplitsLinesLikeStr(_generic.SplitsLinesLikeStr, LlamaCppAdapter):
+    """Reads llama.cpp's stream with httpx's iter_lines, which also cuts at the U+2028 and
+    U+2029 that nlohmann::json's dump (ensure_ascii off) leaves raw in its chunks
+    (httpx-sse #34)."""
+
+
+# -- what tests/providers/test_controls.py runs ---------------------------------------------------
+
+PROVIDER = "llamacpp"
+#: the path of every request the reference adapter sends
+PATH = "/v1/chat/completions"
+#: the error kinds llama-server has: the shared case of each runs on its bodies (SHARED_CONTROLS)
+ERROR_KINDS = {"auth", "context_length", "server_error", "overloaded"}
+
+#: (case id, broken adapter, the clause the case must name)
+CONTROLS = [
+    ("wire.llamacpp_reasoning_replayed", DropsReasoning, "wire.llamacpp.reasoning_replayed"),
+    ("wire.llamacpp_reasoning_replayed", ReasoningAsText, "response.text"),
+    ("wire.llamacpp_reasoning_replayed", ReasoningNotDecoded, "response.reasoning"),
+    ("stream.llamacpp_reasoning_replayed", StreamDropsReasoning, "response.reasoning"),
+    ("stream.llamacpp_reasoning_replayed", DropsReasoning, "wire.llamacpp.reasoning_replayed"),
+    ("wire.llamacpp_call_ids_replayed", PrefixesIds, "wire.llamacpp.call_ids"),
+    ("errors.llamacpp_jinja_required", JinjaRetried, "errors.retryable"),
+    ("errors.llamacpp_jinja_required", JinjaWordsLost, "error.message"),
+]
+
+#: the shared cases that run on llama-server's own bodies (the errors family's kinds), each with
+#: the bug it must catch there
+SHARED_CONTROLS = [
+    ("errors.auth_invalid", EveryErrorRetryable, "errors.retryable"),
+    ("errors.context_length", DropsErrorCode, "errors.type"),
+    ("errors.context_length", EveryErrorRetryable, "errors.retryable"),
+    ("errors.server_error", NeverRetryable, "errors.retryable"),
+    ("errors.server_error", StatusLost, "errors.status"),
+    ("errors.overloaded", NeverRetryable, "errors.retryable"),
+    ("errors.overloaded", StatusLost, "errors.status"),
+]
+
+#: shared cases whose stream shape llama.cpp's server sends, each with the bug it must catch there
+STREAM_CONTROLS = [
+    ("stream.unicode_line_separators", SplitsLinesLikeStr, "adapter.raised"),
+]
+
+
+def check_sent(body: dict[str, Any]) -> None:
+    """llama-server has no thinking switch: the reference sends chat_template_kwargs instead."""
+    assert "thinking" not in body

@@ -1,0 +1,223 @@
+"""Negative controls for the LM Studio cases: the reference :class:`LMStudioAdapter` with ONE thing
+broken each; the docstring names the bug. The tables at the end pair each with the case that must
+fail it and the clause; ``tests/providers/test_controls.py`` runs them."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import controls_openai as _generic  # tests/providers/controls_openai.py
+
+from pytest_toolcall.core.errors import ProviderError, StreamError
+from pytest_toolcall.core.model import ChatResponse
+from pytest_toolcall.providers.lmstudio.reference import LMStudioAdapter, LMStudioStreamAccumulator
+from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter, StreamAccumulator
+
+__all__ = ["IdsPrefixed", "IdsAsNumbers", "ReasoningAsText", "ReasoningNotDecoded",
+           "StreamDropsReasoning", "ReasoningContentOnly", "OpenAIBodyReader",
+           "EmptyAnswerOnErrorBody", "OpenAIErrorReader", "CrashesOnStringError",
+           "SkipsErrorEvents", "StreamErrorRetryable", "StatusLost", "EveryErrorRetryable",
+           "DropsErrorCode"]
+
+
+def _prefixed(call_id: Any) -> Any:
+    if isinstance(call_id, str) and not call_id.startswith("call_"):
+        return "call_" + call_id
+    return call_id
+
+
+class IdsPrefixed(LMStudioAdapter):
+    """'Repairs' ids without OpenAI's call_ prefix, on calls and results alike (the fake takes
+    it: the pairing holds), so the ids LM Studio gave never come back."""
+
+    def encode_message(self, message: Any) -> dict[str, Any]:
+        out = super().encode_message(message)
+        for call in out.get("tool_calls") or ():
+            call["id"] = _prefixed(call["id"])
+        if "tool_call_id" in out:
+            out["tool_call_id"] = _prefixed(out["tool_call_id"])
+        return out
+
+
+class IdsAsNumbers(LMStudioAdapter):
+    """Reads ids with json.loads: '365174485' goes back as the number 365174485."""
+
+    def encode_message(self, message: Any) -> dict[str, Any]:
+        out = super().encode_message(message)
+        for call in out.get("tool_calls") or ():
+            call["id"] = json.loads(call["id"]) if call["id"].isdigit() else call["id"]
+        if str(out.get("tool_call_id", "")).isdigit():
+            out["tool_call_id"] = json.loads(out["tool_call_id"])
+        return out
+
+
+class ReasoningAsText(LMStudioAdapter):
+    """Folds the chain of thought into the answer's text."""
+
+    def parse_response(self, data: Any) -> ChatResponse:
+        response = super().parse_response(data)
+        thought = "".join(r.text or "" for r in response.reasoning)
+        return response.model_copy(update={"text": thought + (response.text or ""),
+                                           "reasoning": ()})
+
+
+class ReasoningNotDecoded(LMStudioAdapter):
+    """The OpenAI decoder: reasoning_content and reasoning are ignored."""
+
+    def parse_response(self, data: Any) -> ChatResponse:
+        return OpenAIChatAdapter.parse_response(self, data)
+
+
+class _NoReasoning(LMStudioStreamAccumulator):
+    def feed(self, data: dict[str, Any]) -> list[Any]:
+        return StreamAccumulator.feed(self, data)
+
+
+class StreamDropsReasoning(LMStudioAdapter):
+    """The stream reader keeps content and tool_calls deltas only."""
+
+    def new_accumulator(self) -> LMStudioStreamAccumulator:
+        return _NoReasoning(self)
+
+
+class _ContentOnlyAcc(LMStudioStreamAccumulator):
+    def feed(self, data: dict[str, Any]) -> list[Any]:
+        for choice in data.get("choices") or ():
+            piece = (choice.get("delta") or {}).get("reasoning_content")
+            if isinstance(piece, str):
+                self.reasoning = (self.reasoning or []) + [piece]
+        return StreamAccumulator.feed(self, data)
+
+
+class ReasoningContentOnly(LMStudioAdapter):
+    """Reads reasoning_content only (DeepSeek's and vLLM's old field): gpt-oss's reasoning is
+    lost, answers and streams alike."""
+
+    def parse_response(self, data: Any) -> ChatResponse:
+        response = OpenAIChatAdapter.parse_response(self, data)
+        text = data["choices"][0]["message"].get("reasoning_content")
+        if isinstance(text, str):
+            return response.model_copy(update={"reasoning": self.parse_reasoning(text)})
+        return response
+
+    def new_accumulator(self) -> LMStudioStreamAccumulator:
+        return _ContentOnlyAcc(self)
+
+
+class OpenAIBodyReader(LMStudioAdapter):
+    """Reads a 200 as OpenAI's answer: a body with no choices is a 'malformed response' that
+    quotes the body instead of saying LM Studio's words."""
+
+    def parse_response(self, data: Any) -> ChatResponse:
+        return OpenAIChatAdapter.parse_response(self, data)
+
+
+class EmptyAnswerOnErrorBody(LMStudioAdapter):
+    """Trusts the status: a 200 without choices is an empty answer."""
+
+    def parse_response(self, data: Any) -> ChatResponse:
+        if isinstance(data, dict) and not data.get("choices"):
+            return ChatResponse()
+        return super().parse_response(data)
+
+
+class OpenAIErrorReader(LMStudioAdapter):
+    """OpenAI's error reader: a string 'error' becomes the repr of the whole body."""
+
+    def raise_for_error(self, response: Any, body: bytes) -> None:
+        OpenAIChatAdapter.raise_for_error(self, response, body)
+
+
+class CrashesOnStringError(LMStudioAdapter):
+    """Reads body['error']['message'] whatever 'error' is: a string error is a TypeError."""
+
+    def raise_for_error(self, response: Any, body: bytes) -> None:
+        if response.status_code >= 400:
+            data = json.loads(body)
+            raise ProviderError(data["error"]["message"], status=response.status_code)
+
+
+class _SkipsErrors(LMStudioStreamAccumulator):
+    def feed_line(self, line: str) -> Any:
+        if line.startswith("data:") and '"error"' in line:
+            return ()  # no choices: nothing to read
+        return super().feed_line(line)
+
+
+class SkipsErrorEvents(LMStudioAdapter):
+    """Reads only chunks with choices: the error event is skipped and the partial text comes
+    back as the answer."""
+
+    def new_accumulator(self) -> LMStudioStreamAccumulator:
+        return _SkipsErrors(self)
+
+
+class _RetryableErrors(LMStudioStreamAccumulator):
+    def feed_line(self, line: str) -> Any:
+        try:
+            return super().feed_line(line)
+        except StreamError as exc:
+            exc.retryable = True
+            raise
+
+
+class StreamErrorRetryable(LMStudioAdapter):
+    """Every error inside a stream is retryable: an input that does not fit the context is
+    sent again and again."""
+
+    def new_accumulator(self) -> LMStudioStreamAccumulator:
+        return _RetryableErrors(self)
+
+
+# -- the errors family on LM Studio's own bodies: the generic error bugs of controls_openai.py -----
+
+class StatusLost(_generic.StatusLost, LMStudioAdapter):
+    """The words without the HTTP status: a 401 looks like a 400."""
+
+
+class EveryErrorRetryable(_generic.EveryErrorRetryable, LMStudioAdapter):
+    """Every error retryable: a missing token or an unknown model is retried forever."""
+
+
+class DropsErrorCode(_generic.DropsErrorCode, LMStudioAdapter):
+    """LM Studio's type and code (invalid_api_key, model_not_found) are dropped."""
+
+
+# -- what tests/providers/test_controls.py runs ---------------------------------------------------
+
+PROVIDER = "lmstudio"
+#: the path of every request the reference adapter sends
+PATH = "/v1/chat/completions"
+#: the error kinds LM Studio has: the shared case of each runs on its bodies (SHARED_CONTROLS)
+ERROR_KINDS = {"auth", "model_not_found", "context_length"}
+
+#: (case id, broken adapter, the clause the case must name)
+CONTROLS = [
+    ("wire.lmstudio_numeric_call_ids", IdsPrefixed, "wire.lmstudio.call_ids"),
+    ("wire.lmstudio_numeric_call_ids", IdsAsNumbers, "request.type"),
+    ("stream.lmstudio_numeric_call_ids", IdsPrefixed, "wire.lmstudio.call_ids"),
+    ("wire.lmstudio_reasoning_content", ReasoningAsText, "response.text"),
+    ("wire.lmstudio_reasoning_content", ReasoningNotDecoded, "response.reasoning"),
+    ("stream.lmstudio_reasoning_content", StreamDropsReasoning, "response.reasoning"),
+    ("wire.lmstudio_gpt_oss_reasoning", ReasoningContentOnly, "response.reasoning"),
+    ("wire.lmstudio_error_in_200_body", OpenAIBodyReader, "wire.lmstudio.error_message"),
+    ("wire.lmstudio_error_in_200_body", EmptyAnswerOnErrorBody, "error.surfaced"),
+    ("errors.lmstudio_string_error", OpenAIErrorReader, "errors.lmstudio.message"),
+    ("errors.lmstudio_string_error", CrashesOnStringError, "error.typed"),
+    ("errors.lmstudio_string_error", EveryErrorRetryable, "errors.retryable"),
+    ("stream.lmstudio_error_event", SkipsErrorEvents, "error.message"),
+    ("stream.lmstudio_error_event", StreamErrorRetryable, "errors.retryable"),
+]
+
+#: the shared cases that run on LM Studio's own bodies (the errors family's kinds), each with
+#: the bug it must catch there
+SHARED_CONTROLS = [
+    ("errors.auth_invalid", EveryErrorRetryable, "errors.retryable"),
+    ("errors.auth_invalid", StatusLost, "errors.status"),
+    ("errors.auth_invalid", DropsErrorCode, "errors.type"),
+    ("errors.model_not_found", EveryErrorRetryable, "errors.retryable"),
+    ("errors.model_not_found", DropsErrorCode, "errors.type"),
+    ("errors.context_length", EveryErrorRetryable, "errors.retryable"),
+    ("errors.context_length", StatusLost, "errors.status"),
+]

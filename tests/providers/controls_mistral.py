@@ -1,0 +1,196 @@
+"""Negative controls for the Mistral cases: the reference :class:`MistralAdapter` with ONE thing
+broken each; the docstring names the bug and its public report. The tables at the end pair each with
+the case that must fail it and the clause; ``tests/providers/test_controls.py`` runs them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pytest_toolcall.core.model import ChatResponse
+from pytest_toolcall.providers.mistral.reference import MistralAdapter, MistralStreamAccumulator
+from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter, StreamAccumulator
+
+__all__ = ["KeepsForeignIds", "MapsCallsOnly", "CutsIds", "OpenAIDecoder", "ThinkingAsText",
+           "ReasoningContentReplay", "DropsThinking", "StringsOnlyStream", "UsageChunkOnly",
+           "NeedsTypeOnFragment"]
+
+
+class KeepsForeignIds(MistralAdapter):
+    """Replays ids as they came from another provider (opencode #1680, ironclaw #1241)."""
+
+    def map_id(self, call_id: str | None) -> str | None:
+        return call_id
+
+
+class MapsCallsOnly(MistralAdapter):
+    """Re-maps the calls' ids but not the results' tool_call_id (a mapping done in one place)."""
+
+    def encode_message(self, message: Any) -> dict[str, Any]:
+        out = super().encode_message(message)
+        if out.get("role") == "tool":
+            out["tool_call_id"] = message.tool_call_id
+        return out
+
+
+class CutsIds(MistralAdapter):
+    """Keeps the first 9 letters and digits of an id (magentic #276 cut its ids to 9): two
+    counters that share a prefix, tool_call_turn1_0 and tool_call_turn1_1, collide."""
+
+    def map_id(self, call_id: str | None) -> str | None:
+        if call_id is None:
+            return None
+        return "".join(ch for ch in call_id if ch.isalnum())[:9].ljust(9, "0")
+
+
+class OpenAIDecoder(MistralAdapter):
+    """The OpenAI decoder: text chunks are read, the thinking is lost (nothing to replay)."""
+
+    def parse_response(self, data: Any) -> ChatResponse:
+        return OpenAIChatAdapter.parse_response(self, data)
+
+
+class ThinkingAsText(MistralAdapter):
+    """Folds the thinking into the answer's text (a client that shows it inline)."""
+
+    def parse_response(self, data: Any) -> ChatResponse:
+        response = super().parse_response(data)
+        thought = "".join(r.text or "" for r in response.reasoning)
+        return response.model_copy(update={"text": thought + (response.text or "")})
+
+
+class ReasoningContentReplay(MistralAdapter):
+    """Sends the thinking back DeepSeek's way, as reasoning_content: Mistral's 422 (crush #1590,
+    litellm #30835, OpenMinis #87)."""
+
+    def encode_message(self, message: Any) -> dict[str, Any]:
+        out = OpenAIChatAdapter.encode_message(self, message)
+        if out.get("role") == "tool":
+            out["tool_call_id"] = self.map_id(message.tool_call_id)
+        thinking = "".join(r.text or "" for r in getattr(message, "reasoning", ()))
+        if thinking:
+            out["reasoning_content"] = thinking
+        return out
+
+
+class DropsThinking(MistralAdapter):
+    """Replays only the text: the thinking chunk is dropped (what Mistral's multi-turn example
+    warns degrades the model)."""
+
+    @staticmethod
+    def encode_reasoning(reasoning: Any) -> list[dict[str, Any]]:
+        return []
+
+
+class _StringsOnly(MistralStreamAccumulator):
+    def feed(self, data: dict[str, Any]) -> list[Any]:
+        return StreamAccumulator.feed(self, data)
+
+
+class StringsOnlyStream(MistralAdapter):
+    """A stream reader for string deltas: a list's thinking chunks are skipped
+    (braintrust-sdk-javascript #1857)."""
+
+    def new_accumulator(self) -> MistralStreamAccumulator:
+        return _StringsOnly(self)
+
+
+class _UsageChunkOnly(MistralStreamAccumulator):
+    def feed(self, data: dict[str, Any]) -> list[Any]:
+        if data.get("choices"):
+            data = {k: v for k, v in data.items() if k != "usage"}
+        return super().feed(data)
+
+
+class UsageChunkOnly(MistralAdapter):
+    """Reads usage only from OpenAI's separate ``choices: []`` chunk, which Mistral never sends."""
+
+    def new_accumulator(self) -> MistralStreamAccumulator:
+        return _UsageChunkOnly(self)
+
+
+class _NeedsType(MistralStreamAccumulator):
+    def feed(self, data: dict[str, Any]) -> list[Any]:
+        for choice in data.get("choices") or ():
+            delta = choice.get("delta") or {}
+            if delta.get("tool_calls"):
+                delta["tool_calls"] = [f for f in delta["tool_calls"] if f.get("type")]
+        return super().feed(data)
+
+
+class NeedsTypeOnFragment(MistralAdapter):
+    """Opens a call only on a fragment with ``type: function`` (OpenAI's first fragment has
+    it; Mistral's calls have none): every call is lost."""
+
+    def new_accumulator(self) -> MistralStreamAccumulator:
+        return _NeedsType(self)
+
+
+# -- the errors family on Mistral's own bodies ----------------------------------------------------
+# The generic error bugs of controls_openai.py (each a ``change`` of the reference's
+# ProviderError), put on the Mistral reference adapter: the kind cases must catch them on
+# Mistral's top-level error bodies too.
+import controls_openai as _generic  # noqa: E402  # tests/providers/controls_openai.py
+
+
+class StatusLost(_generic.StatusLost, MistralAdapter):
+    """The words without the HTTP status: a 429 looks like a 400."""
+
+
+class EveryErrorRetryable(_generic.EveryErrorRetryable, MistralAdapter):
+    """Every error retryable: 'Unauthorized' or 'Invalid model' is retried forever."""
+
+
+class NeverRetryable(_generic.NeverRetryable, MistralAdapter):
+    """No error retryable: a rate limit or 'Service tier capacity exceeded' stops the caller."""
+
+
+class DropsErrorCode(_generic.DropsErrorCode, MistralAdapter):
+    """Mistral's top-level type and code (rate_limited / 1300, invalid_model / 1500) dropped."""
+
+
+__all__ += ["StatusLost", "EveryErrorRetryable", "NeverRetryable", "DropsErrorCode"]
+
+
+# -- what tests/providers/test_controls.py runs ---------------------------------------------------
+
+PROVIDER = "mistral"
+#: the path of every request the reference adapter sends
+PATH = "/v1/chat/completions"
+#: the error kinds Mistral has: the shared case of each runs on its bodies (SHARED_CONTROLS)
+ERROR_KINDS = {"rate_limit", "auth", "model_not_found", "context_length", "server_error",
+               "overloaded"}
+
+#: (case id, broken adapter, the clause the case must name)
+CONTROLS = [
+    ("wire.mistral_tool_call_id_format", KeepsForeignIds, "request.messages.tool_calls.id_format"),
+    ("wire.mistral_tool_call_id_format", MapsCallsOnly, "request.messages.tool.unknown_id"),
+    ("wire.mistral_tool_call_id_format", CutsIds, "wire.mistral.id_mapping"),
+    ("wire.mistral_content_chunks", OpenAIDecoder, "response.reasoning"),
+    ("wire.mistral_content_chunks", ThinkingAsText, "response.text"),
+    ("wire.mistral_content_chunks", ReasoningContentReplay, "request.messages.extra_forbidden"),
+    ("wire.mistral_content_chunks", DropsThinking, "wire.mistral.thinking_replayed"),
+    ("stream.mistral_content_chunks", StringsOnlyStream, "response.reasoning"),
+    ("stream.mistral_whole_calls_on_finish_chunk", UsageChunkOnly, "response.usage"),
+    ("stream.mistral_whole_calls_on_finish_chunk", NeedsTypeOnFragment,
+     "response.tool_calls.count"),
+]
+
+#: the errors family's kind cases on Mistral's own bodies, each with the bug it must catch there
+SHARED_CONTROLS = [
+    ("errors.rate_limited", NeverRetryable, "errors.retryable"),
+    ("errors.rate_limited", StatusLost, "errors.status"),
+    ("errors.rate_limited", DropsErrorCode, "errors.type"),
+    ("errors.rate_limited_stream", NeverRetryable, "errors.retryable"),
+    ("errors.auth_invalid", EveryErrorRetryable, "errors.retryable"),
+    ("errors.model_not_found", EveryErrorRetryable, "errors.retryable"),
+    ("errors.model_not_found", DropsErrorCode, "errors.type"),
+    ("errors.context_length", DropsErrorCode, "errors.type"),
+    ("errors.context_length", EveryErrorRetryable, "errors.retryable"),
+    ("errors.server_error", NeverRetryable, "errors.retryable"),
+    ("errors.server_error", StatusLost, "errors.status"),
+    ("errors.overloaded", NeverRetryable, "errors.retryable"),
+]
+
+#: generic cases the reference adapter fails under mistral, {case: (clause, reason)}: none
+#: (history ids are compared without ids for mistral: conformance.wire.NO_WIRE_IDS)
+PINNED: dict[str, tuple[str, str]] = {}

@@ -1,0 +1,257 @@
+"""Negative controls for the ``ollama`` dialect: the reference OllamaAdapter with ONE thing broken.
+
+Each docstring names the bug and, where there is one, its public report (WIRE.md §6). The tables
+at the end pair each with the case that must fail it and the clause;
+``tests/providers/test_controls.py`` runs them. The OpenAI-compatible route of the dialect is
+covered too: the shared index cases, run with the OpenAI adapter pointed at ``/v1`` of an Ollama
+fake, catch OpenAI's index-only control (ollama #15457, litellm #33678) and index-required control
+(ollama #7881).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import controls_openai as _openai  # the OpenAI controls, for the compatible route
+from provider_kit import Route
+
+from pytest_toolcall.core.contracts import Profile
+from pytest_toolcall.core.model import (
+    ChatRequest,
+    SystemMessage,
+    ToolCall,
+    ToolCallDelta,
+    ToolMessage,
+)
+from pytest_toolcall.providers.ollama.reference import NdjsonAccumulator, OllamaAdapter
+from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter
+
+__all__ = ["JsonLoadsArguments", "ReplaysArgumentsAsString", "KeepsMissingIds", "IdFromToolName",
+           "DropsToolName", "DoneReasonVerbatim", "DecodesEachRead", "OnlyNewlineTerminatedLines",
+           "IgnoresErrorLine", "ErrorLineUnread", "MergesCallsByIndex",
+           "DeveloperRolePassedThrough", "SystemAsUser", "DropsTextNextToCalls"]
+
+
+class JsonLoadsArguments(OllamaAdapter):
+    """OpenAI habits: ``json.loads(function["arguments"])`` on Ollama's object (TypeError)."""
+
+    def parse_call(self, raw: dict[str, Any]) -> ToolCall:
+        function = raw.get("function") or {}
+        return ToolCall(id=raw.get("id") or self.new_call_id(), name=function.get("name", ""),
+                        arguments=json.loads(function.get("arguments")))
+
+
+class ReplaysArgumentsAsString(OllamaAdapter):
+    """Arguments replayed as a JSON string, as for OpenAI; Ollama answers 400 (openclaw #46679)."""
+
+    def encode_call(self, call: ToolCall) -> dict[str, Any]:
+        out = super().encode_call(call)
+        out["function"]["arguments"] = call.arguments_json()
+        return out
+
+
+class KeepsMissingIds(OllamaAdapter):
+    """A call without id stays without one: results cannot be paired (litellm #11262)."""
+
+    def parse_call(self, raw: dict[str, Any]) -> ToolCall:
+        function = raw.get("function") or {}
+        return ToolCall.from_raw(id=raw.get("id"), name=function.get("name", ""),
+                                 arguments=function.get("arguments"))
+
+
+class IdFromToolName(OllamaAdapter):
+    """A missing id is filled with the tool's name: two calls of one tool share an id
+    (TanStack/ai #199's collapse, on Ollama's id-less calls)."""
+
+    def parse_call(self, raw: dict[str, Any]) -> ToolCall:
+        function = raw.get("function") or {}
+        return ToolCall.from_raw(id=raw.get("id") or function.get("name"),
+                                 name=function.get("name", ""),
+                                 arguments=function.get("arguments"))
+
+
+class DropsToolName(OllamaAdapter):
+    """Tool results sent OpenAI-style: tool_call_id only, no tool_name."""
+
+    def encode_result(self, message: ToolMessage, names: dict[str, str]) -> dict[str, Any]:
+        out = super().encode_result(message, names)
+        out.pop("tool_name", None)
+        return out
+
+
+class DoneReasonVerbatim(OllamaAdapter):
+    """done_reason read verbatim: calls come with finish reason "stop"."""
+
+    @staticmethod
+    def parse_finish(reason: str | None, has_calls: bool) -> Any:
+        return {"stop": "stop", "length": "length"}.get(reason or "", None)
+
+
+class DecodesEachRead(OllamaAdapter):
+    """Each network read is taken as whole lines: ``json.loads`` of half a line crashes."""
+
+    def stream(self, request: ChatRequest) -> Iterator[Any]:
+        body = self.build_body(request, stream=True)
+        with self.client.stream("POST", self.url, headers=self.headers, json=body) as response:
+            acc = self.new_accumulator()
+            for chunk in response.iter_bytes():
+                for line in chunk.decode().split("\n"):
+                    yield from acc.feed_line(line)
+            yield from acc.close()
+
+
+class OnlyNewlineTerminatedLines(OllamaAdapter):
+    """Buffers reads and parses only lines that end in "\\n": an unterminated last line (the
+    done line) is dropped and a complete stream reads as cut off."""
+
+    def stream(self, request: ChatRequest) -> Iterator[Any]:
+        body = self.build_body(request, stream=True)
+        with self.client.stream("POST", self.url, headers=self.headers, json=body) as response:
+            acc = self.new_accumulator()
+            buffer = b""
+            for chunk in response.iter_bytes():
+                buffer += chunk
+                while b"\n" in buffer:
+                    line, buffer = buffer.split(b"\n", 1)
+                    yield from acc.feed_line(line.decode())
+            yield from acc.close()
+
+
+class _IgnoresErrorAcc(NdjsonAccumulator):
+    def feed_line(self, line: str) -> Iterable[Any]:
+        if not line.strip() or self.done:
+            return ()
+        return self.feed(json.loads(line))  # no look at "error"
+
+    def close(self) -> Iterable[Any]:
+        return () if self.done else self.finish_events({})  # whatever came, as a success
+
+
+class IgnoresErrorLine(OllamaAdapter):
+    """The error line is read as an empty chunk and the stream's end as success."""
+
+    def new_accumulator(self) -> NdjsonAccumulator:
+        return _IgnoresErrorAcc(self)
+
+
+class _ErrorUnreadAcc(NdjsonAccumulator):
+    def feed_line(self, line: str) -> Iterable[Any]:
+        if not line.strip() or self.done:
+            return ()
+        return self.feed(json.loads(line))
+
+
+class ErrorLineUnread(OllamaAdapter):
+    """The error line is skipped; the stream then fails as incomplete, without Ollama's words."""
+
+    def new_accumulator(self) -> NdjsonAccumulator:
+        return _ErrorUnreadAcc(self)
+
+
+class _MergesByIndexAcc(NdjsonAccumulator):
+    def feed(self, data: dict[str, Any]) -> list[Any]:
+        events: list[Any] = []
+        message = data.get("message") or {}
+        for raw in message.pop("tool_calls", None) or ():
+            index = (raw.get("function") or {}).get("index", 0)
+            call = self.adapter.parse_call(raw)
+            if index < len(self.calls):  # "continues" the call at that index, like OpenAI deltas
+                old = self.calls[index]
+                merged = (old.arguments_json() + call.arguments_json())
+                self.calls[index] = ToolCall.from_raw(id=old.id, name=old.name, arguments=merged)
+            else:
+                self.calls.append(call)
+            events.append(ToolCallDelta(index=index, id=call.id, name=call.name,
+                                        arguments_delta=call.arguments_json()))
+        return events + super().feed(data)
+
+
+class MergesCallsByIndex(OllamaAdapter):
+    """Whole calls merged by ``function.index`` as if they were OpenAI fragments: every call at
+    index 0 becomes one call with ``{"path":"a"}{"path":"b"}`` (litellm #33678)."""
+
+    def new_accumulator(self) -> NdjsonAccumulator:
+        return _MergesByIndexAcc(self)
+
+
+# == messages (issue 12) ===========================================================================
+
+
+class DeveloperRolePassedThrough(OllamaAdapter):
+    """The canonical role is copied to the wire: a developer message goes out with role
+    developer, which Ollama ignores (earendil-works/pi PR #140: the system prompt was missing
+    on Ollama)."""
+
+    def encode_message(self, message: Any, names: dict[str, str] | None = None) -> dict[str, Any]:
+        out = super().encode_message(message, names)
+        if isinstance(message, SystemMessage):
+            out["role"] = message.role
+        return out
+
+
+class SystemAsUser(OllamaAdapter):
+    """System messages are sent with role user."""
+
+    def encode_message(self, message: Any, names: dict[str, str] | None = None) -> dict[str, Any]:
+        out = super().encode_message(message, names)
+        if out["role"] == "system":
+            out["role"] = "user"
+        return out
+
+
+class DropsTextNextToCalls(OllamaAdapter):
+    """An assistant turn with tool calls is replayed with empty content (issue 12)."""
+
+    def encode_message(self, message: Any, names: dict[str, str] | None = None) -> dict[str, Any]:
+        out = super().encode_message(message, names)
+        if out.get("tool_calls"):
+            out["content"] = ""
+        return out
+
+
+# -- what tests/providers/test_controls.py runs ---------------------------------------------------
+
+PROVIDER = "ollama"
+#: the path of every request the reference adapter sends (the native API)
+PATH = "/api/chat"
+
+#: (case id, broken adapter, the clause the case must name): the ollama cases
+CONTROLS = [
+    ("wire.ollama_object_arguments", JsonLoadsArguments, "adapter.raised"),
+    ("wire.ollama_object_arguments", ReplaysArgumentsAsString,
+     "request.messages.tool_calls.arguments"),
+    ("wire.ollama_calls_without_ids", KeepsMissingIds, "response.tool_calls.ids_unique"),
+    ("wire.ollama_calls_without_ids", IdFromToolName, "response.tool_calls.ids_unique"),
+    ("wire.ollama_tool_name_on_results", DropsToolName, "wire.ollama.tool_name"),
+    ("wire.ollama_done_reason_stop_with_calls", DoneReasonVerbatim, "response.finish_reason"),
+    ("stream.ollama_ndjson_split", DecodesEachRead, "adapter.raised"),
+    ("stream.ollama_ndjson_split", OnlyNewlineTerminatedLines, "adapter.raised"),
+    ("stream.ollama_error_line", IgnoresErrorLine, "error.surfaced"),
+    ("stream.ollama_error_line", ErrorLineUnread, "error.message"),
+    ("stream.ollama_index_stuck_at_zero", MergesCallsByIndex, "response.tool_calls.count"),
+]
+
+#: the shared cases, each with a bug of the ollama wire it must catch there
+SHARED_CONTROLS = [
+    # -- messages (issue 12) -----------------------------------------------------------------
+    ("wire.developer_message", DeveloperRolePassedThrough, "wire.messages.system"),
+    ("wire.system_prompt", SystemAsUser, "wire.messages.system"),
+    ("wire.assistant_text_with_calls_replayed", DropsTextNextToCalls,
+     "wire.history.messages"),
+]
+
+#: shared OpenAI cases on Ollama's OpenAI-compatible route, with OpenAI's controls
+COMPAT_CONTROLS = [
+    ("stream.index_stuck_at_zero", _openai.KeysOnIndexOnly, "response.tool_calls.count"),
+    ("stream.index_missing", _openai.IndexRequired, "adapter.raised"),
+]
+
+#: the OpenAI-compatible route (``/v1``): not a dialect of its own in the suite, it plays the openai
+#: wire's cases, streamed as SSE (not NDJSON); index_missing is Gemini's compat quirk (Ollama's
+#: before 0.4.7): a profile for any server
+ROUTES = {"compat": Route(path="/v1/chat/completions", dialect="openai", adapter=OpenAIChatAdapter,
+                          base_url=lambda url: url + "/v1", profile=Profile(compatible_with={"*"}),
+                          cases=("stream.index_stuck_at_zero", "stream.index_missing"),
+                          stream_marker=b"data: [DONE]", controls=COMPAT_CONTROLS)}

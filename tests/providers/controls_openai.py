@@ -1,0 +1,1696 @@
+"""Negative controls: small broken adapters, each reproducing one real tool-calling bug.
+
+Every class is the reference :class:`OpenAIChatAdapter` with ONE method overridden (stream bugs
+override ``new_accumulator`` to hand out an accumulator with one broken method). The docstring
+names the bug and, where there is one, the public report it comes from (WIRE.md §6).
+The tables at the end pair each control with the case that must fail it and the clause that case
+must name; ``tests/providers/test_controls.py`` runs them. The generic cases, which every provider
+runs, have their controls here, on the openai wire; the controls of the other providers on the
+openai wire are subclasses of these (their error bugs, for example) on their own adapters.
+
+Classes whose name starts with ``Async`` break only the async path (``acomplete`` / ``astream``),
+so their sync path passes and the async interface is proven to be checked on its own.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Iterable, Iterator
+from typing import Any
+
+import httpx
+
+from pytest_toolcall.core.contracts import Profile
+from pytest_toolcall.core.errors import ProviderError
+from pytest_toolcall.core.model import (
+    ChatRequest,
+    ChatResponse,
+    NamedToolChoice,
+    StreamDone,
+    TextDelta,
+    ToolCall,
+    ToolCallDelta,
+    ToolMessage,
+    ToolSpec,
+    Usage,
+)
+from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter, StreamAccumulator, _Slot
+
+# == request encoding ==============================================================================
+
+
+class DropsDescriptions(OpenAIChatAdapter):
+    """Tool descriptions are not translated: the model sees bare names."""
+
+    def encode_tool(self, tool: ToolSpec) -> dict[str, Any]:
+        out = super().encode_tool(tool)
+        del out["function"]["description"]
+        return out
+
+
+class DropsSchemaKeywords(OpenAIChatAdapter):
+    """Only ``type``/``properties``/``required`` survive the schema translation; ``enum``,
+    ``additionalProperties``, ``minLength``, ``$defs``... are dropped (a whitelist translator)."""
+
+    def encode_tool(self, tool: ToolSpec) -> dict[str, Any]:
+        out = super().encode_tool(tool)
+        schema = tool.parameters
+        out["function"]["parameters"] = {k: schema[k] for k in ("type", "properties", "required")
+                                         if k in schema}
+        return out
+
+
+class DropsStrict(OpenAIChatAdapter):
+    """The ``strict`` flag of a tool is not sent: strict: true is lost (an omitted strict:
+    false is the provider default and passes wire.tool_definitions_intact)."""
+
+    def encode_tool(self, tool: ToolSpec) -> dict[str, Any]:
+        out = super().encode_tool(tool)
+        out["function"].pop("strict", None)
+        return out
+
+
+class NeverSendsToolChoice(OpenAIChatAdapter):
+    """tool_choice is accepted by the adapter's API and never put on the wire."""
+
+    def build_body(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
+        body = super().build_body(request, stream=stream)
+        body.pop("tool_choice", None)
+        return body
+
+
+class AlwaysAuto(OpenAIChatAdapter):
+    """tool_choice is hard-coded to "auto": 'none' and 'required' from the caller are ignored."""
+
+    def encode_tool_choice(self, choice: Any) -> Any:
+        return "auto"
+
+
+class ToolChoiceAsPlainName(OpenAIChatAdapter):
+    """A named tool_choice is sent as the bare tool name string; OpenAI rejects it (400)."""
+
+    def encode_tool_choice(self, choice: Any) -> Any:
+        return choice.name if isinstance(choice, NamedToolChoice) else choice
+
+
+class ToolChoiceAnthropicSpelling(OpenAIChatAdapter):
+    """'required' is spelled 'any' (Anthropic's word, copied into the OpenAI mapping)."""
+
+    def encode_tool_choice(self, choice: Any) -> Any:
+        return "any" if choice == "required" else super().encode_tool_choice(choice)
+
+
+class DropsParallelToolCalls(OpenAIChatAdapter):
+    """parallel_tool_calls is never sent."""
+
+    def build_body(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
+        body = super().build_body(request, stream=stream)
+        body.pop("parallel_tool_calls", None)
+        return body
+
+
+class ParallelToolCallsTruthy(OpenAIChatAdapter):
+    """``if request.parallel_tool_calls:`` instead of ``is not None``: False is never sent."""
+
+    def build_body(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
+        body = super().build_body(request, stream=stream)
+        if not body.get("parallel_tool_calls"):
+            body.pop("parallel_tool_calls", None)
+        return body
+
+
+# == history replay ================================================================================
+
+
+class ReplaysRawArguments(OpenAIChatAdapter):
+    """A call is replayed with the argument text exactly as it came: "" stays "" and null stays
+    null (litellm #5063; openai-python PR #3502 shows json.loads("") failing on the next turn)."""
+
+    def encode_call(self, call: ToolCall) -> dict[str, Any]:
+        return {"id": call.id, "type": "function",
+                "function": {"name": call.name, "arguments": call.raw_arguments}}
+
+
+class EmptyArgumentsAsEmptyString(OpenAIChatAdapter):
+    """``json.dumps(args) if args else ""``: a call with no arguments is replayed as ""."""
+
+    def encode_call(self, call: ToolCall) -> dict[str, Any]:
+        text = json.dumps(call.arguments, ensure_ascii=False) if call.arguments else ""
+        return {"id": call.id, "type": "function",
+                "function": {"name": call.name, "arguments": text}}
+
+
+class ReplaysAsciiEscaped(OpenAIChatAdapter):
+    """Arguments replayed with ``json.dumps`` defaults: non-ASCII becomes \\uXXXX
+    (langchain PR #32222)."""
+
+    def encode_call(self, call: ToolCall) -> dict[str, Any]:
+        return {"id": call.id, "type": "function",
+                "function": {"name": call.name, "arguments": json.dumps(call.arguments or {})}}
+
+
+class ReplaysNamespacedName(OpenAIChatAdapter):
+    """The replayed call's name carries a framework prefix ("functions.get_weather")."""
+
+    def encode_call(self, call: ToolCall) -> dict[str, Any]:
+        out = super().encode_call(call)
+        out["function"]["name"] = "functions." + call.name
+        return out
+
+
+class DropsToolResults(OpenAIChatAdapter):
+    """Tool results are dropped on the second turn (seed 004: dropped on iteration 2+); the
+    provider answers 400 for the unanswered calls."""
+
+    def build_body(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
+        body = super().build_body(request, stream=stream)
+        body["messages"] = [m for m in body["messages"] if m["role"] != "tool"]
+        return body
+
+
+class DropsAssistantToolCalls(OpenAIChatAdapter):
+    """The assistant turn is replayed as text only; its tool calls are lost, so the tool results
+    that follow are orphans and the provider answers 400."""
+
+    def encode_message(self, message: Any) -> dict[str, Any]:
+        out = super().encode_message(message)
+        if out["role"] == "assistant" and "tool_calls" in out:
+            del out["tool_calls"]
+            out["content"] = out["content"] or ""
+        return out
+
+
+class ToolResultsJsonEncoded(OpenAIChatAdapter):
+    """Tool results are JSON-encoded a second time: "result 1" reaches the model as
+    '"result 1"'."""
+
+    def encode_message(self, message: Any) -> dict[str, Any]:
+        out = super().encode_message(message)
+        if isinstance(message, ToolMessage):
+            out["content"] = json.dumps(message.content)
+        return out
+
+
+class ToolResultsReversed(OpenAIChatAdapter):
+    """Tool results are sent in completion order (here: reversed), not in call order."""
+
+    def build_body(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
+        body = super().build_body(request, stream=stream)
+        messages = body["messages"]
+        tools = [k for k, m in enumerate(messages) if m["role"] == "tool"]
+        for k, m in zip(tools, reversed([messages[k] for k in tools])):
+            messages[k] = m
+        return body
+
+
+# == response parsing ==============================================================================
+
+
+class UnguardedJsonLoads(OpenAIChatAdapter):
+    """``json.loads(arguments)`` unguarded: crashes on "" (openai-python PR #3502), on null and
+    on malformed JSON instead of reporting a parse error."""
+
+    def parse_call(self, raw: dict[str, Any]) -> ToolCall:
+        function = raw.get("function") or {}
+        text = function.get("arguments")
+        return ToolCall(id=raw.get("id"), name=function.get("name", ""),
+                        arguments=json.loads(text), raw_arguments=text)
+
+
+class EmptyStringIsParseError(OpenAIChatAdapter):
+    """json.loads is guarded, but "" is not special-cased: a zero-argument call becomes a parse
+    error instead of {}."""
+
+    def parse_call(self, raw: dict[str, Any]) -> ToolCall:
+        function = raw.get("function") or {}
+        text = function.get("arguments")
+        try:
+            return ToolCall(id=raw.get("id"), name=function.get("name", ""),
+                            arguments=json.loads(text) if text is not None else {},
+                            raw_arguments=text)
+        except ValueError as exc:
+            return ToolCall(id=raw.get("id"), name=function.get("name", ""), arguments=None,
+                            raw_arguments=text, parse_error=str(exc))
+
+
+class EmptyObjectIsMissing(OpenAIChatAdapter):
+    """``json.loads(text) or None``: {} is falsy, so a zero-argument call loses its arguments."""
+
+    def parse_call(self, raw: dict[str, Any]) -> ToolCall:
+        call = super().parse_call(raw)
+        return call.model_copy(update={"arguments": call.arguments or None})
+
+
+class MalformedBecomesEmpty(OpenAIChatAdapter):
+    """A parse failure is swallowed into {}: the tool runs with no arguments and nobody knows."""
+
+    def parse_call(self, raw: dict[str, Any]) -> ToolCall:
+        call = super().parse_call(raw)
+        if call.parse_error:
+            return call.model_copy(update={"arguments": {}, "parse_error": None})
+        return call
+
+
+class ParseErrorLosesRawText(OpenAIChatAdapter):
+    """The parse error is reported, but the raw argument text is thrown away, so the loop cannot
+    show the model what it sent."""
+
+    def parse_call(self, raw: dict[str, Any]) -> ToolCall:
+        call = super().parse_call(raw)
+        if call.parse_error:
+            return call.model_copy(update={"raw_arguments": None})
+        return call
+
+
+class ArgumentsFromFlatShape(OpenAIChatAdapter):
+    """Arguments read from ``call["arguments"]`` (the Responses API's flat shape) instead of
+    ``call["function"]["arguments"]``: every call arrives with no arguments."""
+
+    def parse_call(self, raw: dict[str, Any]) -> ToolCall:
+        function = raw.get("function") or {}
+        return ToolCall.from_raw(id=raw.get("id"), name=function.get("name", ""),
+                                 arguments=raw.get("arguments"))
+
+
+class DropsCallIds(OpenAIChatAdapter):
+    """Call ids are not kept, so tool results cannot be paired with calls (litellm #11262)."""
+
+    def parse_call(self, raw: dict[str, Any]) -> ToolCall:
+        return super().parse_call(raw).model_copy(update={"id": None})
+
+
+class KeysCallsByName(OpenAIChatAdapter):
+    """Calls are collected in a dict keyed by tool name (TanStack/ai #199: id = function name):
+    two parallel calls of the same tool collapse into one."""
+
+    def parse_response(self, data: Any) -> ChatResponse:
+        response = super().parse_response(data)
+        by_name = {call.name: call for call in response.tool_calls}
+        return response.model_copy(update={"tool_calls": tuple(by_name.values())})
+
+
+class FirstCallOnly(OpenAIChatAdapter):
+    """Only ``tool_calls[0]`` is read: parallel calls are silently dropped."""
+
+    def parse_response(self, data: Any) -> ChatResponse:
+        response = super().parse_response(data)
+        return response.model_copy(update={"tool_calls": response.tool_calls[:1]})
+
+
+class CallsSortedByName(OpenAIChatAdapter):
+    """Calls are returned sorted by tool name, not in the order the model made them."""
+
+    def parse_response(self, data: Any) -> ChatResponse:
+        response = super().parse_response(data)
+        ordered = tuple(sorted(response.tool_calls, key=lambda c: c.name))
+        return response.model_copy(update={"tool_calls": ordered})
+
+
+class ContentOrToolCalls(OpenAIChatAdapter):
+    """Reads either content or tool_calls: text next to tool calls is lost."""
+
+    def parse_response(self, data: Any) -> ChatResponse:
+        response = super().parse_response(data)
+        if response.tool_calls:
+            return response.model_copy(update={"text": None})
+        return response
+
+
+class ReadsLegacyText(OpenAIChatAdapter):
+    """Text read from ``choices[0].text`` (the legacy Completions shape), never from
+    ``choices[0].message.content``."""
+
+    def parse_response(self, data: Any) -> ChatResponse:
+        response = super().parse_response(data)
+        return response.model_copy(update={"text": data["choices"][0].get("text")})
+
+
+class FinishAlwaysStop(OpenAIChatAdapter):
+    """Every finish reason is mapped to "stop": the loop cannot tell a tool turn from an end."""
+
+    @staticmethod
+    def parse_finish(reason: str | None) -> Any:
+        return None if reason is None else "stop"
+
+
+class IgnoresUsage(OpenAIChatAdapter):
+    """Token usage is never read; cost tracking is silently zero."""
+
+    @staticmethod
+    def parse_usage(raw: dict[str, Any] | None) -> Usage | None:
+        return None
+
+
+class SwapsUsage(OpenAIChatAdapter):
+    """prompt_tokens and completion_tokens are swapped (input and output priced differently)."""
+
+    @staticmethod
+    def parse_usage(raw: dict[str, Any] | None) -> Usage | None:
+        if not raw:
+            return None
+        return Usage(input_tokens=raw.get("completion_tokens"),
+                     output_tokens=raw.get("prompt_tokens"), total_tokens=raw.get("total_tokens"))
+
+
+# == errors ========================================================================================
+
+
+class DecodesLatin1(OpenAIChatAdapter):
+    """The JSON body is decoded as ISO-8859-1 (the HTTP/1.1 default when no charset is given):
+    "Zürich" arrives as "ZÃ¼rich"."""
+
+    def complete(self, request: ChatRequest) -> ChatResponse:
+        response = self.client.post(self.url, headers=self.headers,
+                                    json=self.build_body(request, stream=False))
+        self.raise_for_error(response, response.content)
+        return self.parse_response(json.loads(response.content.decode("latin-1")))
+
+
+class SwallowsErrorBody(OpenAIChatAdapter):
+    """The status is never checked and a body without ``choices`` is read as an empty answer:
+    a 400 becomes a silent, empty success."""
+
+    def complete(self, request: ChatRequest) -> ChatResponse:
+        response = self.client.post(self.url, headers=self.headers,
+                                    json=self.build_body(request, stream=False))
+        data = response.json()
+        if not data.get("choices"):
+            return ChatResponse()
+        return self.parse_response(data)
+
+
+class GenericErrorMessage(OpenAIChatAdapter):
+    """The error raised names the HTTP status only ("request failed: HTTP 400"); the provider's
+    explanation in the body is dropped."""
+
+    def raise_for_error(self, response: httpx.Response, body: bytes) -> None:
+        if response.status_code >= 400:
+            raise ProviderError(f"request failed: HTTP {response.status_code}",
+                                status=response.status_code)
+
+
+class RaiseForStatus(OpenAIChatAdapter):
+    """``response.raise_for_status()``: httpx's "Client error '400 Bad Request'" replaces the
+    provider's message."""
+
+    def raise_for_error(self, response: httpx.Response, body: bytes) -> None:
+        response.raise_for_status()
+
+
+class KeyErrorOnErrorBody(OpenAIChatAdapter):
+    """Errors are read from a guessed shape (``data["detail"]``): the real error body raises
+    KeyError: the user sees a crash, not the provider's words."""
+
+    def raise_for_error(self, response: httpx.Response, body: bytes) -> None:
+        if response.status_code >= 400:
+            raise ProviderError(json.loads(body)["detail"], status=response.status_code)
+
+
+class ErrorAsText(OpenAIChatAdapter):
+    """A failed request is turned into an assistant message carrying the error text, as if the
+    model had said it."""
+
+    def complete(self, request: ChatRequest) -> ChatResponse:
+        try:
+            return super().complete(request)
+        except ProviderError as exc:
+            return ChatResponse(text=str(exc), finish_reason="stop")
+
+
+class RetriesOnError(OpenAIChatAdapter):
+    """Retries every failed request once, 4xx included: the provider is billed twice and the
+    error still arrives, late."""
+
+    def complete(self, request: ChatRequest) -> ChatResponse:
+        try:
+            return super().complete(request)
+        except ProviderError:
+            return super().complete(request)
+
+
+class CompleteAsksForStream(OpenAIChatAdapter):
+    """complete() builds its body with the streaming flag (one build_body call shared badly)."""
+
+    def build_body(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
+        return super().build_body(request, stream=True)
+
+
+# == streaming: the request and the byte level =====================================================
+
+
+class StreamWithoutStreamFlag(OpenAIChatAdapter):
+    """stream() forgets ``stream: true``; the provider answers one JSON body, no SSE."""
+
+    def build_body(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
+        return super().build_body(request, stream=False)
+
+
+class NoIncludeUsage(OpenAIChatAdapter):
+    """``stream_options.include_usage`` is not requested, so no usage chunk ever comes."""
+
+    def build_body(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
+        body = super().build_body(request, stream=stream)
+        body.pop("stream_options", None)
+        return body
+
+
+class DecodesEachRead(OpenAIChatAdapter):
+    """Each network read is decoded as UTF-8 on its own: a character cut between two reads
+    raises UnicodeDecodeError."""
+
+    def stream(self, request: ChatRequest) -> Iterator[Any]:
+        body = self.build_body(request, stream=True)
+        with self.client.stream("POST", self.url, headers=self.headers, json=body) as response:
+            if response.status_code >= 400:
+                self.raise_for_error(response, response.read())
+            acc, pending = self.new_accumulator(), ""
+            for chunk in response.iter_bytes():
+                pending += chunk.decode("utf-8")
+                *lines, pending = pending.split("\n")
+                for line in lines:
+                    yield from acc.feed_line(line)
+            yield from acc.feed_line(pending)
+            yield from acc.close()
+
+
+class ReadIsWholeLines(OpenAIChatAdapter):
+    """Each network read is taken to hold whole SSE lines (true of most servers' flushes, not
+    of networks): a line cut in two is two broken JSON payloads."""
+
+    def stream(self, request: ChatRequest) -> Iterator[Any]:
+        body = self.build_body(request, stream=True)
+        with self.client.stream("POST", self.url, headers=self.headers, json=body) as response:
+            if response.status_code >= 400:
+                self.raise_for_error(response, response.read())
+            acc = self.new_accumulator()
+            for chunk in response.iter_text():
+                for line in chunk.splitlines():
+                    yield from acc.feed_line(line)
+            yield from acc.close()
+
+
+class StreamNoStatusCheck(OpenAIChatAdapter):
+    """SSE parsing starts before the status is checked: the 400 body is no event, the stream
+    'ends early', and the provider's message is lost."""
+
+    def stream(self, request: ChatRequest) -> Iterator[Any]:
+        body = self.build_body(request, stream=True)
+        with self.client.stream("POST", self.url, headers=self.headers, json=body) as response:
+            acc = self.new_accumulator()
+            for line in response.iter_lines():
+                yield from acc.feed_line(line)
+            yield from acc.close()
+
+
+class RetriesStream(OpenAIChatAdapter):
+    """stream() sends its request twice (a 'warm-up' request, or a retry wrapper around a
+    generator that was already started)."""
+
+    def stream(self, request: ChatRequest) -> Iterator[Any]:
+        self.client.post(self.url, headers=self.headers,
+                         json=self.build_body(request, stream=True)).read()
+        yield from super().stream(request)
+
+
+# == streaming: accumulators =======================================================================
+
+
+class _Acc(StreamAccumulator):
+    """Base of the broken accumulators (one overridden method each)."""
+
+
+class _OverwritesArgumentsAcc(_Acc):
+    def add_fragment(self, frag: dict[str, Any]) -> ToolCallDelta:
+        delta = super().add_fragment(frag)
+        slot = self.slots[delta.index]
+        if slot.arguments:
+            slot.arguments = slot.arguments[-1:]
+        return delta
+
+
+class OverwritesArguments(OpenAIChatAdapter):
+    """Each arguments fragment replaces the buffer instead of being appended to it."""
+
+    def new_accumulator(self) -> StreamAccumulator:
+        return _OverwritesArgumentsAcc(self)
+
+
+class _RoleChunkIsHeaderAcc(_Acc):
+    def feed(self, data: dict[str, Any]) -> list[Any]:
+        choices = data.get("choices") or ()
+        if choices and "role" in (choices[0].get("delta") or {}):
+            return []  # "the role chunk only announces the message"
+        return super().feed(data)
+
+
+class SkipsRoleChunk(OpenAIChatAdapter):
+    """Treats the chunk that carries ``role`` as a header and skips it; real OpenAI streams
+    mostly put the first tool-call fragment in that very chunk, so the call is lost."""
+
+    def new_accumulator(self) -> StreamAccumulator:
+        return _RoleChunkIsHeaderAcc(self)
+
+
+class _KeysOnIndexAcc(_Acc):
+    def add_fragment(self, frag: dict[str, Any]) -> ToolCallDelta:
+        index, function = frag.get("index"), frag.get("function") or {}
+        slot = self.by_index.get(index)
+        if slot is None:
+            slot = self.by_index[index] = _Slot(len(self.slots), frag.get("id"), None)
+            self.slots.append(slot)
+        slot.id, slot.name = slot.id or frag.get("id"), slot.name or function.get("name")
+        if function.get("arguments") is not None:
+            slot.arguments = (slot.arguments or []) + [function["arguments"]]
+        return ToolCallDelta(index=slot.index, arguments_delta=function.get("arguments") or "")
+
+
+class KeysOnIndexOnly(OpenAIChatAdapter):
+    """Fragments keyed on ``index`` alone: servers that send every call at index 0 get their
+    calls merged into ``{"path":"a"}{"path":"b"}`` (ollama #15457, litellm #33678, #5231)."""
+
+    def new_accumulator(self) -> StreamAccumulator:
+        return _KeysOnIndexAcc(self)
+
+
+class _IndexRequiredAcc(_Acc):
+    def add_fragment(self, frag: dict[str, Any]) -> ToolCallDelta:
+        frag["index"] = int(frag["index"])
+        return super().add_fragment(frag)
+
+
+class IndexRequired(OpenAIChatAdapter):
+    """``frag["index"]`` read unguarded: a stream without indices raises KeyError
+    (ollama #7881)."""
+
+    def new_accumulator(self) -> StreamAccumulator:
+        return _IndexRequiredAcc(self)
+
+
+class _KeysOnIdAcc(_Acc):
+    def add_fragment(self, frag: dict[str, Any]) -> ToolCallDelta:
+        call_id, function = frag["id"], frag.get("function") or {}
+        slot = next((s for s in self.slots if s.id == call_id), None)
+        if slot is None:
+            slot = _Slot(len(self.slots), call_id, function.get("name"))
+            self.slots.append(slot)
+        if function.get("arguments") is not None:
+            slot.arguments = (slot.arguments or []) + [function["arguments"]]
+        return ToolCallDelta(index=slot.index, id=call_id,
+                             arguments_delta=function.get("arguments") or "")
+
+
+class ExpectsIdOnEveryChunk(OpenAIChatAdapter):
+    """Fragments keyed on ``id``, read as ``frag["id"]``: OpenAI sends the id only on a call's
+    first fragment, so the next fragment raises KeyError (litellm #11407)."""
+
+    def new_accumulator(self) -> StreamAccumulator:
+        return _KeysOnIdAcc(self)
+
+
+class _DropsIdlessAcc(_Acc):
+    def add_fragment(self, frag: dict[str, Any]) -> ToolCallDelta:
+        if not frag.get("id"):
+            return ToolCallDelta(index=0)
+        return super().add_fragment(frag)
+
+
+class DropsFragmentsWithoutId(OpenAIChatAdapter):
+    """Fragments without an id are skipped as 'not a tool call': only the empty first
+    fragment of each call is kept (litellm #11407)."""
+
+    def new_accumulator(self) -> StreamAccumulator:
+        return _DropsIdlessAcc(self)
+
+
+class _LastNameWinsAcc(_Acc):
+    def add_fragment(self, frag: dict[str, Any]) -> ToolCallDelta:
+        delta = super().add_fragment(frag)
+        self.slots[delta.index].name = (frag.get("function") or {}).get("name")
+        return delta
+
+
+class LastNameWins(OpenAIChatAdapter):
+    """The call's name is overwritten by every fragment, so the later fragments, which carry
+    no name, erase it."""
+
+    def new_accumulator(self) -> StreamAccumulator:
+        return _LastNameWinsAcc(self)
+
+
+class _ConcatenatesAcc(_Acc):
+    def add_fragment(self, frag: dict[str, Any]) -> ToolCallDelta:
+        index, function = frag.get("index"), frag.get("function") or {}
+        slot = self.by_index.get(index)
+        if slot is None:
+            slot = self.by_index[index] = _Slot(len(self.slots), None, None)
+            self.slots.append(slot)
+        # every string field is appended, the way arguments are
+        slot.id = (slot.id or "") + (frag.get("id") or "") or None
+        slot.name = (slot.name or "") + (function.get("name") or "") or None
+        if function.get("arguments") is not None:
+            slot.arguments = (slot.arguments or []) + [function["arguments"]]
+        return ToolCallDelta(index=slot.index, arguments_delta=function.get("arguments") or "")
+
+
+class ConcatenatesIdAndName(OpenAIChatAdapter):
+    """Every string field of a fragment is concatenated, id and name included (langchain
+    #40041, the openai stream helper's accumulate_delta): a server that repeats them yields
+    'call_001call_001'."""
+
+    def new_accumulator(self) -> StreamAccumulator:
+        return _ConcatenatesAcc(self)
+
+
+class _ConcatenatesNameAcc(_Acc):
+    def add_fragment(self, frag: dict[str, Any]) -> ToolCallDelta:
+        existing = self.by_index.get(frag.get("index"))
+        delta = super().add_fragment(frag)
+        name = (frag.get("function") or {}).get("name")
+        if existing is not None and existing is self.slots[delta.index] and name:
+            existing.name = (existing.name or "") + name
+        return delta
+
+
+class ConcatenatesName(OpenAIChatAdapter):
+    """The name is appended like the arguments (langchain #40041): 'get_weatherget_weather'."""
+
+    def new_accumulator(self) -> StreamAccumulator:
+        return _ConcatenatesNameAcc(self)
+
+
+class _LineLimitAcc(_Acc):
+    LIMIT = 131_072  # aiohttp's StreamReader high-water mark with the default read_bufsize
+
+    def feed_line(self, line: str) -> Iterable[Any]:
+        if len(line.encode("utf-8")) > self.LIMIT:
+            raise ValueError("Chunk too big")
+        return super().feed_line(line)
+
+
+class SplitsLinesLikeStr(OpenAIChatAdapter):
+    """Reads the stream with httpx's iter_lines, which cuts lines with
+    str.splitlines: at U+2028 and U+2029 too, inside a data line's JSON (openai-python #1230,
+    httpx-sse #34). The reference adapters read this way until 2026-11-25."""
+
+    def stream(self, request: ChatRequest) -> Iterator[Any]:
+        body = self.build_body(request, stream=True)
+        with self.client.stream("POST", self.url, headers=self.headers, json=body) as response:
+            if response.status_code >= 400:
+                self.raise_for_error(response, response.read())
+            acc = self.new_accumulator()
+            for line in response.iter_lines():
+                yield from acc.feed_line(line)
+            yield from acc.close()
+
+
+class AsyncSplitsLinesLikeStr(OpenAIChatAdapter):
+    """:class:`SplitsLinesLikeStr` in astream() only: aiter_lines cuts at U+2028 and U+2029."""
+
+    async def astream(self, request: ChatRequest) -> AsyncIterator[Any]:
+        body = self.build_body(request, stream=True)
+        async with self.async_client.stream("POST", self.url, headers=self.headers,
+                                            json=body) as response:
+            if response.status_code >= 400:
+                self.raise_for_error(response, await response.aread())
+            acc = self.new_accumulator()
+            async for line in response.aiter_lines():
+                for event in acc.feed_line(line):
+                    yield event
+            for event in acc.close():
+                yield event
+
+
+class LineBufferLimit(OpenAIChatAdapter):
+    """Reads the stream through a fixed line buffer and fails on an event past it, as
+    aiohttp's line reader does ('Chunk too big' past 128 KiB: NVIDIA/TensorRT-LLM #13952)."""
+
+    def new_accumulator(self) -> StreamAccumulator:
+        return _LineLimitAcc(self)
+
+
+class _IdStartsCallAcc(_Acc):
+    def add_fragment(self, frag: dict[str, Any]) -> ToolCallDelta:
+        if frag.get("id"):
+            self.by_index.pop(frag.get("index"), None)
+        return super().add_fragment(frag)
+
+
+class IdStartsNewCall(OpenAIChatAdapter):
+    """Any fragment that carries an id starts a new call: a server that repeats the id on every
+    fragment turns one call into one call per fragment."""
+
+    def new_accumulator(self) -> StreamAccumulator:
+        return _IdStartsCallAcc(self)
+
+
+class _CurrentCallAcc(_Acc):
+    def add_fragment(self, frag: dict[str, Any]) -> ToolCallDelta:
+        function = frag.get("function") or {}
+        if frag.get("id") or function.get("name") or not self.slots:
+            self.slots.append(_Slot(len(self.slots), frag.get("id"), function.get("name")))
+        slot = self.slots[-1]
+        if function.get("arguments") is not None:
+            slot.arguments = (slot.arguments or []) + [function["arguments"]]
+        return ToolCallDelta(index=slot.index, arguments_delta=function.get("arguments") or "")
+
+
+class AppendsToCurrentCall(OpenAIChatAdapter):
+    """Argument fragments go to 'the current call' (the last one started), ignoring index:
+    interleaved parallel calls mix (adk-python #1038: {"project_id": 3}{"project_id": 9})."""
+
+    def new_accumulator(self) -> StreamAccumulator:
+        return _CurrentCallAcc(self)
+
+
+class _SingleCallAcc(_Acc):
+    def add_fragment(self, frag: dict[str, Any]) -> ToolCallDelta:
+        return super().add_fragment(dict(frag, index=0, id=None))
+
+
+class OneCallPerStream(OpenAIChatAdapter):
+    """The accumulator holds a single call: parallel calls stream into one (langchain #34807)."""
+
+    def new_accumulator(self) -> StreamAccumulator:
+        return _SingleCallAcc(self)
+
+
+class _ByNameAcc(_Acc):
+    def finish_events(self) -> list[Any]:
+        events = super().finish_events()
+        by_name = {e.call.name: e for e in events[:-1]}
+        return [*by_name.values(), events[-1]]
+
+
+class StreamKeysCallsByName(OpenAIChatAdapter):
+    """Completed calls are stored by tool name (TanStack/ai #199): same-name parallel calls
+    collapse into the last one."""
+
+    def new_accumulator(self) -> StreamAccumulator:
+        return _ByNameAcc(self)
+
+
+class _SkipsEmptyAcc(_Acc):
+    def finish_events(self) -> list[Any]:
+        self.slots = [s for s in self.slots if s.arguments and "".join(s.arguments)]
+        return super().finish_events()
+
+
+class CompletesOnlyCallsWithArguments(OpenAIChatAdapter):
+    """A call is completed only once some argument text arrived: a zero-argument call ("" or
+    null) never completes (pydantic-ai #1654)."""
+
+    def new_accumulator(self) -> StreamAccumulator:
+        return _SkipsEmptyAcc(self)
+
+
+class _JoinsNoneAcc(_Acc):
+    def finish_events(self) -> list[Any]:
+        for slot in self.slots:
+            slot.arguments = ["".join(slot.arguments)]  # type: ignore[arg-type]
+        return super().finish_events()
+
+
+class JoinsNullArguments(OpenAIChatAdapter):
+    """``"".join(buffer)`` where the buffer of a call whose arguments were null is None:
+    TypeError at the end of the stream (pydantic-ai #1654)."""
+
+    def new_accumulator(self) -> StreamAccumulator:
+        return _JoinsNoneAcc(self)
+
+
+class _StrictFinishAcc(_Acc):
+    def finish_events(self) -> list[Any]:
+        for slot in self.slots:
+            json.loads("".join(slot.arguments or []))
+        return super().finish_events()
+
+
+class StreamUnguardedJsonLoads(OpenAIChatAdapter):
+    """The joined arguments are ``json.loads``-ed unguarded at the end of the stream: "" or
+    malformed JSON raises and the rest of the answer is lost."""
+
+    def new_accumulator(self) -> StreamAccumulator:
+        return _StrictFinishAcc(self)
+
+
+class _SwallowsParseErrorAcc(_Acc):
+    def finish_events(self) -> list[Any]:
+        events = super().finish_events()
+        return [type(e)(call=e.call.model_copy(update={"arguments": {}, "parse_error": None}))
+                if hasattr(e, "call") and e.call.parse_error else e for e in events]
+
+
+class StreamMalformedBecomesEmpty(OpenAIChatAdapter):
+    """A streamed call whose arguments do not parse is completed with {}."""
+
+    def new_accumulator(self) -> StreamAccumulator:
+        return _SwallowsParseErrorAcc(self)
+
+
+class _DropsTextAcc(_Acc):
+    def feed(self, data: dict[str, Any]) -> list[Any]:
+        return [e for e in super().feed(data) if not isinstance(e, TextDelta)]
+
+
+class StreamDropsText(OpenAIChatAdapter):
+    """The streamed path reads tool-call deltas only; ``delta.content`` is dropped."""
+
+    def new_accumulator(self) -> StreamAccumulator:
+        return _DropsTextAcc(self)
+
+
+class _StripsTextAcc(_Acc):
+    def feed(self, data: dict[str, Any]) -> list[Any]:
+        return [TextDelta(text=e.text.strip()) if isinstance(e, TextDelta) else e
+                for e in super().feed(data)]
+
+
+class StripsTextDeltas(OpenAIChatAdapter):
+    """Each text delta is ``.strip()``-ed: the spaces between fragments vanish."""
+
+    def new_accumulator(self) -> StreamAccumulator:
+        return _StripsTextAcc(self)
+
+
+class _NoFinishAcc(_Acc):
+    def finish_events(self) -> list[Any]:
+        events = super().finish_events()
+        return [*events[:-1], StreamDone(finish_reason=None, usage=events[-1].usage)]
+
+
+class StreamDropsFinishReason(OpenAIChatAdapter):
+    """The streamed path never reports the finish reason (the finish chunk has an empty
+    delta and is skipped)."""
+
+    def new_accumulator(self) -> StreamAccumulator:
+        return _NoFinishAcc(self)
+
+
+class _NoUsageAcc(_Acc):
+    def feed(self, data: dict[str, Any]) -> list[Any]:
+        return super().feed({k: v for k, v in data.items() if k != "usage"})
+
+
+class StreamIgnoresUsage(OpenAIChatAdapter):
+    """The usage chunk (``choices: []``) is skipped: streamed answers report no usage."""
+
+    def new_accumulator(self) -> StreamAccumulator:
+        return _NoUsageAcc(self)
+
+
+class _FirstChoiceAcc(_Acc):
+    def feed_line(self, line: str) -> Iterable[Any]:
+        if not line.startswith("data:") or self.done:
+            return ()
+        payload = line[5:].strip()
+        if payload == "[DONE]":
+            self.done = True
+            return self.finish_events()
+        data = json.loads(payload)
+        choice = data["choices"][0]  # every chunk is assumed to carry choices[0]
+        return self.feed(dict(data, choices=[choice]))
+
+
+class IndexesFirstChoice(OpenAIChatAdapter):
+    """``chunk["choices"][0]`` on every chunk: the usage chunk (``choices: []``) raises
+    IndexError, an error event (no choices) KeyError."""
+
+    def new_accumulator(self) -> StreamAccumulator:
+        return _FirstChoiceAcc(self)
+
+
+class _IgnoresErrorAcc(_Acc):
+    def feed_line(self, line: str) -> Iterable[Any]:
+        if not line.startswith("data:") or self.done:
+            return ()
+        payload = line[5:].strip()
+        if payload == "[DONE]":
+            self.done = True
+            return self.finish_events()
+        return self.feed(json.loads(payload))
+
+
+class IgnoresErrorEvent(OpenAIChatAdapter):
+    """``data: {"error": ...}`` is not recognised and skipped; the stream then just ends, and
+    the provider's message is lost."""
+
+    def new_accumulator(self) -> StreamAccumulator:
+        return _IgnoresErrorAcc(self)
+
+
+class _NoDoneCheckAcc(_Acc):
+    def close(self) -> Iterable[Any]:
+        return () if self.done else self.finish_events()
+
+
+class NoDoneCheck(OpenAIChatAdapter):
+    """The end of the byte stream is taken as the end of the answer, [DONE] or not: a cut
+    connection returns half a call as a finished result."""
+
+    def new_accumulator(self) -> StreamAccumulator:
+        return _NoDoneCheckAcc(self)
+
+
+class _AssertsDoneAcc(_Acc):
+    def close(self) -> Iterable[Any]:
+        assert self.done, "stream ended early"
+        return ()
+
+
+class AssertsDone(OpenAIChatAdapter):
+    """A truncated stream is detected with ``assert``: an AssertionError, not a typed error."""
+
+    def new_accumulator(self) -> StreamAccumulator:
+        return _AssertsDoneAcc(self)
+
+
+class _NoDoneEventAcc(_Acc):
+    def finish_events(self) -> list[Any]:
+        return super().finish_events()[:-1]
+
+
+class NoStreamDone(OpenAIChatAdapter):
+    """The stream ends without a StreamDone event, so consumers never learn the finish reason."""
+
+    def new_accumulator(self) -> StreamAccumulator:
+        return _NoDoneEventAcc(self)
+
+
+class _TwoDonesAcc(_Acc):
+    def feed(self, data: dict[str, Any]) -> list[Any]:
+        events = super().feed(data)
+        for choice in data.get("choices") or ():
+            if choice.get("finish_reason"):
+                events.append(StreamDone(finish_reason=self.adapter.parse_finish(self.finish)))
+        return events
+
+
+class TwoStreamDones(OpenAIChatAdapter):
+    """A StreamDone is emitted on the finish chunk and again at [DONE]."""
+
+    def new_accumulator(self) -> StreamAccumulator:
+        return _TwoDonesAcc(self)
+
+
+# == async-only bugs ===============================================================================
+
+
+class AsyncGenericErrorMessage(OpenAIChatAdapter):
+    """acomplete() has its own error handling, which drops the provider's message that
+    complete() reports (two code paths drift)."""
+
+    async def acomplete(self, request: ChatRequest) -> ChatResponse:
+        response = await self.async_client.post(self.url, headers=self.headers,
+                                                json=self.build_body(request, stream=False))
+        if response.is_error:
+            raise ProviderError(f"request failed: HTTP {response.status_code}",
+                                status=response.status_code)
+        return self.parse_response(response.json())
+
+
+class AsyncIgnoresUsage(OpenAIChatAdapter):
+    """acomplete() drops usage that complete() reports."""
+
+    async def acomplete(self, request: ChatRequest) -> ChatResponse:
+        response = await super().acomplete(request)
+        return response.model_copy(update={"usage": None})
+
+
+class AsyncKeysCallsByName(OpenAIChatAdapter):
+    """acomplete() collects calls by name (TanStack/ai #199); complete() is right."""
+
+    async def acomplete(self, request: ChatRequest) -> ChatResponse:
+        response = await super().acomplete(request)
+        by_name = {call.name: call for call in response.tool_calls}
+        return response.model_copy(update={"tool_calls": tuple(by_name.values())})
+
+
+class AsyncStreamWithoutFlag(OpenAIChatAdapter):
+    """astream() forgets ``stream: true``; stream() sends it."""
+
+    async def astream(self, request: ChatRequest) -> AsyncIterator[Any]:
+        async with self.async_client.stream("POST", self.url, headers=self.headers,
+                                            json=self.build_body(request, stream=False)) as r:
+            acc = self.new_accumulator()
+            async for line in r.aiter_lines():
+                for event in acc.feed_line(line):
+                    yield event
+            for event in acc.close():
+                yield event
+
+
+class AsyncDecodesEachRead(OpenAIChatAdapter):
+    """astream() decodes each network read on its own (``aiter_bytes`` + ``decode``): a UTF-8
+    character cut between reads raises; stream() uses iter_lines and is right."""
+
+    async def astream(self, request: ChatRequest) -> AsyncIterator[Any]:
+        body = self.build_body(request, stream=True)
+        async with self.async_client.stream("POST", self.url, headers=self.headers,
+                                            json=body) as response:
+            if response.status_code >= 400:
+                self.raise_for_error(response, await response.aread())
+            acc, pending = self.new_accumulator(), ""
+            async for chunk in response.aiter_bytes():
+                pending += chunk.decode("utf-8")
+                *lines, pending = pending.split("\n")
+                for line in lines:
+                    for event in acc.feed_line(line):
+                        yield event
+            for event in [*acc.feed_line(pending), *acc.close()]:
+                yield event
+
+
+class AsyncNoDoneCheck(OpenAIChatAdapter):
+    """astream() returns what it has when the bytes stop, [DONE] or not; stream() checks."""
+
+    async def astream(self, request: ChatRequest) -> AsyncIterator[Any]:
+        body = self.build_body(request, stream=True)
+        async with self.async_client.stream("POST", self.url, headers=self.headers,
+                                            json=body) as response:
+            if response.status_code >= 400:
+                self.raise_for_error(response, await response.aread())
+            acc = self.new_accumulator()
+            async for line in response.aiter_lines():
+                for event in acc.feed_line(line):
+                    yield event
+            if not acc.done:
+                for event in acc.finish_events():
+                    yield event
+
+
+class AsyncStreamDropsText(OpenAIChatAdapter):
+    """astream() yields only tool-call events; the text deltas stream() yields are lost."""
+
+    async def astream(self, request: ChatRequest) -> AsyncIterator[Any]:
+        async for event in super().astream(request):
+            if not isinstance(event, TextDelta):
+                yield event
+
+
+# == gaps found by the mutation self-check ========================================================
+
+
+class JsonDecodesEveryErrorBody(OpenAIChatAdapter):
+    """Every error body is json-decoded, unguarded: a gateway's HTML 502 page crashes the
+    adapter with a JSONDecodeError instead of a typed error carrying the status."""
+
+    def raise_for_error(self, response: httpx.Response, body: bytes) -> None:
+        if response.status_code < 400:
+            return
+        error = json.loads(body)["error"]
+        raise ProviderError(str(error.get("message")), status=response.status_code)
+
+
+class DropsTextOnlyAssistant(OpenAIChatAdapter):
+    """Only the tool-call parts of the history are translated: an earlier assistant answer
+    without tool calls is left out, silently (the provider accepts the shorter request)."""
+
+    def build_body(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
+        body = super().build_body(request, stream=stream)
+        body["messages"] = [m for m in body["messages"]
+                            if m["role"] != "assistant" or m.get("tool_calls")]
+        return body
+
+
+class _FixedPrefixAcc(_Acc):
+    def feed_line(self, line: str) -> Any:
+        if line.startswith("data:") and not self.done:
+            line = "data: " + line[len("data: "):]  # "cut the prefix": assumes the space
+        return super().feed_line(line)
+
+
+class FixedDataPrefix(OpenAIChatAdapter):
+    """Cuts a fixed six-character 'data: ' prefix off every SSE line; a server that writes
+    'data:{...}' (legal SSE) loses the first character of each event."""
+
+    def new_accumulator(self) -> StreamAccumulator:
+        return _FixedPrefixAcc(self)
+
+
+class _EveryLineIsDataAcc(_Acc):
+    def feed_line(self, line: str) -> Any:
+        if line and not self.done:
+            # "every non-empty line is 'field: json'": a comment line is decoded as an event
+            payload = line.partition(":")[2].strip()
+            if payload != "[DONE]":
+                json.loads(payload)
+        return super().feed_line(line)
+
+
+class BreaksOnSseComments(OpenAIChatAdapter):
+    """Reads every non-empty SSE line as ``<field>: <json>``; OpenRouter's keep-alive comment
+    lines (``: OPENROUTER PROCESSING``, legal SSE) make it raise (OpenRouter's streaming docs
+    warn about exactly this parser)."""
+
+    def new_accumulator(self) -> StreamAccumulator:
+        return _EveryLineIsDataAcc(self)
+
+
+class _RawIndexDeltaAcc(_Acc):
+    def add_fragment(self, frag: dict[str, Any]) -> ToolCallDelta:
+        delta = super().add_fragment(frag)  # the completed calls stay right
+        return delta.model_copy(update={"index": frag.get("index") or 0})
+
+
+class DeltaIndexIsProviderIndex(OpenAIChatAdapter):
+    """Streamed deltas carry the provider's raw index: with a server that sends every call at
+    index 0, a client rendering the deltas shows one call whose arguments are all of them."""
+
+    def new_accumulator(self) -> StreamAccumulator:
+        return _RawIndexDeltaAcc(self)
+
+
+class _NoPiecesDeltaAcc(_Acc):
+    def add_fragment(self, frag: dict[str, Any]) -> ToolCallDelta:
+        return super().add_fragment(frag).model_copy(update={"arguments_delta": ""})
+
+
+class DeltasWithoutArguments(OpenAIChatAdapter):
+    """Deltas announce each call but never carry its argument pieces: a client showing the
+    call as it streams shows it empty."""
+
+    def new_accumulator(self) -> StreamAccumulator:
+        return _NoPiecesDeltaAcc(self)
+
+
+class IndexesStraightIntoTheAnswer(OpenAIChatAdapter):
+    """Reads ``data["choices"][0]["message"]`` unguarded: a 200 body without choices (a proxy's
+    error in a success envelope) crashes with a KeyError instead of a typed error."""
+
+    def parse_response(self, data: Any) -> ChatResponse:
+        message = data["choices"][0]["message"]
+        return super().parse_response({**data, "choices": [{"message": message}]})
+
+
+class FinishReasonDictLookup(OpenAIChatAdapter):
+    """Maps finish reasons with a plain dict lookup: a reason added by the provider after the
+    adapter was written raises KeyError."""
+
+    @staticmethod
+    def parse_finish(reason: str | None) -> Any:
+        table = {"stop": "stop", "tool_calls": "tool_calls", "length": "length",
+                 "content_filter": "content_filter"}
+        return None if reason is None else table[reason]
+
+
+class UnknownFinishIsStop(OpenAIChatAdapter):
+    """Any finish reason it does not know is reported as 'stop': a resource-exhausted or
+    moderated answer reads as a complete one."""
+
+    @staticmethod
+    def parse_finish(reason: str | None) -> Any:
+        known = {"stop", "tool_calls", "length", "content_filter"}
+        return None if reason is None else (reason if reason in known else "stop")
+
+
+class MalformedAnswerWithoutDetail(OpenAIChatAdapter):
+    """A 200 that is not an answer raises a typed error that says nothing: the user cannot
+    tell a malformed answer from any other failure."""
+
+    def parse_response(self, data: Any) -> ChatResponse:
+        if not isinstance(data, dict) or not data.get("choices"):
+            raise ProviderError("request failed")
+        return super().parse_response(data)
+
+
+class ErrorPageWithoutItsWords(OpenAIChatAdapter):
+    """A non-JSON error page becomes 'HTTP 502' with the page's own words thrown away."""
+
+    def raise_for_error(self, response: httpx.Response, body: bytes) -> None:
+        if response.status_code < 400:
+            return
+        try:
+            error = json.loads(body)["error"]
+        except ValueError:
+            raise ProviderError(f"HTTP {response.status_code}") from None
+        raise ProviderError(str(error.get("message")), status=response.status_code)
+
+
+class ParallelFlagWithoutTools(OpenAIChatAdapter):
+    """Sends parallel_tool_calls whenever the request sets it, also on a request without tools
+    (a final turn asked without tools): OpenAI answers 400."""
+
+    def build_body(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
+        body = super().build_body(request, stream=stream)
+        if request.parallel_tool_calls is not None:
+            body["parallel_tool_calls"] = request.parallel_tool_calls
+        return body
+
+
+# == messages: system prompts, developer messages, text next to calls (issue 12) ==================
+
+
+class SystemAsUser(OpenAIChatAdapter):
+    """System messages are translated with a role table that knows only user and assistant:
+    the system prompt goes out as a user message (issue 12: an independently written adapter
+    did this and passed the whole suite)."""
+
+    def encode_message(self, message: Any) -> dict[str, Any]:
+        out = super().encode_message(message)
+        if out["role"] in ("system", "developer"):
+            out["role"] = "user"
+        return out
+
+
+class DropsSystemMessages(OpenAIChatAdapter):
+    """Only user, assistant and tool messages are translated; system messages vanish."""
+
+    def build_body(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
+        body = super().build_body(request, stream=stream)
+        body["messages"] = [m for m in body["messages"] if m["role"] not in ("system",
+                                                                             "developer")]
+        return body
+
+
+class MergesSystemMessages(OpenAIChatAdapter):
+    """All system messages are joined into one at the top (a 'system prompt' field, as
+    Anthropic-first libraries model it): a system message added later in the conversation
+    moves to the start."""
+
+    def build_body(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
+        body = super().build_body(request, stream=stream)
+        system = [m["content"] for m in body["messages"] if m["role"] in ("system", "developer")]
+        rest = [m for m in body["messages"] if m["role"] not in ("system", "developer")]
+        body["messages"] = ([{"role": "system", "content": "\n\n".join(system)}] if system
+                            else []) + rest
+        return body
+
+
+class DeveloperAsUser(OpenAIChatAdapter):
+    """A role table from before the developer role: system stays system, anything else that
+    is not assistant or tool becomes user, so a developer message is sent as the user's."""
+
+    def encode_message(self, message: Any) -> dict[str, Any]:
+        out = super().encode_message(message)
+        if out["role"] == "developer":
+            out["role"] = "user"
+        return out
+
+
+class DropsTextWithToolCalls(OpenAIChatAdapter):
+    """An assistant turn with tool calls is replayed as the calls alone (content null): the
+    model's own words before the calls are lost (issue 12)."""
+
+    def encode_message(self, message: Any) -> dict[str, Any]:
+        out = super().encode_message(message)
+        if out.get("tool_calls"):
+            out["content"] = None
+        return out
+
+
+class RemintsForeignIdsOnCalls(OpenAIChatAdapter):
+    """Call ids that do not look like OpenAI's (``call_…``) are replaced by fresh ones on the
+    assistant's calls, but the tool results keep the old ids: after a provider switch OpenAI
+    answers 400 (the cross-provider failures of pi #9048 and tau PR #557, here on OpenAI)."""
+
+    def encode_call(self, call: ToolCall) -> dict[str, Any]:
+        out = super().encode_call(call)
+        if not str(call.id).startswith("call_"):
+            out["id"] = "call_" + str(abs(hash(call.id)))[:12]
+        return out
+
+
+# == errors: what a retrying caller reads (issue 12) ==============================================
+
+
+class _Reraise(OpenAIChatAdapter):
+    """Base of the error controls: ``raise_for_error`` builds the reference's ProviderError,
+    then ``change`` rewrites it."""
+
+    def change(self, error: ProviderError) -> ProviderError:
+        return error
+
+    def raise_for_error(self, response: httpx.Response, body: bytes) -> None:
+        try:
+            super().raise_for_error(response, body)
+        except ProviderError as error:
+            raise self.change(error) from None
+
+
+def _copy(error: ProviderError, **fields: Any) -> ProviderError:
+    values = {"status": error.status, "type": error.type, "code": error.code,
+              "param": error.param, "body": error.body, "retry_after": error.retry_after,
+              "retryable": error.retryable}
+    values.update(fields)
+    return type(error)(error.message, **values)
+
+
+class NoRetryAfter(_Reraise):
+    """The error keeps the status and the words but not the delay: Retry-After is never read
+    (openai-node #1477: the rate-limit headers are not on the exception)."""
+
+    def change(self, error: ProviderError) -> ProviderError:
+        return _copy(error, retry_after=None)
+
+
+class StatusLost(_Reraise):
+    """The error carries the provider's words but not the HTTP status (``raise
+    Exception(body['error']['message'])``): a caller cannot tell a 429 from a 400."""
+
+    def change(self, error: ProviderError) -> ProviderError:
+        return _copy(error, status=None, retryable=None)
+
+
+class EveryErrorRetryable(_Reraise):
+    """Every error is marked retryable: a wrong key or an unknown model is retried until the
+    caller's budget runs out."""
+
+    def change(self, error: ProviderError) -> ProviderError:
+        return _copy(error, retryable=True)
+
+
+class NeverRetryable(_Reraise):
+    """No error is marked retryable: a rate limit or a busy hour stops the caller at once."""
+
+    def change(self, error: ProviderError) -> ProviderError:
+        return _copy(error, retryable=False)
+
+
+class RetryableByStatusOnly(_Reraise):
+    """Whether to retry is read from the status alone: OpenAI's 429 insufficient_quota (a used-
+    up quota) is retried as if it were a rate limit."""
+
+    def change(self, error: ProviderError) -> ProviderError:
+        return _copy(error, retryable=error.status == 429 or (error.status or 0) >= 500)
+
+
+class DropsErrorCode(_Reraise):
+    """The provider's error type and code are dropped: context_length_exceeded and
+    rate_limit_exceeded look the same to the caller."""
+
+    def change(self, error: ProviderError) -> ProviderError:
+        return _copy(error, type=None, code=None)
+
+
+class StreamErrorFinal(OpenAIChatAdapter):
+    """An error chunk inside a 200 stream is raised as a final error (no status, so "not
+    retryable"): a stream broken by a transient server_error is never sent again."""
+
+    def new_accumulator(self) -> StreamAccumulator:
+        acc = super().new_accumulator()
+        feed_line = acc.feed_line
+
+        def final(line: str) -> Any:
+            try:
+                return feed_line(line)
+            except ProviderError as error:
+                raise _copy(error, retryable=False) from None
+
+        acc.feed_line = final  # type: ignore[method-assign]
+        return acc
+
+
+class StreamLosesRetryAfter(OpenAIChatAdapter):
+    """stream() reads an error answer on its own path and raises without the delay, while
+    complete() keeps it."""
+
+    def stream(self, request: ChatRequest) -> Iterator[Any]:
+        try:
+            yield from super().stream(request)
+        except ProviderError as error:
+            if error.status is None:
+                raise
+            raise _copy(error, retry_after=None) from None
+
+
+class StreamErrorUntyped(OpenAIChatAdapter):
+    """An error chunk inside a 200 stream is raised with its words and ``retryable`` but
+    without the event's type and code: with no status either, the caller cannot tell a
+    server_error from a rate limit (mutation survivors ``feed_line`` 23, 28, 39-41)."""
+
+    def new_accumulator(self) -> StreamAccumulator:
+        acc = super().new_accumulator()
+        feed_line = acc.feed_line
+
+        def untyped(line: str) -> Any:
+            try:
+                return feed_line(line)
+            except ProviderError as error:
+                raise _copy(error, type=None, code=None) from None
+
+        acc.feed_line = untyped  # type: ignore[method-assign]
+        return acc
+
+
+# == transport faults (issue 12) ===================================================================
+
+
+class ReturnsPartialOnReset(OpenAIChatAdapter):
+    """A broken connection ends the stream as if the provider had finished: the partial text
+    is returned as the answer."""
+
+    def stream(self, request: ChatRequest) -> Iterator[Any]:
+        try:
+            yield from super().stream(request)
+        except ProviderError as error:
+            if error.status is not None or not isinstance(error.__cause__, httpx.TransportError):
+                raise
+            yield StreamDone(finish_reason="stop")
+
+
+class ResetIsFinal(OpenAIChatAdapter):
+    """A broken connection is reported as an error that cannot be retried."""
+
+    def stream(self, request: ChatRequest) -> Iterator[Any]:
+        try:
+            yield from super().stream(request)
+        except ProviderError as error:
+            if error.status is not None:
+                raise
+            raise ProviderError(error.message, retryable=False) from None
+
+
+class LeaksStream(OpenAIChatAdapter):
+    """The response is opened with ``client.send(..., stream=True)`` and never closed: when the
+    caller stops reading, the connection stays checked out of the pool."""
+
+    def stream(self, request: ChatRequest) -> Iterator[Any]:
+        body = self.build_body(request, stream=True)
+        response = self.client.send(self.client.build_request(
+            "POST", self.request_url(request, stream=True), headers=self.headers, json=body),
+            stream=True)
+        if response.status_code >= 400:
+            self.raise_for_error(response, response.read())
+        acc = self.new_accumulator()
+        for line in response.iter_lines():
+            yield from acc.feed_line(line)
+        yield from acc.close()
+
+
+class EmptyAnswerWhenUnreachable(OpenAIChatAdapter):
+    """Every failure to reach the provider is swallowed into an empty answer (``except
+    Exception: return ChatResponse()``): a loop takes it for a model that said nothing."""
+
+    def complete(self, request: ChatRequest) -> ChatResponse:
+        try:
+            return super().complete(request)
+        except ProviderError as error:
+            if error.status is not None:
+                raise
+            return ChatResponse(finish_reason="stop")
+
+
+#: the controls: every public class of this module is a broken adapter
+__all__ = sorted(name for name, value in dict(globals()).items()
+                 if isinstance(value, type) and issubclass(value, OpenAIChatAdapter)
+                 and value is not OpenAIChatAdapter and not name.startswith("_"))
+
+
+# -- what tests/providers/test_controls.py runs ---------------------------------------------------
+
+PROVIDER = "openai"
+#: the path of every request the reference adapter sends
+PATH = "/v1/chat/completions"
+#: the controls and the reference are meant for any OpenAI-compatible server: the quirk cases
+#: (which the bare openai wire plays only for such a profile) run too
+PROFILE = Profile(compatible_with={"*"})
+#: the error kinds OpenAI has: the shared case of each runs on its bodies (SHARED_CONTROLS)
+ERROR_KINDS = {"rate_limit", "quota", "auth", "permission", "model_not_found", "context_length",
+               "server_error", "overloaded"}
+
+#: (case id, broken adapter, the clause the case must name): the openai cases
+CONTROLS = [
+    # -- wire: the request -----------------------------------------------------------------
+    ("wire.parallel_tool_calls_without_tools", ParallelFlagWithoutTools,
+     "request.parallel_tool_calls.without_tools"),
+    # -- wire: reading the answer ------------------------------------------------------------
+    ("wire.zero_args_null", UnguardedJsonLoads, "adapter.raised"),
+    ("wire.zero_args_null", EmptyArgumentsAsEmptyString, "wire.replay.arguments_json"),
+    # null replayed as null: OpenAI itself refuses the request
+    ("wire.zero_args_null", ReplaysRawArguments, "request.type"),
+    ("wire.unknown_finish_reason", FinishReasonDictLookup, "adapter.raised"),
+    ("wire.unknown_finish_reason", UnknownFinishIsStop, "response.finish_reason"),
+    # -- stream --------------------------------------------------------------------------------
+    ("stream.call_in_role_chunk", SkipsRoleChunk, "response.tool_calls.id"),
+    ("stream.sse_data_without_space", FixedDataPrefix, "adapter.raised"),
+    ("stream.sse_comment_lines", BreaksOnSseComments, "adapter.raised"),
+    ("stream.id_name_repeated", ConcatenatesIdAndName, "response.tool_calls.id"),
+    ("stream.id_name_repeated", ConcatenatesName, "response.tool_calls.name"),
+    ("stream.id_name_repeated", IdStartsNewCall, "response.tool_calls.count"),
+    ("stream.zero_args_null", CompletesOnlyCallsWithArguments, "response.tool_calls.count"),
+    ("stream.zero_args_null", JoinsNullArguments, "adapter.raised"),
+    ("stream.usage_chunk", IndexesFirstChoice, "adapter.raised"),
+    ("stream.usage_chunk", StreamIgnoresUsage, "response.usage"),
+    ("stream.usage_chunk", NoIncludeUsage, "response.usage"),
+    ("stream.usage_chunk", IgnoresUsage, "response.usage"),
+]
+
+#: the cases openai shares with some providers (the errors family's kinds among them), each with
+#: a bug it must catch on the openai wire
+SHARED_CONTROLS = [
+    # -- wire: the request -----------------------------------------------------------------
+    ("wire.strict_tool_intact", DropsStrict, "wire.tools.intact"),
+    # -- wire: reading the answer ------------------------------------------------------------
+    ("wire.zero_args_empty_string", UnguardedJsonLoads, "adapter.raised"),
+    ("wire.zero_args_empty_string", EmptyStringIsParseError, "response.tool_calls.arguments"),
+    ("wire.zero_args_empty_string", ReplaysRawArguments, "wire.replay.arguments_json"),
+    ("wire.malformed_arguments", UnguardedJsonLoads, "adapter.raised"),
+    ("wire.malformed_arguments", MalformedBecomesEmpty, "response.tool_calls.parse_error"),
+    ("wire.malformed_arguments", ParseErrorLosesRawText, "response.tool_calls.raw_arguments"),
+    # -- errors: what a retrying caller reads (issue 12) ---------------------------------------
+    ("errors.rate_limited", NoRetryAfter, "errors.retry_after"),
+    ("errors.rate_limited", NeverRetryable, "errors.retryable"),
+    ("errors.rate_limited", StatusLost, "errors.status"),
+    ("errors.rate_limited_stream", StreamLosesRetryAfter, "errors.retry_after"),
+    ("errors.quota_exhausted", RetryableByStatusOnly, "errors.retryable"),
+    ("errors.auth_invalid", EveryErrorRetryable, "errors.retryable"),
+    ("errors.permission_denied", EveryErrorRetryable, "errors.retryable"),
+    ("errors.model_not_found", EveryErrorRetryable, "errors.retryable"),
+    ("errors.model_not_found", StatusLost, "errors.status"),
+    ("errors.context_length", DropsErrorCode, "errors.type"),
+    ("errors.context_length", EveryErrorRetryable, "errors.retryable"),
+    ("errors.server_error", NeverRetryable, "errors.retryable"),
+    ("errors.server_error", StatusLost, "errors.status"),
+    ("errors.overloaded", NeverRetryable, "errors.retryable"),
+    ("errors.in_stream", StreamErrorFinal, "errors.retryable"),
+    ("errors.in_stream", StreamErrorUntyped, "errors.type"),
+    # -- stream: fragments ---------------------------------------------------------------------
+    ("stream.parallel_interleaved", AppendsToCurrentCall, "response.tool_calls.arguments"),
+    ("stream.parallel_interleaved", OneCallPerStream, "response.tool_calls.count"),
+    ("stream.id_name_once", ExpectsIdOnEveryChunk, "adapter.raised"),
+    ("stream.id_name_once", DropsFragmentsWithoutId, "response.tool_calls.arguments"),
+    ("stream.id_name_once", LastNameWins, "response.tool_calls.name"),
+    ("stream.index_stuck_at_zero", DeltaIndexIsProviderIndex, "stream.deltas"),
+    ("stream.index_stuck_at_zero", KeysOnIndexOnly, "response.tool_calls.count"),
+    ("stream.index_missing", IndexRequired, "adapter.raised"),
+    ("stream.index_missing", KeysOnIndexOnly, "response.tool_calls.count"),
+    # -- stream: bytes -------------------------------------------------------------------------
+    ("stream.unicode_line_separators", SplitsLinesLikeStr, "adapter.raised"),
+    # -- stream: arguments -----------------------------------------------------------------------
+    ("stream.zero_args", CompletesOnlyCallsWithArguments, "response.tool_calls.count"),
+    ("stream.zero_args", StreamUnguardedJsonLoads, "adapter.raised"),
+    ("stream.zero_args", ReplaysRawArguments, "wire.replay.arguments_json"),
+    ("stream.malformed_arguments", StreamUnguardedJsonLoads, "adapter.raised"),
+    ("stream.malformed_arguments", StreamMalformedBecomesEmpty,
+     "response.tool_calls.parse_error"),
+]
+
+#: the generic cases, which every provider runs: their controls are on the openai wire
+GENERIC_CONTROLS = [
+    # -- wire: the request -----------------------------------------------------------------
+    ("wire.tool_definitions_intact", DropsDescriptions, "wire.tools.intact"),
+    ("wire.tool_definitions_intact", DropsSchemaKeywords, "wire.tools.intact"),
+    ("wire.tool_choice_auto", NeverSendsToolChoice, "wire.tool_choice"),
+    ("wire.tool_choice_none", NeverSendsToolChoice, "wire.tool_choice"),
+    ("wire.tool_choice_none", AlwaysAuto, "wire.tool_choice"),
+    ("wire.tool_choice_required", AlwaysAuto, "wire.tool_choice"),
+    ("wire.tool_choice_required", ToolChoiceAnthropicSpelling, "request.tool_choice.value"),
+    ("wire.tool_choice_named", NeverSendsToolChoice, "wire.tool_choice"),
+    ("wire.tool_choice_named", ToolChoiceAsPlainName, "request.tool_choice.value"),
+    ("wire.parallel_tool_calls_false", DropsParallelToolCalls, "wire.parallel_tool_calls"),
+    ("wire.parallel_tool_calls_false", ParallelToolCallsTruthy, "wire.parallel_tool_calls"),
+    # -- wire: reading the answer ------------------------------------------------------------
+    ("wire.single_call", DropsCallIds, "response.tool_calls.id"),
+    ("wire.single_call", ArgumentsFromFlatShape, "response.tool_calls.arguments"),
+    ("wire.single_call", FinishAlwaysStop, "response.finish_reason"),
+    ("wire.single_call", CompleteAsksForStream, "adapter.raised"),
+    ("wire.parallel_calls", KeysCallsByName, "response.tool_calls.count"),
+    ("wire.parallel_calls", FirstCallOnly, "response.tool_calls.count"),
+    ("wire.parallel_calls", CallsSortedByName, "response.tool_calls.id"),
+    ("wire.text_and_calls", ContentOrToolCalls, "response.text"),
+    ("wire.text_only", ReadsLegacyText, "response.text"),
+    ("wire.zero_args_empty_object", EmptyObjectIsMissing, "response.tool_calls.arguments"),
+    ("wire.zero_args_empty_object", EmptyArgumentsAsEmptyString, "wire.replay.arguments_json"),
+    ("wire.non_ascii_arguments", ReplaysAsciiEscaped, "wire.replay.non_ascii"),
+    ("wire.non_ascii_arguments", DecodesLatin1, "response.tool_calls.arguments"),
+    ("wire.usage", IgnoresUsage, "response.usage"),
+    ("wire.usage", SwapsUsage, "response.usage"),
+    # -- wire: the second turn -----------------------------------------------------------------
+    ("wire.second_turn_passthrough", ReplaysNamespacedName, "wire.history.tool_calls"),
+    ("wire.second_turn_passthrough", ToolResultsJsonEncoded, "wire.history.tool_results"),
+    ("wire.second_turn_passthrough", ToolResultsReversed, "wire.history.tool_results"),
+    ("wire.second_turn_passthrough", DropsToolResults,
+     "request.messages.tool_calls.unanswered"),
+    ("wire.second_turn_passthrough", DropsAssistantToolCalls, "request.messages.tool.orphan"),
+    # -- wire: errors ------------------------------------------------------------------------
+    ("wire.provider_error", SwallowsErrorBody, "error.surfaced"),
+    ("wire.provider_error", GenericErrorMessage, "error.message"),
+    ("wire.provider_error", RaiseForStatus, "error.message"),
+    ("wire.provider_error", KeyErrorOnErrorBody, "error.typed"),
+    ("wire.provider_error", ErrorAsText, "error.surfaced"),
+    ("wire.provider_error", RetriesOnError, "request.count"),
+    # -- errors: what a retrying caller reads (issue 12) ---------------------------------------
+    ("errors.gateway_html", StatusLost, "errors.status"),
+    ("errors.gateway_html", JsonDecodesEveryErrorBody, "error.typed"),
+    ("errors.connection_refused", EmptyAnswerWhenUnreachable, "error.surfaced"),
+    ("errors.connection_reset", ReturnsPartialOnReset, "error.surfaced"),
+    ("errors.connection_reset", ResetIsFinal, "errors.retryable"),
+    ("errors.stream_cancelled", LeaksStream, "stream.closed"),
+    ("errors.stream_stalled", ReturnsPartialOnReset, "error.surfaced"),
+    # -- stream: fragments ---------------------------------------------------------------------
+    ("stream.single_call_fragmented", OverwritesArguments, "response.tool_calls.arguments"),
+    ("stream.single_call_fragmented", StreamWithoutStreamFlag, "stream.requested"),
+    ("stream.text_fragmented", StreamDropsText, "response.text"),
+    ("stream.text_fragmented", StripsTextDeltas, "response.text"),
+    ("stream.text_fragmented", NoStreamDone, "stream.done_last"),
+    ("stream.text_fragmented", TwoStreamDones, "stream.done_last"),
+    ("stream.parallel_sequential", OneCallPerStream, "response.tool_calls.count"),
+    ("stream.parallel_sequential", StreamKeysCallsByName, "response.tool_calls.count"),
+    ("stream.parallel_sequential", RetriesStream, "request.count"),
+    ("stream.single_call_fragmented", DeltasWithoutArguments, "stream.deltas"),
+    ("wire.error_not_json", JsonDecodesEveryErrorBody, "error.typed"),
+    ("wire.malformed_success", IndexesStraightIntoTheAnswer, "error.typed"),
+    ("wire.malformed_success", MalformedAnswerWithoutDetail, "error.message"),
+    ("wire.error_not_json", ErrorPageWithoutItsWords, "error.message"),
+    ("wire.assistant_text_replayed", DropsTextOnlyAssistant, "wire.history.messages"),
+    # -- wire: the conversation (issue 12) -----------------------------------------------------
+    ("wire.system_prompt", SystemAsUser, "wire.messages.system"),
+    ("wire.system_prompt", DropsSystemMessages, "wire.messages.system"),
+    ("wire.system_prompts_several", MergesSystemMessages, "wire.messages.system"),
+    ("wire.system_prompts_several", DropsSystemMessages, "wire.messages.system"),
+    ("wire.developer_message", DeveloperAsUser, "wire.messages.system"),
+    ("wire.developer_message", SystemAsUser, "wire.messages.system"),
+    ("wire.assistant_text_with_calls_replayed", DropsTextWithToolCalls,
+     "wire.history.messages"),
+    ("wire.foreign_history", RemintsForeignIdsOnCalls, "request.messages.tool.unknown_id"),
+    # -- stream: bytes -------------------------------------------------------------------------
+    ("stream.oversized_line", LineBufferLimit, "adapter.raised"),
+    ("stream.bytewise", DecodesEachRead, "adapter.raised"),
+    ("stream.bytewise", ReadIsWholeLines, "adapter.raised"),
+    ("stream.any_chunking", ReadIsWholeLines, "adapter.raised"),
+    ("stream.any_chunking", DecodesEachRead, "adapter.raised"),
+    # -- stream: errors and endings ------------------------------------------------------------
+    ("stream.mid_stream_error", IgnoresErrorEvent, "error.message"),
+    ("stream.mid_stream_error", IndexesFirstChoice, "error.typed"),
+    ("stream.truncated", NoDoneCheck, "error.surfaced"),
+    ("stream.truncated", AssertsDone, "error.typed"),
+    ("stream.provider_error", StreamNoStatusCheck, "error.message"),
+    ("stream.provider_error", RaiseForStatus, "error.message"),
+    ("stream.same_as_complete", StreamDropsFinishReason, "stream.same_as_complete"),
+    ("stream.same_as_complete", StreamDropsText, "stream.same_as_complete"),
+    # usage is compared by no other check of this case: only the comparison catches it
+    ("stream.same_as_complete", StreamIgnoresUsage, "stream.same_as_complete"),
+]
+
+#: Bugs in the async path only: the sync interface passes, the async one must fail.
+ASYNC_CONTROLS = [
+    ("wire.provider_error", AsyncGenericErrorMessage, "error.message"),
+    ("wire.usage", AsyncIgnoresUsage, "response.usage"),
+    ("wire.parallel_calls", AsyncKeysCallsByName, "response.tool_calls.count"),
+    ("stream.single_call_fragmented", AsyncStreamWithoutFlag, "stream.requested"),
+    ("stream.bytewise", AsyncDecodesEachRead, "adapter.raised"),
+    ("stream.any_chunking", AsyncDecodesEachRead, "adapter.raised"),
+    ("stream.unicode_line_separators", AsyncSplitsLinesLikeStr, "adapter.raised"),
+    ("stream.truncated", AsyncNoDoneCheck, "error.surfaced"),
+    ("stream.same_as_complete", AsyncStreamDropsText, "stream.same_as_complete"),
+]

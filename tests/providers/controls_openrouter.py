@@ -1,0 +1,185 @@
+"""Negative controls for the OpenRouter cases: the reference :class:`OpenRouterAdapter` with ONE
+thing broken each; the docstring names the bug and its public report. The tables at the end pair
+each with the case that must fail it and the clause; ``tests/providers/test_controls.py`` runs
+them."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import controls_openai as _generic  # tests/providers/controls_openai.py
+
+from pytest_toolcall.core.errors import StreamError
+from pytest_toolcall.core.model import ChatResponse
+from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter, StreamAccumulator
+from pytest_toolcall.providers.openrouter.reference import (
+    OpenRouterAdapter,
+    OpenRouterStreamAccumulator,
+)
+
+__all__ = ["RoleRestartsMessage", "StopsAtFirstFinish", "DropsReasoningDetails",
+           "EditsSignature", "ReasoningNotDecoded", "StreamDropsReasoning", "ReadsChoicesOnly",
+           "BreaksOnComments", "MidStreamErrorFinal", "StatusLost", "EveryErrorRetryable", "NeverRetryable"]
+
+
+class _RoleRestarts(OpenRouterStreamAccumulator):
+    def feed(self, data: dict[str, Any]) -> list[Any]:
+        for choice in data.get("choices") or ():
+            if (choice.get("delta") or {}).get("role"):
+                self.slots, self.by_index = [], {}  # a new message begins, as it thinks
+        return super().feed(data)
+
+
+class RoleRestartsMessage(OpenRouterAdapter):
+    """Starts a new assistant message on every delta with a role: OpenRouter's role on every
+    chunk keeps only the last fragment of each call."""
+
+    def new_accumulator(self) -> OpenRouterStreamAccumulator:
+        return _RoleRestarts(self)
+
+
+class _FirstFinish(OpenRouterStreamAccumulator):
+    def feed(self, data: dict[str, Any]) -> list[Any]:
+        if self.finish is not None:
+            return []  # the answer is over at the first finish_reason (bifrost #191's loop)
+        return super().feed(data)
+
+
+class StopsAtFirstFinish(OpenRouterAdapter):
+    """Stops reading at the first finish_reason: the usage on OpenRouter's second finish chunk
+    is lost."""
+
+    def new_accumulator(self) -> OpenRouterStreamAccumulator:
+        return _FirstFinish(self)
+
+
+class DropsReasoningDetails(OpenRouterAdapter):
+    """The plain OpenAI encoder: reasoning_details never go back (the Codex arms of a public
+    benchmark, 'all six google/* models require it'): the Gemini 400."""
+
+    def encode_message(self, message: Any) -> dict[str, Any]:
+        return OpenAIChatAdapter.encode_message(self, message)
+
+
+class EditsSignature(OpenRouterAdapter):
+    """Re-serialises the encrypted data (a history store that trims it): 'Corrupted thought
+    signature'."""
+
+    @staticmethod
+    def encode_reasoning(reasoning: Any) -> list[dict[str, Any]]:
+        out = OpenRouterAdapter.encode_reasoning(reasoning)
+        return [dict(d, data=d["data"].rstrip("=")) if "data" in d else d for d in out]
+
+
+class ReasoningNotDecoded(OpenRouterAdapter):
+    """The OpenAI decoder: reasoning and reasoning_details are ignored."""
+
+    def parse_response(self, data: Any) -> ChatResponse:
+        return OpenAIChatAdapter.parse_response(self, data)
+
+
+class _NoDetails(OpenRouterStreamAccumulator):
+    def feed(self, data: dict[str, Any]) -> list[Any]:
+        return StreamAccumulator.feed(self, data)
+
+
+class StreamDropsReasoning(OpenRouterAdapter):
+    """The stream reader keeps content and tool_calls deltas only (what Roo-Code PR #9506 and
+    kilocode PR #3605 fixed)."""
+
+    def new_accumulator(self) -> OpenRouterStreamAccumulator:
+        return _NoDetails(self)
+
+
+class _ChoicesOnly(OpenRouterStreamAccumulator):
+    def feed_line(self, line: str) -> Any:
+        if line.startswith("data:") and line[5:].strip() != "[DONE]":
+            data = json.loads(line[5:].strip())
+            data.pop("error", None)  # reads choices, never the top-level error
+            return self.feed(data)
+        return StreamAccumulator.feed_line(self, line)
+
+
+class ReadsChoicesOnly(OpenRouterAdapter):
+    """Reads choices only: OpenRouter's top-level mid-stream error is missed, finish_reason
+    'error' is one more unknown reason, and the provider's message is lost."""
+
+    def new_accumulator(self) -> OpenRouterStreamAccumulator:
+        return _ChoicesOnly(self)
+
+
+class _FinalMidStream(OpenRouterStreamAccumulator):
+    def feed_line(self, line: str) -> Any:
+        try:
+            return super().feed_line(line)
+        except StreamError as exc:
+            exc.retryable = False  # 'the stream failed': treated as final
+            raise
+
+
+class MidStreamErrorFinal(OpenRouterAdapter):
+    """Marks OpenRouter's mid-stream error final: a 'Provider disconnected unexpectedly' is
+    never sent again, though the same request may well succeed."""
+
+    def new_accumulator(self) -> OpenRouterStreamAccumulator:
+        return _FinalMidStream(self)
+
+
+class BreaksOnComments(_generic.BreaksOnSseComments, OpenRouterAdapter):
+    """Reads every non-empty SSE line as data: ': OPENROUTER PROCESSING' makes it raise (the
+    streaming page warns of exactly this)."""
+
+
+class StatusLost(_generic.StatusLost, OpenRouterAdapter):
+    """The words without the HTTP status."""
+
+
+class EveryErrorRetryable(_generic.EveryErrorRetryable, OpenRouterAdapter):
+    """Every error retryable: a 402, a bad key or an unknown model is retried forever."""
+
+
+class NeverRetryable(_generic.NeverRetryable, OpenRouterAdapter):
+    """No error retryable: a 429, a 502 or a mid-stream failure stops the caller at once."""
+
+
+# -- what tests/providers/test_controls.py runs ---------------------------------------------------
+
+PROVIDER = "openrouter"
+#: the path of every request the reference adapter sends
+PATH = "/api/v1/chat/completions"
+#: the error kinds OpenRouter has: the shared case of each runs on its bodies (SHARED_CONTROLS)
+ERROR_KINDS = {"rate_limit", "quota", "auth", "permission", "model_not_found", "context_length",
+               "server_error", "overloaded"}
+
+#: (case id, broken adapter, the clause the case must name)
+CONTROLS = [
+    ("stream.openrouter_role_every_chunk", RoleRestartsMessage, "response.tool_calls.count"),
+    ("stream.openrouter_repeated_finish", StopsAtFirstFinish, "response.usage"),
+    ("wire.openrouter_reasoning_details_replayed", DropsReasoningDetails,
+     "request.messages.reasoning_details.missing"),
+    ("wire.openrouter_reasoning_details_replayed", EditsSignature,
+     "request.messages.reasoning_details.missing"),
+    ("wire.openrouter_reasoning_details_replayed", ReasoningNotDecoded, "response.reasoning"),
+    ("stream.openrouter_reasoning_details_replayed", StreamDropsReasoning,
+     "response.reasoning"),
+    ("stream.openrouter_reasoning_details_replayed", DropsReasoningDetails,
+     "request.messages.reasoning_details.missing"),
+    ("stream.openrouter_error_event", ReadsChoicesOnly, "error.message"),
+]
+
+#: the shared cases that run on OpenRouter's own bodies and stream, with the bug they catch
+SHARED_CONTROLS = [
+    ("stream.sse_comment_lines", BreaksOnComments, "adapter.raised"),
+    ("errors.in_stream", MidStreamErrorFinal, "errors.retryable"),
+    ("errors.rate_limited", NeverRetryable, "errors.retryable"),
+    ("errors.rate_limited", StatusLost, "errors.status"),
+    ("errors.rate_limited_stream", NeverRetryable, "errors.retryable"),
+    ("errors.quota_exhausted", EveryErrorRetryable, "errors.retryable"),
+    ("errors.auth_invalid", EveryErrorRetryable, "errors.retryable"),
+    ("errors.permission_denied", EveryErrorRetryable, "errors.retryable"),
+    ("errors.model_not_found", StatusLost, "errors.status"),
+    ("errors.context_length", EveryErrorRetryable, "errors.retryable"),
+    ("errors.server_error", NeverRetryable, "errors.retryable"),
+    ("errors.overloaded", NeverRetryable, "errors.retryable"),
+]

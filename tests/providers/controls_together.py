@@ -1,0 +1,156 @@
+"""Negative controls for the Together AI cases: the reference :class:`TogetherAdapter` with ONE
+thing broken each; the docstring names the bug. The tables at the end pair each with the case that
+must fail it and the clause; ``tests/providers/test_controls.py`` runs them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import controls_openai as _generic  # tests/providers/controls_openai.py
+
+from pytest_toolcall.core.model import ChatResponse
+from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter
+from pytest_toolcall.providers.together.reference import TogetherAdapter, TogetherStreamAccumulator
+
+__all__ = ["LastFinishWins", "UsageChunkOnly", "ReasoningNotDecoded", "ReasoningAsText",
+           "StreamReasoningDropped", "StreamReasoningAsText", "StatusLost",
+           "EveryErrorRetryable", "NeverRetryable", "DropsErrorCode"]
+
+
+class _LastFinishWins(TogetherStreamAccumulator):
+    def feed(self, data: dict[str, Any]) -> list[Any]:
+        events = super().feed(data)
+        for choice in data.get("choices") or ():
+            if choice.get("finish_reason"):
+                self.finish = choice["finish_reason"]
+        return events
+
+
+class LastFinishWins(TogetherAdapter):
+    """OpenAI's stream reader: the last finish_reason of the stream wins, so Together's final
+    'stop' chunk turns a tool-call turn into a 'stop' (the openai SDK's stream helper does the
+    same)."""
+
+    def new_accumulator(self) -> TogetherStreamAccumulator:
+        return _LastFinishWins(self)
+
+
+class _UsageChunkOnly(TogetherStreamAccumulator):
+    def feed(self, data: dict[str, Any]) -> list[Any]:
+        if data.get("choices"):
+            data = {k: v for k, v in data.items() if k != "usage"}
+        return super().feed(data)
+
+
+class UsageChunkOnly(TogetherAdapter):
+    """Reads usage only from OpenAI's separate ``choices: []`` chunk; Together's rides on the
+    last chunk beside its 'stop' choice."""
+
+    def new_accumulator(self) -> TogetherStreamAccumulator:
+        return _UsageChunkOnly(self)
+
+
+class ReasoningNotDecoded(TogetherAdapter):
+    """The OpenAI decoder: message.reasoning is ignored."""
+
+    def parse_response(self, data: Any) -> ChatResponse:
+        return OpenAIChatAdapter.parse_response(self, data)
+
+
+class ReasoningAsText(TogetherAdapter):
+    """Folds the chain of thought into the answer's text."""
+
+    def parse_response(self, data: Any) -> ChatResponse:
+        response = super().parse_response(data)
+        thought = "".join(r.text or "" for r in response.reasoning)
+        return response.model_copy(update={"text": thought + (response.text or ""),
+                                           "reasoning": ()})
+
+
+class _NoReasoning(TogetherStreamAccumulator):
+    def feed(self, data: dict[str, Any]) -> list[Any]:
+        for choice in data.get("choices") or ():
+            (choice.get("delta") or {}).pop("reasoning", None)
+        return super().feed(data)
+
+
+class StreamReasoningDropped(TogetherAdapter):
+    """The stream reader keeps content and tool_calls deltas only (reads reasoning_content,
+    DeepSeek's name, which Together does not send)."""
+
+    def new_accumulator(self) -> TogetherStreamAccumulator:
+        return _NoReasoning(self)
+
+
+class _ReasoningAsText(TogetherStreamAccumulator):
+    def feed(self, data: dict[str, Any]) -> list[Any]:
+        for choice in data.get("choices") or ():
+            delta = choice.get("delta") or {}
+            if isinstance(delta.get("reasoning"), str):
+                delta["content"] = delta["reasoning"] + (delta.get("content") or "")
+                delta["reasoning"] = None
+        return super().feed(data)
+
+
+class StreamReasoningAsText(TogetherAdapter):
+    """Streams the reasoning pieces as text (a reader that treats every string delta field as
+    content)."""
+
+    def new_accumulator(self) -> TogetherStreamAccumulator:
+        return _ReasoningAsText(self)
+
+
+# -- the errors family on Together's own bodies: the generic error bugs of controls_openai.py ------
+
+class StatusLost(_generic.StatusLost, TogetherAdapter):
+    """The words without the HTTP status: a 429 looks like a 400."""
+
+
+class EveryErrorRetryable(_generic.EveryErrorRetryable, TogetherAdapter):
+    """Every error retryable: a wrong key or an unknown model is retried forever."""
+
+
+class NeverRetryable(_generic.NeverRetryable, TogetherAdapter):
+    """No error retryable: a model rate limit stops the caller at once."""
+
+
+class DropsErrorCode(_generic.DropsErrorCode, TogetherAdapter):
+    """Together's type/code (model_rate_limit, invalid_api_key, model_not_available) is
+    dropped."""
+
+
+# -- what tests/providers/test_controls.py runs ---------------------------------------------------
+
+PROVIDER = "together"
+#: the path of every request the reference adapter sends
+PATH = "/v1/chat/completions"
+#: the error kinds Together has: the shared case of each runs on its bodies (SHARED_CONTROLS)
+ERROR_KINDS = {"rate_limit", "auth", "model_not_found", "server_error", "overloaded"}
+
+#: (case id, broken adapter, the clause the case must name)
+CONTROLS = [
+    ("stream.together_finish_after_tool_calls", LastFinishWins, "response.finish_reason"),
+    ("stream.together_usage_on_last_chunk", UsageChunkOnly, "response.usage"),
+    ("wire.together_reasoning_field", ReasoningNotDecoded, "response.reasoning"),
+    ("wire.together_reasoning_field", ReasoningAsText, "response.text"),
+    ("stream.together_reasoning_field", StreamReasoningDropped, "response.reasoning"),
+    ("stream.together_reasoning_field", StreamReasoningAsText, "response.text"),
+]
+
+#: the shared cases that run on Together's own bodies (the errors family's kinds), each with the
+#: bug it must catch there
+SHARED_CONTROLS = [
+    ("errors.rate_limited", NeverRetryable, "errors.retryable"),
+    ("errors.rate_limited", StatusLost, "errors.status"),
+    ("errors.rate_limited_stream", NeverRetryable, "errors.retryable"),
+    ("errors.auth_invalid", EveryErrorRetryable, "errors.retryable"),
+    ("errors.model_not_found", EveryErrorRetryable, "errors.retryable"),
+    ("errors.model_not_found", StatusLost, "errors.status"),
+    ("errors.server_error", NeverRetryable, "errors.retryable"),
+    ("errors.server_error", StatusLost, "errors.status"),
+    ("errors.overloaded", NeverRetryable, "errors.retryable"),
+    # Together's type and code: model_rate_limit, invalid_api_key, model_not_available
+    ("errors.rate_limited", DropsErrorCode, "errors.type"),
+    ("errors.auth_invalid", DropsErrorCode, "errors.type"),
+    ("errors.model_not_found", DropsErrorCode, "errors.type"),
+]

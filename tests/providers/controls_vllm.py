@@ -1,0 +1,222 @@
+"""Negative controls for the vLLM cases: the reference :class:`VLLMAdapter` with ONE thing broken
+each; the docstring names the bug and its public report. The tables at the end pair each with the
+case that must fail it and the clause; ``tests/providers/test_controls.py`` runs them."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+import controls_openai as _generic  # tests/providers/controls_openai.py
+
+from pytest_toolcall.core.model import ChatRequest, ChatResponse
+from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter, StreamAccumulator
+from pytest_toolcall.providers.vllm.reference import VLLMAdapter, VLLMStreamAccumulator
+
+__all__ = ["DropsReasoning", "SendsReasoningContent", "ReasoningNotDecoded",
+           "StreamReadsReasoningContentOnly", "SkipsFinishChunkDelta",
+           "CallsOnlyOnToolCallsFinish", "EmptyToolsArray", "AlwaysStreamOptions",
+           "SkipsErrorEvents", "RetriesEverything", "StatusLost", "EveryErrorRetryable",
+           "NeverRetryable", "DropsErrorCode", "SplitsLinesLikeStr"]
+
+
+class DropsReasoning(VLLMAdapter):
+    """The plain OpenAI encoder: the reasoning never goes back, and the chat template of an
+    interleaved-thinking model renders an empty thought (litellm PR #41380: hosted_vllm lost
+    43% of a prompt)."""
+
+    def encode_message(self, message: Any) -> dict[str, Any]:
+        return OpenAIChatAdapter.encode_message(self, message)
+
+
+class SendsReasoningContent(VLLMAdapter):
+    """Sends the reasoning back as DeepSeek's ``reasoning_content``, which vLLM drops on input
+    (vllm #38488; the Vercel AI SDK's openai-compatible provider sends this name)."""
+
+    def encode_message(self, message: Any) -> dict[str, Any]:
+        out = super().encode_message(message)
+        if "reasoning" in out:
+            out["reasoning_content"] = out.pop("reasoning")
+        return out
+
+
+class ReasoningNotDecoded(VLLMAdapter):
+    """The OpenAI decoder: message.reasoning is ignored, nothing can be replayed."""
+
+    def parse_response(self, data: Any) -> ChatResponse:
+        return OpenAIChatAdapter.parse_response(self, data)
+
+
+class _ReasoningContentOnly(VLLMStreamAccumulator):
+    def feed(self, data: dict[str, Any]) -> list[Any]:
+        for choice in data.get("choices") or ():
+            piece = (choice.get("delta") or {}).get("reasoning_content")
+            if isinstance(piece, str):
+                self.reasoning = (self.reasoning or []) + [piece]
+        return StreamAccumulator.feed(self, data)  # the reasoning reader left out
+
+
+class StreamReadsReasoningContentOnly(VLLMAdapter):
+    """Reads only ``delta.reasoning_content``, the name vLLM removed (dify-official-plugins
+    #2740 on 0.17.1, llama_index #21075): the streamed thought is lost."""
+
+    def new_accumulator(self) -> VLLMStreamAccumulator:
+        return _ReasoningContentOnly(self)
+
+
+class _FinishFirst(VLLMStreamAccumulator):
+    def feed(self, data: dict[str, Any]) -> list[Any]:
+        choices = data.get("choices") or ()
+        if choices and choices[0].get("finish_reason"):
+            self.finish = choices[0]["finish_reason"]
+            return []  # the finishing chunk's delta is never read
+        return super().feed(data)
+
+
+class SkipsFinishChunkDelta(VLLMAdapter):
+    """Handles a chunk with a finish_reason as the end and skips its delta: the arguments vLLM
+    sends on the finish chunk are lost, the JSON is cut."""
+
+    def new_accumulator(self) -> VLLMStreamAccumulator:
+        return _FinishFirst(self)
+
+
+class _CallsOnToolCallsFinish(VLLMStreamAccumulator):
+    def finish_events(self) -> list[Any]:
+        if self.finish != "tool_calls":
+            self.slots = []
+        return super().finish_events()
+
+
+class CallsOnlyOnToolCallsFinish(VLLMAdapter):
+    """Keeps tool calls only when finish_reason is 'tool_calls': a named tool_choice's call,
+    which vLLM finishes with 'stop', disappears."""
+
+    def parse_response(self, data: Any) -> ChatResponse:
+        response = super().parse_response(data)
+        if data["choices"][0].get("finish_reason") != "tool_calls":
+            return response.model_copy(update={"tool_calls": ()})
+        return response
+
+    def new_accumulator(self) -> VLLMStreamAccumulator:
+        return _CallsOnToolCallsFinish(self)
+
+
+class EmptyToolsArray(VLLMAdapter):
+    """Always sends ``tools``, an empty list when there are none: vLLM's 400 '`tools` must not
+    be an empty array' (penguin-harness 2026-07-22)."""
+
+    def build_body(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
+        body = super().build_body(request, stream=stream)
+        body.setdefault("tools", [])
+        return body
+
+
+class AlwaysStreamOptions(VLLMAdapter):
+    """Sends ``stream_options.include_usage`` on every request: vLLM's 400 'Stream options can
+    only be defined when `stream=True`.' on the calls that do not stream."""
+
+    def build_body(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
+        body = super().build_body(request, stream=stream)
+        body["stream_options"] = {"include_usage": True}
+        return body
+
+
+class _SkipsErrors(VLLMStreamAccumulator):
+    def feed_line(self, line: str) -> Iterable[Any]:
+        if line.startswith("data:"):
+            payload = line[5:].strip()
+            if payload != "[DONE]" and "error" in json.loads(payload):
+                return ()  # no choices: nothing to read
+        return super().feed_line(line)
+
+
+class SkipsErrorEvents(VLLMAdapter):
+    """Reads chunks for their choices only: vLLM's error event has none, the [DONE] after it
+    looks like a clean end, and the cut text comes back as the answer."""
+
+    def new_accumulator(self) -> VLLMStreamAccumulator:
+        return _SkipsErrors(self)
+
+
+class RetriesEverything(VLLMAdapter):
+    """Marks every provider error retryable: a server without a tool-call parser is asked again
+    and again."""
+
+    def raise_for_error(self, response: Any, body: bytes) -> None:
+        try:
+            super().raise_for_error(response, body)
+        except Exception as exc:
+            exc.retryable = True  # type: ignore[attr-defined]
+            raise
+
+
+# -- the errors family on vLLM's own bodies ------------------------------------------------------
+
+class StatusLost(_generic.StatusLost, VLLMAdapter):
+    """The words without the HTTP status: a 404 looks like a 400."""
+
+
+class EveryErrorRetryable(_generic.EveryErrorRetryable, VLLMAdapter):
+    """Every error retryable: 'Unauthorized' or an unknown model is retried forever."""
+
+
+class NeverRetryable(_generic.NeverRetryable, VLLMAdapter):
+    """No error retryable: a failed generation (500) stops the caller at once."""
+
+
+class DropsErrorCode(_generic.DropsErrorCode, VLLMAdapter):
+    """vLLM's type (BadRequestError, NotFoundError) and its integer code are dropped."""
+
+
+class SplitsLinesLikeStr(_generic.SplitsLinesLikeStr, VLLMAdapter):
+    """Reads vLLM's stream with httpx's iter_lines, which also cuts at the U+2028 and U+2029
+    that pydantic's model_dump_json leaves raw in vLLM's chunks (httpx-sse #34)."""
+
+
+# -- what tests/providers/test_controls.py runs ---------------------------------------------------
+
+PROVIDER = "vllm"
+#: the path of every request the reference adapter sends
+PATH = "/v1/chat/completions"
+#: the error kinds vLLM has: the shared case of each runs on its bodies (SHARED_CONTROLS); no
+#: rate limit, quota or 403 at vLLM
+ERROR_KINDS = {"auth", "model_not_found", "context_length", "server_error"}
+
+#: (case id, broken adapter, the clause the case must name)
+CONTROLS = [
+    ("wire.vllm_reasoning_replayed", DropsReasoning, "wire.vllm.reasoning_replayed"),
+    ("wire.vllm_reasoning_replayed", SendsReasoningContent, "wire.vllm.reasoning_replayed"),
+    ("wire.vllm_reasoning_replayed", ReasoningNotDecoded, "response.reasoning"),
+    ("stream.vllm_reasoning_replayed", StreamReadsReasoningContentOnly, "response.reasoning"),
+    ("stream.vllm_reasoning_replayed", DropsReasoning, "wire.vllm.reasoning_replayed"),
+    ("stream.vllm_arguments_on_finish_chunk", SkipsFinishChunkDelta,
+     "response.tool_calls.arguments"),
+    ("wire.vllm_named_choice_finish_stop", CallsOnlyOnToolCallsFinish,
+     "response.tool_calls.count"),
+    ("wire.vllm_no_empty_tools", EmptyToolsArray, "request.tools.empty"),
+    ("wire.vllm_stream_options_only_when_streaming", AlwaysStreamOptions,
+     "request.stream_options.without_stream"),
+    ("stream.vllm_error_then_done", SkipsErrorEvents, "error.surfaced"),
+    ("errors.vllm_auto_tool_choice_unconfigured", RetriesEverything, "errors.retryable"),
+]
+
+#: the errors family's kind cases on vLLM's own bodies, each with the bug it must catch there
+SHARED_CONTROLS = [
+    ("errors.auth_invalid", StatusLost, "errors.status"),
+    ("errors.auth_invalid", EveryErrorRetryable, "errors.retryable"),
+    ("errors.model_not_found", StatusLost, "errors.status"),
+    ("errors.model_not_found", EveryErrorRetryable, "errors.retryable"),
+    ("errors.model_not_found", DropsErrorCode, "errors.type"),
+    ("errors.context_length", EveryErrorRetryable, "errors.retryable"),
+    ("errors.context_length", DropsErrorCode, "errors.type"),
+    ("errors.server_error", NeverRetryable, "errors.retryable"),
+    ("errors.server_error", StatusLost, "errors.status"),
+    ("errors.server_error", DropsErrorCode, "errors.type"),
+]
+
+#: shared cases whose stream shape vLLM sends, each with the bug it must catch there
+STREAM_CONTROLS = [
+    ("stream.unicode_line_separators", SplitsLinesLikeStr, "adapter.raised"),
+]

@@ -1,0 +1,165 @@
+"""Negative controls for the xAI cases: the reference :class:`XAIAdapter` with ONE thing broken
+each; the docstring names the bug. The tables at the end pair each with the case that must fail it
+and the clause; ``tests/providers/test_controls.py`` runs them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import controls_openai as _generic  # tests/providers/controls_openai.py
+
+from pytest_toolcall.core.model import ChatResponse, Usage
+from pytest_toolcall.providers.deepseek.reference import DeepSeekStreamAccumulator
+from pytest_toolcall.providers.openai.reference import (
+    OpenAIChatAdapter,
+    StreamAccumulator,
+    ToolCallDelta,
+)
+from pytest_toolcall.providers.xai.reference import XAIAdapter
+
+__all__ = ["ReasoningAsText", "ReasoningNotDecoded", "StreamDropsReasoning",
+           "StreamReasoningAsText", "FirstFragmentArgumentsDropped", "RecomputesTotal",
+           "ReadsOpenAIErrorShape", "StatusLost", "EveryErrorRetryable", "NeverRetryable",
+           "DropsErrorCode"]
+
+
+class ReasoningAsText(XAIAdapter):
+    """Folds grok-3-mini's chain of thought into the answer's text."""
+
+    def parse_response(self, data: Any) -> ChatResponse:
+        response = super().parse_response(data)
+        thought = "".join(r.text or "" for r in response.reasoning)
+        return response.model_copy(update={"text": thought + (response.text or "")})
+
+
+class ReasoningNotDecoded(XAIAdapter):
+    """The OpenAI decoder: reasoning_content is ignored."""
+
+    def parse_response(self, data: Any) -> ChatResponse:
+        return OpenAIChatAdapter.parse_response(self, data)
+
+
+class StreamDropsReasoning(XAIAdapter):
+    """The plain OpenAI stream reader: content and tool_calls deltas only."""
+
+    def new_accumulator(self) -> StreamAccumulator:
+        return StreamAccumulator(self)
+
+
+class _ReasoningIsContent(DeepSeekStreamAccumulator):
+    def feed(self, data: dict[str, Any]) -> list[Any]:
+        for choice in data.get("choices") or ():
+            delta = choice.get("delta") or {}
+            if isinstance(delta.get("reasoning_content"), str):
+                delta["content"] = (delta.get("content") or "") + delta.pop("reasoning_content")
+        return super().feed(data)
+
+
+class StreamReasoningAsText(XAIAdapter):
+    """Reads any string delta as text: the reasoning pieces land in the answer."""
+
+    def new_accumulator(self) -> DeepSeekStreamAccumulator:
+        return _ReasoningIsContent(self)  # type: ignore[arg-type]
+
+
+class _ArgumentsFromLaterFragments(DeepSeekStreamAccumulator):
+    def add_fragment(self, frag: dict[str, Any]) -> ToolCallDelta:
+        function = frag.get("function") or {}
+        if frag.get("id") and function.get("name"):
+            # the call's head: id and name only, as OpenAI's (whose arguments are "")
+            frag = dict(frag, function={"name": function["name"], "arguments": ""})
+        return super().add_fragment(frag)
+
+
+class FirstFragmentArgumentsDropped(XAIAdapter):
+    """Takes only id and name from a call's first fragment and its arguments from the later
+    ones, as OpenAI's streams allow: xAI's calls come whole in that first fragment, so every
+    call ends with empty arguments."""
+
+    def new_accumulator(self) -> DeepSeekStreamAccumulator:
+        return _ArgumentsFromLaterFragments(self)  # type: ignore[arg-type]
+
+
+class RecomputesTotal(XAIAdapter):
+    """Computes total_tokens as prompt + completion: xAI's completion_tokens leaves the
+    reasoning tokens out, so every reasoning turn is under-counted."""
+
+    @staticmethod
+    def parse_usage(raw: dict[str, Any] | None) -> Usage | None:
+        if not raw:
+            return None
+        prompt, completion = raw.get("prompt_tokens"), raw.get("completion_tokens")
+        return Usage(input_tokens=prompt, output_tokens=completion,
+                     total_tokens=(prompt or 0) + (completion or 0))
+
+
+class ReadsOpenAIErrorShape(XAIAdapter):
+    """The OpenAI error reader: xAI's flat {code, error} has no error object, so the code is
+    lost (the words survive only inside the dumped body)."""
+
+    def raise_for_error(self, response: Any, body: bytes) -> None:
+        OpenAIChatAdapter.raise_for_error(self, response, body)
+
+
+# -- the errors family on xAI's own bodies: the generic error bugs of controls_openai.py -----------
+
+class StatusLost(_generic.StatusLost, XAIAdapter):
+    """The words without the HTTP status: a 429 looks like a 400."""
+
+
+class EveryErrorRetryable(_generic.EveryErrorRetryable, XAIAdapter):
+    """Every error retryable: a wrong key or a team out of credits is retried forever."""
+
+
+class NeverRetryable(_generic.NeverRetryable, XAIAdapter):
+    """No error retryable: a resource-exhausted 429 stops the caller at once."""
+
+
+class DropsErrorCode(_generic.DropsErrorCode, XAIAdapter):
+    """xAI's code (resource-exhausted, invalid-argument, ...) is dropped."""
+
+
+# -- what tests/providers/test_controls.py runs ---------------------------------------------------
+
+PROVIDER = "xai"
+#: the path of every request the reference adapter sends
+PATH = "/v1/chat/completions"
+#: the error kinds xAI has: the shared case of each runs on its bodies (SHARED_CONTROLS)
+ERROR_KINDS = {"rate_limit", "quota", "auth", "model_not_found", "context_length", "server_error"}
+
+#: (case id, broken adapter, the clause the case must name)
+CONTROLS = [
+    ("wire.xai_reasoning_content", ReasoningAsText, "response.text"),
+    ("wire.xai_reasoning_content", ReasoningNotDecoded, "response.reasoning"),
+    ("stream.xai_reasoning_content", StreamDropsReasoning, "response.reasoning"),
+    ("stream.xai_reasoning_content", StreamReasoningAsText, "response.text"),
+    ("stream.xai_whole_calls", FirstFragmentArgumentsDropped, "response.tool_calls.arguments"),
+    ("wire.xai_usage_reasoning_tokens", RecomputesTotal, "response.usage"),
+    ("wire.xai_error_body", ReadsOpenAIErrorShape, "errors.type"),
+    ("wire.xai_error_body", EveryErrorRetryable, "errors.retryable"),
+]
+
+#: the shared cases that run on xAI's own bodies (the errors family's kinds), each with the bug
+#: it must catch there
+SHARED_CONTROLS = [
+    ("errors.rate_limited", NeverRetryable, "errors.retryable"),
+    ("errors.rate_limited", StatusLost, "errors.status"),
+    ("errors.rate_limited", DropsErrorCode, "errors.type"),
+    ("errors.rate_limited", ReadsOpenAIErrorShape, "errors.type"),
+    ("errors.rate_limited_stream", NeverRetryable, "errors.retryable"),
+    ("errors.quota_exhausted", EveryErrorRetryable, "errors.retryable"),
+    ("errors.quota_exhausted", DropsErrorCode, "errors.type"),
+    ("errors.auth_invalid", EveryErrorRetryable, "errors.retryable"),
+    ("errors.auth_invalid", StatusLost, "errors.status"),
+    ("errors.model_not_found", EveryErrorRetryable, "errors.retryable"),
+    ("errors.model_not_found", StatusLost, "errors.status"),
+    ("errors.context_length", DropsErrorCode, "errors.type"),
+    ("errors.context_length", EveryErrorRetryable, "errors.retryable"),
+    ("errors.server_error", NeverRetryable, "errors.retryable"),
+    ("errors.server_error", StatusLost, "errors.status"),
+]
+
+
+def check_sent(body: dict[str, Any]) -> None:
+    """xAI documents no reasoning_content in a request: the reference never sends it back."""
+    assert all("reasoning_content" not in m for m in body.get("messages") or ())

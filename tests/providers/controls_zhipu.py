@@ -1,0 +1,190 @@
+"""Negative controls for the Zhipu / Z.ai GLM cases: the reference :class:`ZhipuAdapter` with ONE
+thing broken each; the docstring names the bug. The tables at the end pair each with the case that
+must fail it and the clause; ``tests/providers/test_controls.py`` runs them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import controls_openai as _generic  # tests/providers/controls_openai.py
+
+from pytest_toolcall.core.model import ChatResponse
+from pytest_toolcall.providers.deepseek.reference import DeepSeekAdapter, DeepSeekStreamAccumulator
+from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter
+from pytest_toolcall.providers.zhipu.reference import ZhipuAdapter
+
+__all__ = ["DropsReasoning", "EditsReasoning", "ReasoningAsText", "ReasoningNotDecoded",
+           "StreamDropsReasoning", "FinishChunkDeltasIgnored", "UsageChunkOnly",
+           "SanitizesIds", "BalanceRetried", "StatusLost", "EveryErrorRetryable",
+           "NeverRetryable", "DropsErrorCode"]
+
+
+class DropsReasoning(ZhipuAdapter):
+    """The plain OpenAI encoder: reasoning_content never goes back with the tool results."""
+
+    def encode_message(self, message: Any) -> dict[str, Any]:
+        return OpenAIChatAdapter.encode_message(self, message)
+
+
+class EditsReasoning(ZhipuAdapter):
+    """Sends the reasoning back trimmed (a re-serialising history store): not 'complete,
+    unmodified'."""
+
+    @staticmethod
+    def encode_reasoning(reasoning: Any) -> str | None:
+        text = DeepSeekAdapter.encode_reasoning(reasoning)
+        return None if text is None else text.strip()
+
+
+class ReasoningAsText(ZhipuAdapter):
+    """Folds the chain of thought into the answer's text."""
+
+    def parse_response(self, data: Any) -> ChatResponse:
+        response = super().parse_response(data)
+        thought = "".join(r.text or "" for r in response.reasoning)
+        return response.model_copy(update={"text": thought + (response.text or "")})
+
+
+class ReasoningNotDecoded(ZhipuAdapter):
+    """The OpenAI decoder: reasoning_content is ignored, nothing can be sent back."""
+
+    def parse_response(self, data: Any) -> ChatResponse:
+        return OpenAIChatAdapter.parse_response(self, data)
+
+
+class _NoReasoningAccumulator(DeepSeekStreamAccumulator):
+    def feed(self, data: dict[str, Any]) -> list[Any]:
+        return super(DeepSeekStreamAccumulator, self).feed(data)
+
+
+class StreamDropsReasoning(ZhipuAdapter):
+    """The stream reader keeps content and tool_calls deltas only."""
+
+    def new_accumulator(self) -> DeepSeekStreamAccumulator:
+        return _NoReasoningAccumulator(self)
+
+
+class _FinishIsTheEnd(DeepSeekStreamAccumulator):
+    def feed(self, data: dict[str, Any]) -> list[Any]:
+        for choice in data.get("choices") or ():
+            if choice.get("finish_reason"):
+                self.finish = choice["finish_reason"]
+                if data.get("usage"):
+                    self.usage = self.adapter.parse_usage(data["usage"])
+                return []  # the finish chunk read as the end marker: its delta is never read
+        return super().feed(data)
+
+
+class FinishChunkDeltasIgnored(ZhipuAdapter):
+    """Reads a chunk with finish_reason as the end of the answer and none of its delta (the
+    terminal-chunk handling of opencode-cmd-provider PR #213): GLM's whole calls ride there."""
+
+    def new_accumulator(self) -> DeepSeekStreamAccumulator:
+        return _FinishIsTheEnd(self)
+
+
+class _UsageChunkOnly(DeepSeekStreamAccumulator):
+    def feed(self, data: dict[str, Any]) -> list[Any]:
+        if data.get("choices"):
+            data = {k: v for k, v in data.items() if k != "usage"}
+        return super().feed(data)
+
+
+class UsageChunkOnly(ZhipuAdapter):
+    """Reads usage only from OpenAI's separate ``choices: []`` chunk, which GLM sends only when
+    asked with stream_options."""
+
+    def new_accumulator(self) -> DeepSeekStreamAccumulator:
+        return _UsageChunkOnly(self)
+
+
+def _clean(call_id: Any) -> Any:
+    return call_id.replace("-", "") if isinstance(call_id, str) else call_id
+
+
+class SanitizesIds(ZhipuAdapter):
+    """Cleans call ids to [a-zA-Z0-9_] before sending them (the rule some providers set for
+    ids): GLM's 'call_-7263...' goes back as 'call_7263...', consistently on calls and
+    results."""
+
+    def encode_message(self, message: Any) -> dict[str, Any]:
+        out = super().encode_message(message)
+        for call in out.get("tool_calls") or ():
+            call["id"] = _clean(call["id"])
+        if "tool_call_id" in out:
+            out["tool_call_id"] = _clean(out["tool_call_id"])
+        return out
+
+
+class BalanceRetried(ZhipuAdapter):
+    """Decides from the status alone: GLM's 429 code 1113 (the balance is used up) is retried
+    forever."""
+
+    def raise_for_error(self, response: Any, body: bytes) -> None:
+        DeepSeekAdapter.raise_for_error(self, response, body)
+
+
+# -- the errors family on GLM's own bodies: the generic error bugs of controls_openai.py -----------
+
+class StatusLost(_generic.StatusLost, ZhipuAdapter):
+    """The words without the HTTP status: a 429 looks like a 400."""
+
+
+class EveryErrorRetryable(_generic.EveryErrorRetryable, ZhipuAdapter):
+    """Every error retryable: a wrong key or an unknown model is retried forever."""
+
+
+class NeverRetryable(_generic.NeverRetryable, ZhipuAdapter):
+    """No error retryable: a 1302 concurrency 429 stops the caller at once."""
+
+
+class DropsErrorCode(_generic.DropsErrorCode, ZhipuAdapter):
+    """GLM's business code (1302, 1261, ...) is dropped: the caller cannot tell them apart."""
+
+
+# -- what tests/providers/test_controls.py runs ---------------------------------------------------
+
+PROVIDER = "zhipu"
+#: the path of every request the reference adapter sends
+PATH = "/api/paas/v4/chat/completions"
+#: the error kinds GLM has: the shared case of each runs on its bodies (SHARED_CONTROLS)
+ERROR_KINDS = {"rate_limit", "quota", "auth", "model_not_found", "context_length", "server_error",
+               "overloaded"}
+
+#: (case id, broken adapter, the clause the case must name)
+CONTROLS = [
+    ("wire.zhipu_reasoning_replayed", DropsReasoning, "wire.zhipu.reasoning_replayed"),
+    ("wire.zhipu_reasoning_replayed", EditsReasoning, "wire.zhipu.reasoning_replayed"),
+    ("wire.zhipu_reasoning_replayed", ReasoningAsText, "response.text"),
+    ("wire.zhipu_reasoning_replayed", ReasoningNotDecoded, "response.reasoning"),
+    ("stream.zhipu_reasoning_replayed", StreamDropsReasoning, "response.reasoning"),
+    ("stream.zhipu_reasoning_replayed", DropsReasoning, "wire.zhipu.reasoning_replayed"),
+    ("stream.zhipu_whole_calls_on_finish_chunk", FinishChunkDeltasIgnored,
+     "response.tool_calls.count"),
+    ("stream.zhipu_usage_on_finish_chunk", UsageChunkOnly, "response.usage"),
+    ("wire.zhipu_call_ids_replayed", SanitizesIds, "wire.zhipu.call_ids"),
+]
+
+#: the shared cases that run on GLM's own bodies (the errors family's kinds), each with the bug
+#: it must catch there
+SHARED_CONTROLS = [
+    ("errors.rate_limited", NeverRetryable, "errors.retryable"),
+    ("errors.rate_limited", StatusLost, "errors.status"),
+    ("errors.rate_limited", DropsErrorCode, "errors.type"),
+    ("errors.rate_limited_stream", NeverRetryable, "errors.retryable"),
+    ("errors.quota_exhausted", BalanceRetried, "errors.retryable"),
+    ("errors.quota_exhausted", EveryErrorRetryable, "errors.retryable"),
+    ("errors.auth_invalid", EveryErrorRetryable, "errors.retryable"),
+    ("errors.model_not_found", EveryErrorRetryable, "errors.retryable"),
+    ("errors.model_not_found", StatusLost, "errors.status"),
+    ("errors.context_length", DropsErrorCode, "errors.type"),
+    ("errors.context_length", EveryErrorRetryable, "errors.retryable"),
+    ("errors.server_error", NeverRetryable, "errors.retryable"),
+    ("errors.server_error", StatusLost, "errors.status"),
+    ("errors.overloaded", NeverRetryable, "errors.retryable"),
+]
+
+
+def check_sent(body: dict[str, Any]) -> None:
+    """Usage rides on the finish chunk without it: the reference never sends stream_options."""
+    assert "stream_options" not in body

@@ -1,0 +1,111 @@
+"""What a provider's negative controls declare, and what the tests of the providers share.
+
+A provider is one folder, ``pytest_toolcall/providers/<folder>/``; its negative controls are in
+``tests/providers/controls_<folder>.py``, this folder mirroring that one. Such a module holds the
+broken adapters (each the provider's reference adapter with ONE thing broken, its docstring
+naming the bug), then the data ``tests/providers/test_controls.py`` runs for every provider:
+
+``PROVIDER``
+    the provider's name: the fake the controls and the reference adapter run against.
+``PATH``
+    the path of every request the reference adapter sends (a glob: ``*`` matches any rest).
+``CONTROLS``, ``SHARED_CONTROLS``, any other ``..._CONTROLS`` list
+    the tables: rows of (case id, broken adapter, the clause the case must name). ``CONTROLS``
+    holds the rows of the provider's own cases (at least one each, and no other case); the
+    other tables the rows of cases it shares (``SHARED_CONTROLS``: the errors family's kinds on
+    its own bodies, and the bugs of its wire that shared cases catch; ``openai``'s
+    ``GENERIC_CONTROLS``: the cases every provider runs). A control must fail on the sync
+    interface, which runs first; a table whose name starts with ``ASYNC_`` holds bugs of the
+    async path only: the sync interface passes it, the async one must fail.
+
+and, where the provider needs them:
+
+``PROFILE``
+    the profile the controls and the reference run under (default:
+    ``reference_profile(PROVIDER)``).
+``ERROR_KINDS``
+    the error kinds the provider has (``providers.errors.kinds_for``): each kind case that
+    runs for it then has a row in ``SHARED_CONTROLS``.
+``ROUTES``
+    other ways to reach the fake, by name: a :class:`Route` each, with the reference cases run
+    there and, where it has one, its own table of controls.
+``PINNED``
+    ``{case id: (clause, reason)}``: cases the reference adapter fails, a known gap of the kit.
+``check_sent(body)``
+    what the reference adapter must (not) send the provider, asserted on every request body.
+
+A table of this layout is what the real-bug catalogue (``pytest_toolcall/cases/bugs.py``) reads,
+without importing the module.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+import pytest
+
+from pytest_toolcall.cases import default_registry
+from pytest_toolcall.providers.fake import FakeProvider, in_process_endpoint
+from pytest_toolcall.providers.fake.provider import Endpoint
+
+
+@dataclasses.dataclass(frozen=True)
+class Route:
+    """Another way to reach a provider's fake than its reference adapter's default: another
+    URL (a version prefix, a compatible API), another adapter or adapter argument."""
+
+    #: the path of every request sent this way (a glob)
+    path: str
+    #: the reference cases run this way (globs over the chat cases of ``dialect``)
+    cases: tuple[str, ...] = ("*",)
+    #: the wire whose cases run this way (default: the provider's own)
+    dialect: str | None = None
+    #: the adapter sent this way (default: the provider's reference adapter) and its arguments
+    adapter: type | None = None
+    adapter_kwargs: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    #: the fake's base URL made this route's
+    base_url: Callable[[str], str] | None = None
+    #: the profile (default: the provider's)
+    profile: Any = None
+    #: where every answer is a stream: bytes its body carries (how the route frames a stream)
+    stream_marker: bytes | None = None
+    #: the table of the controls that run this way (a ``..._CONTROLS`` list of the module)
+    controls: list[tuple[str, type, str]] | None = None
+
+
+def endpoint_fixture(provider: str) -> Any:
+    """A module's ``endpoint`` fixture: the provider's fake, in process, one per test."""
+
+    @pytest.fixture(name="endpoint")
+    def endpoint() -> Iterator[Endpoint]:
+        ep = in_process_endpoint(FakeProvider(provider))
+        yield ep
+        ep.close()
+
+    return endpoint
+
+
+def own_cases(provider: str) -> set[str]:
+    """The cases that are ``provider``'s alone (each wants a negative control)."""
+    return {case.id for case in default_registry() if case.dialects == (provider,)}
+
+
+def own_kind_cases(provider: str) -> set[str]:
+    """The errors family's kind cases that run for ``provider`` (neither generic nor its own)."""
+    return {case.id for case in default_registry().select(["errors.*"], provider)
+            if case.dialects != ("*",) and case.dialects != (provider,)}
+
+
+def chat_cases(dialect: str) -> list[str]:
+    """The chat cases that apply to ``dialect``, sorted."""
+    return sorted(case.id for case in default_registry().select(dialect=dialect)
+                  if case.contract == "chat")
+
+
+def reference_cases(provider: str, profile: Any) -> list[str]:
+    """The chat cases for ``provider`` whose needs the profile claims, sorted."""
+    registry = default_registry()
+    return [case_id for case_id in chat_cases(provider)
+            if all(profile.claims(n) for n in registry[case_id].needs)]
