@@ -5,8 +5,9 @@ Regenerate the committed catalogue from the repository root with either of::
     python -m pytest_toolcall.cli.catalogue > docs/cases.md
     python -m pytest_toolcall.cli.catalogue --write
 
-``--write`` also rewrites the generated part of ``docs/providers.md`` (the provider registry:
-every service, its quirks and every fact with its source and date, between two markers).
+``--write`` also rewrites the generated part of ``docs/providers.md``, between two markers: each
+service's section (the ``README.md`` of its folder) and the provider registry (every service, its
+quirks and every fact with its source and date).
 ``tests/test_docs.py`` fails when a committed file and a fresh render differ.
 """
 
@@ -140,11 +141,26 @@ def _quirk_line(case: Case) -> str:
             "runs for a profile whose `compatible_with` names one of them (or `'*'`)")
 
 
+def service_sections() -> list[str]:
+    """Each service's own section of docs/providers.md: the ``README.md`` of its folder
+    (``pytest_toolcall/providers/<folder>/README.md``, written for docs/: its links are relative
+    to docs/), in ``--toolcall-provider=all`` order."""
+    import pytest_toolcall.providers as providers
+
+    home = Path(providers.__file__).parent
+    out = []
+    for name in PROVIDER_REGISTRY:
+        readme = home / providers.folder(name) / "README.md"
+        if readme.is_file():
+            out += [readme.read_text(encoding="utf-8").strip(), ""]
+    return out
+
+
 def render_providers(registry: Registry | None = None) -> str:
     """The generated part of docs/providers.md: every provider, the quirks each sends, and every
     fact with its source and the date it was confirmed (``not confirmed`` otherwise)."""
     cases = list(registry if registry is not None else builtin_registry())
-    out = [BEGIN, "", "## The registry (generated)", "",
+    out = [BEGIN, "", *service_sections(), "## The registry (generated)", "",
            "Every provider the kit plays, from the `facts.py` of each "
            "`pytest_toolcall/providers/` folder. A fact "
            "without a source and a date is *not confirmed*: the fake plays OpenAI's behaviour "
