@@ -85,7 +85,7 @@ def test_star_runs_every_quirk_and_the_reference_passes_them(endpoint: Endpoint)
 
 
 def test_a_control_fails_the_quirk_once_declared(endpoint: Endpoint) -> None:
-    from tests.controls import IndexRequired
+    from controls_openai import IndexRequired  # tests/providers/ is on sys.path (conftest.py)
 
     case = default_registry()["stream.index_missing"]
     broken = IndexRequired.from_endpoint(endpoint)
