@@ -3,7 +3,8 @@
 Run from anywhere::
 
     python bench/bench_plugin_load.py            # medians of 10 runs each
-    python bench/bench_plugin_load.py --runs 3   # quicker, noisier (the smoke test uses --quick)
+    python bench/bench_plugin_load.py --runs 3   # quicker, noisier
+    python bench/bench_plugin_load.py --quick --runs 1   # the smoke test: figures are noise
 
 What is measured: a generated project with one trivial test, run as
 ``python -m pytest -q -p no:cacheprovider`` in a subprocess, with the plugin (as installed) and
@@ -119,13 +120,19 @@ def measure_bare(runs: int) -> dict[str, float]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=10, help="runs of each variant (median)")
-    parser.add_argument("--quick", action="store_true", help="2 runs: for the smoke test")
+    parser.add_argument("--runs", type=int, default=None,
+                        help="runs of each variant (median; default 10, 2 with --quick)")
+    parser.add_argument("--quick", action="store_true",
+                        help="2 runs (--runs sets fewer), bare pytest included: for the smoke "
+                             "test")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args(argv)
-    runs = 2 if args.quick else args.runs
+    runs = args.runs or (2 if args.quick else 10)
+    if runs < 1:
+        parser.error("--runs must be >= 1")
+    bare_runs = runs if args.quick else 12
     ms, spread = measure(runs)
-    bare = measure_bare(2 if args.quick else 12)
+    bare = measure_bare(bare_runs)
     added = ms["with"] - ms["without"]
     verdict = "PASS" if added <= TARGET_MS else "MISS"
     print(f"one-test session without the plugin (-p no:toolcall): {ms['without']:8.1f} ms")
@@ -136,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
           "bench/README.md says how much the difference moves from run to run)")
     bare_added = bare["with"] - bare["without"]
     print(f"for information, in a bare pytest (no plugin autoloaded, the kit's handed to "
-          f"pytest.main; medians of {2 if args.quick else 12}): {bare['without']:.1f} ms without, "
+          f"pytest.main; medians of {bare_runs}): {bare['without']:.1f} ms without, "
           f"{bare['with']:.1f} ms with: {bare_added:+.1f} ms, the plugin's imports, "
           "registration, options, markers and hooks")
     print(f"the kit asked for (--toolcall-cases naming no case):  {ms['asked']:8.1f} ms "

@@ -5,6 +5,7 @@ Run from anywhere (the script finds the repo root itself)::
     python bench/bench_suite.py              # 3 runs of every subprocess measurement
     python bench/bench_suite.py --runs 5 --json /tmp/bench.json
     python bench/bench_suite.py --quick      # tiny mode (the smoke test uses it); figures are noisy
+    python bench/bench_suite.py --quick --full-cases 'wire.single_call'   # the smoke test's
 
 What is measured, all in this one run on this machine (see bench/README.md):
 
@@ -181,9 +182,11 @@ def floor_module(trips_per_case: Sequence[int]) -> str:
 
 
 def measure_subprocess(runs: int, trivial_items: int, patterns: Sequence[str],
-                       trips_per_case: Sequence[int]) -> dict[str, Any]:
+                       trips_per_case: Sequence[int],
+                       full_patterns: Sequence[str] = ()) -> dict[str, Any]:
     """Median wall seconds of the empty session, the suite, K trivial items and the floor
-    session (one trivial item per case doing that case's round trips), interleaved."""
+    session (one trivial item per case doing that case's round trips), interleaved; then the
+    full suite and the full matrix (every case, or ``full_patterns`` only)."""
     work = Path(tempfile.mkdtemp(prefix="toolcall-bench-"))
     try:
         empty_dir, trivial_dir, floor_dir = work / "empty", work / "trivial", work / "floor"
@@ -196,10 +199,11 @@ def measure_subprocess(runs: int, trivial_items: int, patterns: Sequence[str],
         suite_args = ["--toolcall-provider=openai"]
         if patterns:
             suite_args.append("--toolcall-cases=" + ",".join(patterns))
+        full_args = ["--toolcall-cases=" + ",".join(full_patterns)] if full_patterns else []
         plan = {"empty": (empty_dir, [], 5), "suite": (empty_dir, suite_args, 0),
                 "trivial": (trivial_dir, [], 0), "floor": (floor_dir, [], 0),
-                "full": (empty_dir, ["--toolcall-provider=openai"], 0),
-                "matrix": (empty_dir, ["--toolcall-provider=all"], 0)}
+                "full": (empty_dir, ["--toolcall-provider=openai", *full_args], 0),
+                "matrix": (empty_dir, ["--toolcall-provider=all", *full_args], 0)}
         walls: dict[str, list[float]] = {name: [] for name in plan}
         passed: dict[str, int] = {}
         for _ in range(runs):
@@ -285,7 +289,8 @@ def _load() -> float | None:
 
 # -- report -------------------------------------------------------------------------------------
 def compute(sub: dict[str, Any], rows: list[dict[str, Any]], bare: dict[str, float],
-            trivial_items: int, steady: dict[str, Any]) -> dict[str, Any]:
+            trivial_items: int, steady: dict[str, Any],
+            full_patterns: Sequence[str] = ()) -> dict[str, Any]:
     med, low = sub["median"], sub["min"]
     n_cases = sub["passed"]["suite"]
     if n_cases != len([r for r in rows if r["outcome"] == "passed"]):
@@ -323,6 +328,7 @@ def compute(sub: dict[str, Any], rows: list[dict[str, Any]], bare: dict[str, flo
         "ratio_from_minimums": low_ratio,
         "suite_cost_s": med["suite"] - med["empty"],
         "full_wall_s": med["full"], "full_cases": sub["passed"]["full"],
+        "full_selection": list(full_patterns) or None,
         "matrix_wall_s": med["matrix"], "matrix_cases": sub["passed"]["matrix"],
         "dialects": list(_dialects()),
         "per_case_ms": per_case * 1e3,
@@ -353,6 +359,12 @@ def compute(sub: dict[str, Any], rows: list[dict[str, Any]], bare: dict[str, flo
     }
 
 
+def _full_what(fig: dict[str, Any]) -> str:
+    """What the full suite and matrix ran: every family, or the --full-cases selection."""
+    selection = fig.get("full_selection")
+    return "every family" if selection is None else "--full-cases " + ",".join(selection)
+
+
 def render(fig: dict[str, Any]) -> str:
     n = fig["cases"]
     lines = [
@@ -366,11 +378,13 @@ def render(fig: dict[str, Any]) -> str:
         (f"  empty session (same command, zero items):        {fig['empty_session_wall_s']:.3f} s"
         f" (min {fig['min_walls']['empty']:.3f})"),
         f"  suite cost (suite - empty):                       {fig['suite_cost_s']:.3f} s",
-        (f"  full suite, every family ({fig['full_cases']} cases, loop and history included): "
-         f"{fig['full_wall_s']:.3f} s"),
+        (f"  full suite, {_full_what(fig)} ({fig['full_cases']} cases, loop and history "
+         f"included): {fig['full_wall_s']:.3f} s"),
         (f"  full matrix, --toolcall-provider=all ({fig['matrix_cases']} case runs over "
          f"{len(fig['dialects'])} providers): {fig['matrix_wall_s']:.3f} s   target <= "
-         f"{MATRIX_TARGET_S:g} s   {'PASS' if fig['matrix_wall_s'] <= MATRIX_TARGET_S else 'MISS'}"),
+         f"{MATRIX_TARGET_S:g} s   "
+         + ("PASS" if fig["matrix_wall_s"] <= MATRIX_TARGET_S else "MISS")
+         + ("" if fig.get("full_selection") is None else " (of the selection only)")),
         f"  per case ((suite - empty) / {n}):                  {fig['cold_per_case_ms']:.2f} ms",
         "",
         "floor (same run)",
@@ -438,6 +452,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                              "(default 15, 2 with --quick)")
     parser.add_argument("--cases", default="",
                         help="comma list of case-id globs (default: every case)")
+    parser.add_argument("--full-cases", default="",
+                        help="comma list of case-id globs for the full-suite and full-matrix "
+                             "sessions (default: every case); the smoke test narrows them")
     parser.add_argument("--quick", action="store_true",
                         help="tiny mode: one run, few items; checks the script works, figures noisy")
     parser.add_argument("--json", type=Path, default=None, metavar="PATH",
@@ -454,6 +471,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # cases that make them); loop and history cases make none and wait on purpose (a hung tool,
     # slow parallel tools), so they are timed apart, as the full suite below.
     patterns = [p.strip() for p in args.cases.split(",") if p.strip()] or list(CHAT_FAMILIES)
+    full_patterns = [p.strip() for p in args.full_cases.split(",") if p.strip()]
 
     rows = measure_in_process(patterns, repeats)
     if not rows:
@@ -461,10 +479,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                          "look like 'wire.single_call' or 'stream.*'")
     bare = measure_bare_round_trip(bare_n)
     sub = measure_subprocess(runs, trivial, patterns,
-                             [r["round_trips"] for r in rows if r["outcome"] == "passed"])
+                             [r["round_trips"] for r in rows if r["outcome"] == "passed"],
+                             full_patterns)
     steady = measure_steady(args.steady_rounds or (2 if quick else 15), patterns,
                             [r["round_trips"] for r in rows if r["outcome"] == "passed"])
-    figures = compute(sub, rows, bare, trivial, steady)
+    figures = compute(sub, rows, bare, trivial, steady, full_patterns)
     figures["quick"] = quick
     print(render(figures))
     if args.json is not None:
