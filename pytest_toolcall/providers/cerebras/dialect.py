@@ -127,11 +127,7 @@ class Cerebras(OpenAIChat):
     def route(self, method: str, path: str) -> bool:
         return method == "POST" and path.rstrip("/") == _PATH
 
-    def check_auth(self, headers: Mapping[str, str], query: Mapping[str, str],
-                   key: str) -> Rejection | None:
-        auth = headers.get("authorization", "")
-        if auth == f"Bearer {key}":
-            return None
+    def auth_rejection(self, auth: str) -> Rejection:
         if not auth:
             return Rejection(status=403, body=dict(NOT_AUTHENTICATED), rule="auth.missing")
         return Rejection(status=401, body=dict(WRONG_API_KEY), rule="auth.invalid")

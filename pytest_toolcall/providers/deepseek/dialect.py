@@ -133,11 +133,7 @@ class DeepSeek(OpenAIChat):
     def route(self, method: str, path: str) -> bool:
         return method == "POST" and (path.rstrip("/") or "/") in _PATHS
 
-    def check_auth(self, headers: Mapping[str, str], query: Mapping[str, str],
-                   key: str) -> Rejection | None:
-        auth = headers.get("authorization", "")
-        if auth == f"Bearer {key}":
-            return None
+    def auth_rejection(self, auth: str) -> Rejection:
         shown = auth.removeprefix("Bearer ").strip()
         # the missing-key wording is not confirmed: DeepSeek's one 401 text, with no key shown
         return deepseek_error(401, f"Authentication Fails, Your api key: ****{shown[-4:]} is "

@@ -95,11 +95,7 @@ class Fireworks(OpenAIChat):
     def route(self, method: str, path: str) -> bool:
         return method == "POST" and path.rstrip("/") == "/inference/v1/chat/completions"
 
-    def check_auth(self, headers: Mapping[str, str], query: Mapping[str, str],
-                   key: str) -> Rejection | None:
-        auth = headers.get("authorization", "")
-        if auth == f"Bearer {key}":
-            return None
+    def auth_rejection(self, auth: str) -> Rejection:
         # the wording without any key is not confirmed: the bad-key body is sent
         return Rejection(status=401, body={"error": {"message": BAD_KEY, "code": "UNAUTHORIZED",
                                                      "type": "error"}},

@@ -104,11 +104,7 @@ class Groq(OpenAIChat):
     def route(self, method: str, path: str) -> bool:
         return method == "POST" and path.rstrip("/") in _PATHS
 
-    def check_auth(self, headers: Mapping[str, str], query: Mapping[str, str],
-                   key: str) -> Rejection | None:
-        auth = headers.get("authorization", "")
-        if auth == f"Bearer {key}":
-            return None
+    def auth_rejection(self, auth: str) -> Rejection:
         # the missing-key wording is not confirmed: Groq's one 401 text is sent
         return groq_error(401, BAD_KEY, code="invalid_api_key",
                           rule="auth.invalid" if auth else "auth.missing")

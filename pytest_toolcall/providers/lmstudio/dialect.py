@@ -134,11 +134,7 @@ class LMStudio(OpenAIChat):
         return Rejection(status=200, body={"error": UNEXPECTED_ENDPOINT.format(
             method=method, path=path)}, rule="route")
 
-    def check_auth(self, headers: Mapping[str, str], query: Mapping[str, str],
-                   key: str) -> Rejection | None:
-        auth = headers.get("authorization", "")
-        if auth == f"Bearer {key}":
-            return None
+    def auth_rejection(self, auth: str) -> Rejection:
         # the wording for a wrong token is not confirmed: the missing-token body is sent
         return Rejection(status=401, body={"error": {
             "type": "invalid_request", "code": "invalid_api_key", "message": AUTH_REQUIRED}},

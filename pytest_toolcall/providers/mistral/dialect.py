@@ -170,11 +170,7 @@ class Mistral(OpenAIChat):
         # not confirmed: the gateway's 404 wording for an unknown path
         return MistralRejection(status=404, body={"detail": "Not Found"}, rule="route")
 
-    def check_auth(self, headers: Mapping[str, str], query: Mapping[str, str],
-                   key: str) -> Rejection | None:
-        auth = headers.get("authorization", "")
-        if auth == f"Bearer {key}":
-            return None
+    def auth_rejection(self, auth: str) -> Rejection:
         return MistralRejection(status=401, body=dict(UNAUTHORIZED),
                                 rule="auth.invalid" if auth else "auth.missing")
 

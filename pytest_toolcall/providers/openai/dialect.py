@@ -75,7 +75,15 @@ class OpenAIChat:
 
     def check_auth(self, headers: Mapping[str, str], query: Mapping[str, str],
                    key: str) -> Rejection | None:
+        """The key as a bearer token in ``Authorization``, as OpenAI and most services on its wire
+        take it; anything else gets :meth:`auth_rejection`, each service's own answer."""
         auth = headers.get("authorization", "")
+        if auth == f"Bearer {key}":
+            return None
+        return self.auth_rejection(auth)
+
+    def auth_rejection(self, auth: str) -> Rejection:
+        """OpenAI's answer to a missing (``auth`` empty) or wrong ``Authorization`` header."""
         if not auth:
             return _error(
                 401,
@@ -83,12 +91,10 @@ class OpenAIChat:
                 "Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).",
                 rule="auth.missing",
             )
-        if auth != f"Bearer {key}":
-            shown = auth.removeprefix("Bearer ")
-            shown = shown[:3] + "*" * 4 + shown[-4:] if len(shown) > 8 else "****"
-            return _error(401, f"Incorrect API key provided: {shown}.", code="invalid_api_key",
-                          rule="auth.invalid")
-        return None
+        shown = auth.removeprefix("Bearer ")
+        shown = shown[:3] + "*" * 4 + shown[-4:] if len(shown) > 8 else "****"
+        return _error(401, f"Incorrect API key provided: {shown}.", code="invalid_api_key",
+                      rule="auth.invalid")
 
     def wants_stream(self, body: Mapping[str, Any], path: str) -> bool:
         return body.get("stream") is True

@@ -118,11 +118,7 @@ class OpenRouter(OpenAIChat):
     def route(self, method: str, path: str) -> bool:
         return method == "POST" and path.rstrip("/") == "/api/v1/chat/completions"
 
-    def check_auth(self, headers: Mapping[str, str], query: Mapping[str, str],
-                   key: str) -> Rejection | None:
-        auth = headers.get("authorization", "")
-        if auth == f"Bearer {key}":
-            return None
+    def auth_rejection(self, auth: str) -> Rejection:
         if not auth:
             return openrouter_error(401, NO_AUTH, rule="auth.missing")
         return openrouter_error(401, BAD_KEY, rule="auth.invalid")

@@ -108,11 +108,7 @@ class Together(OpenAIChat):
     def route(self, method: str, path: str) -> bool:
         return method == "POST" and path.rstrip("/") == "/v1/chat/completions"
 
-    def check_auth(self, headers: Mapping[str, str], query: Mapping[str, str],
-                   key: str) -> Rejection | None:
-        auth = headers.get("authorization", "")
-        if auth == f"Bearer {key}":
-            return None
+    def auth_rejection(self, auth: str) -> Rejection:
         # the wording without any key is not confirmed: the bad-key body is sent
         return together_error(401, BAD_KEY, code="invalid_api_key",
                               rule="auth.invalid" if auth else "auth.missing")

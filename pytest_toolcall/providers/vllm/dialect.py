@@ -152,11 +152,7 @@ class VLLM(OpenAIChat):
         # FastAPI's own 404 for a route vLLM does not have
         return Rejection(status=404, body={"detail": "Not Found"}, rule="route")
 
-    def check_auth(self, headers: Mapping[str, str], query: Mapping[str, str],
-                   key: str) -> Rejection | None:
-        auth = headers.get("authorization")
-        if auth == f"Bearer {key}":
-            return None
+    def auth_rejection(self, auth: str) -> Rejection:
         # one answer for a missing and a wrong key
         return Rejection(status=401, body=dict(UNAUTHORIZED),
                          rule="auth.invalid" if auth else "auth.missing")

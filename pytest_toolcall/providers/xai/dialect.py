@@ -105,11 +105,7 @@ class XAI(OpenAIChat):
         # not confirmed: the wording of an unknown route (the status is the debugging page's)
         return xai_error(404, f"Invalid URL ({method} {path})", rule="route")
 
-    def check_auth(self, headers: Mapping[str, str], query: Mapping[str, str],
-                   key: str) -> Rejection | None:
-        auth = headers.get("authorization", "")
-        if auth == f"Bearer {key}":
-            return None
+    def auth_rejection(self, auth: str) -> Rejection:
         if not auth:
             return xai_error(401, NO_KEY, rule="auth.missing")
         return xai_error(400, BAD_KEY, rule="auth.invalid")

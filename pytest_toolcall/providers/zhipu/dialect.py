@@ -104,11 +104,7 @@ class Zhipu(OpenAIChat):
     def route(self, method: str, path: str) -> bool:
         return method == "POST" and path.rstrip("/") in _PATHS
 
-    def check_auth(self, headers: Mapping[str, str], query: Mapping[str, str],
-                   key: str) -> Rejection | None:
-        auth = headers.get("authorization", "")
-        if auth == f"Bearer {key}":
-            return None
+    def auth_rejection(self, auth: str) -> Rejection:
         if not auth:
             return zhipu_error(401, "1001", AUTH_MISSING, rule="auth.missing")
         return zhipu_error(401, "1000", AUTH_INVALID, rule="auth.invalid")
