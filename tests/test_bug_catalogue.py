@@ -56,6 +56,11 @@ def test_committed_bug_catalogue_equals_a_fresh_render() -> None:
 
 def test_write_and_check_options(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
+    # the three renders below read the same, unchanged tests/: parse them once (each read
+    # parses every test file, ~1 s); what main() does with the render is what is tested
+    import functools
+
+    monkeypatch.setattr(bugs, "read_controls", functools.cache(bugs.read_controls))
     assert bugs.main(["--write"]) == 2  # no docs/ here: refuses, names the fix
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "bugs.md").write_text("stale\n", encoding="utf-8")
