@@ -716,11 +716,15 @@ _UNPARSED = object()
 def _snapshot_data(exchanges: Iterable[Any], redactor: Redactor | None = None) -> dict[str, Any]:
     """What :func:`request_snapshot` writes, before it is written as text."""
     redactor = redactor or Redactor()
-    entries = []
+    # two passes: every credential the requests carry is learned before any body is scrubbed,
+    # so a key sent in a plain field of one request and as a credential in a later one is
+    # masked in both (one pass left it in clear in the earlier request)
+    seen = []
     for exchange in exchanges:
-        headers = redactor.headers({k: v for k, v in exchange.headers.items()
-                                    if k.lower() not in _VOLATILE_HEADERS
-                                    and not k.lower().startswith("x-stainless")})
+        headers = {k: v for k, v in exchange.headers.items()
+                   if k.lower() not in _VOLATILE_HEADERS and not k.lower().startswith("x-stainless")}
+        if headers:
+            redactor.headers(headers)  # learns the credential headers' values
         raw = exchange.body
         # the fake provider parsed these very bytes (Exchange.json); read as they are
         parsed: Any = getattr(exchange, "json", None)
@@ -731,6 +735,10 @@ def _snapshot_data(exchanges: Iterable[Any], redactor: Redactor | None = None) -
                 parsed = _UNPARSED
         if parsed is not _UNPARSED and not _no_credential_keys(raw):
             redactor.learn_json(parsed)
+        seen.append((exchange, headers, raw, parsed))
+    entries = []
+    for exchange, headers, raw, parsed in seen:
+        headers = redactor.headers(headers) if headers else {}
         scrubbed = redactor.scrub_bytes(raw)
         body_text = scrubbed.decode("utf-8", "replace")
         if (parsed is not _UNPARSED and scrubbed is raw and raw[:3] != b"\xef\xbb\xbf"
