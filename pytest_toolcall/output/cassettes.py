@@ -722,7 +722,8 @@ def _snapshot_data(exchanges: Iterable[Any], redactor: Redactor | None = None) -
     seen = []
     for exchange in exchanges:
         headers = {k: v for k, v in exchange.headers.items()
-                   if k.lower() not in _VOLATILE_HEADERS and not k.lower().startswith("x-stainless")}
+                   if k.lower() not in _VOLATILE_HEADERS
+                   and not k.lower().startswith("x-stainless")}
         if headers:
             redactor.headers(headers)  # learns the credential headers' values
         raw = exchange.body
