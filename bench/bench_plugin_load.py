@@ -4,7 +4,7 @@ Run from anywhere::
 
     python bench/bench_plugin_load.py            # medians of 10 runs each
     python bench/bench_plugin_load.py --runs 3   # quicker, noisier
-    python bench/bench_plugin_load.py --quick --runs 1   # the smoke test: figures are noise
+    python bench/bench_plugin_load.py --quick --runs 1 --no-warm-up   # the smoke test
 
 What is measured: a generated project with one trivial test, run as
 ``python -m pytest -q -p no:cacheprovider`` in a subprocess, with the plugin (as installed) and
@@ -52,13 +52,14 @@ def _run(project: Path, extra: list[str]) -> float:
 
 
 def _alternated(variants: dict[str, Any], runs: int,
-                run: Callable[[Any], float]) -> dict[str, list[float]]:
+                run: Callable[[Any], float], warm_up: bool = True) -> dict[str, list[float]]:
     """Each variant's times: a first round that warms the file system and bytecode caches
     (dropped), then ``runs`` rounds, each variant first as often as last. The session run right
     after another is a few ms faster (caches warmed), which favoured whichever came second."""
     order = list(variants.items())
     times: dict[str, list[float]] = {name: [] for name in variants}
-    for n in range(runs + 1):
+    first = 0 if warm_up else 1  # without the warm-up round, every round is kept
+    for n in range(first, runs + 1):
         for name, spec in (order if n % 2 == 0 else order[::-1]):
             elapsed = run(spec)
             if n:
@@ -76,13 +77,13 @@ def _medians(times: dict[str, list[float]]) -> dict[str, float]:
     return {name: statistics.median(values) * 1000 for name, values in times.items()}
 
 
-def measure(runs: int) -> tuple[dict[str, float], tuple[float, float]]:
+def measure(runs: int, warm_up: bool = True) -> tuple[dict[str, float], tuple[float, float]]:
     """Medians (ms) of the three variants, and the range of the with/without sessions."""
     variants = {"with": [], "without": ["-p", "no:toolcall"],
                 "asked": ["--toolcall-cases=no-such-case"]}
     with tempfile.TemporaryDirectory() as tmp:
         project = _project(tmp)
-        times = _alternated(variants, runs, lambda extra: _run(project, extra))
+        times = _alternated(variants, runs, lambda extra: _run(project, extra), warm_up)
     sessions = [t * 1000 for name in ("with", "without") for t in times[name]]
     return _medians(times), (min(sessions), max(sessions))
 
@@ -100,7 +101,7 @@ _BARE = {
 }
 
 
-def measure_bare(runs: int) -> dict[str, float]:
+def measure_bare(runs: int, warm_up: bool = True) -> dict[str, float]:
     """Medians (ms) of the one-test session in a bare pytest, with and without the plugin."""
     env = dict(_ENV, PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
 
@@ -115,7 +116,7 @@ def measure_bare(runs: int) -> dict[str, float]:
 
     with tempfile.TemporaryDirectory() as tmp:
         project = _project(tmp)
-        return _medians(_alternated(_BARE, runs, run))
+        return _medians(_alternated(_BARE, runs, run, warm_up))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -125,14 +126,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true",
                         help="2 runs (--runs sets fewer), bare pytest included: for the smoke "
                              "test")
+    parser.add_argument("--no-warm-up", dest="warm_up", action="store_false",
+                        help="keep every round (by default a first round warms the caches and "
+                             "is dropped): for the smoke test, whose figures are noise anyway")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args(argv)
     runs = args.runs or (2 if args.quick else 10)
     if runs < 1:
         parser.error("--runs must be >= 1")
     bare_runs = runs if args.quick else 12
-    ms, spread = measure(runs)
-    bare = measure_bare(bare_runs)
+    ms, spread = measure(runs, args.warm_up)
+    bare = measure_bare(bare_runs, args.warm_up)
     added = ms["with"] - ms["without"]
     verdict = "PASS" if added <= TARGET_MS else "MISS"
     print(f"one-test session without the plugin (-p no:toolcall): {ms['without']:8.1f} ms")
@@ -154,6 +158,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         args.json.write_text(json.dumps({"runs": runs, "ms": ms, "added_ms": added,
                                          "target_ms": TARGET_MS, "quick": args.quick,
+                                         "warm_up": args.warm_up,
                                          "session_ms_range": spread, "bare_ms": bare,
                                          "bare_added_ms": bare_added}, indent=2))
     return 0
