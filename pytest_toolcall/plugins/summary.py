@@ -201,8 +201,8 @@ class Summary:
         strict = self.config is not None and flag(self.config, "toolcall_strict")
         mode = "; strict: should clauses fail the run" if strict else ""
         if pin is None:
-            return (f"suite {SUITE_VERSION} (the newest; pin it with toolcall_suite = "
-                    f"{SUITE_VERSION} so that a kit upgrade adds cases only as previews){mode}")
+            # a pinned project's upgrades add cases only as previews
+            return f"suite {SUITE_VERSION}, the newest (pin it: toolcall_suite = {SUITE_VERSION}){mode}"
         previews = ""
         if self.previews:
             previews = (f"; {self.previews} preview case run{'s' * (self.previews != 1)} "
