@@ -183,3 +183,13 @@ def test_readme_failure_example_is_real_output(pytester: pytest.Pytester) -> Non
         f"example and paste the new output. Lines not found: {missing}\n\n"
         + result.stdout.str())
     assert len(sample) >= 10  # the sample shows the clause, expected/got, hint and the ladder
+
+
+def test_readme_examples_pin_the_current_suite() -> None:
+    # the README shows a pinned project; a new suite version moves the pin in the examples
+    from pytest_toolcall.cases.versions import SUITE_VERSION
+
+    pins = re.findall(r"^toolcall_suite = (\S+)$", README, re.M)
+    assert len(pins) >= 2, "README.md's ini examples must pin the suite (toolcall_suite = ...)"
+    assert set(pins) == {SUITE_VERSION}, f"README.md pins {sorted(set(pins))}, the suite is " \
+                                          f"{SUITE_VERSION}"
