@@ -123,9 +123,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
              "toolcall-badge.json (shields.io endpoint) into DIR (ini: toolcall_report)")
     option(
         "--toolcall-min-pass-rate", dest="toolcall_min_pass_rate", default=None, metavar="RATE",
-        help="fail the session when the suite's pass rate, "
-             "(passed + xpassed) / (passed + xpassed + failed + error), is below RATE (0.95 or "
-             "95%%); known gaps and skips are not counted (ini: toolcall_min_pass_rate)")
+        help="fail the session when the suite's pass rate, (passed + xpassed + hardening) / "
+             "(passed + xpassed + hardening + failed + error), is below RATE (0.95 or 95%%); "
+             "known gaps and skips are not counted (ini: toolcall_min_pass_rate)")
     option(
         "--toolcall-gate-families", dest="toolcall_gate_families", default=None,
         metavar="FAMILY[,FAMILY]",

@@ -11,14 +11,13 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 # Imported before any pytester run, for speed (see tests/test_plugin.py).
-import hypothesis.strategies  # noqa: F401
+import hypothesis.strategies
 import jsonschema
 import pytest
 
 import pytest_toolcall.plugins.suite
-import pytest_toolcall.providers.openai.reference  # noqa: F401
-from pytest_toolcall.cases import default_registry
-from pytest_toolcall.cases import levels
+import pytest_toolcall.providers.openai.reference
+from pytest_toolcall.cases import default_registry, levels
 from pytest_toolcall.cases.levels import CLAUSES, IN_CASE, Level, entry, level_of
 from pytest_toolcall.core.errors import ConformanceFailure
 from pytest_toolcall.output import report
@@ -90,7 +89,7 @@ def used_clauses() -> tuple[set[str], list[str]]:
                 else:
                     unknown.append(f"{rel}:{node.lineno}: {ast.unparse(arg)}")
     cases = [*default_registry(), *live_cases()]
-    found.update(getattr(c, "clause") for case in cases for c in case.checks)
+    found.update(c.clause for case in cases for c in case.checks)
     return found, unknown
 
 

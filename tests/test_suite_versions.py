@@ -11,12 +11,12 @@ import sys
 from pathlib import Path
 
 # Imported before any pytester run, for speed (see tests/test_plugin.py).
-import hypothesis.strategies  # noqa: F401
+import hypothesis.strategies
 import pytest
 
 import pytest_toolcall
 import pytest_toolcall.plugins.suite
-import pytest_toolcall.providers.openai.reference  # noqa: F401
+import pytest_toolcall.providers.openai.reference
 from pytest_toolcall.cases import default_registry, make_case
 from pytest_toolcall.cases.levels import CLAUSES, IN_CASE
 from pytest_toolcall.cases.versions import (

@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["CLAUSES", "IN_CASE", "LEVELS", "Level", "PREFIXES", "describe", "entry", "level_of"]
+__all__ = ["CLAUSES", "IN_CASE", "LEVELS", "PREFIXES", "Level", "describe", "entry", "level_of"]
 
 LevelName = Literal["must", "should"]
 #: the two levels, strongest first

@@ -252,7 +252,8 @@ def _pct(rate: float) -> str:
 
 def evaluate_gate(records: Sequence[CaseRecord], min_pass_rate: float,
                   families: Sequence[str] | None = None) -> Gate:
-    """Pass rate = (passed + xpassed + hardening) / (those + failed + error) over the gated cases.
+    """Pass rate = (passed + xpassed + hardening) / (passed + xpassed + hardening + failed +
+    error) over the gated cases.
 
     Known gaps (xfailed) and skipped cases are not counted. A ``hardening`` case (a ``should``
     clause broke outside strict mode) counts as passing, as it does not fail the run; in strict
