@@ -29,6 +29,7 @@ from pytest_toolcall.cases.versions import (
 )
 from pytest_toolcall.core.errors import CaseDefinitionError
 from pytest_toolcall.run.live import live_cases
+from tests.test_levels import SHOULD_CONFTEST
 
 ROOT = Path(__file__).resolve().parents[1]
 CHANGELOG = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
@@ -130,19 +131,7 @@ def test_changelog_lists_the_should_clauses_of_the_version_that_levelled_them() 
 # U+2028: it fails stream.unicode_line_separators, a case added in 0.3.0 (4ffde57).
 SPLITS_LINES = '''
 import pytest
-from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter
-
-
-class SplitsLinesLikeStr(OpenAIChatAdapter):
-    def stream(self, request):
-        body = self.build_body(request, stream=True)
-        with self.client.stream("POST", self.url, headers=self.headers, json=body) as response:
-            if response.status_code >= 400:
-                self.raise_for_error(response, response.read())
-            acc = self.new_accumulator()
-            for line in response.iter_lines():
-                yield from acc.feed_line(line)
-            yield from acc.close()
+from tests.providers.controls_openai import SplitsLinesLikeStr
 
 
 @pytest.fixture
@@ -233,10 +222,7 @@ def pytest_toolcall_cases():
 
 # A clause re-levelled in the version under way: should until SUITE_VERSION, must since.
 RELEVELLED = '''
-import pytest
-from pytest_toolcall import ProviderError
 from pytest_toolcall.cases import levels
-from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter
 
 _OLD = levels.CLAUSES["errors.retryable"]
 levels.CLAUSES["errors.retryable"] = levels.Level(
@@ -245,21 +231,7 @@ levels.CLAUSES["errors.retryable"] = levels.Level(
 
 def pytest_unconfigure(config):
     levels.CLAUSES["errors.retryable"] = _OLD  # the in-process runs share the module
-
-
-class NeverRetryable(OpenAIChatAdapter):
-    def complete(self, request):
-        try:
-            return super().complete(request)
-        except ProviderError as error:
-            error.retryable = False
-            raise
-
-
-@pytest.fixture
-def toolcall_adapter(toolcall_endpoint):
-    return NeverRetryable.from_endpoint(toolcall_endpoint)
-'''
+''' + SHOULD_CONFTEST.replace("{async_lies}", "False")
 
 
 def test_a_relevelled_clause_keeps_its_level_as_of_the_pin(pytester: pytest.Pytester) -> None:

@@ -354,8 +354,13 @@ def _verify_loop(run: LoopRun) -> None:
             f"(HTTP {rejection.status}): {rejection.message}",
             hint="every tool call must be answered, once, right after the assistant message "
                  "that made it; no tool message without its call")
-    run_checks(run.case, run)
+    held = Held(run.case.id)  # a should failure of the checks must not hide a refused result
+    try:
+        run_checks(run.case, run)
+    except ConformanceFailure as failure:
+        held.hold(failure)
     _result_messages_valid(run)
+    held.release()
 
 
 def _raised_advice(run: LoopRun) -> tuple[str, str]:
