@@ -62,7 +62,8 @@ class ReferenceHistoryBuilder:
                     seen.add(call.id)
             if not calls and not message.content:
                 continue
-            built.append(AssistantMessage(content=message.content, tool_calls=tuple(calls)))
+            built.append(AssistantMessage(content=message.content, tool_calls=tuple(calls),
+                                          reasoning=message.reasoning))
             for call in calls:
                 used.add(call.id)  # type: ignore[arg-type]
                 built.append(results[call.id])  # type: ignore[index]

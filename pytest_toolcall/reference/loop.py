@@ -347,7 +347,8 @@ class _State:
         (so the stored conversation is valid to send again); the turn's other calls never ran
         and are left out."""
         self.add_usage(response.usage)
-        self.messages.append(AssistantMessage(content=response.text, tool_calls=tuple(calls)))
+        self.messages.append(AssistantMessage(content=response.text, tool_calls=tuple(calls),
+                                              reasoning=response.reasoning))
         for call in calls:
             note = f"Transferred: {call.name} took over the conversation."
             self.messages.append(ToolMessage(tool_call_id=call.id, name=call.name, content=note))
@@ -374,7 +375,10 @@ class _State:
                 seen.add(call.id)
             calls.append(call)
         self.calls = calls
-        self.messages.append(AssistantMessage(content=response.text, tool_calls=tuple(calls)))
+        # the reasoning that came before the calls goes back with them, unchanged (Anthropic's
+        # signed thinking blocks, Responses reasoning items, DeepSeek's reasoning_content)
+        self.messages.append(AssistantMessage(content=response.text, tool_calls=tuple(calls),
+                                              reasoning=response.reasoning))
         for call in calls:
             self.events.append(LoopEvent(type="tool_call", call_id=call.id, name=call.name))
         return None
