@@ -236,3 +236,25 @@ HISTORY_TURNS_CONTROLS: list[tuple[str, type[ReferenceHistoryBuilder], str]] = [
     ("history.reasoning_kept", HistoryMergesThinking, "history.reasoning_kept"),
     ("history.reasoning_kept", HistoryDropsSystem, "history.kept"),
 ]
+
+
+#: (case id, control, dialect) -> the clause behind the fake, where the provider's own 400
+#: comes first: the Responses API refuses a function_call replayed without its reasoning item,
+#: DeepSeek a tool-call turn without its reasoning_content (in-process the loop clause names it)
+FAKE_CLAUSES: dict[tuple[str, str, str], str] = {
+    **{("loop.responses_reasoning_replayed", name, "openai-responses"):
+       "request.input.function_call.reasoning"
+       for name in ("DropsReasoningBetweenRounds", "ReasoningOfLastRoundOnly")},
+    **{("loop.deepseek_reasoning_replayed", name, "deepseek"):
+       "request.messages.reasoning_content.missing"
+       for name in ("DropsReasoningBetweenRounds", "ReasoningOfLastRoundOnly")},
+}
+#: (case id, control, dialect, model mode) -> why the control cannot fail there by design
+EXCLUDED: dict[tuple[str, str, str, str], str] = {
+    ("loop.system_prompt_every_turn", "SystemPromptMovedDown", "anthropic", "fake"):
+        "the anthropic wire has one place for the system prompt (top-level system): the "
+        "reference adapter sends a moved system message there, first again",
+    ("loop.system_prompt_every_turn", "SystemPromptMovedDown", "gemini", "fake"):
+        "the gemini wire has one place for the system prompt (systemInstruction): the "
+        "reference adapter sends a moved system message there, first again",
+}
