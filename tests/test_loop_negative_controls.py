@@ -36,7 +36,7 @@ from pytest_toolcall.run.runner import CaseSkipped, run_case
 from pytest_toolcall.cases.tools import SECRET
 
 LOOP = {case.id: case for case in loop_cases.CASES}
-HISTORY = {case.id: case for case in history_cases.CASES}
+HISTORY = {case.id: case for case in [*history_cases.CASES, *turns.HISTORY_CASES]}
 MODES = ("inprocess", "fake")
 INTERFACES = ("sync", "async")
 

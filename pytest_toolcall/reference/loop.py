@@ -14,6 +14,9 @@ Policy, all of it declared in its profile:
   error goes back to the model (``feed_back``);
 - every call is answered exactly once, in call order, failures with ``is_error`` and a
   sanitised message (never a traceback, an exception repr or a secret);
+- each model turn goes back as it came: its text, its calls and the reasoning before them
+  (``AssistantMessage.reasoning``, unchanged), after the conversation the loop was given (its
+  system prompt first, once, every call);
 - the calls of one turn run concurrently (``parallel=True``), each with ``tool_timeout``;
 - an answer without calls ends the run with ``completed``, unless the model was cut at its token
   limit (``length``) or the provider withheld the answer (``content_filter``): the loop says so;
