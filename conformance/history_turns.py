@@ -9,26 +9,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from pytest_toolcall.conformance.history import _call, _history_case, _result
+
 from pytest_toolcall.cases import Case, check
-from pytest_toolcall.conformance.history import _history_case
 from pytest_toolcall.core.errors import ConformanceFailure
-from pytest_toolcall.core.model import (
-    AssistantMessage,
-    Reasoning,
-    SystemMessage,
-    ToolCall,
-    ToolMessage,
-    UserMessage,
-)
+from pytest_toolcall.core.model import AssistantMessage, Reasoning, SystemMessage, UserMessage
 from pytest_toolcall.providers.anthropic.dialect import thinking_signature
 from pytest_toolcall.run.looprun import HistoryRun, HistoryScript
 
 __all__ = ["CASES", "reasoning_kept"]
-
-
-def _call(call_id: str, city: str) -> ToolCall:
-    return ToolCall(id=call_id, name="get_weather", arguments={"city": city},
-                    raw_arguments=f'{{"city": "{city}"}}')
 
 
 def _thinking(text: str, position: int) -> Reasoning:
@@ -45,11 +34,11 @@ _LAST = AssistantMessage(
 _STORED = (
     SystemMessage(content="You are a weather assistant. Answer in one sentence."),
     UserMessage(content="Weather in Paris?"), _EARLIER,
-    ToolMessage(tool_call_id="call_h1", content="18°C"),
+    _result("call_h1", "18°C"),
     AssistantMessage(content="18°C and sunny in Paris."),
     UserMessage(content="And Lyon and Nice?"), _LAST,
-    ToolMessage(tool_call_id="call_h2", content="21°C"),
-    ToolMessage(tool_call_id="call_h3", content="24°C"))
+    _result("call_h2", "21°C"),
+    _result("call_h3", "24°C"))
 
 
 def _show(reasoning: Any) -> list[str]:

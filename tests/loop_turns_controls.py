@@ -13,7 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from pytest_toolcall.conformance.history_turns import CASES as HISTORY_CASES
+from pytest_toolcall.conformance.history_turns import CASES as HISTORY_CASES  # noqa: F401
+
 from pytest_toolcall.core.model import AssistantMessage, ChatRequest, Reasoning, SystemMessage
 from pytest_toolcall.reference.history import ReferenceHistoryBuilder
 from pytest_toolcall.reference.loop import ReferenceToolLoop, _State

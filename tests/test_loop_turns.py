@@ -17,10 +17,10 @@ from typing import Any
 
 import loop_turns_controls as t  # tests/loop_turns_controls.py (tests/ is on sys.path)
 import pytest
-
-import pytest_toolcall.conformance.history_turns as history_turns
 import pytest_toolcall.conformance.loop as loop_cases
-import pytest_toolcall.conformance.loop.turns as turns
+from pytest_toolcall.conformance import history_turns
+from pytest_toolcall.conformance.loop import turns
+
 from pytest_toolcall.core.contracts import Profile
 from pytest_toolcall.core.errors import ConformanceFailure
 from pytest_toolcall.core.loop import LoopRequest, LoopResult, ToolError
@@ -44,7 +44,7 @@ def _where(case_id: str, dialects: tuple[str, ...] = DIALECTS) -> list[str]:
 
 def test_the_cases_are_registered_with_the_loop_and_history_families() -> None:
     assert set(TURNS) <= set(LOOP)
-    import pytest_toolcall.conformance as conformance
+    from pytest_toolcall import conformance
 
     ids = {case.id for case in conformance.builtin_cases()}
     assert {case.id for case in history_turns.CASES} <= ids
@@ -160,7 +160,7 @@ class EventLogLoop:
                 messages += answers
             try:
                 said = yield ChatRequest(messages=tuple(messages), tools=tuple(request.tools))
-            except Exception:
+            except Exception:  # noqa: BLE001 - any failed model call ends the run
                 return LoopResult(stop_reason="error", text="the model call failed")
             if not said.tool_calls:
                 return LoopResult(stop_reason="completed", text=said.text,
@@ -174,46 +174,48 @@ class EventLogLoop:
                     text, failed = (yield call), False
                 except ToolError as exc:
                     text, failed = f"Error: {exc.message}", True
-                except Exception:
+                except Exception:  # noqa: BLE001 - a crash: said, never shown
                     text, failed = f"Error: {call.name} failed.", True
                 answers.append(ToolMessage(tool_call_id=call.id, name=call.name,
                                            content=str(text), is_error=failed))
             log.append((said, answers))
 
+    @staticmethod
+    def _hand_back(steps: Generator[Any, Any, LoopResult], value: Any,
+                   error: BaseException | None) -> tuple[bool, Any]:
+        """Give the loop what it asked for (or the exception): ``(done, its next need or its
+        result)``."""
+        try:
+            return False, steps.throw(error) if error is not None else steps.send(value)
+        except StopIteration as stop:
+            return True, stop.value
+
     def run(self, request: LoopRequest) -> LoopResult:
         steps = self._steps(request)
-        want, value, error = next(steps), None, None
-        while True:
-            try:
-                if isinstance(want, ChatRequest):
-                    value = request.model.complete(want)
-                else:
-                    value = request.executor.run(want.name, want.arguments, call_id=want.id)
-            except Exception as exc:  # noqa: BLE001 - handed back to the loop's own logic
-                error = exc
-            try:
-                want = steps.throw(error) if error is not None else steps.send(value)
-            except StopIteration as stop:
-                return stop.value
+        done, want = False, next(steps)
+        while not done:
             value, error = None, None
+            try:
+                value = (request.model.complete(want) if isinstance(want, ChatRequest) else
+                         request.executor.run(want.name, want.arguments, call_id=want.id))
+            except Exception as exc:  # noqa: BLE001 - the loop's own logic decides
+                error = exc
+            done, want = self._hand_back(steps, value, error)
+        return want
 
     async def arun(self, request: LoopRequest) -> LoopResult:
         steps = self._steps(request)
-        want, value, error = next(steps), None, None
-        while True:
-            try:
-                if isinstance(want, ChatRequest):
-                    value = await request.model.acomplete(want)
-                else:
-                    value = await request.executor.arun(want.name, want.arguments,
-                                                        call_id=want.id)
-            except Exception as exc:  # noqa: BLE001
-                error = exc
-            try:
-                want = steps.throw(error) if error is not None else steps.send(value)
-            except StopIteration as stop:
-                return stop.value
+        done, want = False, next(steps)
+        while not done:
             value, error = None, None
+            try:
+                value = await (request.model.acomplete(want) if isinstance(want, ChatRequest)
+                               else request.executor.arun(want.name, want.arguments,
+                                                          call_id=want.id))
+            except Exception as exc:  # noqa: BLE001 - the loop's own logic decides
+                error = exc
+            done, want = self._hand_back(steps, value, error)
+        return want
 
 
 #: what the event-log loop declares: calls one by one, every round counts toward the cap, no

@@ -23,7 +23,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from pytest_toolcall.cases import Case, Turn, check, make_case
 from pytest_toolcall.conformance.loop.checks import conversation_kept, results_fed_back
 from pytest_toolcall.conformance.loop.policy import (
     _call,
@@ -33,6 +32,8 @@ from pytest_toolcall.conformance.loop.policy import (
     model_calls,
     stop_reason,
 )
+
+from pytest_toolcall.cases import Case, Turn, check, make_case
 from pytest_toolcall.cases.tools import ok
 from pytest_toolcall.core.errors import ConformanceFailure
 from pytest_toolcall.core.model import AssistantMessage, Reasoning, SystemMessage, UserMessage
