@@ -255,8 +255,12 @@ CASES: list[Case] = [
             "tool rounds) and 'Invalid `signature` in `thinking` block' when one is edited, "
             "reordered or merged with its neighbour (anthropic-sdk-python #1598, a "
             "maintainer, 2026-08-05). The first turn has two consecutive blocks: they must "
-            "stay two. Earlier turns' thinking may be dropped (Anthropic ignores it), never "
-            "altered. Confirmed 2026-11-28.",
+            "stay two (earendil-works/pi #8576 reported a 400 for two adjacent blocks replayed "
+            "unchanged; closed without action). Anthropic's message names the final assistant "
+            "message only, so an earlier turn's thinking may be dropped (NousResearch/"
+            "hermes-agent PR #6112 strips older turns' blocks and keeps the latest), never "
+            "altered: Anthropic still checks the signatures it is sent (openclaw/openclaw "
+            "#99382). Confirmed 2026-11-28.",
         dialects=("anthropic",),
         loop=_ANTHROPIC,
         checks=_reasoning_checks(),
