@@ -31,7 +31,7 @@ RELEASES: dict[str, tuple[str, str, str]] = {
                                        "reasoning replay, Vertex"),
     "0.3.0": ("2026-11-27", "f83dbd5", "fourteen services beyond the wire formats, with their "
                                        "own cases"),
-    "0.4.0": ("unreleased", "", "levels (must, should), the versioned suite"),
+    "0.4.0": ("unreleased", "", "levels (must, should), the versioned suite, cases from the census"),
 }
 
 
@@ -134,7 +134,10 @@ ADDED: dict[str, tuple[str, ...]] = {
         wire.vllm_stream_options_only_when_streaming wire.xai_error_body wire.xai_reasoning_content
         wire.xai_usage_reasoning_tokens wire.zhipu_call_ids_replayed wire.zhipu_reasoning_replayed
     """),
-    "0.4.0": (),
+    "0.4.0": _ids("""
+        history.reasoning_kept loop.anthropic_thinking_replayed loop.deepseek_reasoning_replayed
+        loop.responses_reasoning_replayed loop.system_prompt_every_turn
+    """),
 }
 
 _VERSION = re.compile(r"^\d+\.\d+\.\d+$")
