@@ -12,19 +12,8 @@ from typing import Any
 from pytest_toolcall.cases import ErrorReply, Turn
 from pytest_toolcall.core.model import Reasoning
 
-__all__ = ["keyed_call_ids", "usage_tokens", "error_object", "reasoning_text", "wire_reasoning",
-           "pieces", "message_calls"]
-
-
-def keyed_call_ids(make_id: Callable[[str, int], str]) -> Any:
-    """A dialect's ``call_ids`` staticmethod: each call's scripted id, else ``make_id(key,
-    position)`` with ``key`` the turn's call names joined by commas (stable per turn)."""
-
-    def call_ids(turn: Turn) -> list[str]:
-        key = ",".join(c.name for c in turn.tool_calls)
-        return [c.id or make_id(key, i) for i, c in enumerate(turn.tool_calls)]
-
-    return staticmethod(call_ids)
+__all__ = ["usage_tokens", "error_object", "reasoning_text", "wire_reasoning", "pieces",
+           "message_calls", "thinking_type"]
 
 
 def usage_tokens(turn: Turn) -> tuple[int, int, int]:
@@ -62,6 +51,15 @@ def wire_reasoning(field: str) -> Callable[[Mapping[str, Any]], tuple[Reasoning,
         return (Reasoning(type="thinking", text=text),) if isinstance(text, str) else None
 
     return read
+
+
+def thinking_type(body: Mapping[str, Any]) -> bool | None:
+    """The ``thinking: {"type": "enabled" | "disabled"}`` switch (DeepSeek's and GLM's request
+    field, Fireworks takes it too) as the request's ``reasoning``; None when not sent."""
+    thinking = body.get("thinking")
+    if isinstance(thinking, Mapping) and thinking.get("type") in ("enabled", "disabled"):
+        return thinking["type"] == "enabled"
+    return None
 
 
 def pieces(text: str | None, size: int) -> list[str]:
