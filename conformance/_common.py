@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from pytest_toolcall.cases import Case, ScriptedCall, Step, Turn, check, make_case
-from pytest_toolcall.run.checks import wire_request
+from pytest_toolcall.run.checks import matches_script, usage_reported, wire_request
 from pytest_toolcall.core.errors import ConformanceFailure
 from pytest_toolcall.core.model import (
     AssistantMessage,
@@ -16,6 +16,7 @@ from pytest_toolcall.core.model import (
     ToolSpec,
     UserMessage,
 )
+from pytest_toolcall.providers._compat import reasoning_text
 from pytest_toolcall.run.runner import CaseRun
 
 WEATHER = ToolSpec(
@@ -157,3 +158,61 @@ def reasoning_decoded(run: CaseRun) -> None:
                      "order: Anthropic thinking blocks (text and signature, streamed as "
                      "thinking_delta and signature_delta) and redacted_thinking (data); "
                      "Responses reasoning items (id, summary, encrypted_content)")
+
+
+def reasoning_content_check(clause: str, sender: str, hint: str) -> Callable[[CaseRun], None]:
+    """A check of ``clause``: the assistant message that replays the calls carries the first
+    turn's ``reasoning_content``, unchanged ("" included); ``sender`` names who sent it."""
+
+    @check(clause)
+    def reasoning_content_replayed(run: CaseRun) -> None:
+        first = run.steps[0].step.reply
+        want = reasoning_text(first)
+        ids = {c.id for c in first.tool_calls}
+        for record in run.steps[1:]:
+            messages = (run.steps[record.index].exchanges[0].json or {}).get("messages") or []
+            for i, msg in enumerate(messages):
+                if msg.get("role") != "assistant":
+                    continue
+                if not {c.get("id") for c in msg.get("tool_calls") or ()} & ids:
+                    continue
+                got = msg.get("reasoning_content", "<no reasoning_content key>")
+                if got != want:
+                    raise ConformanceFailure(
+                        clause, f"step {record.index + 1}: messages[{i}] does not carry the "
+                        f"reasoning_content {sender} sent with these calls",
+                        expected=want, got=got, hint=hint)
+
+    return reasoning_content_replayed
+
+
+def reasoning_content_cases(provider: str, replayed: Callable[[CaseRun], None], *,
+                            first: Turn, final: str, why: str, why_stream: str,
+                            stream_first: Turn | None = None) -> list[Case]:
+    """The two cases of a service that answers with ``reasoning_content`` and wants it back
+    with the calls: ``wire.<provider>_reasoning_replayed`` (``first`` answered, the history
+    sent back, ``final`` answered) and ``stream.<provider>_reasoning_replayed`` (the same
+    streamed, with ``stream_first`` if given); each checks the script, the decoded reasoning
+    and ``replayed``."""
+    titles = {"complete": "reasoning_content is decoded apart from the text and sent back "
+                          "with the calls",
+              "stream": "Streamed reasoning_content deltas are joined, kept and sent back with "
+                        "the calls"}
+    return [case(id=f"{'wire' if via == 'complete' else 'stream'}.{provider}_reasoning_replayed",
+                 dialects=(provider,), title=titles[via], why=text,
+                 steps=reasoning_replayed_steps(turn, via=via, final=final),
+                 checks=(matches_script, reasoning_decoded, replayed))
+            for via, text, turn in (("complete", why, first),
+                                    ("stream", why_stream, stream_first or first))]
+
+
+#: the reply of a stream-usage case: one call, streamed
+_USAGE_REPLY = Turn(tool_calls=calls(("get_time", "{}")))
+
+
+def stream_usage_case(*, reply: Turn = _USAGE_REPLY, **fields: Any) -> Case:
+    """A case that a stream's usage is read where the provider puts it: one request, ``reply``
+    streamed (default: one call of get_time), the usage reported and the script matched;
+    ``fields``: the case's id, dialects, title and why."""
+    return case(needs={"usage"}, steps=(Step(request=request(), via="stream", reply=reply),),
+                checks=(usage_reported, matches_script), **fields)

@@ -30,6 +30,7 @@ from pytest_toolcall.conformance._common import (
     case,
     reasoning_decoded,
     request,
+    stream_usage_case,
 )
 from pytest_toolcall.conformance.wire import history_intact, replay_arguments_are_json
 
@@ -278,7 +279,7 @@ CASES: list[Case] = [
                 fragment_size=2))),),
         checks=(matches_script,),
     ),
-    case(
+    stream_usage_case(
         id="stream.anthropic_usage_split",
         dialects=DIALECT,
         title="Streamed usage: input tokens from message_start, output from message_delta",
@@ -286,10 +287,6 @@ CASES: list[Case] = [
             "message_delta carries both final counts (every stream of the wire corpus, "
             "recorded through 2026; confirmed 2026-11-22): adapters that keep message_start's "
             "placeholder report the wrong numbers.",
-        needs={"usage"},
-        steps=(Step(request=request(), via="stream", reply=Turn(
-            tool_calls=calls(("get_time", "{}")))),),
-        checks=(usage_reported, matches_script),
     ),
     case(
         id="stream.anthropic_usage_legacy_delta",

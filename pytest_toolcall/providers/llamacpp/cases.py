@@ -24,11 +24,10 @@ from pytest_toolcall.conformance._common import (
     PARIS_TOKYO_TIME,
     answered,
     case,
-    reasoning_decoded,
-    reasoning_replayed_steps,
+    reasoning_content_cases,
+    reasoning_content_check,
     request,
 )
-from pytest_toolcall.providers.deepseek.cases import reasoning_content_check
 from pytest_toolcall.conformance.errors import provider_error
 
 DIALECT = ("llamacpp",)
@@ -44,10 +43,8 @@ _JINJA_BODY = ('{"error":{"code":500,"message":"' + JINJA_REQUIRED
                + '","type":"server_error"}}')
 
 
-def _reasoning_steps(via: str) -> tuple[Step, ...]:
-    first = Turn(reasoning=(Reasoning(type="thinking", text=_THOUGHT),),
-                 tool_calls=PARIS_TOKYO_TIME[:2])
-    return reasoning_replayed_steps(first, via=via, final="Sunny in both.")
+_FIRST = Turn(reasoning=(Reasoning(type="thinking", text=_THOUGHT),),
+              tool_calls=PARIS_TOKYO_TIME[:2])
 
 
 #: the assistant message that replays the calls carries the turn's ``reasoning_content``
@@ -90,10 +87,8 @@ _ID_STEPS = (
 )
 
 CASES: list[Case] = [
-    case(
-        id="wire.llamacpp_reasoning_replayed",
-        dialects=DIALECT,
-        title="reasoning_content is decoded apart from the text and sent back with the calls",
+    *reasoning_content_cases(
+        "llamacpp", reasoning_content_replayed, first=_FIRST, final="Sunny in both.",
         why="With --reasoning-format auto (the default; 'deepseek: puts thoughts in "
             "message.reasoning_content', tools/server/README.md) llama-server answers with "
             "reasoning_content next to content, and reads an assistant message's "
@@ -103,21 +98,11 @@ CASES: list[Case] = [
             "reasoning content being included in subsequent requests after a toolcall'). An "
             "adapter that folds it into the text or drops it loses the model's plan between "
             "tool rounds; confirmed 2026-11-25.",
-        steps=_reasoning_steps("complete"),
-        checks=(matches_script, reasoning_decoded, reasoning_content_replayed),
-    ),
-    case(
-        id="stream.llamacpp_reasoning_replayed",
-        dialects=DIALECT,
-        title="Streamed reasoning_content deltas are joined, kept and sent back with the calls",
-        why="llama-server streams the chain of thought as delta.reasoning_content diffs before "
-            "the content and tool_calls diffs (tools/server/server-task.cpp; common/chat.cpp "
-            "common_chat_msg_diff_to_json_oaicompat; PR #12379 'streaming of tool calls and "
-            "thoughts'); an accumulator that reads only content and tool_calls cannot send it "
-            "back; confirmed 2026-11-25.",
-        steps=_reasoning_steps("stream"),
-        checks=(matches_script, reasoning_decoded, reasoning_content_replayed),
-    ),
+        why_stream="llama-server streams the chain of thought as delta.reasoning_content diffs "
+            "before the content and tool_calls diffs (tools/server/server-task.cpp; "
+            "common/chat.cpp common_chat_msg_diff_to_json_oaicompat; PR #12379 'streaming of "
+            "tool calls and thoughts'); an accumulator that reads only content and tool_calls "
+            "cannot send it back; confirmed 2026-11-25."),
     case(
         id="wire.llamacpp_call_ids_replayed",
         dialects=DIALECT,

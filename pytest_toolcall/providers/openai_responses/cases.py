@@ -8,7 +8,7 @@ argument fragments name, and what a replayed item may carry as ``id`` (never the
 from __future__ import annotations
 
 from pytest_toolcall.cases import Case, ErrorReply, ScriptedCall, Step, StreamPlan, Turn, check
-from pytest_toolcall.run.checks import error_surfaced, matches_script, usage_reported
+from pytest_toolcall.run.checks import error_surfaced, matches_script
 from pytest_toolcall.providers.openai_responses.dialect import OpenAIResponses, item_id
 from pytest_toolcall.core.errors import ConformanceFailure
 from pytest_toolcall.core.model import AssistantMessage, Reasoning, ToolCall, ToolMessage
@@ -18,12 +18,12 @@ from pytest_toolcall.conformance._common import (
     ASK,
     PARIS_TOKYO_TIME,
     answered,
-    calls,
     case,
     one_step,
     reasoning_decoded,
     replayed_step,
     request,
+    stream_usage_case,
 )
 from pytest_toolcall.conformance.wire import history_intact
 
@@ -199,16 +199,13 @@ CASES: list[Case] = [
         steps=one_step(_parallel(fragment_size=4), via="stream"),
         checks=(matches_script,),
     ),
-    case(
+    stream_usage_case(
         id="stream.responses_usage_from_completed",
         dialects=DIALECT,
         title="Usage and status come from response.completed, not from response.created",
         why="response.created and response.in_progress carry a whole response too, with "
             "usage null and no output; an adapter that takes the first response it sees "
             "reports no usage.",
-        needs={"usage"},
-        steps=one_step(Turn(tool_calls=calls(("get_time", "{}"))), via="stream"),
-        checks=(usage_reported, matches_script),
     ),
     case(
         id="stream.responses_no_completed",

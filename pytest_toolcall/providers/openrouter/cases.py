@@ -13,7 +13,7 @@ the ``errors`` family (``errors.in_stream`` included).
 from __future__ import annotations
 
 from pytest_toolcall.cases import Case, Step, StreamPlan, Turn
-from pytest_toolcall.run.checks import error_surfaced, matches_script, usage_reported
+from pytest_toolcall.run.checks import error_surfaced, matches_script
 from pytest_toolcall.providers.openrouter.dialect import MID_STREAM_ERROR
 from pytest_toolcall.core.model import Reasoning
 
@@ -24,6 +24,7 @@ from pytest_toolcall.conformance._common import (
     reasoning_decoded,
     reasoning_replayed_steps,
     request,
+    stream_usage_case,
 )
 
 DIALECT = ("openrouter",)
@@ -53,7 +54,7 @@ CASES: list[Case] = [
             stream=StreamPlan(fragment_size=3))),),
         checks=(matches_script,),
     ),
-    case(
+    stream_usage_case(
         id="stream.openrouter_repeated_finish",
         dialects=DIALECT,
         title="A finish chunk sent twice, the usage on the second, ends one answer with usage",
@@ -61,10 +62,7 @@ CASES: list[Case] = [
             "second with it (langchain #38226: 'stopstop' in the merged metadata; qwen-code "
             "#2402: the calls lost on the second 'tool_calls' finish); a reader that stops at "
             "the first finish_reason reports no usage; confirmed 2026-11-25.",
-        needs={"usage"},
-        steps=(Step(request=request(), via="stream", reply=Turn(
-            tool_calls=calls(("get_time", "{}")), stream=StreamPlan(fragment_size=2))),),
-        checks=(usage_reported, matches_script),
+        reply=Turn(tool_calls=calls(("get_time", "{}")), stream=StreamPlan(fragment_size=2)),
     ),
     case(
         id="wire.openrouter_reasoning_details_replayed",

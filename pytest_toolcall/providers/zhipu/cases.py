@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from pytest_toolcall.cases import Case, ScriptedCall, Step, StreamPlan, Turn, check
-from pytest_toolcall.run.checks import matches_script, usage_reported
+from pytest_toolcall.run.checks import matches_script
 from pytest_toolcall.core.errors import ConformanceFailure
 from pytest_toolcall.core.model import Reasoning
 from pytest_toolcall.run.runner import CaseRun
@@ -22,13 +22,12 @@ from pytest_toolcall.run.runner import CaseRun
 from pytest_toolcall.conformance._common import (
     PARIS_TOKYO_TIME,
     answered,
-    calls,
     case,
-    reasoning_decoded,
-    reasoning_replayed_steps,
+    reasoning_content_cases,
+    reasoning_content_check,
     request,
+    stream_usage_case,
 )
-from pytest_toolcall.providers.deepseek.cases import reasoning_content_check
 
 DIALECT = ("zhipu",)
 _THOUGHT = ("The user wants the weather in two cities and the time. I will call get_weather "
@@ -41,10 +40,8 @@ GLM_CALLS = (
 )
 
 
-def _reasoning_steps(via: str, thought: str) -> tuple[Step, ...]:
-    first = Turn(reasoning=(Reasoning(type="thinking", text=thought),), text="Let me check.",
-                 tool_calls=PARIS_TOKYO_TIME)
-    return reasoning_replayed_steps(first, via=via, final="Sunny in both; it is noon.")
+_FIRST = Turn(reasoning=(Reasoning(type="thinking", text=_THOUGHT),), text="Let me check.",
+              tool_calls=PARIS_TOKYO_TIME)
 
 
 def _raw(run: CaseRun, step: int) -> Any:
@@ -80,10 +77,8 @@ def call_ids_verbatim(run: CaseRun) -> None:
 
 
 CASES: list[Case] = [
-    case(
-        id="wire.zhipu_reasoning_replayed",
-        dialects=DIALECT,
-        title="reasoning_content is decoded apart from the text and sent back with the calls",
+    *reasoning_content_cases(
+        "zhipu", reasoning_content_replayed, first=_FIRST, final="Sunny in both; it is noon.",
         why="GLM-4.5+ in thinking mode (the default on GLM-4.7 and 5.x) answers with "
             "reasoning_content next to content; 'when using interleaved thinking with tools, "
             "thinking blocks should be explicitly preserved and returned together with the tool "
@@ -91,20 +86,10 @@ CASES: list[Case] = [
             " Reasoning content), 'complete, unmodified' with clear_thinking: false. An adapter "
             "that drops unknown message fields or folds the reasoning into the text loses it; "
             "confirmed 2026-11-25.",
-        steps=_reasoning_steps("complete", _THOUGHT),
-        checks=(matches_script, reasoning_decoded, reasoning_content_replayed),
-    ),
-    case(
-        id="stream.zhipu_reasoning_replayed",
-        dialects=DIALECT,
-        title="Streamed reasoning_content deltas are joined, kept and sent back with the calls",
-        why="GLM streams the chain of thought as delta.reasoning_content pieces before the "
+        why_stream="GLM streams the chain of thought as delta.reasoning_content pieces before the "
             "content (docs.z.ai/guides/capabilities/stream-tool: 'The delta object ... "
             "reasoning_content'; a recorded glm-4.6 stream, 2026-02-10); an accumulator that "
-            "reads only content and tool_calls cannot send it back; confirmed 2026-11-25.",
-        steps=_reasoning_steps("stream", _THOUGHT),
-        checks=(matches_script, reasoning_decoded, reasoning_content_replayed),
-    ),
+            "reads only content and tool_calls cannot send it back; confirmed 2026-11-25."),
     case(
         id="stream.zhipu_whole_calls_on_finish_chunk",
         dialects=DIALECT,
@@ -121,7 +106,7 @@ CASES: list[Case] = [
             text="Checking.", tool_calls=PARIS_TOKYO_TIME, stream=StreamPlan(fragment_size=3))),),
         checks=(matches_script,),
     ),
-    case(
+    stream_usage_case(
         id="stream.zhipu_usage_on_finish_chunk",
         dialects=DIALECT,
         title="Streamed usage rides on the finish chunk when no stream_options is sent",
@@ -130,10 +115,6 @@ CASES: list[Case] = [
             "examples); only with stream_options.include_usage does usage come in a chunk of its "
             "own (a recorded glm-4.6 stream, 2026-02-10). A reader that takes usage only from "
             "OpenAI's separate chunk reports none; confirmed 2026-11-25.",
-        needs={"usage"},
-        steps=(Step(request=request(), via="stream", reply=Turn(
-            tool_calls=calls(("get_time", "{}")))),),
-        checks=(usage_reported, matches_script),
     ),
     case(
         id="wire.zhipu_call_ids_replayed",
