@@ -1,7 +1,8 @@
 """What every reference adapter does the same way: send on httpx, sync and async, complete and
-stream. A subclass says where to post (``request_url``), how to encode (``build_body``), how to
-read an answer (``parse_response``), a stream (``new_accumulator``) and an error
-(``raise_for_error``)."""
+stream; be wired to an endpoint (``from_endpoint``); read an error answer whose ``error`` object
+names its fields (``raise_for_error``, with ``error_keys``). A subclass says where to post
+(``request_url``), how to encode (``build_body``), how to read an answer (``parse_response``)
+and a stream (``new_accumulator``), and reads an error of another shape itself."""
 
 from __future__ import annotations
 
@@ -59,6 +60,19 @@ class HttpxAdapter:
     headers: dict[str, str]
     url: Any
 
+    #: where the wire's error object (``{"error": {...}}``) keeps the error's type, code and
+    #: param (None: the wire has no such field); see :meth:`raise_for_error`
+    error_keys: tuple[str | None, str | None, str | None] = ("type", "code", "param")
+    #: whether the error's code may say that retrying cannot help (OpenAI's
+    #: ``insufficient_quota``, ``retry_fields``)
+    quota_codes = True
+
+    @classmethod
+    def from_endpoint(cls, endpoint: Any, **kwargs: Any) -> Any:
+        """Wired to a pytest-toolcall endpoint (the fake provider, in-process or on loopback)."""
+        return cls(endpoint.base_url, endpoint.api_key, client=endpoint.client,
+                   async_client=endpoint.async_client, **kwargs)
+
     def request_url(self, request: ChatRequest, *, stream: bool) -> str | httpx.URL:
         """Where the request goes (one URL for most providers)."""
         return parsed_url(str(self.url))
@@ -71,7 +85,22 @@ class HttpxAdapter:
         raise NotImplementedError
 
     def raise_for_error(self, response: httpx.Response, body: bytes) -> None:
-        raise NotImplementedError
+        """A ProviderError for an error status: the message and the fields ``error_keys``
+        names from the body's ``error`` object, else the body itself (a gateway's page)."""
+        from pytest_toolcall.core.errors import ProviderError
+
+        if response.status_code < 400:
+            return
+        data, error = read_error(body)
+        if error is not None:
+            type_key, code_key, param_key = self.error_keys
+            code = error.get(code_key) if code_key else None
+            raise ProviderError(str(error.get("message")), status=response.status_code,
+                                type=error.get(type_key) if type_key else None, code=code,
+                                param=error.get(param_key) if param_key else None, body=data,
+                                **retry_fields(response, data, code if self.quota_codes else None))
+        raise ProviderError(str(data)[:500], status=response.status_code, body=data,
+                            **retry_fields(response, data))
 
     def new_accumulator(self) -> Any:
         raise NotImplementedError

@@ -37,7 +37,7 @@ from pytest_toolcall.core.model import (
     UserMessage,
     parse_arguments,
 )
-from pytest_toolcall.reference._http import HttpxAdapter, RETRYABLE_TYPES, read_error, retry_fields
+from pytest_toolcall.reference._http import HttpxAdapter, RETRYABLE_TYPES
 
 __all__ = ["ADAPTER", "AnthropicAdapter", "AnthropicStreamAccumulator", "PROFILE"]
 
@@ -70,6 +70,8 @@ class AnthropicAdapter(HttpxAdapter):
     #: with ``ChatRequest.reasoning``: Anthropic's minimum budget, and max_tokens above it
     #: (docs.claude.com, extended thinking: budget_tokens >= 1024 and < max_tokens)
     THINKING_BUDGET = 1024
+    #: Anthropic's error object: {type, message}
+    error_keys = ("type", None, None)
 
     def __init__(self, base_url: str, api_key: str, *, model: str = DEFAULT_MODEL,
                  client: httpx.Client | None = None,
@@ -79,12 +81,6 @@ class AnthropicAdapter(HttpxAdapter):
         self.model = model
         self.client = client or httpx.Client(timeout=60)
         self.async_client = async_client or httpx.AsyncClient(timeout=60)
-
-    @classmethod
-    def from_endpoint(cls, endpoint: Any, **kwargs: Any) -> AnthropicAdapter:
-        """Wired to a pytest-toolcall endpoint (the fake provider, in-process or on loopback)."""
-        return cls(endpoint.base_url, endpoint.api_key, client=endpoint.client,
-                   async_client=endpoint.async_client, **kwargs)
 
     # -- canonical -> wire --------------------------------------------------------------------
     def build_body(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
@@ -226,17 +222,6 @@ class AnthropicAdapter(HttpxAdapter):
         out = raw.get("output_tokens", base.output_tokens)
         total = (inp or 0) + (out or 0) if inp is not None or out is not None else None
         return Usage(input_tokens=inp, output_tokens=out, total_tokens=total)
-
-    def raise_for_error(self, response: httpx.Response, body: bytes) -> None:
-        if response.status_code < 400:
-            return
-        data, error = read_error(body)
-        if error is not None:
-            raise ProviderError(str(error.get("message")), status=response.status_code,
-                                type=error.get("type"), body=data,
-                                **retry_fields(response, data))
-        raise ProviderError(str(data)[:500], status=response.status_code, body=data,
-                            **retry_fields(response, data))
 
     def new_accumulator(self) -> AnthropicStreamAccumulator:
         return AnthropicStreamAccumulator(self)

@@ -34,10 +34,6 @@ class GroqAdapter(ReasoningChatAdapter):
     DEFAULT_MODEL = DEFAULT_MODEL
     REASONING_FIELDS = ("reasoning",)  # sent back: groq 1.7.0 ChatCompletionAssistantMessageParam
 
-    def __init__(self, base_url: str, api_key: str, *, model: str = DEFAULT_MODEL,
-                 **kwargs: Any) -> None:
-        super().__init__(base_url, api_key, model=model, **kwargs)
-
     # -- canonical -> wire --------------------------------------------------------------------
     def build_body(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
         body = super().build_body(request, stream=stream)

@@ -64,12 +64,6 @@ class OllamaAdapter(HttpxAdapter):
         self.client = client or httpx.Client(timeout=60)
         self.async_client = async_client or httpx.AsyncClient(timeout=60)
 
-    @classmethod
-    def from_endpoint(cls, endpoint: Any, **kwargs: Any) -> OllamaAdapter:
-        """Wired to a pytest-toolcall endpoint (the fake provider, in-process or on loopback)."""
-        return cls(endpoint.base_url, endpoint.api_key, client=endpoint.client,
-                   async_client=endpoint.async_client, **kwargs)
-
     # -- canonical -> wire --------------------------------------------------------------------
     def build_body(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
         names = {c.id: c.name for m in request.messages if isinstance(m, AssistantMessage)

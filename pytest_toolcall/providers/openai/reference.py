@@ -30,7 +30,7 @@ from pytest_toolcall.core.model import (
     Usage,
     UserMessage,
 )
-from pytest_toolcall.reference._http import HttpxAdapter, RETRYABLE_TYPES, read_error, retry_fields
+from pytest_toolcall.reference._http import HttpxAdapter, RETRYABLE_TYPES
 
 __all__ = ["ADAPTER", "OpenAIChatAdapter", "PROFILE", "StreamAccumulator"]
 
@@ -45,12 +45,15 @@ _FINISH = {"stop": "stop", "tool_calls": "tool_calls", "function_call": "tool_ca
 class OpenAIChatAdapter(HttpxAdapter):
     """Canonical requests to ``POST {base_url}/chat/completions`` and back."""
 
-    def __init__(self, base_url: str, api_key: str, *, model: str = "gpt-4o-mini",
+    #: the model a request without one names (each service's adapter gives its own)
+    DEFAULT_MODEL = "gpt-4o-mini"
+
+    def __init__(self, base_url: str, api_key: str, *, model: str | None = None,
                  client: httpx.Client | None = None,
                  async_client: httpx.AsyncClient | None = None) -> None:
         self.url = base_url.rstrip("/") + "/chat/completions"
         self.headers = {"authorization": f"Bearer {api_key}"}
-        self.model = model
+        self.model = self.DEFAULT_MODEL if model is None else model
         # built on first use: each default client loads the CA bundle (~35 ms), and an adapter
         # made for its encoders and parsers alone never sends (the kit's tests make hundreds)
         self._client, self._async_client = client, async_client
@@ -74,12 +77,6 @@ class OpenAIChatAdapter(HttpxAdapter):
     @async_client.setter
     def async_client(self, client: httpx.AsyncClient) -> None:
         self._async_client = client
-
-    @classmethod
-    def from_endpoint(cls, endpoint: Any, **kwargs: Any) -> OpenAIChatAdapter:
-        """Wired to a pytest-toolcall endpoint (the fake provider, in-process or on loopback)."""
-        return cls(endpoint.base_url, endpoint.api_key, client=endpoint.client,
-                   async_client=endpoint.async_client, **kwargs)
 
     # -- canonical -> wire --------------------------------------------------------------------
     def build_body(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
@@ -186,18 +183,6 @@ class OpenAIChatAdapter(HttpxAdapter):
                      output_tokens=raw.get("completion_tokens"),
                      total_tokens=raw.get("total_tokens"))
 
-    def raise_for_error(self, response: httpx.Response, body: bytes) -> None:
-        if response.status_code < 400:
-            return
-        data, error = read_error(body)
-        if error is not None:
-            raise ProviderError(str(error.get("message")), status=response.status_code,
-                                type=error.get("type"), code=error.get("code"),
-                                param=error.get("param"), body=data,
-                                **retry_fields(response, data, error.get("code")))
-        raise ProviderError(str(data)[:500], status=response.status_code, body=data,
-                            **retry_fields(response, data))
-
     def new_accumulator(self) -> StreamAccumulator:
         return StreamAccumulator(self)
 
@@ -236,11 +221,16 @@ class StreamAccumulator:
             return self.finish_events()
         data = json.loads(payload)
         if "error" in data:
-            error = data["error"] or {}
-            raise StreamError(str(error.get("message", error)), type=error.get("type"),
-                              code=error.get("code"), body=data,
-                              retryable=error.get("type") in RETRYABLE_TYPES)
+            raise self.error_event(data)
         return self.feed(data)
+
+    def error_event(self, data: Any) -> Exception:
+        """What an event with an ``error`` inside a 200 stream raises: OpenAI's error object as
+        a StreamError (a service whose error events differ reads its own here)."""
+        error = data["error"] or {}
+        return StreamError(str(error.get("message", error)), type=error.get("type"),
+                           code=error.get("code"), body=data,
+                           retryable=error.get("type") in RETRYABLE_TYPES)
 
     def feed(self, data: dict[str, Any]) -> list[Any]:
         events: list[Any] = []

@@ -42,7 +42,7 @@ from pytest_toolcall.core.model import (
     Usage,
     UserMessage,
 )
-from pytest_toolcall.reference._http import HttpxAdapter, RETRYABLE_TYPES, read_error, retry_fields
+from pytest_toolcall.reference._http import HttpxAdapter, RETRYABLE_TYPES
 
 __all__ = ["ADAPTER", "OpenAIResponsesAdapter", "PROFILE", "ResponsesStreamAccumulator"]
 
@@ -68,12 +68,6 @@ class OpenAIResponsesAdapter(HttpxAdapter):
         self.async_client = async_client or httpx.AsyncClient(timeout=60)
         #: call_id -> the fc_ item id the provider gave the call (replayed as ``id``)
         self.item_ids: dict[str, str] = {}
-
-    @classmethod
-    def from_endpoint(cls, endpoint: Any, **kwargs: Any) -> OpenAIResponsesAdapter:
-        """Wired to a pytest-toolcall endpoint (the fake provider, in-process or on loopback)."""
-        return cls(endpoint.base_url, endpoint.api_key, client=endpoint.client,
-                   async_client=endpoint.async_client, **kwargs)
 
     # -- canonical -> wire --------------------------------------------------------------------
     def build_body(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
@@ -208,18 +202,6 @@ class OpenAIResponsesAdapter(HttpxAdapter):
             return None
         return Usage(input_tokens=raw.get("input_tokens"), output_tokens=raw.get("output_tokens"),
                      total_tokens=raw.get("total_tokens"))
-
-    def raise_for_error(self, response: httpx.Response, body: bytes) -> None:
-        if response.status_code < 400:
-            return
-        data, error = read_error(body)
-        if error is not None:
-            raise ProviderError(str(error.get("message")), status=response.status_code,
-                                type=error.get("type"), code=error.get("code"),
-                                param=error.get("param"), body=data,
-                                **retry_fields(response, data, error.get("code")))
-        raise ProviderError(str(data)[:500], status=response.status_code, body=data,
-                            **retry_fields(response, data))
 
     def new_accumulator(self) -> ResponsesStreamAccumulator:
         return ResponsesStreamAccumulator(self)

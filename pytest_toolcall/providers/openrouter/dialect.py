@@ -266,10 +266,12 @@ def _reasoning_details(wire: Mapping[str, Any]) -> tuple[Reasoning, ...] | None:
     details = wire.get("reasoning_details")
     if not isinstance(details, list):
         return None
-    return tuple(r for r in (_reasoning_of(d) for d in details) if r is not None)
+    return tuple(r for r in (reasoning_of(d) for d in details) if r is not None)
 
 
-def _reasoning_of(detail: Any) -> Reasoning | None:
+def reasoning_of(detail: Any) -> Reasoning | None:
+    """One entry of ``reasoning_details`` as the canonical reasoning (None: not one of the three
+    kinds); the reference adapter reads answers with it too."""
     if not isinstance(detail, Mapping):
         return None
     kind = detail.get("type")

@@ -42,10 +42,6 @@ class ZhipuAdapter(DeepSeekAdapter):
 
     DEFAULT_MODEL = DEFAULT_MODEL
 
-    def __init__(self, base_url: str, api_key: str, *, model: str = DEFAULT_MODEL,
-                 **kwargs: Any) -> None:
-        super().__init__(base_url, api_key, model=model, **kwargs)
-
     def build_body(self, request: Any, *, stream: bool) -> dict[str, Any]:
         body = super().build_body(request, stream=stream)
         body.pop("stream_options", None)
