@@ -186,6 +186,27 @@ def reasoning_content_check(clause: str, sender: str, hint: str) -> Callable[[Ca
     return reasoning_content_replayed
 
 
+def call_ids_replayed_check(clause: str, ids: list[str | None], sender: str,
+                            hint: str) -> Callable[[CaseRun], None]:
+    """A check of ``clause``: every request after the first sends the calls back with ``ids``
+    exactly as ``sender`` gave them, on the assistant's tool_calls and on the tool results."""
+
+    @check(clause)
+    def call_ids_verbatim(run: CaseRun) -> None:
+        for record in run.steps[1:]:
+            messages = (run.steps[record.index].exchanges[0].json or {}).get("messages") or []
+            sent = [c.get("id") for m in messages if m.get("role") == "assistant"
+                    for c in m.get("tool_calls") or ()]
+            answered_ids = [m.get("tool_call_id") for m in messages if m.get("role") == "tool"]
+            for what, got in (("assistant tool_calls ids", sent), ("tool_call_id", answered_ids)):
+                if got != ids:
+                    raise ConformanceFailure(
+                        clause, f"step {record.index + 1}: the {what} are not {sender}'s ids as "
+                        "they came", expected=ids, got=got, hint=hint)
+
+    return call_ids_verbatim
+
+
 def reasoning_content_cases(provider: str, replayed: Callable[[CaseRun], None], *,
                             first: Turn, final: str, why: str, why_stream: str,
                             stream_first: Turn | None = None) -> list[Case]:

@@ -13,7 +13,7 @@ from pytest_toolcall.cases import ErrorReply, Turn
 from pytest_toolcall.core.model import Reasoning
 
 __all__ = ["usage_tokens", "error_object", "reasoning_text", "wire_reasoning", "pieces",
-           "message_calls", "thinking_type"]
+           "message_calls", "switch_at", "thinking_type"]
 
 
 def usage_tokens(turn: Turn) -> tuple[int, int, int]:
@@ -60,6 +60,18 @@ def thinking_type(body: Mapping[str, Any]) -> bool | None:
     if isinstance(thinking, Mapping) and thinking.get("type") in ("enabled", "disabled"):
         return thinking["type"] == "enabled"
     return None
+
+
+def switch_at(key: str, field: str) -> Callable[[Mapping[str, Any]], bool | None]:
+    """A ``thinking_switch`` that reads ``body[key][field]``: a bool, else None (Together's
+    ``reasoning.enabled``, llama-server's ``chat_template_kwargs.enable_thinking``)."""
+
+    def switch(body: Mapping[str, Any]) -> bool | None:
+        outer = body.get(key)
+        on = outer.get(field) if isinstance(outer, Mapping) else None
+        return on if isinstance(on, bool) else None
+
+    return switch
 
 
 def pieces(text: str | None, size: int) -> list[str]:

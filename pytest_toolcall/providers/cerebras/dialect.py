@@ -163,8 +163,7 @@ class Cerebras(OpenAIChat):
             "choices": [{"finish_reason": _finish(turn), "index": 0, "message": message}],
             "created": CREATED, "model": body.get("model") or "gpt-oss-120b",
             "system_fingerprint": FINGERPRINT, "object": "chat.completion"}
-        if turn.usage is not None:
-            response["usage"] = self._usage(turn)
+        self.with_usage(response, turn)
         response["time_info"] = self.time_info()
         return response
 

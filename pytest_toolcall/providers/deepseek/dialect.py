@@ -167,9 +167,7 @@ class DeepSeek(OpenAIChat):
             "choices": [{"index": 0, "message": message, "logprobs": None,
                          "finish_reason": _finish(turn)}],
             "system_fingerprint": "fp_toolcall_deepseek"}
-        if turn.usage is not None:
-            response["usage"] = self._usage(turn)
-        return response
+        return self.with_usage(response, turn)
 
     def encode_stream(self, turn: Turn, body: Mapping[str, Any]) -> list[bytes]:
         plan, quirks = turn.stream, turn.stream.quirks
@@ -180,11 +178,7 @@ class DeepSeek(OpenAIChat):
                 "system_fingerprint": "fp_toolcall_deepseek"}
 
         def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
-            data = dict(base, choices=[{"index": 0, "delta": delta, "logprobs": None,
-                                        "finish_reason": finish}])
-            if include_usage:
-                data["usage"] = None
-            return data
+            return self.chunk(base, delta, finish, include_usage=include_usage)
 
         size = plan.fragment_size
         role: dict[str, Any] = {"role": "assistant", "content": ""}

@@ -11,18 +11,16 @@ the Jinja template is a 500 that no retry heals. Sources and dates:
 
 from __future__ import annotations
 
-from typing import Any
 
-from pytest_toolcall.cases import Case, ErrorReply, ScriptedCall, Step, Turn, check
+from pytest_toolcall.cases import Case, ErrorReply, ScriptedCall, Step, Turn
 from pytest_toolcall.run.checks import error_surfaced, matches_script
 from pytest_toolcall.providers.llamacpp.dialect import JINJA_REQUIRED, call_id
-from pytest_toolcall.core.errors import ConformanceFailure
 from pytest_toolcall.core.model import Reasoning
-from pytest_toolcall.run.runner import CaseRun
 
 from pytest_toolcall.conformance._common import (
     PARIS_TOKYO_TIME,
     answered,
+    call_ids_replayed_check,
     case,
     reasoning_content_cases,
     reasoning_content_check,
@@ -56,27 +54,11 @@ reasoning_content_replayed = reasoning_content_check(
          "its analysis after a tool call")
 
 
-def _raw(run: CaseRun, step: int) -> Any:
-    return run.steps[step].exchanges[0].json
-
-
-@check("wire.llamacpp.call_ids")
-def call_ids_verbatim(run: CaseRun) -> None:
-    """The calls go back with llama-server's ids exactly as they came, on the calls and the
-    results."""
-    want = [c.id for c in LLAMA_CALLS]
-    for record in run.steps[1:]:
-        messages = (_raw(run, record.index) or {}).get("messages") or []
-        sent = [c.get("id") for m in messages if m.get("role") == "assistant"
-                for c in m.get("tool_calls") or ()]
-        answered_ids = [m.get("tool_call_id") for m in messages if m.get("role") == "tool"]
-        for what, got in (("assistant tool_calls ids", sent), ("tool_call_id", answered_ids)):
-            if got != want:
-                raise ConformanceFailure(
-                    "wire.llamacpp.call_ids", f"step {record.index + 1}: the {what} are not "
-                    "llama-server's ids as they came", expected=want, got=got,
-                    hint="keep a call id as an opaque string: llama-server's are 32 letters and "
-                         "digits with no 'call_' prefix; never add one, trim or re-mint them")
+#: the calls go back with llama-server's ids exactly as they came, on the calls and the results
+call_ids_verbatim = call_ids_replayed_check(
+    "wire.llamacpp.call_ids", [c.id for c in LLAMA_CALLS], "llama-server",
+    hint="keep a call id as an opaque string: llama-server's are 32 letters and digits with no "
+         "'call_' prefix; never add one, trim or re-mint them")
 
 
 #: the calls with llama-server's ids, then their history sent back

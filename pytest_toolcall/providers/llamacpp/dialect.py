@@ -64,7 +64,7 @@ from typing import Any
 
 from pytest_toolcall.cases import ErrorReply, Turn
 from pytest_toolcall.providers.base import Rejection
-from pytest_toolcall.providers._compat import reasoning_text, usage_tokens
+from pytest_toolcall.providers._compat import reasoning_text, switch_at, usage_tokens
 from pytest_toolcall.providers.openai.dialect import CREATED, OpenAIChat, _finish
 from pytest_toolcall.providers.llamacpp import errors as _errors
 
@@ -111,13 +111,6 @@ def call_id(key: str, position: int) -> str:
     return "".join(_ALNUM[b % len(_ALNUM)] for b in digest[:32])
 
 
-def thinking_switch(body: Mapping[str, Any]) -> bool | None:
-    """``chat_template_kwargs: {"enable_thinking": ...}`` as the request's ``reasoning``."""
-    kwargs = body.get("chat_template_kwargs")
-    thinking = kwargs.get("enable_thinking") if isinstance(kwargs, Mapping) else None
-    return thinking if isinstance(thinking, bool) else None
-
-
 class LlamaCpp(OpenAIChat):
     """The ``llamacpp`` provider: llama-server's OpenAI-compatible Chat Completions."""
 
@@ -129,7 +122,7 @@ class LlamaCpp(OpenAIChat):
     base_path = "/v1"
     paths = _PATHS
     reasoning_field = "reasoning_content"
-    thinking_switch = staticmethod(thinking_switch)
+    thinking_switch = staticmethod(switch_at("chat_template_kwargs", "enable_thinking"))
     call_id = staticmethod(call_id)
 
     # -- routing and auth -------------------------------------------------------------------
@@ -220,8 +213,7 @@ class LlamaCpp(OpenAIChat):
             "choices": [{"finish_reason": _finish(turn), "index": 0, "message": message}],
             "created": base["created"], "model": base["model"],
             "system_fingerprint": BUILD, "object": "chat.completion"}
-        if turn.usage is not None:
-            response["usage"] = self._usage(turn)
+        self.with_usage(response, turn)
         response["id"] = COMPLETION_ID
         response["timings"] = self._timings(turn)
         return response

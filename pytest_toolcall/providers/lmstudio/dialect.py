@@ -154,9 +154,7 @@ class LMStudio(OpenAIChat):
             message["tool_calls"] = message_calls(turn, self.call_ids(turn))
         response = dict(self._base(turn, body, "chat.completion"), choices=[{
             "index": 0, "logprobs": None, "finish_reason": _finish(turn), "message": message}])
-        if turn.usage is not None:
-            response["usage"] = self._usage(turn)
-        return response
+        return self.with_usage(response, turn)
 
     def encode_stream(self, turn: Turn, body: Mapping[str, Any]) -> list[bytes]:
         plan, quirks = turn.stream, turn.stream.quirks

@@ -431,6 +431,29 @@ class OpenAIChat:
         return f"call_{position + 1:03d}"
 
     @staticmethod
+    def _usage(turn: Turn) -> dict[str, Any]:
+        """The turn's usage in this service's keys (OpenAI's: both detail objects)."""
+        return _usage(turn)
+
+    def with_usage(self, answer: dict[str, Any], turn: Turn) -> dict[str, Any]:
+        """``answer`` with ``usage`` (:meth:`_usage`) added when the case scripts any."""
+        if turn.usage is not None:
+            answer["usage"] = self._usage(turn)
+        return answer
+
+    @staticmethod
+    def chunk(base: Mapping[str, Any], delta: dict[str, Any], finish: str | None = None, *,
+              include_usage: bool = False) -> dict[str, Any]:
+        """OpenAI's stream chunk: ``base`` (id, object, created, model ...) and one choice
+        with ``delta``, ``logprobs: null`` and ``finish_reason``; ``usage: null`` on each
+        chunk when the request asks for usage."""
+        data = dict(base, choices=[{"index": 0, "delta": delta, "logprobs": None,
+                                    "finish_reason": finish}])
+        if include_usage:
+            data["usage"] = None
+        return data
+
+    @staticmethod
     def include_usage(body: Mapping[str, Any]) -> bool:
         """Whether the request asks for usage in the stream (``stream_options``)."""
         return bool((body.get("stream_options") or {}).get("include_usage"))
@@ -510,11 +533,7 @@ class OpenAIChat:
                 "system_fingerprint": "fp_toolcall", "service_tier": "default"}
 
         def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
-            data = dict(base, choices=[{"index": 0, "delta": delta, "logprobs": None,
-                                        "finish_reason": finish}])
-            if include_usage:
-                data["usage"] = None
-            return data
+            return self.chunk(base, delta, finish, include_usage=include_usage)
 
         role: dict[str, Any] = {"role": "assistant", "content": "" if turn.text else None,
                                 "refusal": None}

@@ -203,9 +203,7 @@ class OpenRouter(OpenAIChat):
         response = dict(self._base(body, "chat.completion"), choices=[{
             "logprobs": None, "finish_reason": finish, "native_finish_reason": finish,
             "index": 0, "message": message}])
-        if turn.usage is not None:
-            response["usage"] = self._usage(turn)
-        return response
+        return self.with_usage(response, turn)
 
     def encode_stream(self, turn: Turn, body: Mapping[str, Any]) -> list[bytes]:
         plan, quirks = turn.stream, turn.stream.quirks

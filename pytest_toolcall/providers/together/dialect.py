@@ -42,7 +42,8 @@ from typing import Any
 
 from pytest_toolcall.cases import ErrorReply, Turn
 from pytest_toolcall.providers.base import Rejection
-from pytest_toolcall.providers._compat import error_object, reasoning_text, usage_tokens
+from pytest_toolcall.providers._compat import (error_object, reasoning_text, switch_at,
+                                               usage_tokens)
 from pytest_toolcall.providers.openai.dialect import CREATED, OpenAIChat, _finish
 from pytest_toolcall.providers.together import errors as _errors
 
@@ -75,13 +76,6 @@ def call_id(key: str, position: int) -> str:
     return "call_" + "".join(_ALNUM[b % len(_ALNUM)] for b in digest[:24])
 
 
-def thinking_switch(body: Mapping[str, Any]) -> bool | None:
-    """``reasoning: {"enabled": true|false}`` (hybrid models) as the request's ``reasoning``."""
-    switch = body.get("reasoning")
-    on = switch.get("enabled") if isinstance(switch, Mapping) else None
-    return on if isinstance(on, bool) else None
-
-
 class Together(OpenAIChat):
     """The ``together`` provider: Together AI's Chat Completions on the ``openai`` wire."""
 
@@ -93,7 +87,8 @@ class Together(OpenAIChat):
     base_path = "/v1"
     paths = frozenset({"/v1/chat/completions"})
     reasoning_field = "reasoning"
-    thinking_switch = staticmethod(thinking_switch)
+    #: ``reasoning: {"enabled": true|false}`` switches hybrid models
+    thinking_switch = staticmethod(switch_at("reasoning", "enabled"))
     call_id = staticmethod(call_id)
 
     # -- auth, validation -----------------------------------------------------------------------

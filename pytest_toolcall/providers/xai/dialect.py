@@ -150,8 +150,7 @@ class XAI(OpenAIChat):
         message["refusal"] = None
         response = dict(self._base(body, "chat.completion"), choices=[
             {"index": 0, "message": message, "finish_reason": _finish(turn)}])
-        if turn.usage is not None:
-            response["usage"] = self._usage(turn)
+        self.with_usage(response, turn)
         response["system_fingerprint"] = _FINGERPRINT
         return response
 

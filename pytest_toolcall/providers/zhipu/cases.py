@@ -11,17 +11,15 @@ ids are ``call_-`` and 19 digits. Sources and dates: ``pytest_toolcall.providers
 
 from __future__ import annotations
 
-from typing import Any
 
-from pytest_toolcall.cases import Case, ScriptedCall, Step, StreamPlan, Turn, check
+from pytest_toolcall.cases import Case, ScriptedCall, Step, StreamPlan, Turn
 from pytest_toolcall.run.checks import matches_script
-from pytest_toolcall.core.errors import ConformanceFailure
 from pytest_toolcall.core.model import Reasoning
-from pytest_toolcall.run.runner import CaseRun
 
 from pytest_toolcall.conformance._common import (
     PARIS_TOKYO_TIME,
     answered,
+    call_ids_replayed_check,
     case,
     reasoning_content_cases,
     reasoning_content_check,
@@ -44,10 +42,6 @@ _FIRST = Turn(reasoning=(Reasoning(type="thinking", text=_THOUGHT),), text="Let 
               tool_calls=PARIS_TOKYO_TIME)
 
 
-def _raw(run: CaseRun, step: int) -> Any:
-    return run.steps[step].exchanges[0].json
-
-
 #: the assistant message that replays the calls carries the turn's ``reasoning_content``,
 #: unchanged
 reasoning_content_replayed = reasoning_content_check(
@@ -58,22 +52,11 @@ reasoning_content_replayed = reasoning_content_check(
          "capabilities/thinking-mode)")
 
 
-@check("wire.zhipu.call_ids")
-def call_ids_verbatim(run: CaseRun) -> None:
-    """The calls go back with GLM's ids exactly as they came, on the calls and the results."""
-    want = [c.id for c in GLM_CALLS]
-    for record in run.steps[1:]:
-        messages = (_raw(run, record.index) or {}).get("messages") or []
-        sent = [c.get("id") for m in messages if m.get("role") == "assistant"
-                for c in m.get("tool_calls") or ()]
-        answered_ids = [m.get("tool_call_id") for m in messages if m.get("role") == "tool"]
-        for what, got in (("assistant tool_calls ids", sent), ("tool_call_id", answered_ids)):
-            if got != want:
-                raise ConformanceFailure(
-                    "wire.zhipu.call_ids", f"step {record.index + 1}: the {what} are not "
-                    "GLM's ids as they came", expected=want, got=got,
-                    hint="keep a call id as an opaque string: GLM's are 'call_-' and 19 "
-                         "digits; never parse, trim or re-mint them")
+#: the calls go back with GLM's ids exactly as they came, on the calls and the results
+call_ids_verbatim = call_ids_replayed_check(
+    "wire.zhipu.call_ids", [c.id for c in GLM_CALLS], "GLM",
+    hint="keep a call id as an opaque string: GLM's are 'call_-' and 19 digits; never parse, "
+         "trim or re-mint them")
 
 
 CASES: list[Case] = [

@@ -155,9 +155,7 @@ class Zhipu(OpenAIChat):
             "choices": [{"finish_reason": _finish(turn), "index": 0, "message": message}],
             "created": CREATED, "id": REQUEST_ID, "model": body.get("model") or "glm-4.7",
             "object": "chat.completion", "request_id": REQUEST_ID}
-        if turn.usage is not None:
-            response["usage"] = self._usage(turn)
-        return response
+        return self.with_usage(response, turn)
 
     def encode_stream(self, turn: Turn, body: Mapping[str, Any]) -> list[bytes]:
         plan, quirks = turn.stream, turn.stream.quirks
