@@ -207,6 +207,16 @@ def call_ids_replayed_check(clause: str, ids: list[str | None], sender: str,
     return call_ids_verbatim
 
 
+def wire_and_stream(name: str, steps: Callable[[str], tuple[Step, ...]], *, title: str,
+                    why: str, stream_title: str, stream_why: str, **fields: Any) -> list[Case]:
+    """One behaviour as two cases: ``wire.<name>`` answered as JSON and ``stream.<name>``
+    streamed, on ``steps(via)`` and the same ``fields`` (dialects, checks ...); each with its
+    own title and why."""
+    return [case(id=f"wire.{name}", title=title, why=why, steps=steps("complete"), **fields),
+            case(id=f"stream.{name}", title=stream_title, why=stream_why,
+                 steps=steps("stream"), **fields)]
+
+
 def reasoning_content_cases(provider: str, replayed: Callable[[CaseRun], None], *,
                             first: Turn, final: str, why: str, why_stream: str,
                             stream_first: Turn | None = None) -> list[Case]:
@@ -215,16 +225,19 @@ def reasoning_content_cases(provider: str, replayed: Callable[[CaseRun], None], 
     sent back, ``final`` answered) and ``stream.<provider>_reasoning_replayed`` (the same
     streamed, with ``stream_first`` if given); each checks the script, the decoded reasoning
     and ``replayed``."""
-    titles = {"complete": "reasoning_content is decoded apart from the text and sent back "
-                          "with the calls",
-              "stream": "Streamed reasoning_content deltas are joined, kept and sent back with "
-                        "the calls"}
-    return [case(id=f"{'wire' if via == 'complete' else 'stream'}.{provider}_reasoning_replayed",
-                 dialects=(provider,), title=titles[via], why=text,
-                 steps=reasoning_replayed_steps(turn, via=via, final=final),
-                 checks=(matches_script, reasoning_decoded, replayed))
-            for via, text, turn in (("complete", why, first),
-                                    ("stream", why_stream, stream_first or first))]
+
+    def steps(via: str) -> tuple[Step, ...]:
+        turn = first if via == "complete" else stream_first or first
+        return reasoning_replayed_steps(turn, via=via, final=final)
+
+    return wire_and_stream(
+        f"{provider}_reasoning_replayed", steps, dialects=(provider,),
+        checks=(matches_script, reasoning_decoded, replayed),
+        title="reasoning_content is decoded apart from the text and sent back with the calls",
+        why=why,
+        stream_title="Streamed reasoning_content deltas are joined, kept and sent back with the "
+                     "calls",
+        stream_why=why_stream)
 
 
 #: the reply of a stream-usage case: one call, streamed

@@ -24,6 +24,7 @@ from pytest_toolcall.conformance._common import (
     replayed_step,
     request,
     stream_usage_case,
+    wire_and_stream,
 )
 from pytest_toolcall.conformance.wire import history_intact
 
@@ -120,29 +121,20 @@ def reasoning_items_replayed(run: CaseRun) -> None:
 
 
 CASES: list[Case] = [
-    case(
-        id="wire.responses_reasoning_replayed",
-        dialects=DIALECT,
+    *wire_and_stream(
+        "responses_reasoning_replayed", _reasoning_steps, dialects=DIALECT,
+        checks=(matches_script, reasoning_decoded, reasoning_items_replayed),
         title="A reasoning item goes back with the function calls that followed it",
         why="Reasoning models (o-series, gpt-5) put a reasoning item before their calls; a "
             "history that replays the calls with their fc_ ids but drops the reasoning gets "
             "400 \"Item 'fc_…' of type 'function_call' was provided without its required "
             "'reasoning' item: 'rs_…'\" (cline #12242, continuedev #10018, mastra #8738, "
             "rig #751; confirmed 2026-11-23).",
-        steps=_reasoning_steps("complete"),
-        checks=(matches_script, reasoning_decoded, reasoning_items_replayed),
-    ),
-    case(
-        id="stream.responses_reasoning_replayed",
-        dialects=DIALECT,
-        title="A streamed reasoning item is kept and replayed with its calls",
-        why="In a stream the reasoning item comes as output_item.added / output_item.done "
+        stream_title="A streamed reasoning item is kept and replayed with its calls",
+        stream_why="In a stream the reasoning item comes as output_item.added / output_item.done "
             "before the calls (5 recorded streams, wire corpus); accumulators that skip every "
             "item but messages and calls lose it, and the next request gets the 400 of "
-            "wire.responses_reasoning_replayed (vercel/ai #7099).",
-        steps=_reasoning_steps("stream"),
-        checks=(matches_script, reasoning_decoded, reasoning_items_replayed),
-    ),
+            "wire.responses_reasoning_replayed (vercel/ai #7099)."),
     case(
         id="stream.responses_arguments_in_done_only",
         dialects=DIALECT,

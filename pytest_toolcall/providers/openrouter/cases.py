@@ -25,6 +25,7 @@ from pytest_toolcall.conformance._common import (
     reasoning_replayed_steps,
     request,
     stream_usage_case,
+    wire_and_stream,
 )
 
 DIALECT = ("openrouter",)
@@ -64,9 +65,9 @@ CASES: list[Case] = [
             "the first finish_reason reports no usage; confirmed 2026-11-25.",
         reply=Turn(tool_calls=calls(("get_time", "{}")), stream=StreamPlan(fragment_size=2)),
     ),
-    case(
-        id="wire.openrouter_reasoning_details_replayed",
-        dialects=DIALECT,
+    *wire_and_stream(
+        "openrouter_reasoning_details_replayed", _reasoning_steps, dialects=DIALECT,
+        checks=(matches_script, reasoning_decoded),
         title="reasoning_details are decoded and sent back with the calls, the signature intact",
         why="OpenRouter's reasoning docs: preserve reasoning_details when passing messages back "
             "(openrouter.ai/docs/use-cases/reasoning-tokens, 'Preserving reasoning blocks'); a "
@@ -74,21 +75,13 @@ CASES: list[Case] = [
             "error' / 'Gemini models require OpenRouter reasoning details to be preserved in "
             "each request' (OpenRouterTeam/ai-sdk-provider #381, vscode-copilot-chat PR "
             "#2649); confirmed 2026-11-25.",
-        steps=_reasoning_steps("complete"),
-        checks=(matches_script, reasoning_decoded),
-    ),
-    case(
-        id="stream.openrouter_reasoning_details_replayed",
-        dialects=DIALECT,
-        title="Streamed reasoning_details pieces are joined, kept and sent back with the calls",
-        why="The reasoning streams as delta.reasoning / delta.reasoning_details pieces before "
-            "the calls, the encrypted signature in one piece of its own; a stream reader that "
-            "keeps only content and tool_calls cannot replay it, and the next request is "
+        stream_title="Streamed reasoning_details pieces are joined, kept and sent back with the "
+            "calls",
+        stream_why="The reasoning streams as delta.reasoning / delta.reasoning_details pieces "
+            "before the calls, the encrypted signature in one piece of its own; a stream reader "
+            "that keeps only content and tool_calls cannot replay it, and the next request is "
             "OpenRouter's 400 (Roo-Code PR #9506, Kilo-Org/kilocode PR #3605 added the "
-            "accumulation); confirmed 2026-11-25.",
-        steps=_reasoning_steps("stream"),
-        checks=(matches_script, reasoning_decoded),
-    ),
+            "accumulation); confirmed 2026-11-25."),
     case(
         id="stream.openrouter_error_event",
         dialects=DIALECT,

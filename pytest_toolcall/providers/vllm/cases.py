@@ -25,6 +25,7 @@ from pytest_toolcall.conformance._common import (
     reasoning_decoded,
     reasoning_replayed_steps,
     request,
+    wire_and_stream,
 )
 from pytest_toolcall.conformance.errors import provider_error
 
@@ -79,29 +80,21 @@ _NAMED_TURN = Turn(tool_calls=(ScriptedCall(name="get_weather", arguments={"city
                    finish_reason="stop")
 
 CASES: list[Case] = [
-    case(
-        id="wire.vllm_reasoning_replayed",
-        dialects=DIALECT,
+    *wire_and_stream(
+        "vllm_reasoning_replayed", _reasoning_steps, dialects=DIALECT,
+        checks=(matches_script, reasoning_decoded, reasoning_replayed),
         title="message.reasoning is decoded apart from the text and sent back with the calls",
         why="With --reasoning-parser vLLM answers the chain of thought in message.reasoning "
             "(PR #27752; reasoning_content was removed by PR #33402, 2026-01: dify-official-"
             "plugins #2740, llama_index #21075 lost it); the chat templates of interleaved-"
             "thinking models (Qwen3, MiniMax-M2, Kimi K2) render it from the assistant message "
             "sent back, which vLLM reads as 'reasoning' (issue #38488); confirmed 2026-11-25.",
-        steps=_reasoning_steps("complete"),
-        checks=(matches_script, reasoning_decoded, reasoning_replayed),
-    ),
-    case(
-        id="stream.vllm_reasoning_replayed",
-        dialects=DIALECT,
-        title="Streamed delta.reasoning pieces are joined, kept and sent back with the calls",
-        why="vLLM streams the chain of thought as delta.reasoning pieces before the content "
+        stream_title="Streamed delta.reasoning pieces are joined, kept and sent back with the "
+            "calls",
+        stream_why="vLLM streams the chain of thought as delta.reasoning pieces before the content "
             "and tool_calls deltas (serving.py; DeltaMessage.reasoning); readers that know only "
             "reasoning_content lose it since the rename (nilAI PR #182, multi-llm-ts PR #25); "
-            "confirmed 2026-11-25.",
-        steps=_reasoning_steps("stream"),
-        checks=(matches_script, reasoning_decoded, reasoning_replayed),
-    ),
+            "confirmed 2026-11-25."),
     case(
         id="stream.vllm_arguments_on_finish_chunk",
         dialects=DIALECT,
