@@ -6,6 +6,7 @@ order, its error envelope, its id format) stay in its module, next to their sour
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -13,7 +14,18 @@ from pytest_toolcall.cases import ErrorReply, Turn
 from pytest_toolcall.core.model import Reasoning
 
 __all__ = ["usage_tokens", "error_object", "reasoning_text", "wire_reasoning", "pieces",
-           "message_calls", "switch_at", "thinking_type"]
+           "message_calls", "minted", "switch_at", "thinking_type", "ALNUM", "LOWER_ALNUM"]
+
+#: the letters and digits the fake mints ids from (a service's own order where its ids show it)
+ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+LOWER_ALNUM = "abcdefghijklmnopqrstuvwxyz0123456789"
+
+
+def minted(seed: str, length: int, alphabet: str = ALNUM) -> str:
+    """``length`` characters of ``alphabet`` derived from ``seed`` (its SHA-256): the stable
+    stand-in for an id a service makes at random (the same seed always mints the same id)."""
+    digest = hashlib.sha256(seed.encode()).digest()
+    return "".join(alphabet[b % len(alphabet)] for b in digest[:length])
 
 
 def usage_tokens(turn: Turn) -> tuple[int, int, int]:

@@ -39,14 +39,13 @@ holds them as data); what could not be confirmed inherits OpenAI's behaviour.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping
 from typing import Any
 
 from pytest_toolcall.cases import ErrorReply, Turn
 from pytest_toolcall.providers.base import Rejection
-from pytest_toolcall.providers._compat import (error_object, message_calls, pieces, reasoning_text,
-                                               thinking_type, usage_tokens)
+from pytest_toolcall.providers._compat import (error_object, message_calls, minted, pieces,
+                                               reasoning_text, thinking_type, usage_tokens)
 from pytest_toolcall.providers.openai.dialect import CREATED, OpenAIChat, _finish
 from pytest_toolcall.providers.deepseek import errors as _errors
 
@@ -66,7 +65,6 @@ INSUFFICIENT_BALANCE = "Insufficient Balance"
 #: what DeepSeek writes into a stream while the request waits to be scheduled (Rate Limit page)
 KEEP_ALIVE = b": keep-alive\n\n"
 _PATHS = frozenset({"/chat/completions", "/v1/chat/completions", "/beta/chat/completions"})
-_ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 
 
 def deepseek_error(status: int, message: str, *, type: str = "invalid_request_error",
@@ -78,8 +76,7 @@ def deepseek_error(status: int, message: str, *, type: str = "invalid_request_er
 
 
 def _call_id(turn_key: str, position: int) -> str:
-    digest = hashlib.sha256(f"{turn_key}/{position}".encode()).digest()
-    tail = "".join(_ALNUM[b % len(_ALNUM)] for b in digest[:24])
+    tail = minted(f"{turn_key}/{position}", 24)
     return f"call_{position:02d}_{tail}"
 
 

@@ -32,13 +32,12 @@ holds them as data); what could not be confirmed inherits OpenAI's behaviour.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping
 from typing import Any
 
 from pytest_toolcall.cases import ErrorReply, ScriptedCall, Turn
 from pytest_toolcall.providers.base import Rejection
-from pytest_toolcall.providers._compat import message_calls, reasoning_text, thinking_type
+from pytest_toolcall.providers._compat import message_calls, minted, reasoning_text, thinking_type
 from pytest_toolcall.providers.openai.dialect import CREATED, OpenAIChat, _finish, _usage
 from pytest_toolcall.providers.fireworks import errors as _errors
 
@@ -50,7 +49,6 @@ __all__ = [
 BAD_KEY = "The API key you provided is invalid."
 COMPLETION_ID = "4e22697d-078b-4a62-b74d-6ab350c7b189"
 DEFAULT_MODEL = "accounts/fireworks/models/kimi-k2-instruct-0905"
-_ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 
 
 def fireworks_error(status: int, message: str, *, rule: str,
@@ -62,8 +60,7 @@ def fireworks_error(status: int, message: str, *, rule: str,
 
 def call_id(key: str, position: int) -> str:
     """``call_`` and 24 letters and digits, as recorded."""
-    digest = hashlib.sha256(f"{key}/{position}".encode()).digest()
-    return "call_" + "".join(_ALNUM[b % len(_ALNUM)] for b in digest[:24])
+    return "call_" + minted(f"{key}/{position}", 24)
 
 
 def is_kimi(model: Any) -> bool:

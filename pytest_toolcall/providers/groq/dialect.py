@@ -34,13 +34,13 @@ as data); what could not be confirmed inherits OpenAI's behaviour.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping
 from typing import Any
 
 from pytest_toolcall.cases import ErrorReply, Turn
 from pytest_toolcall.providers.base import Rejection
-from pytest_toolcall.providers._compat import message_calls, pieces, reasoning_text, usage_tokens
+from pytest_toolcall.providers._compat import (LOWER_ALNUM, message_calls, minted, pieces,
+                                               reasoning_text, usage_tokens)
 from pytest_toolcall.providers.openai.dialect import CREATED, OpenAIChat, _finish
 from pytest_toolcall.providers.groq import errors as _errors
 
@@ -60,7 +60,6 @@ FINGERPRINT = "fp_ef00694abe"
 #: quirks that only mean something when a call comes in fragments: asked for, the fake sends
 #: OpenAI's fragments with them (Groq itself sends whole calls)
 FRAGMENT_QUIRKS = frozenset({"interleave", "repeat_id_name"})
-_LOWER = "abcdefghijklmnopqrstuvwxyz0123456789"
 
 
 def groq_error(status: int, message: str, *, type: str = "invalid_request_error",
@@ -74,8 +73,7 @@ def groq_error(status: int, message: str, *, type: str = "invalid_request_error"
 
 def call_id(name: str, position: int) -> str:
     """``call_`` and 4 lowercase letters and digits, from the call's name and position."""
-    digest = hashlib.sha256(f"{name}/{position}".encode()).digest()
-    return "call_" + "".join(_LOWER[b % len(_LOWER)] for b in digest[:4])
+    return "call_" + minted(f"{name}/{position}", 4, LOWER_ALNUM)
 
 
 class Groq(OpenAIChat):

@@ -58,13 +58,12 @@ be confirmed inherits OpenAI's behaviour.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping
 from typing import Any
 
 from pytest_toolcall.cases import ErrorReply, Turn
 from pytest_toolcall.providers.base import Rejection
-from pytest_toolcall.providers._compat import reasoning_text, switch_at, usage_tokens
+from pytest_toolcall.providers._compat import minted, reasoning_text, switch_at, usage_tokens
 from pytest_toolcall.providers.openai.dialect import CREATED, OpenAIChat, _finish
 from pytest_toolcall.providers.llamacpp import errors as _errors
 
@@ -107,8 +106,7 @@ def llamacpp_error(status: int, message: str, *, type: str | None = None, rule: 
 
 def call_id(key: str, position: int) -> str:
     """32 letters and digits, as ``random_string()`` makes them (here derived from ``key``)."""
-    digest = hashlib.sha256(f"{key}/{position}".encode()).digest()
-    return "".join(_ALNUM[b % len(_ALNUM)] for b in digest[:32])
+    return minted(f"{key}/{position}", 32, _ALNUM)
 
 
 class LlamaCpp(OpenAIChat):

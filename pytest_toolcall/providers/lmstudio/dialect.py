@@ -55,8 +55,8 @@ from typing import Any
 
 from pytest_toolcall.cases import ErrorReply, Turn
 from pytest_toolcall.providers.base import Rejection
-from pytest_toolcall.providers._compat import (error_object, message_calls, reasoning_text,
-                                               usage_tokens)
+from pytest_toolcall.providers._compat import (LOWER_ALNUM, error_object, message_calls, minted,
+                                               reasoning_text, usage_tokens)
 from pytest_toolcall.providers.openai.dialect import CREATED, OpenAIChat, _finish, _sse
 from pytest_toolcall.providers.lmstudio import errors as _errors
 # their texts live with the error answers; named here too, where they always were
@@ -73,7 +73,6 @@ NO_MODELS_LOADED = ("No models loaded. Please load a model in the developer page
                     "'lms load' command.")
 STREAM_CONTEXT_OVERFLOW = ("Input does not fit in context length. The input has 31430 tokens, "
                            "but the context length only supports 30000 tokens.")
-_BASE36 = "abcdefghijklmnopqrstuvwxyz0123456789"
 
 
 def reasoning_field(model: Any) -> str:
@@ -88,8 +87,7 @@ def lmstudio_stream_error(message: str) -> bytes:
 
 
 def _completion_id(key: str) -> str:
-    digest = hashlib.sha256(key.encode()).digest()
-    return "chatcmpl-" + "".join(_BASE36[b % 36] for b in digest[:22])
+    return "chatcmpl-" + minted(key, 22, LOWER_ALNUM)
 
 
 def _call_id(key: str, position: int) -> str:

@@ -48,7 +48,6 @@ them as data); what could not be confirmed inherits OpenAI's behaviour.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -57,7 +56,7 @@ from typing import Any
 from pytest_toolcall.cases import ErrorReply, Turn
 from pytest_toolcall.core.model import AssistantMessage, ChatRequest, Reasoning
 from pytest_toolcall.providers.base import Rejection
-from pytest_toolcall.providers._compat import reasoning_text
+from pytest_toolcall.providers._compat import minted, reasoning_text
 from pytest_toolcall.providers.openai.dialect import CREATED, OpenAIChat, _finish, _text
 from pytest_toolcall.providers.mistral import errors as _errors
 
@@ -74,7 +73,6 @@ UNEXPECTED_ROLE = "Unexpected role '{role}' after role '{previous}'"
 EXTRA_FORBIDDEN = "Extra inputs are not permitted"
 UNAUTHORIZED = {"detail": "Unauthorized"}
 TOOL_CHOICES = ("auto", "none", "any", "required")
-_ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 _COMPLETION_ID = "3f1c2b7d9e0a4c58b6d1e2f3a4b5c6d7"
 
 #: the request keys the service takes (mistralai/client-python ChatCompletionRequest)
@@ -123,8 +121,7 @@ def valid_id(call_id: Any) -> bool:
 
 
 def _mint_id(seed: str) -> str:
-    digest = hashlib.sha256(seed.encode()).digest()
-    return "".join(_ALNUM[b % len(_ALNUM)] for b in digest[:9])
+    return minted(seed, 9)
 
 
 def _extra(loc: list[Any], value: Any) -> dict[str, Any]:

@@ -26,7 +26,6 @@ Confirmed 2026-11-25; the sources are in ``pytest_toolcall.providers.MISTRAL``.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from typing import Any
 
@@ -43,6 +42,7 @@ from pytest_toolcall.core.model import (
     ToolCall,
     ToolMessage,
 )
+from pytest_toolcall.providers._compat import minted
 from pytest_toolcall.reference._http import read_error, retry_fields
 from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter, StreamAccumulator
 
@@ -50,7 +50,6 @@ __all__ = ["ADAPTER", "MistralAdapter", "MistralStreamAccumulator", "mistral_id"
 
 DEFAULT_MODEL = "mistral-small-latest"
 _ID = re.compile(r"^[a-zA-Z0-9]{9}$")
-_ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 
 
 def mistral_id(call_id: str | None) -> str | None:
@@ -58,8 +57,7 @@ def mistral_id(call_id: str | None) -> str | None:
     digits derived from it (the same id always maps alike)."""
     if call_id is None or _ID.match(call_id):
         return call_id
-    digest = hashlib.sha256(call_id.encode()).digest()
-    return "".join(_ALNUM[b % len(_ALNUM)] for b in digest[:9])
+    return minted(call_id, 9)
 
 
 class MistralAdapter(OpenAIChatAdapter):

@@ -35,7 +35,6 @@ holds them as data); what could not be confirmed inherits OpenAI's behaviour.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Mapping
 from typing import Any
@@ -43,7 +42,7 @@ from typing import Any
 from pytest_toolcall.cases import ErrorReply, StreamPlan, Turn
 from pytest_toolcall.core.model import ChatRequest, Reasoning
 from pytest_toolcall.providers.base import Rejection
-from pytest_toolcall.providers._compat import pieces
+from pytest_toolcall.providers._compat import minted, pieces
 from pytest_toolcall.providers.openai.dialect import (CREATED, OpenAIChat, _finish, _sse,
                                                       with_wire_reasoning)
 from pytest_toolcall.providers.openrouter import errors as _errors
@@ -63,7 +62,6 @@ DETAILS_MISSING = ("Gemini models require OpenRouter reasoning details to be pre
 MID_STREAM_ERROR = {"code": "server_error", "message": "Provider disconnected unexpectedly"}
 COMPLETION_ID = "gen-1772969079-EhEx5DeV7JqM43lpl47Y"
 GEMINI_FORMAT = "google-gemini-v1"
-_ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 
 
 def openrouter_error(status: int, message: str, *, rule: str,
@@ -159,8 +157,7 @@ class OpenRouter(OpenAIChat):
     def call_id(name: str, position: int) -> str:
         """The Bedrock-style ids the recorded answers carry: ``toolu_bdrk_01`` and 22 letters
         and digits, from the call's name and position."""
-        digest = hashlib.sha256(f"{name}/{position}".encode()).digest()
-        return "toolu_bdrk_01" + "".join(_ALNUM[b % len(_ALNUM)] for b in digest[:22])
+        return "toolu_bdrk_01" + minted(f"{name}/{position}", 22)
 
     def _remember(self, turn: Turn, ids: list[str]) -> list[dict[str, Any]]:
         details = _details(turn, ids)

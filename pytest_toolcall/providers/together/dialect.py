@@ -36,14 +36,13 @@ holds them as data); what could not be confirmed inherits OpenAI's behaviour.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping
 from typing import Any
 
 from pytest_toolcall.cases import ErrorReply, Turn
 from pytest_toolcall.providers.base import Rejection
-from pytest_toolcall.providers._compat import (error_object, reasoning_text, switch_at,
-                                               usage_tokens)
+from pytest_toolcall.providers._compat import (LOWER_ALNUM, error_object, minted, reasoning_text,
+                                               switch_at, usage_tokens)
 from pytest_toolcall.providers.openai.dialect import CREATED, OpenAIChat, _finish
 from pytest_toolcall.providers.together import errors as _errors
 
@@ -59,7 +58,6 @@ COMPLETION_ID = "oPN9RAs-2j9zxn-9ae97f338de0a29f"
 #: the stop token id the recorded finish chunks name (Qwen's <|im_end|>)
 MATCHED_STOP = 151645
 DEFAULT_MODEL = "Qwen/Qwen3-235B-A22B-Instruct-2507-tput"
-_ALNUM = "abcdefghijklmnopqrstuvwxyz0123456789"
 
 
 def together_error(status: int, message: str, *, type: str = "invalid_request_error",
@@ -72,8 +70,7 @@ def together_error(status: int, message: str, *, type: str = "invalid_request_er
 
 def call_id(key: str, position: int) -> str:
     """``call_`` and 24 lowercase letters and digits, as recorded."""
-    digest = hashlib.sha256(f"{key}/{position}".encode()).digest()
-    return "call_" + "".join(_ALNUM[b % len(_ALNUM)] for b in digest[:24])
+    return "call_" + minted(f"{key}/{position}", 24, LOWER_ALNUM)
 
 
 class Together(OpenAIChat):
