@@ -15,8 +15,8 @@ import httpx
 
 from pytest_toolcall.core.model import ChatRequest, ChatResponse
 
-__all__ = ["RETRYABLE_TYPES", "HttpxAdapter", "StreamLines", "parsed_url", "read_error",
-           "retry_fields"]
+__all__ = ["RETRYABLE_TYPES", "HttpxAdapter", "StreamLines", "finish_reason", "parsed_url",
+           "read_error", "retry_fields", "tool_fields"]
 
 
 def _unreachable(exc: Exception) -> Exception:
@@ -42,6 +42,27 @@ def read_error(body: bytes) -> tuple[Any, dict[str, Any] | None]:
         return body.decode(errors="replace"), None
     error = data.get("error") if isinstance(data, dict) else None
     return data, error if isinstance(error, dict) else None
+
+
+def finish_reason(table: Any, reason: str | None) -> Any:
+    """A wire's stop reason as the canonical finish reason by ``table`` ("other" for a reason
+    the table does not know; None for none)."""
+    if reason is None:
+        return None
+    return table.get(reason, "other")
+
+
+def tool_fields(adapter: Any, request: ChatRequest) -> dict[str, Any]:
+    """``tools``, ``tool_choice`` and ``parallel_tool_calls`` as the OpenAI wires (Chat
+    Completions and Responses) send them, by ``adapter``'s encoders; none without tools."""
+    if not request.tools:
+        return {}
+    out: dict[str, Any] = {"tools": [adapter.encode_tool(t) for t in request.tools]}
+    if request.tool_choice is not None:
+        out["tool_choice"] = adapter.encode_tool_choice(request.tool_choice)
+    if request.parallel_tool_calls is not None:
+        out["parallel_tool_calls"] = request.parallel_tool_calls
+    return out
 
 
 @functools.lru_cache(maxsize=256)

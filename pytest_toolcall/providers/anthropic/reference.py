@@ -18,26 +18,12 @@ from typing import Any
 import httpx
 
 from pytest_toolcall.core.errors import IncompleteStreamError, ProviderError, StreamError
-from pytest_toolcall.core.model import (
-    AssistantMessage,
-    ChatRequest,
-    ChatResponse,
-    NamedToolChoice,
-    Reasoning,
-    ReasoningComplete,
-    StreamDone,
-    SystemMessage,
-    TextDelta,
-    ToolCall,
-    ToolCallComplete,
-    ToolCallDelta,
-    ToolMessage,
-    ToolSpec,
-    Usage,
-    UserMessage,
-    parse_arguments,
-)
-from pytest_toolcall.reference._http import HttpxAdapter, RETRYABLE_TYPES
+from pytest_toolcall.core.model import (AssistantMessage, ChatRequest, ChatResponse,
+                                        NamedToolChoice, Reasoning, ReasoningComplete, StreamDone,
+                                        SystemMessage, TextDelta, ToolCall, ToolCallComplete,
+                                        ToolCallDelta, ToolMessage, ToolSpec, Usage, UserMessage,
+                                        parse_arguments)
+from pytest_toolcall.reference._http import RETRYABLE_TYPES, HttpxAdapter, finish_reason
 
 __all__ = ["ADAPTER", "AnthropicAdapter", "AnthropicStreamAccumulator", "PROFILE"]
 
@@ -207,9 +193,7 @@ class AnthropicAdapter(HttpxAdapter):
 
     @staticmethod
     def parse_finish(reason: str | None) -> Any:
-        if reason is None:
-            return None
-        return _FINISH.get(reason, "other")
+        return finish_reason(_FINISH, reason)
 
     @staticmethod
     def parse_usage(raw: dict[str, Any] | None, previous: Usage | None = None) -> Usage | None:

@@ -24,27 +24,11 @@ from typing import Any
 import httpx
 
 from pytest_toolcall.core.errors import IncompleteStreamError, ProviderError, StreamError
-from pytest_toolcall.core.model import (
-    AssistantMessage,
-    ChatRequest,
-    ChatResponse,
-    NamedToolChoice,
-    StreamDone,
-    SystemMessage,
-    TextDelta,
-    ToolCall,
-    ToolCallComplete,
-    ToolCallDelta,
-    ToolMessage,
-    ToolSpec,
-    Usage,
-    UserMessage,
-)
-from pytest_toolcall.reference._http import (
-    HttpxAdapter,
-    RETRYABLE_TYPES,
-    parsed_url,
-)
+from pytest_toolcall.core.model import (AssistantMessage, ChatRequest, ChatResponse,
+                                        NamedToolChoice, StreamDone, SystemMessage, TextDelta,
+                                        ToolCall, ToolCallComplete, ToolCallDelta, ToolMessage,
+                                        ToolSpec, Usage, UserMessage)
+from pytest_toolcall.reference._http import RETRYABLE_TYPES, HttpxAdapter, finish_reason, parsed_url
 
 __all__ = ["ADAPTER", "PROFILE", "SYNTHETIC_ID_PREFIX", "GeminiAdapter", "StreamAccumulator"]
 
@@ -204,11 +188,9 @@ class GeminiAdapter(HttpxAdapter):
 
     @staticmethod
     def parse_finish(reason: str | None, has_calls: bool) -> Any:
-        if reason is None:
-            return None
         if reason == "STOP" and has_calls:
             return "tool_calls"  # Gemini says STOP even when the turn is tool calls
-        return _FINISH.get(reason, "other")
+        return finish_reason(_FINISH, reason)
 
     @staticmethod
     def parse_usage(raw: dict[str, Any] | None) -> Usage | None:

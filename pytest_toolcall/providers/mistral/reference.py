@@ -32,16 +32,8 @@ from typing import Any
 import httpx
 
 from pytest_toolcall.core.errors import ProviderError
-from pytest_toolcall.core.model import (
-    AssistantMessage,
-    ChatRequest,
-    ChatResponse,
-    Reasoning,
-    ReasoningComplete,
-    TextDelta,
-    ToolCall,
-    ToolMessage,
-)
+from pytest_toolcall.core.model import (AssistantMessage, ChatRequest, ChatResponse, Reasoning,
+                                        ReasoningComplete, TextDelta, ToolCall, ToolMessage)
 from pytest_toolcall.providers._compat import minted
 from pytest_toolcall.reference._http import read_error, retry_fields
 from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter, StreamAccumulator

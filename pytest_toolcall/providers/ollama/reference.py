@@ -24,22 +24,10 @@ from typing import Any
 import httpx
 
 from pytest_toolcall.core.errors import IncompleteStreamError, ProviderError, StreamError
-from pytest_toolcall.core.model import (
-    AssistantMessage,
-    ChatRequest,
-    ChatResponse,
-    StreamDone,
-    SystemMessage,
-    TextDelta,
-    ToolCall,
-    ToolCallComplete,
-    ToolCallDelta,
-    ToolMessage,
-    ToolSpec,
-    Usage,
-    UserMessage,
-)
-from pytest_toolcall.reference._http import HttpxAdapter, retry_fields
+from pytest_toolcall.core.model import (AssistantMessage, ChatRequest, ChatResponse, StreamDone,
+                                        SystemMessage, TextDelta, ToolCall, ToolCallComplete,
+                                        ToolCallDelta, ToolMessage, ToolSpec, Usage, UserMessage)
+from pytest_toolcall.reference._http import HttpxAdapter, finish_reason, retry_fields
 
 __all__ = ["ADAPTER", "NdjsonAccumulator", "OllamaAdapter", "PROFILE"]
 
@@ -143,9 +131,7 @@ class OllamaAdapter(HttpxAdapter):
     def parse_finish(reason: str | None, has_calls: bool) -> Any:
         if has_calls:
             return "tool_calls"  # Ollama says "stop" here
-        if reason is None:
-            return None
-        return _FINISH.get(reason, "other")
+        return finish_reason(_FINISH, reason)
 
     @staticmethod
     def parse_usage(data: dict[str, Any]) -> Usage | None:

@@ -12,17 +12,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from pytest_toolcall.cases import ErrorReply, ScriptedCall, Turn
-from pytest_toolcall.core.model import (
-    AssistantMessage,
-    ChatRequest,
-    NamedToolChoice,
-    Reasoning,
-    SystemMessage,
-    ToolCall,
-    ToolMessage,
-    ToolSpec,
-    UserMessage,
-)
+from pytest_toolcall.core.model import (AssistantMessage, ChatRequest, NamedToolChoice, Reasoning,
+                                        SystemMessage, ToolCall, ToolMessage, ToolSpec, UserMessage)
 from pytest_toolcall.providers.base import Rejection
 from pytest_toolcall.providers._compat import pieces, reasoning_text, wire_reasoning
 from pytest_toolcall.providers.openai import errors as _errors
@@ -145,13 +136,9 @@ class OpenAIChat:
                           "length 1, but got an empty array instead.", param="messages",
                           code="empty_array", rule="messages.empty")
         tools = body.get("tools")
-        if tools is not None:
-            if not isinstance(tools, list):
-                return _type_error("tools", "an array", tools)
-            for i, tool in enumerate(tools):
-                found = self._validate_tool(i, tool)
-                if found:
-                    return found
+        found = validate_tools(self, tools)
+        if found:
+            return found
         has_tools = bool(tools)
         if "tool_choice" in body and body["tool_choice"] is not None:
             if not has_tools:
@@ -647,6 +634,20 @@ def with_wire_reasoning(request: ChatRequest, body: Mapping[str, Any],
             msg = msg.model_copy(update={"reasoning": reasoning})
         messages.append(msg)
     return request.model_copy(update={"messages": tuple(messages)})
+
+
+def validate_tools(dialect: Any, tools: Any) -> Rejection | None:
+    """The first rejection of a request's ``tools``: not an array, else the first tool
+    ``dialect._validate_tool`` refuses (both OpenAI wires; None when absent or all valid)."""
+    if tools is None:
+        return None
+    if not isinstance(tools, list):
+        return _type_error("tools", "an array", tools)
+    for i, tool in enumerate(tools):
+        found = dialect._validate_tool(i, tool)
+        if found:
+            return found
+    return None
 
 
 def _finish(turn: Turn) -> str:

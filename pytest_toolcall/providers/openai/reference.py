@@ -14,23 +14,12 @@ import httpx
 from pydantic import ValidationError
 
 from pytest_toolcall.core.errors import IncompleteStreamError, ProviderError, StreamError
-from pytest_toolcall.core.model import (
-    AssistantMessage,
-    ChatRequest,
-    ChatResponse,
-    NamedToolChoice,
-    StreamDone,
-    SystemMessage,
-    TextDelta,
-    ToolCall,
-    ToolCallComplete,
-    ToolCallDelta,
-    ToolMessage,
-    ToolSpec,
-    Usage,
-    UserMessage,
-)
-from pytest_toolcall.reference._http import HttpxAdapter, RETRYABLE_TYPES
+from pytest_toolcall.core.model import (AssistantMessage, ChatRequest, ChatResponse,
+                                        NamedToolChoice, StreamDone, SystemMessage, TextDelta,
+                                        ToolCall, ToolCallComplete, ToolCallDelta, ToolMessage,
+                                        ToolSpec, Usage, UserMessage)
+from pytest_toolcall.reference._http import (RETRYABLE_TYPES, HttpxAdapter, finish_reason,
+                                             tool_fields)
 
 __all__ = ["ADAPTER", "OpenAIChatAdapter", "PROFILE", "StreamAccumulator"]
 
@@ -84,12 +73,7 @@ class OpenAIChatAdapter(HttpxAdapter):
             "model": request.model or self.model,
             "messages": [self.encode_message(m) for m in request.messages],
         }
-        if request.tools:
-            body["tools"] = [self.encode_tool(t) for t in request.tools]
-            if request.tool_choice is not None:
-                body["tool_choice"] = self.encode_tool_choice(request.tool_choice)
-            if request.parallel_tool_calls is not None:
-                body["parallel_tool_calls"] = request.parallel_tool_calls
+        body.update(tool_fields(self, request))
         if stream:
             body["stream"] = True
             body["stream_options"] = {"include_usage": True}
@@ -171,9 +155,7 @@ class OpenAIChatAdapter(HttpxAdapter):
 
     @staticmethod
     def parse_finish(reason: str | None) -> Any:
-        if reason is None:
-            return None
-        return _FINISH.get(reason, "other")
+        return finish_reason(_FINISH, reason)
 
     @staticmethod
     def parse_usage(raw: dict[str, Any] | None) -> Usage | None:

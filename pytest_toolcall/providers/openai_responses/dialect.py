@@ -32,21 +32,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from pytest_toolcall.cases import ErrorReply, ScriptedCall, Turn
-from pytest_toolcall.core.model import (
-    AssistantMessage,
-    ChatRequest,
-    NamedToolChoice,
-    Reasoning,
-    SystemMessage,
-    ToolCall,
-    ToolMessage,
-    ToolSpec,
-    UserMessage,
-)
+from pytest_toolcall.core.model import (AssistantMessage, ChatRequest, NamedToolChoice, Reasoning,
+                                        SystemMessage, ToolCall, ToolMessage, ToolSpec, UserMessage)
 from pytest_toolcall.providers.base import Rejection
 
 # the same error format, type errors and content text as Chat Completions
-from pytest_toolcall.providers.openai.dialect import _error, _text, _type_error
+from pytest_toolcall.providers.openai.dialect import _error, _text, _type_error, validate_tools
 from pytest_toolcall.providers.openai_responses import errors as _errors
 
 __all__ = ["DIALECT", "OpenAIResponses", "item_id", "reasoning_item_id"]
@@ -117,13 +108,9 @@ class OpenAIResponses:
         if "model" not in body:
             return _missing("model", "model.missing")
         tools = body.get("tools")
-        if tools is not None:
-            if not isinstance(tools, list):
-                return _type_error("tools", "an array", tools)
-            for i, tool in enumerate(tools):
-                found = self._validate_tool(i, tool)
-                if found:
-                    return found
+        found = validate_tools(self, tools)
+        if found:
+            return found
         choice = body.get("tool_choice")
         if choice is not None:
             found = self._validate_tool_choice(choice)

@@ -24,25 +24,11 @@ from typing import Any
 import httpx
 
 from pytest_toolcall.core.errors import IncompleteStreamError, ProviderError, StreamError
-from pytest_toolcall.core.model import (
-    AssistantMessage,
-    ChatRequest,
-    ChatResponse,
-    NamedToolChoice,
-    Reasoning,
-    ReasoningComplete,
-    StreamDone,
-    SystemMessage,
-    TextDelta,
-    ToolCall,
-    ToolCallComplete,
-    ToolCallDelta,
-    ToolMessage,
-    ToolSpec,
-    Usage,
-    UserMessage,
-)
-from pytest_toolcall.reference._http import HttpxAdapter, RETRYABLE_TYPES
+from pytest_toolcall.core.model import (AssistantMessage, ChatRequest, ChatResponse,
+                                        NamedToolChoice, Reasoning, ReasoningComplete, StreamDone,
+                                        SystemMessage, TextDelta, ToolCall, ToolCallComplete,
+                                        ToolCallDelta, ToolMessage, ToolSpec, Usage, UserMessage)
+from pytest_toolcall.reference._http import RETRYABLE_TYPES, HttpxAdapter, tool_fields
 
 __all__ = ["ADAPTER", "OpenAIResponsesAdapter", "PROFILE", "ResponsesStreamAccumulator"]
 
@@ -79,12 +65,7 @@ class OpenAIResponsesAdapter(HttpxAdapter):
                                 "input": [item for m in messages for item in self.encode_message(m)]}
         if instructions:
             body["instructions"] = "\n\n".join(instructions)
-        if request.tools:
-            body["tools"] = [self.encode_tool(t) for t in request.tools]
-            if request.tool_choice is not None:
-                body["tool_choice"] = self.encode_tool_choice(request.tool_choice)
-            if request.parallel_tool_calls is not None:
-                body["parallel_tool_calls"] = request.parallel_tool_calls
+        body.update(tool_fields(self, request))
         if stream:
             body["stream"] = True
         return body
