@@ -217,14 +217,21 @@ def wire_and_stream(name: str, steps: Callable[[str], tuple[Step, ...]], *, titl
                  steps=steps("stream"), **fields)]
 
 
-def reasoning_content_cases(provider: str, replayed: Callable[[CaseRun], None], *,
+def reasoning_content_cases(provider: str, replayed: Callable[[CaseRun], None] | None = None, *,
                             first: Turn, final: str, why: str, why_stream: str,
-                            stream_first: Turn | None = None) -> list[Case]:
+                            stream_first: Turn | None = None, sender: str = "",
+                            because: str = "") -> list[Case]:
     """The two cases of a service that answers with ``reasoning_content`` and wants it back
     with the calls: ``wire.<provider>_reasoning_replayed`` (``first`` answered, the history
     sent back, ``final`` answered) and ``stream.<provider>_reasoning_replayed`` (the same
     streamed, with ``stream_first`` if given); each checks the script, the decoded reasoning
-    and ``replayed``."""
+    and ``replayed``: by default ``wire.<provider>.reasoning_replayed``, that the reasoning goes
+    back unchanged (``sender`` sent it; its hint ends with ``because``)."""
+    if replayed is None:
+        replayed = reasoning_content_check(
+            f"wire.{provider}.reasoning_replayed", sender,
+            hint="keep reasoning_content (AssistantMessage.reasoning) and send it back unchanged "
+                 f"on the assistant message with the tool_calls: {because}")
 
     def steps(via: str) -> tuple[Step, ...]:
         turn = first if via == "complete" else stream_first or first

@@ -17,7 +17,6 @@ from pytest_toolcall.conformance._common import (
     PARIS_TOKYO_TIME,
     case,
     reasoning_content_cases,
-    reasoning_content_check,
     request,
 )
 
@@ -31,17 +30,11 @@ _FIRST = Turn(reasoning=(Reasoning(type="thinking", text=_THOUGHT),), text="Let 
               tool_calls=PARIS_TOKYO_TIME, stream=StreamPlan(fragment_size=5))
 
 
-reasoning_content_replayed = reasoning_content_check(
-    "wire.fireworks.reasoning_replayed", "Fireworks",
-    hint="keep reasoning_content (AssistantMessage.reasoning) and send it back unchanged on the "
-         "assistant message with the tool_calls: 'you must include the reasoning_content from "
-         "previous assistant turns in subsequent requests' (docs.fireworks.ai/guides/reasoning, "
-         "Interleaved thinking)")
-
-
 CASES: list[Case] = [
     *reasoning_content_cases(
-        "fireworks", reasoning_content_replayed, first=_FIRST, final="Sunny in both; it is noon.",
+        "fireworks", sender="Fireworks", first=_FIRST, final="Sunny in both; it is noon.",
+        because="'you must include the reasoning_content from previous assistant turns in "
+            "subsequent requests' (docs.fireworks.ai/guides/reasoning, Interleaved thinking)",
         why="Fireworks' reasoning models answer with reasoning_content next to content; 'when "
             "building multi-turn tool-calling agents with models that support interleaved "
             "thinking, you must include the reasoning_content from previous assistant turns in "

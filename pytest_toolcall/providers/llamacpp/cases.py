@@ -23,7 +23,6 @@ from pytest_toolcall.conformance._common import (
     call_ids_replayed_check,
     case,
     reasoning_content_cases,
-    reasoning_content_check,
     request,
 )
 from pytest_toolcall.conformance.errors import provider_error
@@ -45,15 +44,6 @@ _FIRST = Turn(reasoning=(Reasoning(type="thinking", text=_THOUGHT),),
               tool_calls=PARIS_TOKYO_TIME[:2])
 
 
-#: the assistant message that replays the calls carries the turn's ``reasoning_content``
-reasoning_content_replayed = reasoning_content_check(
-    "wire.llamacpp.reasoning_replayed", "llama-server",
-    hint="keep reasoning_content (AssistantMessage.reasoning) and send it back unchanged on the "
-         "assistant message with the tool_calls: llama-server reads it back into the chat "
-         "template (common/chat.cpp common_chat_msgs_parse_oaicompat), and gpt-oss relies on "
-         "its analysis after a tool call")
-
-
 #: the calls go back with llama-server's ids exactly as they came, on the calls and the results
 call_ids_verbatim = call_ids_replayed_check(
     "wire.llamacpp.call_ids", [c.id for c in LLAMA_CALLS], "llama-server",
@@ -70,7 +60,10 @@ _ID_STEPS = (
 
 CASES: list[Case] = [
     *reasoning_content_cases(
-        "llamacpp", reasoning_content_replayed, first=_FIRST, final="Sunny in both.",
+        "llamacpp", sender="llama-server", first=_FIRST, final="Sunny in both.",
+        because="llama-server reads it back into the chat template (common/chat.cpp "
+            "common_chat_msgs_parse_oaicompat), and gpt-oss relies on its analysis after a tool "
+            "call",
         why="With --reasoning-format auto (the default; 'deepseek: puts thoughts in "
             "message.reasoning_content', tools/server/README.md) llama-server answers with "
             "reasoning_content next to content, and reads an assistant message's "

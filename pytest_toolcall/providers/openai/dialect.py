@@ -207,11 +207,7 @@ class OpenAIChat:
 
     def _validate_tool_choice(self, choice: Any, tools: list[Any]) -> Rejection | None:
         if isinstance(choice, str):
-            if choice not in ("none", "auto", "required"):
-                return _error(400, f"Invalid value: '{choice}'. Supported values are: 'none', "
-                              "'auto', and 'required'.", param="tool_choice",
-                              code="invalid_value", rule="tool_choice.value")
-            return None
+            return tool_choice_mode(choice)
         if isinstance(choice, Mapping) and choice.get("type") == "function":
             function = choice.get("function")
             if not isinstance(function, Mapping):  # a string here used to crash the fake
@@ -634,6 +630,16 @@ def with_wire_reasoning(request: ChatRequest, body: Mapping[str, Any],
             msg = msg.model_copy(update={"reasoning": reasoning})
         messages.append(msg)
     return request.model_copy(update={"messages": tuple(messages)})
+
+
+def tool_choice_mode(choice: str) -> Rejection | None:
+    """OpenAI's 400 for a ``tool_choice`` string that is not one of its modes (both OpenAI
+    wires), else None."""
+    if choice in ("none", "auto", "required"):
+        return None
+    return _error(400, f"Invalid value: '{choice}'. Supported values are: 'none', 'auto', and "
+                  "'required'.", param="tool_choice", code="invalid_value",
+                  rule="tool_choice.value")
 
 
 def validate_tools(dialect: Any, tools: Any) -> Rejection | None:

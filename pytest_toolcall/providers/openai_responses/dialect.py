@@ -37,7 +37,8 @@ from pytest_toolcall.core.model import (AssistantMessage, ChatRequest, NamedTool
 from pytest_toolcall.providers.base import Rejection
 
 # the same error format, type errors and content text as Chat Completions
-from pytest_toolcall.providers.openai.dialect import _error, _text, _type_error, validate_tools
+from pytest_toolcall.providers.openai.dialect import (_error, _text, _type_error, tool_choice_mode,
+                                                      validate_tools)
 from pytest_toolcall.providers.openai_responses import errors as _errors
 
 __all__ = ["DIALECT", "OpenAIResponses", "item_id", "reasoning_item_id"]
@@ -172,11 +173,7 @@ class OpenAIResponses:
     @staticmethod
     def _validate_tool_choice(choice: Any) -> Rejection | None:
         if isinstance(choice, str):
-            if choice not in ("none", "auto", "required"):
-                return _error(400, f"Invalid value: '{choice}'. Supported values are: 'none', "
-                              "'auto', and 'required'.", param="tool_choice",
-                              code="invalid_value", rule="tool_choice.value")
-            return None
+            return tool_choice_mode(choice)
         if not isinstance(choice, Mapping):
             return _type_error("tool_choice", "a string or an object", choice)
         if choice.get("type") == "function" and not isinstance(choice.get("name"), str):

@@ -22,7 +22,6 @@ from pytest_toolcall.conformance._common import (
     call_ids_replayed_check,
     case,
     reasoning_content_cases,
-    reasoning_content_check,
     request,
     stream_usage_case,
 )
@@ -42,16 +41,6 @@ _FIRST = Turn(reasoning=(Reasoning(type="thinking", text=_THOUGHT),), text="Let 
               tool_calls=PARIS_TOKYO_TIME)
 
 
-#: the assistant message that replays the calls carries the turn's ``reasoning_content``,
-#: unchanged
-reasoning_content_replayed = reasoning_content_check(
-    "wire.zhipu.reasoning_replayed", "GLM",
-    hint="keep reasoning_content (AssistantMessage.reasoning) and send it back unchanged on the "
-         "assistant message with the tool_calls: 'thinking blocks should be explicitly "
-         "preserved and returned together with the tool results' (docs.z.ai/guides/"
-         "capabilities/thinking-mode)")
-
-
 #: the calls go back with GLM's ids exactly as they came, on the calls and the results
 call_ids_verbatim = call_ids_replayed_check(
     "wire.zhipu.call_ids", [c.id for c in GLM_CALLS], "GLM",
@@ -61,7 +50,9 @@ call_ids_verbatim = call_ids_replayed_check(
 
 CASES: list[Case] = [
     *reasoning_content_cases(
-        "zhipu", reasoning_content_replayed, first=_FIRST, final="Sunny in both; it is noon.",
+        "zhipu", sender="GLM", first=_FIRST, final="Sunny in both; it is noon.",
+        because="'thinking blocks should be explicitly preserved and returned together with the "
+            "tool results' (docs.z.ai/guides/capabilities/thinking-mode)",
         why="GLM-4.5+ in thinking mode (the default on GLM-4.7 and 5.x) answers with "
             "reasoning_content next to content; 'when using interleaved thinking with tools, "
             "thinking blocks should be explicitly preserved and returned together with the tool "
