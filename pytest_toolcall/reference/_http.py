@@ -15,8 +15,8 @@ import httpx
 
 from pytest_toolcall.core.model import ChatRequest, ChatResponse
 
-__all__ = ["RETRYABLE_TYPES", "HttpxAdapter", "StreamLines", "finish_reason", "parsed_url",
-           "read_error", "retry_fields", "tool_fields"]
+__all__ = ["RETRYABLE_TYPES", "EndMarked", "HttpxAdapter", "StreamLines", "finish_reason",
+           "parsed_url", "read_error", "retry_fields", "tool_fields"]
 
 
 def _unreachable(exc: Exception) -> Exception:
@@ -183,6 +183,28 @@ class HttpxAdapter:
                     yield event
             for event in acc.close():
                 yield event
+
+
+class EndMarked:
+    """What a stream accumulator shares: ``done`` once the wire's last event came, and a
+    :meth:`close` that fails a stream cut before it (naming ``end_marker``, and the missing
+    ``finish_name`` when no finish reason came either)."""
+
+    done: bool
+    finish: Any = None
+    #: the wire's last event, as the error names it
+    end_marker = "its last event"
+    #: the field that carries the finish reason, named when it is missing too (None: not named)
+    finish_name: str | None = None
+
+    def close(self) -> Any:
+        from pytest_toolcall.core.errors import IncompleteStreamError
+
+        if not self.done:
+            missing = (f" and without a {self.finish_name}"
+                       if self.finish_name is not None and self.finish is None else "")
+            raise IncompleteStreamError(f"the stream ended without {self.end_marker}{missing}")
+        return ()
 
 
 class StreamLines:

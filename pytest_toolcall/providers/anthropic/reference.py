@@ -17,13 +17,13 @@ from typing import Any
 
 import httpx
 
-from pytest_toolcall.core.errors import IncompleteStreamError, ProviderError, StreamError
+from pytest_toolcall.core.errors import ProviderError, StreamError
 from pytest_toolcall.core.model import (AssistantMessage, ChatRequest, ChatResponse,
                                         NamedToolChoice, Reasoning, ReasoningComplete, StreamDone,
                                         SystemMessage, TextDelta, ToolCall, ToolCallComplete,
                                         ToolCallDelta, ToolMessage, ToolSpec, Usage, UserMessage,
                                         parse_arguments)
-from pytest_toolcall.reference._http import RETRYABLE_TYPES, HttpxAdapter, finish_reason
+from pytest_toolcall.reference._http import EndMarked, HttpxAdapter, RETRYABLE_TYPES, finish_reason
 
 __all__ = ["ADAPTER", "AnthropicAdapter", "AnthropicStreamAccumulator", "PROFILE"]
 
@@ -224,13 +224,16 @@ class _Block:
         self.parts: list[str] = []
 
 
-class AnthropicStreamAccumulator:
+class AnthropicStreamAccumulator(EndMarked):
     """Turns SSE lines into stream events, dispatching on the ``event:`` line.
 
     Blocks are keyed on their ``index``; a tool_use block is complete at its
     ``content_block_stop``, its arguments the join of every ``partial_json`` (none, or only
     ``""``, means no arguments: ``{}``).
     """
+
+    end_marker = "'event: message_stop'"
+    finish_name = "stop_reason"
 
     def __init__(self, adapter: AnthropicAdapter) -> None:
         self.adapter = adapter
@@ -326,13 +329,6 @@ class AnthropicStreamAccumulator:
         call = ToolCall.from_raw(id=block.id, name=block.name or "",
                                  arguments=text if error else parsed)
         return [ToolCallComplete(call=call)]
-
-    def close(self) -> Iterable[Any]:
-        if not self.done:
-            raise IncompleteStreamError(
-                "the stream ended without 'event: message_stop'"
-                + (" and without a stop_reason" if self.finish is None else ""))
-        return ()
 
 
 #: the reference adapter of this provider (``reference.reference_adapter``)

@@ -23,11 +23,11 @@ from typing import Any
 
 import httpx
 
-from pytest_toolcall.core.errors import IncompleteStreamError, ProviderError, StreamError
+from pytest_toolcall.core.errors import ProviderError, StreamError
 from pytest_toolcall.core.model import (AssistantMessage, ChatRequest, ChatResponse, StreamDone,
                                         SystemMessage, TextDelta, ToolCall, ToolCallComplete,
                                         ToolCallDelta, ToolMessage, ToolSpec, Usage, UserMessage)
-from pytest_toolcall.reference._http import HttpxAdapter, finish_reason, retry_fields
+from pytest_toolcall.reference._http import EndMarked, HttpxAdapter, finish_reason, retry_fields
 
 __all__ = ["ADAPTER", "NdjsonAccumulator", "OllamaAdapter", "PROFILE"]
 
@@ -156,8 +156,10 @@ class OllamaAdapter(HttpxAdapter):
         return NdjsonAccumulator(self)
 
 
-class NdjsonAccumulator:
+class NdjsonAccumulator(EndMarked):
     """Turns NDJSON lines into stream events. Each call arrives whole, so each is a call."""
+
+    end_marker = 'a line with "done": true'
 
     def __init__(self, adapter: OllamaAdapter) -> None:
         self.adapter = adapter
@@ -193,11 +195,6 @@ class NdjsonAccumulator:
             finish_reason=self.adapter.parse_finish(data.get("done_reason"), bool(self.calls)),
             usage=self.adapter.parse_usage(data)))
         return events
-
-    def close(self) -> Iterable[Any]:
-        if not self.done:
-            raise IncompleteStreamError("the stream ended without a line with \"done\": true")
-        return ()
 
 
 #: the reference adapter of this provider (``reference.reference_adapter``)

@@ -13,13 +13,13 @@ from typing import Any
 import httpx
 from pydantic import ValidationError
 
-from pytest_toolcall.core.errors import IncompleteStreamError, ProviderError, StreamError
+from pytest_toolcall.core.errors import ProviderError, StreamError
 from pytest_toolcall.core.model import (AssistantMessage, ChatRequest, ChatResponse,
                                         NamedToolChoice, StreamDone, SystemMessage, TextDelta,
                                         ToolCall, ToolCallComplete, ToolCallDelta, ToolMessage,
                                         ToolSpec, Usage, UserMessage)
-from pytest_toolcall.reference._http import (RETRYABLE_TYPES, HttpxAdapter, finish_reason,
-                                             tool_fields)
+from pytest_toolcall.reference._http import (RETRYABLE_TYPES, EndMarked, HttpxAdapter,
+                                             finish_reason, tool_fields)
 
 __all__ = ["ADAPTER", "OpenAIChatAdapter", "PROFILE", "StreamAccumulator"]
 
@@ -177,7 +177,7 @@ class _Slot:
         self.arguments: list[str] | None = None
 
 
-class StreamAccumulator:
+class StreamAccumulator(EndMarked):
     """Turns SSE lines into stream events; tool calls are keyed on ``index``, then on ``id``.
 
     Keying on index alone merges calls from servers that send every call at index 0 or with no
@@ -185,6 +185,9 @@ class StreamAccumulator:
     no id (OpenAI sends id and name only on a call's first fragment). So: a fragment continues the
     call at its index unless it brings a *different* id, which starts a new call.
     """
+
+    end_marker = "'data: [DONE]'"
+    finish_name = "finish_reason"
 
     def __init__(self, adapter: OpenAIChatAdapter) -> None:
         self.adapter = adapter
@@ -254,13 +257,6 @@ class StreamAccumulator:
         events.append(StreamDone(finish_reason=self.adapter.parse_finish(self.finish),
                                  usage=self.usage))
         return events
-
-    def close(self) -> Iterable[Any]:
-        if not self.done:
-            raise IncompleteStreamError(
-                "the stream ended without 'data: [DONE]'"
-                + (" and without a finish_reason" if self.finish is None else ""))
-        return ()
 
 
 #: the reference adapter of this provider (``reference.reference_adapter``)

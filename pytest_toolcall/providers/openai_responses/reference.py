@@ -23,12 +23,12 @@ from typing import Any
 
 import httpx
 
-from pytest_toolcall.core.errors import IncompleteStreamError, ProviderError, StreamError
+from pytest_toolcall.core.errors import ProviderError, StreamError
 from pytest_toolcall.core.model import (AssistantMessage, ChatRequest, ChatResponse,
                                         NamedToolChoice, Reasoning, ReasoningComplete, StreamDone,
                                         SystemMessage, TextDelta, ToolCall, ToolCallComplete,
                                         ToolCallDelta, ToolMessage, ToolSpec, Usage, UserMessage)
-from pytest_toolcall.reference._http import RETRYABLE_TYPES, HttpxAdapter, tool_fields
+from pytest_toolcall.reference._http import RETRYABLE_TYPES, EndMarked, HttpxAdapter, tool_fields
 
 __all__ = ["ADAPTER", "OpenAIResponsesAdapter", "PROFILE", "ResponsesStreamAccumulator"]
 
@@ -200,13 +200,15 @@ class _Item:
         self.final: str | None = None  # the arguments of the done events, when they come
 
 
-class ResponsesStreamAccumulator:
+class ResponsesStreamAccumulator(EndMarked):
     """Turns the SSE lines of a Responses stream into stream events.
 
     Function calls are keyed on the fragments' ``item_id`` (the fc_ id), then on
     ``output_index``: proxies have sent every item at output_index 0 (litellm #21331), and the
     call_id is only on the items, never on the fragments (openai-agents #4553).
     """
+
+    end_marker = "response.completed"
 
     def __init__(self, adapter: OpenAIResponsesAdapter) -> None:
         self.adapter = adapter
@@ -287,11 +289,6 @@ class ResponsesStreamAccumulator:
                                                                          bool(self.calls)),
                                  usage=self.adapter.parse_usage(response.get("usage"))))
         return events
-
-    def close(self) -> Iterable[Any]:
-        if not self.done:
-            raise IncompleteStreamError("the stream ended without response.completed")
-        return ()
 
 
 #: the reference adapter of this provider (``reference.reference_adapter``)
