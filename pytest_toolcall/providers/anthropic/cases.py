@@ -14,25 +14,13 @@ from pytest_toolcall.cases import Case, ScriptedCall, Step, StreamPlan, Turn, ch
 from pytest_toolcall.run.checks import matches_script, usage_reported, wire_request
 from pytest_toolcall.core.errors import ConformanceFailure
 from pytest_toolcall.providers.anthropic.dialect import AnthropicMessages, thinking_signature
-from pytest_toolcall.core.model import (
-    AssistantMessage,
-    NamedToolChoice,
-    Reasoning,
-    ToolMessage,
-    UserMessage,
-)
+from pytest_toolcall.core.model import (AssistantMessage, NamedToolChoice, Reasoning, ToolMessage,
+                                        UserMessage)
 from pytest_toolcall.run.runner import CaseRun
 
-from pytest_toolcall.conformance._common import (
-    PARIS_TOKYO_TIME,
-    answered,
-    calls,
-    case,
-    reasoning_decoded,
-    request,
-    stream_usage_case,
-    wire_and_stream,
-)
+from pytest_toolcall.conformance._common import (PARIS_TOKYO_TIME, answered, calls, case,
+                                                 reasoning_decoded, request, stream_usage_case,
+                                                 wire_and_stream)
 from pytest_toolcall.conformance.wire import history_intact, replay_arguments_are_json
 
 DIALECT = ("anthropic",)

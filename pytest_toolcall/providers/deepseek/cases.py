@@ -15,28 +15,15 @@ import dataclasses
 import json
 
 from pytest_toolcall.cases import Case, ErrorReply, ScriptedCall, Step, StreamPlan, Turn, check
-from pytest_toolcall.run.checks import (
-    compare_response,
-    error_surfaced,
-    matches_script,
-)
-from pytest_toolcall.providers.deepseek.dialect import (
-    INSUFFICIENT_BALANCE,
-    DeepSeek,
-)
+from pytest_toolcall.run.checks import compare_response, error_surfaced, matches_script
+from pytest_toolcall.providers.deepseek.dialect import INSUFFICIENT_BALANCE, DeepSeek
 from pytest_toolcall.core.model import Reasoning
 from pytest_toolcall.run.runner import CaseRun
 
-from pytest_toolcall.conformance._common import (
-    PARIS_TOKYO_TIME,
-    calls,
-    case,
-    reasoning_content_cases,
-    reasoning_content_check,
-    reasoning_replayed_steps,
-    request,
-    stream_usage_case,
-)
+from pytest_toolcall.conformance._common import (PARIS_TOKYO_TIME, calls, case,
+                                                 reasoning_content_cases, reasoning_content_check,
+                                                 reasoning_replayed_steps, request,
+                                                 stream_usage_case)
 from pytest_toolcall.conformance.errors import provider_error
 
 DIALECT = ("deepseek",)

@@ -13,12 +13,8 @@ from pytest_toolcall.cases import Case, Step, StreamPlan, Turn
 from pytest_toolcall.run.checks import matches_script
 from pytest_toolcall.core.model import Reasoning
 
-from pytest_toolcall.conformance._common import (
-    PARIS_TOKYO_TIME,
-    case,
-    reasoning_content_cases,
-    request,
-)
+from pytest_toolcall.conformance._common import (PARIS_TOKYO_TIME, case, reasoning_content_cases,
+                                                 request)
 
 DIALECT = ("fireworks",)
 KIMI = "accounts/fireworks/models/kimi-k2p6"

@@ -14,24 +14,13 @@ import json
 from typing import Any
 
 from pytest_toolcall.cases import Case, ErrorReply, ScriptedCall, Step, StreamPlan, Turn, check
-from pytest_toolcall.run.checks import (
-    describe_error,
-    error_surfaced,
-    matches_script,
-)
+from pytest_toolcall.run.checks import describe_error, error_surfaced, matches_script
 from pytest_toolcall.core.errors import ConformanceFailure
 from pytest_toolcall.core.model import Reasoning
 from pytest_toolcall.run.runner import CaseRun
 
-from pytest_toolcall.conformance._common import (
-    PARIS_TOKYO_TIME,
-    calls,
-    case,
-    one_step,
-    reasoning_decoded,
-    request,
-    stream_usage_case,
-)
+from pytest_toolcall.conformance._common import (PARIS_TOKYO_TIME, calls, case, one_step,
+                                                 reasoning_decoded, request, stream_usage_case)
 
 DIALECT = ("groq",)
 _THOUGHT = "The user wants the weather in Paris and Tokyo and the time; three calls."

@@ -17,14 +17,9 @@ from pytest_toolcall.run.checks import error_surfaced, matches_script
 from pytest_toolcall.providers.llamacpp.dialect import JINJA_REQUIRED, call_id
 from pytest_toolcall.core.model import Reasoning
 
-from pytest_toolcall.conformance._common import (
-    PARIS_TOKYO_TIME,
-    answered,
-    call_ids_replayed_check,
-    case,
-    reasoning_content_cases,
-    request,
-)
+from pytest_toolcall.conformance._common import (PARIS_TOKYO_TIME, answered,
+                                                 call_ids_replayed_check, case,
+                                                 reasoning_content_cases, request)
 from pytest_toolcall.conformance.errors import provider_error
 
 DIALECT = ("llamacpp",)

@@ -20,15 +20,8 @@ from pytest_toolcall.core.errors import ConformanceFailure
 from pytest_toolcall.core.model import AssistantMessage, Reasoning, ToolCall, ToolMessage
 from pytest_toolcall.run.runner import CaseRun
 
-from pytest_toolcall.conformance._common import (
-    ASK,
-    PARIS_TOKYO_TIME,
-    calls,
-    case,
-    reasoning_decoded,
-    request,
-    wire_and_stream,
-)
+from pytest_toolcall.conformance._common import (ASK, PARIS_TOKYO_TIME, calls, case,
+                                                 reasoning_decoded, request, wire_and_stream)
 
 DIALECT = ("mistral",)
 _THOUGHT = "Two cities and the time: get_weather for Paris, then for Tokyo.\n"

@@ -14,18 +14,9 @@ from pytest_toolcall.core.errors import ConformanceFailure
 from pytest_toolcall.core.model import AssistantMessage, Reasoning, ToolCall, ToolMessage
 from pytest_toolcall.run.runner import CaseRun
 
-from pytest_toolcall.conformance._common import (
-    ASK,
-    PARIS_TOKYO_TIME,
-    answered,
-    case,
-    one_step,
-    reasoning_decoded,
-    replayed_step,
-    request,
-    stream_usage_case,
-    wire_and_stream,
-)
+from pytest_toolcall.conformance._common import (ASK, PARIS_TOKYO_TIME, answered, case, one_step,
+                                                 reasoning_decoded, replayed_step, request,
+                                                 stream_usage_case, wire_and_stream)
 from pytest_toolcall.conformance.wire import history_intact
 
 DIALECT = ("openai-responses",)

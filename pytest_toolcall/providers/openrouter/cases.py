@@ -17,16 +17,9 @@ from pytest_toolcall.run.checks import error_surfaced, matches_script
 from pytest_toolcall.providers.openrouter.dialect import MID_STREAM_ERROR
 from pytest_toolcall.core.model import Reasoning
 
-from pytest_toolcall.conformance._common import (
-    PARIS_TOKYO_TIME,
-    calls,
-    case,
-    reasoning_decoded,
-    reasoning_replayed_steps,
-    request,
-    stream_usage_case,
-    wire_and_stream,
-)
+from pytest_toolcall.conformance._common import (PARIS_TOKYO_TIME, calls, case, reasoning_decoded,
+                                                 reasoning_replayed_steps, request,
+                                                 stream_usage_case, wire_and_stream)
 
 DIALECT = ("openrouter",)
 _THOUGHT = "Two cities: call get_weather for Paris and for Tokyo.\n"

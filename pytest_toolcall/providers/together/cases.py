@@ -13,13 +13,8 @@ from pytest_toolcall.cases import Case, Step, StreamPlan, Turn
 from pytest_toolcall.run.checks import matches_script
 from pytest_toolcall.core.model import Reasoning
 
-from pytest_toolcall.conformance._common import (
-    PARIS_TOKYO_TIME,
-    case,
-    reasoning_decoded,
-    request,
-    stream_usage_case,
-)
+from pytest_toolcall.conformance._common import (PARIS_TOKYO_TIME, case, reasoning_decoded, request,
+                                                 stream_usage_case)
 
 DIALECT = ("together",)
 _THOUGHT = ("The user wants the weather in Paris and Tokyo and the time. I will call "

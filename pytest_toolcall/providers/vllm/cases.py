@@ -19,14 +19,8 @@ from pytest_toolcall.core.errors import ConformanceFailure
 from pytest_toolcall.core.model import ChatRequest, NamedToolChoice, Reasoning, UserMessage
 from pytest_toolcall.run.runner import CaseRun
 
-from pytest_toolcall.conformance._common import (
-    PARIS_TOKYO_TIME,
-    case,
-    reasoning_decoded,
-    reasoning_replayed_steps,
-    request,
-    wire_and_stream,
-)
+from pytest_toolcall.conformance._common import (PARIS_TOKYO_TIME, case, reasoning_decoded,
+                                                 reasoning_replayed_steps, request, wire_and_stream)
 from pytest_toolcall.conformance.errors import provider_error
 
 DIALECT = ("vllm",)

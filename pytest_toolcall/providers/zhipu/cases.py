@@ -16,15 +16,10 @@ from pytest_toolcall.cases import Case, ScriptedCall, Step, StreamPlan, Turn
 from pytest_toolcall.run.checks import matches_script
 from pytest_toolcall.core.model import Reasoning
 
-from pytest_toolcall.conformance._common import (
-    PARIS_TOKYO_TIME,
-    answered,
-    call_ids_replayed_check,
-    case,
-    reasoning_content_cases,
-    request,
-    stream_usage_case,
-)
+from pytest_toolcall.conformance._common import (PARIS_TOKYO_TIME, answered,
+                                                 call_ids_replayed_check, case,
+                                                 reasoning_content_cases, request,
+                                                 stream_usage_case)
 
 DIALECT = ("zhipu",)
 _THOUGHT = ("The user wants the weather in two cities and the time. I will call get_weather "
