@@ -32,7 +32,7 @@ from typing import Any
 import httpx
 
 from pytest_toolcall.core.errors import ProviderError
-from pytest_toolcall.core.model import (AssistantMessage, ChatRequest, ChatResponse, Reasoning,
+from pytest_toolcall.core.model import (AssistantMessage, ChatResponse, Reasoning,
                                         ReasoningComplete, TextDelta, ToolCall, ToolMessage)
 from pytest_toolcall.providers._compat import minted
 from pytest_toolcall.reference._http import read_error, retry_fields
@@ -56,13 +56,9 @@ class MistralAdapter(OpenAIChatAdapter):
     """Canonical requests to ``POST {base_url}/chat/completions`` on Mistral and back."""
 
     DEFAULT_MODEL = DEFAULT_MODEL
+    STREAM_OPTIONS = False  # the request schema has no such key; usage rides on the finish chunk
 
     # -- canonical -> wire --------------------------------------------------------------------
-    def build_body(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
-        body = super().build_body(request, stream=stream)
-        body.pop("stream_options", None)
-        return body
-
     def encode_tool_choice(self, choice: Any) -> Any:
         return "any" if choice == "required" else super().encode_tool_choice(choice)
 

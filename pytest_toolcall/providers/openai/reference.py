@@ -36,6 +36,9 @@ class OpenAIChatAdapter(HttpxAdapter):
 
     #: the model a request without one names (each service's adapter gives its own)
     DEFAULT_MODEL = "gpt-4o-mini"
+    #: a stream asks for usage with ``stream_options`` (False: a service that sends usage
+    #: without it, or refuses the key)
+    STREAM_OPTIONS = True
 
     def __init__(self, base_url: str, api_key: str, *, model: str | None = None,
                  client: httpx.Client | None = None,
@@ -76,7 +79,8 @@ class OpenAIChatAdapter(HttpxAdapter):
         body.update(tool_fields(self, request))
         if stream:
             body["stream"] = True
-            body["stream_options"] = {"include_usage": True}
+            if self.STREAM_OPTIONS:
+                body["stream_options"] = {"include_usage": True}
         return body
 
     def encode_tool(self, tool: ToolSpec) -> dict[str, Any]:
