@@ -160,9 +160,13 @@ def reasoning_decoded(run: CaseRun) -> None:
                      "Responses reasoning items (id, summary, encrypted_content)")
 
 
-def reasoning_content_check(clause: str, sender: str, hint: str) -> Callable[[CaseRun], None]:
+def reasoning_content_check(clause: str, sender: str, hint: str, *,
+                            field: str = "reasoning_content",
+                            carries: str | None = None) -> Callable[[CaseRun], None]:
     """A check of ``clause``: the assistant message that replays the calls carries the first
-    turn's ``reasoning_content``, unchanged ("" included); ``sender`` names who sent it."""
+    turn's thinking in ``field``, unchanged ("" included); ``sender`` names who sent it
+    (``carries``: the failure's words for what is missing, after "does not carry")."""
+    carries = carries or f" the {field} {sender} sent with these calls"
 
     @check(clause)
     def reasoning_content_replayed(run: CaseRun) -> None:
@@ -176,11 +180,10 @@ def reasoning_content_check(clause: str, sender: str, hint: str) -> Callable[[Ca
                     continue
                 if not {c.get("id") for c in msg.get("tool_calls") or ()} & ids:
                     continue
-                got = msg.get("reasoning_content", "<no reasoning_content key>")
+                got = msg.get(field, f"<no {field} key>")
                 if got != want:
                     raise ConformanceFailure(
-                        clause, f"step {record.index + 1}: messages[{i}] does not carry the "
-                        f"reasoning_content {sender} sent with these calls",
+                        clause, f"step {record.index + 1}: messages[{i}] does not carry{carries}",
                         expected=want, got=got, hint=hint)
 
     return reasoning_content_replayed
