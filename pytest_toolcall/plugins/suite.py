@@ -201,6 +201,8 @@ def _run(request: pytest.FixtureRequest, case: Case, **kwargs: Any) -> None:
     try:
         run_case(case, subject, profile, interfaces=interfaces, **kwargs)
     except CaseSkipped as skip:
+        if skip.risk is not None:  # the declared risk that turned the case off (issue 28)
+            request.node.user_properties.append(("toolcall_declared_risk", skip.risk))
         pytest.skip(str(skip))
 
 
@@ -313,6 +315,7 @@ class CaseItem(pytest.Function):
         if problem:
             self._setup_error(*problem)
         self.stash[ADAPTER_KEY] = (subject, profile, interfaces)
+        _note_risks(self, profile, subject, contract)
 
     def _fill_defaults(self, names: tuple[str, ...]) -> None:
         """Give the item the kit's own fixtures in ``names``, as pytest would but without its
@@ -390,6 +393,17 @@ class CaseItem(pytest.Function):
         case = self.stash[CASE_KEY]
         # a line number, not None: pytest asserts one when a fixture skips the item
         return Path(__file__), 0, f"{case.id} ({self.stash[PROVIDER_KEY]})"
+
+
+def _note_risks(item: pytest.Item, profile: Any, subject: Any, contract: str) -> None:
+    """The declared risks of the item's profile (``core.risks``), in its user properties: the
+    summary and the reports list them (issue 28)."""
+    from pytest_toolcall.core.risks import declared_risks
+
+    risks = declared_risks(profile, subject if contract == "chat" else None, contract)
+    if risks:
+        item.user_properties.append(("toolcall_declared_risks",
+                                     ",".join(risk.id for risk in risks)))
 
 
 def _describe(adapter: Any) -> str:
