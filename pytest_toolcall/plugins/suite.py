@@ -113,10 +113,33 @@ def default_adapter(config: pytest.Config, endpoint: Any) -> Any:
     return reference_adapter(endpoint)
 
 
-def default_profile(provider: str) -> Any:
-    from pytest_toolcall.reference import reference_profile
+def default_profile(provider: str, reference: bool = True) -> Any:
+    """The profile of an item whose ``toolcall_profile`` is the kit's: the reference
+    implementation's when the subject under test is the reference, else one that claims
+    nothing the subject has not declared (``reference.provider_profile``; issue 28)."""
+    from pytest_toolcall.reference import provider_profile, reference_profile
 
-    return reference_profile(provider)
+    return reference_profile(provider) if reference else provider_profile(provider)
+
+
+def kit_subject(item: Any) -> bool:
+    """Whether the subject of this suite item is one of the kit's reference implementations:
+    its fixture (``toolcall_adapter``, ``toolcall_loop``, ...) is the kit's own, and for an
+    adapter no --toolcall-adapter shim replaces the reference. True outside suite items."""
+    case = item.stash.get(CASE_KEY, None) if hasattr(item, "stash") else None
+    if case is None:
+        return True
+    fixture = SUBJECTS[case.contract][0]
+    if case.contract == "chat" and item.config.stash.get(ADAPTER_SPEC, None) is not None:
+        return False
+    defs = item._fixtureinfo.name2fixturedefs.get(fixture)
+    return bool(defs) and _kit_fixture(defs[-1], fixture)
+
+
+def _kit_fixture(fixturedef: Any, name: str) -> bool:
+    func = fixturedef.func
+    return (getattr(func, "__module__", None) in _KIT_FIXTURE_MODULES
+            and getattr(func, "__name__", None) == name)
 
 
 def default_loop(profile: Any) -> Any:
@@ -154,7 +177,8 @@ _BUILDERS: dict[str, Any] = {
     "toolcall_cassette_config": lambda item, v: default_cassette_config(),
     "toolcall_endpoint": lambda item, v: item._own_endpoint(v["toolcall_provider"]),
     "toolcall_adapter": lambda item, v: default_adapter(item.config, v["toolcall_endpoint"]),
-    "toolcall_profile": lambda item, v: default_profile(v["toolcall_provider"]),
+    "toolcall_profile": lambda item, v: default_profile(v["toolcall_provider"],
+                                                        kit_subject(item)),
     "toolcall_loop": lambda item, v: default_loop(v["toolcall_profile"]),
     "toolcall_structured": lambda item, v: default_structured(),
     "toolcall_history": lambda item, v: default_history(v["toolcall_profile"]),
@@ -169,8 +193,7 @@ def direct_fixtures(info: Any) -> tuple[str, ...]:
     """
     defs = info.name2fixturedefs
     ours = {name for name in info.names_closure if name in _BUILDERS and defs.get(name)
-            and getattr(defs[name][-1].func, "__module__", None) in _KIT_FIXTURE_MODULES
-            and getattr(defs[name][-1].func, "__name__", None) == name}
+            and _kit_fixture(defs[name][-1], name)}
     with_pytest = {name for name in info.names_closure if name not in ours}
     pending = list(with_pytest)
     while pending:
