@@ -198,7 +198,7 @@ def _annotation(tool: str, name: str, schema: Any) -> Any:
 
 def typed_tool(spec: Any, call: Callable[..., Any], *,
                leading: tuple[inspect.Parameter, ...] = ()) -> Callable[..., Any]:
-    """An async function typed as a user types a tool (``def get_weather(city: str, unit:
+    """A function (async when ``call`` is) typed as a user types a tool (``def get_weather(city: str, unit:
     Literal['celsius', 'fahrenheit'] | None = None)``) from the case's ``ToolSpec``, so that an
     agent framework builds its own argument schema and validator from the signature, as it does
     for the tools its users write. ``call(*leading_values, **arguments)`` runs it; an optional
@@ -217,10 +217,21 @@ def typed_tool(spec: Any, call: Callable[..., Any], *,
                       inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY,
                                         annotation=kind | None, default=None))
     optional = {name for name in properties if name not in required}
+    names = [p.name for p in leading]
 
-    async def function(*context: Any, **arguments: Any) -> str:
-        given = {k: v for k, v in arguments.items() if not (k in optional and v is None)}
-        return await call(*context, **given)  # type: ignore[no-any-return]
+    def split(context: tuple[Any, ...], arguments: dict[str, Any]) -> tuple[Any, ...]:
+        """The context values (a framework may pass them by name) and the tool's arguments."""
+        context += tuple(arguments.pop(n, None) for n in names[len(context):])
+        for key in [k for k in arguments if k in optional and arguments[k] is None]:
+            del arguments[key]
+        return context
+
+    if inspect.iscoroutinefunction(call):
+        async def function(*context: Any, **arguments: Any) -> str:
+            return await call(*split(context, arguments), **arguments)  # type: ignore
+    else:
+        def function(*context: Any, **arguments: Any) -> str:  # type: ignore[misc]
+            return call(*split(context, arguments), **arguments)  # type: ignore[no-any-return]
 
     function.__name__ = function.__qualname__ = spec.name
     function.__doc__ = spec.description or None
