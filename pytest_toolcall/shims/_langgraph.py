@@ -87,7 +87,7 @@ _LANGGRAPH_POLICY: dict[str, Any] = dict(
 #: handler: a tool's exception other than a handled ToolException ends the run; a
 #: ToolException's message is fed back, it never stops the run (``permanent_failure_stops``
 #: False: LangChain has no notion of a permanent tool failure); no failure-round cap; no tool
-#: timeout; JSON-schema tools unvalidated; ChatOpenAI's openai SDK retries a 5xx twice.
+#: timeout; typed tools validated; ChatOpenAI's openai SDK retries a 5xx twice.
 LANGCHAIN_AGENT_PROFILE = Profile(name="LangChain create_agent", max_iterations=4999,
                                   **_LANGGRAPH_POLICY)
 #: ``create_react_agent`` (langgraph-prebuilt 1.1.3 on langgraph 1.2.24): the same loop with
