@@ -77,9 +77,10 @@ def run_matrix(shim: Callable[[Any], Any], dialect: str, profile: Any = None,
 
     Two passes. First what a user who declares no profile gets (``provider_profile``: OpenAI's
     behaviour only): a library is an adapter under test, not the reference, so the quirk cases
-    skip (OpenAI never sends them). Then the quirk cases alone, for a profile that targets every OpenAI-compatible
-    service (``compatible_with={"*"}``): a quirk case a library fails is failed there, under
-    the services that send the quirk, never under OpenAI."""
+    skip (OpenAI never sends them). Then the quirk cases alone, for a profile that targets every
+    OpenAI-compatible service (``compatible_with={"*"}``; and Anthropic's older usage shape, for
+    one that claims ``anthropic_legacy_usage``): a quirk case a library fails is failed there,
+    under the services that send the quirk, never under OpenAI."""
     base = profile or provider_profile(dialect)
     failed: dict[str, str] = {}
     passed = skipped = 0

@@ -198,8 +198,9 @@ def _annotation(tool: str, name: str, schema: Any) -> Any:
 
 def typed_tool(spec: Any, call: Callable[..., Any], *,
                leading: tuple[inspect.Parameter, ...] = ()) -> Callable[..., Any]:
-    """A function (async when ``call`` is) typed as a user types a tool (``def get_weather(city: str, unit:
-    Literal['celsius', 'fahrenheit'] | None = None)``) from the case's ``ToolSpec``, so that an
+    """A function (async when ``call`` is) typed as a user types a tool (``def
+    get_weather(city: str, unit: Literal['celsius', 'fahrenheit'] | None = None)``) from the
+    case's ``ToolSpec``, so that an
     agent framework builds its own argument schema and validator from the signature, as it does
     for the tools its users write. ``call(*leading_values, **arguments)`` runs it; an optional
     parameter the model did not send is left out of ``arguments`` (never sent as None).

@@ -1,6 +1,7 @@
 """pydantic-ai's own ``Agent`` loop, with its own model client, under the loop cases.
 
-``toolcall_loop = shims.pydantic_ai_agent()`` (its profile: ``shims.loop_profile("pydantic_ai_agent")``).
+``toolcall_loop = shims.pydantic_ai_agent()`` (its profile:
+``shims.loop_profile("pydantic_ai_agent")``).
 Run with ``--toolcall-loop-model=fake``: each case hands the loop the fake provider serving its
 script (``request.endpoint``) and the shim points pydantic-ai's model there, by default
 ``OpenAIChatModel`` over ``OpenAIProvider``; ``model=lambda ep: ...`` builds another model on the

@@ -5,8 +5,8 @@ Run with ``--toolcall-loop-model=fake``: each case hands the loop the fake provi
 script (``request.endpoint``) and the shim points smolagents' model there, by default
 ``OpenAIServerModel`` (the openai SDK on the endpoint's httpx client); ``model=lambda ep: ...``
 builds another smolagents model on the endpoint. The shim builds a streaming
-``ToolCallingAgent`` with the case's tools and maps its events and how the run ended. It maps shapes and never repairs
-what the framework does.
+``ToolCallingAgent`` with the case's tools and maps its events and how the run ended. It maps
+shapes and never repairs what the framework does.
 """
 
 from __future__ import annotations
@@ -178,8 +178,9 @@ class SmolagentsLoop:
 class _Seen:
     """What ``agent.run(stream=True)`` showed its client, as loop events: each ``ToolCall``
     (but the agent's own final-answer tool), each ``ToolOutput`` as the call's result, a step's
-    ``error`` as the failure of each of its calls (its ``ToolCall`` events) that gave no output, the ``FinalAnswerStep``
-    as the answer (agents.py ``_run_stream``, memory.py; smolagents 1.26.0)."""
+    ``error`` as the failure of each of its calls (its ``ToolCall`` events) that gave no
+    output, the ``FinalAnswerStep`` as the answer (agents.py ``_run_stream``, memory.py;
+    smolagents 1.26.0)."""
 
     def __init__(self, final_answer_tool: str | None) -> None:
         self.final = final_answer_tool
