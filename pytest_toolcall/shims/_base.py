@@ -239,3 +239,16 @@ def typed_tool(spec: Any, call: Callable[..., Any], *,
     function.__signature__ = inspect.Signature(params, return_annotation=str)  # type: ignore
     function.__annotations__ = {**{p.name: p.annotation for p in params}, "return": str}
     return function
+
+
+def with_events(result: Any, events: list[Any]) -> Any:
+    """``result`` (a ``LoopResult``) carrying the events a framework showed its client, then
+    how the run ended, as the client learns it: an ``error`` event for a run that failed (the
+    framework raised), and ``done`` with the stop reason."""
+    from pytest_toolcall.core.loop import LoopEvent
+
+    shown = list(events)
+    if result.stop_reason == "error":
+        shown.append(LoopEvent(type="error", content=result.text or "error"))
+    shown.append(LoopEvent(type="done", content=result.stop_reason))
+    return result.model_copy(update={"events": tuple(shown)})

@@ -74,7 +74,13 @@ from pytest_toolcall.core.contracts import Profile
 from pytest_toolcall.core.errors import UsageError
 from pytest_toolcall.core.loop import LoopEvent, LoopRequest, LoopResult, ToolError
 from pytest_toolcall.core.model import Usage
-from pytest_toolcall.shims._base import built_model, model_factory, require, typed_tool
+from pytest_toolcall.shims._base import (
+    built_model,
+    model_factory,
+    require,
+    typed_tool,
+    with_events,
+)
 
 #: what both agents do, as their sources above say and their runs show (confirmed 2026-11-25)
 _LANGGRAPH_POLICY: dict[str, Any] = dict(
@@ -273,11 +279,7 @@ class _Seen:
                             content=str(message.text)))
 
     def ended(self, result: LoopResult) -> LoopResult:
-        events = list(self.events)
-        if result.stop_reason == "error":
-            events.append(LoopEvent(type="error", content=result.text or "error"))
-        events.append(LoopEvent(type="done", content=result.stop_reason))
-        return result.model_copy(update={"events": tuple(events)})
+        return with_events(result, self.events)  # type: ignore[no-any-return]
 
 
 class LangChainAgentLoop(_LangGraphLoop):

@@ -19,7 +19,13 @@ from pytest_toolcall.core.contracts import Profile
 from pytest_toolcall.core.errors import UsageError
 from pytest_toolcall.core.loop import LoopEvent, LoopRequest, LoopResult, ToolError
 from pytest_toolcall.core.model import Usage
-from pytest_toolcall.shims._base import built_model, model_factory, require, typed_tool
+from pytest_toolcall.shims._base import (
+    built_model,
+    model_factory,
+    require,
+    typed_tool,
+    with_events,
+)
 
 #: openai-agents' documented defaults (openai-agents 0.24.0, read in site-packages/agents and
 #: its docs, with openai 3.57.0; confirmed 2026-11-25):
@@ -175,13 +181,9 @@ class OpenAIAgentsLoop:
         prompt = "\n".join(m.content for m in request.messages if m.role == "user")
         events: list[LoopEvent] = []
 
-        def ended(reason: str, text: str | None, failed: bool = False,
-                  usage: Usage | None = None) -> LoopResult:
-            if failed:
-                events.append(LoopEvent(type="error", content=text or reason))
-            events.append(LoopEvent(type="done", content=reason))
-            return LoopResult(stop_reason=reason, text=text, usage=usage,  # type: ignore[arg-type]
-                              events=tuple(events))
+        def ended(reason: str, text: str | None, usage: Usage | None = None) -> LoopResult:
+            return with_events(LoopResult(stop_reason=reason, text=text,  # type: ignore[arg-type]
+                                          usage=usage), events)
 
         try:
             not_found = ("raise_error" if self.profile.unknown_tool_policy == "abort"
@@ -199,11 +201,11 @@ class OpenAIAgentsLoop:
         except (InputGuardrailTripwireTriggered, OutputGuardrailTripwireTriggered) as exc:
             return ended("content_filter", type(exc).__name__)
         except ModelBehaviorError as exc:
-            return ended("error", f"the run failed ({type(exc).__name__})", failed=True)
+            return ended("error", f"the run failed ({type(exc).__name__})")
         except openai.OpenAIError as exc:
-            return ended("error", f"model call failed ({type(exc).__name__})", failed=True)
+            return ended("error", f"model call failed ({type(exc).__name__})")
         except Exception as exc:  # a tool's crash under crash_policy="abort", and the rest
-            return ended("error", f"the run failed ({type(exc).__name__})", failed=True)
+            return ended("error", f"the run failed ({type(exc).__name__})")
         usage = result.context_wrapper.usage
         return ended("completed", str(result.final_output), usage=Usage(
             input_tokens=usage.input_tokens, output_tokens=usage.output_tokens,

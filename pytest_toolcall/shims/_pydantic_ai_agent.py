@@ -20,7 +20,13 @@ from pytest_toolcall.core.contracts import Profile
 from pytest_toolcall.core.errors import UsageError
 from pytest_toolcall.core.loop import LoopEvent, LoopRequest, LoopResult, ToolError
 from pytest_toolcall.core.model import Usage
-from pytest_toolcall.shims._base import built_model, model_factory, require, typed_tool
+from pytest_toolcall.shims._base import (
+    built_model,
+    model_factory,
+    require,
+    typed_tool,
+    with_events,
+)
 
 #: pydantic-ai's documented defaults (confirmed 2026-11-23 on pydantic-ai-slim 2.68.0):
 #: UsageLimits(request_limit=50) counts model requests and raises UsageLimitExceeded before the
@@ -123,13 +129,9 @@ class PydanticAIAgentLoop:
             async for event in stream:
                 events.extend(_events(event))
 
-        def ended(reason: str, text: str | None, failed: bool = False,
-                  usage: Usage | None = None) -> LoopResult:
-            if failed:
-                events.append(LoopEvent(type="error", content=text or reason))
-            events.append(LoopEvent(type="done", content=reason))
-            return LoopResult(stop_reason=reason, text=text, usage=usage,  # type: ignore[arg-type]
-                              events=tuple(events))
+        def ended(reason: str, text: str | None, usage: Usage | None = None) -> LoopResult:
+            return with_events(LoopResult(stop_reason=reason, text=text,  # type: ignore[arg-type]
+                                          usage=usage), events)
 
         try:
             result = await agent.run(prompt, event_stream_handler=shown, usage_limits=UsageLimits(
@@ -143,11 +145,11 @@ class PydanticAIAgentLoop:
             return ended("length", str(exc))
         except UnexpectedModelBehavior as exc:  # a tool over its retries, or a refusal
             reason = "failure_rounds" if "exceeded max retries" in str(exc) else "error"
-            return ended(reason, str(exc), failed=reason == "error")
+            return ended(reason, str(exc))
         except ModelAPIError as exc:
-            return ended("error", f"model call failed ({type(exc).__name__})", failed=True)
+            return ended("error", f"model call failed ({type(exc).__name__})")
         except Exception as exc:  # a tool's crash propagates out of pydantic-ai's run
-            return ended("error", f"the run failed ({type(exc).__name__})", failed=True)
+            return ended("error", f"the run failed ({type(exc).__name__})")
         usage = result.usage  # a property (a method before pydantic-ai 2)
         usage = usage if hasattr(usage, "input_tokens") else usage()
         # plain text cut at the token limit is the run's output; the run's last response says

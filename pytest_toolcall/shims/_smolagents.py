@@ -20,7 +20,7 @@ from pytest_toolcall.core.contracts import Profile
 from pytest_toolcall.core.errors import UsageError
 from pytest_toolcall.core.loop import LoopEvent, LoopRequest, LoopResult
 from pytest_toolcall.core.model import Usage
-from pytest_toolcall.shims._base import built_model, model_factory, require
+from pytest_toolcall.shims._base import built_model, model_factory, require, with_events
 
 #: smolagents' documented default policy (smolagents 1.26.0, confirmed 2026-11-25; the
 #: reference page https://huggingface.co/docs/smolagents/reference/agents and the installed
@@ -215,11 +215,7 @@ class _Seen:
             self.events.append(LoopEvent(type="text", content=str(event.output)))
 
     def ended(self, result: LoopResult) -> LoopResult:
-        events = list(self.events)
-        if result.stop_reason == "error":
-            events.append(LoopEvent(type="error", content=result.text or "error"))
-        events.append(LoopEvent(type="done", content=result.stop_reason))
-        return result.model_copy(update={"events": tuple(events)})
+        return with_events(result, self.events)  # type: ignore[no-any-return]
 
 
 class _CallIds:
