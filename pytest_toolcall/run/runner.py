@@ -115,7 +115,7 @@ def _name_senders(failure: ConformanceFailure, case: Case, profile: Profile,
     else:
         wanted = ", ".join(sorted(profile.compatible_with))
         why = (f"the profile targets {{{wanted}}} (compatible_with); OpenAI never sends it, "
-               "so an adapter for OpenAI alone declares compatible_with=frozenset()")
+               "and an adapter for OpenAI alone leaves compatible_with empty, the default")
     note = f"this case plays the quirk {case.quirk!r}, {who}: it ran because {why}"
     failure.hint = f"{failure.hint} ({note})" if failure.hint else note
 
