@@ -184,3 +184,14 @@ def test_the_shipped_framework_shims_validate_arguments_and_report_events(name: 
     profile = shims.loop_profile(name)
     risks = {r.id for r in declared_risks(profile, contract="loop")}
     assert not risks & {"no_argument_validation", "no_loop_events"}, (name, risks)
+
+
+@pytest.mark.parametrize("risk_id", sorted(DECLARING))
+def test_a_risk_with_a_capability_is_exactly_that_capability_unclaimed(risk_id: str) -> None:
+    """A risk's own test of the profile and Profile.claims agree: declared, its capability is
+    unclaimed; under the defaults it is claimed."""
+    risk = risk_named(risk_id)
+    if risk.capability is None or risk.capability == "stream":
+        return
+    assert not Profile(**DECLARING[risk_id]).claims(risk.capability)
+    assert Profile().claims(risk.capability)

@@ -44,28 +44,25 @@ class DeclaredRisk:
         return f"{self.declaration}: {self.risk}"
 
 
-def _unclaimed(capability: str) -> Callable[[Any, Any], bool]:
-    return lambda profile, adapter: not profile.claims(capability, adapter)
-
-
 #: every declared risk, in the order the reports list them
 RISKS: tuple[DeclaredRisk, ...] = (
     DeclaredRisk(
         "no_tool_timeout", "tool_timeout=None",
         "a tool that hangs (a stuck HTTP call, a lock never released) hangs the run and the "
         "user's request with it; nothing frees the worker",
-        "loop.tool_timeout", (), ("loop",), _unclaimed("loop.tool_timeout")),
+        "loop.tool_timeout", (), ("loop",), lambda profile, adapter: profile.tool_timeout is None),
     DeclaredRisk(
         "no_argument_validation", "argument_validation='none'",
         "a tool runs with whatever arguments the model sent, missing or mistyped ones included: "
         "it may act on a wrong value (another record, an empty query) or crash, instead of the "
         "model being asked to fix them",
-        "loop.argument_validation", (), ("loop",), _unclaimed("loop.argument_validation")),
+        "loop.argument_validation", (), ("loop",),
+        lambda profile, adapter: profile.argument_validation == "none"),
     DeclaredRisk(
         "no_loop_events", "loop_events=False",
         "the application sees nothing of the run until it ends: no progress for the user, no "
         "record of which tools ran or failed for the logs or an audit",
-        "loop.events", (), ("loop",), _unclaimed("loop.events")),
+        "loop.events", (), ("loop",), lambda profile, adapter: not profile.loop_events),
     DeclaredRisk(
         "events_without_errors", "event_errors=False",
         "the loop's events do not mark a failed tool call: the application shows and logs a "
@@ -89,7 +86,8 @@ RISKS: tuple[DeclaredRisk, ...] = (
         "after a failure no retry can cure (permission denied, a deleted record) the loop "
         "keeps calling the model, which may call the same tool again: tokens and tool calls "
         "spent on a run that cannot succeed",
-        "loop.permanent_stop", (), ("loop",), _unclaimed("loop.permanent_stop")),
+        "loop.permanent_stop", (), ("loop",),
+        lambda profile, adapter: not profile.permanent_failure_stops),
     DeclaredRisk(
         "no_failure_cap", "max_failure_rounds=None, tool_failure_budget=None",
         "when every call fails (a tool's backend down) the loop goes on to its iteration cap: "
@@ -108,7 +106,7 @@ RISKS: tuple[DeclaredRisk, ...] = (
     DeclaredRisk(
         "no_usage", "usage=False",
         "token usage is not reported: the application cannot track or cap what a run costs",
-        "usage", (), ("chat", "loop"), _unclaimed("usage")),
+        "usage", (), ("chat", "loop"), lambda profile, adapter: not profile.usage),
 )
 
 _BY_ID = {risk.id: risk for risk in RISKS}
