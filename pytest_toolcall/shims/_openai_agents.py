@@ -23,6 +23,7 @@ from pytest_toolcall.shims._base import (
     built_model,
     model_factory,
     require,
+    system_prompt,
     typed_tool,
     with_events,
 )
@@ -175,9 +176,12 @@ class OpenAIAgentsLoop:
         # the fake stands in for api.openai.com, where the SDK asks a streamed answer for its
         # usage by itself; on another base_url it does not (chatcmpl_helpers.py
         # get_stream_options_param: include_usage defaults to True for the official client
-        # only), so a user's ModelSettings.include_usage=True is what OpenAI's users get
+        # only), so a user's ModelSettings.include_usage=True is what OpenAI's users get. The
+        # conversation's system prompt is the agent's instructions (the SDK sends them first,
+        # as the system message, with every model call)
         agent = Agent(name="assistant", model=model, tools=self.build_tools(request),
-                      model_settings=ModelSettings(include_usage=True))
+                      model_settings=ModelSettings(include_usage=True),
+                      instructions=system_prompt(request) or None)
         prompt = "\n".join(m.content for m in request.messages if m.role == "user")
         events: list[LoopEvent] = []
 

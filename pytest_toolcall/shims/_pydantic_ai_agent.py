@@ -24,6 +24,7 @@ from pytest_toolcall.shims._base import (
     built_model,
     model_factory,
     require,
+    system_prompt,
     typed_tool,
     with_events,
 )
@@ -120,8 +121,11 @@ class PydanticAIAgentLoop:
         tools = [Tool(typed_tool(spec, tool(spec.name), leading=(context,)), takes_ctx=True,
                       name=spec.name, description=spec.description or "")
                  for spec in request.tools]
+        # the conversation's system prompt is the agent's instructions (sent first with every
+        # request: pydantic-ai's documented place for it)
         agent = Agent(model, tools=tools, retries=self.profile.tool_failure_budget or 0,
-                      tool_timeout=self.profile.tool_timeout)
+                      tool_timeout=self.profile.tool_timeout,
+                      instructions=system_prompt(request) or None)
         prompt = "\n".join(m.content for m in request.messages if m.role == "user")
         events: list[LoopEvent] = []
 

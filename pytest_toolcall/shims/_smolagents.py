@@ -20,7 +20,13 @@ from pytest_toolcall.core.contracts import Profile
 from pytest_toolcall.core.errors import UsageError
 from pytest_toolcall.core.loop import LoopEvent, LoopRequest, LoopResult
 from pytest_toolcall.core.model import Usage
-from pytest_toolcall.shims._base import built_model, model_factory, require, with_events
+from pytest_toolcall.shims._base import (
+    built_model,
+    model_factory,
+    require,
+    system_prompt,
+    with_events,
+)
 
 #: smolagents' documented default policy (smolagents 1.26.0, confirmed 2026-11-25; the
 #: reference page https://huggingface.co/docs/smolagents/reference/agents and the installed
@@ -124,7 +130,9 @@ class SmolagentsLoop:
         ids = _CallIds()
         tools = [_tool(spec, request.executor, ids) for spec in request.tools]
         # a streaming agent shows each answer in a rich Live panel on its logger's console
-        # whatever the level (agents.py _step_stream): a quiet console keeps the test log clean
+        # whatever the level (agents.py _step_stream): a quiet console keeps the test log clean.
+        # The conversation's system prompt goes where smolagents takes one: ``instructions``,
+        # inserted in its own system prompt (agents.py, smolagents 1.26.0)
         from rich.console import Console
         from smolagents.monitoring import AgentLogger
 
@@ -132,7 +140,8 @@ class SmolagentsLoop:
                                  max_steps=self.profile.max_iterations,
                                  logger=AgentLogger(level=LogLevel.OFF,
                                                     console=Console(quiet=True)),
-                                 stream_outputs=self.stream_outputs(model))
+                                 stream_outputs=self.stream_outputs(model),
+                                 instructions=system_prompt(request) or None)
         prompt = "\n".join(m.content for m in request.messages if m.role == "user")
         output: Any = None
         seen = _Seen(self.profile.final_answer_tool)
