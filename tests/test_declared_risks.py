@@ -120,7 +120,9 @@ def test_the_report_lists_the_declared_risks_with_the_cases_they_turned_off() ->
                                                    "markers": None},
                   settings={"transport": "inprocess", "loop_model": "inprocess"},
                   versions={"pytest": "9", "pytest_toolcall": "0", "python": "3"},
-                  start="", end="", duration=0.0)
+                  start="", end="", duration=0.0,
+                  suite={"version": "0.4.0", "pinned": False, "preview": False,
+                         "strict": False})
     document = json.loads(json.dumps(build_document(run, records, None)))
     jsonschema.validate(document, load_schema(), cls=jsonschema.Draft202012Validator)
     section = {r["id"]: r for r in document["declared_risks"]}
