@@ -19,14 +19,8 @@ from pytest_toolcall.core.contracts import Profile
 from pytest_toolcall.core.errors import UsageError
 from pytest_toolcall.core.loop import LoopEvent, LoopRequest, LoopResult, ToolError
 from pytest_toolcall.core.model import Usage
-from pytest_toolcall.shims._base import (
-    built_model,
-    model_factory,
-    require,
-    system_prompt,
-    typed_tool,
-    with_events,
-)
+from pytest_toolcall.shims._base import built_model, model_factory, require, system_prompt
+from pytest_toolcall.shims._base import typed_tool, with_events
 
 #: openai-agents' documented defaults (openai-agents 0.24.0, read in site-packages/agents and
 #: its docs, with openai 3.57.0; confirmed 2026-11-25):
