@@ -75,3 +75,25 @@ def _kit_order(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) 
         if request.module.__name__.rpartition(".")[2] not in _RANDOMLY_ON_PURPOSE:
             addopts = "-p no:randomly " + addopts
     monkeypatch.setenv("PYTEST_ADDOPTS", addopts)
+
+
+@pytest.fixture(scope="session")
+def _one_certificate_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    import certifi
+
+    bundle = Path(certifi.where()).read_text(encoding="ascii")
+    end = "-----END CERTIFICATE-----"
+    first = bundle[bundle.index("-----BEGIN CERTIFICATE-----"):bundle.index(end) + len(end)]
+    path = tmp_path_factory.mktemp("ca") / "one-certificate.pem"
+    path.write_text(first + "\n", encoding="ascii")
+    return path
+
+
+@pytest.fixture
+def one_ca_certificate(_one_certificate_file: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """SSL_CERT_FILE names a bundle of one certificate (certifi's first). Each google-genai
+    Client builds three SSL contexts, each loading certifi's whole bundle unless SSL_CERT_FILE
+    names another (google/genai/_api_client.py, read 2026-11-28 on google-genai 3.6.1): about
+    400 loads, 13 s of CPU, in the shim tests that build one client per case. No test does TLS
+    (every endpoint is in-process or plain http on loopback), so what they check is the same."""
+    monkeypatch.setenv("SSL_CERT_FILE", str(_one_certificate_file))
