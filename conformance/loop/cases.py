@@ -29,6 +29,7 @@ from pytest_toolcall.conformance.loop.policy import (
     model_calls,
     stop_reason,
 )
+from pytest_toolcall.conformance.loop.model_calls import CASES as _MODEL_CALL_CASES
 from pytest_toolcall.conformance.loop.checks import (
     _WHOLE_SCHEMA,
     _argument_types_stop,
@@ -605,4 +606,5 @@ _CANCEL_AND_HANDOFF_CASES: list[Case] = [
 
 
 #: the loop family's cases, in catalogue order
-CASES: list[Case] = [*_POLICY_CASES, *_ISSUE16, *_STOP_REASON_CASES, *_CANCEL_AND_HANDOFF_CASES]
+CASES: list[Case] = [*_POLICY_CASES, *_ISSUE16, *_STOP_REASON_CASES, *_CANCEL_AND_HANDOFF_CASES,
+                     *_MODEL_CALL_CASES]

@@ -149,6 +149,12 @@ class Profile(BaseModel):
     #: its retry-after (the openai SDK's ``max_retries=2``); the loop's own calls are counted
     #: without them
     model_retries: int = Field(default=0, ge=0)
+    #: seconds the loop (or its provider client) waits at most before retrying a model call when
+    #: the provider asks for a longer delay than it will wait (a Retry-After of an hour): it
+    #: waits this long at most, or gives up at once with 'error'. The openai SDK gives up on a
+    #: Retry-After over 120 s (MAX_RETRY_AFTER_DELAY) and backs off at most 8 s of its own
+    #: (MAX_RETRY_DELAY; _base_client.py, read 2026-11-28 on openai 3.57.0)
+    max_retry_wait: float = Field(default=8.0, gt=0)
     #: the loop ends only when the model calls this tool (its own, not one of the case's);
     #: scripts end with a call to it, arguments ``{"answer": ...}``, instead of plain text
     final_answer_tool: str | None = None
