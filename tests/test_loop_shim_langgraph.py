@@ -63,6 +63,7 @@ SKIPS = {
     "loop.events": "no client events in the shim",
     "loop.tool_timeout": "ToolNode has no tool timeout",
     "loop.cancelled": "no cancel hook in the shim (cancellation=False)",
+    "loop.cancelled_tools_stopped": "no cancel hook in the shim (cancellation=False)",
     "loop.handed_off": "no handoff tools: create_react_agent / create_agent have none of "
                        "their own (langgraph-swarm's are a separate package)",
 }

@@ -46,6 +46,7 @@ OPENAI_AGENTS_SKIPS = {
     "loop.events": "loop.events",  # no client events in the shim
     # RunResultStreaming.cancel() exists for Runner.run_streamed; the shim runs Runner.run
     "loop.cancelled": "loop.cancellation",
+    "loop.cancelled_tools_stopped": "loop.cancellation",
     # the shim's agent has no handoffs (transfer_to_<agent> tools)
     "loop.handed_off": "loop.handoff",
 }
