@@ -169,7 +169,7 @@ def _done(call: ToolCall, future: Any) -> _Outcome:
         return _stopped(call)
     try:
         return _Outcome(call, future.result(), ok=True)
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - any tool failure is fed back
         return ReferenceToolLoop.failed(call, exc)
 
 
@@ -247,7 +247,7 @@ class TaskLoop:
             chat = ChatRequest(messages=tuple(messages), tools=tuple(request.tools))
             try:
                 response = await self._model_call(request, chat, threaded)
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 - a failed model call stops the run
                 return end("error", f"the model call failed ({type(exc).__name__})")
             if response.usage is not None:
                 for i, n in enumerate((response.usage.input_tokens, response.usage.output_tokens,

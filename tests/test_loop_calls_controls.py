@@ -8,9 +8,9 @@ from typing import Any
 
 import loop_calls_controls as calls  # tests/loop_calls_controls.py (tests/ is on sys.path)
 import pytest
-
 import pytest_toolcall.conformance.loop as loop_cases
 from pytest_toolcall.conformance.loop.model_calls import CASES as NEW_CASES
+
 from pytest_toolcall.core.contracts import Profile
 from pytest_toolcall.core.errors import ConformanceFailure
 from pytest_toolcall.core.loop import LoopResult

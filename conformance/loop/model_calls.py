@@ -17,7 +17,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from pytest_toolcall.cases import Case, ErrorReply, Turn, check, make_case
 from pytest_toolcall.conformance.loop.checks import _constant
 from pytest_toolcall.conformance.loop.policy import (
     ASK,
@@ -29,6 +28,8 @@ from pytest_toolcall.conformance.loop.policy import (
     model_calls,
     stop_reason,
 )
+
+from pytest_toolcall.cases import Case, ErrorReply, Turn, check, make_case
 from pytest_toolcall.cases.tools import ok
 from pytest_toolcall.core.errors import ConformanceFailure
 from pytest_toolcall.run.looprun import BoundedScript, CancelScript, LoopRun, LoopScript

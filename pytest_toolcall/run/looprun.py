@@ -294,12 +294,12 @@ def run_loop(case: Any, loop: Any, profile: Any, *, dialect: str = "openai",
             timeout, clause, hint = min(timeout, script.deadline), script.clause, script.hint
         returned = getattr(executor, "returned", lambda: None)
 
-        def sync_call(request: LoopRequest = request) -> Any:
+        def sync_call(request: LoopRequest = request, returned: Any = returned) -> Any:
             outcome = loop.run(request)
             returned()  # before anything else runs: what the loop left running
             return outcome
 
-        async def async_call(request: LoopRequest = request) -> Any:
+        async def async_call(request: LoopRequest = request, returned: Any = returned) -> Any:
             outcome = await loop.arun(request)
             returned()  # no await in between: no task of the loop's runs before it
             return outcome
