@@ -138,6 +138,19 @@ class SleepsOutRetryAfter(_RetryPolicy):
         return float(getattr(exc, "retry_after", None) or 0.0)
 
 
+class NoModelDeadline(ReferenceToolLoop):
+    """Declares a deadline on the model call (model_timeout) and never puts it on the call: a
+    provider that takes the request and never answers hangs the run (openonion/connectonion
+    #1116: no read timeout, the agent froze and its iteration cap never triggered;
+    agent0ai/agent-zero #1882: a stalled stream hung the turn for hours)."""
+
+    def complete(self, model: Any, chat: ChatRequest) -> ChatResponse:
+        return model.complete(chat)
+
+    async def acomplete(self, model: Any, chat: ChatRequest) -> ChatResponse:
+        return await model.acomplete(chat)
+
+
 # == a cancelled run that leaves its tools running ================================================
 
 
@@ -215,14 +228,17 @@ class TaskLoop:
     'cancelled'."""
 
     def __init__(self, *, model_retries: int = 2, max_retry_wait: float = 0.2,
-                 tool_timeout: float = 1.0, max_rounds: int = 5) -> None:
+                 tool_timeout: float = 1.0, max_rounds: int = 5,
+                 model_timeout: float = 30.0) -> None:
         self.model_retries, self.max_retry_wait = model_retries, max_retry_wait
         self.tool_timeout, self.max_rounds = tool_timeout, max_rounds
+        self.model_timeout = model_timeout
 
     @classmethod
     def from_profile(cls, profile: Any) -> TaskLoop:
         return cls(model_retries=profile.model_retries, max_retry_wait=profile.max_retry_wait,
-                   tool_timeout=profile.tool_timeout or 1.0, max_rounds=profile.max_iterations)
+                   tool_timeout=profile.tool_timeout or 1.0, max_rounds=profile.max_iterations,
+                   model_timeout=profile.model_timeout or 30.0)
 
     def run(self, request: LoopRequest) -> LoopResult:
         return asyncio.run(self._drive(request, threaded=True))
@@ -266,15 +282,30 @@ class TaskLoop:
                           threaded: bool) -> ChatResponse:
         for attempt in range(self.model_retries + 1):
             try:
-                if threaded:
-                    return await asyncio.to_thread(request.model.complete, chat)
-                return await request.model.acomplete(chat)
+                return await asyncio.wait_for(self._one_call(request, chat, threaded),
+                                              self.model_timeout)
+            except asyncio.TimeoutError:  # the call never answered: as a read timeout
+                if attempt >= self.model_retries:
+                    raise
             except ProviderError as exc:
                 wait = _retry_wait(exc, attempt, self.model_retries, self.max_retry_wait)
                 if wait is None:
                     raise
                 await asyncio.sleep(wait)
         raise AssertionError("unreachable")  # pragma: no cover
+
+    @staticmethod
+    async def _one_call(request: LoopRequest, chat: ChatRequest,
+                        threaded: bool) -> ChatResponse:
+        if not threaded:
+            return await request.model.acomplete(chat)
+        # a thread of its own, not asyncio.to_thread: asyncio.run joins the default executor's
+        # threads, and a call that never answers must not hold the run past its deadline
+        pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
+        try:
+            return await asyncio.wrap_future(pool.submit(request.model.complete, chat))
+        finally:
+            pool.shutdown(wait=False)
 
     async def _round(self, request: LoopRequest, calls: Sequence[ToolCall],
                      threaded: bool) -> list[ToolMessage]:
@@ -334,6 +365,11 @@ RETRIES = {"model_retries": 2}
 #: a loop that sleeps out the hour is stopped at the case's deadline: keep it short
 SLEEPER = {"model_retries": 1, "max_retry_wait": 0.05, "timeout": 0.25}
 ALL = ("openai", "openai-responses", "anthropic", "gemini")
+#: a declared deadline the control does not keep: the case's deadline ends the hang
+DEADLINE = {"model_timeout": 0.05, "timeout": 0.3}
+#: controls that can fail in-process only: through the fake the hang is a stall, which the
+#: reference adapter's read timeout ends at once (the client's deadline: loop.model_timeout)
+INPROCESS_ONLY = {"NoModelDeadline"}
 LOOP_CONTROLS: list[tuple[str, type[ReferenceToolLoop], str, dict[str, Any], tuple[str, ...]]] = [
     ("loop.model_error_not_retried", RetriesEveryModelError, "loop.model_calls", RETRIES, ALL),
     # 503 on the other wires is in the list: only Anthropic's 529 shows the bug
@@ -344,6 +380,7 @@ LOOP_CONTROLS: list[tuple[str, type[ReferenceToolLoop], str, dict[str, Any], tup
     ("loop.rate_limit_retries_bounded", RetriesRateLimitsForever, "loop.stop_reason", RETRIES,
      ALL),
     ("loop.retry_after_capped", SleepsOutRetryAfter, "loop.retry_cap", SLEEPER, ALL),
+    ("loop.model_deadline", NoModelDeadline, "loop.model_deadline", DEADLINE, (*ALL, "ollama")),
     ("loop.cancelled_tools_stopped", ReturnsWhileToolsRun, "loop.tools_stopped", {},
      (*ALL, "ollama")),
     ("loop.cancelled_tools_stopped", AsyncReturnsWhileToolsRun, "loop.tools_stopped", {},
@@ -358,4 +395,5 @@ INEXPRESSIBLE = {(case_id, "ollama") for case_id in (
     "loop.model_error_not_retried", "loop.rate_limit_retries_bounded", "loop.retry_after_capped")}
 
 #: profile fields the cases need claimed (the default profile skips the cancel case)
-CASE_PROFILE: dict[str, dict[str, Any]] = {"loop.cancelled_tools_stopped": {"cancellation": True}}
+CASE_PROFILE: dict[str, dict[str, Any]] = {"loop.cancelled_tools_stopped": {"cancellation": True},
+                                           "loop.model_deadline": {"model_timeout": 0.1}}

@@ -36,6 +36,8 @@ PYDANTIC_AI_SKIPS = {
     "loop.events": "no client events in the shim",
     "loop.cancelled": "no cancel hook in the shim (cancellation=False)",
     "loop.cancelled_tools_stopped": "no cancel hook in the shim (cancellation=False)",
+    "loop.model_deadline": "the loop's own model-call deadline is not mapped (model_timeout="
+                           "None): ModelSettings.timeout goes to the client (loop.model_timeout)",
     "loop.handed_off": "no handoff tools in the shim (handoff_tools=())",
 }
 

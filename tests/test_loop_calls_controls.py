@@ -47,7 +47,8 @@ CONTROL_RUNS = [pytest.param(case_id, control, clause, fields, dialect, mode, in
                              id=f"{case_id}-{control.__name__}-{dialect}-{mode}-{interface}")
                 for case_id, control, clause, fields, dialects in calls.LOOP_CONTROLS
                 for dialect in dialects for mode in MODES for interface in breaks(control)
-                if dialect == "openai" or mode == "fake"]
+                if (mode == "inprocess" if control.__name__ in calls.INPROCESS_ONLY
+                    else dialect == "openai" or mode == "fake")]
 
 
 @pytest.mark.parametrize(("case_id", "control", "clause", "fields", "dialect", "mode",
@@ -99,6 +100,9 @@ CORRECT = [
 @pytest.mark.parametrize(("name", "factory", "fields"), CORRECT, ids=[c[0] for c in CORRECT])
 def test_correct_loops_pass(name: str, factory: Any, fields: dict[str, Any], case_id: str,
                             mode: str) -> None:
+    if name == "reference with a capped retry policy" and case_id == "loop.model_deadline":
+        pytest.skip("its retries run inside the reference's deadline on the call: one "
+                    "deadline spans them all, a policy the profile cannot declare")
     profile = profile_for(case_id, **fields)
     dialect = "anthropic" if case_id == "loop.overloaded_retried" else "openai"
     runs = run_case(LOOP[case_id], factory(profile), profile, loop_model=mode, dialect=dialect)
@@ -157,8 +161,10 @@ def test_a_sequential_loop_that_waits_for_its_tools_passes() -> None:
 
 @pytest.mark.parametrize("case_id", NEW)
 def test_the_cases_skip_only_where_the_fake_plays_no_such_error(case_id: str) -> None:
+    """Ollama documents no 429 and no context-length error (the other dialects run every new
+    case: tests/test_loop_negative_controls.py, test_dialect_tables_are_exact)."""
     profile = profile_for(case_id)
-    for dialect in DIALECTS:
+    for dialect in ("ollama",):
         try:
             run_case(LOOP[case_id], ReferenceToolLoop.from_profile(profile), profile,
                      dialect=dialect)

@@ -47,6 +47,8 @@ OPENAI_AGENTS_SKIPS = {
     # RunResultStreaming.cancel() exists for Runner.run_streamed; the shim runs Runner.run
     "loop.cancelled": "loop.cancellation",
     "loop.cancelled_tools_stopped": "loop.cancellation",
+    # no deadline of the Runner's own on a model call: the openai client's read timeout
+    "loop.model_deadline": "loop.model_deadline",
     # the shim's agent has no handoffs (transfer_to_<agent> tools)
     "loop.handed_off": "loop.handoff",
 }

@@ -35,6 +35,8 @@ SMOLAGENTS_SKIPS = {
     "loop.handed_off": "no handoff tools in the shim (handoff_tools=())",
     "loop.cancelled_tools_stopped": "no cancel hook mapped (cancellation=False), as for "
                                     "loop.cancelled",
+    "loop.model_deadline": "no model-call deadline of the agent's own (model_timeout=None): "
+                           "the openai client's read timeout is loop.model_timeout's",
 }
 
 #: case id -> (clause, why smolagents' own loop fails it under its honest profile)

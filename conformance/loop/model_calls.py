@@ -147,6 +147,20 @@ def _capped(profile: Any) -> LoopScript:
                          clause="loop.retry_cap", hint=_CAP_HINT)
 
 
+_DEADLINE_HINT = ("the model call never answered and the loop is still waiting: put its declared "
+                  "deadline on each model call (asyncio.wait_for(model.acomplete(...), "
+                  "model_timeout); in sync code a worker thread's future.result(timeout)), "
+                  "then retry or stop with 'error'; a client's read timeout alone does not "
+                  "bound a call that streams slowly or a proxy that holds the connection")
+
+
+def _hung(profile: Any) -> LoopScript:
+    base = _round_then(Turn(error=ErrorReply(hang=True)))(profile)
+    return BoundedScript(messages=base.messages, tools=base.tools, turns=base.turns,
+                         deadline=(1 + profile.model_retries) * profile.model_timeout + SLACK,
+                         clause="loop.model_deadline", hint=_DEADLINE_HINT)
+
+
 def _pressed_stop_while_working(profile: Any) -> LoopScript:
     # the user presses stop while get_weather runs (with parallel dispatch: once slow_lookup
     # has started too); slow_lookup, of the same round, is still working then and ends once
@@ -216,6 +230,26 @@ CASES: list[Case] = [
             "the hour is stopped there (loop.retry_cap), never waited for.",
         loop=_capped,
         checks=(stop_reason(_capped_calls), _gave_up_or_retried_once, _retry_capped),
+    ),
+    _loop_case(
+        id="loop.model_deadline",
+        title="A model call that never answers is abandoned at the loop's declared deadline; "
+              "the run stops with 'error'",
+        why="A model call with no deadline hangs the run for as long as the connection stays "
+            "open: agent0ai/agent-zero #1882 (a stalled stream hangs the turn for hours; the "
+            "retry loop only reacts to exceptions), openonion/connectonion #1116 (no read "
+            "timeout; the iteration cap never triggers because no iteration completes), "
+            "anthropics/claude-code #91154 and earendil-works/pi #8331 (sessions frozen for "
+            "25-109 minutes). loop.model_timeout checks a client's read timeout through the "
+            "fake; in-process the kit's model answers a stall at once, so only here does a "
+            "loop that declares its own deadline (model_timeout) show it keeps it: the call "
+            "blocks until the case ends, and the run must stop within (1 + model_retries) x "
+            "model_timeout + 1 s (clause loop.model_deadline). Through the fake the hang is a "
+            "stall.",
+        needs={"loop.model_deadline"},
+        loop=_hung,
+        checks=by_policy(_constant(["ok", "error"]), "the round, the call that never "
+                         "answered, and its declared retries"),
     ),
     _loop_case(
         id="loop.cancelled_tools_stopped",

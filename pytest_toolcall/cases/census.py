@@ -96,7 +96,7 @@ CLASSES: dict[str, ReportClass] = {
         "uncapped, 429/529 mishandled, error types lost, an error inside a 200",
         ("errors.*", "loop.model_error", "loop.model_timeout", "loop.rate_limited",
          "loop.model_error_not_retried", "loop.overloaded_retried",
-         "loop.rate_limit_retries_bounded", "loop.retry_after_capped",
+         "loop.rate_limit_retries_bounded", "loop.retry_after_capped", "loop.model_deadline",
          "*.provider_error", "stream.mid_stream_error", "wire.malformed_success",
          "wire.error_not_json", "stream.*error*", "wire.*error*")),
     "reasoning_replay": ReportClass(

@@ -27,7 +27,8 @@ The policies real frameworks differ on are options too, each defaulting to the a
 docs/loops.md, "Profile fields"): ``iteration_counts`` (what the cap counts),
 ``max_failure_rounds=None`` and ``tool_failure_budget``, ``crash_policy="abort"``,
 ``duplicate_call_ids="refuse"``, ``closing_call``, ``tool_timeout=None`` and
-``final_answer_tool``.
+``final_answer_tool``; ``model_timeout`` (none by default: the client's read timeout is the
+deadline) puts a deadline of the loop's own on each model call.
 """
 
 from __future__ import annotations
@@ -73,7 +74,8 @@ class ReferenceToolLoop:
                  crash_policy: Literal["feed_back", "abort"] = "feed_back",
                  duplicate_call_ids: Literal["dedupe", "refuse"] = "dedupe",
                  closing_call: bool = False, final_answer_tool: str | None = None,
-                 handoff_tools: Sequence[str] = ()) -> None:
+                 handoff_tools: Sequence[str] = (),
+                 model_timeout: float | None = None) -> None:
         self.max_iterations = max_iterations
         self.max_failure_rounds = max_failure_rounds
         self.permanent_failure_stops = permanent_failure_stops
@@ -87,6 +89,7 @@ class ReferenceToolLoop:
         self.closing_call = closing_call
         self.final_answer_tool = final_answer_tool
         self.handoff_tools = tuple(handoff_tools)
+        self.model_timeout = model_timeout
 
     @classmethod
     def from_profile(cls, profile: Any) -> ReferenceToolLoop:
@@ -101,7 +104,8 @@ class ReferenceToolLoop:
                    duplicate_call_ids=profile.duplicate_call_ids,
                    closing_call=profile.closing_call,
                    final_answer_tool=profile.final_answer_tool,
-                   handoff_tools=getattr(profile, "handoff_tools", ()))
+                   handoff_tools=getattr(profile, "handoff_tools", ()),
+                   model_timeout=getattr(profile, "model_timeout", None))
 
     def new_state(self, request: LoopRequest) -> _State:
         """The conversation and counters of one run (override to change the policy's
@@ -118,7 +122,7 @@ class ReferenceToolLoop:
                 return self.close(state, request, state.stop("max_iterations", None))
             try:
                 state.model_calls += 1
-                response = request.model.complete(state.chat_request())
+                response = self.complete(request.model, state.chat_request())
             except Exception as exc:  # the model failed: stop, say so without its internals
                 return state.stop("error", f"the model call failed ({type(exc).__name__})")
             decision = self.on_response(state, response)
@@ -138,7 +142,7 @@ class ReferenceToolLoop:
                 return await self.aclose(state, request, state.stop("max_iterations", None))
             try:
                 state.model_calls += 1
-                response = await request.model.acomplete(state.chat_request())
+                response = await self.acomplete(request.model, state.chat_request())
             except Exception as exc:
                 return state.stop("error", f"the model call failed ({type(exc).__name__})")
             decision = self.on_response(state, response)
@@ -148,6 +152,21 @@ class ReferenceToolLoop:
             decision = state.on_outcomes(outcomes, self)
             if decision is not None:
                 return await self.aclose(state, request, decision)
+
+    def complete(self, model: Any, chat: ChatRequest) -> ChatResponse:
+        """One model call, under ``model_timeout`` when the profile declares one: a worker
+        thread's result is waited for that long, then abandoned (it raises TimeoutError)."""
+        if self.model_timeout is None:
+            return model.complete(chat)
+        pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
+        try:
+            return pool.submit(model.complete, chat).result(timeout=self.model_timeout)
+        finally:
+            pool.shutdown(wait=False)
+
+    async def acomplete(self, model: Any, chat: ChatRequest) -> ChatResponse:
+        """One model call, cancelled after ``model_timeout`` when the profile declares one."""
+        return await asyncio.wait_for(model.acomplete(chat), self.model_timeout)
 
     # -- the declared policies around a round -----------------------------------------------
     @staticmethod

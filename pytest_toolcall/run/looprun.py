@@ -313,6 +313,7 @@ def run_loop(case: Any, loop: Any, profile: Any, *, dialect: str = "openai",
             finally:
                 run.seconds = time.perf_counter() - started
                 executor.release()
+                getattr(model, "release", lambda: None)()  # a hung model call ends
                 stack.close()
                 _read_back(run, recorder)
             if isinstance(outcome, ToolcallError):  # a shim's usage error: no verdict
