@@ -234,7 +234,8 @@ def test_loops_md_framework_with_its_own_client_passes(pytester: pytest.Pytester
                                 "-rs", "-p", "no:cacheprovider")
     loops = _builtin("loop")
     skipped = sorted(_needing(loops, "loop.parallel") + _needing(loops, "loop.events")
-                     + _needing(loops, "loop.cancellation") + _needing(loops, "loop.handoff"))
+                     + _needing(loops, "loop.cancellation") + _needing(loops, "loop.handoff")
+                     + _needing(loops, "loop.model_deadline"))
     result.assert_outcomes(passed=len(loops) - len(skipped), skipped=len(skipped))
     assert "tool loop under test: conftest.OpenAISDKAgent" in result.stdout.str()
 
