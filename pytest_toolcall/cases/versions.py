@@ -134,7 +134,10 @@ ADDED: dict[str, tuple[str, ...]] = {
         wire.vllm_stream_options_only_when_streaming wire.xai_error_body wire.xai_reasoning_content
         wire.xai_usage_reasoning_tokens wire.zhipu_call_ids_replayed wire.zhipu_reasoning_replayed
     """),
-    "0.4.0": (),
+    "0.4.0": _ids("""
+        loop.cancelled_tools_stopped loop.model_deadline loop.model_error_not_retried
+        loop.overloaded_retried loop.rate_limit_retries_bounded loop.retry_after_capped
+    """),
 }
 
 _VERSION = re.compile(r"^\d+\.\d+\.\d+$")
