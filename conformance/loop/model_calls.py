@@ -140,6 +140,12 @@ def _loop_case(**fields: Any) -> Case:
     return make_case(contract="loop", **fields)
 
 
+def _error_after_retries(failing: str) -> tuple[Callable[[LoopRun], None], ...]:
+    """A stop with 'error' after the round, ``failing`` and its declared retries, no more."""
+    return by_policy(_constant(["ok", "error"]),
+                     f"the round, {failing} and its declared retries; no more")
+
+
 def _capped(profile: Any) -> LoopScript:
     base = _round_then(Turn(error=ErrorReply(kind="rate_limit", retry_after=HOUR)), None)(profile)
     return BoundedScript(messages=base.messages, tools=base.tools, turns=base.turns,
@@ -214,8 +220,7 @@ CASES: list[Case] = [
             "retry storm in which no request succeeds), earendil-works/pi #9595. The official "
             "SDKs retry twice (max_retries=2) and raise; the loop then stops with 'error'.",
         loop=_round_then(Turn(error=ErrorReply(kind="rate_limit"))),
-        checks=by_policy(_constant(["ok", "error"]),
-                         "the round, the throttled call and its declared retries; no more"),
+        checks=_error_after_retries("the throttled call"),
     ),
     _loop_case(
         id="loop.retry_after_capped",
@@ -248,8 +253,7 @@ CASES: list[Case] = [
             "stall.",
         needs={"loop.model_deadline"},
         loop=_hung,
-        checks=by_policy(_constant(["ok", "error"]), "the round, the call that never "
-                         "answered, and its declared retries"),
+        checks=_error_after_retries("the call that never answered"),
     ),
     _loop_case(
         id="loop.cancelled_tools_stopped",
