@@ -213,6 +213,38 @@ class AsyncCancelsWithoutAwaiting(AsyncReturnsWhileToolsRun):
     cancel_tasks = True
 
 
+class StartsNextCallAfterStop(ReferenceToolLoop):
+    """Runs a round's calls one after the other and never looks at the stop button between
+    them: the next tool starts after the user pressed stop (microsoft/agent-framework-go
+    #1076: with sequential tool execution the second tool still ran after cancellation)."""
+
+    def dispatch(self, state: _State, request: LoopRequest) -> list[_Outcome]:
+        outcomes = []
+        for call in state.calls:
+            try:
+                text = request.executor.run(call.name, call.arguments, call_id=call.id)
+                outcomes.append(_Outcome(call, text, ok=True))
+            except Exception as exc:  # noqa: BLE001 - any tool failure is fed back
+                outcomes.append(ReferenceToolLoop.failed(call, exc))
+        return outcomes
+
+
+class AsyncStartsNextCallAfterStop(ReferenceToolLoop):
+    """The async path of the same bug: awaits a round's calls one by one without looking at
+    the stop button between them (micro/go-micro #3096: tool calls ran after the context was
+    cancelled)."""
+
+    async def adispatch(self, state: _State, request: LoopRequest) -> list[_Outcome]:
+        outcomes = []
+        for call in state.calls:
+            try:
+                text = await request.executor.arun(call.name, call.arguments, call_id=call.id)
+                outcomes.append(_Outcome(call, text, ok=True))
+            except Exception as exc:  # noqa: BLE001 - any tool failure is fed back
+                outcomes.append(ReferenceToolLoop.failed(call, exc))
+        return outcomes
+
+
 # == a correct loop of another shape ===============================================================
 
 
@@ -365,6 +397,8 @@ RETRIES = {"model_retries": 2}
 #: a loop that sleeps out the hour is stopped at the case's deadline: keep it short
 SLEEPER = {"model_retries": 1, "max_retry_wait": 0.05, "timeout": 0.25}
 ALL = ("openai", "openai-responses", "anthropic", "gemini")
+#: a loop that declares it runs a round's calls one after the other
+SEQUENTIAL = {"parallel_dispatch": False}
 #: a declared deadline the control does not keep: the case's deadline ends the hang
 DEADLINE = {"model_timeout": 0.05, "timeout": 0.3}
 #: controls that can fail in-process only: through the fake the hang is a stall, which the
@@ -387,6 +421,10 @@ LOOP_CONTROLS: list[tuple[str, type[ReferenceToolLoop], str, dict[str, Any], tup
      (*ALL, "ollama")),
     ("loop.cancelled_tools_stopped", AsyncCancelsWithoutAwaiting, "loop.tools_stopped", {},
      ("openai",)),
+    ("loop.cancelled_tools_stopped", StartsNextCallAfterStop, "loop.tools_stopped", SEQUENTIAL,
+     ("openai", "anthropic")),
+    ("loop.cancelled_tools_stopped", AsyncStartsNextCallAfterStop, "loop.tools_stopped",
+     SEQUENTIAL, ("openai", "anthropic")),
 ]
 
 #: (case id, dialect): the fake plays no such error there (Ollama documents no 429 and no

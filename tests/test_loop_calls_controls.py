@@ -151,12 +151,19 @@ def test_the_cancel_case_skips_a_loop_without_a_cancel_hook() -> None:
         run_case(LOOP["loop.cancelled_tools_stopped"], ReferenceToolLoop(), Profile())
 
 
-def test_a_sequential_loop_that_waits_for_its_tools_passes() -> None:
+def test_a_sequential_loop_starts_no_call_after_the_stop() -> None:
+    """The reference, sequential: the call after the one the stop came in is answered as not
+    run, and the conversation it returns is valid."""
     profile = profile_for("loop.cancelled_tools_stopped", parallel_dispatch=False)
     runs = run_case(LOOP["loop.cancelled_tools_stopped"], ReferenceToolLoop.from_profile(profile),
                     profile)
     assert [r.result.stop_reason for r in runs] == ["cancelled"] * 2
-    assert all(not r.executor.running_at_return for r in runs)
+    for run in runs:
+        assert [e.name for e in run.executor.executions] == ["get_weather"]
+        answers = [m for m in run.result.messages if m.role == "tool"]
+        assert [(m.tool_call_id, m.is_error) for m in answers] == [
+            ("call_1", False), ("call_2", True)]
+        assert "stopped the run before this call ran" in answers[1].content
 
 
 @pytest.mark.parametrize("case_id", NEW)

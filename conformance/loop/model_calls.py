@@ -111,7 +111,8 @@ _CAP_HINT = ("the provider asked for a delay of an hour (Retry-After: 3600) and 
 
 @check("loop.tools_stopped")
 def tools_stopped(run: LoopRun) -> None:
-    """When the loop returned, no tool it started was still running, and none started after."""
+    """When the loop returned, no tool it started was still running, and none started after;
+    a loop that runs a round's calls one after the other started none after the stop."""
     executor = run.executor
     running = [f"{e.name} ({e.call_id})" for e in getattr(executor, "running_at_return", ())]
     if running:
@@ -124,6 +125,18 @@ def tools_stopped(run: LoopRun) -> None:
                  "(asyncio: task.cancel(), then await them; threads: wait for them, the tools "
                  "see the stop), then return 'cancelled'; a tool left running keeps acting for "
                  "a run the user has stopped")
+    pressed = getattr(executor, "pressed_at", None)
+    if not run.profile.parallel_dispatch and pressed is not None:
+        after = [f"{e.name} ({e.call_id})" for e in executor.executions
+                 if e.started > pressed and e.name != executor.during]
+        if after:
+            raise ConformanceFailure(
+                "loop.tools_stopped", "a loop that runs a round's calls one after the other "
+                f"started {', '.join(after)} after the user pressed stop",
+                expected="no call started once the stop is pressed (each answered as not run)",
+                got=after, hint="check the stop signal before starting each call of a round, "
+                "and answer the calls it did not start with an error result ('stopped before "
+                "it ran') so the conversation stays valid")
     returned = getattr(executor, "returned_at", None)
     late = [f"{e.name} ({e.call_id})" for e in executor.executions
             if returned is not None and e.started > returned]
@@ -267,7 +280,10 @@ CASES: list[Case] = [
             "get_weather runs; slow_lookup, of the same round, ends when its task is cancelled "
             "or once it sees the stop (within a grace of 0.15 s, as a tool that checks its "
             "abort signal between steps). The kit notes what still runs the moment the loop "
-            "returns, before anything else can run.",
+            "returns, before anything else can run. A loop that declares parallel_dispatch=False "
+            "must not start slow_lookup once the stop is pressed (microsoft/agent-framework-go "
+            "#1076: the next tool still ran after the request was cancelled); it answers the "
+            "call as not run.",
         needs={"loop.cancellation"},
         loop=_pressed_stop_while_working,
         checks=(stop_reason("cancelled"),

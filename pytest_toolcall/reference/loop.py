@@ -19,6 +19,8 @@ Policy, all of it declared in its profile:
   limit (``length``) or the provider withheld the answer (``content_filter``): the loop says so;
 - once the application sets ``LoopRequest.cancel`` (its stop button), the loop makes no further
   model call and stops with ``cancelled`` (checked after each round, before each model call);
+  a sequential round starts no further call (each is answered as not run), and the calls
+  already running are waited for (a thread cannot be stopped; they see the stop themselves);
 - a call to one of ``handoff_tools`` (its own tools, not the case's) hands the conversation off:
   the call is answered with a transfer note (as the OpenAI Agents SDK and LangGraph do), the
   turn's other calls are not run, and the run stops with ``handed_off``.
@@ -49,6 +51,10 @@ from pytest_toolcall.core.model import (
 )
 
 __all__ = ["ReferenceToolLoop"]
+
+
+#: the answer to a call a sequential round did not start because the user had pressed stop
+_NOT_RUN = ToolError("the user stopped the run before this call ran")
 
 
 class _Outcome:
@@ -241,6 +247,10 @@ class ReferenceToolLoop:
         pool = concurrent.futures.ThreadPoolExecutor(max_workers=len(runnable))
         try:
             for batch in batches:
+                if not self.parallel and self.cancelled(request):  # stopped: no further call
+                    for i, call in batch:
+                        outcomes[i] = self.failed(call, _NOT_RUN)
+                    continue
                 futures = [(i, call, pool.submit(request.executor.run, call.name,
                                                  call.arguments, call_id=call.id))
                            for i, call in batch]
@@ -274,7 +284,8 @@ class ReferenceToolLoop:
 
         if self.parallel:
             return list(await asyncio.gather(*(one(c) for c in state.calls)))
-        return [await one(c) for c in state.calls]
+        return [self.failed(c, _NOT_RUN) if self.cancelled(request) else await one(c)
+                for c in state.calls]
 
     def precheck(self, call: ToolCall, state: _State) -> _Outcome | None:
         """An answer without running the tool: unknown tool, bad JSON, arguments off-schema."""
