@@ -58,8 +58,8 @@ def test_versions_from_git_history() -> None:
     assert added_in("errors.in_stream") == "0.2.0"
     assert added_in("wire.deepseek_reasoning_replayed") == "0.3.0"
     assert added_in("stream.unicode_line_separators") == "0.3.0"
-    counts = {v: len(ids) for v, ids in ADDED.items()}
-    assert counts == {"0.1.0": 118, "0.2.0": 44, "0.3.0": 73, "0.4.0": 6}
+    counts = {v: len(ids) for v, ids in ADDED.items() if RELEASES[v][0] != "unreleased"}
+    assert counts == {"0.1.0": 118, "0.2.0": 44, "0.3.0": 73}  # released: never change
 
 
 def test_a_case_not_yet_listed_is_new_in_the_version_under_way() -> None:

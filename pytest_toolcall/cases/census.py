@@ -106,7 +106,7 @@ CLASSES: dict[str, ReportClass] = {
     "system_prompt": ReportClass(
         "System prompt", "the system prompt or instructions dropped, repeated or moved across "
         "the turns of a loop",
-        ("wire.system_prompt", "wire.system_prompts_several")),
+        ("wire.system_prompt", "wire.system_prompts_several", "loop.system_prompt_*")),
     "structured_output": ReportClass(
         "Structured output", "an output tool, JSON mode or fenced-JSON fallback returning a "
         "wrong or partial value", ("fallback.*",)),

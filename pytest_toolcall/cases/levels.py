@@ -277,11 +277,23 @@ CLAUSES: dict[str, Level] = {
     "loop.model_deadline": _should("a model call that never answers outlives the loop's own "
                                    "declared deadline: no wrong result, an unbounded wait",
                                    "issue 29 (2026-11-28)"),
+    "loop.reasoning_replayed": _must(
+        "a tool round's reasoning does not go back with its calls: Anthropic and DeepSeek "
+        "refuse the next request with a 400, Responses loses the reasoning the model built",
+        "issue 29; census class reasoning_replay (2026-11-28)"),
+    "loop.system_prompt": _must(
+        "the system prompt is dropped after the first call, or repeated every turn: the model "
+        "answers without its instructions, or with them many times",
+        "issue 29; census class system_prompt (2026-11-28)"),
     # -- history builders ------------------------------------------------------------------------
     "history.raised": _must("build() raises on a stored history: the conversation cannot go "
                             "on"),
     "history.result": _must("build() returns something that is not a list of messages: its "
                             "caller crashes"),
+    "history.reasoning_kept": _must(
+        "the rebuilt turn in progress loses or alters its reasoning: the provider refuses the "
+        "continued conversation, or the model loses what it reasoned",
+        "issue 29; census class reasoning_replay (2026-11-28)"),
     "history.timeout": _must("build() never returns on a stored history"),
     "history.exit": _must("build() ends the process (SystemExit): the application dies"),
     "history.valid": _must("the built history is refused by the provider: " + _REFUSED),

@@ -31,7 +31,7 @@ RELEASES: dict[str, tuple[str, str, str]] = {
                                        "reasoning replay, Vertex"),
     "0.3.0": ("2026-11-27", "f83dbd5", "fourteen services beyond the wire formats, with their "
                                        "own cases"),
-    "0.4.0": ("unreleased", "", "levels (must, should), the versioned suite"),
+    "0.4.0": ("unreleased", "", "levels (must, should), the versioned suite, cases from the census"),
 }
 
 
@@ -137,6 +137,8 @@ ADDED: dict[str, tuple[str, ...]] = {
     "0.4.0": _ids("""
         loop.cancelled_tools_stopped loop.model_deadline loop.model_error_not_retried
         loop.overloaded_retried loop.rate_limit_retries_bounded loop.retry_after_capped
+        history.reasoning_kept loop.anthropic_thinking_replayed loop.deepseek_reasoning_replayed
+        loop.responses_reasoning_replayed loop.system_prompt_every_turn
     """),
 }
 
