@@ -218,6 +218,10 @@ class ErrorReply(BaseModel):
     #: as it would, until the case's timeout. On a loopback port the connection is dropped
     #: after a short stall.
     stall: bool = False
+    #: no answer at all, and no client read timeout to end the wait: in-process the model call
+    #: blocks until the case ends (only the loop's own deadline on the call ends it); through
+    #: the fake it is a ``stall`` (the client's read timeout decides)
+    hang: bool = False
 
     @field_validator("kind")
     @classmethod
