@@ -20,7 +20,7 @@ FAMILIES = ("wire", "stream", "errors", "loop", "history", "fallback")
 
 #: the shared families' modules, in catalogue order; each has a ``CASES`` list
 MODULES = ("wire", "messages", "stream", "errors", "loop", "history", "history_turns",
-           "fallback")
+           "history_more", "fallback", "fallback_more")
 
 
 def case_modules() -> list[str]:
