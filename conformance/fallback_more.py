@@ -35,11 +35,10 @@ CASES: list[Case] = [
     _fallback_case(
         id="fallback.first_valid_call_wins",
         title="Two valid calls of the tool: the first one is the value",
-        why="Models call the output tool twice in one turn (a parallel-call habit, or a "
-            "correction) and docs/fallback.md says the first call that parses and fits the "
-            "schema wins; a collector keyed by tool name keeps overwriting and returns the "
-            "last (the overwrite of ollama/ollama-python #476, 2025-03-18, where the loop kept "
-            "only the last call's output).",
+        why="Models call the structured-output tool more than once in one turn "
+            "(langchain-ai/langchainjs #11022, 2026-06-03) and docs/fallback.md says the first "
+            "call that parses and fits the schema wins; a collector keyed by tool name keeps "
+            "overwriting and returns the last.",
         fallback=FallbackScript(tool=EMIT_PLAN, turn=Turn(text=PLAIN, tool_calls=(
             ScriptedCall(name="emit_plan", arguments=TOOL_PLAN, id="call_plan"),
             ScriptedCall(name="emit_plan", arguments=SECOND_PLAN, id="call_plan_2")))),
@@ -50,10 +49,10 @@ CASES: list[Case] = [
               "of it",
         why="A stream that stops inside a call's arguments (max_tokens, a dropped connection) "
             "leaves a prefix that a partial-JSON parser 'repairs' into an object that fits the "
-            "schema but was never sent: langchain-ai/langchainjs #11469 (2026-08-25) returned "
-            "such repaired arguments as a finished call, cline/cline #13001 (2026-08-06) and "
-            "earendil-works/pi #6284 (2026-07-03) executed them. Only a call the stream "
-            "completed is a value; here the JSON in the text is.",
+            "schema but was never sent: mastra-ai/mastra #24442 (2026-09-19) returned "
+            "structured output so repaired as a complete object, langchain-ai/langchainjs "
+            "#11469 (2026-08-25) as a finished tool call. Only a call the stream completed is "
+            "a value; here the JSON in the text is.",
         fallback=FallbackScript(tool=EMIT_PLAN, cut=True, turn=Turn(
             text=_json(TEXT_PLAN),
             tool_calls=(ScriptedCall(name="emit_plan", arguments=CUT_ARGUMENTS,
@@ -67,7 +66,8 @@ CASES: list[Case] = [
             "language, or a fence pattern that does not consume the language tag (it then "
             "takes a closing fence for an opening one, misses both blocks and finds the python "
             "block's object in the prose, as docs/fallback.md's own example did until "
-            "2026-11-28), returns the old plan.",
+            "2026-11-28), returns the old plan. Fence markers taken for the JSON fence: "
+            "langgenius/dify #41958 (2026-09-08).",
         fallback=FallbackScript(tool=EMIT_PLAN, turn=Turn(text=PYTHON_FENCE_FIRST)),
         expect="json", value_=TEXT_PLAN, text_=PYTHON_FENCE_FIRST),
 ]

@@ -31,8 +31,8 @@ from pytest_toolcall.reference.history import ReferenceHistoryBuilder
 class LastCallWins(ReferenceStructuredOutput):
     """Keeps the arguments of the output tool in a dict keyed by tool name, so a second valid
     call overwrites the first: the last call wins. Models do call the structured-output tool
-    twice in one turn (langchain-ai/langchainjs #11022); the overwrite is the one of
-    ollama/ollama-python #476 (only the last call's output recorded)."""
+    more than once in one turn, and frameworks mishandle the extra calls
+    (langchain-ai/langchainjs #11022)."""
 
     def from_tool(self, request: FallbackRequest, calls: list[ToolCall]) -> dict[str, Any] | None:
         by_name = {c.name: c for c in calls if c.parse_error is None
@@ -83,8 +83,10 @@ class _RepairingCollector(Collector):
 
 class RepairsCutCall(ReferenceStructuredOutput):
     """At the end of the stream, a call whose arguments never completed is "repaired" with a
-    partial-JSON parser and taken as a finished call: langchain-ai/langchainjs #11469 (repaired
-    partial JSON presented as a finished tool call)."""
+    partial-JSON parser and taken as a finished call: mastra-ai/mastra #24442 (truncated
+    structured output repaired by parsePartialJson and returned as complete) and
+    langchain-ai/langchainjs #11469 (repaired partial JSON presented as a finished tool
+    call)."""
 
     def extract(self, request: FallbackRequest) -> FallbackResult:
         collector = _RepairingCollector()
