@@ -42,6 +42,15 @@ DEEPSEEK = Provider(name="deepseek", dialect="openai", family="openai", facts={
                                "422 until 2025, 400 since (type invalid_request_error)",
                                "cline #230, chatbox #1740 (422); forgecode #2008, "
                                "jetbrains-cc-gui #591, qwen-code #2158 (400)", _DS_CONFIRMED),
+    "roles": Fact("message roles system, user, assistant, tool (and latest_reminder, 2026): "
+                  "no developer, no function. Any other role is serde's 400 'Failed to "
+                  "deserialize the JSON body into the target type: messages[i].role: unknown "
+                  "variant `developer`, expected one of `system`, `user`, `assistant`, `tool`, "
+                  "`latest_reminder` at line 1 column N' (422 until 2025)",
+                  f"{_DS_DOCS}/api/create-chat-completion (the message roles); "
+                  "earendil-works/pi #1048 and PR #1047 (2026-01-28, 400), decolua/9router "
+                  "#773 (2026-05-02, 400 with latest_reminder), eclipse-theia/theia #15144 "
+                  "(2025-03-07, 422)", "2026-11-28"),
     "tool_pairing": Fact("unanswered calls: 400 \"An assistant message with 'tool_calls' must "
                          "be followed by tool messages responding to each 'tool_call_id'. "
                          "(insufficient tool messages following tool_calls message)\"; orphan "

@@ -35,6 +35,12 @@ class DeepSeekAdapter(ReasoningChatAdapter):
         super().__init__(base_url, api_key, model=model, **kwargs)
 
     # -- canonical -> wire --------------------------------------------------------------------
+    def encode_message(self, message: Any) -> dict[str, Any]:
+        out = super().encode_message(message)
+        if out.get("role") == "developer":  # DeepSeek's roles: system, user, assistant, tool
+            out["role"] = "system"
+        return out
+
     def build_body(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
         body = super().build_body(request, stream=stream)
         if request.reasoning is not None:
