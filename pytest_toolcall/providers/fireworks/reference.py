@@ -39,6 +39,7 @@ class FireworksAdapter(DeepSeekAdapter):
     """Canonical requests to ``POST {base_url}/chat/completions`` on Fireworks AI and back."""
 
     DEFAULT_MODEL = DEFAULT_MODEL
+    DEVELOPER_ROLE = "developer"  # OpenAI's role, as before: no source says it is refused here
 
     def __init__(self, base_url: str, api_key: str, *, model: str = DEFAULT_MODEL,
                  **kwargs: Any) -> None:

@@ -66,6 +66,7 @@ class LlamaCppAdapter(DeepSeekAdapter):
     """Canonical requests to ``POST {base_url}/chat/completions`` on llama-server and back."""
 
     DEFAULT_MODEL = DEFAULT_MODEL
+    DEVELOPER_ROLE = "developer"  # OpenAI's role, as before: no source says it is refused here
 
     def __init__(self, base_url: str, api_key: str, *, model: str = DEFAULT_MODEL,
                  **kwargs: Any) -> None:
