@@ -8,7 +8,6 @@ JSON object that fits the schema, before the real ```` ```json ```` block.
 
 from __future__ import annotations
 
-from pytest_toolcall.cases import Case, ScriptedCall, Turn
 from pytest_toolcall.conformance.fallback import (
     DRAFT_PLAN,
     EMIT_PLAN,
@@ -18,6 +17,8 @@ from pytest_toolcall.conformance.fallback import (
     _fallback_case,
     _json,
 )
+
+from pytest_toolcall.cases import Case, ScriptedCall, Turn
 from pytest_toolcall.run.fallbackrun import FallbackScript
 
 __all__ = ["CASES", "CUT_ARGUMENTS", "PYTHON_FENCE_FIRST", "SECOND_PLAN"]

@@ -10,7 +10,6 @@ them all), so a builder that rebuilds a filtered message from its calls alone pa
 
 from __future__ import annotations
 
-from pytest_toolcall.cases import Case, check
 from pytest_toolcall.conformance.history import (
     Q1,
     Q2,
@@ -20,6 +19,8 @@ from pytest_toolcall.conformance.history import (
     _result,
     results_in_call_order,
 )
+
+from pytest_toolcall.cases import Case, check
 from pytest_toolcall.core.errors import ConformanceFailure
 from pytest_toolcall.core.model import AssistantMessage
 from pytest_toolcall.run.looprun import HistoryRun, HistoryScript

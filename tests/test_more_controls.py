@@ -11,9 +11,9 @@ from pathlib import Path
 
 import more_controls as m  # tests/more_controls.py (tests/ is on sys.path)
 import pytest
+from pytest_toolcall.conformance import fallback_more, history_more
 
 from pytest_toolcall.cases import default_registry
-from pytest_toolcall.conformance import fallback_more, history_more
 from pytest_toolcall.core.contracts import Profile
 from pytest_toolcall.core.errors import ConformanceFailure
 from pytest_toolcall.reference.fallback import ReferenceStructuredOutput
@@ -93,8 +93,10 @@ def test_the_docs_example_finds_the_json_fence_after_another_language() -> None:
     text = (ROOT / "docs" / "fallback.md").read_text(encoding="utf-8")
     source = re.search(r"```python\n(# conftest\.py.*?)```\n", text, re.DOTALL).group(1)
     namespace: dict[str, object] = {"__name__": "docs_conftest"}
-    exec(compile(source.replace("@pytest.fixture\n", ""), "fallback.md", "exec"), namespace)
+    code = compile(source.replace("@pytest.fixture\n", ""), "fallback.md", "exec")
+    exec(code, namespace)  # noqa: S102 -- the docs' own example, run as written
     for case in [*fallback_more.CASES,
                  *(c for c in default_registry() if c.id.startswith("fallback.fence"))]:
         [run] = run_case(case, namespace["MyStructured"](), Profile(async_=False))
         assert run.result is not None, case.id
+

@@ -139,7 +139,7 @@ ADDED: dict[str, tuple[str, ...]] = {
         loop.responses_reasoning_replayed loop.system_prompt_every_turn
         fallback.cut_call_not_repaired fallback.fence_other_language_json
         fallback.first_valid_call_wins history.results_in_call_order_random_ids
-        history.text_beside_kept_calls
+        history.text_beside_kept_calls stream.anthropic_consecutive_thinking
     """),
 }
 
