@@ -33,10 +33,6 @@ class DeepSeekAdapter(ReasoningChatAdapter):
     #: and tool (facts "roles"); a service built on this adapter names its own
     DEVELOPER_ROLE: ClassVar[str] = "system"
 
-    def __init__(self, base_url: str, api_key: str, *, model: str = DEFAULT_MODEL,
-                 **kwargs: Any) -> None:
-        super().__init__(base_url, api_key, model=model, **kwargs)
-
     # -- canonical -> wire --------------------------------------------------------------------
     def encode_message(self, message: Any) -> dict[str, Any]:
         out = super().encode_message(message)

@@ -22,7 +22,6 @@ Confirmed 2026-11-25; the sources are in ``pytest_toolcall.providers.FIREWORKS``
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import httpx
 
@@ -40,10 +39,6 @@ class FireworksAdapter(DeepSeekAdapter):
 
     DEFAULT_MODEL = DEFAULT_MODEL
     DEVELOPER_ROLE = "developer"  # OpenAI's role, as before: no source says it is refused here
-
-    def __init__(self, base_url: str, api_key: str, *, model: str = DEFAULT_MODEL,
-                 **kwargs: Any) -> None:
-        super().__init__(base_url, api_key, model=model, **kwargs)
 
     def raise_for_error(self, response: httpx.Response, body: bytes) -> None:
         if response.status_code >= 400:

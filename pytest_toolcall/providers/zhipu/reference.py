@@ -42,15 +42,7 @@ class ZhipuAdapter(DeepSeekAdapter):
 
     DEFAULT_MODEL = DEFAULT_MODEL
     DEVELOPER_ROLE = "developer"  # OpenAI's role, as before: no source says it is refused here
-
-    def __init__(self, base_url: str, api_key: str, *, model: str = DEFAULT_MODEL,
-                 **kwargs: Any) -> None:
-        super().__init__(base_url, api_key, model=model, **kwargs)
-
-    def build_body(self, request: Any, *, stream: bool) -> dict[str, Any]:
-        body = super().build_body(request, stream=stream)
-        body.pop("stream_options", None)
-        return body
+    STREAM_OPTIONS = False  # usage rides on the finish chunk without it
 
     def raise_for_error(self, response: httpx.Response, body: bytes) -> None:
         try:
