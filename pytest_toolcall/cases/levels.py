@@ -294,6 +294,10 @@ CLAUSES: dict[str, Level] = {
         "the rebuilt turn in progress loses or alters its reasoning: the provider refuses the "
         "continued conversation, or the model loses what it reasoned",
         "issue 29; census class reasoning_replay (2026-11-28)"),
+    "history.assistant_text_kept": _must(
+        "the assistant's text beside calls that are kept is dropped: the model loses what it "
+        "said before calling",
+        "issue 29; census class history_validity (agno-agi/agno #8990, 2026-11-28)"),
     "history.timeout": _must("build() never returns on a stored history"),
     "history.exit": _must("build() ends the process (SystemExit): the application dies"),
     "history.valid": _must("the built history is refused by the provider: " + _REFUSED),

@@ -139,6 +139,9 @@ ADDED: dict[str, tuple[str, ...]] = {
         loop.overloaded_retried loop.rate_limit_retries_bounded loop.retry_after_capped
         history.reasoning_kept loop.anthropic_thinking_replayed loop.deepseek_reasoning_replayed
         loop.responses_reasoning_replayed loop.system_prompt_every_turn
+        fallback.cut_call_not_repaired fallback.fence_other_language_json
+        fallback.first_valid_call_wins history.results_in_call_order_random_ids
+        history.text_beside_kept_calls stream.anthropic_consecutive_thinking
     """),
 }
 
