@@ -47,6 +47,7 @@ from pytest_toolcall.providers.base import Rejection
 from pytest_toolcall.providers._compat import (error_object, message_calls, minted, pieces,
                                                reasoning_text, thinking_type, usage_tokens)
 from pytest_toolcall.providers.openai.dialect import CREATED, OpenAIChat, _finish
+from pytest_toolcall.providers.openai_responses.dialect import OpenAIResponses
 from pytest_toolcall.providers.deepseek import errors as _errors
 
 __all__ = [
@@ -65,6 +66,7 @@ INSUFFICIENT_BALANCE = "Insufficient Balance"
 #: what DeepSeek writes into a stream while the request waits to be scheduled (Rate Limit page)
 KEEP_ALIVE = b": keep-alive\n\n"
 _PATHS = frozenset({"/chat/completions", "/v1/chat/completions", "/beta/chat/completions"})
+_RESPONSES_PATHS = frozenset({"/responses", "/v1/responses"})
 
 
 def deepseek_error(status: int, message: str, *, type: str = "invalid_request_error",
@@ -78,6 +80,33 @@ def deepseek_error(status: int, message: str, *, type: str = "invalid_request_er
 def _call_id(turn_key: str, position: int) -> str:
     tail = minted(f"{turn_key}/{position}", 24)
     return f"call_{position:02d}_{tail}"
+
+
+class DeepSeekResponses(OpenAIResponses):
+    """DeepSeek's Responses API (``POST /responses`` and ``/v1/responses``, live since
+    2026-07-31: api-docs.deepseek.com/zh-cn/guides/responses_api, quoted in opencode #39992;
+    QuantumNous/new-api #6563): OpenAI's Responses wire, with DeepSeek's key check and error
+    shape (fact responses_route). Its own differences are not confirmed: OpenAI's are played."""
+
+    name = "deepseek"
+    error_table = staticmethod(_errors.error_table)
+
+    def route(self, method: str, path: str) -> bool:
+        return method == "POST" and path.rstrip("/") in _RESPONSES_PATHS
+
+    def check_auth(self, headers: Mapping[str, str], query: Mapping[str, str],
+                   key: str) -> Rejection | None:
+        return DeepSeek().check_auth(headers, query, key)
+
+    def validate(self, body: Any) -> Rejection | None:
+        found = super().validate(body)
+        if found is None or not isinstance(found.body.get("error"), Mapping):
+            return found
+        return deepseek_error(found.status, str(found.body["error"].get("message", "")),
+                              rule=found.rule)
+
+    def encode_error(self, error: ErrorReply) -> tuple[int, dict[str, Any]]:
+        return DeepSeek().encode_error(error)
 
 
 class DeepSeek(OpenAIChat):
@@ -94,6 +123,8 @@ class DeepSeek(OpenAIChat):
     thinking_switch = staticmethod(thinking_type)
     call_id = staticmethod(_call_id)
     sse_comment = KEEP_ALIVE
+    #: DeepSeek's Responses API (fact responses_route)
+    other_routes = {"/responses": DeepSeekResponses}
 
     def __init__(self) -> None:
         #: call ids of the turns this fake answered with reasoning_content: only those turns

@@ -165,7 +165,38 @@ class Mistral(OpenAIChat):
         return MistralRejection(status=401, body=dict(UNAUTHORIZED),
                                 rule="auth.invalid" if auth else "auth.missing")
 
+    #: what Mistral takes that OpenAI refuses (facts tool_type_default, empty_tool_calls)
+    lenient_rules = {
+        "tools.type.missing": "a tool without \"type\" is a function tool (the SDK's Tool.type "
+                              "defaults to \"function\")",
+        "messages.assistant.empty_tool_calls": "an assistant message with \"tool_calls\": [] "
+                                               "is taken (the SDK's AssistantMessage allows it)",
+    }
+
     # -- validation ---------------------------------------------------------------------------
+    def lenient(self, body: Mapping[str, Any]) -> Mapping[str, Any]:
+        """The body as Mistral reads it: a tool without ``type`` is a function tool, an empty
+        ``tool_calls`` list is no calls (``lenient_rules``)."""
+        tools, messages = body.get("tools"), body.get("messages")
+        out = dict(body)
+        if isinstance(tools, list):
+            out["tools"] = [dict(t, type="function") if isinstance(t, Mapping)
+                            and "type" not in t else t for t in tools]
+        if isinstance(messages, list):
+            out["messages"] = [
+                {k: v for k, v in m.items() if k != "tool_calls"}
+                if isinstance(m, Mapping) and m.get("role") == "assistant"
+                and m.get("tool_calls") == [] else m for m in messages]
+        return out
+
+    def own_shape(self, found: Rejection | None) -> Rejection | None:
+        if found is None or not isinstance(found.body.get("error"), Mapping):
+            return found
+        error = found.body["error"]
+        return mistral_error(found.status, str(error.get("message", "")),
+                             type=str(error.get("type") or "invalid_request_error"),
+                             code=error.get("code"), rule=found.rule)
+
     def validate(self, body: Any) -> Rejection | None:
         if isinstance(body, Mapping):
             extra = self._extra_keys(body)
@@ -179,7 +210,8 @@ class Mistral(OpenAIChat):
                 return mistral_error(400, UNANSWERED, rule=found.rule)
             if found.rule == "messages.tool.orphan":
                 return self._orphan(body)
-            return found  # not confirmed for Mistral: OpenAI's words
+            return found  # not confirmed for Mistral: OpenAI's words, in Mistral's shape
+        body = self.lenient(body)
         return self._validate_ids(body) or (
             self._validate_order(body) if self.enforce_user_after_tool else None)
 

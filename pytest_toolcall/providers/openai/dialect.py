@@ -80,6 +80,13 @@ class OpenAIChat:
     #: a cut stream ends before ``[DONE]`` however short the stream is (a service that sends
     #: calls whole: a cut counted for OpenAI's fragments may fall past its end)
     cut_before_done = False
+    #: OpenAI's rules this service is not shown to enforce, rule id -> what the service takes
+    #: instead (with its source): :meth:`lenient` reads the body as the service does before
+    #: OpenAI's rules run, so the fake lets it pass (docs/providers.md lists them per service)
+    lenient_rules: Mapping[str, str] = {}
+    #: other routes the service answers on another wire: a path suffix -> the dialect class
+    #: playing it (DeepSeek's and OpenRouter's ``/responses``); :meth:`dialect_for` picks it
+    other_routes: Mapping[str, type] = {}
 
     # -- routing and auth -------------------------------------------------------------------
     def route(self, method: str, path: str) -> bool:
@@ -88,7 +95,21 @@ class OpenAIChat:
         return method == "POST" and (path.rstrip("/") or "/") in self.paths
 
     def not_found(self, method: str, path: str) -> Rejection:
-        return _error(404, f"Invalid URL ({method} {path})", rule="route")
+        found = self.own_shape(_error(404, f"Invalid URL ({method} {path})", rule="route"))
+        assert found is not None
+        return found
+
+    def dialect_for(self, path: str) -> Any:
+        """The dialect that answers ``path``: this one, or the one :attr:`other_routes` names
+        for it (one instance each, kept: it may remember what it answered)."""
+        stripped = path.rstrip("/")
+        for suffix, cls in self.other_routes.items():
+            if stripped.endswith(suffix):
+                kept = self.__dict__.setdefault("_other_dialects", {})
+                if suffix not in kept:
+                    kept[suffix] = cls()
+                return kept[suffix]
+        return self
 
     def check_auth(self, headers: Mapping[str, str], query: Mapping[str, str],
                    key: str) -> Rejection | None:
@@ -117,7 +138,33 @@ class OpenAIChat:
         return body.get("stream") is True
 
     # -- validation ---------------------------------------------------------------------------
-    def validate(self, body: Any) -> Rejection | None:  # noqa: C901 - one rule after another
+    def lenient(self, body: Mapping[str, Any]) -> Mapping[str, Any]:
+        """``body`` as the service reads it before OpenAI's rules run (:attr:`lenient_rules`);
+        OpenAI's own: the body as sent."""
+        return body
+
+    def validate(self, body: Any) -> Rejection | None:
+        """OpenAI's rules on the body as the service reads it (:meth:`lenient`), a rejection in
+        the service's own error shape (:meth:`own_shape`)."""
+        if isinstance(body, Mapping):
+            body = self.lenient(body)
+        return self.own_shape(self._openai_rules(body))
+
+    def own_shape(self, found: Rejection | None) -> Rejection | None:
+        """``found`` (OpenAI's rule, in OpenAI's shape) in this service's error shape: its
+        :meth:`encode_error` of the same status, message, type, param and code."""
+        if found is None or type(self).encode_error is OpenAIChat.encode_error:
+            return found
+        error = found.body.get("error")
+        if not isinstance(error, Mapping):
+            return found  # already the service's own body
+        status, body = self.encode_error(ErrorReply(
+            status=found.status, message=str(error.get("message", "")),
+            type=str(error.get("type") or "invalid_request_error"),
+            param=error.get("param"), code=error.get("code")))
+        return Rejection(status=status, body=body, rule=found.rule)
+
+    def _openai_rules(self, body: Any) -> Rejection | None:  # noqa: C901 - one rule after another
         if not isinstance(body, Mapping):
             return _error(400, "We could not parse the JSON body of your request. (HINT: This "
                           "likely means you aren't using your HTTP library correctly. The OpenAI "
@@ -343,6 +390,7 @@ class OpenAIChat:
 
     # -- decoding -----------------------------------------------------------------------------
     def decode_request(self, body: Mapping[str, Any]) -> ChatRequest:
+        body = self.lenient(body)
         messages: list[Any] = []
         for msg in body.get("messages", []):
             role = msg.get("role")
@@ -378,6 +426,10 @@ class OpenAIChat:
         choice = body.get("tool_choice")
         tool_choice: Any = None
         if isinstance(choice, str):
+            refused = self._validate_tool_choice(choice, list(body.get("tools") or ()))
+            if refused is not None:  # decoding a body validate() refuses: say why, no crash
+                raise ValueError(f"{self.name} refuses this request ({refused.rule}): "
+                                 f"{refused.message}")
             tool_choice = choice
         elif isinstance(choice, Mapping) and choice.get("type") == "function":
             tool_choice = NamedToolChoice(name=choice["function"]["name"])

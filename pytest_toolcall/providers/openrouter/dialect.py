@@ -45,6 +45,7 @@ from pytest_toolcall.providers.base import Rejection
 from pytest_toolcall.providers._compat import minted, pieces
 from pytest_toolcall.providers.openai.dialect import (CREATED, OpenAIChat, _finish, _sse,
                                                       with_wire_reasoning)
+from pytest_toolcall.providers.openai_responses.dialect import OpenAIResponses
 from pytest_toolcall.providers.openrouter import errors as _errors
 
 __all__ = [
@@ -92,6 +93,37 @@ def _details(turn: Turn, call_ids: list[str]) -> list[dict[str, Any]]:
     return out
 
 
+def _server_tool(tool: Any) -> bool:
+    """Whether ``tool`` is one of OpenRouter's server tools (``"type": "openrouter:<name>"``,
+    openrouter.ai/docs/guides/features/server-tools)."""
+    return isinstance(tool, Mapping) and str(tool.get("type", "")).startswith("openrouter:")
+
+
+class OpenRouterResponses(OpenAIResponses):
+    """OpenRouter's Responses API (``POST /api/v1/responses``, beta; openrouter.ai/docs
+    api-reference responses): OpenAI's Responses wire, with OpenRouter's keys and error shape."""
+
+    name = "openrouter"
+    error_table = staticmethod(_errors.error_table)
+
+    def route(self, method: str, path: str) -> bool:
+        return method == "POST" and path.rstrip("/") == "/api/v1/responses"
+
+    def check_auth(self, headers: Mapping[str, str], query: Mapping[str, str],
+                   key: str) -> Rejection | None:
+        return OpenRouter().check_auth(headers, query, key)
+
+    def validate(self, body: Any) -> Rejection | None:
+        found = super().validate(body)
+        if found is None or not isinstance(found.body.get("error"), Mapping):
+            return found
+        return openrouter_error(found.status, str(found.body["error"].get("message", "")),
+                                rule=found.rule)
+
+    def encode_error(self, error: ErrorReply) -> tuple[int, dict[str, Any]]:
+        return error.status, {"error": {"message": error.message, "code": error.status}}
+
+
 class OpenRouter(OpenAIChat):
     """The ``openrouter`` provider: OpenRouter's Chat Completions on the ``openai`` wire."""
 
@@ -115,10 +147,26 @@ class OpenRouter(OpenAIChat):
         return openrouter_error(401, BAD_KEY, rule="auth.invalid")
 
     # -- validation ---------------------------------------------------------------------------
+    #: what OpenRouter takes that OpenAI refuses (fact server_tools)
+    lenient_rules = {
+        "tools.type": "a server tool (\"type\": \"openrouter:web_search\", "
+                      "\"openrouter:advisor\" ...) is run by OpenRouter, not the model's caller",
+    }
+    #: OpenRouter's Responses API (fact responses_route)
+    other_routes = {"/api/v1/responses": OpenRouterResponses}
+
+    def lenient(self, body: Mapping[str, Any]) -> Mapping[str, Any]:
+        """The body with OpenRouter's server tools set apart: OpenAI's rules check the function
+        tools only (``lenient_rules``)."""
+        tools = body.get("tools")
+        if not isinstance(tools, list):
+            return body
+        return dict(body, tools=[t for t in tools if not _server_tool(t)])
+
     def validate(self, body: Any) -> Rejection | None:
         found = super().validate(body)
         if found is not None:
-            return found  # not confirmed for OpenRouter: OpenAI's words
+            return found  # not confirmed for OpenRouter: OpenAI's words, OpenRouter's shape
         return self._validate_details(body)
 
     def _validate_details(self, body: Mapping[str, Any]) -> Rejection | None:
