@@ -72,8 +72,9 @@ def groq_error(status: int, message: str, *, type: str = "invalid_request_error"
 
 
 def call_id(name: str, position: int) -> str:
-    """``call_`` and 4 lowercase letters and digits, from the call's name and position."""
-    return "call_" + minted(f"{name}/{position}", 4, LOWER_ALNUM)
+    """9 lowercase letters and digits, no prefix (``48f5r72yf``: llama models' ids in the
+    recorded traffic of issue 30), from the call's name and position."""
+    return minted(f"{name}/{position}", 9, LOWER_ALNUM)
 
 
 class Groq(OpenAIChat):
@@ -103,7 +104,19 @@ class Groq(OpenAIChat):
         body: dict[str, Any] = {"message": error.message, "type": error.type}
         if error.code is not None:
             body["code"] = error.code
+        body.update(error.fields)  # failed_generation, where the error has it
         return error.status, {"error": body}
+
+    def stream_error(self, error: ErrorReply) -> dict[str, Any]:
+        # an error inside a 200 stream carries its HTTP status as status_code (fact
+        # midstream_error)
+        data = self.encode_error(error)[1]
+        data["error"]["status_code"] = error.status
+        return data
+
+    def stream_error_event(self, error: ErrorReply) -> bytes:
+        """``event: error`` then the data line (fact midstream_error)."""
+        return b"event: error\n" + super().stream_error_event(error)
 
     @staticmethod
     def _usage(turn: Turn, reasoning: str | None) -> dict[str, Any]:
@@ -179,8 +192,8 @@ class Groq(OpenAIChat):
         if turn.usage is not None:
             usage = self._usage(turn, reasoning)
             last["x_groq"] = {"id": REQUEST_ID, "usage": usage}
-            if include_usage:
-                last["usage"] = usage
+            if include_usage or "usage_in_x_groq_only" not in quirks:
+                last["usage"] = usage  # also at the top level (fact stream_usage)
         chunks.append(last)
         if include_usage and turn.usage is not None:
             chunks.append(dict(base, choices=[], usage=self._usage(turn, reasoning),

@@ -601,7 +601,7 @@ class OpenAIChat:
         if plan.error_after is not None:
             # never after [DONE]: an error past the end would never be read
             events = events[: min(plan.error_after + 1, len(events) - 1)] + [
-                _sse(self.stream_error(plan.error))]
+                self.stream_error_event(plan.error)]
         elif plan.truncate_after is not None:
             end = plan.truncate_after + 1
             events = events[: min(end, len(events) - 1) if self.cut_before_done else end]
@@ -610,6 +610,11 @@ class OpenAIChat:
     def stream_error(self, error: ErrorReply) -> dict[str, Any]:
         """The event an error inside a 200 stream sends (default: the error body)."""
         return self.encode_error(error)[1]
+
+    def stream_error_event(self, error: ErrorReply) -> bytes:
+        """The SSE event of an error inside a 200 stream: a ``data:`` line of
+        :meth:`stream_error` (a service that names the event overrides this)."""
+        return _sse(self.stream_error(error))
 
     @staticmethod
     def _call_fragments(k: int, cid: str, call: ScriptedCall, size: int,

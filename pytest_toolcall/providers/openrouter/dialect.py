@@ -19,7 +19,9 @@ holds them as data); what could not be confirmed inherits OpenAI's behaviour.
   ``{"content": "", "role": "assistant"}`` with ``native_finish_reason``, and the finish chunk is
   SENT TWICE, the second time with the usage (OpenRouter puts usage in the last message whatever
   ``stream_options`` says: docs/use-cases/usage-accounting). SSE comments ``: OPENROUTER
-  PROCESSING`` come while the model works (the ``sse_comments`` quirk).
+  PROCESSING`` come while the model works: every stream the fake sends opens with five (most
+  real streams carry 5 to 30: the recorded streams of issue 30); the ``sse_comments`` quirk
+  puts one between every two events too.
 - Reasoning (docs/use-cases/reasoning-tokens): ``message.reasoning`` (text) and
   ``message.reasoning_details`` (a list of ``reasoning.text`` / ``reasoning.summary`` /
   ``reasoning.encrypted`` entries with ``format`` and ``index``); stream deltas carry pieces of
@@ -63,6 +65,8 @@ DETAILS_MISSING = ("Gemini models require OpenRouter reasoning details to be pre
 MID_STREAM_ERROR = {"code": "server_error", "message": "Provider disconnected unexpectedly"}
 COMPLETION_ID = "gen-1772969079-EhEx5DeV7JqM43lpl47Y"
 GEMINI_FORMAT = "google-gemini-v1"
+#: the comment lines every stream of the fake opens with (fact sse_comments)
+DEFAULT_COMMENTS = 5
 
 
 def openrouter_error(status: int, message: str, *, rule: str,
@@ -286,6 +290,15 @@ class OpenRouter(OpenAIChat):
             last["usage"] = self._usage(turn)
         chunks.append(last)
         return self.stream_events(chunks, plan, quirks)
+
+    def stream_events(self, chunks: list[dict[str, Any]], plan: Any,
+                      quirks: frozenset[str]) -> list[bytes]:
+        """Every stream opens with comment lines (fact sse_comments: most real streams carry 5
+        to 30); the ``sse_comments`` quirk adds one between every two events as well."""
+        events = super().stream_events(chunks, plan, quirks)
+        if "sse_comments" in quirks:
+            return events
+        return [self.sse_comment] * DEFAULT_COMMENTS + events
 
     def sse_events(self, chunks: list[dict[str, Any]], plan: Any,
                    quirks: frozenset[str]) -> list[bytes]:
