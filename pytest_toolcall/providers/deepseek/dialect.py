@@ -125,6 +125,8 @@ class DeepSeek(OpenAIChat):
     sse_comment = KEEP_ALIVE
     #: DeepSeek's Responses API (fact responses_route)
     other_routes = {"/responses": DeepSeekResponses}
+    confirmed_rules = {"messages.tool_calls.unanswered": "tool_pairing",
+                       "messages.tool.orphan": "tool_pairing"}
 
     def __init__(self) -> None:
         #: call ids of the turns this fake answered with reasoning_content: only those turns

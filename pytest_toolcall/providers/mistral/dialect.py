@@ -172,6 +172,8 @@ class Mistral(OpenAIChat):
         "messages.assistant.empty_tool_calls": "an assistant message with \"tool_calls\": [] "
                                                "is taken (the SDK's AssistantMessage allows it)",
     }
+    confirmed_rules = {"messages.tool_calls.unanswered": "message_order",
+                       "messages.tool.orphan": "message_order", "tool_choice.value": "tool_choice"}
 
     # -- validation ---------------------------------------------------------------------------
     def lenient(self, body: Mapping[str, Any]) -> Mapping[str, Any]:

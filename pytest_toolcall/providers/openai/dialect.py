@@ -51,6 +51,43 @@ def _text(content: Any) -> str:
     return str(content)
 
 
+#: the request rules OpenAIChat enforces, rule id -> what OpenAI refuses; a service on the wire
+#: states for each whether it is confirmed (``confirmed_rules``), taken (``lenient_rules``) or
+#: inherited (docs/providers.md renders the table)
+OPENAI_RULES = {
+    "body.json": "a body that is not JSON",
+    "model.missing": "no model",
+    "messages.missing": "no messages",
+    "messages.empty": "an empty messages array",
+    "type": "a field of the wrong JSON type",
+    "tools.type.missing": "a tool without type",
+    "tools.type": "a tool whose type is not 'function'",
+    "tools.function.missing": "a function tool without its function",
+    "tools.name.missing": "a function without a name",
+    "tools.name.pattern": "a name outside ^[a-zA-Z0-9_-]+$",
+    "tools.name.length": "a name longer than 64",
+    "tools.parameters.schema": "parameters that are not a JSON schema object",
+    "tool_choice.without_tools": "tool_choice without tools",
+    "tool_choice.value": "a tool_choice string other than none, auto, required",
+    "tool_choice.function.missing": "a named tool_choice without its function or name",
+    "tool_choice.unknown_tool": "a named tool_choice naming no tool",
+    "parallel_tool_calls.without_tools": "parallel_tool_calls without tools",
+    "messages.role.missing": "a message without role",
+    "messages.role": "an unknown role",
+    "messages.tool.orphan": "a tool message after no tool calls",
+    "messages.tool.tool_call_id": "a tool message without tool_call_id",
+    "messages.tool.unknown_id": "a tool message answering no call of the message before",
+    "messages.tool_calls.unanswered": "tool calls left without their results",
+    "messages.assistant.content_null": "an assistant message with neither content nor calls",
+    "messages.assistant.empty_tool_calls": "an assistant message with tool_calls: []",
+    "messages.content.missing": "a system or user message without content",
+    "messages.tool_calls.id": "a call without id (also type, function)",
+    "messages.tool_calls.type": "a call whose type is not 'function'",
+    "messages.tool_calls.function.name": "a call without a function name",
+    "messages.tool_calls.function.arguments": "a call without arguments",
+}
+
+
 class OpenAIChat:
     """The ``openai`` dialect: Chat Completions."""
 
@@ -84,6 +121,9 @@ class OpenAIChat:
     #: instead (with its source): :meth:`lenient` reads the body as the service does before
     #: OpenAI's rules run, so the fake lets it pass (docs/providers.md lists them per service)
     lenient_rules: Mapping[str, str] = {}
+    #: OpenAI's rules the service is shown to enforce itself (its own words where the fake
+    #: has them), rule id -> the fact of the service's registry entry that shows it
+    confirmed_rules: Mapping[str, str] = {}
     #: other routes the service answers on another wire: a path suffix -> the dialect class
     #: playing it (DeepSeek's and OpenRouter's ``/responses``); :meth:`dialect_for` picks it
     other_routes: Mapping[str, type] = {}
