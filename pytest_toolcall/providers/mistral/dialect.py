@@ -75,12 +75,16 @@ UNAUTHORIZED = {"detail": "Unauthorized"}
 TOOL_CHOICES = ("auto", "none", "any", "required")
 _COMPLETION_ID = "3f1c2b7d9e0a4c58b6d1e2f3a4b5c6d7"
 
-#: the request keys the service takes (mistralai/client-python ChatCompletionRequest)
+#: the request keys the service takes (mistralai/client-python ChatCompletionRequest; the
+#: sampling and logprobs keys of mistralai 3.7.0, min_tokens to top_prompt_logprobs, added
+#: 2026-11-28: the SDK sends them, issue 30)
 _REQUEST_KEYS = frozenset({
     "model", "messages", "temperature", "top_p", "max_tokens", "stream", "stop", "random_seed",
     "metadata", "response_format", "tools", "tool_choice", "presence_penalty",
     "frequency_penalty", "n", "prediction", "parallel_tool_calls", "reasoning_effort",
-    "prompt_mode", "guardrails", "prompt_cache_key", "service_tier", "safe_prompt"})
+    "prompt_mode", "guardrails", "prompt_cache_key", "service_tier", "safe_prompt",
+    "min_tokens", "repetition_penalty", "top_k", "logprobs", "top_logprobs", "prompt_logprobs",
+    "top_prompt_logprobs"})
 #: the keys of each message (SystemMessage, UserMessage, AssistantMessage, ToolMessage)
 _MESSAGE_KEYS = {
     "system": frozenset({"role", "content"}),
