@@ -205,7 +205,7 @@ ADAPTER = OllamaAdapter
 class OllamaCompatAdapter(OpenAIChatAdapter):
     """Ollama's OpenAI-compatible route, ``POST {base_url}/v1/chat/completions`` (SSE, the
     openai wire): a local server's, or Ollama cloud's (``https://ollama.com``, a bearer key;
-    docs.ollama.com/api/openai-compatibility and docs.ollama.com/cloud, confirmed 2026-11-28).
+    docs.ollama.com/api/openai-compatibility, /api/authentication; fact cloud_compat_route).
     ``base_url`` is the server's root, as for :class:`OllamaAdapter`; one ending in ``/v1`` is
     taken as it is."""
 
