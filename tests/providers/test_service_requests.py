@@ -133,30 +133,28 @@ def _openai_requests(call_id: str) -> list[dict[str, Any]]:
     ]
 
 
-@pytest.mark.parametrize("stream", [False, True], ids=["create", "stream"])
-def test_groq_sdk_requests_are_accepted(stream: bool) -> None:
-    ep = _endpoint("groq")
-    client = _groq_client(ep)
-    for kwargs in _openai_requests("48f5r72yf"):
-        ep.fake.expect(_OK)
-        answer = client.chat.completions.create(model="llama-3.3-70b-versatile", stream=stream,
-                                                **kwargs)
-        if stream:
-            list(answer)
-        assert _accepted(ep).tools[0].name == "get_weather"
-
-
-@pytest.mark.parametrize("stream", [False, True], ids=["create", "stream"])
-def test_cerebras_sdk_requests_are_accepted(stream: bool) -> None:
+def _cerebras_client(ep: Endpoint) -> Any:
     sdk = pytest.importorskip("cerebras.cloud.sdk")
-    ep = _endpoint("cerebras")
-    client = sdk.Cerebras(base_url=ep.base_url.removesuffix("/v1"), api_key=ep.api_key,
-                          max_retries=0, warm_tcp_connection=False,
-                          http_client=httpx.Client(transport=ep.transport, trust_env=False))
-    for kwargs in _openai_requests("call_5fd2c0a1"):
-        # cerebras documents tool_choice none/auto/required and a named function
+    return sdk.Cerebras(base_url=ep.base_url.removesuffix("/v1"), api_key=ep.api_key,
+                        max_retries=0, warm_tcp_connection=False,
+                        http_client=httpx.Client(transport=ep.transport, trust_env=False))
+
+
+#: service -> (its SDK's client on the fake, a model, a call id of its shape); both SDKs
+#: document tool_choice none/auto/required and a named function, and parallel_tool_calls
+_OPENAI_SHAPED_SDKS = {"groq": (_groq_client, "llama-3.3-70b-versatile", "48f5r72yf"),
+                       "cerebras": (_cerebras_client, "gpt-oss-120b", "call_5fd2c0a1")}
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["create", "stream"])
+@pytest.mark.parametrize("name", sorted(_OPENAI_SHAPED_SDKS))
+def test_groq_and_cerebras_sdk_requests_are_accepted(name: str, stream: bool) -> None:
+    build, model, call_id = _OPENAI_SHAPED_SDKS[name]
+    ep = _endpoint(name)
+    client = build(ep)
+    for kwargs in _openai_requests(call_id):
         ep.fake.expect(_OK)
-        answer = client.chat.completions.create(model="gpt-oss-120b", stream=stream, **kwargs)
+        answer = client.chat.completions.create(model=model, stream=stream, **kwargs)
         if stream:
             list(answer)
         assert _accepted(ep).tools[0].name == "get_weather"

@@ -47,7 +47,7 @@ from pytest_toolcall.providers.base import Rejection
 from pytest_toolcall.providers._compat import (error_object, message_calls, minted, pieces,
                                                reasoning_text, thinking_type, usage_tokens)
 from pytest_toolcall.providers.openai.dialect import CREATED, OpenAIChat, _finish
-from pytest_toolcall.providers.openai_responses.dialect import OpenAIResponses
+from pytest_toolcall.providers.openai_responses.dialect import ServiceResponses
 from pytest_toolcall.providers.deepseek import errors as _errors
 
 __all__ = [
@@ -66,7 +66,6 @@ INSUFFICIENT_BALANCE = "Insufficient Balance"
 #: what DeepSeek writes into a stream while the request waits to be scheduled (Rate Limit page)
 KEEP_ALIVE = b": keep-alive\n\n"
 _PATHS = frozenset({"/chat/completions", "/v1/chat/completions", "/beta/chat/completions"})
-_RESPONSES_PATHS = frozenset({"/responses", "/v1/responses"})
 
 
 def deepseek_error(status: int, message: str, *, type: str = "invalid_request_error",
@@ -82,31 +81,14 @@ def _call_id(turn_key: str, position: int) -> str:
     return f"call_{position:02d}_{tail}"
 
 
-class DeepSeekResponses(OpenAIResponses):
+class DeepSeekResponses(ServiceResponses):
     """DeepSeek's Responses API (``POST /responses`` and ``/v1/responses``, live since
     2026-07-31: api-docs.deepseek.com/zh-cn/guides/responses_api, quoted in opencode #39992;
     QuantumNous/new-api #6563): OpenAI's Responses wire, with DeepSeek's key check and error
     shape (fact responses_route). Its own differences are not confirmed: OpenAI's are played."""
 
     name = "deepseek"
-    error_table = staticmethod(_errors.error_table)
-
-    def route(self, method: str, path: str) -> bool:
-        return method == "POST" and path.rstrip("/") in _RESPONSES_PATHS
-
-    def check_auth(self, headers: Mapping[str, str], query: Mapping[str, str],
-                   key: str) -> Rejection | None:
-        return DeepSeek().check_auth(headers, query, key)
-
-    def validate(self, body: Any) -> Rejection | None:
-        found = super().validate(body)
-        if found is None or not isinstance(found.body.get("error"), Mapping):
-            return found
-        return deepseek_error(found.status, str(found.body["error"].get("message", "")),
-                              rule=found.rule)
-
-    def encode_error(self, error: ErrorReply) -> tuple[int, dict[str, Any]]:
-        return DeepSeek().encode_error(error)
+    paths = frozenset({"/responses", "/v1/responses"})
 
 
 class DeepSeek(OpenAIChat):

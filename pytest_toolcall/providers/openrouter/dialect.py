@@ -47,7 +47,7 @@ from pytest_toolcall.providers.base import Rejection
 from pytest_toolcall.providers._compat import minted, pieces
 from pytest_toolcall.providers.openai.dialect import (CREATED, OpenAIChat, _finish, _sse,
                                                       with_wire_reasoning)
-from pytest_toolcall.providers.openai_responses.dialect import OpenAIResponses
+from pytest_toolcall.providers.openai_responses.dialect import ServiceResponses
 from pytest_toolcall.providers.openrouter import errors as _errors
 
 __all__ = [
@@ -103,29 +103,13 @@ def _server_tool(tool: Any) -> bool:
     return isinstance(tool, Mapping) and str(tool.get("type", "")).startswith("openrouter:")
 
 
-class OpenRouterResponses(OpenAIResponses):
+class OpenRouterResponses(ServiceResponses):
     """OpenRouter's Responses API (``POST /api/v1/responses``, beta; openrouter.ai/docs
-    api-reference responses): OpenAI's Responses wire, with OpenRouter's keys and error shape."""
+    api-reference responses): OpenAI's Responses wire, with OpenRouter's key check and error
+    shape (fact responses_route)."""
 
     name = "openrouter"
-    error_table = staticmethod(_errors.error_table)
-
-    def route(self, method: str, path: str) -> bool:
-        return method == "POST" and path.rstrip("/") == "/api/v1/responses"
-
-    def check_auth(self, headers: Mapping[str, str], query: Mapping[str, str],
-                   key: str) -> Rejection | None:
-        return OpenRouter().check_auth(headers, query, key)
-
-    def validate(self, body: Any) -> Rejection | None:
-        found = super().validate(body)
-        if found is None or not isinstance(found.body.get("error"), Mapping):
-            return found
-        return openrouter_error(found.status, str(found.body["error"].get("message", "")),
-                                rule=found.rule)
-
-    def encode_error(self, error: ErrorReply) -> tuple[int, dict[str, Any]]:
-        return error.status, {"error": {"message": error.message, "code": error.status}}
+    paths = frozenset({"/api/v1/responses"})
 
 
 class OpenRouter(OpenAIChat):
