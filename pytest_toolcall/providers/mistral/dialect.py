@@ -29,6 +29,10 @@ them as data); what could not be confirmed inherits OpenAI's behaviour.
   camel #1467).
 - ``tool_choice``: ``auto``, ``none``, ``any``, ``required`` or a named function (the SDK's
   ``ToolChoiceEnum``); ``parallel_tool_calls`` a boolean.
+- Taken where OpenAI refuses (``lenient_rules``; mistralai 3.7.0 ``tool.py``,
+  ``assistantmessage.py``; recorded requests, 2026-11): a tool without ``type`` is a function
+  tool, ``tool_calls: []`` is no calls. OpenAI's other rules, not confirmed, answer in Mistral's
+  top-level shape (``own_shape``).
 - Reasoning (``reasoning_effort="high"`` on mistral-small / mistral-medium-3-5; Magistral):
   ``message.content`` is a LIST of chunks, ``{"type": "thinking", "thinking": [{"type": "text",
   "text": ...}], "closed": true}`` then ``{"type": "text", "text": ...}`` (vercel/ai recorded
