@@ -113,6 +113,18 @@ def test_mistralai_requests_are_accepted(mistral_sdk: tuple[Any, Endpoint], stre
         assert [t.name for t in decoded.tools] == ["get_weather"]
 
 
+def test_mistral_takes_every_key_of_the_sdk_request_model() -> None:
+    """The closed schema's keys are the SDK's (mistralai 3.7.0 ChatCompletionRequest and its
+    stream twin): a key the SDK sends is never refused as extra."""
+    pytest.importorskip("mistralai.client")
+    from mistralai.client import models as m
+
+    from pytest_toolcall.providers.mistral.dialect import _REQUEST_KEYS
+
+    for model in (m.ChatCompletionRequest, m.ChatCompletionStreamRequest):
+        assert {f.alias or k for k, f in model.model_fields.items()} <= _REQUEST_KEYS, model
+
+
 def _groq_client(ep: Endpoint) -> Any:
     groq = pytest.importorskip("groq")
     return groq.Groq(base_url=ep.base_url.removesuffix("/openai/v1"), api_key=ep.api_key,
