@@ -78,6 +78,8 @@ QUIRKS = {
     "sse_comments": "SSE comment lines (': OPENROUTER PROCESSING') before the first event and "
                     "between events, as OpenRouter sends them",
     "one_call_per_chunk": "each whole call in its own chunk (Gemini: also all calls in one)",
+    "usage_in_x_groq_only": "groq: a stream's usage only under x_groq.usage on the finish chunk, "
+                            "none at the top level",
     "finish_on_last_chunk": "gemini: finishReason comes on the last call or text chunk, with "
                             "no empty chunk after it (gemini-2.0-flash)",
     "no_thought_signature": "gemini: the first call of a turn carries no thoughtSignature "
@@ -208,6 +210,9 @@ class ErrorReply(BaseModel):
     #: with ``kind``: the delay (seconds) the provider asks for, where it puts it (Retry-After,
     #: Gemini's RetryInfo)
     retry_after: int | None = Field(default=None, ge=0)
+    #: more fields of the service's error object, where its shape has them (Groq's
+    #: ``failed_generation``: what the model wrote when its tool call could not be parsed)
+    fields: dict[str, Any] = Field(default_factory=dict)
     #: extra response headers (e.g. for a ``raw_body``)
     headers: dict[str, str] = Field(default_factory=dict)
     #: no answer at all: the connection is refused (in-process the transport raises

@@ -226,6 +226,7 @@ def render_providers(registry: Registry | None = None) -> str:
         who = "<br>".join(f"`{n}`: {_cell(str(f.source))} ({f.confirmed})" for n, f in senders)
         out.append(f"| `{quirk}` | {_cell(what)} | {_code_list(quirk_cases) or '-'} | "
                    f"{who or _NO_SENDER} |")
+    out += rules_table()
     out += ["", "### Every fact, with its source", ""]
     for name, provider in PROVIDER_REGISTRY.items():
         if not provider.facts:
@@ -239,6 +240,42 @@ def render_providers(registry: Registry | None = None) -> str:
         out += ["", "</details>", ""]
     out += [END]
     return "\n".join(out) + "\n"
+
+
+def rules_table() -> list[str]:
+    """Per service on the openai wire, each of OpenAI's request rules: confirmed (the fact that
+    shows it, its source and date), lenient (the fake takes what OpenAI refuses, and why) or
+    inherited (OpenAI's rule and words in the service's error shape, not confirmed)."""
+    from pytest_toolcall.providers.base import get_dialect
+    from pytest_toolcall.providers.openai.dialect import OPENAI_RULES, OpenAIChat
+
+    out = ["", "### OpenAI's request rules, service by service", "",
+           "What the fake of each service on the openai wire does with each request rule "
+           "OpenAI's fake enforces: **confirmed** (the service is shown to refuse it: the fact, "
+           "its source and date), **lenient** (the service is shown to take it: the fake takes "
+           "it too) or *inherited* (not confirmed either way: OpenAI's rule and words, in the "
+           "service's own error shape). Every rejection comes in the service's error shape.", ""]
+    for name, provider in PROVIDER_REGISTRY.items():
+        dialect = get_dialect(name)
+        if name == "openai" or not isinstance(dialect, OpenAIChat):
+            continue
+        lenient, confirmed = dialect.lenient_rules, dialect.confirmed_rules
+        counts = (len(confirmed), len(lenient), len(OPENAI_RULES) - len(confirmed) - len(lenient))
+        out += [f"<details><summary><code>{name}</code>: {counts[0]} confirmed, {counts[1]} "
+                f"lenient, {counts[2]} inherited</summary>", "",
+                "| rule | OpenAI refuses | here |", "|---|---|---|"]
+        for rule, what in OPENAI_RULES.items():
+            if rule in lenient:
+                here = f"**lenient**: {_cell(lenient[rule])}"
+            elif rule in confirmed:
+                fact = provider.facts[confirmed[rule]]
+                here = (f"**confirmed**: fact `{confirmed[rule]}` "
+                        f"({_cell(_one_line(fact.source))}, {fact.confirmed})")
+            else:
+                here = "*inherited*"
+            out.append(f"| `{rule}` | {_cell(what)} | {here} |")
+        out += ["", "</details>"]
+    return out
 
 
 _NO_SENDER = "no registered service (reported gateways): it runs for `compatible_with={'*'}`"

@@ -31,7 +31,9 @@ class Rejection:
 
     @property
     def message(self) -> str:
-        error = self.body.get("error", {})
+        # the error object under "error" (OpenAI's shape), else the body itself (the services
+        # that put the fields at the top level: Mistral, Cerebras)
+        error = self.body.get("error", self.body)
         if isinstance(error, Mapping):
             return str(error.get("message", ""))
         return str(error)

@@ -11,6 +11,7 @@ groq run in ``test_controls.py``.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -88,7 +89,8 @@ def test_response_shape() -> None:
     message = data["choices"][0]["message"]
     assert message["reasoning"] == "abcdef" and message["content"] == "ok"
     ids = [x["id"] for x in message["tool_calls"]]
-    assert all(i.startswith("call_") and len(i) == len("call_") + 4 for i in ids)
+    # llama models' ids as recorded (48f5r72yf: fact ids, issue 30)
+    assert all(re.fullmatch(r"[a-z0-9]{9}", i) for i in ids), ids
     assert data["x_groq"]["id"] == REQUEST_ID and data["service_tier"] == "on_demand"
     assert {"queue_time", "prompt_time", "completion_time", "total_time"} <= set(data["usage"])
 
@@ -109,7 +111,17 @@ def test_stream_shape_whole_calls_and_usage_in_x_groq() -> None:
     assert last["choices"][0] == {"index": 0, "delta": {}, "logprobs": None,
                                   "finish_reason": "tool_calls"}
     assert last["x_groq"]["usage"]["total_tokens"] == 5
-    assert all("usage" not in ch for ch in chunks), "no top-level usage without include_usage"
+    # the recorded streams of issue 30: the same usage at the top level of the finish chunk
+    assert last["usage"] == last["x_groq"]["usage"]
+    assert all("usage" not in ch for ch in chunks[:-1]), "usage on the finish chunk only"
+
+
+def test_stream_usage_under_x_groq_only_with_the_quirk() -> None:
+    turn = _TURN.model_copy(update={"stream": StreamPlan(
+        quirks=frozenset({"usage_in_x_groq_only"}))})
+    chunks = w.sse_chunks(Groq().encode_stream(turn, {}))
+    assert chunks[-1]["x_groq"]["usage"]["total_tokens"] == 5
+    assert all("usage" not in ch for ch in chunks), "no top-level usage under the quirk"
 
 
 def test_stream_shape_with_include_usage() -> None:
@@ -123,7 +135,7 @@ def test_stream_shape_with_include_usage() -> None:
 
 def test_declared_quirks_are_played() -> None:
     declared = set(get("groq").quirks)
-    assert declared == {"one_call_per_chunk"}
+    assert declared == {"one_call_per_chunk", "usage_in_x_groq_only"}
     turn = _TURN.model_copy(update={"stream": StreamPlan(quirks=frozenset(declared),
                                                          fragment_size=2)})
     deltas = [ch["choices"][0]["delta"] for ch in w.sse_chunks(Groq().encode_stream(turn, {}))]
@@ -144,7 +156,8 @@ def test_provider_facts_are_sourced_and_dated() -> None:
             "stream_shape", "stream_usage", "reasoning", "ids"} <= set(gq.facts)
     for name, fact in {**gq.facts, **gq.quirks}.items():
         if fact.confirmed:
-            assert fact.source and fact.confirmed == "2026-11-25", name
+            # 2026-11-28: the facts issue 30 corrected (stream_usage, ids, midstream_error)
+            assert fact.source and fact.confirmed in ("2026-11-25", "2026-11-28"), name
     assert all(f.is_confirmed for f in gq.quirks.values())
     assert not gq.facts["error_wordings_unconfirmed"].is_confirmed
 

@@ -136,7 +136,8 @@ def test_provider_facts_are_sourced_and_dated() -> None:
             "tool_choice", "message_order"} <= set(m.facts)
     for name, fact in m.facts.items():
         if fact.confirmed:
-            assert fact.source and fact.confirmed == "2026-11-25", name
+            # 2026-11-28: the facts issue 30 added or corrected
+            assert fact.source and fact.confirmed in ("2026-11-25", "2026-11-28"), name
 
 
 # -- fidelity: the official openai SDK reads everything the mistral fake sends -----------------

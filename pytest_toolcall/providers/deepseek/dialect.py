@@ -51,6 +51,7 @@ from pytest_toolcall.providers.base import Rejection
 from pytest_toolcall.providers._compat import (error_object, message_calls, minted, pieces,
                                                reasoning_text, thinking_type, usage_tokens)
 from pytest_toolcall.providers.openai.dialect import CREATED, OpenAIChat, _finish
+from pytest_toolcall.providers.openai_responses.dialect import ServiceResponses
 from pytest_toolcall.providers.deepseek import errors as _errors
 
 __all__ = [
@@ -89,6 +90,16 @@ def _call_id(turn_key: str, position: int) -> str:
     return f"call_{position:02d}_{tail}"
 
 
+class DeepSeekResponses(ServiceResponses):
+    """DeepSeek's Responses API (``POST /responses`` and ``/v1/responses``, live since
+    2026-07-31: api-docs.deepseek.com/zh-cn/guides/responses_api, quoted in opencode #39992;
+    QuantumNous/new-api #6563): OpenAI's Responses wire, with DeepSeek's key check and error
+    shape (fact responses_route). Its own differences are not confirmed: OpenAI's are played."""
+
+    name = "deepseek"
+    paths = frozenset({"/responses", "/v1/responses"})
+
+
 class DeepSeek(OpenAIChat):
     """The ``deepseek`` provider: DeepSeek's Chat Completions on the ``openai`` wire."""
 
@@ -103,6 +114,10 @@ class DeepSeek(OpenAIChat):
     thinking_switch = staticmethod(thinking_type)
     call_id = staticmethod(_call_id)
     sse_comment = KEEP_ALIVE
+    #: DeepSeek's Responses API (fact responses_route)
+    other_routes = {"/responses": DeepSeekResponses}
+    confirmed_rules = {"messages.tool_calls.unanswered": "tool_pairing",
+                       "messages.tool.orphan": "tool_pairing"}
 
     def __init__(self) -> None:
         #: call ids of the turns this fake answered with reasoning_content: only those turns

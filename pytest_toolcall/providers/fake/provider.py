@@ -165,6 +165,9 @@ class FakeProvider:
             )
             self.exchanges.append(exchange)
         dialect = self.dialect
+        other = getattr(dialect, "dialect_for", None)  # a service's route on another wire
+        if other is not None:
+            dialect = other(path)
         if not dialect.route(method, path):
             return self._reject(exchange, dialect.not_found(method, path))
         denied = dialect.check_auth(lower, query, self.api_key)

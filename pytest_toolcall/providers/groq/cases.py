@@ -97,12 +97,14 @@ CASES: list[Case] = [
         why="Groq puts a stream's usage under x_groq.usage on the finish chunk ('Usage "
             "information for the stream. Only sent in the final chunk': groq 1.7.0 "
             "ChatCompletionChunk.x_groq; vercel/ai #1651: 'They return the usage object under "
-            "a x-groq key in the last chunk'); only a request with stream_options.include_usage "
-            "gets a top-level usage too (live captures of 2026-08), and Groq's own SDK has no "
-            "stream_options parameter. A reader that takes usage only from OpenAI's field "
-            "reports none (vercel/ai #1651, Helicone's GroqUsageProcessor, pydantic-ai-gateway "
-            "PR #146); confirmed 2026-11-25.",
-        reply=Turn(text="Checking.", tool_calls=calls(("get_time", "{}"))),
+            "a x-groq key in the last chunk'), with no top-level usage in such streams (Groq's "
+            "own SDK has no stream_options parameter); recorded streams of 2026-11 carry it at "
+            "the top level as well (the fake's default), so this case plays the x_groq-only "
+            "shape (quirk usage_in_x_groq_only). A reader that takes usage only from OpenAI's "
+            "field reports none (vercel/ai #1651, Helicone's GroqUsageProcessor, "
+            "pydantic-ai-gateway PR #146); confirmed 2026-11-28.",
+        reply=Turn(text="Checking.", tool_calls=calls(("get_time", "{}")),
+                   stream=StreamPlan(quirks=frozenset({"usage_in_x_groq_only"}))),
     ),
     case(
         id="stream.groq_whole_calls",

@@ -19,17 +19,20 @@ as data); what could not be confirmed inherits OpenAI's behaviour.
   #7621: "Groq outputs a single chunk per one tool call"; vercel/ai PR #1653, Groq's engineer:
   "Groq sends the entire tool call payload in a single delta"): the ``one_call_per_chunk``
   quirk, always; the finish chunk has an empty delta and carries the usage under
-  ``x_groq.usage`` (with queue/prompt/completion/total times), whatever the request says. With
-  ``stream_options.include_usage`` the finish chunk ALSO carries the same usage at the top level,
-  and a ``choices: []`` chunk with the usage and ``service_tier`` follows (the 2026-08
-  captures). No other chunk carries a ``usage`` key.
+  ``x_groq.usage`` (with queue/prompt/completion/total times), whatever the request says, and
+  the same usage at the top level (recorded streams of 2026-11, without ``stream_options``; the
+  ``usage_in_x_groq_only`` quirk plays the older x_groq-only shape). With
+  ``stream_options.include_usage`` a ``choices: []`` chunk with the usage and ``service_tier``
+  follows (the 2026-08 captures). No other chunk carries a ``usage`` key. An error inside the
+  stream is ``event: error`` then a data line whose error carries ``status_code`` (and
+  ``failed_generation`` where the scripted error's ``fields`` hold it).
 - Reasoning (``reasoning_format: "parsed"``, or ``include_reasoning`` on gpt-oss): the chain of
   thought comes in ``message.reasoning`` (stream: ``delta.reasoning`` pieces, with ``channel:
   "analysis"`` on gpt-oss) next to ``content``; an assistant message may carry it back as
   ``reasoning`` (groq 1.7.0 ``ChatCompletionAssistantMessageParam.reasoning``). Nothing is known
   to be refused when it is left out: the fake enforces nothing.
-- Ids: call ids ``call_`` + 4 lowercase letters/digits (llama models: call_re03, call_785j;
-  gpt-oss sends ``fc_<uuid>``); completion ids ``chatcmpl-<uuid>``; request ids ``req_01...``.
+- Ids: call ids of 9 lowercase letters/digits on llama models (``48f5r72yf``, 2026-11;
+  ``call_re03`` in 2025; gpt-oss sends ``fc_<uuid>``); completion ids ``chatcmpl-<uuid>``; request ids ``req_01...``.
 """
 
 from __future__ import annotations
@@ -72,8 +75,9 @@ def groq_error(status: int, message: str, *, type: str = "invalid_request_error"
 
 
 def call_id(name: str, position: int) -> str:
-    """``call_`` and 4 lowercase letters and digits, from the call's name and position."""
-    return "call_" + minted(f"{name}/{position}", 4, LOWER_ALNUM)
+    """9 lowercase letters and digits, no prefix (``48f5r72yf``: llama models' ids in the
+    recorded traffic of issue 30), from the call's name and position."""
+    return minted(f"{name}/{position}", 9, LOWER_ALNUM)
 
 
 class Groq(OpenAIChat):
@@ -103,7 +107,19 @@ class Groq(OpenAIChat):
         body: dict[str, Any] = {"message": error.message, "type": error.type}
         if error.code is not None:
             body["code"] = error.code
+        body.update(error.fields)  # failed_generation, where the error has it
         return error.status, {"error": body}
+
+    def stream_error(self, error: ErrorReply) -> dict[str, Any]:
+        # an error inside a 200 stream carries its HTTP status as status_code (fact
+        # midstream_error)
+        data = self.encode_error(error)[1]
+        data["error"]["status_code"] = error.status
+        return data
+
+    def stream_error_event(self, error: ErrorReply) -> bytes:
+        """``event: error`` then the data line (fact midstream_error)."""
+        return b"event: error\n" + super().stream_error_event(error)
 
     @staticmethod
     def _usage(turn: Turn, reasoning: str | None) -> dict[str, Any]:
@@ -179,8 +195,8 @@ class Groq(OpenAIChat):
         if turn.usage is not None:
             usage = self._usage(turn, reasoning)
             last["x_groq"] = {"id": REQUEST_ID, "usage": usage}
-            if include_usage:
-                last["usage"] = usage
+            if include_usage or "usage_in_x_groq_only" not in quirks:
+                last["usage"] = usage  # also at the top level (fact stream_usage)
         chunks.append(last)
         if include_usage and turn.usage is not None:
             chunks.append(dict(base, choices=[], usage=self._usage(turn, reasoning),

@@ -116,6 +116,7 @@ class LlamaCpp(OpenAIChat):
     error_table = staticmethod(_errors.error_table)
 
     name = "llamacpp"
+    confirmed_rules = {"tool_choice.value": "tool_choice"}
     title = "llama.cpp llama-server (OpenAI-compatible Chat Completions)"
     base_path = "/v1"
     paths = _PATHS

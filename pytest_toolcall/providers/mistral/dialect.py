@@ -29,6 +29,10 @@ them as data); what could not be confirmed inherits OpenAI's behaviour.
   camel #1467).
 - ``tool_choice``: ``auto``, ``none``, ``any``, ``required`` or a named function (the SDK's
   ``ToolChoiceEnum``); ``parallel_tool_calls`` a boolean.
+- Taken where OpenAI refuses (``lenient_rules``; mistralai 3.7.0 ``tool.py``,
+  ``assistantmessage.py``; recorded requests, 2026-11): a tool without ``type`` is a function
+  tool, ``tool_calls: []`` is no calls. OpenAI's other rules, not confirmed, answer in Mistral's
+  top-level shape (``own_shape``).
 - Reasoning (``reasoning_effort="high"`` on mistral-small / mistral-medium-3-5; Magistral):
   ``message.content`` is a LIST of chunks, ``{"type": "thinking", "thinking": [{"type": "text",
   "text": ...}], "closed": true}`` then ``{"type": "text", "text": ...}`` (vercel/ai recorded
@@ -75,12 +79,16 @@ UNAUTHORIZED = {"detail": "Unauthorized"}
 TOOL_CHOICES = ("auto", "none", "any", "required")
 _COMPLETION_ID = "3f1c2b7d9e0a4c58b6d1e2f3a4b5c6d7"
 
-#: the request keys the service takes (mistralai/client-python ChatCompletionRequest)
+#: the request keys the service takes (mistralai/client-python ChatCompletionRequest; the
+#: sampling and logprobs keys of mistralai 3.7.0, min_tokens to top_prompt_logprobs, added
+#: 2026-11-28: the SDK sends them, issue 30)
 _REQUEST_KEYS = frozenset({
     "model", "messages", "temperature", "top_p", "max_tokens", "stream", "stop", "random_seed",
     "metadata", "response_format", "tools", "tool_choice", "presence_penalty",
     "frequency_penalty", "n", "prediction", "parallel_tool_calls", "reasoning_effort",
-    "prompt_mode", "guardrails", "prompt_cache_key", "service_tier", "safe_prompt"})
+    "prompt_mode", "guardrails", "prompt_cache_key", "service_tier", "safe_prompt",
+    "min_tokens", "repetition_penalty", "top_k", "logprobs", "top_logprobs", "prompt_logprobs",
+    "top_prompt_logprobs"})
 #: the keys of each message (SystemMessage, UserMessage, AssistantMessage, ToolMessage)
 _MESSAGE_KEYS = {
     "system": frozenset({"role", "content"}),
@@ -165,7 +173,40 @@ class Mistral(OpenAIChat):
         return MistralRejection(status=401, body=dict(UNAUTHORIZED),
                                 rule="auth.invalid" if auth else "auth.missing")
 
+    #: what Mistral takes that OpenAI refuses (facts tool_type_default, empty_tool_calls)
+    lenient_rules = {
+        "tools.type.missing": "a tool without \"type\" is a function tool (the SDK's Tool.type "
+                              "defaults to \"function\")",
+        "messages.assistant.empty_tool_calls": "an assistant message with \"tool_calls\": [] "
+                                               "is taken (the SDK's AssistantMessage allows it)",
+    }
+    confirmed_rules = {"messages.tool_calls.unanswered": "message_order",
+                       "messages.tool.orphan": "message_order", "tool_choice.value": "tool_choice"}
+
     # -- validation ---------------------------------------------------------------------------
+    def lenient(self, body: Mapping[str, Any]) -> Mapping[str, Any]:
+        """The body as Mistral reads it: a tool without ``type`` is a function tool, an empty
+        ``tool_calls`` list is no calls (``lenient_rules``)."""
+        tools, messages = body.get("tools"), body.get("messages")
+        out = dict(body)
+        if isinstance(tools, list):
+            out["tools"] = [dict(t, type="function") if isinstance(t, Mapping)
+                            and "type" not in t else t for t in tools]
+        if isinstance(messages, list):
+            out["messages"] = [
+                {k: v for k, v in m.items() if k != "tool_calls"}
+                if isinstance(m, Mapping) and m.get("role") == "assistant"
+                and m.get("tool_calls") == [] else m for m in messages]
+        return out
+
+    def own_shape(self, found: Rejection | None) -> Rejection | None:
+        if found is None or not isinstance(found.body.get("error"), Mapping):
+            return found
+        error = found.body["error"]
+        return mistral_error(found.status, str(error.get("message", "")),
+                             type=str(error.get("type") or "invalid_request_error"),
+                             code=error.get("code"), rule=found.rule)
+
     def validate(self, body: Any) -> Rejection | None:
         if isinstance(body, Mapping):
             extra = self._extra_keys(body)
@@ -179,7 +220,8 @@ class Mistral(OpenAIChat):
                 return mistral_error(400, UNANSWERED, rule=found.rule)
             if found.rule == "messages.tool.orphan":
                 return self._orphan(body)
-            return found  # not confirmed for Mistral: OpenAI's words
+            return found  # not confirmed for Mistral: OpenAI's words, in Mistral's shape
+        body = self.lenient(body)
         return self._validate_ids(body) or (
             self._validate_order(body) if self.enforce_user_after_tool else None)
 

@@ -27,9 +27,10 @@ from pytest_toolcall.core.errors import ProviderError, StreamError
 from pytest_toolcall.core.model import (AssistantMessage, ChatRequest, ChatResponse, StreamDone,
                                         SystemMessage, TextDelta, ToolCall, ToolCallComplete,
                                         ToolCallDelta, ToolMessage, ToolSpec, Usage, UserMessage)
+from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter
 from pytest_toolcall.reference._http import EndMarked, HttpxAdapter, finish_reason, retry_fields
 
-__all__ = ["ADAPTER", "NdjsonAccumulator", "OllamaAdapter", "PROFILE"]
+__all__ = ["ADAPTER", "NdjsonAccumulator", "OllamaAdapter", "OllamaCompatAdapter", "PROFILE"]
 
 #: what Ollama supports: the model always chooses (no tool_choice), no parallel_tool_calls flag
 PROFILE: dict[str, Any] = {"tool_choice": frozenset({"auto"}), "parallel_tool_calls": False}
@@ -198,3 +199,18 @@ class NdjsonAccumulator(EndMarked):
 
 #: the reference adapter of this provider (``reference.reference_adapter``)
 ADAPTER = OllamaAdapter
+
+
+class OllamaCompatAdapter(OpenAIChatAdapter):
+    """Ollama's OpenAI-compatible route, ``POST {base_url}/v1/chat/completions`` (SSE, the
+    openai wire): a local server's, or Ollama cloud's (``https://ollama.com``, a bearer key;
+    docs.ollama.com/api/openai-compatibility, /api/authentication; fact cloud_compat_route).
+    ``base_url`` is the server's root, as for :class:`OllamaAdapter`; one ending in ``/v1`` is
+    taken as it is."""
+
+    DEFAULT_MODEL = "gpt-oss:120b-cloud"
+
+    def __init__(self, base_url: str, api_key: str | None = None, **kwargs: Any) -> None:
+        root = base_url.rstrip("/")
+        super().__init__(root if root.endswith("/v1") else root + "/v1", api_key or "ollama",
+                         **kwargs)

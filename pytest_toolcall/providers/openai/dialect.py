@@ -51,6 +51,43 @@ def _text(content: Any) -> str:
     return str(content)
 
 
+#: the request rules OpenAIChat enforces, rule id -> what OpenAI refuses; a service on the wire
+#: states for each whether it is confirmed (``confirmed_rules``), taken (``lenient_rules``) or
+#: inherited (docs/providers.md renders the table)
+OPENAI_RULES = {
+    "body.json": "a body that is not JSON",
+    "model.missing": "no model",
+    "messages.missing": "no messages",
+    "messages.empty": "an empty messages array",
+    "type": "a field of the wrong JSON type",
+    "tools.type.missing": "a tool without type",
+    "tools.type": "a tool whose type is not 'function'",
+    "tools.function.missing": "a function tool without its function",
+    "tools.name.missing": "a function without a name",
+    "tools.name.pattern": "a name outside ^[a-zA-Z0-9_-]+$",
+    "tools.name.length": "a name longer than 64",
+    "tools.parameters.schema": "parameters that are not a JSON schema object",
+    "tool_choice.without_tools": "tool_choice without tools",
+    "tool_choice.value": "a tool_choice string other than none, auto, required",
+    "tool_choice.function.missing": "a named tool_choice without its function or name",
+    "tool_choice.unknown_tool": "a named tool_choice naming no tool",
+    "parallel_tool_calls.without_tools": "parallel_tool_calls without tools",
+    "messages.role.missing": "a message without role",
+    "messages.role": "an unknown role",
+    "messages.tool.orphan": "a tool message after no tool calls",
+    "messages.tool.tool_call_id": "a tool message without tool_call_id",
+    "messages.tool.unknown_id": "a tool message answering no call of the message before",
+    "messages.tool_calls.unanswered": "tool calls left without their results",
+    "messages.assistant.content_null": "an assistant message with neither content nor calls",
+    "messages.assistant.empty_tool_calls": "an assistant message with tool_calls: []",
+    "messages.content.missing": "a system or user message without content",
+    "messages.tool_calls.id": "a call without id (also type, function)",
+    "messages.tool_calls.type": "a call whose type is not 'function'",
+    "messages.tool_calls.function.name": "a call without a function name",
+    "messages.tool_calls.function.arguments": "a call without arguments",
+}
+
+
 class OpenAIChat:
     """The ``openai`` dialect: Chat Completions."""
 
@@ -80,6 +117,16 @@ class OpenAIChat:
     #: a cut stream ends before ``[DONE]`` however short the stream is (a service that sends
     #: calls whole: a cut counted for OpenAI's fragments may fall past its end)
     cut_before_done = False
+    #: OpenAI's rules this service is not shown to enforce, rule id -> what the service takes
+    #: instead (with its source): :meth:`lenient` reads the body as the service does before
+    #: OpenAI's rules run, so the fake lets it pass (docs/providers.md lists them per service)
+    lenient_rules: Mapping[str, str] = {}
+    #: OpenAI's rules the service is shown to enforce itself (its own words where the fake
+    #: has them), rule id -> the fact of the service's registry entry that shows it
+    confirmed_rules: Mapping[str, str] = {}
+    #: other routes the service answers on another wire: a path suffix -> the dialect class
+    #: playing it (DeepSeek's and OpenRouter's ``/responses``); :meth:`dialect_for` picks it
+    other_routes: Mapping[str, type] = {}
 
     # -- routing and auth -------------------------------------------------------------------
     def route(self, method: str, path: str) -> bool:
@@ -88,7 +135,21 @@ class OpenAIChat:
         return method == "POST" and (path.rstrip("/") or "/") in self.paths
 
     def not_found(self, method: str, path: str) -> Rejection:
-        return _error(404, f"Invalid URL ({method} {path})", rule="route")
+        found = self.own_shape(_error(404, f"Invalid URL ({method} {path})", rule="route"))
+        assert found is not None
+        return found
+
+    def dialect_for(self, path: str) -> Any:
+        """The dialect that answers ``path``: this one, or the one :attr:`other_routes` names
+        for it (one instance each, kept: it may remember what it answered)."""
+        stripped = path.rstrip("/")
+        for suffix, cls in self.other_routes.items():
+            if stripped.endswith(suffix):
+                kept = self.__dict__.setdefault("_other_dialects", {})
+                if suffix not in kept:
+                    kept[suffix] = cls()
+                return kept[suffix]
+        return self
 
     def check_auth(self, headers: Mapping[str, str], query: Mapping[str, str],
                    key: str) -> Rejection | None:
@@ -117,7 +178,33 @@ class OpenAIChat:
         return body.get("stream") is True
 
     # -- validation ---------------------------------------------------------------------------
-    def validate(self, body: Any) -> Rejection | None:  # noqa: C901 - one rule after another
+    def lenient(self, body: Mapping[str, Any]) -> Mapping[str, Any]:
+        """``body`` as the service reads it before OpenAI's rules run (:attr:`lenient_rules`);
+        OpenAI's own: the body as sent."""
+        return body
+
+    def validate(self, body: Any) -> Rejection | None:
+        """OpenAI's rules on the body as the service reads it (:meth:`lenient`), a rejection in
+        the service's own error shape (:meth:`own_shape`)."""
+        if isinstance(body, Mapping):
+            body = self.lenient(body)
+        return self.own_shape(self._openai_rules(body))
+
+    def own_shape(self, found: Rejection | None) -> Rejection | None:
+        """``found`` (OpenAI's rule, in OpenAI's shape) in this service's error shape: its
+        :meth:`encode_error` of the same status, message, type, param and code."""
+        if found is None or type(self).encode_error is OpenAIChat.encode_error:
+            return found
+        error = found.body.get("error")
+        if not isinstance(error, Mapping):
+            return found  # already the service's own body
+        status, body = self.encode_error(ErrorReply(
+            status=found.status, message=str(error.get("message", "")),
+            type=str(error.get("type") or "invalid_request_error"),
+            param=error.get("param"), code=error.get("code")))
+        return Rejection(status=status, body=body, rule=found.rule)
+
+    def _openai_rules(self, body: Any) -> Rejection | None:  # noqa: C901 - one rule after another
         if not isinstance(body, Mapping):
             return _error(400, "We could not parse the JSON body of your request. (HINT: This "
                           "likely means you aren't using your HTTP library correctly. The OpenAI "
@@ -343,6 +430,7 @@ class OpenAIChat:
 
     # -- decoding -----------------------------------------------------------------------------
     def decode_request(self, body: Mapping[str, Any]) -> ChatRequest:
+        body = self.lenient(body)
         messages: list[Any] = []
         for msg in body.get("messages", []):
             role = msg.get("role")
@@ -378,6 +466,10 @@ class OpenAIChat:
         choice = body.get("tool_choice")
         tool_choice: Any = None
         if isinstance(choice, str):
+            refused = self._validate_tool_choice(choice, list(body.get("tools") or ()))
+            if refused is not None:  # decoding a body validate() refuses: say why, no crash
+                raise ValueError(f"{self.name} refuses this request ({refused.rule}): "
+                                 f"{refused.message}")
             tool_choice = choice
         elif isinstance(choice, Mapping) and choice.get("type") == "function":
             tool_choice = NamedToolChoice(name=choice["function"]["name"])
@@ -549,7 +641,7 @@ class OpenAIChat:
         if plan.error_after is not None:
             # never after [DONE]: an error past the end would never be read
             events = events[: min(plan.error_after + 1, len(events) - 1)] + [
-                _sse(self.stream_error(plan.error))]
+                self.stream_error_event(plan.error)]
         elif plan.truncate_after is not None:
             end = plan.truncate_after + 1
             events = events[: min(end, len(events) - 1) if self.cut_before_done else end]
@@ -558,6 +650,11 @@ class OpenAIChat:
     def stream_error(self, error: ErrorReply) -> dict[str, Any]:
         """The event an error inside a 200 stream sends (default: the error body)."""
         return self.encode_error(error)[1]
+
+    def stream_error_event(self, error: ErrorReply) -> bytes:
+        """The SSE event of an error inside a 200 stream: a ``data:`` line of
+        :meth:`stream_error` (a service that names the event overrides this)."""
+        return _sse(self.stream_error(error))
 
     @staticmethod
     def _call_fragments(k: int, cid: str, call: ScriptedCall, size: int,

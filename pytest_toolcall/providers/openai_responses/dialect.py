@@ -552,5 +552,33 @@ def _sse(data: Mapping[str, Any]) -> bytes:
     return f"event: {data['type']}\ndata: {payload}\n\n".encode()
 
 
+class ServiceResponses(OpenAIResponses):
+    """A service's own Responses route (DeepSeek's, OpenRouter's): OpenAI's Responses rules,
+    with the service's key check, error shape and error answers (its Chat Completions dialect,
+    ``get_dialect(name)``, says them). A subclass gives ``name`` and the ``paths`` it serves."""
+
+    paths: frozenset[str] = frozenset()
+
+    def __init__(self) -> None:
+        super().__init__()
+        from pytest_toolcall.providers.base import get_dialect
+
+        self.service: Any = get_dialect(self.name)
+        self.error_table = self.service.error_table
+
+    def route(self, method: str, path: str) -> bool:
+        return method == "POST" and path.rstrip("/") in self.paths
+
+    def check_auth(self, headers: Mapping[str, str], query: Mapping[str, str],
+                   key: str) -> Rejection | None:
+        return self.service.check_auth(headers, query, key)  # type: ignore[no-any-return]
+
+    def validate(self, body: Any) -> Rejection | None:
+        return self.service.own_shape(super().validate(body))  # type: ignore[no-any-return]
+
+    def encode_error(self, error: ErrorReply) -> tuple[int, dict[str, Any]]:
+        return self.service.encode_error(error)  # type: ignore[no-any-return]
+
+
 #: the class the fake plays this provider with (``providers.base.get_dialect``)
 DIALECT = OpenAIResponses

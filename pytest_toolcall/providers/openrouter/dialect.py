@@ -19,7 +19,9 @@ holds them as data); what could not be confirmed inherits OpenAI's behaviour.
   ``{"content": "", "role": "assistant"}`` with ``native_finish_reason``, and the finish chunk is
   SENT TWICE, the second time with the usage (OpenRouter puts usage in the last message whatever
   ``stream_options`` says: docs/use-cases/usage-accounting). SSE comments ``: OPENROUTER
-  PROCESSING`` come while the model works (the ``sse_comments`` quirk).
+  PROCESSING`` come while the model works: every stream the fake sends opens with five (most
+  real streams carry 5 to 30: the recorded streams of issue 30); the ``sse_comments`` quirk
+  puts one between every two events too.
 - Reasoning (docs/use-cases/reasoning-tokens): ``message.reasoning`` (text) and
   ``message.reasoning_details`` (a list of ``reasoning.text`` / ``reasoning.summary`` /
   ``reasoning.encrypted`` entries with ``format`` and ``index``); stream deltas carry pieces of
@@ -45,6 +47,7 @@ from pytest_toolcall.providers.base import Rejection
 from pytest_toolcall.providers._compat import minted, pieces
 from pytest_toolcall.providers.openai.dialect import (CREATED, OpenAIChat, _finish, _sse,
                                                       with_wire_reasoning)
+from pytest_toolcall.providers.openai_responses.dialect import ServiceResponses
 from pytest_toolcall.providers.openrouter import errors as _errors
 
 __all__ = [
@@ -62,6 +65,8 @@ DETAILS_MISSING = ("Gemini models require OpenRouter reasoning details to be pre
 MID_STREAM_ERROR = {"code": "server_error", "message": "Provider disconnected unexpectedly"}
 COMPLETION_ID = "gen-1772969079-EhEx5DeV7JqM43lpl47Y"
 GEMINI_FORMAT = "google-gemini-v1"
+#: the comment lines every stream of the fake opens with (fact sse_comments)
+DEFAULT_COMMENTS = 5
 
 
 def openrouter_error(status: int, message: str, *, rule: str,
@@ -92,6 +97,21 @@ def _details(turn: Turn, call_ids: list[str]) -> list[dict[str, Any]]:
     return out
 
 
+def _server_tool(tool: Any) -> bool:
+    """Whether ``tool`` is one of OpenRouter's server tools (``"type": "openrouter:<name>"``,
+    openrouter.ai/docs/guides/features/server-tools)."""
+    return isinstance(tool, Mapping) and str(tool.get("type", "")).startswith("openrouter:")
+
+
+class OpenRouterResponses(ServiceResponses):
+    """OpenRouter's Responses API (``POST /api/v1/responses``, beta; openrouter.ai/docs
+    api-reference responses): OpenAI's Responses wire, with OpenRouter's key check and error
+    shape (fact responses_route)."""
+
+    name = "openrouter"
+    paths = frozenset({"/api/v1/responses"})
+
+
 class OpenRouter(OpenAIChat):
     """The ``openrouter`` provider: OpenRouter's Chat Completions on the ``openai`` wire."""
 
@@ -115,10 +135,26 @@ class OpenRouter(OpenAIChat):
         return openrouter_error(401, BAD_KEY, rule="auth.invalid")
 
     # -- validation ---------------------------------------------------------------------------
+    #: what OpenRouter takes that OpenAI refuses (fact server_tools)
+    lenient_rules = {
+        "tools.type": "a server tool (\"type\": \"openrouter:web_search\", "
+                      "\"openrouter:advisor\" ...) is run by OpenRouter, not the model's caller",
+    }
+    #: OpenRouter's Responses API (fact responses_route)
+    other_routes = {"/api/v1/responses": OpenRouterResponses}
+
+    def lenient(self, body: Mapping[str, Any]) -> Mapping[str, Any]:
+        """The body with OpenRouter's server tools set apart: OpenAI's rules check the function
+        tools only (``lenient_rules``)."""
+        tools = body.get("tools")
+        if not isinstance(tools, list):
+            return body
+        return dict(body, tools=[t for t in tools if not _server_tool(t)])
+
     def validate(self, body: Any) -> Rejection | None:
         found = super().validate(body)
         if found is not None:
-            return found  # not confirmed for OpenRouter: OpenAI's words
+            return found  # not confirmed for OpenRouter: OpenAI's words, OpenRouter's shape
         return self._validate_details(body)
 
     def _validate_details(self, body: Mapping[str, Any]) -> Rejection | None:
@@ -238,6 +274,15 @@ class OpenRouter(OpenAIChat):
             last["usage"] = self._usage(turn)
         chunks.append(last)
         return self.stream_events(chunks, plan, quirks)
+
+    def stream_events(self, chunks: list[dict[str, Any]], plan: Any,
+                      quirks: frozenset[str]) -> list[bytes]:
+        """Every stream opens with comment lines (fact sse_comments: most real streams carry 5
+        to 30); the ``sse_comments`` quirk adds one between every two events as well."""
+        events = super().stream_events(chunks, plan, quirks)
+        if "sse_comments" in quirks:
+            return events
+        return [self.sse_comment] * DEFAULT_COMMENTS + events
 
     def sse_events(self, chunks: list[dict[str, Any]], plan: Any,
                    quirks: frozenset[str]) -> list[bytes]:

@@ -116,6 +116,9 @@ class VLLM(OpenAIChat):
     error_table = staticmethod(_errors.error_table)
 
     name = "vllm"
+    confirmed_rules = {"tool_choice.without_tools": "tool_choice",
+                       "tool_choice.value": "tool_choice",
+                       "tool_choice.unknown_tool": "tool_choice"}
     title = "vLLM OpenAI-compatible server (vllm serve)"
     base_path = "/v1"
     completion_id = "chatcmpl-9f86d081884c7d65"

@@ -95,6 +95,7 @@ class Zhipu(OpenAIChat):
     error_table = staticmethod(_errors.error_table)
 
     name = "zhipu"
+    confirmed_rules = {"tools.type": "tool_types", "tool_choice.value": "tool_choice"}
     title = "Zhipu AI / Z.ai GLM Chat Completions (open.bigmodel.cn, api.z.ai)"
     base_path = "/api/paas/v4"
     paths = _PATHS
