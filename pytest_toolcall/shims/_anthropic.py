@@ -8,7 +8,6 @@ itself, and anthropic 2.x runs on httpx2 (``ep.client`` is for 0.x/1.x).
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Iterator
 from typing import Any
 
@@ -16,19 +15,18 @@ from pytest_toolcall.core.model import (
     ChatRequest,
     ChatResponse,
     Reasoning,
-    ReasoningComplete,
-    StreamDone,
     TextDelta,
     ToolCall,
-    ToolCallComplete,
     Usage,
 )
-from pytest_toolcall.core.errors import ProviderError
-from pytest_toolcall.shims._base import Shim, encoder, maps_errors, require, stainless_error
-
-_FINISH = {"end_turn": "stop", "stop_sequence": "stop", "tool_use": "tool_calls",
-           "max_tokens": "length", "model_context_window_exceeded": "length",
-           "refusal": "content_filter", "pause_turn": "other"}
+from pytest_toolcall.shims._base import (
+    ANTHROPIC_FINISH,
+    Shim,
+    StainlessAdapter,
+    final_events,
+    maps_errors,
+    require,
+)
 
 
 class AnthropicShim(Shim):
@@ -52,18 +50,8 @@ class AnthropicShim(Shim):
         return AnthropicShimAdapter(client)
 
 
-class AnthropicShimAdapter:
-    def __init__(self, client: Any) -> None:
-        self.client = client
-        self.encoder = encoder("anthropic")
-
-    def provider_error(self, exc: Exception) -> ProviderError | None:
-        return stainless_error(self.client, importlib.import_module("anthropic"), exc)
-
-    def kwargs(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
-        body = self.encoder.build_body(request, stream=stream)
-        body.pop("stream", None)
-        return body
+class AnthropicShimAdapter(StainlessAdapter):
+    sdk = dialect = "anthropic"
 
     @maps_errors
     def complete(self, request: ChatRequest) -> ChatResponse:
@@ -76,12 +64,7 @@ class AnthropicShimAdapter:
                 if event.type == "text" and event.text:
                     yield TextDelta(text=event.text)
             message = s.get_final_message()
-        response = self.read(message)
-        for reasoning in response.reasoning:
-            yield ReasoningComplete(reasoning=reasoning)
-        for call in response.tool_calls:
-            yield ToolCallComplete(call=call)
-        yield StreamDone(finish_reason=response.finish_reason, usage=response.usage)
+        yield from final_events(self.read(message))
 
     @staticmethod
     def read(message: Any) -> ChatResponse:
@@ -102,7 +85,7 @@ class AnthropicShimAdapter:
             for b in message.content if b.type in ("thinking", "redacted_thinking"))
         return ChatResponse(
             text=text or None, tool_calls=calls,
-            finish_reason=None if reason is None else _FINISH.get(reason, "other"),
+            finish_reason=None if reason is None else ANTHROPIC_FINISH.get(reason, "other"),
             usage=None if usage is None else Usage(input_tokens=usage.input_tokens,
                                                    output_tokens=usage.output_tokens,
                                                    total_tokens=total),

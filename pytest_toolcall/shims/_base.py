@@ -11,10 +11,26 @@ from __future__ import annotations
 import functools
 import importlib
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from pytest_toolcall.core.errors import ProviderError, UsageError
+from pytest_toolcall.core.model import (
+    ChatRequest,
+    ChatResponse,
+    ReasoningComplete,
+    StreamDone,
+    ToolCallComplete,
+)
+
+#: the openai wire's ``finish_reason`` (Chat Completions, as the openai SDK and litellm hand it
+#: over) -> canonical
+OPENAI_FINISH = {"stop": "stop", "tool_calls": "tool_calls", "function_call": "tool_calls",
+                 "length": "length", "content_filter": "content_filter"}
+#: the anthropic wire's ``stop_reason`` -> canonical
+ANTHROPIC_FINISH = {"end_turn": "stop", "stop_sequence": "stop", "tool_use": "tool_calls",
+                    "max_tokens": "length", "model_context_window_exceeded": "length",
+                    "refusal": "content_filter", "pause_turn": "other"}
 
 
 def require(module: str, extra: str, shim: str) -> Any:
@@ -80,6 +96,17 @@ class Shim:
 
     def __repr__(self) -> str:
         return f"shims.{self.name}({self.factory!r})"
+
+
+def final_events(response: ChatResponse) -> Iterator[Any]:
+    """The stream events of an answer the library hands over whole at the end of its stream
+    (a stream helper's final message, chunks built into one): its reasoning, its calls, the end.
+    """
+    for reasoning in response.reasoning:
+        yield ReasoningComplete(reasoning=reasoning)
+    for call in response.tool_calls:
+        yield ToolCallComplete(call=call)
+    yield StreamDone(finish_reason=response.finish_reason, usage=response.usage)
 
 
 # -- loop shims: the factory of the framework's model ---------------------------------------------
@@ -165,6 +192,28 @@ def stainless_error(client: Any, module: Any, exc: Exception) -> ProviderError |
         param=_str(getattr(exc, "param", None) or inner.get("param")), body=exc.body,
         retry_after=parse_delay(response.headers) if callable(parse_delay) else None,
         retryable=bool(should_retry(response)) if callable(should_retry) else None)
+
+
+class StainlessAdapter:
+    """What the adapters over the official ``openai`` and ``anthropic`` SDKs share: the SDK takes
+    the wire shapes as they are, so the request is the reference encoder's body of
+    :attr:`dialect` (the SDK's entry point says whether it streams); the SDK's errors are read by
+    :func:`stainless_error`."""
+
+    sdk = ""  #: the SDK's module
+    dialect = ""  #: the wire whose reference encoder builds the SDK's arguments
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+        self.encoder = encoder(self.dialect)
+
+    def provider_error(self, exc: Exception) -> ProviderError | None:
+        return stainless_error(self.client, importlib.import_module(self.sdk), exc)
+
+    def kwargs(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
+        body = self.encoder.build_body(request, stream=stream)
+        body.pop("stream", None)  # the SDK entry point says it
+        return body
 
 
 def _str(value: Any) -> str | None:

@@ -45,17 +45,21 @@ from pytest_toolcall.core.model import (
     ChatRequest,
     ChatResponse,
     Reasoning,
-    ReasoningComplete,
     StreamDone,
     TextDelta,
     ToolCall,
-    ToolCallComplete,
     Usage,
 )
-from pytest_toolcall.shims._base import Shim, _inner, _str, encoder, maps_errors, require
-
-_FINISH = {"stop": "stop", "tool_calls": "tool_calls", "function_call": "tool_calls",
-           "length": "length", "content_filter": "content_filter"}
+from pytest_toolcall.shims._base import (
+    OPENAI_FINISH,
+    Shim,
+    _inner,
+    _str,
+    encoder,
+    final_events,
+    maps_errors,
+    require,
+)
 
 #: route (the model's prefix, or ``custom_llm_provider``) -> the dialect of the fake it speaks
 ROUTES = {"openai": "openai", "anthropic": "anthropic", "gemini": "gemini"}
@@ -236,12 +240,7 @@ class LiteLLMShimAdapter:
         if built is None:  # no chunk at all: nothing litellm could build
             yield StreamDone(finish_reason=None, usage=None)
             return
-        response = self.read(built)
-        for reasoning in response.reasoning:
-            yield ReasoningComplete(reasoning=reasoning)
-        for call in response.tool_calls:
-            yield ToolCallComplete(call=call)
-        yield StreamDone(finish_reason=response.finish_reason, usage=response.usage)
+        yield from final_events(self.read(built))
 
     # -- litellm's ModelResponse -> canonical -------------------------------------------------
     @staticmethod
@@ -255,7 +254,7 @@ class LiteLLMShimAdapter:
         usage = getattr(response, "usage", None)
         return ChatResponse(
             text=message.content or None, tool_calls=calls,
-            finish_reason=None if finish is None else _FINISH.get(finish, "other"),
+            finish_reason=None if finish is None else OPENAI_FINISH.get(finish, "other"),
             usage=None if usage is None else Usage(input_tokens=usage.prompt_tokens,
                                                    output_tokens=usage.completion_tokens,
                                                    total_tokens=usage.total_tokens),

@@ -38,17 +38,14 @@ from pytest_toolcall.core.model import (
     ChatRequest,
     ChatResponse,
     Reasoning,
-    ReasoningComplete,
-    StreamDone,
     SystemMessage,
     TextDelta,
     ToolCall,
-    ToolCallComplete,
     ToolMessage,
     Usage,
     UserMessage,
 )
-from pytest_toolcall.shims._base import Shim, require
+from pytest_toolcall.shims._base import Shim, final_events, require
 
 #: pydantic-ai's FinishReason (OpenTelemetry values, pydantic_ai/messages.py) -> canonical
 _FINISH = {"stop": "stop", "length": "length", "content_filter": "content_filter",
@@ -163,9 +160,16 @@ class PydanticAIModelAdapter:
 
     # -- the request ---------------------------------------------------------------------------
     def messages(self, request: ChatRequest) -> list[Any]:
-        from pydantic_ai.messages import (ModelRequest, ModelResponse, SystemPromptPart,
-                                          TextPart, ThinkingPart, ToolCallPart, ToolReturnPart,
-                                          UserPromptPart)
+        from pydantic_ai.messages import (
+            ModelRequest,
+            ModelResponse,
+            SystemPromptPart,
+            TextPart,
+            ThinkingPart,
+            ToolCallPart,
+            ToolReturnPart,
+            UserPromptPart,
+        )
 
         system = self.model.system
         names: dict[str, str] = {}  # call id -> tool name, for results without a name
@@ -282,12 +286,8 @@ class PydanticAIModelAdapter:
             if error is None:
                 raise
             raise error from exc
-        response = self.read(final)
-        for reasoning in response.reasoning:
-            yield ReasoningComplete(reasoning=reasoning)
-        for call in response.tool_calls:
-            yield ToolCallComplete(call=call)
-        yield StreamDone(finish_reason=response.finish_reason, usage=response.usage)
+        for event in final_events(self.read(final)):  # an async generator: no yield from
+            yield event
 
     # -- the answer ----------------------------------------------------------------------------
     def read(self, response: Any) -> ChatResponse:
