@@ -47,6 +47,7 @@ from typing import Any
 import pytest
 
 from pytest_toolcall.cases import default_registry
+from pytest_toolcall.providers import get
 from pytest_toolcall.providers.fake import FakeProvider, in_process_endpoint
 from pytest_toolcall.providers.fake.provider import Endpoint
 
@@ -109,3 +110,22 @@ def reference_cases(provider: str, profile: Any) -> list[str]:
     registry = default_registry()
     return [case_id for case_id in chat_cases(provider)
             if all(profile.claims(n) for n in registry[case_id].needs)]
+
+
+def assert_sourced_and_dated(provider: str, facts: str, *, unconfirmed: str = "",
+                             quirks: bool = False, confirmed: str = "2026-11-25") -> Any:
+    """``provider``, a service on the openai wire, declares at least ``facts`` (names, space
+    separated); each of its facts that is confirmed (``quirks``: and each quirk, all of which are
+    confirmed) names its source and the date, ``confirmed``; the ``unconfirmed`` facts are not
+    confirmed. Returns the provider, for the checks that are its own."""
+    p = get(provider)
+    assert (p.dialect, p.family) == ("openai", "openai")
+    assert set(facts.split()) <= set(p.facts)
+    for name, fact in {**p.facts, **(p.quirks if quirks else {})}.items():
+        if fact.confirmed:
+            assert fact.source and fact.confirmed == confirmed, name
+    if quirks:
+        assert all(q.is_confirmed for q in p.quirks.values()), "an unconfirmed quirk"
+    for name in unconfirmed.split():
+        assert not p.facts[name].is_confirmed, name
+    return p

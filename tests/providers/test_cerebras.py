@@ -15,7 +15,7 @@ from typing import Any
 import controls_cerebras as c  # tests/providers/ is on sys.path
 import openai_wire_sdk as w
 import pytest
-from provider_kit import endpoint_fixture
+from provider_kit import assert_sourced_and_dated, endpoint_fixture
 
 from pytest_toolcall.cases import ErrorReply, ScriptedCall, StreamPlan, Turn, Usage
 from pytest_toolcall.providers.base import get_dialect
@@ -163,16 +163,10 @@ def test_error_inside_a_stream() -> None:
 
 
 def test_provider_facts_are_sourced_and_dated() -> None:
-    cb = get("cerebras")
-    assert (cb.dialect, cb.family) == ("openai", "openai")
-    assert {"routes", "auth", "error_shape", "rate_limit", "quota", "unsupported_keys",
-            "tool_choice", "reasoning", "stream_shape", "time_info", "ids",
-            "midstream_error"} <= set(cb.facts)
-    for name, fact in (*cb.facts.items(), *cb.quirks.items()):
-        if fact.confirmed:
-            assert fact.source and fact.confirmed == "2026-11-25", name
-    assert not cb.facts["server_error_wording"].is_confirmed
-    assert all(q.is_confirmed for q in cb.quirks.values())
+    assert_sourced_and_dated(
+        "cerebras", "routes auth error_shape rate_limit quota unsupported_keys tool_choice "
+        "reasoning stream_shape time_info ids midstream_error",
+        unconfirmed="server_error_wording", quirks=True)
 
 
 # -- fidelity: the official openai SDK AND cerebras_cloud_sdk read everything the fake sends ----

@@ -14,6 +14,7 @@ from typing import Any
 
 import openai_wire_sdk as w
 import pytest
+from provider_kit import assert_sourced_and_dated
 
 from pytest_toolcall.cases import QUIRKS, ScriptedCall, StreamPlan, Turn, Usage
 from pytest_toolcall.providers.base import get_dialect
@@ -138,16 +139,11 @@ def test_declared_quirk_is_named_and_played_on_request() -> None:
 
 
 def test_provider_facts_are_sourced_and_dated() -> None:
-    fw = get("fireworks")
-    assert (fw.dialect, fw.family) == ("openai", "openai")
-    assert {"routes", "auth", "error_shape", "model_not_found", "rate_limit",
-            "reasoning_content", "kimi_stream", "ids"} <= set(fw.facts)
-    for name, fact in (*fw.facts.items(), *fw.quirks.items()):
-        if fact.confirmed:
-            assert fact.source and fact.confirmed == "2026-11-25", name
-    for name in ("auth_missing_key", "server_errors", "tool_choice", "stream_shape",
-                 "midstream_error"):
-        assert not fw.facts[name].is_confirmed, name
+    assert_sourced_and_dated(
+        "fireworks", "routes auth error_shape model_not_found rate_limit reasoning_content "
+        "kimi_stream ids",
+        unconfirmed="auth_missing_key server_errors tool_choice stream_shape midstream_error",
+        quirks=True)
 
 
 # -- fidelity: the official openai SDK reads everything the fireworks fake sends ---------------

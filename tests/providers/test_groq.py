@@ -16,6 +16,7 @@ from typing import Any
 
 import openai_wire_sdk as w
 import pytest
+from provider_kit import assert_sourced_and_dated
 
 from pytest_toolcall.cases import ErrorReply, ScriptedCall, StreamPlan, Turn, Usage
 from pytest_toolcall.providers.base import get_dialect
@@ -138,15 +139,10 @@ def test_declared_quirks_are_played() -> None:
 
 
 def test_provider_facts_are_sourced_and_dated() -> None:
-    gq = get("groq")
-    assert (gq.dialect, gq.family) == ("openai", "openai")
-    assert {"routes", "auth", "error_shape", "tool_use_failed", "rate_limit", "tool_choice",
-            "stream_shape", "stream_usage", "reasoning", "ids"} <= set(gq.facts)
-    for name, fact in {**gq.facts, **gq.quirks}.items():
-        if fact.confirmed:
-            assert fact.source and fact.confirmed == "2026-11-25", name
-    assert all(f.is_confirmed for f in gq.quirks.values())
-    assert not gq.facts["error_wordings_unconfirmed"].is_confirmed
+    assert_sourced_and_dated(
+        "groq", "routes auth error_shape tool_use_failed rate_limit tool_choice stream_shape "
+        "stream_usage reasoning ids",
+        unconfirmed="error_wordings_unconfirmed", quirks=True)
 
 
 # -- fidelity: the openai SDK and Groq's own SDK read everything the fake sends -----------------

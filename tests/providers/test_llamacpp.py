@@ -15,6 +15,7 @@ from typing import Any
 
 import openai_wire_sdk as w
 import pytest
+from provider_kit import assert_sourced_and_dated
 
 from pytest_toolcall.cases import (
     ErrorReply,
@@ -261,17 +262,11 @@ def test_the_fake_plays_every_declared_quirk_and_the_shared_ones() -> None:
 
 
 def test_provider_facts_are_sourced_and_dated() -> None:
-    lc = get("llamacpp")
-    assert (lc.dialect, lc.family) == ("openai", "openai")
-    assert {"routes", "auth", "error_shape", "context_length", "jinja_required", "tool_choice",
-            "parallel_tool_calls", "ids", "response_shape", "stream_shape", "stream_usage",
-            "midstream_error", "reasoning_content"} <= set(lc.facts)
-    for name, fact in {**lc.facts, **lc.quirks}.items():
-        if fact.confirmed:
-            assert fact.source and fact.confirmed == "2026-11-25", name
-    for name, fact in lc.quirks.items():
-        assert fact.is_confirmed, name
-    assert not lc.facts["request_errors"].is_confirmed
+    assert_sourced_and_dated(
+        "llamacpp", "routes auth error_shape context_length jinja_required tool_choice "
+        "parallel_tool_calls ids response_shape stream_shape stream_usage midstream_error "
+        "reasoning_content",
+        unconfirmed="request_errors", quirks=True)
 
 
 # -- fidelity: the official openai SDK reads everything the llamacpp fake sends -----------------

@@ -14,7 +14,7 @@ from typing import Any
 
 import openai_wire_sdk as w
 import pytest
-from provider_kit import endpoint_fixture, reference_cases
+from provider_kit import assert_sourced_and_dated, endpoint_fixture, reference_cases
 
 from pytest_toolcall.cases import (
     ErrorReply,
@@ -155,17 +155,11 @@ def test_no_quirk_is_declared_and_the_openai_quirks_still_play() -> None:
 
 
 def test_provider_facts_are_sourced_and_dated() -> None:
-    lm = get("lmstudio")
-    assert (lm.dialect, lm.family) == ("openai", "openai")
-    assert {"routes", "unknown_route", "auth", "error_shape", "unknown_model",
-            "no_model_loaded", "context_length", "midstream_error", "tool_choice", "ids",
-            "stream_fragments", "reasoning"} <= set(lm.facts)
-    for name, fact in lm.facts.items():
-        if fact.confirmed:
-            assert fact.source and fact.confirmed == "2026-11-25", name
-    for name in ("auth_status_and_wrong_token", "stream_usage", "stream_role_calls_only",
-                 "request_errors", "server_error"):
-        assert not lm.facts[name].is_confirmed, name
+    assert_sourced_and_dated(
+        "lmstudio", "routes unknown_route auth error_shape unknown_model no_model_loaded "
+        "context_length midstream_error tool_choice ids stream_fragments reasoning",
+        unconfirmed="auth_status_and_wrong_token stream_usage stream_role_calls_only "
+        "request_errors server_error")
 
 
 # -- fidelity: the official openai SDK reads everything the lmstudio fake sends -----------------

@@ -14,13 +14,13 @@ from typing import Any
 
 import openai_wire_sdk as w
 import pytest
+from provider_kit import assert_sourced_and_dated
 
 from pytest_toolcall.cases import ScriptedCall, Turn
 from pytest_toolcall.providers.base import get_dialect
 from pytest_toolcall.providers.mistral.dialect import UNANSWERED, Mistral
 from pytest_toolcall.providers.fake import FakeProvider, serve
 from pytest_toolcall.core.model import Reasoning
-from pytest_toolcall.providers import get
 from pytest_toolcall.providers.mistral.reference import MistralAdapter, mistral_id
 
 
@@ -130,13 +130,9 @@ def test_answer_and_stream_shapes() -> None:
 
 
 def test_provider_facts_are_sourced_and_dated() -> None:
-    m = get("mistral")
-    assert (m.dialect, m.family) == ("openai", "openai")
-    assert {"routes", "auth", "error_shape", "ids", "content_chunks", "stream_shape",
-            "tool_choice", "message_order"} <= set(m.facts)
-    for name, fact in m.facts.items():
-        if fact.confirmed:
-            assert fact.source and fact.confirmed == "2026-11-25", name
+    assert_sourced_and_dated(
+        "mistral", "routes auth error_shape ids content_chunks stream_shape tool_choice "
+        "message_order")
 
 
 # -- fidelity: the official openai SDK reads everything the mistral fake sends -----------------

@@ -13,6 +13,7 @@ from typing import Any
 
 import openai_wire_sdk as w
 import pytest
+from provider_kit import assert_sourced_and_dated
 
 from pytest_toolcall.cases import ScriptedCall, StreamPlan, Turn
 from pytest_toolcall.providers.base import get_dialect
@@ -25,7 +26,6 @@ from pytest_toolcall.providers.openrouter.dialect import (
 )
 from pytest_toolcall.providers.fake import FakeProvider
 from pytest_toolcall.core.model import Reasoning
-from pytest_toolcall.providers import get
 from pytest_toolcall.providers.openrouter.reference import OpenRouterAdapter
 
 # -- the provider's rules, with their texts -----------------------------------------------------
@@ -123,13 +123,9 @@ def test_openrouter_errors_in_its_own_words() -> None:
 
 
 def test_provider_facts_are_sourced_and_dated() -> None:
-    p = get("openrouter")
-    assert (p.dialect, p.family) == ("openai", "openai")
-    assert {"routes", "auth", "error_shape", "midstream_error", "stream_shape", "sse_comments",
-            "reasoning", "reasoning_details_required", "tool_choice", "ids"} <= set(p.facts)
-    for name, fact in p.facts.items():
-        if fact.confirmed:
-            assert fact.source and fact.confirmed == "2026-11-25", name
+    assert_sourced_and_dated(
+        "openrouter", "routes auth error_shape midstream_error stream_shape sse_comments "
+        "reasoning reasoning_details_required tool_choice ids")
 
 
 # -- fidelity: the official openai SDK reads everything the openrouter fake sends --------------

@@ -15,7 +15,7 @@ from typing import Any
 
 import openai_wire_sdk as w
 import pytest
-from provider_kit import reference_cases
+from provider_kit import assert_sourced_and_dated, reference_cases
 
 from pytest_toolcall.cases import QUIRKS, ScriptedCall, StreamPlan, Turn, Usage, default_registry
 from pytest_toolcall.providers.base import get_dialect
@@ -227,17 +227,11 @@ def test_the_fake_plays_the_shared_quirks_on_request(quirk: str) -> None:
 
 
 def test_provider_facts_are_sourced_and_dated() -> None:
-    tg = get("together")
-    assert (tg.dialect, tg.family) == ("openai", "openai")
-    assert {"routes", "auth", "error_shape", "model_not_found", "rate_limit", "tool_choice",
-            "stream_shape", "stream_finish", "stream_usage", "reasoning", "ids"} <= set(tg.facts)
-    for name, fact in (*tg.facts.items(), *tg.quirks.items()):
-        if fact.confirmed:
-            assert fact.source and fact.confirmed == "2026-11-25", name
-    for name in ("auth_missing_key", "server_errors", "quota", "reasoning_back",
-                 "request_errors", "midstream_error"):
-        assert not tg.facts[name].is_confirmed, name
-    assert all(f.is_confirmed for f in tg.quirks.values())
+    assert_sourced_and_dated(
+        "together", "routes auth error_shape model_not_found rate_limit tool_choice stream_shape "
+        "stream_finish stream_usage reasoning ids",
+        unconfirmed="auth_missing_key server_errors quota reasoning_back request_errors "
+        "midstream_error", quirks=True)
 
 
 # -- fidelity: the official openai SDK reads everything the together fake sends -----------------

@@ -13,6 +13,7 @@ from typing import Any
 
 import openai_wire_sdk as w
 import pytest
+from provider_kit import assert_sourced_and_dated
 
 from pytest_toolcall.cases import ScriptedCall, StreamPlan, Turn, default_registry
 from pytest_toolcall.providers.base import get_dialect
@@ -150,13 +151,9 @@ def test_full_answer_shape() -> None:
 
 
 def test_provider_facts_are_sourced_and_dated() -> None:
-    vl = get("vllm")
-    assert (vl.dialect, vl.family) == ("openai", "openai")
-    assert {"routes", "auth", "error_shape", "error_shape_history", "tool_choice", "reasoning",
-            "stream_shape", "midstream_error", "ids", "context_length"} <= set(vl.facts)
-    for name, fact in {**vl.facts, **vl.quirks}.items():
-        if fact.confirmed:
-            assert fact.source and fact.confirmed == "2026-11-25", name
+    vl = assert_sourced_and_dated(
+        "vllm", "routes auth error_shape error_shape_history tool_choice reasoning stream_shape "
+        "midstream_error ids context_length", quirks=True)
     for name in ("error_shape_history", "reasoning_content_history"):
         assert "historical" in str(vl.facts[name].value)
 

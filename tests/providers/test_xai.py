@@ -14,6 +14,7 @@ from typing import Any
 
 import openai_wire_sdk as w
 import pytest
+from provider_kit import assert_sourced_and_dated
 
 from pytest_toolcall.cases import QUIRKS, ErrorReply, ScriptedCall, StreamPlan, Turn, Usage
 from pytest_toolcall.providers.base import get_dialect
@@ -156,17 +157,12 @@ def test_no_quirks_declared_and_asked_ones_are_played() -> None:
 
 
 def test_provider_facts_are_sourced_and_dated() -> None:
-    xa = get("xai")
-    assert (xa.dialect, xa.family) == ("openai", "openai")
-    assert {"routes", "auth", "error_shape", "credits_exhausted", "rate_limit",
-            "model_not_found", "context_length", "tool_choice", "stream_tool_calls",
-            "stream_shape", "reasoning_content", "usage_fields", "ids"} <= set(xa.facts)
-    for name, fact in xa.facts.items():
-        if fact.confirmed:
-            assert fact.source and fact.confirmed == "2026-11-25", name
-    for name in ("auth_missing_key", "error_codes_other", "server_error", "midstream_error",
-                 "stream_usage_without_option", "stream_done"):
-        assert not xa.facts[name].is_confirmed, name
+    assert_sourced_and_dated(
+        "xai", "routes auth error_shape credits_exhausted rate_limit model_not_found "
+        "context_length tool_choice stream_tool_calls stream_shape reasoning_content usage_fields "
+        "ids",
+        unconfirmed="auth_missing_key error_codes_other server_error midstream_error "
+        "stream_usage_without_option stream_done")
 
 
 # -- fidelity: the official openai SDK reads everything the xai fake sends ----------------------

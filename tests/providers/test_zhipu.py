@@ -13,6 +13,7 @@ from typing import Any
 
 import openai_wire_sdk as w
 import pytest
+from provider_kit import assert_sourced_and_dated
 
 from pytest_toolcall.cases import ScriptedCall, Turn, Usage, default_registry
 from pytest_toolcall.providers.base import get_dialect
@@ -25,7 +26,6 @@ from pytest_toolcall.providers.zhipu.dialect import (
 )
 from pytest_toolcall.providers.fake import FakeProvider
 from pytest_toolcall.core.model import Reasoning
-from pytest_toolcall.providers import get
 from pytest_toolcall.providers.zhipu.reference import ZhipuAdapter
 from pytest_toolcall.reference import reference_profile
 
@@ -167,15 +167,10 @@ def test_stream_shape() -> None:
 
 
 def test_provider_facts_are_sourced_and_dated() -> None:
-    zp = get("zhipu")
-    assert (zp.dialect, zp.family) == ("openai", "openai")
-    assert {"routes", "auth", "error_shape", "error_codes", "tool_choice", "tool_types",
-            "reasoning_content", "stream_shape", "stream_usage", "ids"} <= set(zp.facts)
-    for name, fact in zp.facts.items():
-        if fact.confirmed:
-            assert fact.source and fact.confirmed == "2026-11-25", name
-    assert not zp.facts["tool_choice_wording"].is_confirmed
-    assert not zp.facts["server_error_wording"].is_confirmed
+    assert_sourced_and_dated(
+        "zhipu", "routes auth error_shape error_codes tool_choice tool_types reasoning_content "
+        "stream_shape stream_usage ids",
+        unconfirmed="tool_choice_wording server_error_wording")
 
 
 # -- fidelity: the official openai SDK reads everything the zhipu fake sends ---------------------
