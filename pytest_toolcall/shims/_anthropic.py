@@ -25,29 +25,7 @@ from pytest_toolcall.shims._base import (
     StainlessAdapter,
     final_events,
     maps_errors,
-    require,
 )
-
-
-class AnthropicShim(Shim):
-    expected = "an anthropic.Anthropic client"
-
-    @property
-    def name(self) -> str:
-        return "anthropic"
-
-    def load(self) -> Any:
-        return require("anthropic", "anthropic", "anthropic")
-
-    def check(self, client: Any) -> None:
-        if isinstance(client, self.module.AsyncAnthropic):
-            raise self.wrong_kind(client, " (a sync client: this shim calls the sync API; "
-                                          "async clients are not supported yet)")
-        if not isinstance(client, self.module.Anthropic):
-            raise self.wrong_kind(client)
-
-    def adapter(self, client: Any) -> AnthropicShimAdapter:
-        return AnthropicShimAdapter(client)
 
 
 class AnthropicShimAdapter(StainlessAdapter):
@@ -90,3 +68,10 @@ class AnthropicShimAdapter(StainlessAdapter):
                                                    output_tokens=usage.output_tokens,
                                                    total_tokens=total),
             model=message.model, reasoning=reasoning)
+
+
+class AnthropicShim(Shim):
+    expected = "an anthropic.Anthropic client"
+    shim, requires = "anthropic", ("anthropic", "anthropic")
+    client_class, async_class = "Anthropic", "AsyncAnthropic"
+    adapter_class = AnthropicShimAdapter

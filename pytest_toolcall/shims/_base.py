@@ -61,6 +61,15 @@ class Shim:
 
     library = ""  #: the library, as the error messages name it
     expected = ""  #: what the factory must return, as the error messages name it
+    shim = ""  #: ``shims.<shim>``, the shim's name (default: the class's name in lower case)
+    #: what ``load`` imports and the extra that installs it
+    requires: tuple[str, str] = ("", "")
+    #: the class of that module the factory must return (``check``), and its async twin, which
+    #: ``check`` refuses by name (the shim calls the sync API)
+    client_class = ""
+    async_class = ""
+    #: what ``adapter`` makes of the client
+    adapter_class: Callable[[Any], Any] | None = None
 
     def __init__(self, factory: Callable[[Any], Any]) -> None:
         if not callable(factory):
@@ -73,21 +82,27 @@ class Shim:
 
     @property
     def name(self) -> str:
-        return type(self).__name__.lower()
+        return self.shim or type(self).__name__.lower()
 
-    def load(self) -> Any:  # pragma: no cover - overridden
-        raise NotImplementedError
+    def load(self) -> Any:
+        module, extra = self.requires
+        return require(module, extra, self.name)
 
     def __call__(self, endpoint: Any) -> Any:
         client = self.factory(endpoint)
         self.check(client)
         return self.adapter(client)
 
-    def check(self, client: Any) -> None:  # pragma: no cover - overridden
-        raise NotImplementedError
+    def check(self, client: Any) -> None:
+        if self.async_class and isinstance(client, getattr(self.module, self.async_class)):
+            raise self.wrong_kind(client, " (a sync client: this shim calls the sync API; async "
+                                          "clients are not supported yet)")
+        if not isinstance(client, getattr(self.module, self.client_class)):
+            raise self.wrong_kind(client)
 
-    def adapter(self, client: Any) -> Any:  # pragma: no cover - overridden
-        raise NotImplementedError
+    def adapter(self, client: Any) -> Any:
+        assert self.adapter_class is not None, f"{type(self).__name__} names no adapter_class"
+        return self.adapter_class(client)
 
     def wrong_kind(self, client: Any, why: str = "") -> UsageError:
         return UsageError(
@@ -129,6 +144,32 @@ def built_model(shim: str, factory: Callable[[Any], Any], endpoint: Any, kind: t
             f"shims.{shim}: the model factory returned {type(model).__module__}."
             f"{type(model).__qualname__}, expected {expected}")
     return model
+
+
+class AgentLoop:
+    """What the loop shims over an agent framework share: ``model`` (None: the shim's default
+    model on the kit's endpoint; or a callable taking the endpoint and returning the framework's
+    model) and ``profile`` (the policy the agent is configured to keep; default: the shim's)."""
+
+    shim = ""  #: ``shims.<shim>``
+    requires: tuple[str, str] = ("", "")  #: the framework's module, the extra that installs it
+    #: what ``model`` must return, and a ``model`` that works, as the errors name them
+    model_returns = ""
+    model_example = ""
+    default_profile: Any = None
+
+    def __init__(self, model: Callable[[Any], Any] | None = None, profile: Any = None) -> None:
+        self.model = model_factory(self.shim, model, self.model_returns, self.model_example)
+        module, extra = self.requires
+        require(module, extra, self.shim)
+        self.profile = self.default_profile if profile is None else profile
+
+    def given_model(self, endpoint: Any, kind: type, expected: str) -> Any:
+        """What ``model`` builds on the endpoint, which must be a ``kind`` (``expected`` names
+        it in the error); None where the shim builds its default model."""
+        if self.model is None:
+            return None
+        return built_model(self.shim, self.model, endpoint, kind, expected)
 
 
 # -- errors: the library's exception as the canonical ProviderError ------------------------------

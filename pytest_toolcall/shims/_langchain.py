@@ -64,7 +64,6 @@ from pytest_toolcall.shims._base import (
     Shim,
     final_events,
     maps_errors,
-    require,
     stainless_error,
 )
 from pytest_toolcall.shims._google_genai import api_error, gemini_finish
@@ -89,12 +88,7 @@ _SDKS = (("openai", ("root_client", "client")), ("anthropic", ("_client",)))
 class LangChainShim(Shim):
     expected = "a LangChain chat model (a langchain_core BaseChatModel, e.g. ChatOpenAI)"
 
-    @property
-    def name(self) -> str:
-        return "langchain"
-
-    def load(self) -> Any:
-        return require("langchain_core.language_models", "langchain", "langchain")
+    shim, requires = "langchain", ("langchain_core.language_models", "langchain")
 
     def check(self, client: Any) -> None:
         if isinstance(client, self.module.BaseChatModel):

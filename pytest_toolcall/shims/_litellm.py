@@ -88,9 +88,7 @@ class LiteLLMShim(Shim):
     expected = ("a dict of litellm.completion keyword arguments (model, api_base, api_key, "
                 "client)")
 
-    @property
-    def name(self) -> str:
-        return "litellm"
+    shim, requires = "litellm", ("litellm", "litellm")
 
     def load(self) -> Any:
         if "litellm" not in sys.modules:
@@ -98,7 +96,7 @@ class LiteLLMShim(Shim):
             # set (litellm_core_utils/get_model_cost_map.py): a test run stays off the network.
             # An explicit setting of the variable wins.
             os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-        return require("litellm", "litellm", "litellm")
+        return super().load()
 
     def check(self, kwargs: Any) -> None:
         if not isinstance(kwargs, Mapping):

@@ -26,45 +26,9 @@ from pytest_toolcall.shims._base import (
     StainlessAdapter,
     final_events,
     maps_errors,
-    require,
 )
 
 _INCOMPLETE = {"max_output_tokens": "length", "content_filter": "content_filter"}
-
-
-def _sync_client(shim: Shim, client: Any) -> None:
-    openai = shim.module
-    if isinstance(client, openai.AsyncOpenAI):
-        raise shim.wrong_kind(client, " (a sync client: this shim calls the sync API; async "
-                                      "clients are not supported yet)")
-    if not isinstance(client, openai.OpenAI):
-        raise shim.wrong_kind(client)
-
-
-class OpenAIShim(Shim):
-    expected = "an openai.OpenAI client"
-
-    @property
-    def name(self) -> str:
-        return "openai"
-
-    def load(self) -> Any:
-        return require("openai", "openai", "openai")
-
-    def check(self, client: Any) -> None:
-        _sync_client(self, client)
-
-    def adapter(self, client: Any) -> OpenAIChatShimAdapter:
-        return OpenAIChatShimAdapter(client)
-
-
-class OpenAIResponsesShim(OpenAIShim):
-    @property
-    def name(self) -> str:
-        return "openai_responses"
-
-    def adapter(self, client: Any) -> OpenAIResponsesShimAdapter:  # type: ignore[override]
-        return OpenAIResponsesShimAdapter(client)
 
 
 def _usage(raw: Any, inp: str, out: str) -> Usage | None:
@@ -167,3 +131,15 @@ class OpenAIResponsesShimAdapter(StainlessAdapter):
                             finish_reason=finish,
                             usage=_usage(response.usage, "input_tokens", "output_tokens"),
                             model=response.model, reasoning=tuple(reasoning))
+
+
+class OpenAIShim(Shim):
+    expected = "an openai.OpenAI client"
+    shim, requires = "openai", ("openai", "openai")
+    client_class, async_class = "OpenAI", "AsyncOpenAI"
+    adapter_class: Any = OpenAIChatShimAdapter
+
+
+class OpenAIResponsesShim(OpenAIShim):
+    shim = "openai_responses"
+    adapter_class = OpenAIResponsesShimAdapter

@@ -45,7 +45,7 @@ from pytest_toolcall.core.model import (
     Usage,
     UserMessage,
 )
-from pytest_toolcall.shims._base import Shim, final_events, require
+from pytest_toolcall.shims._base import Shim, final_events
 
 #: pydantic-ai's FinishReason (OpenTelemetry values, pydantic_ai/messages.py) -> canonical
 _FINISH = {"stop": "stop", "length": "length", "content_filter": "content_filter",
@@ -74,12 +74,7 @@ class PydanticAIModelShim(Shim):
     expected = ("a pydantic_ai.models.Model instance (OpenAIChatModel, OpenAIResponsesModel, "
                 "AnthropicModel, GoogleModel...) built on the endpoint")
 
-    @property
-    def name(self) -> str:
-        return "pydantic_ai"
-
-    def load(self) -> Any:
-        return require("pydantic_ai.models", "pydantic-ai", "pydantic_ai")
+    shim, requires = "pydantic_ai", ("pydantic_ai.models", "pydantic-ai")
 
     def check(self, client: Any) -> None:
         if isinstance(client, self.module.Model):
