@@ -24,7 +24,13 @@ from pytest_toolcall.core.errors import ConformanceFailure, ToolcallError, Usage
 from pytest_toolcall.core.loop import LoopRequest, LoopResult
 from pytest_toolcall.core.model import ChatRequest, Message, UserMessage
 from pytest_toolcall.providers import REGISTRY as PROVIDERS
-from pytest_toolcall.run.runbase import CaseSkipped, call_with_deadline, coerce, run_checks
+from pytest_toolcall.run.runbase import (
+    CaseSkipped,
+    call_with_deadline,
+    coerce,
+    interfaces,
+    run_checks,
+)
 from pytest_toolcall.cases.tools import Executor, ScriptedTool
 
 __all__ = [
@@ -120,15 +126,8 @@ class HistoryRun:
 
 def loop_interfaces(loop: Any, profile: Any) -> list[Interface]:
     """The loop's interfaces (``run`` / ``arun``); a usage error names what is missing."""
-    found: list[Interface] = []
-    if callable(getattr(loop, "run", None)) and profile.sync is not False:
-        found.append("sync")
-    if callable(getattr(loop, "arun", None)) and profile.async_ is not False:
-        found.append("async")
-    if not found:
-        raise UsageError(f"the toolcall_loop fixture returned a {type(loop).__name__}, which is "
-                         "not a ToolLoop: it needs run(request) or async arun(request)")
-    return found
+    return interfaces(loop, profile, fixture="toolcall_loop", kind="ToolLoop", sync="run",
+                      async_="arun")
 
 
 def _model(script: LoopScript, dialect: str, mode: LoopModel,
