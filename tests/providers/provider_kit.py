@@ -129,3 +129,14 @@ def assert_sourced_and_dated(provider: str, facts: str, *, unconfirmed: str = ""
     for name in unconfirmed.split():
         assert not p.facts[name].is_confirmed, name
     return p
+
+
+#: a function tool as the openai wire spells it, the one the request bodies of the tests offer
+TOOL = {"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}
+
+
+def chat_body(model: str, *messages: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    """A Chat Completions request body for ``model``: the user asks "weather?", then
+    ``messages``; ``extra`` are the body's other keys (``tools=[TOOL]``, ``tool_choice``...)."""
+    return {"model": model, "messages": [{"role": "user", "content": "weather?"}, *messages],
+            **extra}

@@ -15,7 +15,7 @@ from typing import Any
 import controls_cerebras as c  # tests/providers/ is on sys.path
 import openai_wire_sdk as w
 import pytest
-from provider_kit import assert_sourced_and_dated, endpoint_fixture
+from provider_kit import TOOL, assert_sourced_and_dated, chat_body, endpoint_fixture
 
 from pytest_toolcall.cases import ErrorReply, ScriptedCall, StreamPlan, Turn, Usage
 from pytest_toolcall.providers.base import get_dialect
@@ -69,12 +69,8 @@ def test_routes_and_auth() -> None:
     assert dict(missing.body) == NOT_AUTHENTICATED
 
 
-_FN = {"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}
-
-
 def _body(**extra: Any) -> dict[str, Any]:
-    return {"model": "gpt-oss-120b", "messages": [{"role": "user", "content": "weather?"}],
-            "tools": [_FN], **extra}
+    return chat_body("gpt-oss-120b", **{"tools": [TOOL], **extra})
 
 
 def test_closed_request_schema() -> None:

@@ -13,7 +13,7 @@ from typing import Any
 
 import openai_wire_sdk as w
 import pytest
-from provider_kit import assert_sourced_and_dated
+from provider_kit import assert_sourced_and_dated, chat_body
 
 from pytest_toolcall.cases import ScriptedCall, Turn, default_registry
 from pytest_toolcall.providers.base import get_dialect
@@ -61,8 +61,7 @@ def test_routes_and_auth() -> None:
 
 
 def _body(*messages: dict[str, Any], **extra: Any) -> dict[str, Any]:
-    return {"model": "deepseek-v4-flash", "messages": [
-        {"role": "user", "content": "weather?"}, *messages], **extra}
+    return chat_body("deepseek-v4-flash", *messages, **extra)
 
 
 _CALL = {"role": "assistant", "content": "", "tool_calls": [

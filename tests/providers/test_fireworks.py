@@ -14,7 +14,7 @@ from typing import Any
 
 import openai_wire_sdk as w
 import pytest
-from provider_kit import assert_sourced_and_dated
+from provider_kit import TOOL, assert_sourced_and_dated, chat_body
 
 from pytest_toolcall.cases import QUIRKS, ScriptedCall, StreamPlan, Turn, Usage
 from pytest_toolcall.providers.base import get_dialect
@@ -61,12 +61,8 @@ def test_routes_and_auth() -> None:
                                                 "type": "error"}}
 
 
-_FN = {"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}
-
-
 def _body(**extra: Any) -> dict[str, Any]:
-    return {"model": "accounts/fireworks/models/kimi-k2p6",
-            "messages": [{"role": "user", "content": "weather?"}], "tools": [_FN], **extra}
+    return chat_body("accounts/fireworks/models/kimi-k2p6", **{"tools": [TOOL], **extra})
 
 
 def test_refusals_in_fireworks_shape() -> None:

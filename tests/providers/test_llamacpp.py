@@ -15,7 +15,7 @@ from typing import Any
 
 import openai_wire_sdk as w
 import pytest
-from provider_kit import assert_sourced_and_dated
+from provider_kit import TOOL, assert_sourced_and_dated, chat_body
 
 from pytest_toolcall.cases import (
     ErrorReply,
@@ -116,12 +116,8 @@ def test_routes_and_auth() -> None:
             "code": 401, "message": INVALID_KEY, "type": "authentication_error"}})
 
 
-_FN = {"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}
-
-
 def _body(**extra: Any) -> dict[str, Any]:
-    return {"model": "gpt-oss-20b", "messages": [{"role": "user", "content": "weather?"}],
-            "tools": [_FN], **extra}
+    return chat_body("gpt-oss-20b", **{"tools": [TOOL], **extra})
 
 
 def test_tool_choice_strings_and_the_named_fallback() -> None:
@@ -338,7 +334,7 @@ def test_openai_sdk_raises_llama_server_errors(sdk: tuple[Any, FakeProvider]) ->
     fake.expect(Turn(error=ErrorReply(status=500, raw_body=(
         '{"error":{"code":500,"message":"' + JINJA_REQUIRED + '","type":"server_error"}}'))))
     with pytest.raises(openai.InternalServerError) as failed:
-        client.chat.completions.create(**ask, tools=[_FN])
+        client.chat.completions.create(**ask, tools=[TOOL])
     assert JINJA_REQUIRED in str(failed.value)
     fake.expect(Turn(text="Hello there, friend.", stream=StreamPlan(error_after=1)))
     with pytest.raises(openai.APIError) as broke:

@@ -14,7 +14,7 @@ from typing import Any
 
 import openai_wire_sdk as w
 import pytest
-from provider_kit import assert_sourced_and_dated
+from provider_kit import assert_sourced_and_dated, chat_body
 
 from pytest_toolcall.cases import ScriptedCall, Turn
 from pytest_toolcall.providers.base import get_dialect
@@ -49,8 +49,7 @@ def test_routes_and_auth() -> None:
 
 
 def _body(*messages: dict[str, Any], **extra: Any) -> dict[str, Any]:
-    return {"model": "mistral-small-latest", "messages": [
-        {"role": "user", "content": "weather?"}, *messages], **extra}
+    return chat_body("mistral-small-latest", *messages, **extra)
 
 
 def _call(cid: str = "gSIMJiOkT") -> dict[str, Any]:

@@ -15,7 +15,7 @@ from typing import Any
 
 import openai_wire_sdk as w
 import pytest
-from provider_kit import assert_sourced_and_dated, reference_cases
+from provider_kit import TOOL, assert_sourced_and_dated, chat_body, reference_cases
 
 from pytest_toolcall.cases import QUIRKS, ScriptedCall, StreamPlan, Turn, Usage, default_registry
 from pytest_toolcall.providers.base import get_dialect
@@ -97,12 +97,8 @@ def test_routes_and_auth() -> None:
             "code": "invalid_api_key"}}
 
 
-_FN = {"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}
-
-
 def _body(**extra: Any) -> dict[str, Any]:
-    return {"model": "zai-org/GLM-5.1", "messages": [{"role": "user", "content": "weather?"}],
-            "tools": [_FN], **extra}
+    return chat_body("zai-org/GLM-5.1", **{"tools": [TOOL], **extra})
 
 
 def test_tool_choice_values() -> None:

@@ -13,7 +13,7 @@ from typing import Any
 
 import openai_wire_sdk as w
 import pytest
-from provider_kit import assert_sourced_and_dated
+from provider_kit import TOOL, assert_sourced_and_dated, chat_body
 
 from pytest_toolcall.cases import ScriptedCall, Turn, Usage, default_registry
 from pytest_toolcall.providers.base import get_dialect
@@ -78,12 +78,8 @@ def test_routes_and_auth() -> None:
     assert dict(missing.body) == {"error": {"code": "1001", "message": AUTH_MISSING}}
 
 
-_FN = {"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}
-
-
 def _body(**extra: Any) -> dict[str, Any]:
-    return {"model": "glm-4.7", "messages": [{"role": "user", "content": "weather?"}],
-            "tools": [_FN], **extra}
+    return chat_body("glm-4.7", **{"tools": [TOOL], **extra})
 
 
 def test_tool_choice_auto_only() -> None:
@@ -100,13 +96,13 @@ def test_glm_tool_types() -> None:
     d = Zhipu()
     web = {"type": "web_search", "web_search": {"enable": True, "search_engine": "search_pro"}}
     retrieval = {"type": "retrieval", "retrieval": {"knowledge_id": "kb-1"}}
-    assert d.validate(_body(tools=[_FN, web, retrieval])) is None
-    refused = d.validate(_body(tools=[_FN, {"type": "custom", "custom": {"name": "x"}}]))
+    assert d.validate(_body(tools=[TOOL, web, retrieval])) is None
+    refused = d.validate(_body(tools=[TOOL, {"type": "custom", "custom": {"name": "x"}}]))
     assert refused is not None and refused.status == 400
     assert dict(refused.body) == {"error": {"code": "1214",
                                             "message": "tools[1].type:type is illegal"}}
     # GLM's own tools never become canonical tools
-    assert [t.name for t in d.decode_request(_body(tools=[_FN, web])).tools] == ["f"]
+    assert [t.name for t in d.decode_request(_body(tools=[TOOL, web])).tools] == ["f"]
 
 
 def test_reasoning_content_decoded_and_not_enforced() -> None:
