@@ -46,6 +46,24 @@ def sdk_steps(dialect: str, *, quirks: frozenset[str] = frozenset(),
     return out
 
 
+def each_answer(dialect: str, **steps: Any) -> Callable[[Any], Any]:
+    """Parametrise a test over the dialect's steps the SDK can read (:func:`sdk_steps`, with
+    ``steps`` its options) and the three ways of reading each (:data:`MODES`): ``step`` and
+    ``mode``, test ids ``<case>/step<n>-<mode>``."""
+    def mark(test: Any) -> Any:
+        test = pytest.mark.parametrize("step", sdk_steps(dialect, **steps))(test)
+        return pytest.mark.parametrize("mode", MODES)(test)
+    return mark
+
+
+def expect(sdk: tuple[Any, FakeProvider], step: Any, adapter: type) -> tuple[Any, Turn, Any]:
+    """The fake of the ``sdk`` fixture set to send the step's answer: (the client, that turn,
+    the request body ``adapter`` builds for the step)."""
+    client, fake = sdk
+    fake.expect(step.reply)
+    return client, step.reply, request_body(adapter, step)
+
+
 def openai_client(ep: Any, *, strict: bool = True) -> Any:
     """The official SDK on ``ep``: no retries, no proxy, strict response validation or not."""
     import openai

@@ -172,8 +172,7 @@ openai = pytest.importorskip("openai")
 sdk = w.sdk_fixture("cerebras")
 
 
-@pytest.mark.parametrize("mode", w.MODES)
-@pytest.mark.parametrize("step", w.sdk_steps("cerebras", quirks=frozenset({"role_chunk_alone"})))
+@w.each_answer("cerebras", quirks=frozenset({"role_chunk_alone"}))
 def test_openai_sdk_reads_every_cerebras_answer(sdk: tuple[Any, FakeProvider], step: Any,
                                                 mode: str) -> None:
     client, fake = sdk

@@ -135,8 +135,7 @@ openai = pytest.importorskip("openai")
 sdk = w.sdk_fixture("deepseek")
 
 
-@pytest.mark.parametrize("mode", w.MODES)
-@pytest.mark.parametrize("step", w.sdk_steps("deepseek"))
+@w.each_answer("deepseek")
 def test_openai_sdk_reads_every_deepseek_answer(sdk: tuple[Any, FakeProvider], step: Any,
                                                 mode: str) -> None:
     client, fake = sdk

@@ -156,8 +156,7 @@ def _body_for(step: Any, mode: str) -> dict[str, Any]:
     return body
 
 
-@pytest.mark.parametrize("mode", w.MODES)
-@pytest.mark.parametrize("step", w.sdk_steps("fireworks", quirks=frozenset({"repeat_id_name"})))
+@w.each_answer("fireworks", quirks=frozenset({"repeat_id_name"}))
 def test_openai_sdk_reads_every_fireworks_answer(sdk: tuple[Any, FakeProvider], step: Any,
                                                  mode: str) -> None:
     client, fake = sdk

@@ -280,14 +280,10 @@ def _read_stream(client: Any, body: dict[str, Any]) -> w.Answer:
     return w.stream_answer(chunks, usage=w.last_usage(chunks), finish=w.last_finish(chunks))
 
 
-@pytest.mark.parametrize("mode", w.MODES)
-@pytest.mark.parametrize("step", w.sdk_steps("llamacpp", quirks=frozenset({"role_chunk_alone"})))
+@w.each_answer("llamacpp", quirks=frozenset({"role_chunk_alone"}))
 def test_openai_sdk_reads_every_llamacpp_answer(sdk: tuple[Any, FakeProvider], step: Any,
                                                 mode: str) -> None:
-    client, fake = sdk
-    turn = step.reply
-    fake.expect(turn)
-    body = w.request_body(LlamaCppAdapter, step)
+    client, turn, body = w.expect(sdk, step, LlamaCppAdapter)
     if mode != "create":
         # llama-server sends usage in a stream only when asked (stream_options.include_usage)
         body["stream_options"] = {"include_usage": True}

@@ -169,14 +169,10 @@ openai = pytest.importorskip("openai")
 sdk = w.sdk_fixture("lmstudio")
 
 
-@pytest.mark.parametrize("mode", w.MODES)
-@pytest.mark.parametrize("step", w.sdk_steps("lmstudio"))
+@w.each_answer("lmstudio")
 def test_openai_sdk_reads_every_lmstudio_answer(sdk: tuple[Any, FakeProvider], step: Any,
                                                 mode: str) -> None:
-    client, fake = sdk
-    turn = step.reply
-    fake.expect(turn)
-    body = w.request_body(LMStudioAdapter, step)
+    client, turn, body = w.expect(sdk, step, LMStudioAdapter)
     if mode == "stream_helper":  # usage in a stream only when asked (0.3.18), as OpenAI
         body["stream_options"] = {"include_usage": True}
     field = reasoning_field(body["model"])

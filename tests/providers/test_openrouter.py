@@ -136,8 +136,7 @@ openai = pytest.importorskip("openai")
 sdk = w.sdk_fixture("openrouter")
 
 
-@pytest.mark.parametrize("mode", w.MODES)
-@pytest.mark.parametrize("step", w.sdk_steps("openrouter", quirks=frozenset({"sse_comments"})))
+@w.each_answer("openrouter", quirks=frozenset({"sse_comments"}))
 def test_openai_sdk_reads_every_openrouter_answer(sdk: tuple[Any, FakeProvider], step: Any,
                                                   mode: str) -> None:
     client, fake = sdk

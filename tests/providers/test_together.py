@@ -237,14 +237,10 @@ openai = pytest.importorskip("openai")
 sdk = w.sdk_fixture("together")
 
 
-@pytest.mark.parametrize("mode", w.MODES)
-@pytest.mark.parametrize("step", w.sdk_steps("together"))
+@w.each_answer("together")
 def test_openai_sdk_reads_every_together_answer(sdk: tuple[Any, FakeProvider], step: Any,
                                                 mode: str) -> None:
-    client, fake = sdk
-    turn = step.reply
-    fake.expect(turn)
-    body = w.request_body(TogetherAdapter, step)
+    client, turn, body = w.expect(sdk, step, TogetherAdapter)
     if mode == "create_stream":
         chunks = list(client.chat.completions.create(**body, stream=True))
         got = w.stream_answer(chunks, usage=w.last_usage(chunks), finish=None)

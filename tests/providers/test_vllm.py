@@ -175,14 +175,10 @@ def _read_vllm(client: Any, body: dict[str, Any]) -> w.Answer:
     return w.stream_answer(chunks, usage=usage, finish=w.last_finish(chunks))
 
 
-@pytest.mark.parametrize("mode", w.MODES)
-@pytest.mark.parametrize("step", w.sdk_steps("vllm"))
+@w.each_answer("vllm")
 def test_openai_sdk_reads_every_vllm_answer(sdk: tuple[Any, FakeProvider], step: Any,
                                             mode: str) -> None:
-    client, fake = sdk
-    turn = step.reply
-    fake.expect(turn)
-    body = w.request_body(VLLMAdapter, step)
+    client, turn, body = w.expect(sdk, step, VLLMAdapter)
     if mode != "create":  # vLLM sends a stream's usage only when asked (and only then)
         body["stream_options"] = {"include_usage": True}
     got = _read_vllm(client, body) if mode == "create_stream" else w.read_answer(client, body,

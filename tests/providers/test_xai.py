@@ -172,14 +172,10 @@ openai = pytest.importorskip("openai")
 sdk = w.sdk_fixture("xai")
 
 
-@pytest.mark.parametrize("mode", w.MODES)
-@pytest.mark.parametrize("step", w.sdk_steps("xai"))
+@w.each_answer("xai")
 def test_openai_sdk_reads_every_xai_answer(sdk: tuple[Any, FakeProvider], step: Any,
                                            mode: str) -> None:
-    client, fake = sdk
-    turn = step.reply
-    fake.expect(turn)
-    body = w.request_body(XAIAdapter, step)
+    client, turn, body = w.expect(sdk, step, XAIAdapter)
     if mode == "create_stream":
         # the usage chunk (choices: []) comes last: usage and finish are read where they are
         chunks = list(client.chat.completions.create(

@@ -182,8 +182,7 @@ def _auto_only(step: Any) -> bool:
 sdk = w.sdk_fixture("zhipu")
 
 
-@pytest.mark.parametrize("mode", w.MODES)
-@pytest.mark.parametrize("step", w.sdk_steps("zhipu", keep=_auto_only))
+@w.each_answer("zhipu", keep=_auto_only)
 def test_openai_sdk_reads_every_zhipu_answer(sdk: tuple[Any, FakeProvider], step: Any,
                                              mode: str) -> None:
     client, fake = sdk
