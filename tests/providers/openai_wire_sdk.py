@@ -5,8 +5,9 @@ as JSON, and the official openai SDK reading the answers the fake sends (``creat
 
 Each ``tests/providers/test_<folder>.py`` keeps its own test functions and calls these with what
 is its own (the dialect's name, the adapter class, the call-id function, the reasoning field).
-The openai SDK is imported by the callers (``pytest.importorskip``), never here. Their negative
-controls and reference runs are in ``test_controls.py`` (``provider_kit.py``).
+The openai SDK is imported for the callers (``pytest.importorskip`` in :func:`openai_and_sdk`),
+never when this module is. Their negative controls and reference runs are in
+``test_controls.py`` (``provider_kit.py``).
 """
 
 from __future__ import annotations
@@ -71,6 +72,12 @@ def openai_client(ep: Any, *, strict: bool = True) -> Any:
     extra = {"_strict_response_validation": True} if strict else {}
     return openai.OpenAI(base_url=ep.base_url, api_key=ep.api_key, max_retries=0, timeout=10,
                          **extra, http_client=openai.DefaultHttpxClient(trust_env=False))
+
+
+def openai_and_sdk(dialect: str) -> tuple[Any, Any]:
+    """The openai SDK (the module is skipped without it) and the module's ``sdk`` fixture
+    (:func:`sdk_fixture`): ``openai, sdk = openai_and_sdk("xai")``."""
+    return pytest.importorskip("openai"), sdk_fixture(dialect)
 
 
 def sdk_fixture(dialect: str) -> Any:

@@ -167,9 +167,7 @@ def test_provider_facts_are_sourced_and_dated() -> None:
 
 # -- fidelity: the official openai SDK AND cerebras_cloud_sdk read everything the fake sends ----
 
-openai = pytest.importorskip("openai")
-
-sdk = w.sdk_fixture("cerebras")
+openai, sdk = w.openai_and_sdk("cerebras")
 
 
 @w.each_answer("cerebras", quirks=frozenset({"role_chunk_alone"}))

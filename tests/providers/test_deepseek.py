@@ -129,10 +129,7 @@ def test_provider_facts_are_sourced_and_dated() -> None:
 
 # -- fidelity: the official openai SDK reads everything the deepseek fake sends ----------------
 
-openai = pytest.importorskip("openai")
-
-
-sdk = w.sdk_fixture("deepseek")
+openai, sdk = w.openai_and_sdk("deepseek")
 
 
 @w.each_answer("deepseek")

@@ -144,9 +144,7 @@ def test_provider_facts_are_sourced_and_dated() -> None:
 
 # -- fidelity: the official openai SDK reads everything the fireworks fake sends ---------------
 
-openai = pytest.importorskip("openai")
-
-sdk = w.sdk_fixture("fireworks")
+openai, sdk = w.openai_and_sdk("fireworks")
 
 
 def _body_for(step: Any, mode: str) -> dict[str, Any]:

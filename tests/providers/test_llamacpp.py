@@ -267,9 +267,7 @@ def test_provider_facts_are_sourced_and_dated() -> None:
 
 # -- fidelity: the official openai SDK reads everything the llamacpp fake sends -----------------
 
-openai = pytest.importorskip("openai")
-
-sdk = w.sdk_fixture("llamacpp")
+openai, sdk = w.openai_and_sdk("llamacpp")
 
 
 def _read_stream(client: Any, body: dict[str, Any]) -> w.Answer:

@@ -164,9 +164,7 @@ def test_provider_facts_are_sourced_and_dated() -> None:
 
 # -- fidelity: the official openai SDK reads everything the lmstudio fake sends -----------------
 
-openai = pytest.importorskip("openai")
-
-sdk = w.sdk_fixture("lmstudio")
+openai, sdk = w.openai_and_sdk("lmstudio")
 
 
 @w.each_answer("lmstudio")

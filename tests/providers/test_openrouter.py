@@ -130,10 +130,7 @@ def test_provider_facts_are_sourced_and_dated() -> None:
 
 # -- fidelity: the official openai SDK reads everything the openrouter fake sends --------------
 
-openai = pytest.importorskip("openai")
-
-
-sdk = w.sdk_fixture("openrouter")
+openai, sdk = w.openai_and_sdk("openrouter")
 
 
 @w.each_answer("openrouter", quirks=frozenset({"sse_comments"}))

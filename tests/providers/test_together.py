@@ -232,9 +232,7 @@ def test_provider_facts_are_sourced_and_dated() -> None:
 
 # -- fidelity: the official openai SDK reads everything the together fake sends -----------------
 
-openai = pytest.importorskip("openai")
-
-sdk = w.sdk_fixture("together")
+openai, sdk = w.openai_and_sdk("together")
 
 
 @w.each_answer("together")

@@ -160,10 +160,7 @@ def test_provider_facts_are_sourced_and_dated() -> None:
 
 # -- fidelity: the official openai SDK reads everything the vllm fake sends --------------------
 
-openai = pytest.importorskip("openai")
-
-
-sdk = w.sdk_fixture("vllm")
+openai, sdk = w.openai_and_sdk("vllm")
 
 
 def _read_vllm(client: Any, body: dict[str, Any]) -> w.Answer:

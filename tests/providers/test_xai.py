@@ -167,9 +167,7 @@ def test_provider_facts_are_sourced_and_dated() -> None:
 
 # -- fidelity: the official openai SDK reads everything the xai fake sends ----------------------
 
-openai = pytest.importorskip("openai")
-
-sdk = w.sdk_fixture("xai")
+openai, sdk = w.openai_and_sdk("xai")
 
 
 @w.each_answer("xai")
