@@ -140,3 +140,25 @@ def chat_body(model: str, *messages: dict[str, Any], **extra: Any) -> dict[str, 
     ``messages``; ``extra`` are the body's other keys (``tools=[TOOL]``, ``tool_choice``...)."""
     return {"model": model, "messages": [{"role": "user", "content": "weather?"}, *messages],
             **extra}
+
+
+def assert_served_at(dialect: Any, base_path: str, elsewhere: str) -> None:
+    """The dialect serves POST ``<base_path>/chat/completions`` and nothing at ``elsewhere``
+    (another path a client might try) nor by GET."""
+    path = f"{base_path}/chat/completions"
+    assert dialect.base_path == base_path
+    assert dialect.route("POST", path)
+    assert not dialect.route("POST", elsewhere)
+    assert not dialect.route("GET", path)
+
+
+def bearer_refusals(dialect: Any, key: str) -> tuple[Any, Any]:
+    """The dialect takes ``Authorization: Bearer <key>``: its refusals of a wrong key and of
+    none, each asserted to be one under ``auth.invalid`` and ``auth.missing``, for the caller to
+    check their status and body."""
+    assert dialect.check_auth({"authorization": f"Bearer {key}"}, {}, key) is None
+    wrong = dialect.check_auth({"authorization": "Bearer nope"}, {}, key)
+    missing = dialect.check_auth({}, {}, key)
+    assert wrong is not None and wrong.rule == "auth.invalid"
+    assert missing is not None and missing.rule == "auth.missing"
+    return wrong, missing

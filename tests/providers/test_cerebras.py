@@ -15,7 +15,14 @@ from typing import Any
 import controls_cerebras as c  # tests/providers/ is on sys.path
 import openai_wire_sdk as w
 import pytest
-from provider_kit import TOOL, assert_sourced_and_dated, chat_body, endpoint_fixture
+from provider_kit import (
+    TOOL,
+    assert_served_at,
+    assert_sourced_and_dated,
+    bearer_refusals,
+    chat_body,
+    endpoint_fixture,
+)
 
 from pytest_toolcall.cases import ErrorReply, ScriptedCall, StreamPlan, Turn, Usage
 from pytest_toolcall.providers.base import get_dialect
@@ -58,15 +65,10 @@ def test_cerebras_errors_in_its_own_words() -> None:
 
 def test_routes_and_auth() -> None:
     d = get_dialect("cerebras")
-    assert d.base_path == "/v1" and d.route("POST", "/v1/chat/completions")
-    assert not d.route("POST", "/chat/completions") and not d.route("GET", "/v1/chat/completions")
-    assert d.check_auth({"authorization": "Bearer csk-1"}, {}, "csk-1") is None
-    wrong = d.check_auth({"authorization": "Bearer nope"}, {}, "csk-1")
-    assert wrong is not None and (wrong.status, wrong.rule) == (401, "auth.invalid")
-    assert dict(wrong.body) == WRONG_API_KEY
-    missing = d.check_auth({}, {}, "csk-1")
-    assert missing is not None and (missing.status, missing.rule) == (403, "auth.missing")
-    assert dict(missing.body) == NOT_AUTHENTICATED
+    assert_served_at(d, "/v1", "/chat/completions")
+    wrong, missing = bearer_refusals(d, "csk-1")
+    assert wrong.status == 401 and dict(wrong.body) == WRONG_API_KEY
+    assert missing.status == 403 and dict(missing.body) == NOT_AUTHENTICATED
 
 
 def _body(**extra: Any) -> dict[str, Any]:

@@ -14,7 +14,13 @@ from typing import Any
 
 import openai_wire_sdk as w
 import pytest
-from provider_kit import TOOL, assert_sourced_and_dated, chat_body
+from provider_kit import (
+    TOOL,
+    assert_served_at,
+    assert_sourced_and_dated,
+    bearer_refusals,
+    chat_body,
+)
 
 from pytest_toolcall.cases import QUIRKS, ScriptedCall, StreamPlan, Turn, Usage
 from pytest_toolcall.providers.base import get_dialect
@@ -48,15 +54,9 @@ def test_fireworks_errors_in_its_own_words() -> None:
 
 def test_routes_and_auth() -> None:
     d = get_dialect("fireworks")
-    assert d.base_path == "/inference/v1"
-    assert d.route("POST", "/inference/v1/chat/completions")
-    assert not d.route("POST", "/v1/chat/completions")
-    assert not d.route("GET", "/inference/v1/chat/completions")
-    assert d.check_auth({"authorization": "Bearer fw_1234"}, {}, "fw_1234") is None
-    for headers, rule in (({"authorization": "Bearer nope"}, "auth.invalid"),
-                          ({}, "auth.missing")):
-        refused = d.check_auth(headers, {}, "fw_1234")
-        assert refused is not None and (refused.status, refused.rule) == (401, rule)
+    assert_served_at(d, "/inference/v1", "/v1/chat/completions")
+    for refused in bearer_refusals(d, "fw_1234"):
+        assert refused.status == 401
         assert dict(refused.body) == {"error": {"message": BAD_KEY, "code": "UNAUTHORIZED",
                                                 "type": "error"}}
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import openai_wire_sdk as w
 import pytest
-from provider_kit import assert_sourced_and_dated
+from provider_kit import assert_served_at, assert_sourced_and_dated, bearer_refusals
 
 from pytest_toolcall.cases import ErrorReply, ScriptedCall, StreamPlan, Turn, Usage
 from pytest_toolcall.providers.base import get_dialect
@@ -54,17 +54,11 @@ def test_groq_errors_in_its_own_words() -> None:
 
 def test_routes_and_auth() -> None:
     d = get_dialect("groq")
-    assert d.base_path == "/openai/v1"
-    assert d.route("POST", "/openai/v1/chat/completions")
-    assert not d.route("POST", "/v1/chat/completions")
-    assert not d.route("GET", "/openai/v1/chat/completions")
-    assert d.check_auth({"authorization": "Bearer gsk_1"}, {}, "gsk_1") is None
+    assert_served_at(d, "/openai/v1", "/v1/chat/completions")
     want = {"error": {"message": BAD_KEY, "type": "invalid_request_error",
                       "code": "invalid_api_key"}}
-    for headers, rule in (({"authorization": "Bearer nope"}, "auth.invalid"), ({}, "auth.missing")):
-        found = d.check_auth(headers, {}, "gsk_1")
-        assert found is not None and (found.status, found.rule) == (401, rule)
-        assert dict(found.body) == want
+    for found in bearer_refusals(d, "gsk_1"):
+        assert found.status == 401 and dict(found.body) == want
 
 
 def test_reasoning_decoded_from_the_request() -> None:

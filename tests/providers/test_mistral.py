@@ -14,7 +14,7 @@ from typing import Any
 
 import openai_wire_sdk as w
 import pytest
-from provider_kit import assert_sourced_and_dated, chat_body
+from provider_kit import assert_served_at, assert_sourced_and_dated, bearer_refusals, chat_body
 
 from pytest_toolcall.cases import ScriptedCall, Turn
 from pytest_toolcall.providers.base import get_dialect
@@ -39,13 +39,9 @@ def test_mistral_errors_in_its_own_words() -> None:
 
 def test_routes_and_auth() -> None:
     d = get_dialect("mistral")
-    assert d.route("POST", "/v1/chat/completions")
-    assert not d.route("POST", "/chat/completions") and not d.route("GET", "/v1/chat/completions")
-    assert d.check_auth({"authorization": "Bearer k"}, {}, "k") is None
-    for headers, rule in (({"authorization": "Bearer nope"}, "auth.invalid"), ({}, "auth.missing")):
-        denied = d.check_auth(headers, {}, "k")
-        assert denied is not None and (denied.status, denied.rule) == (401, rule)
-        assert dict(denied.body) == {"detail": "Unauthorized"}
+    assert_served_at(d, "/v1", "/chat/completions")
+    for denied in bearer_refusals(d, "k"):
+        assert denied.status == 401 and dict(denied.body) == {"detail": "Unauthorized"}
 
 
 def _body(*messages: dict[str, Any], **extra: Any) -> dict[str, Any]:

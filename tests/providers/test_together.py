@@ -15,7 +15,14 @@ from typing import Any
 
 import openai_wire_sdk as w
 import pytest
-from provider_kit import TOOL, assert_sourced_and_dated, chat_body, reference_cases
+from provider_kit import (
+    TOOL,
+    assert_served_at,
+    assert_sourced_and_dated,
+    bearer_refusals,
+    chat_body,
+    reference_cases,
+)
 
 from pytest_toolcall.cases import QUIRKS, ScriptedCall, StreamPlan, Turn, Usage, default_registry
 from pytest_toolcall.providers.base import get_dialect
@@ -83,15 +90,9 @@ def test_the_openai_reference_fails_on_togethers_stream_end_and_reasoning() -> N
 
 def test_routes_and_auth() -> None:
     d = get_dialect("together")
-    assert d.base_path == "/v1"
-    assert d.route("POST", "/v1/chat/completions")
-    assert not d.route("POST", "/chat/completions")
-    assert not d.route("GET", "/v1/chat/completions")
-    assert d.check_auth({"authorization": "Bearer tg-1234"}, {}, "tg-1234") is None
-    for headers, rule in (({"authorization": "Bearer nope"}, "auth.invalid"),
-                          ({}, "auth.missing")):
-        refused = d.check_auth(headers, {}, "tg-1234")
-        assert refused is not None and (refused.status, refused.rule) == (401, rule)
+    assert_served_at(d, "/v1", "/chat/completions")
+    for refused in bearer_refusals(d, "tg-1234"):
+        assert refused.status == 401
         assert dict(refused.body) == {"id": COMPLETION_ID, "error": {
             "message": BAD_KEY, "type": "invalid_request_error", "param": None,
             "code": "invalid_api_key"}}

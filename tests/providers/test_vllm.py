@@ -13,7 +13,7 @@ from typing import Any
 
 import openai_wire_sdk as w
 import pytest
-from provider_kit import assert_sourced_and_dated
+from provider_kit import assert_sourced_and_dated, bearer_refusals
 
 from pytest_toolcall.cases import ScriptedCall, StreamPlan, Turn, default_registry
 from pytest_toolcall.providers.base import get_dialect
@@ -47,11 +47,8 @@ def test_routes_and_auth() -> None:
     assert d.route("POST", "/v1/chat/completions")
     assert not d.route("POST", "/chat/completions") and not d.route("GET", "/v1/chat/completions")
     assert dict(d.not_found("POST", "/chat/completions").body) == {"detail": "Not Found"}
-    assert d.check_auth({"authorization": "Bearer k-1"}, {}, "k-1") is None
-    for headers, rule in (({"authorization": "Bearer nope"}, "auth.invalid"),
-                          ({}, "auth.missing")):
-        found = d.check_auth(headers, {}, "k-1")
-        assert found is not None and (found.status, found.rule) == (401, rule)
+    for found in bearer_refusals(d, "k-1"):
+        assert found.status == 401
         assert dict(found.body) == {"error": "Unauthorized"}, "one answer for both"
 
 

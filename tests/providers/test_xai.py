@@ -14,7 +14,7 @@ from typing import Any
 
 import openai_wire_sdk as w
 import pytest
-from provider_kit import assert_sourced_and_dated
+from provider_kit import assert_served_at, assert_sourced_and_dated, bearer_refusals
 
 from pytest_toolcall.cases import QUIRKS, ErrorReply, ScriptedCall, StreamPlan, Turn, Usage
 from pytest_toolcall.providers.base import get_dialect
@@ -53,17 +53,12 @@ def test_xai_errors_in_its_own_words() -> None:
 
 def test_routes_and_auth() -> None:
     d = get_dialect("xai")
-    assert d.base_path == "/v1"
-    assert d.route("POST", "/v1/chat/completions")
-    assert not d.route("POST", "/chat/completions")
-    assert not d.route("GET", "/v1/chat/completions")
-    assert d.check_auth({"authorization": "Bearer xai-1234"}, {}, "xai-1234") is None
-    wrong = d.check_auth({"authorization": "Bearer nope"}, {}, "xai-1234")
-    assert wrong is not None and (wrong.status, wrong.rule) == (400, "auth.invalid")
+    assert_served_at(d, "/v1", "/chat/completions")
+    wrong, missing = bearer_refusals(d, "xai-1234")
+    assert wrong.status == 400
     assert dict(wrong.body) == {"code": "invalid-argument", "error": BAD_KEY}
     assert wrong.message == BAD_KEY
-    missing = d.check_auth({}, {}, "xai-1234")
-    assert missing is not None and (missing.status, missing.rule) == (401, "auth.missing")
+    assert missing.status == 401
     assert dict(missing.body) == {"code": "unauthenticated", "error": NO_KEY}
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import openai_wire_sdk as w
 import pytest
-from provider_kit import TOOL, assert_sourced_and_dated, chat_body
+from provider_kit import TOOL, assert_sourced_and_dated, bearer_refusals, chat_body
 
 from pytest_toolcall.cases import ScriptedCall, Turn, Usage, default_registry
 from pytest_toolcall.providers.base import get_dialect
@@ -69,12 +69,9 @@ def test_routes_and_auth() -> None:
         assert d.route("POST", path)
     assert not d.route("POST", "/v1/chat/completions")
     assert not d.route("GET", "/api/paas/v4/chat/completions")
-    assert d.check_auth({"authorization": "Bearer k.1234"}, {}, "k.1234") is None
-    wrong = d.check_auth({"authorization": "Bearer nope"}, {}, "k.1234")
-    assert wrong is not None and (wrong.status, wrong.rule) == (401, "auth.invalid")
+    wrong, missing = bearer_refusals(d, "k.1234")
+    assert wrong.status == missing.status == 401
     assert dict(wrong.body) == {"error": {"code": "1000", "message": AUTH_INVALID}}
-    missing = d.check_auth({}, {}, "k.1234")
-    assert missing is not None and (missing.status, missing.rule) == (401, "auth.missing")
     assert dict(missing.body) == {"error": {"code": "1001", "message": AUTH_MISSING}}
 
 
