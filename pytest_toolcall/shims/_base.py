@@ -12,16 +12,13 @@ import functools
 import importlib
 import inspect
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_toolcall.core.errors import ProviderError, UsageError
-from pytest_toolcall.core.model import (
-    ChatRequest,
-    ChatResponse,
-    ReasoningComplete,
-    StreamDone,
-    ToolCallComplete,
-)
+from pytest_toolcall.core.model import ReasoningComplete, StreamDone, ToolCallComplete
+
+if TYPE_CHECKING:
+    from pytest_toolcall.core.model import ChatRequest, ChatResponse
 
 #: the openai wire's ``finish_reason`` (Chat Completions, as the openai SDK and litellm hand it
 #: over) -> canonical
