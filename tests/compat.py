@@ -88,6 +88,13 @@ def _issues(why: str) -> str:
     return ", ".join(found) or "no public issue found"
 
 
+def _level(case: str, clause: str) -> str:
+    """The level of a pinned failure (pytest_toolcall/cases/levels.py): must or should."""
+    from pytest_toolcall.cases.levels import level_of
+
+    return level_of(clause, case) if clause else "-"
+
+
 def render() -> str:
     from pytest_toolcall.cases import default_registry
     from tests.shim_matrix import FAMILIES
@@ -108,19 +115,25 @@ def render() -> str:
            "", "## Chat libraries (wire, stream and errors families)", "",
            "A *kit gap* is a case the kit's own shim cannot judge yet (its pin's reason starts "
            "with", "\"KIT:\"): it fails under the shim, but it is no verdict on the library.", "",
-           "| shim: library | version | dialect | cases | failed |", "|---|---|---|---|---|"]
+           "Each failure has its clause's level ([cases.md](cases.md#clause-levels)): *must* (a "
+           "defect: it", "fails the run) or *should* (hardening: timeouts, retry hints, typed "
+           "errors; reported", "apart, it fails the run only with `--toolcall-strict`).", "",
+           "| shim: library | version | dialect | cases | failed | of them should |",
+           "|---|---|---|---|---|---|"]
     chat = _chat()
     for row, dist, dialect, pins in chat:
         n = len(registry.select(FAMILIES, dialect=dialect))
         kit = sum(why.startswith("KIT:") for _clause, why in pins.values())
         failed = f"{len(pins) - kit} (+{kit} kit gaps)" if kit else f"{len(pins)}"
-        out.append(f"| {row} | {versions.get(dist, '?')} | `{dialect}` | {n} | {failed} |")
+        should = sum(_level(case, clause) == "should" for case, (clause, _why) in pins.items())
+        out.append(f"| {row} | {versions.get(dist, '?')} | `{dialect}` | {n} | {failed} | "
+                   f"{should} |")
     out += ["", "### Failures", "",
             "A case marked *quirk* plays a stream shape OpenAI never sends: the library fails it",
             "only for an adapter that targets the services sending it (`Profile.compatible_with`,",
             "[providers.md](providers.md#what-openai-plays-and-the-quirks-of-the-others-compatible_with));",
             "under OpenAI's behaviour alone it is skipped.", "",
-            "| shim: library | case | clause | public issue |", "|---|---|---|---|"]
+            "| shim: library | case | clause | level | public issue |", "|---|---|---|---|---|"]
     for row, _dist, _dialect, pins in chat:
         for case, (clause, why) in sorted(pins.items()):
             quirk = registry[case].quirk if case in {c.id for c in registry} else None
@@ -129,19 +142,48 @@ def render() -> str:
                 senders = registry[case].senders()
                 where = (f" (quirk, sent by {', '.join(senders)})" if senders
                          else " (quirk, no registered sender)")
-            out.append(f"| {row} | `{case}`{where} | `{clause}` | {_issues(why)} |")
+            out.append(f"| {row} | `{case}`{where} | `{clause}` | {_level(case, clause)} | "
+                       f"{_issues(why)} |")
     out += ["", "## Agent frameworks' own loops (loop family, under each framework's profile)", "",
             "| shim: framework | version | gaps | skipped by its policy |", "|---|---|---|---|"]
     loops = _loops()
     for row, dist, gaps, skips in loops:
         out.append(f"| {row} | {versions.get(dist, '?')} | {len(gaps)} | "
                    f"{', '.join(f'`{c}`' for c in sorted(skips)) or 'none'} |")
-    out += ["", "### Gaps", "", "| shim: framework | case | clause | public issue |",
-            "|---|---|---|---|"]
+    out += _risks(loops, registry)
+    out += ["", "### Gaps", "", "| shim: framework | case | clause | level | public issue |",
+            "|---|---|---|---|---|"]
     for row, _dist, gaps, _skips in loops:
         for case, (clause, why) in sorted(gaps.items()):
-            out.append(f"| {row} | `{case}` | `{clause or '-'}` | {_issues(why)} |")
+            out.append(f"| {row} | `{case}` | `{clause or '-'}` | {_level(case, clause)} | "
+                       f"{_issues(why)} |")
     return "\n".join(out) + "\n"
+
+
+def _risks(loops: list[tuple[str, str, Any, Any]], registry: Any) -> list[str]:
+    """The declared risks of each framework's shipped profile (``core.risks``, issue 28): what
+    its policy leaves the application open to, and the cases it turns off or has judged by the
+    declaration. The skips above that are no risk are capabilities the framework has no hook
+    for (a cancel hook, handoff tools) or caps it counts another way."""
+    from pytest_toolcall import shims
+    from pytest_toolcall.core.risks import declared_risks, turned_off
+
+    out = ["", "### Declared risks", "",
+           "A declared risk is a policy of the framework's (its profile says so, with the "
+           "source)", "that lowers safety in production: the cases it turns off pass no "
+           "verdict on it. The", "terminal summary and the reports list the declared risks of "
+           "your own profile too", "([loops.md](loops.md#declared-risks)).", "",
+           "| shim: framework | declaration | what it risks in production | cases it turns off |",
+           "|---|---|---|---|"]
+    loop_cases = registry.select(["loop.*"])
+    for row, _dist, _gaps, _skips in loops:
+        profile = shims.loop_profile(row.split(":")[0].removeprefix("shims."))
+        for risk in declared_risks(profile, contract="loop"):
+            cases = [f"`{c}`" for c in turned_off(risk, loop_cases)]
+            cases += [f"`{c}` (judged by it)" for c in risk.judged]
+            out.append(f"| {row} | `{risk.declaration}` | {risk.risk} | "
+                       f"{', '.join(cases) or '-'} |")
+    return out
 
 
 if __name__ == "__main__":  # pragma: no cover - a tool for maintainers

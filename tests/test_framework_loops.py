@@ -22,18 +22,26 @@ from tests.framework_matrix import judge, outcome
 
 LOOP = {case.id: case for case in loop_cases.CASES}
 
-#: case id -> why pydantic-ai's own loop fails it under its honest profile (none today: every
-#: policy it differs on is declared; the cases it cannot take skip by capability)
-PYDANTIC_AI_GAPS: dict[str, str] = {}
+#: case id -> why pydantic-ai's own loop fails it under its honest profile. Both are kit gaps
+#: (issue 28): they appeared when the shim began to stream and report events, and neither is a
+#: defect of pydantic-ai's
+PYDANTIC_AI_GAPS: dict[str, str] = {
+    "loop.model_timeout": "KIT: a false verdict (issue 28, part 5): the fake stalls a streamed "
+                          "answer after its 200 headers, and the openai SDK retries no streamed "
+                          "request once its headers came (so no SDK does); the run stops with "
+                          "'error' after 2 model calls, the case wants 2 + model_retries",
+    "loop.sanitised_failures": "KIT: a probable false verdict: under crash_policy='abort' the "
+                               "tool's exception ends the run, so pydantic-ai's event stream "
+                               "has the call (FunctionToolCallEvent) and no result event for "
+                               "it; the client is told by the run's exception (an 'error' "
+                               "event), and loop.events still wants a per-call 'tool_error'",
+}
 #: the cases pydantic-ai's declared policy makes inapplicable
 PYDANTIC_AI_SKIPS = {
     "loop.failure_rounds_reset": "no failure-round cap (a per-tool retry budget instead)",
     "loop.failure_rounds_not_iterations": "no failure-round cap; request_limit counts requests",
     "loop.permanent_failure": "a tool cannot fail permanently: ModelRetry, or an exception "
                               "that ends the run",
-    "loop.missing_required_argument": "Tool.from_schema skips schema validation",
-    "loop.argument_types": "Tool.from_schema skips schema validation",
-    "loop.events": "no client events in the shim",
     "loop.cancelled": "no cancel hook in the shim (cancellation=False)",
     "loop.handed_off": "no handoff tools in the shim (handoff_tools=())",
 }

@@ -144,8 +144,13 @@ def test_suite_runs_against_the_authors_adapter(pytester: pytest.Pytester, where
 
     broken = multi_call_wire_cases()
     wire = openai_cases("wire.*")
-    assert broken and len(broken) < len(wire)
-    result.assert_outcomes(passed=len(wire) - len(broken), failed=len(broken))
+    # the author declared no profile: the answer shapes other servers send and OpenAI never
+    # does are not claimed for their adapter (issue 28), and skip
+    quirks = {c.id for c in default_registry().select(["wire.*"], "openai") if c.quirk}
+    assert broken and quirks and len(broken) + len(quirks) < len(wire)
+    assert not broken & quirks
+    passed = len(wire) - len(broken) - len(quirks)
+    result.assert_outcomes(passed=passed, failed=len(broken), skipped=len(quirks))
     assert suite_ids(result, "FAILED") == broken
     # their adapter, not the reference one, made the requests: it counted them
     sent = int(re.search(r"my adapter sent (\d+) requests", result.stdout.str()).group(1))
@@ -153,10 +158,10 @@ def test_suite_runs_against_the_authors_adapter(pytester: pytest.Pytester, where
     result.stdout.fnmatch_lines([
         "*pytest-toolcall conformance summary*",
         "family*provider*passed*failed*error*skipped*xfailed*xpassed",
-        f"wire*openai*{len(wire) - len(broken)}*{len(broken)}*0*0*0*0",
+        f"wire*openai*{passed}*{len(broken)}*0*{len(quirks)}*0*0",
         "adapter under test: conftest.MyOpenAIAdapter",
         "broken clauses (your implementation):",
-        "  wire.parallel_calls[openai]: response.tool_calls.count",
+        "  wire.parallel_calls[openai]: response.tool_calls.count (must)",
     ])
     # the failure block names the clause and shows where the lost calls went
     result.stdout.fnmatch_lines([
@@ -288,7 +293,7 @@ def test_claimed_streaming_without_stream_method_fails(pytester: pytest.Pytester
     result.stdout.fnmatch_lines([
         ("[[]profile.claims.stream[]] the profile claims streaming, but the adapter has no "
         "stream() method*"),
-        "  stream.zero_args[[]openai[]]: profile.claims.stream",
+        "  stream.zero_args[[]openai[]]: profile.claims.stream (must)",
     ])
 
 
@@ -378,7 +383,7 @@ def test_adapter_that_returns_garbage(pytester: pytest.Pytester) -> None:
         "[[]adapter.result[]] complete() returned something that is not a ChatResponse",
         "  conformance failure in case wire.text_only (openai, sync interface)",
         "  got:      str: \"it's fine, trust me\"",
-        "  wire.text_only[[]openai[]]: adapter.result",
+        "  wire.text_only[[]openai[]]: adapter.result (must)",
     ])
 
 
@@ -423,7 +428,7 @@ def toolcall_adapter():
     result.stdout.fnmatch_lines([("[[]request.sent[]] the adapter returned in step 1 without "
                                  "sending a request"),
                                  "  conformance failure in case mine.oslo_weather (openai, sync*",
-                                 "  mine.oslo_weather[[]openai[]]: request.sent"])
+                                 "  mine.oslo_weather[[]openai[]]: request.sent (must)"])
 
 
 @pytest.mark.parametrize(("conftest", "message"), [
