@@ -51,6 +51,10 @@ _DYNAMIC = {
     # a provider's validation rule: request.<rule> (PREFIXES)
     ("pytest_toolcall/run/checks.py", "f'request.{rule}'"): ("request.<rule>",),
     ("pytest_toolcall/run/looprun.py", "f'request.{rejection.rule}'"): ("request.<rule>",),
+    # the run's deadline: loop.timeout, or a BoundedScript's own clause (conformance/loop/
+    # model_calls.py)
+    ("pytest_toolcall/run/looprun.py", "clause"): ("loop.timeout", "loop.model_deadline",
+                                                   "loop.retry_cap"),
     ("pytest_toolcall/run/fallbackrun.py", "f'request.{rejection.rule}'"): ("request.<rule>",),
     # a _Fault's clause, raised again (its constants are read above)
     ("pytest_toolcall/run/foreign.py", "fault.clause"): (),

@@ -22,6 +22,8 @@ Policy, all of it declared in its profile:
   limit (``length``) or the provider withheld the answer (``content_filter``): the loop says so;
 - once the application sets ``LoopRequest.cancel`` (its stop button), the loop makes no further
   model call and stops with ``cancelled`` (checked after each round, before each model call);
+  a sequential round starts no further call (each is answered as not run), and the calls
+  already running are waited for (a thread cannot be stopped; they see the stop themselves);
 - a call to one of ``handoff_tools`` (its own tools, not the case's) hands the conversation off:
   the call is answered with a transfer note (as the OpenAI Agents SDK and LangGraph do), the
   turn's other calls are not run, and the run stops with ``handed_off``.
@@ -30,7 +32,8 @@ The policies real frameworks differ on are options too, each defaulting to the a
 docs/loops.md, "Profile fields"): ``iteration_counts`` (what the cap counts),
 ``max_failure_rounds=None`` and ``tool_failure_budget``, ``crash_policy="abort"``,
 ``duplicate_call_ids="refuse"``, ``closing_call``, ``tool_timeout=None`` and
-``final_answer_tool``.
+``final_answer_tool``; ``model_timeout`` (none by default: the client's read timeout is the
+deadline) puts a deadline of the loop's own on each model call.
 """
 
 from __future__ import annotations
@@ -51,6 +54,10 @@ from pytest_toolcall.core.model import (
 )
 
 __all__ = ["ReferenceToolLoop"]
+
+
+#: the answer to a call a sequential round did not start because the user had pressed stop
+_NOT_RUN = ToolError("the user stopped the run before this call ran")
 
 
 class _Outcome:
@@ -76,7 +83,8 @@ class ReferenceToolLoop:
                  crash_policy: Literal["feed_back", "abort"] = "feed_back",
                  duplicate_call_ids: Literal["dedupe", "refuse"] = "dedupe",
                  closing_call: bool = False, final_answer_tool: str | None = None,
-                 handoff_tools: Sequence[str] = ()) -> None:
+                 handoff_tools: Sequence[str] = (),
+                 model_timeout: float | None = None) -> None:
         self.max_iterations = max_iterations
         self.max_failure_rounds = max_failure_rounds
         self.permanent_failure_stops = permanent_failure_stops
@@ -90,6 +98,7 @@ class ReferenceToolLoop:
         self.closing_call = closing_call
         self.final_answer_tool = final_answer_tool
         self.handoff_tools = tuple(handoff_tools)
+        self.model_timeout = model_timeout
 
     @classmethod
     def from_profile(cls, profile: Any) -> ReferenceToolLoop:
@@ -104,7 +113,8 @@ class ReferenceToolLoop:
                    duplicate_call_ids=profile.duplicate_call_ids,
                    closing_call=profile.closing_call,
                    final_answer_tool=profile.final_answer_tool,
-                   handoff_tools=getattr(profile, "handoff_tools", ()))
+                   handoff_tools=getattr(profile, "handoff_tools", ()),
+                   model_timeout=getattr(profile, "model_timeout", None))
 
     def new_state(self, request: LoopRequest) -> _State:
         """The conversation and counters of one run (override to change the policy's
@@ -121,7 +131,7 @@ class ReferenceToolLoop:
                 return self.close(state, request, state.stop("max_iterations", None))
             try:
                 state.model_calls += 1
-                response = request.model.complete(state.chat_request())
+                response = self.complete(request.model, state.chat_request())
             except Exception as exc:  # the model failed: stop, say so without its internals
                 return state.stop("error", f"the model call failed ({type(exc).__name__})")
             decision = self.on_response(state, response)
@@ -141,7 +151,7 @@ class ReferenceToolLoop:
                 return await self.aclose(state, request, state.stop("max_iterations", None))
             try:
                 state.model_calls += 1
-                response = await request.model.acomplete(state.chat_request())
+                response = await self.acomplete(request.model, state.chat_request())
             except Exception as exc:
                 return state.stop("error", f"the model call failed ({type(exc).__name__})")
             decision = self.on_response(state, response)
@@ -151,6 +161,21 @@ class ReferenceToolLoop:
             decision = state.on_outcomes(outcomes, self)
             if decision is not None:
                 return await self.aclose(state, request, decision)
+
+    def complete(self, model: Any, chat: ChatRequest) -> ChatResponse:
+        """One model call, under ``model_timeout`` when the profile declares one: a worker
+        thread's result is waited for that long, then abandoned (it raises TimeoutError)."""
+        if self.model_timeout is None:
+            return model.complete(chat)
+        pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
+        try:
+            return pool.submit(model.complete, chat).result(timeout=self.model_timeout)
+        finally:
+            pool.shutdown(wait=False)
+
+    async def acomplete(self, model: Any, chat: ChatRequest) -> ChatResponse:
+        """One model call, cancelled after ``model_timeout`` when the profile declares one."""
+        return await asyncio.wait_for(model.acomplete(chat), self.model_timeout)
 
     # -- the declared policies around a round -----------------------------------------------
     @staticmethod
@@ -225,6 +250,10 @@ class ReferenceToolLoop:
         pool = concurrent.futures.ThreadPoolExecutor(max_workers=len(runnable))
         try:
             for batch in batches:
+                if not self.parallel and self.cancelled(request):  # stopped: no further call
+                    for i, call in batch:
+                        outcomes[i] = self.failed(call, _NOT_RUN)
+                    continue
                 futures = [(i, call, pool.submit(request.executor.run, call.name,
                                                  call.arguments, call_id=call.id))
                            for i, call in batch]
@@ -258,7 +287,8 @@ class ReferenceToolLoop:
 
         if self.parallel:
             return list(await asyncio.gather(*(one(c) for c in state.calls)))
-        return [await one(c) for c in state.calls]
+        return [self.failed(c, _NOT_RUN) if self.cancelled(request) else await one(c)
+                for c in state.calls]
 
     def precheck(self, call: ToolCall, state: _State) -> _Outcome | None:
         """An answer without running the tool: unknown tool, bad JSON, arguments off-schema."""

@@ -115,17 +115,20 @@ def reference_cases(provider: str, profile: Any) -> list[str]:
 
 
 def assert_sourced_and_dated(provider: str, facts: str, *, unconfirmed: str = "",
-                             quirks: bool = False, confirmed: str = "2026-11-25") -> Any:
+                             quirks: bool = False, confirmed: str = "2026-11-25",
+                             or_later: bool = False) -> Any:
     """``provider``, a service on the openai wire, declares at least ``facts`` (names, space
     separated); each of its facts that is confirmed (``quirks``: and each quirk, all of which are
-    confirmed) names its source and the date, ``confirmed``; the ``unconfirmed`` facts are not
-    confirmed. Returns the provider, for the checks that are its own."""
+    confirmed) names its source and the date, ``confirmed`` (``or_later``: that date or a later
+    one); the ``unconfirmed`` facts are not confirmed. Returns the provider, for the checks that
+    are its own."""
     p = get(provider)
     assert (p.dialect, p.family) == ("openai", "openai")
     assert set(facts.split()) <= set(p.facts)
     for name, fact in {**p.facts, **(p.quirks if quirks else {})}.items():
         if fact.confirmed:
-            assert fact.source and fact.confirmed == confirmed, name
+            dated = fact.confirmed >= confirmed if or_later else fact.confirmed == confirmed
+            assert fact.source and dated, name
     if quirks:
         assert all(q.is_confirmed for q in p.quirks.values()), "an unconfirmed quirk"
     for name in unconfirmed.split():
