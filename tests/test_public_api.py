@@ -104,9 +104,9 @@ MOVED_INTO_LAYERS = {
 }
 #: ... each provider's dialect and reference module went into its folder (the providers there
 #: were at the move; one added since has no old path) ...
-MOVED_PROVIDERS = ("anthropic azure_openai cerebras deepseek fireworks gemini groq llamacpp "
-                   "lmstudio mistral ollama openai openai_responses openrouter together vllm xai "
-                   "zhipu").split()
+MOVED_PROVIDERS = ("anthropic", "azure_openai", "cerebras", "deepseek", "fireworks", "gemini",
+                   "groq", "llamacpp", "lmstudio", "mistral", "ollama", "openai", "openai_responses",
+                   "openrouter", "together", "vllm", "xai", "zhipu")
 #: ... and these were renamed (old -> new, under pytest_toolcall)
 MOVED_RENAMED = {"dialects": "providers.base", "dialects.provider_errors": "providers.errors",
                  "fake": "providers.fake"}
