@@ -37,6 +37,16 @@ from pytest_toolcall.reference.loop import ReferenceToolLoop, _Outcome, _State
 # == loop bookkeeping (_State) ====================================================================
 
 
+class _Mutant(ReferenceToolLoop):
+    """The reference loop keeping its books with ``state``: a ``_State`` with one thing broken,
+    the bug of the control (the classes below)."""
+
+    state: type[_State] = _State
+
+    def new_state(self, request: LoopRequest) -> _State:
+        return self.state(request)
+
+
 def _answer(state: _State, outcomes: Sequence[_Outcome]) -> None:
     """Append results and events as the reference does (the part of on_outcomes mutants keep)."""
     for outcome in outcomes:
@@ -53,12 +63,11 @@ class _NeverResetState(_State):
         return decision
 
 
-class NeverResetsFailureRounds(ReferenceToolLoop):
+class NeverResetsFailureRounds(_Mutant):
     """The failure-round counter is never reset by a successful round: scattered failures over
     a long healthy run stop it (seed 002 AC1 counts *consecutive* all-failure rounds)."""
 
-    def new_state(self, request: LoopRequest) -> _State:
-        return _NeverResetState(request)
+    state = _NeverResetState
 
 
 class _FailuresAsIterationsState(_State):
@@ -69,81 +78,77 @@ class _FailuresAsIterationsState(_State):
         return decision
 
 
-class FailureRoundsCountAsIterations(ReferenceToolLoop):
+class FailureRoundsCountAsIterations(_Mutant):
     """Every round counts toward the iteration cap, failed ones too (seed 002 AC1: tool_iterations
     is only incremented after a round with a success)."""
 
-    def new_state(self, request: LoopRequest) -> _State:
-        return _FailuresAsIterationsState(request)
+    state = _FailuresAsIterationsState
 
 
-class _FlippedState(_State):
+class _RoundsState(_State):
+    """The reference's failure-round books in short (the results answered, a permanent failure
+    stops), with the two decisions the mutants below change: whether a round succeeded (it
+    resets the count and is an iteration) and when the failure rounds are too many."""
+
+    @staticmethod
+    def succeeded(outcomes: Sequence[_Outcome]) -> bool:
+        return any(o.ok for o in outcomes)
+
+    @staticmethod
+    def too_many(failure_rounds: int, limit: int) -> bool:
+        return failure_rounds >= limit
+
     def on_outcomes(self, outcomes: Sequence[_Outcome], loop: Any) -> LoopResult | None:
         _answer(self, outcomes)
         if loop.permanent_failure_stops and any(o.permanent for o in outcomes):
             return self.stop("permanent_failure", "A tool failed permanently; stopping.")
-        if not any(o.ok for o in outcomes):  # flipped: was `if any(o.ok ...)`
+        if self.succeeded(outcomes):
             self.failure_rounds = 0
             self.iterations += 1
             return None
         self.failure_rounds += 1
-        if self.failure_rounds >= loop.max_failure_rounds:
+        if self.too_many(self.failure_rounds, loop.max_failure_rounds):
             return self.stop("failure_rounds", "The tools kept failing; stopping.")
         return None
 
 
-class SuccessConditionFlipped(ReferenceToolLoop):
+class _FlippedState(_RoundsState):
+    @staticmethod
+    def succeeded(outcomes: Sequence[_Outcome]) -> bool:
+        return not any(o.ok for o in outcomes)  # flipped: was `if any(o.ok ...)`
+
+
+class SuccessConditionFlipped(_Mutant):
     """Seed 002's mutation: ``not successful_tool_calls`` flipped to ``successful_tool_calls`` in
     the all-failure-round check; all-failure rounds become iterations and never stop the loop."""
 
-    def new_state(self, request: LoopRequest) -> _State:
-        return _FlippedState(request)
+    state = _FlippedState
 
 
-class _AnyFailureState(_State):
-    def on_outcomes(self, outcomes: Sequence[_Outcome], loop: Any) -> LoopResult | None:
-        _answer(self, outcomes)
-        if loop.permanent_failure_stops and any(o.permanent for o in outcomes):
-            return self.stop("permanent_failure", "A tool failed permanently; stopping.")
-        if all(o.ok for o in outcomes):  # was any(): a mixed round is now a failure round
-            self.failure_rounds = 0
-            self.iterations += 1
-            return None
-        self.failure_rounds += 1
-        if self.failure_rounds >= loop.max_failure_rounds:
-            return self.stop("failure_rounds", "The tools kept failing; stopping.")
-        return None
+class _AnyFailureState(_RoundsState):
+    @staticmethod
+    def succeeded(outcomes: Sequence[_Outcome]) -> bool:
+        return all(o.ok for o in outcomes)  # was any(): a mixed round is now a failure round
 
 
-class AnyFailureIsFailureRound(ReferenceToolLoop):
+class AnyFailureIsFailureRound(_Mutant):
     """A round with ANY failed call counts as a failure round (``all`` for ``any``): repeated
     mixed batches stop a loop that is making progress. The mixed-batch reading of seed 002's
     escaped mutant."""
 
-    def new_state(self, request: LoopRequest) -> _State:
-        return _AnyFailureState(request)
+    state = _AnyFailureState
 
 
-class _OffByOneFailuresState(_State):
-    def on_outcomes(self, outcomes: Sequence[_Outcome], loop: Any) -> LoopResult | None:
-        _answer(self, outcomes)
-        if loop.permanent_failure_stops and any(o.permanent for o in outcomes):
-            return self.stop("permanent_failure", "A tool failed permanently; stopping.")
-        if any(o.ok for o in outcomes):
-            self.failure_rounds = 0
-            self.iterations += 1
-            return None
-        self.failure_rounds += 1
-        if self.failure_rounds > loop.max_failure_rounds:  # was >=
-            return self.stop("failure_rounds", "The tools kept failing; stopping.")
-        return None
+class _OffByOneFailuresState(_RoundsState):
+    @staticmethod
+    def too_many(failure_rounds: int, limit: int) -> bool:
+        return failure_rounds > limit  # was >=
 
 
-class FailureRoundsOffByOne(ReferenceToolLoop):
+class FailureRoundsOffByOne(_Mutant):
     """``>`` for ``>=``: one failure round more than declared, one model call too many."""
 
-    def new_state(self, request: LoopRequest) -> _State:
-        return _OffByOneFailuresState(request)
+    state = _OffByOneFailuresState
 
 
 class _NoFailureLimitState(_State):
@@ -157,12 +162,11 @@ class _NoFailureLimitState(_State):
         return decision
 
 
-class NoFailureRoundLimit(ReferenceToolLoop):
+class NoFailureRoundLimit(_Mutant):
     """Failure rounds are never counted: a loop whose tools all fail spins until something else
     stops it (seed 002 AC1's original bug)."""
 
-    def new_state(self, request: LoopRequest) -> _State:
-        return _NoFailureLimitState(request)
+    state = _NoFailureLimitState
 
 
 class _DropsFailedCallsState(_State):
@@ -175,12 +179,11 @@ class _DropsFailedCallsState(_State):
         return super().on_outcomes(outcomes, loop)
 
 
-class DropsFailedCallsFromMixedBatch(ReferenceToolLoop):
+class DropsFailedCallsFromMixedBatch(_Mutant):
     """Seed 002 AC5, the gate's LOW finding: in a batch with a success, the failed call and its
     result are silently dropped (only successful calls persisted); the model never learns."""
 
-    def new_state(self, request: LoopRequest) -> _State:
-        return _DropsFailedCallsState(request)
+    state = _DropsFailedCallsState
 
 
 class _DropsFailedResultsState(_State):
@@ -190,12 +193,11 @@ class _DropsFailedResultsState(_State):
         return super().on_outcomes(outcomes, loop)
 
 
-class DropsFailedResultsFromMixedBatch(ReferenceToolLoop):
+class DropsFailedResultsFromMixedBatch(_Mutant):
     """In a batch with a success only successful results are appended; the assistant message
     still carries the failed call, so the provider answers 400 (unanswered tool_call_id)."""
 
-    def new_state(self, request: LoopRequest) -> _State:
-        return _DropsFailedResultsState(request)
+    state = _DropsFailedResultsState
 
 
 class _DropsTextWithCallsState(_State):
@@ -207,13 +209,12 @@ class _DropsTextWithCallsState(_State):
             for m in request.messages)})
 
 
-class LoopDropsTextWithCalls(ReferenceToolLoop):
+class LoopDropsTextWithCalls(_Mutant):
     """Replays an assistant turn's calls without the text said alongside them ('Let me check
     the weather first.'): the model loses what it said it was doing (issue 12's adapter
     defect, in a loop that rebuilds the turn)."""
 
-    def new_state(self, request: LoopRequest) -> _State:
-        return _DropsTextWithCallsState(request)
+    state = _DropsTextWithCallsState
 
 
 class _DropsSuccessfulObservationsState(_State):
@@ -233,13 +234,12 @@ class _DropsSuccessfulObservationsState(_State):
         return ChatRequest(messages=tuple(out), tools=self.tool_specs)
 
 
-class DropsSuccessfulObservations(ReferenceToolLoop):
+class DropsSuccessfulObservations(_Mutant):
     """Feeds results back as user-role observations (feedback_role="user") and keeps only the
     errors: the model never sees what a successful sibling returned (smolagents
     ToolCallingAgent, https://github.com/huggingface/smolagents/issues/2457)."""
 
-    def new_state(self, request: LoopRequest) -> _State:
-        return _DropsSuccessfulObservationsState(request)
+    state = _DropsSuccessfulObservationsState
 
 
 class _StopsUnansweredState(_State):
@@ -249,12 +249,11 @@ class _StopsUnansweredState(_State):
         return super().on_outcomes(outcomes, loop)
 
 
-class PermanentStopLeavesCallsUnanswered(ReferenceToolLoop):
+class PermanentStopLeavesCallsUnanswered(_Mutant):
     """A permanent failure returns at once, before the round's results are appended: the
     conversation it hands back ends with unanswered calls (a 400 when the app sends it again)."""
 
-    def new_state(self, request: LoopRequest) -> _State:
-        return _StopsUnansweredState(request)
+    state = _StopsUnansweredState
 
 
 class _LatePermanentState(_State):
@@ -273,12 +272,11 @@ class _LatePermanentState(_State):
         return super().on_outcomes(outcomes, loop)
 
 
-class PermanentCheckedNextRound(ReferenceToolLoop):
+class PermanentCheckedNextRound(_Mutant):
     """The permanent failure is noticed only when the model answers again: one model call too
     many (and whatever the model does with it)."""
 
-    def new_state(self, request: LoopRequest) -> _State:
-        return _LatePermanentState(request)
+    state = _LatePermanentState
 
 
 class _CapState(_State):
@@ -292,34 +290,31 @@ class _CapOffByOneState(_CapState):
     shift = 1
 
 
-class IterationCapOffByOne(ReferenceToolLoop):
+class IterationCapOffByOne(_Mutant):
     """``iterations > max_iterations`` for ``>=``: one round and one model call too many
     (seed 004's max_tool_iterations)."""
 
-    def new_state(self, request: LoopRequest) -> _State:
-        return _CapOffByOneState(request)
+    state = _CapOffByOneState
 
 
 class _CapOneShortState(_CapState):
     shift = -1
 
 
-class IterationCapOneShort(ReferenceToolLoop):
+class IterationCapOneShort(_Mutant):
     """The first model call is counted as an iteration: the loop stops one round early."""
 
-    def new_state(self, request: LoopRequest) -> _State:
-        return _CapOneShortState(request)
+    state = _CapOneShortState
 
 
 class _NoCapState(_CapState):
     shift = 10_000
 
 
-class NoIterationCap(ReferenceToolLoop):
+class NoIterationCap(_Mutant):
     """No iteration cap at all: a model that keeps asking for tools keeps the loop running."""
 
-    def new_state(self, request: LoopRequest) -> _State:
-        return _NoCapState(request)
+    state = _NoCapState
 
 
 class _LastUsageState(_State):
@@ -329,12 +324,11 @@ class _LastUsageState(_State):
                           usage.total_tokens or 0]
 
 
-class LastCallUsageOnly(ReferenceToolLoop):
+class LastCallUsageOnly(_Mutant):
     """Usage is the last response's, not the sum (seed 004: tokens accumulate across
     iterations); every multi-turn run is under-billed."""
 
-    def new_state(self, request: LoopRequest) -> _State:
-        return _LastUsageState(request)
+    state = _LastUsageState
 
 
 class _TotalOnlyState(_State):
@@ -344,11 +338,10 @@ class _TotalOnlyState(_State):
         return result.model_copy(update={"usage": usage})
 
 
-class SumsTotalTokensOnly(ReferenceToolLoop):
+class SumsTotalTokensOnly(_Mutant):
     """Only total_tokens is summed; input/output tokens (what pricing needs) are lost."""
 
-    def new_state(self, request: LoopRequest) -> _State:
-        return _TotalOnlyState(request)
+    state = _TotalOnlyState
 
 
 class _NoDedupeState(_State):
@@ -364,11 +357,10 @@ class _NoDedupeState(_State):
         return None
 
 
-class NoDedupeOfCallIds(ReferenceToolLoop):
+class NoDedupeOfCallIds(_Mutant):
     """A call id repeated in one turn is run twice: a side-effecting tool acts twice."""
 
-    def new_state(self, request: LoopRequest) -> _State:
-        return _NoDedupeState(request)
+    state = _NoDedupeState
 
 
 class _ByNameState(_State):
@@ -378,12 +370,11 @@ class _ByNameState(_State):
         return super().on_response(response, max_iterations)
 
 
-class DedupesCallsByName(ReferenceToolLoop):
+class DedupesCallsByName(_Mutant):
     """Calls are keyed by tool name: several calls of one tool in a turn collapse into one
     (the chat side's KeysCallsByName, one layer up)."""
 
-    def new_state(self, request: LoopRequest) -> _State:
-        return _ByNameState(request)
+    state = _ByNameState
 
 
 class _UnknownStopsState(_State):
@@ -394,12 +385,11 @@ class _UnknownStopsState(_State):
         return super().on_response(response, max_iterations)
 
 
-class UnknownToolStopsTheLoop(ReferenceToolLoop):
+class UnknownToolStopsTheLoop(_Mutant):
     """An unknown tool name ends the run with an error instead of letting the model correct
     its spelling."""
 
-    def new_state(self, request: LoopRequest) -> _State:
-        return _UnknownStopsState(request)
+    state = _UnknownStopsState
 
 
 # == failures (ReferenceToolLoop.failed) ==========================================================
@@ -697,12 +687,11 @@ class _NoEventsState(_State):
         return super().stop(reason, text).model_copy(update={"events": ()})
 
 
-class NoClientEvents(ReferenceToolLoop):
+class NoClientEvents(_Mutant):
     """The loop shows its client nothing (events empty although it claims to report them).
     No case checks which events a loop emits."""
 
-    def new_state(self, request: LoopRequest) -> _State:
-        return _NoEventsState(request)
+    state = _NoEventsState
 
 
 class _ForgetsState(_State):
@@ -715,12 +704,11 @@ class _ForgetsState(_State):
         return decision
 
 
-class ForgetsEarlierRounds(ReferenceToolLoop):
+class ForgetsEarlierRounds(_Mutant):
     """Each model call sees the original messages and the latest round only: earlier tool
     results are lost. Every request is valid, so no case notices."""
 
-    def new_state(self, request: LoopRequest) -> _State:
-        return _ForgetsState(request)
+    state = _ForgetsState
 
 
 class _ToolsOnceState(_State):
@@ -734,12 +722,11 @@ class _ToolsOnceState(_State):
         return request
 
 
-class ToolsOnlyOnFirstCall(ReferenceToolLoop):
+class ToolsOnlyOnFirstCall(_Mutant):
     """Tools are sent with the first model call only; later calls cannot use them. The scripted
     model answers from its script whatever the request says, so no case notices."""
 
-    def new_state(self, request: LoopRequest) -> _State:
-        return _ToolsOnceState(request)
+    state = _ToolsOnceState
 
 
 class _SuccessEventsState(_State):
@@ -749,12 +736,11 @@ class _SuccessEventsState(_State):
         return result.model_copy(update={"events": events})
 
 
-class ReportsSuccessesOnly(ReferenceToolLoop):
+class ReportsSuccessesOnly(_Mutant):
     """The client is shown the calls that worked; failed calls vanish from its view (seed 002
     AC4's "not emitted as tool_result" taken too far: nothing at all is shown)."""
 
-    def new_state(self, request: LoopRequest) -> _State:
-        return _SuccessEventsState(request)
+    state = _SuccessEventsState
 
 
 
@@ -876,12 +862,11 @@ class _IgnoresCallsWithTextState(_State):
         return super().on_response(response, max_iterations)
 
 
-class IgnoresCallsWithText(ReferenceToolLoop):
+class IgnoresCallsWithText(_Mutant):
     """A turn with text is the final answer, calls or not: "Let me check..." plus a call ends
     the run with the call unrun (issue 16)."""
 
-    def new_state(self, request: LoopRequest) -> _State:
-        return _IgnoresCallsWithTextState(request)
+    state = _IgnoresCallsWithTextState
 
 
 class _TrustsFinishReasonState(_State):
@@ -892,12 +877,11 @@ class _TrustsFinishReasonState(_State):
         return super().on_response(response, max_iterations)
 
 
-class TrustsFinishReason(ReferenceToolLoop):
+class TrustsFinishReason(_Mutant):
     """``if finish_reason == "tool_calls"`` decides whether to run tools: Gemini's STOP with
     calls (and OpenAI's 'stop' for a forced tool_choice) ends the run (issue 16)."""
 
-    def new_state(self, request: LoopRequest) -> _State:
-        return _TrustsFinishReasonState(request)
+    state = _TrustsFinishReasonState
 
 
 class ContentsInCompletionOrder(ReferenceToolLoop):
@@ -942,13 +926,12 @@ class _OpenSchemasState(_State):
             for name, spec in self.tools.items()}
 
 
-class IgnoresUndeclaredKeys(ReferenceToolLoop):
+class IgnoresUndeclaredKeys(_Mutant):
     """Validates types, patterns and required keys but not ``additionalProperties: false``: an
     undeclared key (``snooze`` on set_alarm) reaches a tool whose schema forbids it, as with a
     validator built from the declared parameters alone (issue 16)."""
 
-    def new_state(self, request: LoopRequest) -> _State:
-        return _OpenSchemasState(request)
+    state = _OpenSchemasState
 
 
 class _CompletedAlwaysState(_State):
@@ -959,12 +942,11 @@ class _CompletedAlwaysState(_State):
         return super().on_response(response, max_iterations)
 
 
-class CompletedWhateverTheFinish(ReferenceToolLoop):
+class CompletedWhateverTheFinish(_Mutant):
     """Any answer without calls is 'completed': an answer cut at the token limit, or withheld
     by the provider's filter, is reported as a whole one (issue 16; the reference did this)."""
 
-    def new_state(self, request: LoopRequest) -> _State:
-        return _CompletedAlwaysState(request)
+    state = _CompletedAlwaysState
 
 
 # == issue 12: what the mutation self-check found unchecked =========================================
@@ -1013,12 +995,11 @@ class _FailuresShownAsResultsState(_State):
             for e in result.events or ())})
 
 
-class FailuresShownAsResults(ReferenceToolLoop):
+class FailuresShownAsResults(_Mutant):
     """The model is told a call failed (is_error), the client is shown a 'tool_result' for it:
     the user sees a failed call as one that worked."""
 
-    def new_state(self, request: LoopRequest) -> _State:
-        return _FailuresShownAsResultsState(request)
+    state = _FailuresShownAsResultsState
 
 
 class _UnnamedEventsState(_State):
@@ -1028,11 +1009,10 @@ class _UnnamedEventsState(_State):
             e.model_copy(update={"name": None}) for e in result.events or ())})
 
 
-class EventsWithoutToolNames(ReferenceToolLoop):
+class EventsWithoutToolNames(_Mutant):
     """The client's call events carry the call id only: it cannot say which tool ran."""
 
-    def new_state(self, request: LoopRequest) -> _State:
-        return _UnnamedEventsState(request)
+    state = _UnnamedEventsState
 
 
 class _StopTextNotShownState(_State):
@@ -1042,12 +1022,11 @@ class _StopTextNotShownState(_State):
             e for e in result.events or () if e.type not in ("text", "clarification", "error"))})
 
 
-class StopTextNotShown(ReferenceToolLoop):
+class StopTextNotShown(_Mutant):
     """The run's answer, question or failure is in LoopResult.text but never shown to the
     client as an event: a streaming UI ends on 'done' with nothing said."""
 
-    def new_state(self, request: LoopRequest) -> _State:
-        return _StopTextNotShownState(request)
+    state = _StopTextNotShownState
 
 
 class _AnswerDroppedState(_State):
@@ -1058,12 +1037,11 @@ class _AnswerDroppedState(_State):
         return result
 
 
-class AnswerTextDropped(ReferenceToolLoop):
+class AnswerTextDropped(_Mutant):
     """LoopResult.text is empty when the run completes (or asks the user): the client gets a
     stop reason and no answer, no question."""
 
-    def new_state(self, request: LoopRequest) -> _State:
-        return _AnswerDroppedState(request)
+    state = _AnswerDroppedState
 
 
 class FinalAnswerArgumentIgnored(ReferenceToolLoop):
@@ -1083,12 +1061,11 @@ class _ClosingAnswerIgnoredState(_State):
         return super().closed(decision, response).model_copy(update={"text": decision.text})
 
 
-class ClosingAnswerIgnored(ReferenceToolLoop):
+class ClosingAnswerIgnored(_Mutant):
     """Makes the declared closing call, then reports its own stop text instead of the model's
     summing-up (smolagents' provide_final_answer is the run's answer)."""
 
-    def new_state(self, request: LoopRequest) -> _State:
-        return _ClosingAnswerIgnoredState(request)
+    state = _ClosingAnswerIgnoredState
 
 
 class _ClosingUsageLostState(_State):
@@ -1096,11 +1073,10 @@ class _ClosingUsageLostState(_State):
         return decision.model_copy(update={"text": response.text or decision.text})
 
 
-class ClosingUsageNotSummed(ReferenceToolLoop):
+class ClosingUsageNotSummed(_Mutant):
     """The closing call's answer is the run's text, but its tokens are left out of the usage."""
 
-    def new_state(self, request: LoopRequest) -> _State:
-        return _ClosingUsageLostState(request)
+    state = _ClosingUsageLostState
 
 
 class RefusedTurnUsageNotSummed(ReferenceToolLoop):
@@ -1180,12 +1156,11 @@ class _RepeatEndsTurnState(_State):
         return super().on_response(response, max_iterations)
 
 
-class RepeatedIdDropsTheRest(ReferenceToolLoop):
+class RepeatedIdDropsTheRest(_Mutant):
     """Deduplicates a turn's calls by id, but stops reading the turn at the first repeat: the
     calls after it never run (``_State.on_response`` 30)."""
 
-    def new_state(self, request: LoopRequest) -> _State:
-        return _RepeatEndsTurnState(request)
+    state = _RepeatEndsTurnState
 
 
 class _NoToolsState(_State):
@@ -1193,12 +1168,11 @@ class _NoToolsState(_State):
         return ChatRequest(messages=tuple(self.messages))
 
 
-class NoToolsOffered(ReferenceToolLoop):
+class NoToolsOffered(_Mutant):
     """Never sends the tools: every request alike, so comparing each with the first cannot
     tell (``_State.chat_request`` 4)."""
 
-    def new_state(self, request: LoopRequest) -> _State:
-        return _NoToolsState(request)
+    state = _NoToolsState
 
 
 class NoClosingCallAtRoundCap(ReferenceToolLoop):
@@ -1223,12 +1197,11 @@ class _PartialAnswerDroppedState(_State):
         return super().stop(reason, None if reason == "length" else text)
 
 
-class PartialAnswerDropped(ReferenceToolLoop):
+class PartialAnswerDropped(_Mutant):
     """Stops with 'length' when the answer is cut, but without the partial answer: the client
     has nothing to show as incomplete (``_State.on_response`` 9)."""
 
-    def new_state(self, request: LoopRequest) -> _State:
-        return _PartialAnswerDroppedState(request)
+    state = _PartialAnswerDroppedState
 
 
 #: mutants of the reference loop that pass every loop case (with the default profile). The four
@@ -1506,12 +1479,11 @@ class _CancelAsErrorState(_State):
         return super().stop(reason, text)
 
 
-class CancelReportedAsError(ReferenceToolLoop):
+class CancelReportedAsError(_Mutant):
     """Stops when the user presses stop, but reports 'error' (the Agent Client Protocol: a
     cancel MUST end with Cancelled, even if aborting makes operations below it raise)."""
 
-    def new_state(self, request: LoopRequest) -> _State:
-        return _CancelAsErrorState(request)
+    state = _CancelAsErrorState
 
 
 class HandoffRunAsATool(ReferenceToolLoop):
@@ -1530,12 +1502,11 @@ class _HandoffCompletedState(_State):
         return result.model_copy(update={"stop_reason": "completed"})
 
 
-class HandoffReportedAsCompleted(ReferenceToolLoop):
+class HandoffReportedAsCompleted(_Mutant):
     """Stops on the handoff call but reports 'completed': the application takes the transfer
     note for the model's answer and never routes the conversation to the agent or human."""
 
-    def new_state(self, request: LoopRequest) -> _State:
-        return _HandoffCompletedState(request)
+    state = _HandoffCompletedState
 
 
 class _HandoffUsageDroppedState(_State):
@@ -1543,17 +1514,17 @@ class _HandoffUsageDroppedState(_State):
         return super().hand_off(response.model_copy(update={"usage": None}), calls)
 
 
-class HandoffTurnUsageDropped(ReferenceToolLoop):
+class HandoffTurnUsageDropped(_Mutant):
     """Stops on the handoff call but leaves the handing-off turn's tokens out of the run's usage
     (the reference's hand_off 1: add_usage(None)): the application bills the run short."""
 
-    def new_state(self, request: LoopRequest) -> _State:
-        return _HandoffUsageDroppedState(request)
+    state = _HandoffUsageDroppedState
 
 
 LOOP_MUTANTS = sorted(
     (v for v in dict(globals()).values()
-     if isinstance(v, type) and issubclass(v, ReferenceToolLoop) and v is not ReferenceToolLoop),
+     if isinstance(v, type) and issubclass(v, ReferenceToolLoop)
+     and v not in (ReferenceToolLoop, _Mutant)),
     key=lambda v: v.__name__)
 HISTORY_MUTANTS = sorted(
     (v for v in dict(globals()).values()

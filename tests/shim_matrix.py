@@ -7,8 +7,11 @@ Shared by tests/test_shims.py (which pins each library's failures) and usable by
 
 from __future__ import annotations
 
+import ast
+import importlib.util
+import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from pytest_toolcall.cases import default_registry
@@ -18,6 +21,23 @@ from pytest_toolcall.reference import provider_profile
 from pytest_toolcall.run.runner import CaseSkipped
 
 FAMILIES = ("wire.*", "stream.*", "errors.*")
+
+
+def installed(module: str) -> bool:
+    """Whether ``module`` can be imported (its package missing too is: not installed)."""
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:
+        return False
+
+
+def libraries_imported_by(module: str, libraries: Iterable[str]) -> list[str]:
+    """Which of ``libraries`` importing ``module`` loads, in a fresh interpreter, sorted."""
+    code = (f"import sys, {module}; "
+            f"print(sorted(m for m in {tuple(libraries)!r} if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    return ast.literal_eval(out.stdout.strip())
 
 
 def _openai(ep: Any) -> Any:

@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 import pytest
+from dialect_rules import assert_rejects_exactly, rules_named
 
 from pytest_toolcall.cases import ErrorReply, ScriptedCall, StreamPlan, Turn
 from pytest_toolcall.providers.anthropic.dialect import AnthropicMessages
@@ -216,21 +217,13 @@ REJECTIONS: list[tuple[str, Any, dict[str, Any]]] = [
                          ids=[f"{i:02d}-{r[0]}" for i, r in enumerate(REJECTIONS)])
 def test_validate_rejects_with_the_exact_body(rule: str, request_body: Any,
                                               expected: dict[str, Any]) -> None:
-    rejection = D.validate(request_body)
-    assert rejection is not None
-    assert (rejection.rule, rejection.status) == (rule, 400)
-    assert dict(rejection.body) == expected
-    assert rejection.message == expected["error"]["message"]
+    assert_rejects_exactly(D, request_body, rule, expected)
 
 
 def test_every_rule_in_the_dialect_has_a_row() -> None:
-    import inspect
-    import re
-
     import pytest_toolcall.providers.anthropic.dialect as module
 
-    source = inspect.getsource(module)
-    declared = set(re.findall(r'rule="([a-z_.]+)"', source)) | {"type"}
+    declared = rules_named(module) | {"type"}
     declared |= {f"{f}.missing" for f in ("model", "messages", "max_tokens")}
     declared |= {f"messages.tool_use.{f}" for f in ("id", "name", "input")}
     declared -= {"route", "auth.missing", "auth.invalid", "auth.version"}

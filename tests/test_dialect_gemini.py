@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 import pytest
+from dialect_rules import rules_named
 
 from pytest_toolcall.cases import ErrorReply, ScriptedCall, StreamPlan, Turn
 from pytest_toolcall.providers.base import get_dialect
@@ -108,12 +109,9 @@ def test_validation_rule(rule: str, payload: Any, expected: dict[str, Any]) -> N
 
 
 def test_every_rule_has_a_row() -> None:
-    import inspect
-
     from pytest_toolcall.providers.gemini import dialect as gemini
 
-    source = inspect.getsource(gemini)
-    rules = {r for r in __import__("re").findall(r'rule="([a-z_.]+)"', source)}
+    rules = rules_named(gemini)
     rules |= {"body.unknown_field", "messages.unknown_field", "tools.unknown_field",
               "tools.parameters.unknown_field"}  # passed as arguments to _unknown()
     assert rules - {"route", "auth.missing", "auth.invalid"} == {r[0] for r in REJECTIONS}

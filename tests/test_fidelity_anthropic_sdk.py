@@ -16,12 +16,13 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from sdk_fidelity import error_or_cut, realistic_steps, served_fake
 
-from pytest_toolcall.cases import ErrorReply, Step, StreamPlan, Turn, default_registry
-from pytest_toolcall.providers.anthropic.dialect import AnthropicMessages
-from pytest_toolcall.providers.fake import FakeProvider, serve
+from pytest_toolcall.cases import ErrorReply, Step, StreamPlan, Turn
 from pytest_toolcall.core.model import parse_arguments
+from pytest_toolcall.providers.anthropic.dialect import AnthropicMessages
 from pytest_toolcall.providers.anthropic.reference import AnthropicAdapter
+from pytest_toolcall.providers.fake import FakeProvider, serve
 
 anthropic = pytest.importorskip(
     "anthropic", reason="the official anthropic SDK is not installed (it is in the 'dev' extra: "
@@ -32,11 +33,10 @@ _STOP = {"stop": "end_turn", "tool_calls": "tool_use", "length": "max_tokens",
 
 
 def unrealistic(step: Step) -> str | None:
-    turn, plan = step.reply, step.reply.stream
-    if step.expect == "error" or turn.error is not None:
-        return "error reply"
-    if plan.error_after is not None or plan.truncate_after is not None:
-        return "mid-stream error or truncation"
+    turn = step.reply
+    why = error_or_cut(step)
+    if why:
+        return why
     for call in turn.tool_calls:
         _, error = parse_arguments(call.arguments)
         if error:
@@ -46,30 +46,8 @@ def unrealistic(step: Step) -> str | None:
     return None
 
 
-def _steps() -> tuple[list[Any], list[tuple[str, str]]]:
-    kept, dropped = [], []
-    for case in default_registry().select(dialect="anthropic"):
-        for n, step in enumerate(case.steps):
-            why, name = unrealistic(step), f"{case.id}/step{n + 1}"
-            if why:
-                dropped.append((name, why))
-            else:
-                kept.append(pytest.param(step, id=name))
-    return kept, dropped
-
-
-REALISTIC, EXCLUDED = _steps()
-
-
-@pytest.fixture(scope="module")
-def fake() -> FakeProvider:
-    return FakeProvider("anthropic")
-
-
-@pytest.fixture(scope="module")
-def endpoint(fake: FakeProvider) -> Iterator[Any]:
-    with serve(fake) as ep:
-        yield ep
+REALISTIC, EXCLUDED = realistic_steps("anthropic", unrealistic)
+fake, endpoint = served_fake("anthropic")
 
 
 def _client(endpoint: Any) -> Any:

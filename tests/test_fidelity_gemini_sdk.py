@@ -9,14 +9,14 @@ read through ``generate_content`` and ``generate_content_stream``, on ``/v1beta`
 from __future__ import annotations
 
 import base64
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from sdk_fidelity import served_fake
 
 from pytest_toolcall.cases import Step, Turn, default_registry
+from pytest_toolcall.providers.fake import FakeProvider
 from pytest_toolcall.providers.gemini.dialect import Gemini
-from pytest_toolcall.providers.fake import FakeProvider, serve
 
 genai = pytest.importorskip("google.genai", reason="google-genai is not installed (it is in "
                             "the 'dev' extra: pip install -e '.[dev]')")
@@ -34,15 +34,7 @@ STEPS = [pytest.param(step, id=f"{case.id}/step{n + 1}")
          for n, step in enumerate(case.steps) if _realistic(step)]
 
 
-@pytest.fixture(scope="module")
-def fake() -> FakeProvider:
-    return FakeProvider("gemini")
-
-
-@pytest.fixture(scope="module")
-def endpoint(fake: FakeProvider) -> Iterator[Any]:
-    with serve(fake) as ep:
-        yield ep
+fake, endpoint = served_fake("gemini")
 
 
 _CLIENTS: dict[tuple[str, str], Any] = {}

@@ -14,8 +14,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from sdk_fidelity import error_or_cut, other_servers, realistic_steps
 
-from pytest_toolcall.cases import Step, Turn, default_registry
+from pytest_toolcall.cases import Step, Turn
 from pytest_toolcall.providers.fake import FakeProvider, serve
 from pytest_toolcall.reference import request_body
 
@@ -27,25 +28,10 @@ MODES = ("create", "create_stream", "stream_helper")
 
 
 def unrealistic(step: Step) -> str | None:
-    turn, plan = step.reply, step.reply.stream
-    if step.expect == "error" or turn.error is not None:
-        return "error reply"
-    if plan.error_after is not None or plan.truncate_after is not None:
-        return "mid-stream error or truncation"
-    if plan.quirks:
-        return f"quirks of other servers: {sorted(plan.quirks)}"
-    if any(c.arguments is None for c in turn.tool_calls):
-        return "arguments null"
-    return None
+    return error_or_cut(step) or other_servers(step)
 
 
-def _steps() -> list[Any]:
-    return [pytest.param(step, id=f"{case.id}/step{n + 1}")
-            for case in default_registry().select(dialect=DIALECT) if case.contract == "chat"
-            for n, step in enumerate(case.steps) if not unrealistic(step)]
-
-
-REALISTIC = _steps()
+REALISTIC, _ = realistic_steps(DIALECT, unrealistic, chat_only=True)
 
 
 @pytest.fixture(scope="module")

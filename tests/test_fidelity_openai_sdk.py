@@ -24,9 +24,10 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from sdk_fidelity import error_or_cut, other_servers, realistic_steps, served_fake
 
 from pytest_toolcall.cases import Step, StreamPlan, Turn, default_registry
-from pytest_toolcall.providers.fake import FakeProvider, serve
+from pytest_toolcall.providers.fake import FakeProvider
 from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter
 
 openai = pytest.importorskip(
@@ -40,45 +41,14 @@ MODES = ("create", "create_stream", "stream_helper")
 
 def unrealistic(step: Step) -> str | None:
     """Why the reply of ``step`` is not something OpenAI sends, or None when it is."""
-    turn, plan = step.reply, step.reply.stream
-    if step.expect == "error" or turn.error is not None:
-        return "error reply"
-    if plan.error_after is not None or plan.truncate_after is not None:
-        return "mid-stream error or truncation"
-    if plan.quirks:
-        return f"quirks of other servers: {sorted(plan.quirks)}"
-    if any(c.arguments is None for c in turn.tool_calls):
-        return "arguments null (OpenAI always sends a string)"
-    if turn.expected_finish() not in OPENAI_FINISH:
-        return f"finish_reason {turn.expected_finish()!r} is not an OpenAI value"
-    return None
+    why = error_or_cut(step) or other_servers(step, "arguments null (OpenAI always sends a string)")
+    if why is None and step.reply.expected_finish() not in OPENAI_FINISH:
+        return f"finish_reason {step.reply.expected_finish()!r} is not an OpenAI value"
+    return why
 
 
-def _steps() -> tuple[list[Any], list[tuple[str, str]]]:
-    kept, dropped = [], []
-    for case in default_registry().select(dialect="openai"):
-        for n, step in enumerate(case.steps):
-            why = unrealistic(step)
-            name = f"{case.id}/step{n + 1}"
-            if why:
-                dropped.append((name, why))
-            else:
-                kept.append(pytest.param(step, id=name))
-    return kept, dropped
-
-
-REALISTIC, EXCLUDED = _steps()
-
-
-@pytest.fixture(scope="module")
-def fake() -> FakeProvider:
-    return FakeProvider("openai")
-
-
-@pytest.fixture(scope="module")
-def endpoint(fake: FakeProvider) -> Iterator[Any]:
-    with serve(fake) as ep:
-        yield ep
+REALISTIC, EXCLUDED = realistic_steps("openai", unrealistic)
+fake, endpoint = served_fake("openai")
 
 
 @pytest.fixture(scope="module")

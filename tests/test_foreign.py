@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shutil
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -42,6 +43,27 @@ def node_adapter():
     child.start()
     yield child
     child.close()
+
+
+@contextmanager
+def _example(script, bug=""):
+    """An example of examples/node/ started with ``TOOLCALL_EXAMPLE_BUG=bug``, closed after."""
+    child = Child(["node", str(EXAMPLES / script)], env={"TOOLCALL_EXAMPLE_BUG": bug})
+    child.start()
+    try:
+        yield child
+    finally:
+        child.close()
+
+
+def _fails_or_passes(run, clause):
+    """``run()`` passes where ``clause`` is None, else fails on ``clause``."""
+    if clause is None:
+        run()
+        return
+    with pytest.raises(ConformanceFailure) as info:
+        run()
+    assert info.value.clause == clause
 
 
 def _chat(child, case_id):
@@ -89,29 +111,16 @@ def test_node_loop_passes(node_adapter, case_id):
     ("drop_text", "stream.text_fragmented", "response.text"),
 ])
 def test_node_adapter_negative_controls(bug, case_id, clause):
-    child = Child(["node", str(EXAMPLES / "openai_adapter.mjs")],
-                  env={"TOOLCALL_EXAMPLE_BUG": bug})
-    child.start()
-    try:
-        with pytest.raises(ConformanceFailure) as info:
-            _chat(child, case_id)
-        assert info.value.clause == clause
-    finally:
-        child.close()
+    with _example("openai_adapter.mjs", bug) as child:
+        _fails_or_passes(lambda: _chat(child, case_id), clause)
 
 
 @needs_node
 def test_node_loop_negative_control():
-    child = Child(["node", str(EXAMPLES / "openai_adapter.mjs")],
-                  env={"TOOLCALL_EXAMPLE_BUG": "loop_forever"})
-    child.start()
-    try:
-        with pytest.raises(ConformanceFailure) as info:
-            run_case(_case("loop.iteration_cap"), ForeignLoop(child),
-                     make_profile(child.hello["profile"]), dialect="openai")
-        assert info.value.clause == "loop.stop_reason"
-    finally:
-        child.close()
+    with _example("openai_adapter.mjs", "loop_forever") as child:
+        _fails_or_passes(lambda: run_case(_case("loop.iteration_cap"), ForeignLoop(child),
+                                          make_profile(child.hello["profile"]), dialect="openai"),
+                         "loop.stop_reason")
 
 
 @needs_node
@@ -124,20 +133,9 @@ def test_node_loop_negative_control():
 def test_node_history(bug, case_id, clause):
     from pytest_toolcall.run.foreign import ForeignHistory
 
-    child = Child(["node", str(EXAMPLES / "openai_adapter.mjs")],
-                  env={"TOOLCALL_EXAMPLE_BUG": bug})
-    child.start()
-    try:
-        run = lambda: run_case(_case(case_id), ForeignHistory(child),  # noqa: E731
-                               make_profile(child.hello["profile"]))
-        if clause is None:
-            run()
-        else:
-            with pytest.raises(ConformanceFailure) as info:
-                run()
-            assert info.value.clause == clause
-    finally:
-        child.close()
+    with _example("openai_adapter.mjs", bug) as child:
+        _fails_or_passes(lambda: run_case(_case(case_id), ForeignHistory(child),
+                                          make_profile(child.hello["profile"])), clause)
 
 
 @needs_node
@@ -148,19 +146,10 @@ def test_node_history(bug, case_id, clause):
     ("no_schema", "fallback.arguments_fail_schema", "fallback.channel"),
 ])
 def test_node_collector(bug, case_id, clause):
-    child = Child(["node", str(EXAMPLES / "collector.mjs")], env={"TOOLCALL_EXAMPLE_BUG": bug})
-    child.start()
-    try:
-        run = lambda: run_case(_case(case_id), ForeignStructured(child),  # noqa: E731
-                               make_profile(child.hello["profile"]), dialect="openai")
-        if clause is None:
-            run()
-        else:
-            with pytest.raises(ConformanceFailure) as info:
-                run()
-            assert info.value.clause == clause
-    finally:
-        child.close()
+    with _example("collector.mjs", bug) as child:
+        _fails_or_passes(lambda: run_case(_case(case_id), ForeignStructured(child),
+                                          make_profile(child.hello["profile"]), dialect="openai"),
+                         clause)
 
 
 # -- faults are the implementation's ------------------------------------------------------------

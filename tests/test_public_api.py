@@ -92,68 +92,38 @@ def test_star_import_gives_exactly_all() -> None:
 
 
 #: the module paths users write that moved when the package took one folder per layer (issue 34,
-#: 2026-11-27): each old path, as the README and docs named it before the move, and where it is
-#: now. Adding or dropping one is a decision (core/_layout.py serves them).
-MOVED_PATHS = {
-    "pytest_toolcall.bugs": "pytest_toolcall.cases.bugs",
-    "pytest_toolcall.cassettes": "pytest_toolcall.output.cassettes",
-    "pytest_toolcall.catalogue": "pytest_toolcall.cli.catalogue",
-    "pytest_toolcall.checks": "pytest_toolcall.run.checks",
-    "pytest_toolcall.contracts": "pytest_toolcall.core.contracts",
-    "pytest_toolcall.dialects": "pytest_toolcall.providers.base",
-    "pytest_toolcall.dialects.anthropic": "pytest_toolcall.providers.anthropic.dialect",
-    "pytest_toolcall.dialects.azure_openai": "pytest_toolcall.providers.azure_openai.dialect",
-    "pytest_toolcall.dialects.cerebras": "pytest_toolcall.providers.cerebras.dialect",
-    "pytest_toolcall.dialects.deepseek": "pytest_toolcall.providers.deepseek.dialect",
-    "pytest_toolcall.dialects.fireworks": "pytest_toolcall.providers.fireworks.dialect",
-    "pytest_toolcall.dialects.gemini": "pytest_toolcall.providers.gemini.dialect",
-    "pytest_toolcall.dialects.groq": "pytest_toolcall.providers.groq.dialect",
-    "pytest_toolcall.dialects.llamacpp": "pytest_toolcall.providers.llamacpp.dialect",
-    "pytest_toolcall.dialects.lmstudio": "pytest_toolcall.providers.lmstudio.dialect",
-    "pytest_toolcall.dialects.mistral": "pytest_toolcall.providers.mistral.dialect",
-    "pytest_toolcall.dialects.ollama": "pytest_toolcall.providers.ollama.dialect",
-    "pytest_toolcall.dialects.openai": "pytest_toolcall.providers.openai.dialect",
-    "pytest_toolcall.dialects.openai_responses":
-        "pytest_toolcall.providers.openai_responses.dialect",
-    "pytest_toolcall.dialects.openrouter": "pytest_toolcall.providers.openrouter.dialect",
-    "pytest_toolcall.dialects.provider_errors": "pytest_toolcall.providers.errors",
-    "pytest_toolcall.dialects.together": "pytest_toolcall.providers.together.dialect",
-    "pytest_toolcall.dialects.vllm": "pytest_toolcall.providers.vllm.dialect",
-    "pytest_toolcall.dialects.xai": "pytest_toolcall.providers.xai.dialect",
-    "pytest_toolcall.dialects.zhipu": "pytest_toolcall.providers.zhipu.dialect",
-    "pytest_toolcall.errors": "pytest_toolcall.core.errors",
-    "pytest_toolcall.fake": "pytest_toolcall.providers.fake",
-    "pytest_toolcall.fallback": "pytest_toolcall.core.fallback",
-    "pytest_toolcall.foreign": "pytest_toolcall.run.foreign",
-    "pytest_toolcall.live": "pytest_toolcall.run.live",
-    "pytest_toolcall.loop": "pytest_toolcall.core.loop",
-    "pytest_toolcall.looprun": "pytest_toolcall.run.looprun",
-    "pytest_toolcall.model": "pytest_toolcall.core.model",
-    "pytest_toolcall.mutation": "pytest_toolcall.cli.mutation",
-    "pytest_toolcall.reference.anthropic": "pytest_toolcall.providers.anthropic.reference",
-    "pytest_toolcall.reference.azure_openai": "pytest_toolcall.providers.azure_openai.reference",
-    "pytest_toolcall.reference.cerebras": "pytest_toolcall.providers.cerebras.reference",
-    "pytest_toolcall.reference.deepseek": "pytest_toolcall.providers.deepseek.reference",
-    "pytest_toolcall.reference.fireworks": "pytest_toolcall.providers.fireworks.reference",
-    "pytest_toolcall.reference.gemini": "pytest_toolcall.providers.gemini.reference",
-    "pytest_toolcall.reference.groq": "pytest_toolcall.providers.groq.reference",
-    "pytest_toolcall.reference.llamacpp": "pytest_toolcall.providers.llamacpp.reference",
-    "pytest_toolcall.reference.lmstudio": "pytest_toolcall.providers.lmstudio.reference",
-    "pytest_toolcall.reference.mistral": "pytest_toolcall.providers.mistral.reference",
-    "pytest_toolcall.reference.ollama": "pytest_toolcall.providers.ollama.reference",
-    "pytest_toolcall.reference.openai": "pytest_toolcall.providers.openai.reference",
-    "pytest_toolcall.reference.openai_responses":
-        "pytest_toolcall.providers.openai_responses.reference",
-    "pytest_toolcall.reference.openrouter": "pytest_toolcall.providers.openrouter.reference",
-    "pytest_toolcall.reference.together": "pytest_toolcall.providers.together.reference",
-    "pytest_toolcall.reference.vllm": "pytest_toolcall.providers.vllm.reference",
-    "pytest_toolcall.reference.xai": "pytest_toolcall.providers.xai.reference",
-    "pytest_toolcall.reference.zhipu": "pytest_toolcall.providers.zhipu.reference",
-    "pytest_toolcall.report": "pytest_toolcall.output.report",
-    "pytest_toolcall.runner": "pytest_toolcall.run.runner",
-    "pytest_toolcall.strategies": "pytest_toolcall.cases.strategies",
-    "pytest_toolcall.tools": "pytest_toolcall.cases.tools",
+#: 2026-11-27), each as the README and docs named it before the move. Adding or dropping one is a
+#: decision (core/_layout.py serves them); the new paths follow from three rules:
+#: a flat module went into its layer's folder under its own name (layer -> the modules) ...
+MOVED_INTO_LAYERS = {
+    "cases": "bugs strategies tools",
+    "cli": "catalogue mutation",
+    "core": "contracts errors fallback loop model",
+    "output": "cassettes report",
+    "run": "checks foreign live looprun runner",
 }
+#: ... each provider's dialect and reference module went into its folder (the providers there
+#: were at the move; one added since has no old path) ...
+MOVED_PROVIDERS = ("anthropic", "azure_openai", "cerebras", "deepseek", "fireworks", "gemini",
+                   "groq", "llamacpp", "lmstudio", "mistral", "ollama", "openai", "openai_responses",
+                   "openrouter", "together", "vllm", "xai", "zhipu")
+#: ... and these were renamed (old -> new, under pytest_toolcall)
+MOVED_RENAMED = {"dialects": "providers.base", "dialects.provider_errors": "providers.errors",
+                 "fake": "providers.fake"}
+
+
+def _moved_paths() -> dict[str, str]:
+    """Every old path and its new one, by the rules above."""
+    moved = dict(MOVED_RENAMED)
+    for layer, names in MOVED_INTO_LAYERS.items():
+        moved |= {name: f"{layer}.{name}" for name in names.split()}
+    for folder in MOVED_PROVIDERS:
+        moved |= {f"dialects.{folder}": f"providers.{folder}.dialect",
+                  f"reference.{folder}": f"providers.{folder}.reference"}
+    return {f"pytest_toolcall.{old}": f"pytest_toolcall.{new}" for old, new in moved.items()}
+
+
+MOVED_PATHS = _moved_paths()
 
 
 def test_moved_paths_are_pinned() -> None:

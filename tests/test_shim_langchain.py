@@ -17,14 +17,13 @@ langchain-google-genai is the library's (and its SDK's) own.
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from typing import Any
 
 import pytest
 
 from pytest_toolcall.core.errors import UsageError
-from tests.shim_matrix import assert_pinned, run_matrix
+from tests.shim_matrix import assert_pinned, libraries_imported_by, run_matrix
 
 # the model name the brief's factory uses; the anthropic SDK warns on every answer about it
 pytestmark = pytest.mark.filterwarnings(
@@ -437,10 +436,6 @@ def test_a_missing_library_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> N
 
 
 def test_importing_the_shim_imports_no_library() -> None:
-    code = ("import sys, pytest_toolcall.shims._langchain; "
-            "print(sorted(m for m in ('langchain_core', 'langchain_openai', "
-            "'langchain_anthropic', 'langchain_google_genai', 'openai', 'anthropic', "
-            "'google.genai') if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True)
-    assert out.stdout.strip() == "[]"
+    assert libraries_imported_by("pytest_toolcall.shims._langchain", (
+        "langchain_core", "langchain_openai", "langchain_anthropic", "langchain_google_genai",
+        "openai", "anthropic", "google.genai")) == []

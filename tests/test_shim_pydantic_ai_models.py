@@ -14,7 +14,6 @@ turns off the provider SDK's own retries (the kit counts requests).
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -29,7 +28,12 @@ from pytest_toolcall.shims._pydantic_ai_models import (  # noqa: E402
     PydanticAIModelShim,
     dialect_of,
 )
-from tests.shim_matrix import assert_pinned, run_matrix  # noqa: E402
+from tests.shim_matrix import (  # noqa: E402
+    assert_pinned,
+    installed,
+    libraries_imported_by,
+    run_matrix,
+)
 
 
 # -- the factories a user writes (the ones in the docs section) -------------------------------
@@ -202,20 +206,11 @@ PINNED: dict[str, dict[str, tuple[str, str]]] = {
 }
 
 
-def _installed(module: str) -> bool:
-    import importlib.util
-
-    try:
-        return importlib.util.find_spec(module) is not None
-    except ModuleNotFoundError:
-        return False
-
-
 @pytest.mark.parametrize("configuration", list(PINNED))
 @pytest.mark.usefixtures("one_ca_certificate")  # google-genai: tests/conftest.py
 def test_each_model_fails_exactly_its_pinned_cases(configuration: str) -> None:
     module, dialect, factory = MODELS[configuration]
-    if not _installed(module):
+    if not installed(module):
         pytest.skip(f"{module} is not installed (pydantic-ai's model for it needs it)")
     failed, passed, _ = run_matrix(PydanticAIModelShim(factory), dialect)
     assert_pinned(configuration, failed, passed, PINNED[configuration], at_least=50)
@@ -229,7 +224,7 @@ def test_each_model_speaks_its_dialect() -> None:
     from pytest_toolcall.providers.fake import FakeProvider, in_process_endpoint
 
     for configuration, (module, dialect, factory) in MODELS.items():
-        if not _installed(module):
+        if not installed(module):
             continue
         endpoint = in_process_endpoint(FakeProvider(dialect))
         assert dialect_of(factory(endpoint)) == dialect, configuration
@@ -284,12 +279,8 @@ def test_a_missing_library_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> N
 
 
 def test_importing_the_shim_imports_no_library() -> None:
-    code = ("import sys, pytest_toolcall.shims._pydantic_ai_models; "
-            "print(sorted(m for m in ('pydantic_ai', 'openai', 'anthropic', 'google.genai') "
-            "if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True)
-    assert out.stdout.strip() == "[]"
+    assert libraries_imported_by("pytest_toolcall.shims._pydantic_ai_models", (
+        "pydantic_ai", "openai", "anthropic", "google.genai")) == []
 
 
 def test_the_adapter_is_async_and_streams() -> None:

@@ -9,7 +9,6 @@ Confirmed 2026-11-25 against openai 3.57.0, anthropic 2.14.0, google-genai 3.6.1
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 import textwrap
 from typing import Any
@@ -18,7 +17,7 @@ import pytest
 
 from pytest_toolcall import shims
 from pytest_toolcall.core.errors import UsageError
-from tests.shim_matrix import LIBRARIES, assert_pinned, verdicts
+from tests.shim_matrix import LIBRARIES, assert_pinned, installed, libraries_imported_by, verdicts
 
 _NO_VALIDATION = (
     "{lib} does not validate response bodies by default: a 200 answer that is not a {obj} (here a "
@@ -198,13 +197,6 @@ PINNED["ollama"] = {
 }
 
 
-def _installed(module: str) -> bool:
-    try:
-        return importlib.util.find_spec(module) is not None
-    except ModuleNotFoundError:
-        return False
-
-
 _MODULES = {"openai": "openai", "openai (strict)": "openai", "openai-responses": "openai",
             "anthropic": "anthropic", "google-genai": "google.genai", "ollama": "ollama"}
 
@@ -219,7 +211,7 @@ def _strict_openai(ep: Any) -> Any:
 @pytest.mark.parametrize("library", list(PINNED))
 @pytest.mark.usefixtures("one_ca_certificate")  # google-genai: tests/conftest.py
 def test_each_library_fails_exactly_its_pinned_cases(library: str) -> None:
-    if not _installed(_MODULES[library]):
+    if not installed(_MODULES[library]):
         pytest.skip(f"{_MODULES[library]} is not installed (the 'dev' extra installs it)")
     if library == "openai (strict)":
         failed, passed, _ = verdicts("openai", _strict_openai)
@@ -232,7 +224,7 @@ def test_the_openai_sdk_fails_a_quirk_only_for_the_services_that_send_it() -> No
     """Issue 13: under ``openai`` the SDK fails no quirk case (OpenAI never sends them, the
     first pass of run_matrix asserts it); a profile that targets one service gets exactly the
     pinned quirk failures whose quirk that service sends, with the pinned clause."""
-    if not _installed("openai"):
+    if not installed("openai"):
         pytest.skip("openai is not installed (the 'dev' extra installs it)")
     from pytest_toolcall.cases import default_registry
     from pytest_toolcall.reference import provider_profile
@@ -297,15 +289,9 @@ def test_a_missing_library_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> N
 
 
 def test_importing_the_shims_imports_no_library() -> None:
-    import subprocess
-
-    code = ("import sys, pytest_toolcall.shims; "
-            "print(sorted(m for m in ('openai', 'anthropic', 'google.genai', 'ollama', "
-            "'langchain_core', 'litellm', 'pydantic_ai', 'agents', 'smolagents', 'langgraph') "
-            "if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True)
-    assert out.stdout.strip() == "[]"
+    assert libraries_imported_by("pytest_toolcall.shims", (
+        "openai", "anthropic", "google.genai", "ollama", "langchain_core", "litellm",
+        "pydantic_ai", "agents", "smolagents", "langgraph")) == []
 
 
 # -- the config-only path ------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from __future__ import annotations
 import fnmatch
 import json
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -245,6 +245,15 @@ class ErrorReply(BaseModel):
         return data
 
 
+def _all_known(names: frozenset[str], known: Mapping[str, Any], what: str) -> frozenset[str]:
+    """``names``, when each is a key of ``known``; else a ValueError naming the unknown ones
+    (as ``what``) and the known."""
+    unknown = sorted(names - known.keys())
+    if unknown:
+        raise ValueError(f"unknown {what} {unknown}; known: {sorted(known)}")
+    return names
+
+
 class StreamPlan(BaseModel):
     """How a streamed turn is sent: chunking, quirks, and ways for the stream to go wrong."""
 
@@ -274,10 +283,7 @@ class StreamPlan(BaseModel):
     @field_validator("quirks")
     @classmethod
     def _known_quirks(cls, quirks: frozenset[str]) -> frozenset[str]:
-        unknown = sorted(quirks - QUIRKS.keys())
-        if unknown:
-            raise ValueError(f"unknown quirk(s) {unknown}; known: {sorted(QUIRKS)}")
-        return quirks
+        return _all_known(quirks, QUIRKS, "quirk(s)")
 
 
 class Turn(BaseModel):
@@ -388,10 +394,7 @@ class Case(BaseModel):
     @field_validator("needs")
     @classmethod
     def _known_needs(cls, needs: frozenset[str]) -> frozenset[str]:
-        unknown = sorted(needs - CAPABILITIES.keys())
-        if unknown:
-            raise ValueError(f"unknown capabilities {unknown}; known: {sorted(CAPABILITIES)}")
-        return needs
+        return _all_known(needs, CAPABILITIES, "capabilities")
 
     @model_validator(mode="after")
     def _script_fits_contract(self) -> Case:

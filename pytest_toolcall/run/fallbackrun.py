@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict
 from pytest_toolcall.cases import FallbackScript, Turn
 from pytest_toolcall.run.checks import describe_error
 from pytest_toolcall.core.contracts import Interface
-from pytest_toolcall.core.errors import ConformanceFailure, ProviderError, UsageError
+from pytest_toolcall.core.errors import ConformanceFailure, ProviderError
 from pytest_toolcall.core.fallback import FallbackRequest, FallbackResult
 from pytest_toolcall.core.model import (
     ChatRequest,
@@ -41,6 +41,7 @@ from pytest_toolcall.run.runbase import (
     Held,
     call_with_deadline,
     coerce,
+    interfaces,
     run_checks,
 )
 
@@ -203,16 +204,8 @@ class FallbackRun:
 def fallback_interfaces(subject: Any, profile: Any) -> list[Interface]:
     """The implementation's interfaces (``extract`` / ``aextract``); a usage error names what
     is missing."""
-    found: list[Interface] = []
-    if callable(getattr(subject, "extract", None)) and profile.sync is not False:
-        found.append("sync")
-    if callable(getattr(subject, "aextract", None)) and profile.async_ is not False:
-        found.append("async")
-    if not found:
-        raise UsageError(f"the toolcall_structured fixture returned a {type(subject).__name__}, "
-                         "which is not a StructuredOutput: it needs extract(request) or async "
-                         "aextract(request)")
-    return found
+    return interfaces(subject, profile, fixture="toolcall_structured", kind="StructuredOutput",
+                      sync="extract", async_="aextract")
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ from pytest_toolcall.run.runbase import (
     Held,
     call_with_deadline,
     coerce,
+    interfaces,
     run_checks,
 )
 from pytest_toolcall.cases.tools import Executor, ScriptedTool
@@ -207,15 +208,8 @@ class HistoryRun:
 
 def loop_interfaces(loop: Any, profile: Any) -> list[Interface]:
     """The loop's interfaces (``run`` / ``arun``); a usage error names what is missing."""
-    found: list[Interface] = []
-    if callable(getattr(loop, "run", None)) and profile.sync is not False:
-        found.append("sync")
-    if callable(getattr(loop, "arun", None)) and profile.async_ is not False:
-        found.append("async")
-    if not found:
-        raise UsageError(f"the toolcall_loop fixture returned a {type(loop).__name__}, which is "
-                         "not a ToolLoop: it needs run(request) or async arun(request)")
-    return found
+    return interfaces(loop, profile, fixture="toolcall_loop", kind="ToolLoop", sync="run",
+                      async_="arun")
 
 
 def _model(script: LoopScript, dialect: str, mode: LoopModel,

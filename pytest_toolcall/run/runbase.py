@@ -27,7 +27,7 @@ from pydantic import BaseModel
 
 from pytest_toolcall.cases import Case, Step
 from pytest_toolcall.core.contracts import Interface, Profile
-from pytest_toolcall.core.errors import ConformanceFailure, KitError, ToolcallError
+from pytest_toolcall.core.errors import ConformanceFailure, KitError, ToolcallError, UsageError
 from pytest_toolcall.providers.fake.provider import Exchange
 from pytest_toolcall.core.model import ChatResponse
 
@@ -230,17 +230,39 @@ _MACHINERY = (os.path.dirname(asyncio.__file__) + os.sep,
               os.path.dirname(os.path.dirname(__file__)) + os.sep)
 
 
+def interfaces(subject: Any, profile: Any, *, fixture: str, kind: str, sync: str,
+               async_: str) -> list[Interface]:
+    """The interfaces ``subject`` (what the ``fixture`` fixture returned) implements, a callable
+    ``sync`` / ``async_`` method each, that the profile does not turn off; a usage error naming
+    the two methods where there is neither (it is no ``kind``)."""
+    found: list[Interface] = []
+    if callable(getattr(subject, sync, None)) and profile.sync is not False:
+        found.append("sync")
+    if callable(getattr(subject, async_, None)) and profile.async_ is not False:
+        found.append("async")
+    if not found:
+        raise UsageError(f"the {fixture} fixture returned a {type(subject).__name__}, which is "
+                         f"not a {kind}: it needs {sync}(request) or async {async_}(request)")
+    return found
+
+
+def _called_under(code: Any) -> Callable[[Any], bool]:
+    """Whether a frame runs under a call of ``code`` (some frame below it runs that code)."""
+    def inside(frame: Any) -> bool:
+        frame = frame.f_back
+        while frame is not None:
+            if frame.f_code is code:
+                return True
+            frame = frame.f_back
+        return False
+    return inside
+
+
 def _force_out(handler_frame: Any) -> list[Any]:
     """Escalation for an implementation that swallowed the timeout: a trace function that raises
     the timeout again at every line it runs (its own ``except`` bodies included), until the
     exception reaches :func:`_subject`. Returns the frames it traced."""
-    def inside(frame: Any) -> bool:
-        frame = frame.f_back
-        while frame is not None:
-            if frame.f_code is _subject.__code__:
-                return True
-            frame = frame.f_back
-        return False
+    inside = _called_under(_subject.__code__)
 
     def tracer(frame: Any, event: str, arg: Any) -> Any:
         if (event in ("line", "call") and frame.f_code is not _subject.__code__
@@ -298,13 +320,7 @@ def _close_stubborn(coroutines: list[Any]) -> None:
     the main thread a repeating alarm re-arms the trace function and raises again, every 50 ms,
     until every coroutine has ended: each alarm is two more shots, and a swallowing loop runs
     Python lines that the trace function turns into an exception it cannot catch again."""
-    def inside(frame: Any) -> bool:
-        frame = frame.f_back
-        while frame is not None:
-            if frame.f_code is _closing.__code__:
-                return True
-            frame = frame.f_back
-        return False
+    inside = _called_under(_closing.__code__)
 
     def tracer(frame: Any, event: str, arg: Any) -> Any:
         if (event in ("line", "call") and not frame.f_code.co_filename.startswith(_MACHINERY)

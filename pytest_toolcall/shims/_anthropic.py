@@ -8,7 +8,6 @@ itself, and anthropic 2.x runs on httpx2 (``ep.client`` is for 0.x/1.x).
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Iterator
 from typing import Any
 
@@ -16,54 +15,21 @@ from pytest_toolcall.core.model import (
     ChatRequest,
     ChatResponse,
     Reasoning,
-    ReasoningComplete,
-    StreamDone,
     TextDelta,
     ToolCall,
-    ToolCallComplete,
     Usage,
 )
-from pytest_toolcall.core.errors import ProviderError
-from pytest_toolcall.shims._base import Shim, encoder, maps_errors, require, stainless_error
-
-_FINISH = {"end_turn": "stop", "stop_sequence": "stop", "tool_use": "tool_calls",
-           "max_tokens": "length", "model_context_window_exceeded": "length",
-           "refusal": "content_filter", "pause_turn": "other"}
-
-
-class AnthropicShim(Shim):
-    expected = "an anthropic.Anthropic client"
-
-    @property
-    def name(self) -> str:
-        return "anthropic"
-
-    def load(self) -> Any:
-        return require("anthropic", "anthropic", "anthropic")
-
-    def check(self, client: Any) -> None:
-        if isinstance(client, self.module.AsyncAnthropic):
-            raise self.wrong_kind(client, " (a sync client: this shim calls the sync API; "
-                                          "async clients are not supported yet)")
-        if not isinstance(client, self.module.Anthropic):
-            raise self.wrong_kind(client)
-
-    def adapter(self, client: Any) -> AnthropicShimAdapter:
-        return AnthropicShimAdapter(client)
+from pytest_toolcall.shims._base import (
+    ANTHROPIC_FINISH,
+    Shim,
+    StainlessAdapter,
+    final_events,
+    maps_errors,
+)
 
 
-class AnthropicShimAdapter:
-    def __init__(self, client: Any) -> None:
-        self.client = client
-        self.encoder = encoder("anthropic")
-
-    def provider_error(self, exc: Exception) -> ProviderError | None:
-        return stainless_error(self.client, importlib.import_module("anthropic"), exc)
-
-    def kwargs(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
-        body = self.encoder.build_body(request, stream=stream)
-        body.pop("stream", None)
-        return body
+class AnthropicShimAdapter(StainlessAdapter):
+    sdk = dialect = "anthropic"
 
     @maps_errors
     def complete(self, request: ChatRequest) -> ChatResponse:
@@ -76,12 +42,7 @@ class AnthropicShimAdapter:
                 if event.type == "text" and event.text:
                     yield TextDelta(text=event.text)
             message = s.get_final_message()
-        response = self.read(message)
-        for reasoning in response.reasoning:
-            yield ReasoningComplete(reasoning=reasoning)
-        for call in response.tool_calls:
-            yield ToolCallComplete(call=call)
-        yield StreamDone(finish_reason=response.finish_reason, usage=response.usage)
+        yield from final_events(self.read(message))
 
     @staticmethod
     def read(message: Any) -> ChatResponse:
@@ -102,8 +63,15 @@ class AnthropicShimAdapter:
             for b in message.content if b.type in ("thinking", "redacted_thinking"))
         return ChatResponse(
             text=text or None, tool_calls=calls,
-            finish_reason=None if reason is None else _FINISH.get(reason, "other"),
+            finish_reason=None if reason is None else ANTHROPIC_FINISH.get(reason, "other"),
             usage=None if usage is None else Usage(input_tokens=usage.input_tokens,
                                                    output_tokens=usage.output_tokens,
                                                    total_tokens=total),
             model=message.model, reasoning=reasoning)
+
+
+class AnthropicShim(Shim):
+    expected = "an anthropic.Anthropic client"
+    shim, requires = "anthropic", ("anthropic", "anthropic")
+    client_class, async_class = "Anthropic", "AsyncAnthropic"
+    adapter_class = AnthropicShimAdapter

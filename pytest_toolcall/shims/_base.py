@@ -11,10 +11,23 @@ from __future__ import annotations
 import functools
 import importlib
 import inspect
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
 
 from pytest_toolcall.core.errors import ProviderError, UsageError
+from pytest_toolcall.core.model import ReasoningComplete, StreamDone, ToolCallComplete
+
+if TYPE_CHECKING:
+    from pytest_toolcall.core.model import ChatRequest, ChatResponse
+
+#: the openai wire's ``finish_reason`` (Chat Completions, as the openai SDK and litellm hand it
+#: over) -> canonical
+OPENAI_FINISH = {"stop": "stop", "tool_calls": "tool_calls", "function_call": "tool_calls",
+                 "length": "length", "content_filter": "content_filter"}
+#: the anthropic wire's ``stop_reason`` -> canonical
+ANTHROPIC_FINISH = {"end_turn": "stop", "stop_sequence": "stop", "tool_use": "tool_calls",
+                    "max_tokens": "length", "model_context_window_exceeded": "length",
+                    "refusal": "content_filter", "pause_turn": "other"}
 
 
 def require(module: str, extra: str, shim: str) -> Any:
@@ -45,6 +58,15 @@ class Shim:
 
     library = ""  #: the library, as the error messages name it
     expected = ""  #: what the factory must return, as the error messages name it
+    shim = ""  #: ``shims.<shim>``, the shim's name (default: the class's name in lower case)
+    #: what ``load`` imports and the extra that installs it
+    requires: tuple[str, str] = ("", "")
+    #: the class of that module the factory must return (``check``), and its async twin, which
+    #: ``check`` refuses by name (the shim calls the sync API)
+    client_class = ""
+    async_class = ""
+    #: what ``adapter`` makes of the client
+    adapter_class: Callable[[Any], Any] | None = None
 
     def __init__(self, factory: Callable[[Any], Any]) -> None:
         if not callable(factory):
@@ -57,21 +79,27 @@ class Shim:
 
     @property
     def name(self) -> str:
-        return type(self).__name__.lower()
+        return self.shim or type(self).__name__.lower()
 
-    def load(self) -> Any:  # pragma: no cover - overridden
-        raise NotImplementedError
+    def load(self) -> Any:
+        module, extra = self.requires
+        return require(module, extra, self.name)
 
     def __call__(self, endpoint: Any) -> Any:
         client = self.factory(endpoint)
         self.check(client)
         return self.adapter(client)
 
-    def check(self, client: Any) -> None:  # pragma: no cover - overridden
-        raise NotImplementedError
+    def check(self, client: Any) -> None:
+        if self.async_class and isinstance(client, getattr(self.module, self.async_class)):
+            raise self.wrong_kind(client, " (a sync client: this shim calls the sync API; async "
+                                          "clients are not supported yet)")
+        if not isinstance(client, getattr(self.module, self.client_class)):
+            raise self.wrong_kind(client)
 
-    def adapter(self, client: Any) -> Any:  # pragma: no cover - overridden
-        raise NotImplementedError
+    def adapter(self, client: Any) -> Any:
+        assert self.adapter_class is not None, f"{type(self).__name__} names no adapter_class"
+        return self.adapter_class(client)
 
     def wrong_kind(self, client: Any, why: str = "") -> UsageError:
         return UsageError(
@@ -80,6 +108,17 @@ class Shim:
 
     def __repr__(self) -> str:
         return f"shims.{self.name}({self.factory!r})"
+
+
+def final_events(response: ChatResponse) -> Iterator[Any]:
+    """The stream events of an answer the library hands over whole at the end of its stream
+    (a stream helper's final message, chunks built into one): its reasoning, its calls, the end.
+    """
+    for reasoning in response.reasoning:
+        yield ReasoningComplete(reasoning=reasoning)
+    for call in response.tool_calls:
+        yield ToolCallComplete(call=call)
+    yield StreamDone(finish_reason=response.finish_reason, usage=response.usage)
 
 
 # -- loop shims: the factory of the framework's model ---------------------------------------------
@@ -109,6 +148,32 @@ def built_model(shim: str, factory: Callable[[Any], Any], endpoint: Any, kind: t
             f"shims.{shim}: the model factory returned {type(model).__module__}."
             f"{type(model).__qualname__}, expected {expected}")
     return model
+
+
+class AgentLoop:
+    """What the loop shims over an agent framework share: ``model`` (None: the shim's default
+    model on the kit's endpoint; or a callable taking the endpoint and returning the framework's
+    model) and ``profile`` (the policy the agent is configured to keep; default: the shim's)."""
+
+    shim = ""  #: ``shims.<shim>``
+    requires: tuple[str, str] = ("", "")  #: the framework's module, the extra that installs it
+    #: what ``model`` must return, and a ``model`` that works, as the errors name them
+    model_returns = ""
+    model_example = ""
+    default_profile: Any = None
+
+    def __init__(self, model: Callable[[Any], Any] | None = None, profile: Any = None) -> None:
+        self.model = model_factory(self.shim, model, self.model_returns, self.model_example)
+        module, extra = self.requires
+        require(module, extra, self.shim)
+        self.profile = self.default_profile if profile is None else profile
+
+    def given_model(self, endpoint: Any, kind: type, expected: str) -> Any:
+        """What ``model`` builds on the endpoint, which must be a ``kind`` (``expected`` names
+        it in the error); None where the shim builds its default model."""
+        if self.model is None:
+            return None
+        return built_model(self.shim, self.model, endpoint, kind, expected)
 
 
 # -- errors: the library's exception as the canonical ProviderError ------------------------------
@@ -172,6 +237,28 @@ def stainless_error(client: Any, module: Any, exc: Exception) -> ProviderError |
         param=_str(getattr(exc, "param", None) or inner.get("param")), body=exc.body,
         retry_after=parse_delay(response.headers) if callable(parse_delay) else None,
         retryable=bool(should_retry(response)) if callable(should_retry) else None)
+
+
+class StainlessAdapter:
+    """What the adapters over the official ``openai`` and ``anthropic`` SDKs share: the SDK takes
+    the wire shapes as they are, so the request is the reference encoder's body of
+    :attr:`dialect` (the SDK's entry point says whether it streams); the SDK's errors are read by
+    :func:`stainless_error`."""
+
+    sdk = ""  #: the SDK's module
+    dialect = ""  #: the wire whose reference encoder builds the SDK's arguments
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+        self.encoder = encoder(self.dialect)
+
+    def provider_error(self, exc: Exception) -> ProviderError | None:
+        return stainless_error(self.client, importlib.import_module(self.sdk), exc)
+
+    def kwargs(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
+        body = self.encoder.build_body(request, stream=stream)
+        body.pop("stream", None)  # the SDK entry point says it
+        return body
 
 
 def _str(value: Any) -> str | None:

@@ -28,31 +28,13 @@ from pytest_toolcall.core.model import (
     Usage,
 )
 from pytest_toolcall.core.errors import ProviderError
-from pytest_toolcall.shims._base import Shim, encoder, maps_errors, require
+from pytest_toolcall.shims._base import Shim, encoder, maps_errors
 
 _FINISH = {"STOP": "stop", "MAX_TOKENS": "length", "SAFETY": "content_filter",
            "RECITATION": "content_filter", "BLOCKLIST": "content_filter",
            "PROHIBITED_CONTENT": "content_filter", "SPII": "content_filter",
            "IMAGE_SAFETY": "content_filter", "MALFORMED_FUNCTION_CALL": "error",
            "UNEXPECTED_TOOL_CALL": "error", "TOO_MANY_TOOL_CALLS": "error"}
-
-
-class GoogleGenaiShim(Shim):
-    expected = "a google.genai.Client"
-
-    @property
-    def name(self) -> str:
-        return "google_genai"
-
-    def load(self) -> Any:
-        return require("google.genai", "google-genai", "google_genai")
-
-    def check(self, client: Any) -> None:
-        if not isinstance(client, self.module.Client):
-            raise self.wrong_kind(client)
-
-    def adapter(self, client: Any) -> GoogleGenaiShimAdapter:
-        return GoogleGenaiShimAdapter(client)
 
 
 def _value(enum: Any) -> str | None:
@@ -171,3 +153,10 @@ class GoogleGenaiShimAdapter:
         return Usage(input_tokens=raw.prompt_token_count,
                      output_tokens=raw.candidates_token_count,
                      total_tokens=raw.total_token_count)
+
+
+class GoogleGenaiShim(Shim):
+    expected = "a google.genai.Client"
+    shim, requires = "google_genai", ("google.genai", "google-genai")
+    client_class = "Client"
+    adapter_class = GoogleGenaiShimAdapter

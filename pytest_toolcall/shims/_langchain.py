@@ -50,26 +50,27 @@ from pytest_toolcall.core.model import (
     ChatResponse,
     NamedToolChoice,
     Reasoning,
-    ReasoningComplete,
     StreamDone,
     SystemMessage,
     TextDelta,
     ToolCall,
-    ToolCallComplete,
     ToolMessage,
     Usage,
     UserMessage,
 )
-from pytest_toolcall.shims._base import Shim, maps_errors, require, stainless_error
+from pytest_toolcall.shims._base import (
+    ANTHROPIC_FINISH,
+    OPENAI_FINISH,
+    Shim,
+    final_events,
+    maps_errors,
+    stainless_error,
+)
 from pytest_toolcall.shims._google_genai import api_error, gemini_finish
 
 #: finish reasons as the integrations put them in ``response_metadata``: langchain-openai's
 #: ``finish_reason`` (Chat Completions) and langchain-anthropic's ``stop_reason`` (Messages)
-_FINISH = {"stop": "stop", "tool_calls": "tool_calls", "function_call": "tool_calls",
-           "length": "length", "content_filter": "content_filter",
-           "end_turn": "stop", "stop_sequence": "stop", "tool_use": "tool_calls",
-           "max_tokens": "length", "model_context_window_exceeded": "length",
-           "refusal": "content_filter", "pause_turn": "other"}
+_FINISH = {**OPENAI_FINISH, **ANTHROPIC_FINISH}
 
 #: where langchain-google-genai keeps each call's thoughtSignature (call id -> signature, base64
 #: text), read and written by its chat_models.py (4.4.3: _FUNCTION_CALL_THOUGHT_SIGNATURES_MAP_KEY)
@@ -87,12 +88,7 @@ _SDKS = (("openai", ("root_client", "client")), ("anthropic", ("_client",)))
 class LangChainShim(Shim):
     expected = "a LangChain chat model (a langchain_core BaseChatModel, e.g. ChatOpenAI)"
 
-    @property
-    def name(self) -> str:
-        return "langchain"
-
-    def load(self) -> Any:
-        return require("langchain_core.language_models", "langchain", "langchain")
+    shim, requires = "langchain", ("langchain_core.language_models", "langchain")
 
     def check(self, client: Any) -> None:
         if isinstance(client, self.module.BaseChatModel):
@@ -231,12 +227,7 @@ class LangChainShimAdapter:
             yield StreamDone()
             return
         self.keep_signatures(total)
-        response = read(total)
-        for reasoning in response.reasoning:
-            yield ReasoningComplete(reasoning=reasoning)
-        for call in response.tool_calls:
-            yield ToolCallComplete(call=call)
-        yield StreamDone(finish_reason=response.finish_reason, usage=response.usage)
+        yield from final_events(read(total))
 
 
     def keep_signatures(self, message: Any) -> None:

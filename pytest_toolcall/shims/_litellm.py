@@ -45,17 +45,21 @@ from pytest_toolcall.core.model import (
     ChatRequest,
     ChatResponse,
     Reasoning,
-    ReasoningComplete,
     StreamDone,
     TextDelta,
     ToolCall,
-    ToolCallComplete,
     Usage,
 )
-from pytest_toolcall.shims._base import Shim, _inner, _str, encoder, maps_errors, require
-
-_FINISH = {"stop": "stop", "tool_calls": "tool_calls", "function_call": "tool_calls",
-           "length": "length", "content_filter": "content_filter"}
+from pytest_toolcall.shims._base import (
+    OPENAI_FINISH,
+    Shim,
+    _inner,
+    _str,
+    encoder,
+    final_events,
+    maps_errors,
+    require,
+)
 
 #: route (the model's prefix, or ``custom_llm_provider``) -> the dialect of the fake it speaks
 ROUTES = {"openai": "openai", "anthropic": "anthropic", "gemini": "gemini"}
@@ -84,9 +88,7 @@ class LiteLLMShim(Shim):
     expected = ("a dict of litellm.completion keyword arguments (model, api_base, api_key, "
                 "client)")
 
-    @property
-    def name(self) -> str:
-        return "litellm"
+    shim, requires = "litellm", ("litellm", "litellm")
 
     def load(self) -> Any:
         if "litellm" not in sys.modules:
@@ -94,7 +96,7 @@ class LiteLLMShim(Shim):
             # set (litellm_core_utils/get_model_cost_map.py): a test run stays off the network.
             # An explicit setting of the variable wins.
             os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-        return require("litellm", "litellm", "litellm")
+        return super().load()
 
     def check(self, kwargs: Any) -> None:
         if not isinstance(kwargs, Mapping):
@@ -236,12 +238,7 @@ class LiteLLMShimAdapter:
         if built is None:  # no chunk at all: nothing litellm could build
             yield StreamDone(finish_reason=None, usage=None)
             return
-        response = self.read(built)
-        for reasoning in response.reasoning:
-            yield ReasoningComplete(reasoning=reasoning)
-        for call in response.tool_calls:
-            yield ToolCallComplete(call=call)
-        yield StreamDone(finish_reason=response.finish_reason, usage=response.usage)
+        yield from final_events(self.read(built))
 
     # -- litellm's ModelResponse -> canonical -------------------------------------------------
     @staticmethod
@@ -255,7 +252,7 @@ class LiteLLMShimAdapter:
         usage = getattr(response, "usage", None)
         return ChatResponse(
             text=message.content or None, tool_calls=calls,
-            finish_reason=None if finish is None else _FINISH.get(finish, "other"),
+            finish_reason=None if finish is None else OPENAI_FINISH.get(finish, "other"),
             usage=None if usage is None else Usage(input_tokens=usage.prompt_tokens,
                                                    output_tokens=usage.completion_tokens,
                                                    total_tokens=usage.total_tokens),

@@ -22,30 +22,9 @@ from pytest_toolcall.core.model import (
     Usage,
 )
 from pytest_toolcall.core.errors import ProviderError
-from pytest_toolcall.shims._base import Shim, encoder, maps_errors, require
+from pytest_toolcall.shims._base import Shim, encoder, maps_errors
 
 _FINISH = {"stop": "stop", "length": "length"}
-
-
-class OllamaShim(Shim):
-    expected = "an ollama.Client"
-
-    @property
-    def name(self) -> str:
-        return "ollama"
-
-    def load(self) -> Any:
-        return require("ollama", "ollama", "ollama")
-
-    def check(self, client: Any) -> None:
-        if isinstance(client, self.module.AsyncClient):
-            raise self.wrong_kind(client, " (a sync client: this shim calls the sync API; "
-                                          "async clients are not supported yet)")
-        if not isinstance(client, self.module.Client):
-            raise self.wrong_kind(client)
-
-    def adapter(self, client: Any) -> OllamaShimAdapter:
-        return OllamaShimAdapter(client)
 
 
 class OllamaShimAdapter:
@@ -119,3 +98,10 @@ class OllamaShimAdapter:
             return None
         prompt, output = response.prompt_eval_count or 0, response.eval_count or 0
         return Usage(input_tokens=prompt, output_tokens=output, total_tokens=prompt + output)
+
+
+class OllamaShim(Shim):
+    expected = "an ollama.Client"
+    shim, requires = "ollama", ("ollama", "ollama")
+    client_class, async_class = "Client", "AsyncClient"
+    adapter_class = OllamaShimAdapter

@@ -8,62 +8,27 @@ reference encoder; the answer is read from the SDK's own objects, never from the
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Iterator
 from typing import Any
 
+from pytest_toolcall.core.errors import ProviderError
 from pytest_toolcall.core.model import (
     ChatRequest,
     ChatResponse,
     Reasoning,
-    ReasoningComplete,
-    StreamDone,
     TextDelta,
     ToolCall,
-    ToolCallComplete,
     Usage,
 )
-from pytest_toolcall.core.errors import ProviderError
-from pytest_toolcall.shims._base import Shim, encoder, maps_errors, require, stainless_error
+from pytest_toolcall.shims._base import (
+    OPENAI_FINISH,
+    Shim,
+    StainlessAdapter,
+    final_events,
+    maps_errors,
+)
 
-_FINISH = {"stop": "stop", "tool_calls": "tool_calls", "function_call": "tool_calls",
-           "length": "length", "content_filter": "content_filter"}
 _INCOMPLETE = {"max_output_tokens": "length", "content_filter": "content_filter"}
-
-
-def _sync_client(shim: Shim, client: Any) -> None:
-    openai = shim.module
-    if isinstance(client, openai.AsyncOpenAI):
-        raise shim.wrong_kind(client, " (a sync client: this shim calls the sync API; async "
-                                      "clients are not supported yet)")
-    if not isinstance(client, openai.OpenAI):
-        raise shim.wrong_kind(client)
-
-
-class OpenAIShim(Shim):
-    expected = "an openai.OpenAI client"
-
-    @property
-    def name(self) -> str:
-        return "openai"
-
-    def load(self) -> Any:
-        return require("openai", "openai", "openai")
-
-    def check(self, client: Any) -> None:
-        _sync_client(self, client)
-
-    def adapter(self, client: Any) -> OpenAIChatShimAdapter:
-        return OpenAIChatShimAdapter(client)
-
-
-class OpenAIResponsesShim(OpenAIShim):
-    @property
-    def name(self) -> str:
-        return "openai_responses"
-
-    def adapter(self, client: Any) -> OpenAIResponsesShimAdapter:  # type: ignore[override]
-        return OpenAIResponsesShimAdapter(client)
 
 
 def _usage(raw: Any, inp: str, out: str) -> Usage | None:
@@ -73,21 +38,11 @@ def _usage(raw: Any, inp: str, out: str) -> Usage | None:
                  total_tokens=raw.total_tokens)
 
 
-class OpenAIChatShimAdapter:
+class OpenAIChatShimAdapter(StainlessAdapter):
     """Chat Completions: ``complete`` is ``chat.completions.create``, ``stream`` is the SDK's
     stream helper (``chat.completions.stream`` + ``get_final_completion``)."""
 
-    def __init__(self, client: Any) -> None:
-        self.client = client
-        self.encoder = encoder("openai")
-
-    def provider_error(self, exc: Exception) -> ProviderError | None:
-        return stainless_error(self.client, importlib.import_module("openai"), exc)
-
-    def kwargs(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
-        body = self.encoder.build_body(request, stream=stream)
-        body.pop("stream", None)  # the SDK entry point says it
-        return body
+    sdk = dialect = "openai"
 
     @maps_errors
     def complete(self, request: ChatRequest) -> ChatResponse:
@@ -101,10 +56,7 @@ class OpenAIChatShimAdapter:
                 if event.type == "content.delta" and event.delta:
                     yield TextDelta(text=event.delta)
             completion = s.get_final_completion()
-        response = self.read(completion)
-        for call in response.tool_calls:
-            yield ToolCallComplete(call=call)
-        yield StreamDone(finish_reason=response.finish_reason, usage=response.usage)
+        yield from final_events(self.read(completion))
 
     @staticmethod
     def read(completion: Any) -> ChatResponse:
@@ -115,27 +67,21 @@ class OpenAIChatShimAdapter:
                       for c in message.tool_calls or ())
         finish = choice.finish_reason
         return ChatResponse(text=message.content or None, tool_calls=calls,
-                            finish_reason=None if finish is None else _FINISH.get(finish, "other"),
+                            finish_reason=None if finish is None else OPENAI_FINISH.get(finish,
+                                                                                    "other"),
                             usage=_usage(completion.usage, "prompt_tokens", "completion_tokens"),
                             model=completion.model)
 
 
-class OpenAIResponsesShimAdapter:
+class OpenAIResponsesShimAdapter(StainlessAdapter):
     """Responses: ``complete`` is ``responses.create``, ``stream`` is the SDK's stream helper
     (``responses.stream`` + ``get_final_response``)."""
 
+    sdk, dialect = "openai", "openai-responses"
+
     def __init__(self, client: Any) -> None:
-        self.client = client
-        self.encoder = encoder("openai-responses")
+        super().__init__(client)
         self.encoder.item_ids = {}  # call_id -> the function_call item's id, replayed with it
-
-    def provider_error(self, exc: Exception) -> ProviderError | None:
-        return stainless_error(self.client, importlib.import_module("openai"), exc)
-
-    def kwargs(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
-        body = self.encoder.build_body(request, stream=stream)
-        body.pop("stream", None)
-        return body
 
     @maps_errors
     def complete(self, request: ChatRequest) -> ChatResponse:
@@ -154,12 +100,7 @@ class OpenAIResponsesShimAdapter:
                     final = event.response  # read below: failed raises, incomplete is length
             if final is None:
                 final = s.get_final_response()
-        response = self.read(final)
-        for reasoning in response.reasoning:
-            yield ReasoningComplete(reasoning=reasoning)
-        for call in response.tool_calls:
-            yield ToolCallComplete(call=call)
-        yield StreamDone(finish_reason=response.finish_reason, usage=response.usage)
+        yield from final_events(self.read(final))
 
     def read(self, response: Any) -> ChatResponse:
         if response.status == "failed":  # a failed response is the provider's error: surface it
@@ -190,3 +131,15 @@ class OpenAIResponsesShimAdapter:
                             finish_reason=finish,
                             usage=_usage(response.usage, "input_tokens", "output_tokens"),
                             model=response.model, reasoning=tuple(reasoning))
+
+
+class OpenAIShim(Shim):
+    expected = "an openai.OpenAI client"
+    shim, requires = "openai", ("openai", "openai")
+    client_class, async_class = "OpenAI", "AsyncOpenAI"
+    adapter_class: Any = OpenAIChatShimAdapter
+
+
+class OpenAIResponsesShim(OpenAIShim):
+    shim = "openai_responses"
+    adapter_class = OpenAIResponsesShimAdapter

@@ -12,15 +12,13 @@ events and how the run ended. It maps shapes and never repairs what the framewor
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
 from typing import Any
 
 from pytest_toolcall.core.contracts import Profile
 from pytest_toolcall.core.errors import UsageError
 from pytest_toolcall.core.loop import LoopEvent, LoopRequest, LoopResult, ToolError
 from pytest_toolcall.core.model import Usage
-from pytest_toolcall.shims._base import built_model, model_factory, require, system_prompt
-from pytest_toolcall.shims._base import typed_tool, with_events
+from pytest_toolcall.shims._base import AgentLoop, system_prompt, typed_tool, with_events
 
 #: openai-agents' documented defaults (openai-agents 0.24.0, read in site-packages/agents and
 #: its docs, with openai 3.57.0; confirmed 2026-11-25):
@@ -81,7 +79,7 @@ PROFILE = Profile(
     model_retries=2, tool_timeout=0.5)
 
 
-class OpenAIAgentsLoop:
+class OpenAIAgentsLoop(AgentLoop):
     """openai-agents' ``Agent`` and ``Runner`` pointed at ``request.endpoint``.
 
     Each case tool is a ``@function_tool`` over a function typed from the case's schema (the
@@ -95,22 +93,20 @@ class OpenAIAgentsLoop:
     state the same policy. The run is ``Runner.run_streamed``, its stream events the loop's
     events; everything else is the SDK's default ``RunConfig`` (tracing off)."""
 
-    def __init__(self, model: Callable[[Any], Any] | None = None,
-                 profile: Profile = PROFILE) -> None:
-        self.model = model_factory(
-            "openai_agents", model, "an agents Model",
-            "lambda ep: OpenAIChatCompletionsModel('gpt-4o-mini', openai_client=openai.AsyncOpenAI("
-            "base_url=ep.base_url, api_key=ep.api_key, http_client=ep.async_client))")
-        require("agents", "openai-agents", "openai_agents")
-        self.profile = profile
+    shim, requires = "openai_agents", ("agents", "openai-agents")
+    model_returns = "an agents Model"
+    model_example = ("lambda ep: OpenAIChatCompletionsModel('gpt-4o-mini', "
+                     "openai_client=openai.AsyncOpenAI(base_url=ep.base_url, "
+                     "api_key=ep.api_key, http_client=ep.async_client))")
+    default_profile = PROFILE
 
     def build_model(self, endpoint: Any) -> Any:
         from agents import Model, OpenAIChatCompletionsModel
 
-        if self.model is not None:
-            return built_model("openai_agents", self.model, endpoint, Model,
-                               "an agents.Model (OpenAIChatCompletionsModel, "
-                               "OpenAIResponsesModel...)")
+        given = self.given_model(endpoint, Model, "an agents.Model (OpenAIChatCompletionsModel, "
+                                                "OpenAIResponsesModel...)")
+        if given is not None:
+            return given
         import openai
 
         client = openai.AsyncOpenAI(base_url=endpoint.base_url, api_key=endpoint.api_key,

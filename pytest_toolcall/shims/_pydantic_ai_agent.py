@@ -13,21 +13,13 @@ from __future__ import annotations
 
 import inspect
 import warnings
-from collections.abc import Callable
 from typing import Any
 
 from pytest_toolcall.core.contracts import Profile
 from pytest_toolcall.core.errors import UsageError
 from pytest_toolcall.core.loop import LoopEvent, LoopRequest, LoopResult, ToolError
 from pytest_toolcall.core.model import Usage
-from pytest_toolcall.shims._base import (
-    built_model,
-    model_factory,
-    require,
-    system_prompt,
-    typed_tool,
-    with_events,
-)
+from pytest_toolcall.shims._base import AgentLoop, system_prompt, typed_tool, with_events
 
 #: pydantic-ai's documented defaults (confirmed 2026-11-23 on pydantic-ai-slim 2.68.0):
 #: UsageLimits(request_limit=50) counts model requests and raises UsageLimitExceeded before the
@@ -55,7 +47,7 @@ PROFILE = Profile(
     tool_timeout=0.5)
 
 
-class PydanticAIAgentLoop:
+class PydanticAIAgentLoop(AgentLoop):
     """pydantic-ai's ``Agent`` pointed at ``request.endpoint``.
 
     A ``ToolError`` becomes ``ModelRetry`` (pydantic-ai's documented way to send a tool's error
@@ -63,22 +55,19 @@ class PydanticAIAgentLoop:
     ``tool_failure_budget``, ``tool_timeout`` and ``max_iterations`` configure the agent, so
     the profile and the agent state the same policy."""
 
-    def __init__(self, model: Callable[[Any], Any] | None = None,
-                 profile: Profile = PROFILE) -> None:
-        self.model = model_factory(
-            "pydantic_ai_agent", model, "a pydantic_ai Model",
-            "lambda ep: OpenAIChatModel('gpt-4o-mini', provider=OpenAIProvider("
-            "base_url=ep.base_url, api_key=ep.api_key, http_client=ep.async_client))")
-        require("pydantic_ai", "pydantic-ai", "pydantic_ai_agent")
-        self.profile = profile
+    shim, requires = "pydantic_ai_agent", ("pydantic_ai", "pydantic-ai")
+    model_returns = "a pydantic_ai Model"
+    model_example = ("lambda ep: OpenAIChatModel('gpt-4o-mini', provider=OpenAIProvider("
+                     "base_url=ep.base_url, api_key=ep.api_key, http_client=ep.async_client))")
+    default_profile = PROFILE
 
     def build_model(self, endpoint: Any) -> Any:
         from pydantic_ai.models import Model
 
-        if self.model is not None:
-            return built_model("pydantic_ai_agent", self.model, endpoint, Model,
-                               "a pydantic_ai.models.Model (OpenAIChatModel, AnthropicModel, "
-                               "GoogleModel...)")
+        given = self.given_model(endpoint, Model, "a pydantic_ai.models.Model (OpenAIChatModel, "
+                                                "AnthropicModel, GoogleModel...)")
+        if given is not None:
+            return given
         from pydantic_ai.exceptions import PydanticAIDeprecationWarning
         from pydantic_ai.models.openai import OpenAIChatModel
         from pydantic_ai.providers.openai import OpenAIProvider

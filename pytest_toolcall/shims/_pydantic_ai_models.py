@@ -38,17 +38,14 @@ from pytest_toolcall.core.model import (
     ChatRequest,
     ChatResponse,
     Reasoning,
-    ReasoningComplete,
-    StreamDone,
     SystemMessage,
     TextDelta,
     ToolCall,
-    ToolCallComplete,
     ToolMessage,
     Usage,
     UserMessage,
 )
-from pytest_toolcall.shims._base import Shim, require
+from pytest_toolcall.shims._base import Shim, final_events
 
 #: pydantic-ai's FinishReason (OpenTelemetry values, pydantic_ai/messages.py) -> canonical
 _FINISH = {"stop": "stop", "length": "length", "content_filter": "content_filter",
@@ -77,12 +74,7 @@ class PydanticAIModelShim(Shim):
     expected = ("a pydantic_ai.models.Model instance (OpenAIChatModel, OpenAIResponsesModel, "
                 "AnthropicModel, GoogleModel...) built on the endpoint")
 
-    @property
-    def name(self) -> str:
-        return "pydantic_ai"
-
-    def load(self) -> Any:
-        return require("pydantic_ai.models", "pydantic-ai", "pydantic_ai")
+    shim, requires = "pydantic_ai", ("pydantic_ai.models", "pydantic-ai")
 
     def check(self, client: Any) -> None:
         if isinstance(client, self.module.Model):
@@ -163,9 +155,16 @@ class PydanticAIModelAdapter:
 
     # -- the request ---------------------------------------------------------------------------
     def messages(self, request: ChatRequest) -> list[Any]:
-        from pydantic_ai.messages import (ModelRequest, ModelResponse, SystemPromptPart,
-                                          TextPart, ThinkingPart, ToolCallPart, ToolReturnPart,
-                                          UserPromptPart)
+        from pydantic_ai.messages import (
+            ModelRequest,
+            ModelResponse,
+            SystemPromptPart,
+            TextPart,
+            ThinkingPart,
+            ToolCallPart,
+            ToolReturnPart,
+            UserPromptPart,
+        )
 
         system = self.model.system
         names: dict[str, str] = {}  # call id -> tool name, for results without a name
@@ -282,12 +281,8 @@ class PydanticAIModelAdapter:
             if error is None:
                 raise
             raise error from exc
-        response = self.read(final)
-        for reasoning in response.reasoning:
-            yield ReasoningComplete(reasoning=reasoning)
-        for call in response.tool_calls:
-            yield ToolCallComplete(call=call)
-        yield StreamDone(finish_reason=response.finish_reason, usage=response.usage)
+        for event in final_events(self.read(final)):  # an async generator: no yield from
+            yield event
 
     # -- the answer ----------------------------------------------------------------------------
     def read(self, response: Any) -> ChatResponse:

@@ -13,20 +13,13 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable
 from typing import Any
 
 from pytest_toolcall.core.contracts import Profile
 from pytest_toolcall.core.errors import UsageError
 from pytest_toolcall.core.loop import LoopEvent, LoopRequest, LoopResult
 from pytest_toolcall.core.model import Usage
-from pytest_toolcall.shims._base import (
-    built_model,
-    model_factory,
-    require,
-    system_prompt,
-    with_events,
-)
+from pytest_toolcall.shims._base import AgentLoop, require, system_prompt, with_events
 
 #: smolagents' documented default policy (smolagents 1.26.0, confirmed 2026-11-25; the
 #: reference page https://huggingface.co/docs/smolagents/reference/agents and the installed
@@ -76,7 +69,7 @@ PROFILE = Profile(
 _JSON_TYPES = ("string", "boolean", "integer", "number", "array", "object", "null")
 
 
-class SmolagentsLoop:
+class SmolagentsLoop(AgentLoop):
     """smolagents' ``ToolCallingAgent`` pointed at ``request.endpoint``.
 
     Each case tool is a smolagents ``Tool`` whose ``inputs`` come from its JSON schema and
@@ -85,22 +78,19 @@ class SmolagentsLoop:
     any other exception are left to smolagents as raised. The profile's ``max_iterations``
     is the agent's ``max_steps``, so the profile and the agent state the same policy."""
 
-    def __init__(self, model: Callable[[Any], Any] | None = None,
-                 profile: Profile = PROFILE) -> None:
-        self.model = model_factory(
-            "smolagents", model, "a smolagents Model",
-            "lambda ep: OpenAIServerModel('gpt-4o-mini', api_base=ep.base_url, "
-            "api_key=ep.api_key, client_kwargs={'http_client': ep.client})")
-        require("smolagents", "smolagents", "smolagents")
-        self.profile = profile
+    shim, requires = "smolagents", ("smolagents", "smolagents")
+    model_returns = "a smolagents Model"
+    model_example = ("lambda ep: OpenAIServerModel('gpt-4o-mini', api_base=ep.base_url, "
+                     "api_key=ep.api_key, client_kwargs={'http_client': ep.client})")
+    default_profile = PROFILE
 
     def build_model(self, endpoint: Any) -> Any:
         from smolagents.models import Model
 
-        if self.model is not None:
-            return built_model("smolagents", self.model, endpoint, Model,
-                               "a smolagents.models.Model (OpenAIServerModel, LiteLLMModel, "
-                               "InferenceClientModel...)")
+        given = self.given_model(endpoint, Model, "a smolagents.models.Model (OpenAIServerModel, "
+                                                "LiteLLMModel, InferenceClientModel...)")
+        if given is not None:
+            return given
         provider = getattr(endpoint, "provider", "openai")
         if provider != "openai":
             raise UsageError(

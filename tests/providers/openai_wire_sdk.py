@@ -5,8 +5,9 @@ as JSON, and the official openai SDK reading the answers the fake sends (``creat
 
 Each ``tests/providers/test_<folder>.py`` keeps its own test functions and calls these with what
 is its own (the dialect's name, the adapter class, the call-id function, the reasoning field).
-The openai SDK is imported by the callers (``pytest.importorskip``), never here. Their negative
-controls and reference runs are in ``test_controls.py`` (``provider_kit.py``).
+The openai SDK is imported for the callers (``pytest.importorskip`` in :func:`openai_and_sdk`),
+never when this module is. Their negative controls and reference runs are in
+``test_controls.py`` (``provider_kit.py``).
 """
 
 from __future__ import annotations
@@ -46,6 +47,24 @@ def sdk_steps(dialect: str, *, quirks: frozenset[str] = frozenset(),
     return out
 
 
+def each_answer(dialect: str, **steps: Any) -> Callable[[Any], Any]:
+    """Parametrise a test over the dialect's steps the SDK can read (:func:`sdk_steps`, with
+    ``steps`` its options) and the three ways of reading each (:data:`MODES`): ``step`` and
+    ``mode``, test ids ``<case>/step<n>-<mode>``."""
+    def mark(test: Any) -> Any:
+        test = pytest.mark.parametrize("step", sdk_steps(dialect, **steps))(test)
+        return pytest.mark.parametrize("mode", MODES)(test)
+    return mark
+
+
+def expect(sdk: tuple[Any, FakeProvider], step: Any, adapter: type) -> tuple[Any, Turn, Any]:
+    """The fake of the ``sdk`` fixture set to send the step's answer: (the client, that turn,
+    the request body ``adapter`` builds for the step)."""
+    client, fake = sdk
+    fake.expect(step.reply)
+    return client, step.reply, request_body(adapter, step)
+
+
 def openai_client(ep: Any, *, strict: bool = True) -> Any:
     """The official SDK on ``ep``: no retries, no proxy, strict response validation or not."""
     import openai
@@ -53,6 +72,12 @@ def openai_client(ep: Any, *, strict: bool = True) -> Any:
     extra = {"_strict_response_validation": True} if strict else {}
     return openai.OpenAI(base_url=ep.base_url, api_key=ep.api_key, max_retries=0, timeout=10,
                          **extra, http_client=openai.DefaultHttpxClient(trust_env=False))
+
+
+def openai_and_sdk(dialect: str) -> tuple[Any, Any]:
+    """The openai SDK (the module is skipped without it) and the module's ``sdk`` fixture
+    (:func:`sdk_fixture`): ``openai, sdk = openai_and_sdk("xai")``."""
+    return pytest.importorskip("openai"), sdk_fixture(dialect)
 
 
 def sdk_fixture(dialect: str) -> Any:

@@ -47,6 +47,7 @@ from typing import Any
 import pytest
 
 from pytest_toolcall.cases import default_registry
+from pytest_toolcall.providers import get
 from pytest_toolcall.providers.fake import FakeProvider, in_process_endpoint
 from pytest_toolcall.providers.fake.provider import Endpoint
 
@@ -111,3 +112,58 @@ def reference_cases(provider: str, profile: Any) -> list[str]:
     registry = default_registry()
     return [case_id for case_id in chat_cases(provider)
             if all(profile.claims(n) for n in registry[case_id].needs)]
+
+
+def assert_sourced_and_dated(provider: str, facts: str, *, unconfirmed: str = "",
+                             quirks: bool = False, confirmed: str = "2026-11-25",
+                             or_later: bool = False) -> Any:
+    """``provider``, a service on the openai wire, declares at least ``facts`` (names, space
+    separated); each of its facts that is confirmed (``quirks``: and each quirk, all of which are
+    confirmed) names its source and the date, ``confirmed`` (``or_later``: that date or a later
+    one); the ``unconfirmed`` facts are not confirmed. Returns the provider, for the checks that
+    are its own."""
+    p = get(provider)
+    assert (p.dialect, p.family) == ("openai", "openai")
+    assert set(facts.split()) <= set(p.facts)
+    for name, fact in {**p.facts, **(p.quirks if quirks else {})}.items():
+        if fact.confirmed:
+            dated = fact.confirmed >= confirmed if or_later else fact.confirmed == confirmed
+            assert fact.source and dated, name
+    if quirks:
+        assert all(q.is_confirmed for q in p.quirks.values()), "an unconfirmed quirk"
+    for name in unconfirmed.split():
+        assert not p.facts[name].is_confirmed, name
+    return p
+
+
+#: a function tool as the openai wire spells it, the one the request bodies of the tests offer
+TOOL = {"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}
+
+
+def chat_body(model: str, *messages: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    """A Chat Completions request body for ``model``: the user asks "weather?", then
+    ``messages``; ``extra`` are the body's other keys (``tools=[TOOL]``, ``tool_choice``...)."""
+    return {"model": model, "messages": [{"role": "user", "content": "weather?"}, *messages],
+            **extra}
+
+
+def assert_served_at(dialect: Any, base_path: str, elsewhere: str) -> None:
+    """The dialect serves POST ``<base_path>/chat/completions`` and nothing at ``elsewhere``
+    (another path a client might try) nor by GET."""
+    path = f"{base_path}/chat/completions"
+    assert dialect.base_path == base_path
+    assert dialect.route("POST", path)
+    assert not dialect.route("POST", elsewhere)
+    assert not dialect.route("GET", path)
+
+
+def bearer_refusals(dialect: Any, key: str) -> tuple[Any, Any]:
+    """The dialect takes ``Authorization: Bearer <key>``: its refusals of a wrong key and of
+    none, each asserted to be one under ``auth.invalid`` and ``auth.missing``, for the caller to
+    check their status and body."""
+    assert dialect.check_auth({"authorization": f"Bearer {key}"}, {}, key) is None
+    wrong = dialect.check_auth({"authorization": "Bearer nope"}, {}, key)
+    missing = dialect.check_auth({}, {}, key)
+    assert wrong is not None and wrong.rule == "auth.invalid"
+    assert missing is not None and missing.rule == "auth.missing"
+    return wrong, missing

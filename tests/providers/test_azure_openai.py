@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from provider_kit import endpoint_fixture
+from provider_kit import assert_sourced_and_dated, endpoint_fixture
 
 from pytest_toolcall.cases import ErrorReply, ScriptedCall, Turn, Usage, default_registry
 from pytest_toolcall.providers.base import get_dialect
@@ -29,7 +29,6 @@ from pytest_toolcall.providers.azure_openai.dialect import (
 from pytest_toolcall.core.errors import UsageError
 from pytest_toolcall.providers.fake import FakeProvider, in_process_endpoint
 from pytest_toolcall.providers.fake.provider import Endpoint
-from pytest_toolcall.providers import get
 from pytest_toolcall.providers.azure_openai.reference import AzureOpenAIAdapter
 from pytest_toolcall.reference import reference_profile
 from pytest_toolcall.run.runner import run_case
@@ -168,15 +167,10 @@ def test_response_shape() -> None:
 
 
 def test_provider_facts_are_sourced_and_dated() -> None:
-    az = get("azure-openai")
-    assert (az.dialect, az.family) == ("openai", "openai")
-    assert {"routes", "api_version", "auth", "error_shape", "deployment_not_found",
-            "rate_limit", "content_filter", "stream_shape", "ids"} <= set(az.facts)
-    for name, fact in az.facts.items():
-        if fact.confirmed:
-            assert fact.source and fact.confirmed == "2026-11-25", name
-    for name in ("auth_missing_key", "overloaded", "request_errors", "midstream_error"):
-        assert not az.facts[name].is_confirmed, name
+    assert_sourced_and_dated(
+        "azure-openai", "routes api_version auth error_shape deployment_not_found rate_limit "
+        "content_filter stream_shape ids",
+        unconfirmed="auth_missing_key overloaded request_errors midstream_error")
 
 
 # -- fidelity: the official openai SDK reads everything the azure fake sends ---------------------

@@ -15,7 +15,14 @@ from typing import Any
 import controls_cerebras as c  # tests/providers/ is on sys.path
 import openai_wire_sdk as w
 import pytest
-from provider_kit import endpoint_fixture
+from provider_kit import (
+    TOOL,
+    assert_served_at,
+    assert_sourced_and_dated,
+    bearer_refusals,
+    chat_body,
+    endpoint_fixture,
+)
 
 from pytest_toolcall.cases import ErrorReply, ScriptedCall, StreamPlan, Turn, Usage
 from pytest_toolcall.providers.base import get_dialect
@@ -58,23 +65,14 @@ def test_cerebras_errors_in_its_own_words() -> None:
 
 def test_routes_and_auth() -> None:
     d = get_dialect("cerebras")
-    assert d.base_path == "/v1" and d.route("POST", "/v1/chat/completions")
-    assert not d.route("POST", "/chat/completions") and not d.route("GET", "/v1/chat/completions")
-    assert d.check_auth({"authorization": "Bearer csk-1"}, {}, "csk-1") is None
-    wrong = d.check_auth({"authorization": "Bearer nope"}, {}, "csk-1")
-    assert wrong is not None and (wrong.status, wrong.rule) == (401, "auth.invalid")
-    assert dict(wrong.body) == WRONG_API_KEY
-    missing = d.check_auth({}, {}, "csk-1")
-    assert missing is not None and (missing.status, missing.rule) == (403, "auth.missing")
-    assert dict(missing.body) == NOT_AUTHENTICATED
-
-
-_FN = {"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}
+    assert_served_at(d, "/v1", "/chat/completions")
+    wrong, missing = bearer_refusals(d, "csk-1")
+    assert wrong.status == 401 and dict(wrong.body) == WRONG_API_KEY
+    assert missing.status == 403 and dict(missing.body) == NOT_AUTHENTICATED
 
 
 def _body(**extra: Any) -> dict[str, Any]:
-    return {"model": "gpt-oss-120b", "messages": [{"role": "user", "content": "weather?"}],
-            "tools": [_FN], **extra}
+    return chat_body("gpt-oss-120b", **{"tools": [TOOL], **extra})
 
 
 def test_closed_request_schema() -> None:
@@ -163,27 +161,18 @@ def test_error_inside_a_stream() -> None:
 
 
 def test_provider_facts_are_sourced_and_dated() -> None:
-    cb = get("cerebras")
-    assert (cb.dialect, cb.family) == ("openai", "openai")
-    assert {"routes", "auth", "error_shape", "rate_limit", "quota", "unsupported_keys",
-            "tool_choice", "reasoning", "stream_shape", "time_info", "ids",
-            "midstream_error"} <= set(cb.facts)
-    for name, fact in (*cb.facts.items(), *cb.quirks.items()):
-        if fact.confirmed:
-            assert fact.source and fact.confirmed == "2026-11-25", name
-    assert not cb.facts["server_error_wording"].is_confirmed
-    assert all(q.is_confirmed for q in cb.quirks.values())
+    assert_sourced_and_dated(
+        "cerebras", "routes auth error_shape rate_limit quota unsupported_keys tool_choice "
+        "reasoning stream_shape time_info ids midstream_error",
+        unconfirmed="server_error_wording", quirks=True)
 
 
 # -- fidelity: the official openai SDK AND cerebras_cloud_sdk read everything the fake sends ----
 
-openai = pytest.importorskip("openai")
-
-sdk = w.sdk_fixture("cerebras")
+openai, sdk = w.openai_and_sdk("cerebras")
 
 
-@pytest.mark.parametrize("mode", w.MODES)
-@pytest.mark.parametrize("step", w.sdk_steps("cerebras", quirks=frozenset({"role_chunk_alone"})))
+@w.each_answer("cerebras", quirks=frozenset({"role_chunk_alone"}))
 def test_openai_sdk_reads_every_cerebras_answer(sdk: tuple[Any, FakeProvider], step: Any,
                                                 mode: str) -> None:
     client, fake = sdk

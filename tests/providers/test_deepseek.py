@@ -13,6 +13,7 @@ from typing import Any
 
 import openai_wire_sdk as w
 import pytest
+from provider_kit import assert_sourced_and_dated, chat_body
 
 from pytest_toolcall.cases import ScriptedCall, Turn, default_registry
 from pytest_toolcall.providers.base import get_dialect
@@ -24,7 +25,6 @@ from pytest_toolcall.providers.deepseek.dialect import (
 )
 from pytest_toolcall.providers.fake import FakeProvider
 from pytest_toolcall.core.model import Reasoning
-from pytest_toolcall.providers import get
 from pytest_toolcall.providers.deepseek.reference import DeepSeekAdapter
 
 
@@ -61,8 +61,7 @@ def test_routes_and_auth() -> None:
 
 
 def _body(*messages: dict[str, Any], **extra: Any) -> dict[str, Any]:
-    return {"model": "deepseek-v4-flash", "messages": [
-        {"role": "user", "content": "weather?"}, *messages], **extra}
+    return chat_body("deepseek-v4-flash", *messages, **extra)
 
 
 _CALL = {"role": "assistant", "content": "", "tool_calls": [
@@ -124,25 +123,17 @@ def test_stream_shape() -> None:
 
 
 def test_provider_facts_are_sourced_and_dated() -> None:
-    ds = get("deepseek")
-    assert (ds.dialect, ds.family) == ("openai", "openai")
-    assert {"routes", "auth", "error_shape", "reasoning_content", "stream_usage",
-            "stream_fragments"} <= set(ds.facts)
-    for name, fact in ds.facts.items():
-        if fact.confirmed:
-            assert fact.source and fact.confirmed >= "2026-11-25", name
+    assert_sourced_and_dated(
+        "deepseek", "routes auth error_shape reasoning_content stream_usage stream_fragments",
+        or_later=True)
 
 
 # -- fidelity: the official openai SDK reads everything the deepseek fake sends ----------------
 
-openai = pytest.importorskip("openai")
+openai, sdk = w.openai_and_sdk("deepseek")
 
 
-sdk = w.sdk_fixture("deepseek")
-
-
-@pytest.mark.parametrize("mode", w.MODES)
-@pytest.mark.parametrize("step", w.sdk_steps("deepseek"))
+@w.each_answer("deepseek")
 def test_openai_sdk_reads_every_deepseek_answer(sdk: tuple[Any, FakeProvider], step: Any,
                                                 mode: str) -> None:
     client, fake = sdk

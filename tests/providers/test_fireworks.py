@@ -14,6 +14,13 @@ from typing import Any
 
 import openai_wire_sdk as w
 import pytest
+from provider_kit import (
+    TOOL,
+    assert_served_at,
+    assert_sourced_and_dated,
+    bearer_refusals,
+    chat_body,
+)
 
 from pytest_toolcall.cases import QUIRKS, ScriptedCall, StreamPlan, Turn, Usage
 from pytest_toolcall.providers.base import get_dialect
@@ -47,25 +54,15 @@ def test_fireworks_errors_in_its_own_words() -> None:
 
 def test_routes_and_auth() -> None:
     d = get_dialect("fireworks")
-    assert d.base_path == "/inference/v1"
-    assert d.route("POST", "/inference/v1/chat/completions")
-    assert not d.route("POST", "/v1/chat/completions")
-    assert not d.route("GET", "/inference/v1/chat/completions")
-    assert d.check_auth({"authorization": "Bearer fw_1234"}, {}, "fw_1234") is None
-    for headers, rule in (({"authorization": "Bearer nope"}, "auth.invalid"),
-                          ({}, "auth.missing")):
-        refused = d.check_auth(headers, {}, "fw_1234")
-        assert refused is not None and (refused.status, refused.rule) == (401, rule)
+    assert_served_at(d, "/inference/v1", "/v1/chat/completions")
+    for refused in bearer_refusals(d, "fw_1234"):
+        assert refused.status == 401
         assert dict(refused.body) == {"error": {"message": BAD_KEY, "code": "UNAUTHORIZED",
                                                 "type": "error"}}
 
 
-_FN = {"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}
-
-
 def _body(**extra: Any) -> dict[str, Any]:
-    return {"model": "accounts/fireworks/models/kimi-k2p6",
-            "messages": [{"role": "user", "content": "weather?"}], "tools": [_FN], **extra}
+    return chat_body("accounts/fireworks/models/kimi-k2p6", **{"tools": [TOOL], **extra})
 
 
 def test_refusals_in_fireworks_shape() -> None:
@@ -138,23 +135,16 @@ def test_declared_quirk_is_named_and_played_on_request() -> None:
 
 
 def test_provider_facts_are_sourced_and_dated() -> None:
-    fw = get("fireworks")
-    assert (fw.dialect, fw.family) == ("openai", "openai")
-    assert {"routes", "auth", "error_shape", "model_not_found", "rate_limit",
-            "reasoning_content", "kimi_stream", "ids"} <= set(fw.facts)
-    for name, fact in (*fw.facts.items(), *fw.quirks.items()):
-        if fact.confirmed:
-            assert fact.source and fact.confirmed == "2026-11-25", name
-    for name in ("auth_missing_key", "server_errors", "tool_choice", "stream_shape",
-                 "midstream_error"):
-        assert not fw.facts[name].is_confirmed, name
+    assert_sourced_and_dated(
+        "fireworks", "routes auth error_shape model_not_found rate_limit reasoning_content "
+        "kimi_stream ids",
+        unconfirmed="auth_missing_key server_errors tool_choice stream_shape midstream_error",
+        quirks=True)
 
 
 # -- fidelity: the official openai SDK reads everything the fireworks fake sends ---------------
 
-openai = pytest.importorskip("openai")
-
-sdk = w.sdk_fixture("fireworks")
+openai, sdk = w.openai_and_sdk("fireworks")
 
 
 def _body_for(step: Any, mode: str) -> dict[str, Any]:
@@ -164,8 +154,7 @@ def _body_for(step: Any, mode: str) -> dict[str, Any]:
     return body
 
 
-@pytest.mark.parametrize("mode", w.MODES)
-@pytest.mark.parametrize("step", w.sdk_steps("fireworks", quirks=frozenset({"repeat_id_name"})))
+@w.each_answer("fireworks", quirks=frozenset({"repeat_id_name"}))
 def test_openai_sdk_reads_every_fireworks_answer(sdk: tuple[Any, FakeProvider], step: Any,
                                                  mode: str) -> None:
     client, fake = sdk

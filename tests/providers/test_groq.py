@@ -17,6 +17,7 @@ from typing import Any
 
 import openai_wire_sdk as w
 import pytest
+from provider_kit import assert_served_at, assert_sourced_and_dated, bearer_refusals
 
 from pytest_toolcall.cases import ErrorReply, ScriptedCall, StreamPlan, Turn, Usage
 from pytest_toolcall.providers.base import get_dialect
@@ -54,17 +55,11 @@ def test_groq_errors_in_its_own_words() -> None:
 
 def test_routes_and_auth() -> None:
     d = get_dialect("groq")
-    assert d.base_path == "/openai/v1"
-    assert d.route("POST", "/openai/v1/chat/completions")
-    assert not d.route("POST", "/v1/chat/completions")
-    assert not d.route("GET", "/openai/v1/chat/completions")
-    assert d.check_auth({"authorization": "Bearer gsk_1"}, {}, "gsk_1") is None
+    assert_served_at(d, "/openai/v1", "/v1/chat/completions")
     want = {"error": {"message": BAD_KEY, "type": "invalid_request_error",
                       "code": "invalid_api_key"}}
-    for headers, rule in (({"authorization": "Bearer nope"}, "auth.invalid"), ({}, "auth.missing")):
-        found = d.check_auth(headers, {}, "gsk_1")
-        assert found is not None and (found.status, found.rule) == (401, rule)
-        assert dict(found.body) == want
+    for found in bearer_refusals(d, "gsk_1"):
+        assert found.status == 401 and dict(found.body) == want
 
 
 def test_reasoning_decoded_from_the_request() -> None:
@@ -150,16 +145,10 @@ def test_declared_quirks_are_played() -> None:
 
 
 def test_provider_facts_are_sourced_and_dated() -> None:
-    gq = get("groq")
-    assert (gq.dialect, gq.family) == ("openai", "openai")
-    assert {"routes", "auth", "error_shape", "tool_use_failed", "rate_limit", "tool_choice",
-            "stream_shape", "stream_usage", "reasoning", "ids"} <= set(gq.facts)
-    for name, fact in {**gq.facts, **gq.quirks}.items():
-        if fact.confirmed:
-            # 2026-11-28: the facts issue 30 corrected (stream_usage, ids, midstream_error)
-            assert fact.source and fact.confirmed in ("2026-11-25", "2026-11-28"), name
-    assert all(f.is_confirmed for f in gq.quirks.values())
-    assert not gq.facts["error_wordings_unconfirmed"].is_confirmed
+    assert_sourced_and_dated(
+        "groq", "routes auth error_shape tool_use_failed rate_limit tool_choice stream_shape "
+        "stream_usage reasoning ids",
+        unconfirmed="error_wordings_unconfirmed", quirks=True, or_later=True)
 
 
 # -- fidelity: the openai SDK and Groq's own SDK read everything the fake sends -----------------

@@ -15,6 +15,7 @@ from typing import Any
 
 import openai_wire_sdk as w
 import pytest
+from provider_kit import TOOL, assert_sourced_and_dated, chat_body
 
 from pytest_toolcall.cases import (
     ErrorReply,
@@ -115,12 +116,8 @@ def test_routes_and_auth() -> None:
             "code": 401, "message": INVALID_KEY, "type": "authentication_error"}})
 
 
-_FN = {"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}
-
-
 def _body(**extra: Any) -> dict[str, Any]:
-    return {"model": "gpt-oss-20b", "messages": [{"role": "user", "content": "weather?"}],
-            "tools": [_FN], **extra}
+    return chat_body("gpt-oss-20b", **{"tools": [TOOL], **extra})
 
 
 def test_tool_choice_strings_and_the_named_fallback() -> None:
@@ -261,24 +258,16 @@ def test_the_fake_plays_every_declared_quirk_and_the_shared_ones() -> None:
 
 
 def test_provider_facts_are_sourced_and_dated() -> None:
-    lc = get("llamacpp")
-    assert (lc.dialect, lc.family) == ("openai", "openai")
-    assert {"routes", "auth", "error_shape", "context_length", "jinja_required", "tool_choice",
-            "parallel_tool_calls", "ids", "response_shape", "stream_shape", "stream_usage",
-            "midstream_error", "reasoning_content"} <= set(lc.facts)
-    for name, fact in {**lc.facts, **lc.quirks}.items():
-        if fact.confirmed:
-            assert fact.source and fact.confirmed == "2026-11-25", name
-    for name, fact in lc.quirks.items():
-        assert fact.is_confirmed, name
-    assert not lc.facts["request_errors"].is_confirmed
+    assert_sourced_and_dated(
+        "llamacpp", "routes auth error_shape context_length jinja_required tool_choice "
+        "parallel_tool_calls ids response_shape stream_shape stream_usage midstream_error "
+        "reasoning_content",
+        unconfirmed="request_errors", quirks=True)
 
 
 # -- fidelity: the official openai SDK reads everything the llamacpp fake sends -----------------
 
-openai = pytest.importorskip("openai")
-
-sdk = w.sdk_fixture("llamacpp")
+openai, sdk = w.openai_and_sdk("llamacpp")
 
 
 def _read_stream(client: Any, body: dict[str, Any]) -> w.Answer:
@@ -289,14 +278,10 @@ def _read_stream(client: Any, body: dict[str, Any]) -> w.Answer:
     return w.stream_answer(chunks, usage=w.last_usage(chunks), finish=w.last_finish(chunks))
 
 
-@pytest.mark.parametrize("mode", w.MODES)
-@pytest.mark.parametrize("step", w.sdk_steps("llamacpp", quirks=frozenset({"role_chunk_alone"})))
+@w.each_answer("llamacpp", quirks=frozenset({"role_chunk_alone"}))
 def test_openai_sdk_reads_every_llamacpp_answer(sdk: tuple[Any, FakeProvider], step: Any,
                                                 mode: str) -> None:
-    client, fake = sdk
-    turn = step.reply
-    fake.expect(turn)
-    body = w.request_body(LlamaCppAdapter, step)
+    client, turn, body = w.expect(sdk, step, LlamaCppAdapter)
     if mode != "create":
         # llama-server sends usage in a stream only when asked (stream_options.include_usage)
         body["stream_options"] = {"include_usage": True}
@@ -343,7 +328,7 @@ def test_openai_sdk_raises_llama_server_errors(sdk: tuple[Any, FakeProvider]) ->
     fake.expect(Turn(error=ErrorReply(status=500, raw_body=(
         '{"error":{"code":500,"message":"' + JINJA_REQUIRED + '","type":"server_error"}}'))))
     with pytest.raises(openai.InternalServerError) as failed:
-        client.chat.completions.create(**ask, tools=[_FN])
+        client.chat.completions.create(**ask, tools=[TOOL])
     assert JINJA_REQUIRED in str(failed.value)
     fake.expect(Turn(text="Hello there, friend.", stream=StreamPlan(error_after=1)))
     with pytest.raises(openai.APIError) as broke:

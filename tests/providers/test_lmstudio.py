@@ -14,7 +14,7 @@ from typing import Any
 
 import openai_wire_sdk as w
 import pytest
-from provider_kit import endpoint_fixture, reference_cases
+from provider_kit import assert_sourced_and_dated, endpoint_fixture, reference_cases
 
 from pytest_toolcall.cases import (
     ErrorReply,
@@ -155,34 +155,22 @@ def test_no_quirk_is_declared_and_the_openai_quirks_still_play() -> None:
 
 
 def test_provider_facts_are_sourced_and_dated() -> None:
-    lm = get("lmstudio")
-    assert (lm.dialect, lm.family) == ("openai", "openai")
-    assert {"routes", "unknown_route", "auth", "error_shape", "unknown_model",
-            "no_model_loaded", "context_length", "midstream_error", "tool_choice", "ids",
-            "stream_fragments", "reasoning"} <= set(lm.facts)
-    for name, fact in lm.facts.items():
-        if fact.confirmed:
-            assert fact.source and fact.confirmed == "2026-11-25", name
-    for name in ("auth_status_and_wrong_token", "stream_usage", "stream_role_calls_only",
-                 "request_errors", "server_error"):
-        assert not lm.facts[name].is_confirmed, name
+    assert_sourced_and_dated(
+        "lmstudio", "routes unknown_route auth error_shape unknown_model no_model_loaded "
+        "context_length midstream_error tool_choice ids stream_fragments reasoning",
+        unconfirmed="auth_status_and_wrong_token stream_usage stream_role_calls_only "
+        "request_errors server_error")
 
 
 # -- fidelity: the official openai SDK reads everything the lmstudio fake sends -----------------
 
-openai = pytest.importorskip("openai")
-
-sdk = w.sdk_fixture("lmstudio")
+openai, sdk = w.openai_and_sdk("lmstudio")
 
 
-@pytest.mark.parametrize("mode", w.MODES)
-@pytest.mark.parametrize("step", w.sdk_steps("lmstudio"))
+@w.each_answer("lmstudio")
 def test_openai_sdk_reads_every_lmstudio_answer(sdk: tuple[Any, FakeProvider], step: Any,
                                                 mode: str) -> None:
-    client, fake = sdk
-    turn = step.reply
-    fake.expect(turn)
-    body = w.request_body(LMStudioAdapter, step)
+    client, turn, body = w.expect(sdk, step, LMStudioAdapter)
     if mode == "stream_helper":  # usage in a stream only when asked (0.3.18), as OpenAI
         body["stream_options"] = {"include_usage": True}
     field = reasoning_field(body["model"])

@@ -14,13 +14,13 @@ from typing import Any
 
 import openai_wire_sdk as w
 import pytest
+from provider_kit import assert_served_at, assert_sourced_and_dated, bearer_refusals, chat_body
 
 from pytest_toolcall.cases import ScriptedCall, Turn
 from pytest_toolcall.providers.base import get_dialect
 from pytest_toolcall.providers.mistral.dialect import UNANSWERED, Mistral
 from pytest_toolcall.providers.fake import FakeProvider, serve
 from pytest_toolcall.core.model import Reasoning
-from pytest_toolcall.providers import get
 from pytest_toolcall.providers.mistral.reference import MistralAdapter, mistral_id
 
 
@@ -39,18 +39,13 @@ def test_mistral_errors_in_its_own_words() -> None:
 
 def test_routes_and_auth() -> None:
     d = get_dialect("mistral")
-    assert d.route("POST", "/v1/chat/completions")
-    assert not d.route("POST", "/chat/completions") and not d.route("GET", "/v1/chat/completions")
-    assert d.check_auth({"authorization": "Bearer k"}, {}, "k") is None
-    for headers, rule in (({"authorization": "Bearer nope"}, "auth.invalid"), ({}, "auth.missing")):
-        denied = d.check_auth(headers, {}, "k")
-        assert denied is not None and (denied.status, denied.rule) == (401, rule)
-        assert dict(denied.body) == {"detail": "Unauthorized"}
+    assert_served_at(d, "/v1", "/chat/completions")
+    for denied in bearer_refusals(d, "k"):
+        assert denied.status == 401 and dict(denied.body) == {"detail": "Unauthorized"}
 
 
 def _body(*messages: dict[str, Any], **extra: Any) -> dict[str, Any]:
-    return {"model": "mistral-small-latest", "messages": [
-        {"role": "user", "content": "weather?"}, *messages], **extra}
+    return chat_body("mistral-small-latest", *messages, **extra)
 
 
 def _call(cid: str = "gSIMJiOkT") -> dict[str, Any]:
@@ -130,14 +125,9 @@ def test_answer_and_stream_shapes() -> None:
 
 
 def test_provider_facts_are_sourced_and_dated() -> None:
-    m = get("mistral")
-    assert (m.dialect, m.family) == ("openai", "openai")
-    assert {"routes", "auth", "error_shape", "ids", "content_chunks", "stream_shape",
-            "tool_choice", "message_order"} <= set(m.facts)
-    for name, fact in m.facts.items():
-        if fact.confirmed:
-            # 2026-11-28: the facts issue 30 added or corrected
-            assert fact.source and fact.confirmed in ("2026-11-25", "2026-11-28"), name
+    assert_sourced_and_dated(
+        "mistral", "routes auth error_shape ids content_chunks stream_shape tool_choice "
+        "message_order", or_later=True)
 
 
 # -- fidelity: the official openai SDK reads everything the mistral fake sends -----------------

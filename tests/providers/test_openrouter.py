@@ -13,6 +13,7 @@ from typing import Any
 
 import openai_wire_sdk as w
 import pytest
+from provider_kit import assert_sourced_and_dated
 
 from pytest_toolcall.cases import ScriptedCall, StreamPlan, Turn
 from pytest_toolcall.providers.base import get_dialect
@@ -25,7 +26,6 @@ from pytest_toolcall.providers.openrouter.dialect import (
 )
 from pytest_toolcall.providers.fake import FakeProvider
 from pytest_toolcall.core.model import Reasoning
-from pytest_toolcall.providers import get
 from pytest_toolcall.providers.openrouter.reference import OpenRouterAdapter
 
 # -- the provider's rules, with their texts -----------------------------------------------------
@@ -123,26 +123,17 @@ def test_openrouter_errors_in_its_own_words() -> None:
 
 
 def test_provider_facts_are_sourced_and_dated() -> None:
-    p = get("openrouter")
-    assert (p.dialect, p.family) == ("openai", "openai")
-    assert {"routes", "auth", "error_shape", "midstream_error", "stream_shape", "sse_comments",
-            "reasoning", "reasoning_details_required", "tool_choice", "ids"} <= set(p.facts)
-    for name, fact in p.facts.items():
-        if fact.confirmed:
-            # 2026-11-28: the facts issue 30 added or corrected
-            assert fact.source and fact.confirmed in ("2026-11-25", "2026-11-28"), name
+    assert_sourced_and_dated(
+        "openrouter", "routes auth error_shape midstream_error stream_shape sse_comments "
+        "reasoning reasoning_details_required tool_choice ids", or_later=True)
 
 
 # -- fidelity: the official openai SDK reads everything the openrouter fake sends --------------
 
-openai = pytest.importorskip("openai")
+openai, sdk = w.openai_and_sdk("openrouter")
 
 
-sdk = w.sdk_fixture("openrouter")
-
-
-@pytest.mark.parametrize("mode", w.MODES)
-@pytest.mark.parametrize("step", w.sdk_steps("openrouter", quirks=frozenset({"sse_comments"})))
+@w.each_answer("openrouter", quirks=frozenset({"sse_comments"}))
 def test_openai_sdk_reads_every_openrouter_answer(sdk: tuple[Any, FakeProvider], step: Any,
                                                   mode: str) -> None:
     client, fake = sdk

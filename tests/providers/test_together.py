@@ -15,7 +15,14 @@ from typing import Any
 
 import openai_wire_sdk as w
 import pytest
-from provider_kit import reference_cases
+from provider_kit import (
+    TOOL,
+    assert_served_at,
+    assert_sourced_and_dated,
+    bearer_refusals,
+    chat_body,
+    reference_cases,
+)
 
 from pytest_toolcall.cases import QUIRKS, ScriptedCall, StreamPlan, Turn, Usage, default_registry
 from pytest_toolcall.providers.base import get_dialect
@@ -83,26 +90,16 @@ def test_the_openai_reference_fails_on_togethers_stream_end_and_reasoning() -> N
 
 def test_routes_and_auth() -> None:
     d = get_dialect("together")
-    assert d.base_path == "/v1"
-    assert d.route("POST", "/v1/chat/completions")
-    assert not d.route("POST", "/chat/completions")
-    assert not d.route("GET", "/v1/chat/completions")
-    assert d.check_auth({"authorization": "Bearer tg-1234"}, {}, "tg-1234") is None
-    for headers, rule in (({"authorization": "Bearer nope"}, "auth.invalid"),
-                          ({}, "auth.missing")):
-        refused = d.check_auth(headers, {}, "tg-1234")
-        assert refused is not None and (refused.status, refused.rule) == (401, rule)
+    assert_served_at(d, "/v1", "/chat/completions")
+    for refused in bearer_refusals(d, "tg-1234"):
+        assert refused.status == 401
         assert dict(refused.body) == {"id": COMPLETION_ID, "error": {
             "message": BAD_KEY, "type": "invalid_request_error", "param": None,
             "code": "invalid_api_key"}}
 
 
-_FN = {"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}
-
-
 def _body(**extra: Any) -> dict[str, Any]:
-    return {"model": "zai-org/GLM-5.1", "messages": [{"role": "user", "content": "weather?"}],
-            "tools": [_FN], **extra}
+    return chat_body("zai-org/GLM-5.1", **{"tools": [TOOL], **extra})
 
 
 def test_tool_choice_values() -> None:
@@ -227,34 +224,22 @@ def test_the_fake_plays_the_shared_quirks_on_request(quirk: str) -> None:
 
 
 def test_provider_facts_are_sourced_and_dated() -> None:
-    tg = get("together")
-    assert (tg.dialect, tg.family) == ("openai", "openai")
-    assert {"routes", "auth", "error_shape", "model_not_found", "rate_limit", "tool_choice",
-            "stream_shape", "stream_finish", "stream_usage", "reasoning", "ids"} <= set(tg.facts)
-    for name, fact in (*tg.facts.items(), *tg.quirks.items()):
-        if fact.confirmed:
-            assert fact.source and fact.confirmed == "2026-11-25", name
-    for name in ("auth_missing_key", "server_errors", "quota", "reasoning_back",
-                 "request_errors", "midstream_error"):
-        assert not tg.facts[name].is_confirmed, name
-    assert all(f.is_confirmed for f in tg.quirks.values())
+    assert_sourced_and_dated(
+        "together", "routes auth error_shape model_not_found rate_limit tool_choice stream_shape "
+        "stream_finish stream_usage reasoning ids",
+        unconfirmed="auth_missing_key server_errors quota reasoning_back request_errors "
+        "midstream_error", quirks=True)
 
 
 # -- fidelity: the official openai SDK reads everything the together fake sends -----------------
 
-openai = pytest.importorskip("openai")
-
-sdk = w.sdk_fixture("together")
+openai, sdk = w.openai_and_sdk("together")
 
 
-@pytest.mark.parametrize("mode", w.MODES)
-@pytest.mark.parametrize("step", w.sdk_steps("together"))
+@w.each_answer("together")
 def test_openai_sdk_reads_every_together_answer(sdk: tuple[Any, FakeProvider], step: Any,
                                                 mode: str) -> None:
-    client, fake = sdk
-    turn = step.reply
-    fake.expect(turn)
-    body = w.request_body(TogetherAdapter, step)
+    client, turn, body = w.expect(sdk, step, TogetherAdapter)
     if mode == "create_stream":
         chunks = list(client.chat.completions.create(**body, stream=True))
         got = w.stream_answer(chunks, usage=w.last_usage(chunks), finish=None)

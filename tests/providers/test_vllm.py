@@ -13,6 +13,7 @@ from typing import Any
 
 import openai_wire_sdk as w
 import pytest
+from provider_kit import assert_sourced_and_dated, bearer_refusals
 
 from pytest_toolcall.cases import ScriptedCall, StreamPlan, Turn, default_registry
 from pytest_toolcall.providers.base import get_dialect
@@ -46,11 +47,8 @@ def test_routes_and_auth() -> None:
     assert d.route("POST", "/v1/chat/completions")
     assert not d.route("POST", "/chat/completions") and not d.route("GET", "/v1/chat/completions")
     assert dict(d.not_found("POST", "/chat/completions").body) == {"detail": "Not Found"}
-    assert d.check_auth({"authorization": "Bearer k-1"}, {}, "k-1") is None
-    for headers, rule in (({"authorization": "Bearer nope"}, "auth.invalid"),
-                          ({}, "auth.missing")):
-        found = d.check_auth(headers, {}, "k-1")
-        assert found is not None and (found.status, found.rule) == (401, rule)
+    for found in bearer_refusals(d, "k-1"):
+        assert found.status == 401
         assert dict(found.body) == {"error": "Unauthorized"}, "one answer for both"
 
 
@@ -150,23 +148,16 @@ def test_full_answer_shape() -> None:
 
 
 def test_provider_facts_are_sourced_and_dated() -> None:
-    vl = get("vllm")
-    assert (vl.dialect, vl.family) == ("openai", "openai")
-    assert {"routes", "auth", "error_shape", "error_shape_history", "tool_choice", "reasoning",
-            "stream_shape", "midstream_error", "ids", "context_length"} <= set(vl.facts)
-    for name, fact in {**vl.facts, **vl.quirks}.items():
-        if fact.confirmed:
-            assert fact.source and fact.confirmed == "2026-11-25", name
+    vl = assert_sourced_and_dated(
+        "vllm", "routes auth error_shape error_shape_history tool_choice reasoning stream_shape "
+        "midstream_error ids context_length", quirks=True)
     for name in ("error_shape_history", "reasoning_content_history"):
         assert "historical" in str(vl.facts[name].value)
 
 
 # -- fidelity: the official openai SDK reads everything the vllm fake sends --------------------
 
-openai = pytest.importorskip("openai")
-
-
-sdk = w.sdk_fixture("vllm")
+openai, sdk = w.openai_and_sdk("vllm")
 
 
 def _read_vllm(client: Any, body: dict[str, Any]) -> w.Answer:
@@ -178,14 +169,10 @@ def _read_vllm(client: Any, body: dict[str, Any]) -> w.Answer:
     return w.stream_answer(chunks, usage=usage, finish=w.last_finish(chunks))
 
 
-@pytest.mark.parametrize("mode", w.MODES)
-@pytest.mark.parametrize("step", w.sdk_steps("vllm"))
+@w.each_answer("vllm")
 def test_openai_sdk_reads_every_vllm_answer(sdk: tuple[Any, FakeProvider], step: Any,
                                             mode: str) -> None:
-    client, fake = sdk
-    turn = step.reply
-    fake.expect(turn)
-    body = w.request_body(VLLMAdapter, step)
+    client, turn, body = w.expect(sdk, step, VLLMAdapter)
     if mode != "create":  # vLLM sends a stream's usage only when asked (and only then)
         body["stream_options"] = {"include_usage": True}
     got = _read_vllm(client, body) if mode == "create_stream" else w.read_answer(client, body,

@@ -14,6 +14,7 @@ from typing import Any
 
 import openai_wire_sdk as w
 import pytest
+from provider_kit import assert_served_at, assert_sourced_and_dated, bearer_refusals
 
 from pytest_toolcall.cases import QUIRKS, ErrorReply, ScriptedCall, StreamPlan, Turn, Usage
 from pytest_toolcall.providers.base import get_dialect
@@ -52,17 +53,12 @@ def test_xai_errors_in_its_own_words() -> None:
 
 def test_routes_and_auth() -> None:
     d = get_dialect("xai")
-    assert d.base_path == "/v1"
-    assert d.route("POST", "/v1/chat/completions")
-    assert not d.route("POST", "/chat/completions")
-    assert not d.route("GET", "/v1/chat/completions")
-    assert d.check_auth({"authorization": "Bearer xai-1234"}, {}, "xai-1234") is None
-    wrong = d.check_auth({"authorization": "Bearer nope"}, {}, "xai-1234")
-    assert wrong is not None and (wrong.status, wrong.rule) == (400, "auth.invalid")
+    assert_served_at(d, "/v1", "/chat/completions")
+    wrong, missing = bearer_refusals(d, "xai-1234")
+    assert wrong.status == 400
     assert dict(wrong.body) == {"code": "invalid-argument", "error": BAD_KEY}
     assert wrong.message == BAD_KEY
-    missing = d.check_auth({}, {}, "xai-1234")
-    assert missing is not None and (missing.status, missing.rule) == (401, "auth.missing")
+    assert missing.status == 401
     assert dict(missing.body) == {"code": "unauthenticated", "error": NO_KEY}
 
 
@@ -156,34 +152,23 @@ def test_no_quirks_declared_and_asked_ones_are_played() -> None:
 
 
 def test_provider_facts_are_sourced_and_dated() -> None:
-    xa = get("xai")
-    assert (xa.dialect, xa.family) == ("openai", "openai")
-    assert {"routes", "auth", "error_shape", "credits_exhausted", "rate_limit",
-            "model_not_found", "context_length", "tool_choice", "stream_tool_calls",
-            "stream_shape", "reasoning_content", "usage_fields", "ids"} <= set(xa.facts)
-    for name, fact in xa.facts.items():
-        if fact.confirmed:
-            assert fact.source and fact.confirmed == "2026-11-25", name
-    for name in ("auth_missing_key", "error_codes_other", "server_error", "midstream_error",
-                 "stream_usage_without_option", "stream_done"):
-        assert not xa.facts[name].is_confirmed, name
+    assert_sourced_and_dated(
+        "xai", "routes auth error_shape credits_exhausted rate_limit model_not_found "
+        "context_length tool_choice stream_tool_calls stream_shape reasoning_content usage_fields "
+        "ids",
+        unconfirmed="auth_missing_key error_codes_other server_error midstream_error "
+        "stream_usage_without_option stream_done")
 
 
 # -- fidelity: the official openai SDK reads everything the xai fake sends ----------------------
 
-openai = pytest.importorskip("openai")
-
-sdk = w.sdk_fixture("xai")
+openai, sdk = w.openai_and_sdk("xai")
 
 
-@pytest.mark.parametrize("mode", w.MODES)
-@pytest.mark.parametrize("step", w.sdk_steps("xai"))
+@w.each_answer("xai")
 def test_openai_sdk_reads_every_xai_answer(sdk: tuple[Any, FakeProvider], step: Any,
                                            mode: str) -> None:
-    client, fake = sdk
-    turn = step.reply
-    fake.expect(turn)
-    body = w.request_body(XAIAdapter, step)
+    client, turn, body = w.expect(sdk, step, XAIAdapter)
     if mode == "create_stream":
         # the usage chunk (choices: []) comes last: usage and finish are read where they are
         chunks = list(client.chat.completions.create(

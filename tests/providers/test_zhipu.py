@@ -13,6 +13,7 @@ from typing import Any
 
 import openai_wire_sdk as w
 import pytest
+from provider_kit import TOOL, assert_sourced_and_dated, bearer_refusals, chat_body
 
 from pytest_toolcall.cases import ScriptedCall, Turn, Usage, default_registry
 from pytest_toolcall.providers.base import get_dialect
@@ -25,7 +26,6 @@ from pytest_toolcall.providers.zhipu.dialect import (
 )
 from pytest_toolcall.providers.fake import FakeProvider
 from pytest_toolcall.core.model import Reasoning
-from pytest_toolcall.providers import get
 from pytest_toolcall.providers.zhipu.reference import ZhipuAdapter
 from pytest_toolcall.reference import reference_profile
 
@@ -69,21 +69,14 @@ def test_routes_and_auth() -> None:
         assert d.route("POST", path)
     assert not d.route("POST", "/v1/chat/completions")
     assert not d.route("GET", "/api/paas/v4/chat/completions")
-    assert d.check_auth({"authorization": "Bearer k.1234"}, {}, "k.1234") is None
-    wrong = d.check_auth({"authorization": "Bearer nope"}, {}, "k.1234")
-    assert wrong is not None and (wrong.status, wrong.rule) == (401, "auth.invalid")
+    wrong, missing = bearer_refusals(d, "k.1234")
+    assert wrong.status == missing.status == 401
     assert dict(wrong.body) == {"error": {"code": "1000", "message": AUTH_INVALID}}
-    missing = d.check_auth({}, {}, "k.1234")
-    assert missing is not None and (missing.status, missing.rule) == (401, "auth.missing")
     assert dict(missing.body) == {"error": {"code": "1001", "message": AUTH_MISSING}}
 
 
-_FN = {"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}
-
-
 def _body(**extra: Any) -> dict[str, Any]:
-    return {"model": "glm-4.7", "messages": [{"role": "user", "content": "weather?"}],
-            "tools": [_FN], **extra}
+    return chat_body("glm-4.7", **{"tools": [TOOL], **extra})
 
 
 def test_tool_choice_auto_only() -> None:
@@ -100,13 +93,13 @@ def test_glm_tool_types() -> None:
     d = Zhipu()
     web = {"type": "web_search", "web_search": {"enable": True, "search_engine": "search_pro"}}
     retrieval = {"type": "retrieval", "retrieval": {"knowledge_id": "kb-1"}}
-    assert d.validate(_body(tools=[_FN, web, retrieval])) is None
-    refused = d.validate(_body(tools=[_FN, {"type": "custom", "custom": {"name": "x"}}]))
+    assert d.validate(_body(tools=[TOOL, web, retrieval])) is None
+    refused = d.validate(_body(tools=[TOOL, {"type": "custom", "custom": {"name": "x"}}]))
     assert refused is not None and refused.status == 400
     assert dict(refused.body) == {"error": {"code": "1214",
                                             "message": "tools[1].type:type is illegal"}}
     # GLM's own tools never become canonical tools
-    assert [t.name for t in d.decode_request(_body(tools=[_FN, web])).tools] == ["f"]
+    assert [t.name for t in d.decode_request(_body(tools=[TOOL, web])).tools] == ["f"]
 
 
 def test_reasoning_content_decoded_and_not_enforced() -> None:
@@ -167,15 +160,10 @@ def test_stream_shape() -> None:
 
 
 def test_provider_facts_are_sourced_and_dated() -> None:
-    zp = get("zhipu")
-    assert (zp.dialect, zp.family) == ("openai", "openai")
-    assert {"routes", "auth", "error_shape", "error_codes", "tool_choice", "tool_types",
-            "reasoning_content", "stream_shape", "stream_usage", "ids"} <= set(zp.facts)
-    for name, fact in zp.facts.items():
-        if fact.confirmed:
-            assert fact.source and fact.confirmed == "2026-11-25", name
-    assert not zp.facts["tool_choice_wording"].is_confirmed
-    assert not zp.facts["server_error_wording"].is_confirmed
+    assert_sourced_and_dated(
+        "zhipu", "routes auth error_shape error_codes tool_choice tool_types reasoning_content "
+        "stream_shape stream_usage ids",
+        unconfirmed="tool_choice_wording server_error_wording")
 
 
 # -- fidelity: the official openai SDK reads everything the zhipu fake sends ---------------------
@@ -191,8 +179,7 @@ def _auto_only(step: Any) -> bool:
 sdk = w.sdk_fixture("zhipu")
 
 
-@pytest.mark.parametrize("mode", w.MODES)
-@pytest.mark.parametrize("step", w.sdk_steps("zhipu", keep=_auto_only))
+@w.each_answer("zhipu", keep=_auto_only)
 def test_openai_sdk_reads_every_zhipu_answer(sdk: tuple[Any, FakeProvider], step: Any,
                                              mode: str) -> None:
     client, fake = sdk
