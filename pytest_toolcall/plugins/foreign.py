@@ -40,7 +40,8 @@ _CLAIMS = {
                        "unknown_tool_policy", "duplicate_call_ids", "closing_call",
                        "model_retries", "final_answer_tool", "feedback_role",
                        "argument_validation", "parallel_dispatch", "tool_timeout", "loop_events",
-                       "event_errors", "cancellation", "handoff_tools"}),
+                       "event_errors", "cancellation", "handoff_tools", "max_retry_wait",
+                       "model_timeout"}),
     "history": frozenset({"history_failed_calls"}),
 }
 #: fields about the run, not about one contract: the reference's fill in what the child omits

@@ -28,9 +28,13 @@ function objectEnd(text, start) {
   return -1;
 }
 
-/** JSON objects in the text: the whole text, fenced blocks, then {...} found in prose. */
+/** JSON objects in the text: the whole text, fenced blocks (json or untagged: a fence's
+ * language tag is consumed with it, so a ```python block is never read as JSON), then {...}
+ * found in prose. */
 function* candidates(text) {
-  const pieces = [text, ...[...text.matchAll(/```[ \t]*(?:json|JSON)?[ \t]*\n([\s\S]*?)```/g)].map((m) => m[1])];
+  const fenced = [...text.matchAll(/```([\w+-]*)[ \t]*\n([\s\S]*?)```/g)]
+    .filter((m) => m[1] === "" || m[1].toLowerCase() === "json").map((m) => m[2]);
+  const pieces = [text, ...fenced];
   for (const piece of pieces) { const v = parseObject(piece); if (v) yield v; }
   let start = text.indexOf("{");
   while (start !== -1) {
