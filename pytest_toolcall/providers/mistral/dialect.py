@@ -63,6 +63,7 @@ from pytest_toolcall.providers.openai.dialect import (
     OpenAIChat,
     _finish,
     _sse,
+    cut_before_finish,
     _text,
     with_sse_comments,
 )
@@ -392,9 +393,10 @@ class Mistral(OpenAIChat):
             _, err = OpenAIChat.encode_error(self, plan.error)
             events = events[: min(plan.error_after + 1, len(events) - 1)] + [_sse(err)]
         elif plan.truncate_after is not None:
-            # a cut stream ends before [DONE] however short the stream is (Mistral's is short:
-            # the calls come whole, so a cut counted for OpenAI's fragments may fall past it)
-            events = events[: min(plan.truncate_after + 1, len(events) - 1)]
+            # a cut stream ends before the chunk that ends the answer, however short the
+            # stream is (the calls come whole: a cut counted for OpenAI's fragments may fall
+            # past it, where only [DONE] would be missing, which no client can detect)
+            events = cut_before_finish(events, plan.truncate_after)
         if "sse_comments" in quirks:
             events = with_sse_comments(events)
         return events

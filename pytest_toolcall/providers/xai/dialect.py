@@ -45,6 +45,7 @@ from pytest_toolcall.providers.openai.dialect import (
     OpenAIChat,
     _finish,
     _sse,
+    cut_before_finish,
     ordered_fragments,
     with_sse_comments,
 )
@@ -221,9 +222,10 @@ class XAI(OpenAIChat):
             _, err = OpenAIChat.encode_error(self, plan.error)
             events = events[: min(plan.error_after + 1, len(events) - 1)] + [_sse(err)]
         elif plan.truncate_after is not None:
-            # a cut stream ends before [DONE] however short it is (whole calls make xAI's
-            # streams short: a cut counted for OpenAI's fragments may fall past the end)
-            events = events[: min(plan.truncate_after + 1, len(events) - 1)]
+            # a cut stream ends before the chunk that ends the answer, however short the
+            # stream is (the calls come whole: a cut counted for OpenAI's fragments may fall
+            # past it, where only [DONE] would be missing, which no client can detect)
+            events = cut_before_finish(events, plan.truncate_after)
         return events
 
 

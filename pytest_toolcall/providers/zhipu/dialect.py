@@ -206,12 +206,6 @@ class Zhipu(OpenAIChat):
 
     def sse_events(self, chunks: list[dict[str, Any]], plan: Any,
                    quirks: frozenset[str]) -> list[bytes]:
-        if plan.truncate_after is not None and plan.error_after is None:
-            # a cut stream ends before [DONE] however short it is (GLM's is short: the calls
-            # come whole, so a cut counted for OpenAI's fragments may fall past the end)
-            events = super().sse_events(chunks, plan.model_copy(update={"truncate_after": None}),
-                                        quirks)
-            return events[: min(plan.truncate_after + 1, len(events) - 1)]
         # not confirmed: the shape of an error inside a 200 stream; OpenAI's data: {error} is
         # played (in Zhipu's error shape)
         return super().sse_events(chunks, plan, quirks)
