@@ -244,7 +244,12 @@ def _read_back(run: LoopRun, recorder: Any) -> None:
         return
     for exchange in recorder.exchanges:  # the fake provider
         if exchange.decoded is not None:
-            run.requests.append(exchange.decoded)
+            # whether the loop asked for a stream, wherever the wire says it (Gemini: the path)
+            streamed = recorder.dialect.wants_stream(exchange.json or {}, exchange.path)
+            decoded = exchange.decoded
+            if decoded.stream != streamed:
+                decoded = decoded.model_copy(update={"stream": streamed})
+            run.requests.append(decoded)
             run.request_times.append(exchange.at)
         if exchange.rejection is not None:
             run.rejections.append((exchange.index, exchange.rejection))
