@@ -19,8 +19,8 @@ import pytest_toolcall.conformance.loop as loop_cases
 from pytest_toolcall.core.contracts import Profile
 from pytest_toolcall.core.errors import ConformanceFailure
 from pytest_toolcall.core.loop import LoopRequest
-from pytest_toolcall.core.model import ChatRequest, ChatResponse, assemble_stream
-from pytest_toolcall.reference.loop import ReferenceToolLoop, _State
+from pytest_toolcall.core.model import ChatRequest, ChatResponse, ToolCall, assemble_stream
+from pytest_toolcall.reference.loop import ReferenceToolLoop, _Outcome, _State
 from pytest_toolcall.run.runner import run_case
 
 LOOP = {case.id: case for case in loop_cases.CASES}
@@ -114,3 +114,108 @@ def test_control_a_whole_answer_loop_that_does_not_retry_fails() -> None:
     failure = _timeout_run(NoRetryLoop(stream=False))
     assert isinstance(failure, ConformanceFailure) and failure.clause == "loop.model_calls", \
         failure
+
+
+# -- loop.unknown_tool / loop.malformed_arguments: judged by structure, never by words -----------
+
+import loop_controls as c  # noqa: E402  (tests/loop_controls.py; tests/ is on sys.path)
+
+UNRUN_CASES = ("loop.unknown_tool", "loop.malformed_arguments")
+SYNC = Profile(async_=False)
+
+
+class FixedTextForUnrunCalls(ReferenceToolLoop):
+    """A call that could not run is answered with a fixed text: the texts real frameworks send
+    (``UNRUN_TEXTS``) must all pass, whatever their words (behind the fake on the openai wire
+    the text is all that reaches the model: it has no error flag)."""
+
+    text = ""
+
+    def precheck(self, call: ToolCall, state: _State) -> _Outcome | None:
+        outcome = super().precheck(call, state)
+        if outcome is not None and not outcome.clarify:
+            outcome.text = self.text
+        return outcome
+
+
+#: what real frameworks feed back for a call to a tool they do not have, or whose arguments do
+#: not parse (read in their installed sources, 2026-11-28: langgraph 1.2.24 prebuilt/tool_node.py
+#: INVALID_TOOL_NAME_ERROR_TEMPLATE; pydantic-ai tool_manager.py _UnknownTool; openai-agents
+#: 0.24.0 run_internal/turn_resolution.py _default_tool_not_found_message and tool.py
+#: default_tool_error_function; smolagents 1.26.0 agents.py execute_tool_call; agno's from the
+#: report in issue 28)
+UNRUN_TEXTS = {
+    "agno": "The requested tool does not exist or is not available.",
+    "langgraph": "Error: get_wether is not a valid tool, try one of [get_weather].",
+    "pydantic-ai": "Unknown tool name: 'get_wether'. Available tools: 'get_weather'",
+    "openai-agents (not found)": "Tool 'get_wether' not found.",
+    "openai-agents (any failure)": "An error occurred while running the tool. Please try "
+                                   "again.",
+    "smolagents": "Unknown tool get_wether, should be one of: get_weather, final_answer.",
+    "pydantic-ai (bad JSON)": "1 validation error: Invalid JSON: EOF while parsing a string at "
+                              "line 1 column 13\n\nFix the errors and try again.",
+}
+
+
+class MalformedAsEmptyObject(ReferenceToolLoop):
+    """Unparseable arguments become ``{}``: the model is told its arguments were invalid (a
+    required argument is missing), not that its JSON was broken. A negative control until
+    issue 28; now a correct loop written another way: the kit judges that the call failed and
+    the model was told so, not the words of why."""
+
+    def precheck(self, call: ToolCall, state: _State) -> _Outcome | None:
+        if call.parse_error:
+            call = call.model_copy(update={"arguments": {}, "parse_error": None})
+        return super().precheck(call, state)
+
+
+def _unrun(case_id: str, loop: ReferenceToolLoop, mode: str, dialect: str = "openai") -> Any:
+    try:
+        return run_case(LOOP[case_id], loop, SYNC, loop_model=mode, dialect=dialect)
+    except ConformanceFailure as failure:
+        return failure
+
+
+@pytest.mark.parametrize("mode", ["inprocess", "fake"])
+@pytest.mark.parametrize("case_id", UNRUN_CASES)
+@pytest.mark.parametrize("framework", sorted(UNRUN_TEXTS))
+def test_every_frameworks_wording_passes(framework: str, case_id: str, mode: str) -> None:
+    """Each real framework's text passes, on the openai wire (behind the fake: the text is all
+    that reaches the model) and in-process: agno's included, which failed the word list."""
+    loop = type("Worded", (FixedTextForUnrunCalls,), {"text": UNRUN_TEXTS[framework]})
+    run = _unrun(case_id, loop.from_profile(SYNC), mode)
+    assert not isinstance(run, ConformanceFailure), run.render()
+
+
+@pytest.mark.parametrize("mode", ["inprocess", "fake"])
+@pytest.mark.parametrize("case_id", UNRUN_CASES)
+def test_a_loop_written_another_way_passes(case_id: str, mode: str) -> None:
+    """Malformed arguments read as {} and answered 'invalid arguments: city is required' tell
+    the model its call failed: the words of why are not the kit's to judge."""
+    run = _unrun(case_id, MalformedAsEmptyObject.from_profile(SYNC), mode)
+    assert not isinstance(run, ConformanceFailure), run.render()
+
+
+@pytest.mark.parametrize("mode", ["inprocess", "fake"])
+@pytest.mark.parametrize("case_id", UNRUN_CASES)
+def test_control_an_empty_result_fails_where_no_flag_reaches_the_model(case_id: str,
+                                                                       mode: str) -> None:
+    failure = _unrun(case_id, c.EmptyResultForUnrunCalls.from_profile(SYNC), mode)
+    assert isinstance(failure, ConformanceFailure) and failure.clause == case_id, failure
+    assert "tells the model nothing" in failure.message
+
+
+@pytest.mark.parametrize("mode", ["inprocess", "fake"])
+def test_an_empty_result_flagged_on_a_wire_with_the_flag_passes(mode: str) -> None:
+    """Anthropic's tool_result.is_error reaches the model: the flag alone says it failed."""
+    run = _unrun("loop.unknown_tool", c.EmptyResultForUnrunCalls.from_profile(SYNC), mode,
+                 dialect="anthropic")
+    assert not isinstance(run, ConformanceFailure), run.render()
+
+
+@pytest.mark.parametrize("mode", ["inprocess", "fake"])
+def test_control_a_loop_that_runs_the_closest_tool_fails(mode: str) -> None:
+    failure = _unrun("loop.unknown_tool", c.RunsTheClosestTool.from_profile(SYNC), mode)
+    assert isinstance(failure, ConformanceFailure), failure
+    assert failure.clause == "loop.unknown_tool", failure.render()
+    assert "a tool's output ('18°C')" in failure.message

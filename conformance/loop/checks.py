@@ -1,5 +1,5 @@
 """The ``loop`` family's checks: each a clause (``@check``) over a recorded ``LoopRun``, or a
-function that builds one (``never_ran``, ``calls_run``, ``result_mentions``).
+function that builds one (``never_ran``, ``calls_run``, ``unrun_call_answered``).
 """
 
 from __future__ import annotations
@@ -356,22 +356,69 @@ def usage_summed(run: LoopRun) -> None:
             hint="add each response's usage, field by field, to a running total")
 
 
-def result_mentions(words: Sequence[str], clause: str) -> Callable[[LoopRun], None]:
+#: dialects whose wire carries a tool result's error flag to the model (Anthropic
+#: ``tool_result.is_error``, Gemini ``functionResponse.response.error``); on the others only the
+#: text reaches it
+_FLAG_WIRES = ("anthropic", "gemini", "vertex")
+#: results that tell the model nothing
+_NOTHING = ("", "null", "none", "{}", "[]", '""', "''")
+
+
+def unrun_call_answered(clause: str) -> Callable[[LoopRun], None]:
+    """The first round's call, which cannot run (an unknown tool, arguments that do not parse),
+    is answered so that the model can tell it failed. Judged by what reaches the model, never by
+    its words (issue 28): the call has a result of its own (its tool message; user-role text
+    under ``feedback_role="user"``), the result is no tool's output (a loop that runs the
+    closest tool instead answers with that tool's result), and it says something: text that is
+    not empty, or ``is_error=True`` on a wire that carries the flag to the model. Any wording
+    passes: "Error: get_wether is not a valid tool, try one of [get_weather]." (langgraph),
+    "Unknown tool name: 'get_wether'. ..." (pydantic-ai), "Tool 'get_wether' not found."
+    (openai-agents), "Unknown tool get_wether, should be one of: ..." (smolagents), "The
+    requested tool does not exist or is not available." (agno), "An error occurred while
+    running the tool. Please try again." (openai-agents' default for any tool failure).
+    Whether the result is flagged is_error where the flag is visible is loop.failure_flagged's
+    to judge."""
     @check(clause)
-    def result_mentions_check(run: LoopRun) -> None:
+    def unrun_call_answered_check(run: LoopRun) -> None:
         added = _fed_back(run, 1)
-        results = [t for _, t in _feedback_texts(run, added or [])]
-        if not results and _stopped_before(run, 1):
+        texts = _feedback_texts(run, added or [])
+        if not texts and _stopped_before(run, 1):
             return  # the loop ended the run there (loop.stop_reason checks the policy allows it)
-        text = " ".join(results)
-        if not results or not any(w.lower() in text.lower() for w in words):
-            raise ConformanceFailure(
-                clause, "the error fed back to the model does not say what to fix",
-                expected=f"a tool result mentioning one of {list(words)}", got=text[:200] or None,
-                hint=None if results else _GO_ON + (
-                    f" (the loop stopped with {run.result.stop_reason!r} instead)"
-                    if run.result else ""))
-    return result_mentions_check
+        by_id = {i: t for i, t in texts if i is not None}
+        flags = {m.tool_call_id: bool(m.is_error) for m in added or []
+                 if isinstance(m, ToolMessage)}
+        outputs = [str(e.result) for e in run.executor.executions
+                   if e.outcome == "ok" and str(e.result)]
+        for call in run.script.turns[0].tool_calls:
+            if call.id in by_id:
+                text, flag = by_id[call.id], flags.get(call.id, False)
+            elif run.profile.feedback_role == "user" and texts:
+                text, flag = " ".join(t for i, t in texts if i is None), False
+            else:
+                raise ConformanceFailure(
+                    clause, f"call {call.id} ({call.name}) could not run, and the model was "
+                    "never told: no result of its own reached it",
+                    expected=f"a result for {call.id} saying the call failed",
+                    got=[t[:80] for _, t in texts] or f"{run.model_calls} model call(s), "
+                    "nothing for it", hint=_GO_ON)
+            shown = [o for o in outputs if o in text]
+            if shown:
+                raise ConformanceFailure(
+                    clause, f"call {call.id} ({call.name}) could not run, but the model was "
+                    f"answered with a tool's output ({shown[0]!r}) as if it had",
+                    expected="an error result for the call as sent", got=text[:200],
+                    hint="never run another tool in place of the one the model named (nor "
+                         "with arguments it did not send): answer the call with an error that "
+                         "says what to fix, and let the model call again")
+            if text.strip().lower() in _NOTHING and not (flag and run.dialect in _FLAG_WIRES):
+                raise ConformanceFailure(
+                    clause, f"call {call.id} ({call.name}) could not run, and its result "
+                    "tells the model nothing", expected="a result that says the call failed "
+                    "(what to fix), or is_error=True on a wire that carries the flag",
+                    got=f"{text!r} (is_error={flag}, on the {run.dialect} wire)",
+                    hint="put the reason in the result's text: the openai wire has no error "
+                         "flag, so an empty result reads as a tool that returned nothing")
+    return unrun_call_answered_check
 
 
 def _reset_rounds(profile: Any) -> list[str]:
