@@ -22,13 +22,6 @@ LOOP = {case.id: case for case in loop_cases.CASES}
 
 #: case id -> (clause, why openai-agents 0.24.0 fails it under its honest profile)
 OPENAI_AGENTS_GAPS: dict[str, tuple[str, str]] = {
-    "loop.malformed_arguments": (
-        "loop.malformed_arguments",
-        "documented limitation: the SDK answers every failed tool call, malformed JSON "
-        "arguments included, with default_tool_error_function's fixed text 'An error occurred "
-        "while running the tool. Please try again.' (redacted on purpose since "
-        "https://github.com/openai/openai-agents-python/pull/5112), which does not tell the "
-        "model its JSON was invalid; a custom failure_error_function can"),
     "loop.truncated_answer": (
         "loop.stop_reason",
         "framework gap: OpenAIChatCompletionsModel drops finish_reason='length' for an answer "
