@@ -75,6 +75,27 @@ def _innermost_own_frame(frames: list[traceback.FrameSummary]) -> traceback.Fram
     return frames[-1]
 
 
+def failing_frame(error: BaseException) -> str | None:
+    """The module of the frame an exception was raised in: the innermost frame outside the
+    standard library (as :func:`describe_error` locates it), so a verdict names whose code
+    failed, the library's or the adapter's (issue 28: a shim never adds a failure of its own)."""
+    walked = list(traceback.walk_tb(error.__traceback__))
+    frames = traceback.extract_tb(error.__traceback__)
+    if not walked or len(walked) != len(frames):
+        return None
+    own = _innermost_own_frame(frames)
+    index = next(i for i, f in enumerate(frames) if f is own)
+    return walked[index][0].f_globals.get("__name__")
+
+
+def raised(clause: str, message: str, error: BaseException, **fields: Any) -> ConformanceFailure:
+    """A failure about an exception the implementation raised: described, and its frame
+    recorded (:func:`failing_frame`)."""
+    failure = ConformanceFailure(clause, message, got=describe_error(error), **fields)
+    failure.frame = failing_frame(error)
+    return failure
+
+
 def _chain(error: BaseException) -> Iterable[BaseException]:
     seen = set()
     current: BaseException | None = error
@@ -104,9 +125,9 @@ def step_basics(run: CaseRun, record: StepRecord) -> None:
                            f"{n}: {exchange.decode_error}")
     if not record.exchanges:
         if record.error is not None:
-            raise ConformanceFailure(
+            raise raised(
                 "adapter.raised", f"the adapter raised before sending any request in step {n}",
-                got=describe_error(record.error), hint="see the adapter's traceback above")
+                record.error, hint="see the adapter's traceback above")
         raise ConformanceFailure(
             "request.sent", f"the adapter returned in step {n} without sending a request",
             expected="one HTTP request to the provider", got="none")
@@ -134,9 +155,9 @@ def step_basics(run: CaseRun, record: StepRecord) -> None:
     if step.expect == "error":
         return
     if record.error is not None:
-        raise ConformanceFailure(
+        raise raised(
             "adapter.raised", f"the adapter raised in step {n} on a valid provider answer",
-            expected="a ChatResponse", got=describe_error(record.error),
+            record.error, expected="a ChatResponse",
             hint="the adapter could not parse what the provider sent; see the trace")
     if record.events is not None and step.take is None:  # a stream the caller stopped early
         dones = [i for i, e in enumerate(record.events) if isinstance(e, StreamDone)]
@@ -392,16 +413,16 @@ def error_surfaced(*, must_contain: str | None = None) -> Callable[[CaseRun], No
                     hint="raise when the provider answers with an error or a stream breaks off")
             if isinstance(record.error, CRASH_TYPES) and not isinstance(
                     record.error, ConformanceFailure):
-                raise ConformanceFailure(
+                raise raised(
                     "error.typed", f"step {n}: the adapter crashed instead of reporting the "
-                    "provider's error", expected="an error type of the adapter's (or "
-                    "pytest_toolcall.ProviderError)", got=describe_error(record.error),
+                    "provider's error", record.error, expected="an error type of the "
+                    "adapter's (or pytest_toolcall.ProviderError)",
                     hint="catch the provider's error and raise a typed exception")
             words = must_contain
             if words and not any(words in str(e) for e in _chain(record.error)):
-                raise ConformanceFailure(
+                raise raised(
                     "error.message", f"step {n}: the error does not carry the provider's message",
-                    expected=f"a message containing {words!r}", got=describe_error(record.error),
+                    record.error, expected=f"a message containing {words!r}",
                     hint="put the provider's error message in your exception")
 
     return error_surfaced_check
