@@ -7,8 +7,9 @@ list in their ``checks``; user cases use them the same way.
 from __future__ import annotations
 
 import json
+import re
 import traceback
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from pytest_toolcall.cases import Turn, check
@@ -112,14 +113,9 @@ def step_basics(run: CaseRun, record: StepRecord) -> None:
     for exchange in record.exchanges:
         if exchange.rejection is not None:
             rule = exchange.rejection.rule
-            raise ConformanceFailure(
-                f"request.{rule}",
-                f"the provider rejected the adapter's request in step {n} "
-                f"(HTTP {exchange.rejection.status}): {exchange.rejection.message}",
-                expected="a request the real provider accepts",
-                got=_body_excerpt(exchange.json),
-                hint=rejection_hint(rule, run.dialect),
-            )
+            raise rejection_failure(
+                exchange.rejection, f"the provider rejected the adapter's request in step {n}",
+                run.dialect, body=exchange.json, expected="a request the real provider accepts")
         if exchange.decode_error:
             raise KitError(f"the fake provider accepted but could not decode the request of step "
                            f"{n}: {exchange.decode_error}")
@@ -215,7 +211,7 @@ _REJECTION_HINTS = {
     "type": "a field has the wrong JSON type: e.g. tool-call arguments must be a JSON string "
             "('{}' for none), never null or an object",
     "model": "send the model name",
-    "body": "send the request body as JSON",
+    "body": "the provider refused the request body: its message names what it did not take",
 }
 
 
@@ -254,6 +250,15 @@ _RULE_HINTS = {
     "input.function_call_output": _PAIRING,
     "tools.name": "tool names must match the provider's pattern (letters, digits, _ and -, "
                   "64 characters at most)",
+    "body.json": "send the request body as JSON (an object, content-type application/json)",
+    # Mistral's request models forbid extra keys (pydantic extra_forbidden, HTTP 422)
+    "body.extra_forbidden": "leave the field out: the provider refuses every key its API does "
+                            "not define, keys other APIs take (OpenAI's) included",
+    "messages.extra_forbidden": "leave the field out of the message: the provider refuses every "
+                                "key its message types do not define (another provider's "
+                                "message fields included)",
+    "messages.union_tag_invalid": "send only the roles the provider takes (system, user, "
+                                  "assistant, tool): a developer message goes as system",
 }
 
 _TOOL_CHOICE_SHAPES = {
@@ -265,15 +270,71 @@ _TOOL_CHOICE_SHAPES = {
 }
 
 
-def rejection_hint(rule: str, dialect: str) -> str | None:
-    """The hint for a provider rejection: the most specific rule hint, else the family's."""
+def rejection_hint(rule: str, dialect: str, field: str | None = None) -> str | None:
+    """The hint for a provider rejection: the most specific rule hint, else the family's;
+    led by the field the provider refused, when its answer names one (issue 28: the same
+    family hint for every rejection said nothing about this one)."""
     parts = rule.split(".")
+    hint = None
     for k in range(len(parts), 0, -1):
         hint = _RULE_HINTS.get(".".join(parts[:k]))
         if hint:
-            return hint.replace("{tool_choice}", _TOOL_CHOICE_SHAPES.get(dialect, "see the "
+            hint = hint.replace("{tool_choice}", _TOOL_CHOICE_SHAPES.get(dialect, "see the "
                                                                          "provider's docs"))
-    return _REJECTION_HINTS.get(parts[0])
+            break
+    hint = hint or _REJECTION_HINTS.get(parts[0])
+    if field and hint:
+        return f"the provider refused {field}: {hint}"
+    return hint
+
+
+def rejected_field(rejection: Any) -> str | None:
+    """The field of the request a provider's rejection names: OpenAI's ``error.param``
+    (``messages.[1].role``), a top-level ``param``, or the location of pydantic's first
+    error (Mistral's 422 ``detail[0].loc``, without its leading ``body``)."""
+    body = rejection.body if isinstance(rejection.body, Mapping) else {}
+    error = body.get("error")
+    for param in ((error or {}).get("param") if isinstance(error, Mapping) else None,
+                  body.get("param")):
+        if isinstance(param, str) and param:
+            return param
+    detail = body.get("detail")
+    if isinstance(detail, list) and detail and isinstance(detail[0], Mapping):
+        loc = list(detail[0].get("loc") or ())
+        if loc[:1] == ["body"]:
+            loc = loc[1:]
+        if loc:
+            return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".")
+    return None
+
+
+def _field_excerpt(body: Any, field: str) -> str | None:
+    """``field: value`` of the request body, the value found by the field's path (a long body
+    shown whole is cut before the field it is about); None when the path is not in it."""
+    value = body
+    for token in re.findall(r"[^.\[\]]+", field):
+        if isinstance(value, list) and token.isdigit() and int(token) < len(value):
+            value = value[int(token)]
+        elif isinstance(value, Mapping) and token in value:
+            value = value[token]
+        else:
+            return None
+    return f"{field}: {_body_excerpt(value)}"
+
+
+def rejection_failure(rejection: Any, what: str, dialect: str, *, body: Any = None,
+                      hint: str | None = None, **fields: Any) -> ConformanceFailure:
+    """A ``request.<rule>`` failure for a provider's rejection: its status and message, the
+    field it names (and that field's value in the request, when the body is at hand), and the
+    hint for its rule (``hint``: when the rule has none)."""
+    field = rejected_field(rejection)
+    message = rejection.message
+    named = f" (field: {field})" if field and field not in message else ""
+    if body is not None:
+        fields["got"] = (field and _field_excerpt(body, field)) or _body_excerpt(body)
+    return ConformanceFailure(
+        f"request.{rejection.rule}", f"{what} (HTTP {rejection.status}): {message}{named}",
+        hint=rejection_hint(rejection.rule, dialect, field) or hint, **fields)
 
 
 #: Where each dialect carries usage (for the response.usage hint).

@@ -18,7 +18,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from pytest_toolcall.cases import HistoryScript, LoopScript, Turn
-from pytest_toolcall.run.checks import describe_error
+from pytest_toolcall.run.checks import describe_error, rejection_failure
 from pytest_toolcall.core.contracts import Interface
 from pytest_toolcall.core.errors import ConformanceFailure, ToolcallError, UsageError
 from pytest_toolcall.core.loop import LoopRequest, LoopResult
@@ -345,10 +345,9 @@ def _verify_loop(run: LoopRun) -> None:
     run.result = coerce(run.result, LoopResult, clause="loop.result", what="the loop",
                         expected="pytest_toolcall.core.loop.LoopResult")
     for index, rejection in run.rejections:
-        raise ConformanceFailure(
-            f"request.{rejection.rule}",
-            f"model call {index + 1}: the provider rejected the loop's request "
-            f"(HTTP {rejection.status}): {rejection.message}",
+        raise rejection_failure(
+            rejection, f"model call {index + 1}: the provider rejected the loop's request",
+            run.dialect,
             hint="every tool call must be answered, once, right after the assistant message "
                  "that made it; no tool message without its call")
     run_checks(run.case, run)
