@@ -219,3 +219,60 @@ def test_control_a_loop_that_runs_the_closest_tool_fails(mode: str) -> None:
     assert isinstance(failure, ConformanceFailure), failure
     assert failure.clause == "loop.unknown_tool", failure.render()
     assert "a tool's output ('18°C')" in failure.message
+
+
+# -- loop.parallel_dispatch: a rendezvous, not a race --------------------------------------------
+
+class _LateThread(ReferenceToolLoop):
+    """Concurrent dispatch whose last call's thread starts 200 ms late (a loaded machine)."""
+
+    def dispatch(self, state: _State, request: LoopRequest) -> list[Any]:
+        import time
+
+        executor = request.executor
+        original = executor.run
+
+        def run(name: str, arguments: Any = None, *, call_id: str | None = None) -> str:
+            if call_id == "call_c":
+                time.sleep(0.2)
+            return original(name, arguments, call_id=call_id)
+
+        request.executor = type("Late", (), {"run": staticmethod(run)})()
+        try:
+            return super().dispatch(state, request)
+        finally:
+            request.executor = executor
+
+
+class _PoolOfTwo(ReferenceToolLoop):
+    """Runs a turn's calls two at a time: never all three in flight."""
+
+    def dispatch(self, state: _State, request: LoopRequest) -> list[Any]:
+        calls, out = state.calls, []
+        try:
+            for k in range(0, len(calls), 2):
+                state.calls = calls[k:k + 2]
+                out += super().dispatch(state, request)
+        finally:
+            state.calls = calls
+        return out
+
+
+PARALLEL = Profile(async_=False, tool_timeout=1.0)
+
+
+def test_a_thread_that_starts_late_still_proves_the_overlap() -> None:
+    runs = run_case(LOOP["loop.parallel_dispatch"], _LateThread.from_profile(PARALLEL), PARALLEL)
+    (run,) = runs
+    late = next(e for e in run.executor.executions if e.call_id == "call_c")
+    first = min(e.started for e in run.executor.executions)
+    assert late.started - first >= 0.2  # the old span check failed this: 60 ms calls
+
+
+@pytest.mark.parametrize("loop", [_PoolOfTwo], ids=["pool_of_two"])
+def test_control_calls_never_all_in_flight_fail(loop: type[ReferenceToolLoop]) -> None:
+    quick = Profile(async_=False, tool_timeout=0.25)
+    with pytest.raises(ConformanceFailure) as exc:
+        run_case(LOOP["loop.parallel_dispatch"], loop.from_profile(quick), quick)
+    assert exc.value.clause == "loop.parallel"
+    assert "never all in flight at once" in exc.value.message

@@ -122,17 +122,17 @@ def _finish_out_of_order(profile: Any) -> LoopScript:
 
 
 def _parallel(profile: Any) -> LoopScript:
-    # the longest call stays well inside the declared tool timeout. ran_in_parallel has no
-    # wall-clock threshold (it asks for overlapping spans), so the calls need only last longer
-    # than it takes a dispatcher to start the next: 60 ms is some hundred times a thread's start
-    # (issue 13: the matrix runs it twice a provider; at 0.12 s it cost 0.24 s a provider)
-    longest = min(0.06, 0.6 * _tool_timeout(profile))
+    # a rendezvous, not a race (issue 28: a thread that started 200 ms late under load failed
+    # a check of overlapping spans): each call waits until all three have started, then
+    # returns. Calls dispatched concurrently are then all in flight at one moment however late
+    # a thread starts (within the wait, 0.6 of the declared tool timeout, so that a loop's own
+    # timeout never ends a call first); calls run one after the other each wait it out alone
+    wait = 0.6 * _tool_timeout(profile)
+    ids = ("call_a", "call_b", "call_c")
     return LoopScript(messages=ASK, tools=_tools(slow_lookup=[
-        sleep(longest, "a", call_id="call_a"), sleep(longest / 5, "b", call_id="call_b"),
-        sleep(longest * 3 / 5, "c", call_id="call_c")]),
-                      turns=(_turn(_call("slow_lookup", {"key": "a"}, "call_a"),
-                                   _call("slow_lookup", {"key": "b"}, "call_b"),
-                                   _call("slow_lookup", {"key": "c"}, "call_c")),
+        sleep(wait, key, call_id=f"call_{key}", together=ids) for key in "abc"]),
+                      turns=(_turn(*(_call("slow_lookup", {"key": key}, f"call_{key}")
+                                     for key in "abc")),
                              _final(profile)))
 
 
