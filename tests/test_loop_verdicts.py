@@ -276,3 +276,114 @@ def test_control_calls_never_all_in_flight_fail(loop: type[ReferenceToolLoop]) -
         run_case(LOOP["loop.parallel_dispatch"], loop.from_profile(quick), quick)
     assert exc.value.clause == "loop.parallel"
     assert "never all in flight at once" in exc.value.message
+
+
+# -- loop.argument_types: a typed tool that drops undeclared keys is a declared policy -----------
+
+def test_langchain_typed_tools_drop_undeclared_keys() -> None:
+    """The evidence: langchain-core's StructuredTool with a pydantic args_schema (pydantic's
+    default extra='ignore') runs the function with the declared keys and drops the rest
+    silently (langchain_core/tools/base.py ``_parse_input``: only the schema's fields are
+    kept). It is the validator's documented default, not a crash nor a wrong answer of the
+    framework's own: a policy, which a profile declares (undeclared_arguments="drop")."""
+    pytest.importorskip("langchain_core")
+    from langchain_core.tools import StructuredTool
+    from pydantic import BaseModel
+
+    class Alarm(BaseModel):
+        time: str
+
+    got: list[dict[str, Any]] = []
+
+    def set_alarm(**kwargs: Any) -> str:
+        got.append(kwargs)
+        return "alarm set"
+
+    tool = StructuredTool.from_function(set_alarm, name="set_alarm", description="Set an alarm.",
+                                        args_schema=Alarm)
+    assert tool.invoke({"time": "07:00", "snooze": True}) == "alarm set"
+    assert got == [{"time": "07:00"}]
+
+
+DROP = Profile(async_=False, undeclared_arguments="drop")
+
+
+def test_a_loop_that_drops_undeclared_keys_passes_when_it_declares_it() -> None:
+    [run] = run_case(LOOP["loop.argument_types"], ReferenceToolLoop.from_profile(DROP), DROP)
+    assert [e.arguments for e in run.executor.by_name("set_alarm")] == [{"time": "07:00"}]
+    assert run.executor.by_name("fetch_record") == []
+
+
+def test_control_dropping_undeclared_keys_undeclared_fails() -> None:
+    with pytest.raises(ConformanceFailure) as exc:
+        run_case(LOOP["loop.argument_types"], ReferenceToolLoop.from_profile(DROP), SYNC)
+    assert exc.value.clause == "loop.tool_not_run"
+
+
+def test_control_passing_undeclared_keys_on_fails_even_under_drop() -> None:
+    with pytest.raises(ConformanceFailure) as exc:
+        run_case(LOOP["loop.argument_types"], c.IgnoresUndeclaredKeys.from_profile(DROP), DROP)
+    assert exc.value.clause == "loop.tool_not_run"
+    assert "snooze" in str(exc.value.got)
+
+
+# -- tool_retries: a loop that retries a failed tool once inside the round ------------------------
+
+RETRY_CASES = ("loop.failure_rounds_reset", "loop.failure_rounds_not_iterations",
+               "loop.retryable_failure_continues", "loop.all_failure_rounds", "loop.mixed_batch")
+
+
+@pytest.mark.parametrize("case_id", RETRY_CASES)
+def test_a_loop_that_retries_once_passes_when_it_declares_it(case_id: str) -> None:
+    declared = Profile(async_=False, tool_retries=1)
+    for run in run_case(LOOP[case_id], ReferenceToolLoop.from_profile(declared), declared):
+        failed = [e for e in run.executor.executions if e.outcome == "failed"]
+        assert len(failed) >= 2 and len(failed) % 2 == 0 or case_id == "loop.mixed_batch"
+
+
+def test_control_a_retrying_loop_undeclared_fails() -> None:
+    loop = ReferenceToolLoop.from_profile(Profile(async_=False, tool_retries=1))
+    with pytest.raises(ConformanceFailure) as exc:
+        run_case(LOOP["loop.failure_rounds_reset"], loop, SYNC)
+    assert exc.value.clause == "loop.model_calls"
+
+
+def test_control_a_loop_declaring_retries_it_does_not_make_fails() -> None:
+    declared = Profile(async_=False, tool_retries=1)
+    with pytest.raises(ConformanceFailure) as exc:
+        run_case(LOOP["loop.failure_rounds_reset"], ReferenceToolLoop.from_profile(SYNC),
+                 declared)
+    assert exc.value.clause in ("loop.model_calls", "loop.stop_reason")
+
+
+# -- closing_call_after: a closing model call only after a permanent failure ---------------------
+
+ONLY_PERMANENT = Profile(async_=False, closing_call=True,
+                         closing_call_after=frozenset({"permanent_failure"}))
+
+
+@pytest.mark.parametrize("case_id", ["loop.permanent_failure", "loop.iteration_cap",
+                                     "loop.all_failure_rounds"])
+def test_a_loop_closing_only_after_a_permanent_failure_passes_when_declared(
+        case_id: str) -> None:
+    [run] = run_case(LOOP[case_id], ReferenceToolLoop.from_profile(ONLY_PERMANENT),
+                     ONLY_PERMANENT)
+    closed = run.model_calls > 0 and not run.requests[-1].tools
+    assert closed == (run.result.stop_reason == "permanent_failure")
+
+
+@pytest.mark.parametrize("case_id", ["loop.iteration_cap", "loop.all_failure_rounds"])
+def test_control_a_loop_closing_after_every_stop_fails_that_declaration(case_id: str) -> None:
+    everywhere = ReferenceToolLoop.from_profile(ONLY_PERMANENT.model_copy(
+        update={"closing_call_after": Profile().closing_call_after}))
+    with pytest.raises(ConformanceFailure) as exc:
+        run_case(LOOP[case_id], everywhere, ONLY_PERMANENT)
+    assert exc.value.clause in ("loop.model_calls", "loop.conversation_kept"), exc.value.render()
+
+
+def test_control_closing_only_after_a_permanent_failure_fails_the_default_declaration() -> None:
+    closes_all = Profile(async_=False, closing_call=True)
+    with pytest.raises(ConformanceFailure) as exc:
+        run_case(LOOP["loop.iteration_cap"], ReferenceToolLoop.from_profile(ONLY_PERMANENT),
+                 closes_all)
+    assert exc.value.clause == "loop.model_calls", exc.value.render()

@@ -34,6 +34,7 @@ from pytest_toolcall.conformance.loop.policy import (
 from pytest_toolcall.conformance.loop.checks import (
     _WHOLE_SCHEMA,
     _argument_types_stop,
+    _undeclared_keys_not_run,
     _closing,
     _constant,
     _fed_back_unless_clarified,
@@ -72,6 +73,13 @@ def _loop_case(**fields: Any) -> Case:
     return make_case(contract="loop", **fields)
 
 
+def _failed_rounds(profile: Any, rounds: int = 1) -> list[Any]:
+    """The tool's behaviours for ``rounds`` rounds in which its call fails: one failure a round,
+    and one more for each retry the loop makes inside the round (``Profile.tool_retries``), so
+    that the round the model sees still failed."""
+    return [fail()] * (rounds * (1 + profile.tool_retries))
+
+
 def _all_failures(profile: Any) -> LoopScript:
     return LoopScript(messages=ASK, tools=_tools(get_stock=[fail()]),
                       turns=_closing(profile, ["fail"],
@@ -80,14 +88,15 @@ def _all_failures(profile: Any) -> LoopScript:
 
 def _reset(profile: Any) -> LoopScript:
     r = profile.max_failure_rounds
-    return LoopScript(messages=ASK, tools=_tools(get_stock=[fail()] * (r - 1) + [ok("12")] +
-                                                 [fail()]),
+    return LoopScript(messages=ASK, tools=_tools(get_stock=_failed_rounds(profile, r - 1)
+                                                 + [ok("12")] + [fail()]),
                       turns=(_turn(_call("get_stock", {"sku": "SKU-1"})),))
 
 
 def _not_iterations(profile: Any) -> LoopScript:
     r = profile.max_failure_rounds
-    return LoopScript(messages=ASK, tools=_tools(get_stock=[fail()] * (r - 1) + [ok("12")]),
+    return LoopScript(messages=ASK, tools=_tools(get_stock=_failed_rounds(profile, r - 1)
+                                                 + [ok("12")]),
                       turns=(_turn(_call("get_stock", {"sku": "SKU-1"})),))
 
 
@@ -196,7 +205,7 @@ _POLICY_CASES: list[Case] = [
         why="Seed 002 AC10: retryable vs permanent must drive the decision; a loop that treats "
             "every failure as fatal gives up on a passing glitch.",
         loop=lambda p: LoopScript(
-            messages=ASK, tools=_tools(get_stock=[fail(), ok("12")]),
+            messages=ASK, tools=_tools(get_stock=[*_failed_rounds(p), ok("12")]),
             turns=(_turn(_call("get_stock", {"sku": "SKU-1"}, "call_1")),
                    _turn(_call("get_stock", {"sku": "SKU-1"}, "call_2")), _final(p))),
         checks=(*by_policy(_constant(["fail", "ok", "final"]), "fail, retry, answer"),
@@ -491,7 +500,8 @@ _ISSUE16: list[Case] = [
             turns=(_turn(_call("fetch_record", {"id": "seven"}, "call_1"),
                          _call("set_alarm", {"time": "07:00", "snooze": True}, "call_2")),
                    _final(p))),
-        checks=(never_ran("fetch_record", _WHOLE_SCHEMA), never_ran("set_alarm", _WHOLE_SCHEMA),
+        # undeclared_arguments="drop" (a declared risk): set_alarm may run, with `time` alone
+        checks=(never_ran("fetch_record", _WHOLE_SCHEMA), _undeclared_keys_not_run,
                 _fed_back_unless_clarified, _argument_types_stop, failure_flagged,
                 events_reported),
     ),

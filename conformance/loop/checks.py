@@ -681,14 +681,11 @@ def final_answer_text(run: LoopRun) -> None:
 CLOSING = "I had to stop before finishing; here is what I found so far."
 
 
-_CLOSED = ("max_iterations", "failure_rounds", "permanent_failure")
-
-
 def _closing(profile: Any, rounds: Sequence[str], turn: Turn) -> tuple[Turn, ...]:
     """The turns of a run that ends at a cap: ``turn`` again and again, and under a declared
     ``closing_call`` the closing call's answer (text, no calls) where the policy makes it."""
     reason, calls = expected_stop(profile, rounds)
-    if profile.closing_call and reason in _CLOSED:
+    if profile.closes(reason):
         return (turn,) * (calls - 1) + (Turn(text=CLOSING),)
     return (turn,)
 
@@ -697,8 +694,7 @@ def _closing(profile: Any, rounds: Sequence[str], turn: Turn) -> tuple[Turn, ...
 def closing_answer(run: LoopRun) -> None:
     """Under a declared ``closing_call``, the closing call's answer is the run's text (and its
     usage is summed: ``loop.usage``)."""
-    if run.result is None or not run.profile.closing_call \
-            or run.result.stop_reason not in _CLOSED:
+    if run.result is None or not run.profile.closes(run.result.stop_reason):
         return
     if (run.result.text or "").strip() != CLOSING:
         raise ConformanceFailure(
@@ -787,13 +783,33 @@ def results_match_calls(run: LoopRun) -> None:
                          "the future of that call), not by position in completion order")
 
 
+@check("loop.tool_not_run")
+def _undeclared_keys_not_run(run: LoopRun) -> None:
+    """set_alarm never runs with its undeclared key (``snooze``): not at all by default; under
+    ``undeclared_arguments="drop"`` it may run with the declared keys only."""
+    if run.profile.undeclared_arguments == "refuse":
+        never_ran("set_alarm", _WHOLE_SCHEMA)(run)
+        return
+    declared = {"time"}
+    sent_extra = [(e.call_id, e.arguments) for e in run.executor.by_name("set_alarm")
+                  if not isinstance(e.arguments, dict) or set(e.arguments) - declared]
+    if sent_extra:
+        raise ConformanceFailure(
+            "loop.tool_not_run", "set_alarm ran with a key its schema does not declare",
+            expected="no execution, or one with the declared keys only (undeclared_arguments="
+                     "'drop')", got=sent_extra, hint=_WHOLE_SCHEMA)
+
+
 @check("loop.stop_reason")
 def _argument_types_stop(run: LoopRun) -> None:
     """Fed back, the model fixes its call and the run completes; a loop declaring
     argument_validation="clarify" may ask the user instead (both are honest policies)."""
     # one round in which both calls fail, then the final answer: what the declared policy
-    # makes of that round (completed, or failure_rounds under max_failure_rounds=1, ...)
-    allowed = [expected_stop(run.profile, ["fail", "final"])[0]] + (
+    # makes of that round (completed, or failure_rounds under max_failure_rounds=1, ...);
+    # under undeclared_arguments="drop" set_alarm may succeed with its declared key
+    rounds = [["fail", "final"]] + (
+        [["mixed", "final"]] if run.profile.undeclared_arguments == "drop" else [])
+    allowed = list(dict.fromkeys(expected_stop(run.profile, r)[0] for r in rounds)) + (
         ["needs_clarification"] if run.profile.argument_validation == "clarify" else [])
     got = run.result.stop_reason if run.result else None
     if got not in allowed:

@@ -98,7 +98,7 @@ def expected_stop(profile: Any, rounds: Sequence[str]) -> tuple[str, int]:
     calls = iterations = failure_rounds = tool_failures = retried = 0
 
     def close(reason: str) -> tuple[str, int]:
-        return reason, calls + (1 if profile.closing_call else 0)
+        return reason, calls + (1 if profile.closes(reason) else 0)
 
     for n in range(10_000):
         kind = rounds[min(n, len(rounds) - 1)]
