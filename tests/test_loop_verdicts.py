@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import loop_controls as c  # tests/loop_controls.py (tests/ is on sys.path)
 import pytest
-
 import pytest_toolcall.conformance.loop as loop_cases
+
 from pytest_toolcall.core.contracts import Profile
 from pytest_toolcall.core.errors import ConformanceFailure
 from pytest_toolcall.core.loop import LoopRequest
@@ -117,8 +118,6 @@ def test_control_a_whole_answer_loop_that_does_not_retry_fails() -> None:
 
 
 # -- loop.unknown_tool / loop.malformed_arguments: judged by structure, never by words -----------
-
-import loop_controls as c  # noqa: E402  (tests/loop_controls.py; tests/ is on sys.path)
 
 UNRUN_CASES = ("loop.unknown_tool", "loop.malformed_arguments")
 SYNC = Profile(async_=False)

@@ -112,7 +112,6 @@ def step_basics(run: CaseRun, record: StepRecord) -> None:
     step = record.step
     for exchange in record.exchanges:
         if exchange.rejection is not None:
-            rule = exchange.rejection.rule
             raise rejection_failure(
                 exchange.rejection, f"the provider rejected the adapter's request in step {n}",
                 run.dialect, body=exchange.json, expected="a request the real provider accepts")
