@@ -63,8 +63,8 @@ from pytest_toolcall.providers.openai.dialect import (
     OpenAIChat,
     _finish,
     _sse,
-    cut_before_finish,
     _text,
+    cut_before_finish,
     with_sse_comments,
 )
 from pytest_toolcall.providers.mistral import errors as _errors
