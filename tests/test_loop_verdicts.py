@@ -7,6 +7,14 @@ where it installs and a control the case must fail, with the clause asserted.
   headers for a stream; ``_streaming.py`` ``Stream._iter_events`` raises APITimeoutError later,
   outside the retry loop). The case expected ``2 + model_retries`` calls; a streamed call that
   stalls now counts once (``policy.stalled_call``).
+- ``loop.unknown_tool`` / ``loop.malformed_arguments`` judge what reaches the model by its
+  structure, never its words: every shipped framework's text passes, and agno's, which failed.
+- ``loop.parallel_dispatch``: a rendezvous proves the calls were in flight at once; a thread
+  that starts 200 ms late passes (it failed the old check of overlapping spans).
+- ``loop.argument_types``: dropping undeclared keys is a declared policy
+  (``undeclared_arguments="drop"``, with langchain-core's StructuredTool as the evidence); a
+  loop that retries a failed tool inside the round (``tool_retries``) and one that makes its
+  closing call only after a permanent failure (``closing_call_after``) can declare it.
 """
 
 from __future__ import annotations
