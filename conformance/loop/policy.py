@@ -157,12 +157,14 @@ def stalled_call(run: LoopRun, at: int) -> str:
     """The round kind of model call ``at`` (0-based), which is taken and never answered: the
     fake sends its 200 headers, then nothing. A call the loop made as a stream is
     ``stalled_stream``: the client had its response when the headers came, and reads the body
-    outside its retry loop, so no client retries it (openai 3.57.0, and anthropic 2.14.0, the
-    same generated code: ``_base_client.SyncAPIClient.request`` retries a timeout raised by
-    ``_send_request``, which returns at the headers for a stream; ``_streaming.Stream.
-    _iter_events`` turns a later ReadTimeout into APITimeoutError with no retry; read
-    2026-11-28). A call that asked for the whole answer reads its body inside the send, so its
-    timeout is retried: ``error``, with the profile's ``model_retries``."""
+    outside its retry loop, so no client retries it (openai 3.57.0 ``_base_client.py``
+    ``SyncAPIClient.request`` retries a timeout raised by ``_send_request``, which returns at
+    the headers for a stream, and ``_streaming.py`` ``Stream._iter_events`` turns a later
+    ReadTimeout into APITimeoutError with no retry; anthropic 2.14.0 ``_base_client.py``
+    retries what ``_attempt_request`` raises (``_should_retry_exception``), and ``_streaming.py``
+    reads the stream's body after it; read 2026-11-28). A call that asked for the whole answer
+    reads its body inside the send, so its timeout is retried: ``error``, with the profile's
+    ``model_retries``."""
     requests = run.requests
     streamed = at < len(requests) and requests[at].stream
     return "stalled_stream" if streamed else "error"
