@@ -19,7 +19,8 @@ from pytest_toolcall.core._names import PROVIDERS
 FAMILIES = ("wire", "stream", "errors", "loop", "history", "fallback")
 
 #: the shared families' modules, in catalogue order; each has a ``CASES`` list
-MODULES = ("wire", "messages", "stream", "errors", "loop", "history", "fallback")
+MODULES = ("wire", "messages", "stream", "errors", "loop", "history", "history_turns",
+           "fallback")
 
 
 def case_modules() -> list[str]:
@@ -31,8 +32,17 @@ def case_modules() -> list[str]:
 
 
 def builtin_cases() -> list[Case]:
-    """Every built-in case, module by module."""
+    """Every built-in case, module by module, each with the suite version that added it."""
     cases: list[Case] = []
     for module in case_modules():
         cases.extend(import_module(module).CASES)
-    return cases
+    return with_since(cases)
+
+
+def with_since(cases: list[Case]) -> list[Case]:
+    """``cases``, each knowing the suite version that added it (``Case.since``, from
+    :mod:`pytest_toolcall.cases.versions`), unless it names one itself."""
+    from pytest_toolcall.cases.versions import added_in
+
+    return [c if c.since is not None else c.model_copy(update={"since": added_in(c.id)})
+            for c in cases]

@@ -72,7 +72,7 @@ from pytest_toolcall.core._layout import install as _install_cases
 
 _install_cases()  # the built-in suite imports as pytest_toolcall.conformance (stdlib only, cheap)
 
-__version__ = "0.1.0"
+__version__ = "0.4.0"
 
 #: public name -> the module that defines it. Imported on first use (PEP 562), so that loading
 #: the pytest plugin, which imports this package, costs nothing until the kit is used (issue 9).

@@ -99,6 +99,22 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     ini("toolcall_adapter", "default for --toolcall-adapter", "")
     ini("toolcall_known_gaps", "known gaps, one 'case-glob: reason' per line; those cases xfail "
         "(strict: an unexpected pass fails)", [], type="linelist")
+    option(
+        "--toolcall-suite", dest="toolcall_suite", default=None, metavar="VERSION",
+        help="pin the suite version (e.g. 0.3.0): cases added after it are previews, skipped "
+             "unless --toolcall-preview, and clauses keep their level as of it; default the "
+             "newest (ini: toolcall_suite)")
+    option(
+        "--toolcall-preview", dest="toolcall_preview", action="store_true", default=None,
+        help="also run the cases added after the pinned --toolcall-suite version "
+             "(ini: toolcall_preview)")
+    option(
+        "--toolcall-strict", dest="toolcall_strict", action="store_true", default=None,
+        help="fail the run on 'should' clauses too (hardening: timeouts, retry hints, typed "
+             "errors), not only on 'must' ones (defects) (ini: toolcall_strict)")
+    ini("toolcall_suite", "default for --toolcall-suite", "")
+    ini("toolcall_preview", "default for --toolcall-preview", False, type="bool")
+    ini("toolcall_strict", "default for --toolcall-strict", False, type="bool")
 
     # -- reports and the gate (report_plugin.py) ------------------------------------------------
     option(
@@ -107,9 +123,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
              "toolcall-badge.json (shields.io endpoint) into DIR (ini: toolcall_report)")
     option(
         "--toolcall-min-pass-rate", dest="toolcall_min_pass_rate", default=None, metavar="RATE",
-        help="fail the session when the suite's pass rate, "
-             "(passed + xpassed) / (passed + xpassed + failed + error), is below RATE (0.95 or "
-             "95%%); known gaps and skips are not counted (ini: toolcall_min_pass_rate)")
+        help="fail the session when the suite's pass rate, (passed + xpassed + hardening) / "
+             "(passed + xpassed + hardening + failed + error), is below RATE (0.95 or 95%%); "
+             "known gaps and skips are not counted (ini: toolcall_min_pass_rate)")
     option(
         "--toolcall-gate-families", dest="toolcall_gate_families", default=None,
         metavar="FAMILY[,FAMILY]",
@@ -209,6 +225,26 @@ def _setting(config: pytest.Config, name: str) -> str:
     """Command-line option > ini setting > default, as text."""
     value = config.getoption(name)
     return str(value) if value is not None else str(config.getini(name) or "")
+
+
+def flag(config: pytest.Config, name: str) -> bool:
+    """A yes/no setting: the command-line flag, else the ini setting."""
+    value = config.getoption(name, None)
+    return bool(value) if value is not None else bool(config.getini(name))
+
+
+def suite_pin(config: pytest.Config) -> str | None:
+    """The pinned suite version (``--toolcall-suite`` > ini ``toolcall_suite``), or ``None``
+    (the newest runs); a usage error names the known versions."""
+    raw = _setting(config, "toolcall_suite").strip()
+    if not raw:
+        return None
+    from pytest_toolcall.cases.versions import check_version
+
+    try:
+        return check_version(raw)
+    except ValueError as exc:
+        raise pytest.UsageError(f"--toolcall-suite / toolcall_suite: {exc}") from None
 
 
 def _split(value: str) -> list[str]:

@@ -88,6 +88,13 @@ def _issues(why: str) -> str:
     return ", ".join(found) or "no public issue found"
 
 
+def _level(case: str, clause: str) -> str:
+    """The level of a pinned failure (pytest_toolcall/cases/levels.py): must or should."""
+    from pytest_toolcall.cases.levels import level_of
+
+    return level_of(clause, case) if clause else "-"
+
+
 def render() -> str:
     from pytest_toolcall.cases import default_registry
     from tests.shim_matrix import FAMILIES
@@ -108,19 +115,25 @@ def render() -> str:
            "", "## Chat libraries (wire, stream and errors families)", "",
            "A *kit gap* is a case the kit's own shim cannot judge yet (its pin's reason starts "
            "with", "\"KIT:\"): it fails under the shim, but it is no verdict on the library.", "",
-           "| shim: library | version | dialect | cases | failed |", "|---|---|---|---|---|"]
+           "Each failure has its clause's level ([cases.md](cases.md#clause-levels)): *must* (a "
+           "defect: it", "fails the run) or *should* (hardening: timeouts, retry hints, typed "
+           "errors; reported", "apart, it fails the run only with `--toolcall-strict`).", "",
+           "| shim: library | version | dialect | cases | failed | of them should |",
+           "|---|---|---|---|---|---|"]
     chat = _chat()
     for row, dist, dialect, pins in chat:
         n = len(registry.select(FAMILIES, dialect=dialect))
         kit = sum(why.startswith("KIT:") for _clause, why in pins.values())
         failed = f"{len(pins) - kit} (+{kit} kit gaps)" if kit else f"{len(pins)}"
-        out.append(f"| {row} | {versions.get(dist, '?')} | `{dialect}` | {n} | {failed} |")
+        should = sum(_level(case, clause) == "should" for case, (clause, _why) in pins.items())
+        out.append(f"| {row} | {versions.get(dist, '?')} | `{dialect}` | {n} | {failed} | "
+                   f"{should} |")
     out += ["", "### Failures", "",
             "A case marked *quirk* plays a stream shape OpenAI never sends: the library fails it",
             "only for an adapter that targets the services sending it (`Profile.compatible_with`,",
             "[providers.md](providers.md#what-openai-plays-and-the-quirks-of-the-others-compatible_with));",
             "under OpenAI's behaviour alone it is skipped.", "",
-            "| shim: library | case | clause | public issue |", "|---|---|---|---|"]
+            "| shim: library | case | clause | level | public issue |", "|---|---|---|---|---|"]
     for row, _dist, _dialect, pins in chat:
         for case, (clause, why) in sorted(pins.items()):
             quirk = registry[case].quirk if case in {c.id for c in registry} else None
@@ -129,18 +142,20 @@ def render() -> str:
                 senders = registry[case].senders()
                 where = (f" (quirk, sent by {', '.join(senders)})" if senders
                          else " (quirk, no registered sender)")
-            out.append(f"| {row} | `{case}`{where} | `{clause}` | {_issues(why)} |")
+            out.append(f"| {row} | `{case}`{where} | `{clause}` | {_level(case, clause)} | "
+                       f"{_issues(why)} |")
     out += ["", "## Agent frameworks' own loops (loop family, under each framework's profile)", "",
             "| shim: framework | version | gaps | skipped by its policy |", "|---|---|---|---|"]
     loops = _loops()
     for row, dist, gaps, skips in loops:
         out.append(f"| {row} | {versions.get(dist, '?')} | {len(gaps)} | "
                    f"{', '.join(f'`{c}`' for c in sorted(skips)) or 'none'} |")
-    out += ["", "### Gaps", "", "| shim: framework | case | clause | public issue |",
-            "|---|---|---|---|"]
+    out += ["", "### Gaps", "", "| shim: framework | case | clause | level | public issue |",
+            "|---|---|---|---|---|"]
     for row, _dist, gaps, _skips in loops:
         for case, (clause, why) in sorted(gaps.items()):
-            out.append(f"| {row} | `{case}` | `{clause or '-'}` | {_issues(why)} |")
+            out.append(f"| {row} | `{case}` | `{clause or '-'}` | {_level(case, clause)} | "
+                       f"{_issues(why)} |")
     return "\n".join(out) + "\n"
 
 

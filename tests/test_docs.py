@@ -90,7 +90,8 @@ def test_render_lists_needs_dialects_steps_and_each_checks_clause() -> None:
     assert "- needs: `stream`, `usage`" in text  # the streaming step adds `stream`
     assert "- dialects: `openai`" in text
     assert "- steps: stream (expects an error)" in text
-    assert "- clauses: `demo.first`, `demo.second`" in text  # in order, no repeats
+    # in order, no repeats, each with its level (a clause the kit does not know: must)
+    assert "- clauses: `demo.first` (must), `demo.second` (must)" in text
     assert catalogue.render(registry) == text  # deterministic
 
 

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import loop_controls as c  # tests/loop_controls.py (tests/ is on sys.path)
+import loop_turns_controls as turns  # tests/loop_turns_controls.py: issue 29's
 import pytest
 from hypothesis import Phase, settings
 from pydantic import ValidationError
@@ -35,7 +36,7 @@ from pytest_toolcall.run.runner import CaseSkipped, run_case
 from pytest_toolcall.cases.tools import SECRET
 
 LOOP = {case.id: case for case in loop_cases.CASES}
-HISTORY = {case.id: case for case in history_cases.CASES}
+HISTORY = {case.id: case for case in [*history_cases.CASES, *turns.HISTORY_CASES]}
 MODES = ("inprocess", "fake")
 INTERFACES = ("sync", "async")
 
@@ -183,6 +184,7 @@ LOOP_CONTROLS: list[tuple[str, type[ReferenceToolLoop], str, dict[str, Any]]] = 
     ("loop.handed_off", c.HandoffReportedAsCompleted, "loop.stop_reason", {}),
     ("loop.handed_off", c.HandoffTurnUsageDropped, "loop.usage", {}),
 ]
+LOOP_CONTROLS += turns.LOOP_TURNS_CONTROLS
 #: the wire formats the fake plays: every control runs on each one its case runs on
 #: (Case.dialects; see CROSS_MODE for the model modes); the services (deepseek, mistral,
 #: openrouter, zhipu, vertex) play openai's or gemini's wire and loop behaviour: not crossed here
@@ -208,6 +210,7 @@ DIALECT_CLAUSES: dict[tuple[str, str, str], str] = {
     ("loop.duplicate_call_id", "NoDedupeOfCallIds", "anthropic"):
         "request.messages.tool_use.unique",
 }
+DIALECT_CLAUSES.update(turns.FAKE_CLAUSES)  # run behind the fake only, below (CROSS_MODE)
 #: (case id, control, dialect, model mode or "*") -> why the control cannot fail there by design.
 #: test_excluded_pairs_still_pass runs each: a pair that starts failing must move to the table.
 EXCLUDED: dict[tuple[str, str, str, str], str] = {
@@ -231,6 +234,7 @@ EXCLUDED: dict[tuple[str, str, str, str], str] = {
         "the gemini fake accepts a functionCall turn that ends the conversation (or is followed "
         "by a user text turn); it counts function responses only where a response turn follows",
 }
+EXCLUDED.update(turns.EXCLUDED)
 #: (case id, dialect) pairs the kit cannot play (looprun.inexpressible): the case skips there
 INEXPRESSIBLE = {("loop.malformed_arguments", d) for d in ("anthropic", "gemini", "ollama")} | {
     ("loop.rate_limited", "ollama")}
@@ -260,6 +264,8 @@ HISTORY_CONTROLS: list[tuple[str, type[ReferenceHistoryBuilder], str]] = [
     ("history.call_repeated_in_one_turn", c.KeepsCallRepeatedInTurn, "history.call_ids_unique"),
     ("history.empty_assistant_dropped", c.KeepsEmptyAssistant, "history.no_empty_assistant"),
 ]
+
+HISTORY_CONTROLS += turns.HISTORY_TURNS_CONTROLS
 
 
 def breaks(loop: type[ReferenceToolLoop]) -> tuple[str, ...]:

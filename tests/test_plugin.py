@@ -156,7 +156,7 @@ def test_suite_runs_against_the_authors_adapter(pytester: pytest.Pytester, where
         f"wire*openai*{len(wire) - len(broken)}*{len(broken)}*0*0*0*0",
         "adapter under test: conftest.MyOpenAIAdapter",
         "broken clauses (your implementation):",
-        "  wire.parallel_calls[openai]: response.tool_calls.count",
+        "  wire.parallel_calls[openai]: response.tool_calls.count (must)",
     ])
     # the failure block names the clause and shows where the lost calls went
     result.stdout.fnmatch_lines([
@@ -288,7 +288,7 @@ def test_claimed_streaming_without_stream_method_fails(pytester: pytest.Pytester
     result.stdout.fnmatch_lines([
         ("[[]profile.claims.stream[]] the profile claims streaming, but the adapter has no "
         "stream() method*"),
-        "  stream.zero_args[[]openai[]]: profile.claims.stream",
+        "  stream.zero_args[[]openai[]]: profile.claims.stream (must)",
     ])
 
 
@@ -378,7 +378,7 @@ def test_adapter_that_returns_garbage(pytester: pytest.Pytester) -> None:
         "[[]adapter.result[]] complete() returned something that is not a ChatResponse",
         "  conformance failure in case wire.text_only (openai, sync interface)",
         "  got:      str: \"it's fine, trust me\"",
-        "  wire.text_only[[]openai[]]: adapter.result",
+        "  wire.text_only[[]openai[]]: adapter.result (must)",
     ])
 
 
@@ -423,7 +423,7 @@ def toolcall_adapter():
     result.stdout.fnmatch_lines([("[[]request.sent[]] the adapter returned in step 1 without "
                                  "sending a request"),
                                  "  conformance failure in case mine.oslo_weather (openai, sync*",
-                                 "  mine.oslo_weather[[]openai[]]: request.sent"])
+                                 "  mine.oslo_weather[[]openai[]]: request.sent (must)"])
 
 
 @pytest.mark.parametrize(("conftest", "message"), [

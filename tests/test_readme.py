@@ -123,10 +123,16 @@ def test_readme_adapter_example_passes_the_suite(pytester: pytest.Pytester) -> N
 
 def _summary_lines(n: dict[str, int]) -> list[str]:
     """The conformance summary of an all-passing run, as the plugin prints it."""
-    columns = ("passed", "failed", "error", "skipped", "xfailed", "xpassed")
-    lines = [f"{'family':<10}{'provider':<12}" + "".join(f"{c:>9}" for c in columns)]
+    from pytest_toolcall.cases.versions import SUITE_VERSION
+
+    columns = ("passed", "failed", "hardening", "error", "skipped", "xfailed", "xpassed")
+    widths = [max(9, len(c) + 2) for c in columns]
+    lines = [f"suite {SUITE_VERSION}, the newest (pin it: toolcall_suite = {SUITE_VERSION})",
+             f"{'family':<10}{'provider':<12}" + "".join(f"{c:>{w}}" for c, w in
+                                                         zip(columns, widths))]
     for family in sorted(n):
-        lines.append(f"{family:<10}{'openai':<12}" + f"{n[family]:>9}" + f"{0:>9}" * 5)
+        lines.append(f"{family:<10}{'openai':<12}" + f"{n[family]:>9}"
+                     + "".join(f"{0:>{w}}" for w in widths[1:]))
     total = sum(n.values())
     lines.append(f"{total} case runs: {total} passed")
     return lines
@@ -177,3 +183,13 @@ def test_readme_failure_example_is_real_output(pytester: pytest.Pytester) -> Non
         f"example and paste the new output. Lines not found: {missing}\n\n"
         + result.stdout.str())
     assert len(sample) >= 10  # the sample shows the clause, expected/got, hint and the ladder
+
+
+def test_readme_examples_pin_the_current_suite() -> None:
+    # the README shows a pinned project; a new suite version moves the pin in the examples
+    from pytest_toolcall.cases.versions import SUITE_VERSION
+
+    pins = re.findall(r"^toolcall_suite = (\S+)$", README, re.M)
+    assert len(pins) >= 2, "README.md's ini examples must pin the suite (toolcall_suite = ...)"
+    assert set(pins) == {SUITE_VERSION}, f"README.md pins {sorted(set(pins))}, the suite is " \
+                                          f"{SUITE_VERSION}"

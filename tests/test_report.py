@@ -126,7 +126,7 @@ def test_reports_of_a_run_with_every_outcome(rich: pytest.Pytester) -> None:
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     document, markdown, badge = read_reports(rich.path / "ci-out")
 
-    assert document["schema"] == "pytest-toolcall/report" and document["version"] == 1
+    assert document["schema"] == "pytest-toolcall/report" and document["version"] == 2
     assert document["run"]["providers"] == ["openai"]
     assert document["run"]["selection"]["cases"] == ["wire.*", "history.dedupe"]
     assert document["run"]["versions"]["pytest"] == pytest.__version__
@@ -292,7 +292,8 @@ def test_gate_families_choose_what_counts_but_failures_still_fail(rich: pytest.P
     n = len(default_registry().select(streams.split(","), "openai"))
     assert n == 3
     assert document["gate"]["families"] == ["stream"]
-    assert document["gate"]["counted"] == {"passing": n, "failed": 0, "error": 0, "judged": n}
+    assert document["gate"]["counted"] == {"passing": n, "hardening": 0, "failed": 0, "error": 0,
+                                         "judged": n}
     assert document["gate"]["passed"] is True
     result.stdout.fnmatch_lines([(f"pytest-toolcall gate passed: pass rate 100.0% ({n}/{n} in "
                                  "families stream) meets --toolcall-min-pass-rate=1 (100.0%)")])

@@ -346,6 +346,10 @@ class Case(BaseModel):
     fallback: Any = None
     checks: tuple[Any, ...] = ()
     live: bool = False
+    #: the suite version that added the case (built-in cases: from
+    #: :mod:`pytest_toolcall.cases.versions`); ``None`` for a project's own case, which runs
+    #: whatever suite version the project pins
+    since: str | None = None
 
     @field_validator("id")
     @classmethod
@@ -355,6 +359,13 @@ class Case(BaseModel):
                 "id must be '<family>.<name>' in lower case, dots between parts "
                 f"(like 'stream.parallel_interleaved'), got {value!r}"
             )
+        return value
+
+    @field_validator("since")
+    @classmethod
+    def _since_shape(cls, value: str | None) -> str | None:
+        if value is not None and not re.match(r"^\d+\.\d+\.\d+$", value):
+            raise ValueError(f"since must be a suite version like '0.3.0', got {value!r}")
         return value
 
     @field_validator("quirk")

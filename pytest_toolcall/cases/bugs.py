@@ -1,4 +1,5 @@
-"""The real-bug catalogue: ``docs/bugs.md``, built from the cases and the negative controls.
+"""The real-bug catalogue: ``docs/bugs.md``, built from the cases, the negative controls and
+the census of public reports (:mod:`pytest_toolcall.cases.census`).
 
 WIRE.md §6 lists real adapter bugs the suite must catch. Each one is reproduced by at least one
 negative control (a broken adapter in a ``*controls*.py`` module of ``tests/`` or
@@ -345,6 +346,9 @@ def render(root: Path = ROOT, cases: Sequence[Case] | None = None) -> str:
             sections += [_control_line(c) for c in ref_controls]
         sections.append("")
     out += ["", *sections]
+    from pytest_toolcall.cases import census
+
+    out += census.render_section(census.load(), [c.id for c in cases], controls)
     return "\n".join(out).rstrip("\n") + "\n"
 
 

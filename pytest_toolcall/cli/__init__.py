@@ -25,10 +25,20 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(EXIT_USAGE)
 
 
+def version_text() -> str:
+    """``pytest-toolcall 0.4.0 (suite 0.4.0)``: the package, and the newest suite it runs."""
+    from pytest_toolcall import __version__
+    from pytest_toolcall.cases.versions import SUITE_VERSION
+
+    return f"pytest-toolcall {__version__} (suite {SUITE_VERSION})"
+
+
 def build_parser() -> argparse.ArgumentParser:
     from pytest_toolcall.providers.base import DIALECT_NAMES
 
     parser = _Parser(prog="pytest-toolcall", description="pytest-toolcall command line tools")
+    parser.add_argument("--version", action="version", version=version_text(),
+                        help="print the package and suite versions and exit")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     mutate = sub.add_parser(
         "mutate", help="run mutmut over your implementation with the conformance suite and list "

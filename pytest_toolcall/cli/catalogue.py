@@ -100,10 +100,13 @@ def render(registry: Iterable[Case]) -> str:
         "- **dialects**: the wire formats the case runs for (`*` means all).",
         "- **steps**: how the runner calls the adapter in each step: `complete` or `stream`, on "
         "every interface the adapter has (sync and async).",
-        "- **clauses**: the clause of each check in the case (its `.clause`). A failure can name "
+        "- **clauses**: the clause of each check in the case (its `.clause`), with its level "
+        "(`must` or `should`, see [Clause levels](#clause-levels)). A failure can name "
         "a finer clause of the same check, e.g. `response.tool_calls.arguments` under "
         "`response.matches_script`. Every step also runs the basic checks (`request.*`, "
         "`adapter.raised`, `stream.done_last`, ...), which are not listed per case.",
+        "- **since**: the suite version that added the case (`--toolcall-suite` pins one; "
+        "[CHANGELOG.md](../CHANGELOG.md)).",
         "",
         SOURCES_NOTE,
         "",
@@ -126,10 +129,45 @@ def render(registry: Iterable[Case]) -> str:
                 f"- dialects: {_code_list(case.dialects)}",
                 *([_quirk_line(case)] if case.quirk else []),
                 f"- steps: {_steps(case)}",
-                f"- clauses: {_code_list(clauses_of(case))}",
+                f"- clauses: {_levelled(case)}",
+                *([f"- since: {case.since}"] if case.since else []),
                 "",
             ]
+    out += render_levels()
     return "\n".join(out).rstrip("\n") + "\n"
+
+
+def _levelled(case: Case) -> str:
+    from pytest_toolcall.cases.levels import level_of
+
+    clauses = clauses_of(case)
+    return ", ".join(f"`{c}` ({level_of(c, case.id)})" for c in clauses) if clauses else "none"
+
+
+def render_levels() -> list[str]:
+    """The "Clause levels" section: each clause's level, what breaks in production, the source."""
+    from pytest_toolcall.cases.levels import CLAUSES, IN_CASE, PREFIXES
+
+    out = ["## Clause levels", "",
+           "Every clause is `must` or `should` (`pytest_toolcall/cases/levels.py`). `must`: "
+           "breaking it returns a wrong result as a success, loses data, crashes, leaks or sends "
+           "a request the provider refuses; a defect, and it fails the run. `should`: what breaks "
+           "is the hardening production needs around a correct result (timeouts, retry hints, "
+           "typed errors, the words of an error); it is reported apart (the status "
+           "`hardening`) and fails the run only with `--toolcall-strict` (ini "
+           "`toolcall_strict`). A clause of a project's own case that is not in this table is "
+           "`must`.", "",
+           "| clause | level | what breaks in production | source |", "|---|---|---|---|"]
+    rows = sorted(CLAUSES.items(), key=lambda kv: (kv[1].level != "should", kv[0]))
+    out += [f"| `{clause}` | {entry.level} | {_cell(entry.why)} | {_cell(entry.source)} |"
+            for clause, entry in rows]
+    out += [f"| `{prefix}<rule>` | {entry.level} | {_cell(entry.why)} | {_cell(entry.source)} |"
+            for prefix, entry in sorted(PREFIXES.items())]
+    out += ["", "A clause that names a defect in most cases can name missing hardening in one:",
+            "", "| case | clause | level there | why |", "|---|---|---|---|"]
+    out += [f"| `{case_id}` | `{clause}` | {entry.level} | {_cell(entry.why)} |"
+            for (case_id, clause), entry in sorted(IN_CASE.items())]
+    return [*out, ""]
 
 
 def _quirk_line(case: Case) -> str:

@@ -69,7 +69,9 @@ class ConformanceFailure(AssertionError):
 
     ``clause`` is a stable dotted name (``stream.tool_call.id_once``), ``expected`` and ``got``
     describe the difference in the user's terms, ``hint`` names the likely cause and fix.
-    ``trace`` is filled in by the runner with the ladder of each tool call.
+    ``trace`` is filled in by the runner with the ladder of each tool call, ``level`` with the
+    clause's level: ``"must"`` (a defect) or ``"should"`` (hardening), from
+    :mod:`pytest_toolcall.cases.levels` (``None`` until the runner sets it).
 
     Every text it holds is masked (:func:`pytest_toolcall.core.redact.mask`): the secret the kit
     plants in a crashing tool, and every credential the kit knows, never reach a failure, even
@@ -96,6 +98,7 @@ class ConformanceFailure(AssertionError):
         self.provider: str | None = None
         self.interface: str | None = None
         self.trace: str | None = None
+        self.level: str | None = None
         #: where the failure is an exception the implementation raised: the module of the
         #: innermost frame outside the standard library (the library's, or the adapter's own)
         self.frame: str | None = None
@@ -110,6 +113,8 @@ class ConformanceFailure(AssertionError):
             where += f" ({self.provider}"
             where += f", {self.interface} interface)" if self.interface else ")"
         lines.append(f"  {where}")
+        if self.level is not None:
+            lines.append(f"  level:    {_LEVEL_LINES.get(self.level, self.level)}")
         if self.has_expected:
             lines.append(f"  expected: {_short(self.expected)}")
         if self.has_expected or self.got is not None:
@@ -122,6 +127,13 @@ class ConformanceFailure(AssertionError):
             lines.extend("    " + line for line in self.trace.splitlines())
         # the trace and values set after construction pass through the same mask
         return mask("\n".join(lines))
+
+
+#: how a failure's level reads (pytest_toolcall.cases.levels.describe says the same)
+_LEVEL_LINES = {
+    "must": "must (a defect: it fails the run)",
+    "should": "should (hardening, not a defect: it fails the run only with --toolcall-strict)",
+}
 
 
 def _masked(value: Any) -> Any:

@@ -27,13 +27,20 @@ __all__ = [
 ]
 
 SCHEMA = "pytest-toolcall/report"
-VERSION = 1
+#: 2 (issue 28, 2026-11-28): the ``hardening`` outcome, each case's ``level`` and ``since``, the
+#: run's ``suite``; version 1 documents had none of them
+VERSION = 2
 REPORT_FILE = "toolcall-report.json"
 SUMMARY_FILE = "toolcall-summary.md"
 BADGE_FILE = "toolcall-badge.json"
 #: ``kit_error``: the kit could not decode or run the case (a KitError); never a verdict on the
 #: implementation, left out of the pass rate, the gate and the badge's count (issue 14)
-OUTCOMES = ("passed", "failed", "error", "skipped", "xfailed", "xpassed", "kit_error")
+#: ``hardening``: a ``should`` clause broke outside strict mode (hardening, not a defect): it
+#: counts as passing in the pass rate and the gate, and is listed apart (issue 28)
+OUTCOMES = ("passed", "failed", "hardening", "error", "skipped", "xfailed", "xpassed",
+            "kit_error")
+#: the outcomes that count as passing in the pass rate, the gate and the badge
+PASSING = ("passed", "xpassed", "hardening")
 #: the modules of the built-in reference implementations: the contract references
 #: (``pytest_toolcall.reference.*``) and each provider's reference adapter
 #: (``pytest_toolcall.providers.<folder>.reference``)
@@ -74,15 +81,19 @@ class CaseRecord:
     provider: str
     outcome: str
     clause: str | None = None
+    #: the broken clause's level, "must" or "should" (with ``clause``)
+    level: str | None = None
     message: str | None = None
     hint: str | None = None
     known_gap: str | None = None
     duration: float = 0.0
     subject: dict[str, Any] | None = None
+    #: the suite version that added the case (``None``: a project's own case)
+    since: str | None = None
 
     @property
     def counts_as_passing(self) -> bool:
-        return self.outcome in ("passed", "xpassed")
+        return self.outcome in PASSING
 
 
 def failure_lines(text: str | None) -> str | None:
@@ -120,24 +131,28 @@ def _record(nodeid: str, phases: list[Phase]) -> CaseRecord:
         outcome = "kit_error"
     elif outcome == "failed" and props.get("toolcall_not_run"):
         outcome = "error"  # the kit could not run it (a ToolcallError in the call): no verdict
+    elif outcome == "passed" and props.get("toolcall_hardening"):
+        outcome = "hardening"  # a should clause broke; strict mode would have failed it
     record = CaseRecord(
         id=str(props.get("toolcall_case", nodeid)), nodeid=nodeid,
         contract=str(props.get("toolcall_contract", "chat")),
         family=str(props.get("toolcall_family", "")),
         provider=str(props.get("toolcall_provider", "")), outcome=outcome,
         duration=round(sum(p.duration for p in phases), 6),
-        subject=_subject(props.get("toolcall_subject")))
+        subject=_subject(props.get("toolcall_subject")),
+        since=_opt(props.get("toolcall_since")))
     if decisive is None:
         return record
-    if outcome in ("failed", "error", "xfailed"):
+    if outcome in ("failed", "hardening", "error", "xfailed"):
         record.clause = _opt(props.get("toolcall_clause"))
+        record.level = _opt(props.get("toolcall_level")) if record.clause else None
         record.hint = _opt(props.get("toolcall_hint"))
     if outcome == "skipped":
         record.message = _opt(decisive.text)
     elif decisive.text and decisive.text.startswith(_XPASS_STRICT):
         record.message = ("declared as a known gap, but it passes: remove the declaration "
                           "(toolcall_known_gaps, the toolcall_known_gap marker or the profile)")
-    elif outcome != "passed":
+    elif outcome != "passed":  # hardening included: its text is on the passed report
         record.message = failure_lines(decisive.text)
         if outcome == "kit_error" and record.message is None:
             record.message = "the kit could not run this case (a kit bug, not a verdict)"
@@ -237,19 +252,23 @@ def _pct(rate: float) -> str:
 
 def evaluate_gate(records: Sequence[CaseRecord], min_pass_rate: float,
                   families: Sequence[str] | None = None) -> Gate:
-    """Pass rate = (passed + xpassed) / (passed + xpassed + failed + error) over the gated cases.
+    """Pass rate = (passed + xpassed + hardening) / (passed + xpassed + hardening + failed +
+    error) over the gated cases.
 
-    Known gaps (xfailed) and skipped cases are not counted. A gate that counts no case, or that
-    names a family no case of the run belongs to, fails: it could not check anything.
+    Known gaps (xfailed) and skipped cases are not counted. A ``hardening`` case (a ``should``
+    clause broke outside strict mode) counts as passing, as it does not fail the run; in strict
+    mode it is ``failed``. A gate that counts no case, or that names a family no case of the run
+    belongs to, fails: it could not check anything.
     """
     gated = tuple(families) if families else None
     pool = [r for r in records if gated is None or r.family in gated]
     counts = Counter(r.outcome for r in pool)
-    passing = counts["passed"] + counts["xpassed"]
+    passing = sum(counts[o] for o in PASSING)
     judged = passing + counts["failed"] + counts["error"]
     gate = Gate(min_pass_rate=min_pass_rate, families=gated,
-                counted={"passing": passing, "failed": counts["failed"],
-                         "error": counts["error"], "judged": judged})
+                counted={"passing": passing, "hardening": counts["hardening"],
+                         "failed": counts["failed"], "error": counts["error"],
+                         "judged": judged})
     where = f"in families {', '.join(gated)}" if gated else "over all families"
     threshold = f"--toolcall-min-pass-rate={min_pass_rate:g} ({_pct(min_pass_rate)})"
     present = {r.family for r in records}
@@ -290,13 +309,16 @@ class RunInfo:
     duration: float
     #: why the run stopped early (an interrupt); None when every selected case ran
     incomplete: str | None = None
+    #: the suite that ran: ``version``, ``pinned`` (a --toolcall-suite pin), ``preview``
+    #: (--toolcall-preview), ``strict`` (--toolcall-strict)
+    suite: dict[str, Any] = field(default_factory=dict)
 
 
 def totals(records: Sequence[CaseRecord]) -> dict[str, Any]:
     counts = Counter(r.outcome for r in records)
     out: dict[str, Any] = {"cases": len(records)}
     out.update({o: counts[o] for o in OUTCOMES})
-    passing = counts["passed"] + counts["xpassed"]
+    passing = sum(counts[o] for o in PASSING)
     judged = passing + counts["failed"] + counts["error"]
     out["pass_rate"] = round(passing / judged, 6) if judged else None
     return out
@@ -304,7 +326,7 @@ def totals(records: Sequence[CaseRecord]) -> dict[str, Any]:
 
 def build_document(run: RunInfo, records: Sequence[CaseRecord],
                    gate: Gate | None) -> dict[str, Any]:
-    """The ``toolcall-report.json`` document (schema ``pytest-toolcall/report``, version 1)."""
+    """The ``toolcall-report.json`` document (schema ``pytest-toolcall/report``, version 2)."""
     gate_doc = None
     if gate is not None:
         gate_doc = {"min_pass_rate": gate.min_pass_rate,
@@ -324,9 +346,10 @@ def build_document(run: RunInfo, records: Sequence[CaseRecord],
 
 
 def badge(records: Sequence[CaseRecord], label: str = "tool calling") -> dict[str, Any]:
-    """A shields.io endpoint badge: "58/60 passing"; known gaps count as not passing here."""
+    """A shields.io endpoint badge: "58/60 passing"; known gaps count as not passing here, and
+    hardening (a broken ``should`` clause) as passing, named apart: "60/60 passing, 2 should"."""
     counts = Counter(r.outcome for r in records)
-    passing = counts["passed"] + counts["xpassed"]
+    passing = sum(counts[o] for o in PASSING)
     run = passing + counts["failed"] + counts["error"] + counts["xfailed"]
     kit = counts["kit_error"]
     if run == 0:
@@ -335,8 +358,10 @@ def badge(records: Sequence[CaseRecord], label: str = "tool calling") -> dict[st
     rate = passing / run
     if counts["failed"] or counts["error"]:
         color = "red"
-    elif rate >= 1:
+    elif rate >= 1 and not counts["hardening"]:
         color = "brightgreen"
+    elif rate >= 1:
+        color = "green"  # no defect; hardening left to do
     elif rate >= 0.95:
         color = "green"
     elif rate >= 0.9:
@@ -347,18 +372,20 @@ def badge(records: Sequence[CaseRecord], label: str = "tool calling") -> dict[st
         color = "orange"
     # kit errors are not the implementation's: shown apart, never in the count
     extra = f" ({kit} kit error{'s' * (kit != 1)})" if kit else ""
-    return {"schemaVersion": 1, "label": label, "message": f"{passing}/{run} passing{extra}",
-            "color": color}
+    should = f", {counts['hardening']} should" if counts["hardening"] else ""
+    return {"schemaVersion": 1, "label": label,
+            "message": f"{passing}/{run} passing{should}{extra}", "color": color}
 
 
 def _cell(records: Sequence[CaseRecord]) -> str:
     if not records:
         return "—"
     counts = Counter(r.outcome for r in records)
-    passing = counts["passed"] + counts["xpassed"]
+    passing = sum(counts[o] for o in PASSING)
     run = passing + counts["failed"] + counts["error"] + counts["xfailed"]
     icon = "❌" if counts["failed"] or counts["error"] else ("⚠️" if counts["xfailed"] else "✅")
-    extras = [f"{counts['xfailed']} known gap{'s' * (counts['xfailed'] != 1)}"
+    extras = [f"{counts['hardening']} should" if counts["hardening"] else "",
+              f"{counts['xfailed']} known gap{'s' * (counts['xfailed'] != 1)}"
               if counts["xfailed"] else "",
               f"{counts['kit_error']} kit error{'s' * (counts['kit_error'] != 1)}"
               if counts["kit_error"] else "",
@@ -432,7 +459,8 @@ def render_markdown(document: Mapping[str, Any]) -> str:
     if broken:
         out += ["", f"### Failures ({len(broken)})", ""]
         for c in broken:
-            what = {"failed": f"broke clause {_code(c.clause)}" if c.clause else "failed",
+            what = {"failed": (f"broke clause {_code(c.clause)}"
+                               + (f" ({c.level})" if c.level else "")) if c.clause else "failed",
                     "error": "could not run (setup or kit error, not a verdict)",
                     "kit_error": "the kit could not run it (a kit bug, not a verdict on the "
                                  "implementation; please report it)",
@@ -443,6 +471,17 @@ def render_markdown(document: Mapping[str, Any]) -> str:
             if c.hint:
                 out.append(f"  - fix: {_plain(c.hint)}")
             out.append(f"  - re-run: {_code(_rerun(c))}")
+    hardening = [c for c in cases if c.outcome == "hardening"]
+    if hardening:
+        out += ["", f"### Hardening ({len(hardening)}, should clauses: not defects, they do not "
+                    "fail the run; --toolcall-strict makes them)", ""]
+        for c in hardening:
+            out.append(f"- 🛠️ {_code(c.id)} ({c.provider}): broke clause {_code(c.clause or '?')} "
+                       "(should)")
+            if c.message:
+                out += _block(c.message)
+            if c.hint:
+                out.append(f"  - fix: {_plain(c.hint)}")
     gaps = [c for c in cases if c.known_gap is not None]
     if gaps:
         out += ["", f"### Known gaps ({len(gaps)}, declared: they do not fail the gate)", ""]
@@ -457,9 +496,13 @@ def render_markdown(document: Mapping[str, Any]) -> str:
         out += [f"- {_code(c.id)} ({c.provider}): {_plain(c.message or 'no reason given')}"
                 for c in skipped]
         out += ["", "</details>"]
-    out += ["", (f"<sub>pytest-toolcall {run['versions'].get('pytest_toolcall', '?')}, pytest "
-                f"{run['versions'].get('pytest', '?')}, Python "
-                f"{run['versions'].get('python', '?')}</sub>"), ""]
+    suite = run.get("suite") or {}
+    out += ["", (f"<sub>suite {suite.get('version', '?')}"
+                 f"{' (pinned)' if suite.get('pinned') else ''}"
+                 f"{', strict' if suite.get('strict') else ''}"
+                 f", pytest-toolcall {run['versions'].get('pytest_toolcall', '?')}, pytest "
+                 f"{run['versions'].get('pytest', '?')}, Python "
+                 f"{run['versions'].get('python', '?')}</sub>"), ""]
     return "\n".join(out)
 
 

@@ -19,7 +19,14 @@ import pytest
 from pytest_toolcall.core._names import LOOP_MODELS, TRANSPORTS
 from pytest_toolcall.core.errors import UsageError as ToolcallUsageError
 from pytest_toolcall.providers.plugins import register_providers, unregister_providers
-from pytest_toolcall.plugin import _setting, _split, fixture_names, providers, providers_named
+from pytest_toolcall.plugin import (
+    _setting,
+    _split,
+    fixture_names,
+    providers,
+    providers_named,
+    suite_pin,
+)
 
 #: loaded right after this module, in this order (the fixtures; the summary; --toolcall-report,
 #: the gate; cassettes). Not
@@ -62,6 +69,7 @@ def _transport(config: pytest.Config) -> str:
 
 def _configure(config: pytest.Config) -> None:
     providers(config)  # fail early on a bad name
+    suite_pin(config)  # and on a suite version that does not exist
     _check_known_gap_lines(config)
     transport = _transport(config)
     if transport not in TRANSPORTS:

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from pytest_toolcall.plugin import _setting, _split, providers
+from pytest_toolcall.plugin import _setting, _split, flag, providers, suite_pin
 from pytest_toolcall.run.runner import release_loop_threads
 
 #: set by mutmut in the environment of each mutant run: no report files then
@@ -256,10 +256,15 @@ class Reporter:
 
     def _run_info(self, chosen: list[str]) -> Any:
         from pytest_toolcall import __version__
+        from pytest_toolcall.cases.versions import SUITE_VERSION
         from pytest_toolcall.output.report import RunInfo
 
         option = self.config.option
+        pin = suite_pin(self.config)
         return RunInfo(
+            suite={"version": pin or SUITE_VERSION, "pinned": pin is not None,
+                   "preview": flag(self.config, "toolcall_preview"),
+                   "strict": flag(self.config, "toolcall_strict")},
             providers=chosen,
             selection={"cases": _split(_setting(self.config, "toolcall_cases")),
                        "keyword": getattr(option, "keyword", "") or None,

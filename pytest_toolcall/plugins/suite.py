@@ -27,6 +27,8 @@ from pytest_toolcall.core.errors import (
 from pytest_toolcall.run.runner import CaseSkipped, run_case
 
 CASE_KEY = pytest.StashKey[Case]()
+#: the pinned suite version of the session (None: the newest), read once at collection
+PIN_KEY = pytest.StashKey[str | None]()
 PROVIDER_KEY = pytest.StashKey[str]()
 #: the kit's fixtures a suite item fills itself (see :func:`direct_fixtures`)
 DIRECT_KEY = pytest.StashKey[tuple[str, ...]]()
@@ -199,7 +201,8 @@ def _run(request: pytest.FixtureRequest, case: Case, **kwargs: Any) -> None:
         request.applymarker(pytest.mark.xfail(reason=f"known gap: {reason}", strict=True,
                                               raises=ConformanceFailure))
     try:
-        run_case(case, subject, profile, interfaces=interfaces, **kwargs)
+        run_case(case, subject, profile, interfaces=interfaces,
+                 suite=request.config.stash.get(PIN_KEY, None), **kwargs)
     except CaseSkipped as skip:
         pytest.skip(str(skip))
 
@@ -368,6 +371,11 @@ class CaseItem(pytest.Function):
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         exc = excinfo.value
         if isinstance(exc, ConformanceFailure):
+            if getattr(exc, "level", None) is None:  # raised outside run_case (a snapshot)
+                from pytest_toolcall.cases.levels import level_of
+
+                exc.level = level_of(exc.clause, self.stash[CASE_KEY].id,
+                                     self.config.stash.get(PIN_KEY, None))
             return exc.render()
         if isinstance(exc, KitError):
             return (f"pytest-toolcall could not run this case (a bug in the kit, please report "
@@ -418,7 +426,11 @@ class ToolcallSuite(pytest.Module):
     fill_defaults: bool = False
 
     def collect(self) -> Iterator[CaseItem]:
+        from pytest_toolcall.plugin import flag, suite_pin
+
         registry = build_registry(self.config)
+        pin = self.config.stash[PIN_KEY] = suite_pin(self.config)
+        preview = flag(self.config, "toolcall_preview")
         for pattern in self.patterns:
             if not any(registry.select([pattern], provider) for provider in self.providers):
                 families = sorted({c.family for c in registry})
@@ -449,12 +461,34 @@ class ToolcallSuite(pytest.Module):
                                          ("toolcall_family", case.family),
                                          ("toolcall_provider", provider),
                                          ("toolcall_contract", case.contract)]
+                if case.since is not None:
+                    item.user_properties.append(("toolcall_since", case.since))
+                    if is_preview(case, pin):
+                        item.user_properties.append(("toolcall_preview", True))
+                        if not preview:
+                            item.add_marker(pytest.mark.skip(reason=preview_reason(case, pin)))
                 yield item
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, ToolcallError):
             return f"pytest-toolcall could not collect the suite:\n  {excinfo.value}"
         return super().repr_failure(excinfo)  # type: ignore[arg-type]
+
+
+def is_preview(case: Case, pin: str | None) -> bool:
+    """Whether ``case`` was added after the pinned suite version (a project's own case, with no
+    ``since``, never is)."""
+    from pytest_toolcall.cases.versions import parse_version
+
+    return (pin is not None and case.since is not None
+            and parse_version(case.since) > parse_version(pin))
+
+
+def preview_reason(case: Case, pin: str | None) -> str:
+    """The skip reason of a preview case: what it is and how to run it."""
+    return (f"preview: {case.id} was added in suite {case.since}, after the pinned {pin}; run "
+            f"it with --toolcall-preview (ini: toolcall_preview = true), or move the pin "
+            f"(--toolcall-suite={case.since} or later)")
 
 
 def _split_params(item: pytest.Item) -> None:

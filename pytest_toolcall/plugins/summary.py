@@ -13,19 +13,35 @@ from typing import Any
 
 import pytest
 
-from pytest_toolcall.plugin import providers
+from pytest_toolcall.plugin import flag, providers, suite_pin
 
 
-@pytest.hookimpl(wrapper=True)
+#: the status a 'should' failure gets outside strict mode: pytest's own line and the summary
+#: count it apart from the failures, and the run's exit status ignores it
+HARDENING = "hardening"
+
+
+# tryfirst: the outermost wrapper, so pytest's xfail handling (a declared known gap) has made its
+# verdict before a 'should' failure is turned into a hardening pass
+@pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
     report = yield
     from pytest_toolcall.core.errors import ConformanceFailure
 
     if call.excinfo is not None and isinstance(call.excinfo.value, ConformanceFailure):
-        clause = ("toolcall_clause", call.excinfo.value.clause)
-        report.user_properties.append(clause)
+        failure = call.excinfo.value
+        level = getattr(failure, "level", None) or "must"
+        props = [("toolcall_clause", failure.clause), ("toolcall_level", level)]
+        if (level == "should" and call.when == "call" and report.failed
+                and not hasattr(report, "wasxfail") and item.get_closest_marker("toolcall")
+                and not flag(item.config, "toolcall_strict")):
+            # hardening, not a defect: reported apart (its own status, the summary's section,
+            # the report's outcome) and left out of the exit status; the text stays on the report
+            report.outcome = "passed"
+            props.append(("toolcall_hardening", str(failure).splitlines()[0]))
+        report.user_properties += props
         # junitxml writes the properties of the teardown report, built from the item's list
-        item.user_properties.append(clause)
+        item.user_properties += props
     elif call.excinfo is not None and call.when == "call" and _is_kit_error(call.excinfo.value):
         # the kit could not run the case: reported apart, never a verdict (issue 14)
         report.user_properties.append(("toolcall_kit_error", True))
@@ -41,11 +57,17 @@ def pytest_report_teststatus(report: pytest.TestReport,
                              config: pytest.Config) -> tuple[str, str, Any] | None:
     """A suite item the kit could not run (a live service out of reach, a bad cassette, a kit
     error) is an error in pytest's own line too, as in the kit's summary, not a failure: pytest
-    counts an exception of the call phase as failed (issue 17)."""
-    if report.when != "call" or not report.failed:
+    counts an exception of the call phase as failed (issue 17). A broken 'should' clause outside
+    strict mode is "hardening" (issue 28)."""
+    if report.when != "call":
         return None
     props = dict(report.user_properties)
     if "toolcall_case" not in props:
+        return None
+    if report.passed and props.get("toolcall_hardening"):
+        # a 'should' clause broke: counted apart ("2 hardening" in pytest's last line)
+        return HARDENING, "H", ("HARDENING", {"yellow": True})
+    if not report.failed:
         return None
     if props.get("toolcall_not_run") or props.get("toolcall_kit_error"):
         return "error", "E", ("ERROR", {"red": True})
@@ -64,7 +86,11 @@ def _is_kit_error(error: BaseException) -> bool:
     return isinstance(error, KitError)
 
 
-_COLUMNS = ("passed", "failed", "error", "skipped", "xfailed", "xpassed")
+_COLUMNS = ("passed", "failed", "hardening", "error", "skipped", "xfailed", "xpassed")
+
+
+def _wide(column: str) -> int:
+    return max(9, len(column) + 2)
 
 
 class Summary:
@@ -76,7 +102,10 @@ class Summary:
         #: the providers the suite runs for (plugins/core.py also reads them off node ids)
         self.chosen = chosen
         self.rows: Counter[tuple[str, str, str]] = Counter()
-        self.failures: list[tuple[str, str | None]] = []
+        self.failures: list[tuple[str, str | None, str | None]] = []
+        #: broken 'should' clauses outside strict mode: node id, clause, the failure text
+        self.hardening: list[tuple[str, str | None, str]] = []
+        self.previews = 0
         self.errors: list[str] = []
         self.kit_errors: list[str] = []
         self.adapters: set[str] = set()
@@ -90,13 +119,21 @@ class Summary:
         outcome = _outcome(report)
         if outcome is None:
             return
-        if outcome == "failed" and props.get("toolcall_kit_error"):
+        if outcome == "skipped" and props.get("toolcall_preview"):
+            self.previews += 1
+        if outcome == "passed" and props.get("toolcall_hardening"):
+            outcome = "hardening"
+        elif outcome == "failed" and props.get("toolcall_kit_error"):
             outcome = "kit_error"
         elif outcome == "failed" and props.get("toolcall_not_run"):
             outcome = "error"
         self.rows[(props["toolcall_family"], props["toolcall_provider"], outcome)] += 1
         if outcome == "failed":
-            self.failures.append((report.nodeid, props.get("toolcall_clause")))
+            self.failures.append((report.nodeid, props.get("toolcall_clause"),
+                                  props.get("toolcall_level")))
+        elif outcome == "hardening":
+            self.hardening.append((report.nodeid, props.get("toolcall_clause"),
+                                   report.longreprtext))
         elif outcome == "error":
             self.errors.append(report.nodeid)
         elif outcome == "kit_error":
@@ -109,14 +146,18 @@ class Summary:
         for (family, provider, outcome), n in self.rows.items():
             rows[(family, provider)][outcome] += n
         write = terminalreporter.write_line
+        for nodeid, _clause, text in self.hardening:  # the failure text, in a section of its own
+            terminalreporter.write_sep("_", f"hardening (should): {nodeid}")
+            write(text)
         terminalreporter.write_sep("=", "pytest-toolcall conformance summary")
+        write(self.suite_line())
         width = max([12] + [len(provider) + 2 for _, provider in rows])
-        write(f"{'family':<10}{'provider':<{width}}" + "".join(f"{c:>9}" for c in _COLUMNS))
+        write(f"{'family':<10}{'provider':<{width}}" + "".join(f"{c:>{_wide(c)}}" for c in _COLUMNS))
         totals: Counter[str] = Counter()
         for (family, provider), counts in sorted(rows.items()):
             totals.update(counts)
             write(f"{family:<10}{provider:<{width}}"
-                  + "".join(f"{counts[c]:>9}" for c in _COLUMNS))
+                  + "".join(f"{counts[c]:>{_wide(c)}}" for c in _COLUMNS))
         runs = sum(totals.values())
         # kit errors get no column (they are no verdict): they are named on this line only
         parts = [f"{totals[c]} {c.replace('_', ' ')}" for c in (*_COLUMNS, "kit_error")
@@ -128,8 +169,14 @@ class Summary:
             write(f"{kind} under test: {name}")
         if self.failures:
             write("broken clauses (your implementation):")
-            for nodeid, clause in self.failures:
-                write(f"  {nodeid.removeprefix('toolcall::')}: {clause or 'see the failure above'}")
+            for nodeid, clause, level in self.failures:
+                write(f"  {nodeid.removeprefix('toolcall::')}: {clause or 'see the failure above'}"
+                      + (f" ({level})" if clause and level else ""))
+        if self.hardening:
+            write("hardening (should clauses: not defects, the run does not fail on them; "
+                  "--toolcall-strict makes it):")
+            for nodeid, clause, _text in self.hardening:
+                write(f"  {nodeid.removeprefix('toolcall::')}: {clause or '?'} (should)")
         if self.errors:
             write("could not run (setup or kit errors, not verdicts on the implementation):")
             for nodeid in self.errors:
@@ -139,12 +186,29 @@ class Summary:
                   "please report them):")
             for nodeid in self.kit_errors:
                 write(f"  {nodeid.removeprefix('toolcall::')}")
-        first = next(iter([n for n, _ in self.failures] + self.errors + self.kit_errors), None)
+        first = next(iter([n for n, _, _ in self.failures] + self.errors + self.kit_errors), None)
         if first is not None:
             rerun = f"re-run one case: pytest {shlex.quote(first)}"
             if self.config is None or self.config.pluginmanager.has_plugin("cacheprovider"):
                 rerun += f"   (all that failed: {self.rerun_command()})"  # --lf needs the cache
             write(rerun)
+
+    def suite_line(self) -> str:
+        """Which suite version ran, and what to do about it: pin it, or run the previews."""
+        from pytest_toolcall.cases.versions import SUITE_VERSION
+
+        pin = suite_pin(self.config) if self.config is not None else None
+        strict = self.config is not None and flag(self.config, "toolcall_strict")
+        mode = "; strict: should clauses fail the run" if strict else ""
+        if pin is None:
+            # a pinned project's upgrades add cases only as previews
+            return f"suite {SUITE_VERSION}, the newest (pin it: toolcall_suite = {SUITE_VERSION}){mode}"
+        previews = ""
+        if self.previews:
+            previews = (f"; {self.previews} preview case run{'s' * (self.previews != 1)} "
+                        "skipped (added after the pin: --toolcall-preview runs them)")
+        newer = "" if pin == SUITE_VERSION else f" (this kit has {SUITE_VERSION})"
+        return f"suite {pin} (pinned){newer}{previews}{mode}"
 
     def rerun_command(self) -> str:
         """``pytest --toolcall-provider=<the run's providers> [the kit options given] --lf``: the
@@ -176,7 +240,8 @@ def _masked_word(word: str) -> str:
 _NOT_REPEATED = ("--toolcall-provider", "--toolcall-report", "--toolcall-min-pass-rate",
                  "--toolcall-gate-families")
 #: kit options that take no value
-_FLAGS = ("--toolcall-live", "--toolcall-snapshot-update")
+_FLAGS = ("--toolcall-live", "--toolcall-snapshot-update", "--toolcall-preview",
+          "--toolcall-strict")
 
 
 def _kit_options(args: list[str]) -> list[str]:

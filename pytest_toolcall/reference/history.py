@@ -14,6 +14,8 @@ twice, results stored without the id of their call, failed calls. The rules, in 
 5. A result whose call is in no assistant message is an orphan: dropped.
 6. Results follow the assistant message of their call at once, in the order of its calls (a
    result stored later, after other messages, is moved up to its call).
+7. An assistant message keeps the reasoning stored with it, unchanged (a turn in progress goes
+   back to a reasoning model, which wants it: docs/reasoning.md); system messages stay as stored.
 
 ``build`` is idempotent: building a built history changes nothing.
 """
@@ -62,7 +64,8 @@ class ReferenceHistoryBuilder:
                     seen.add(call.id)
             if not calls and not message.content:
                 continue
-            built.append(AssistantMessage(content=message.content, tool_calls=tuple(calls)))
+            built.append(AssistantMessage(content=message.content, tool_calls=tuple(calls),
+                                          reasoning=message.reasoning))
             for call in calls:
                 used.add(call.id)  # type: ignore[arg-type]
                 built.append(results[call.id])  # type: ignore[index]

@@ -14,6 +14,9 @@ Policy, all of it declared in its profile:
   error goes back to the model (``feed_back``);
 - every call is answered exactly once, in call order, failures with ``is_error`` and a
   sanitised message (never a traceback, an exception repr or a secret);
+- each model turn goes back as it came: its text, its calls and the reasoning before them
+  (``AssistantMessage.reasoning``, unchanged), after the conversation the loop was given (its
+  system prompt first, once, every call);
 - the calls of one turn run concurrently (``parallel=True``), each with ``tool_timeout``;
 - an answer without calls ends the run with ``completed``, unless the model was cut at its token
   limit (``length``) or the provider withheld the answer (``content_filter``): the loop says so;
@@ -393,7 +396,8 @@ class _State:
         (so the stored conversation is valid to send again); the turn's other calls never ran
         and are left out."""
         self.add_usage(response.usage)
-        self.messages.append(AssistantMessage(content=response.text, tool_calls=tuple(calls)))
+        self.messages.append(AssistantMessage(content=response.text, tool_calls=tuple(calls),
+                                              reasoning=response.reasoning))
         for call in calls:
             note = f"Transferred: {call.name} took over the conversation."
             self.messages.append(ToolMessage(tool_call_id=call.id, name=call.name, content=note))
@@ -420,7 +424,10 @@ class _State:
                 seen.add(call.id)
             calls.append(call)
         self.calls = calls
-        self.messages.append(AssistantMessage(content=response.text, tool_calls=tuple(calls)))
+        # the reasoning that came before the calls goes back with them, unchanged (Anthropic's
+        # signed thinking blocks, Responses reasoning items, DeepSeek's reasoning_content)
+        self.messages.append(AssistantMessage(content=response.text, tool_calls=tuple(calls),
+                                              reasoning=response.reasoning))
         for call in calls:
             self.events.append(LoopEvent(type="tool_call", call_id=call.id, name=call.name))
         return None

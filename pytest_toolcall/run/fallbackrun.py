@@ -36,7 +36,13 @@ from pytest_toolcall.core.model import (
     UserMessage,
 )
 from pytest_toolcall.run.looprun import inexpressible, wire_of
-from pytest_toolcall.run.runbase import CaseSkipped, call_with_deadline, coerce, run_checks
+from pytest_toolcall.run.runbase import (
+    CaseSkipped,
+    Held,
+    call_with_deadline,
+    coerce,
+    run_checks,
+)
 
 __all__ = [
     "REASKED_TEXT",
@@ -218,6 +224,7 @@ def run_fallback(case: Any, subject: Any, profile: Any, *,
     if reason is not None:
         raise CaseSkipped(f"{case.id} cannot run on {dialect}: {reason}")
     runs = []
+    held = Held(case.id)
     for interface in fallback_interfaces(subject, profile):
         model = StreamingModel(script.turn, calls_first=script.calls_first, dialect=dialect)
         request = FallbackRequest(request=script.chat_request().model_copy(deep=True),
@@ -244,8 +251,9 @@ def run_fallback(case: Any, subject: Any, profile: Any, *,
         except ConformanceFailure as failure:
             failure.case_id, failure.provider, failure.interface = case.id, dialect, interface
             failure.trace = failure.trace or fallback_trace(run)
-            raise
+            held.hold(failure)  # a should failure must not hide a must of the next interface
         runs.append(run)
+    held.release()
     return runs
 
 

@@ -165,7 +165,10 @@ _MIN_CALLS = {"live.round_trip": 1, "live.stream_round_trip": 1, "live.parallel_
 
 
 def live_cases() -> list[Case]:
-    return list(LIVE_CASES)
+    """The live cases, each knowing the suite version that added it (``Case.since``)."""
+    from pytest_toolcall.cases.versions import added_in
+
+    return [c.model_copy(update={"since": added_in(c.id)}) for c in LIVE_CASES]
 
 
 # -- running against a real service -------------------------------------------------------------

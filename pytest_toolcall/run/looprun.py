@@ -24,7 +24,13 @@ from pytest_toolcall.core.errors import ConformanceFailure, ToolcallError, Usage
 from pytest_toolcall.core.loop import LoopRequest, LoopResult
 from pytest_toolcall.core.model import ChatRequest, Message, UserMessage
 from pytest_toolcall.providers import REGISTRY as PROVIDERS
-from pytest_toolcall.run.runbase import CaseSkipped, call_with_deadline, coerce, run_checks
+from pytest_toolcall.run.runbase import (
+    CaseSkipped,
+    Held,
+    call_with_deadline,
+    coerce,
+    run_checks,
+)
 from pytest_toolcall.cases.tools import Executor, ScriptedTool
 
 __all__ = [
@@ -177,6 +183,7 @@ def run_loop(case: Any, loop: Any, profile: Any, *, dialect: str = "openai",
     if reason is not None:
         raise CaseSkipped(f"{case.id} cannot run on {dialect}: {reason}")
     runs = []
+    held = Held(case.id)
     # a loop in another process calls the fake provider over HTTP on 127.0.0.1
     loopback = getattr(loop, "toolcall_loop_model", None) == "loopback"
     if loopback and isinstance(script, CancelScript):
@@ -231,8 +238,9 @@ def run_loop(case: Any, loop: Any, profile: Any, *, dialect: str = "openai",
 
             failure.case_id, failure.provider, failure.interface = case.id, dialect, interface
             failure.trace = failure.trace or loop_ladder(run)
-            raise
+            held.hold(failure)  # a should failure must not hide a must of the next interface
         runs.append(run)
+    held.release()
     return runs
 
 
@@ -350,8 +358,13 @@ def _verify_loop(run: LoopRun) -> None:
             run.dialect,
             hint="every tool call must be answered, once, right after the assistant message "
                  "that made it; no tool message without its call")
-    run_checks(run.case, run)
+    held = Held(run.case.id)  # a should failure of the checks must not hide a refused result
+    try:
+        run_checks(run.case, run)
+    except ConformanceFailure as failure:
+        held.hold(failure)
     _result_messages_valid(run)
+    held.release()
 
 
 def _raised_advice(run: LoopRun) -> tuple[str, str]:

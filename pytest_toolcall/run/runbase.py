@@ -31,8 +31,8 @@ from pytest_toolcall.core.errors import ConformanceFailure, KitError, ToolcallEr
 from pytest_toolcall.providers.fake.provider import Exchange
 from pytest_toolcall.core.model import ChatResponse
 
-__all__ = ["CaseRun", "CaseSkipped", "StepRecord", "call_with_deadline", "coerce", "exited",
-           "release_loop_threads", "run_async", "run_checks"]
+__all__ = ["CaseRun", "CaseSkipped", "Held", "StepRecord", "call_with_deadline", "coerce",
+           "exited", "release_loop_threads", "run_async", "run_checks"]
 
 class CaseSkipped(Exception):
     """The case does not apply: a capability it needs is not claimed by the profile."""
@@ -404,18 +404,51 @@ def _with_timeout(func: Callable[[], Any], timeout: float) -> Any:
 
 
 # -- verification -------------------------------------------------------------------------------
+class Held:
+    """``should`` failures held back while the rest of a case runs (issue 28).
+
+    A case's checks run in order and stop at the first failure; a ``should`` failure (hardening)
+    that came first would hide a ``must`` failure (a defect) of a later check or interface, and a
+    defect would pass the run as hardening. :meth:`hold` keeps the first ``should`` failure and
+    re-raises anything else; :meth:`release` raises the kept one once nothing else failed. The
+    order uses the newest levels; the level shown is set where the pin is known
+    (:func:`pytest_toolcall.run.runner.run_case`).
+    """
+
+    def __init__(self, case_id: str) -> None:
+        self.case_id = case_id
+        self.first: ConformanceFailure | None = None
+
+    def hold(self, failure: ConformanceFailure) -> None:
+        from pytest_toolcall.cases.levels import level_of
+
+        if level_of(failure.clause, self.case_id) != "should":
+            raise failure
+        if self.first is None:
+            self.first = failure
+
+    def release(self) -> None:
+        if self.first is not None:
+            raise self.first
+
+
 def run_checks(case: Case, run: Any) -> None:
-    """Run the case's checks over ``run``: a check that crashes is a kit error, not a verdict."""
+    """Run the case's checks over ``run``: a check that crashes is a kit error, not a verdict.
+    A ``should`` failure is raised only after the other checks found no ``must`` one."""
+    held = Held(case.id)
     for item in case.checks:
         try:
             item(run)
-        except (ConformanceFailure, ToolcallError):
+        except ConformanceFailure as failure:
+            held.hold(failure)
+        except ToolcallError:
             raise
         except Exception as exc:
             clause = getattr(item, "clause", getattr(item, "__name__", "?"))
             raise KitError(
                 f"check {clause!r} of case {case.id} crashed: {type(exc).__name__}: {exc}"
             ) from exc
+    held.release()
 
 
 def call_with_deadline(sync_call: Callable[[], Any], async_call: Callable[[], Any],

@@ -19,6 +19,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from pytest_toolcall.run import checks
 from pytest_toolcall.cases import SERVICE_QUIRKS, Case
+from pytest_toolcall.cases.levels import level_of
 from pytest_toolcall.core.contracts import Interface, Profile, check_adapter
 from pytest_toolcall.core.errors import ConformanceFailure, UsageError
 from pytest_toolcall.providers.fake.provider import Endpoint
@@ -41,6 +42,7 @@ from pytest_toolcall.core.model import (
 from pytest_toolcall.run.runbase import (
     CaseRun,
     CaseSkipped,
+    Held,
     StepRecord,
     _Raised,
     _Timeout,
@@ -89,13 +91,28 @@ def _quirk_gate(case: Case, profile: Profile, provider: str) -> None:
 
 def run_case(case: Case, adapter: Any, profile: Profile, endpoint: Endpoint | None = None, *,
              interfaces: Sequence[Interface] | None = None, dialect: str | None = None,
-             loop_model: str = "inprocess", transport: str = "inprocess") -> list[Any]:
+             loop_model: str = "inprocess", transport: str = "inprocess",
+             suite: str | None = None) -> list[Any]:
     """Run ``case`` through every interface its subject offers; returns the recordings.
 
     The subject is what the case's contract tests: a chat adapter (which needs the ``endpoint``
     it is wired to), a tool loop, or a history builder. Raises :class:`CaseSkipped`,
-    :class:`ConformanceFailure` or a kit error; see module doc.
+    :class:`ConformanceFailure` or a kit error; see module doc. A failure carries its clause's
+    ``level`` as of suite version ``suite`` (``None``: the newest;
+    :mod:`pytest_toolcall.cases.levels`), and a ``should`` failure is raised only when no
+    ``must`` failure came in the same case.
     """
+    try:
+        return _run_case(case, adapter, profile, endpoint, interfaces=interfaces,
+                         dialect=dialect, loop_model=loop_model, transport=transport)
+    except ConformanceFailure as failure:
+        failure.level = level_of(failure.clause, case.id, suite)
+        raise
+
+
+def _run_case(case: Case, adapter: Any, profile: Profile, endpoint: Endpoint | None, *,
+              interfaces: Sequence[Interface] | None, dialect: str | None,
+              loop_model: str, transport: str) -> list[Any]:
     if case.contract != "chat":
         for capability in sorted(case.required_capabilities()):
             if not profile.claims(capability, adapter):
@@ -123,6 +140,7 @@ def run_case(case: Case, adapter: Any, profile: Profile, endpoint: Endpoint | No
             failure.case_id, failure.provider = case.id, endpoint.provider
             raise
     runs = []
+    held = Held(case.id)  # a should failure of one interface must not hide a must of the next
     for interface in interfaces:
         run = CaseRun(case=case, dialect=endpoint.provider, profile=profile, interface=interface,
                       adapter=adapter)
@@ -133,8 +151,9 @@ def run_case(case: Case, adapter: Any, profile: Profile, endpoint: Endpoint | No
             failure.case_id, failure.provider = case.id, endpoint.provider
             failure.interface = interface
             failure.trace = failure.trace or ladder(run)
-            raise
+            held.hold(failure)
         runs.append(run)
+    held.release()
     return runs
 
 
@@ -496,14 +515,19 @@ def _as_events(values: list[Any]) -> list[Any]:
 
 
 def _verify(run: CaseRun) -> None:
+    held = Held(run.case.id)
     for record in run.steps:
-        checks.step_basics(run, record)
+        try:
+            checks.step_basics(run, record)
+        except ConformanceFailure as failure:
+            held.hold(failure)
     run_checks(run.case, run)
     # last: a bug that breaks the completed calls is named by the case's own clause first
     for record in run.steps:
         if (record.events is not None and record.step.expect == "response"
                 and record.step.take is None):
             checks.deltas_match_calls(record)
+    held.release()
 
 
 def is_done_last(events: list[Any]) -> bool:

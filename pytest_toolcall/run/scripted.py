@@ -35,7 +35,7 @@ def turn_response(turn: Turn, ids: Sequence[str | None]) -> ChatResponse:
     calls = tuple(ToolCall.from_raw(id=cid, name=c.name, arguments=c.arguments)
                   for cid, c in zip(ids, turn.tool_calls))
     return ChatResponse(text=turn.text, tool_calls=calls, finish_reason=turn.expected_finish(),
-                        usage=turn.usage)
+                        usage=turn.usage, reasoning=turn.reasoning)
 
 
 def provider_error(error: ErrorReply, dialect: str) -> ProviderError:

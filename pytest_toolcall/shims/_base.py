@@ -83,6 +83,13 @@ class Shim:
 
 
 # -- loop shims: the factory of the framework's model ---------------------------------------------
+def system_prompt(request: Any) -> str:
+    """The text of the loop request's system (or developer) messages, for a framework that
+    takes its instructions apart from the conversation ("" when there are none)."""
+    return "\n\n".join(m.content for m in request.messages
+                         if getattr(m, "role", None) in ("system", "developer") and m.content)
+
+
 def model_factory(shim: str, model: Any, returns: str, example: str) -> Any:
     """A loop shim's ``model=``: None (the shim's default model) or a callable taking the kit's
     endpoint; anything else is a UsageError showing ``example``."""

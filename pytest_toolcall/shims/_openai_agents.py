@@ -19,7 +19,7 @@ from pytest_toolcall.core.contracts import Profile
 from pytest_toolcall.core.errors import UsageError
 from pytest_toolcall.core.loop import LoopRequest, LoopResult, ToolError
 from pytest_toolcall.core.model import Usage
-from pytest_toolcall.shims._base import built_model, model_factory, require
+from pytest_toolcall.shims._base import built_model, model_factory, require, system_prompt
 
 #: openai-agents' documented defaults (openai-agents 0.24.0, read in site-packages/agents and
 #: its docs, with openai 3.57.0; confirmed 2026-11-25):
@@ -152,7 +152,10 @@ class OpenAIAgentsLoop:
                 "needs the fake provider's endpoint: run with --toolcall-loop-model=fake "
                 "(ini: toolcall_loop_model = fake)")
         model = self.build_model(request.endpoint)
-        agent = Agent(name="assistant", model=model, tools=self.build_tools(request))
+        # the conversation's system prompt is the agent's instructions (the SDK sends them
+        # first, as the system message, with every model call)
+        agent = Agent(name="assistant", model=model, tools=self.build_tools(request),
+                      instructions=system_prompt(request) or None)
         prompt = "\n".join(m.content for m in request.messages if m.role == "user")
         try:
             not_found = ("raise_error" if self.profile.unknown_tool_policy == "abort"

@@ -18,7 +18,7 @@ from pytest_toolcall.core.contracts import Profile
 from pytest_toolcall.core.errors import UsageError
 from pytest_toolcall.core.loop import LoopRequest, LoopResult, ToolError
 from pytest_toolcall.core.model import Usage
-from pytest_toolcall.shims._base import built_model, model_factory, require
+from pytest_toolcall.shims._base import built_model, model_factory, require, system_prompt
 
 #: pydantic-ai's documented defaults (confirmed 2026-11-23 on pydantic-ai-slim 2.68.0):
 #: UsageLimits(request_limit=50) counts model requests and raises UsageLimitExceeded before the
@@ -104,8 +104,11 @@ class PydanticAIAgentLoop:
                                   description=spec.description or "",
                                   json_schema=spec.parameters, takes_ctx=True)
                  for spec in request.tools]
+        # the conversation's system prompt is the agent's instructions (sent first with every
+        # request: pydantic-ai's documented place for it)
         agent = Agent(model, tools=tools, retries=self.profile.tool_failure_budget or 0,
-                      tool_timeout=self.profile.tool_timeout)
+                      tool_timeout=self.profile.tool_timeout,
+                      instructions=system_prompt(request) or None)
         prompt = "\n".join(m.content for m in request.messages if m.role == "user")
         try:
             result = await agent.run(prompt, usage_limits=UsageLimits(

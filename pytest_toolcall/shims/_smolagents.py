@@ -20,7 +20,7 @@ from pytest_toolcall.core.contracts import Profile
 from pytest_toolcall.core.errors import UsageError
 from pytest_toolcall.core.loop import LoopRequest, LoopResult
 from pytest_toolcall.core.model import Usage
-from pytest_toolcall.shims._base import built_model, model_factory, require
+from pytest_toolcall.shims._base import built_model, model_factory, require, system_prompt
 
 #: smolagents' documented default policy (smolagents 1.26.0, confirmed 2026-11-25; the
 #: reference page https://huggingface.co/docs/smolagents/reference/agents and the installed
@@ -119,9 +119,12 @@ class SmolagentsLoop:
         model = self.build_model(request.endpoint)
         ids = _CallIds()
         tools = [_tool(spec, request.executor, ids) for spec in request.tools]
+        # the conversation's system prompt goes where smolagents takes one: ``instructions``,
+        # inserted in its own system prompt (agents.py, smolagents 1.26.0)
         agent = ToolCallingAgent(tools=tools, model=model, add_base_tools=False,
                                  max_steps=self.profile.max_iterations,
-                                 verbosity_level=LogLevel.OFF)
+                                 verbosity_level=LogLevel.OFF,
+                                 instructions=system_prompt(request) or None)
         prompt = "\n".join(m.content for m in request.messages if m.role == "user")
         output: Any = None
         try:

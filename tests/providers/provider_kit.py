@@ -88,8 +88,10 @@ def endpoint_fixture(provider: str) -> Any:
 
 
 def own_cases(provider: str) -> set[str]:
-    """The cases that are ``provider``'s alone (each wants a negative control)."""
-    return {case.id for case in default_registry() if case.dialects == (provider,)}
+    """The chat cases that are ``provider``'s alone (each wants a negative control here; the
+    loop cases of one provider have theirs with the loop controls, tests/loop_turns_controls.py)."""
+    return {case.id for case in default_registry()
+            if case.dialects == (provider,) and case.contract == "chat"}
 
 
 def own_kind_cases(provider: str) -> set[str]:

@@ -54,7 +54,6 @@ __all__ = ["DIALECT", "OpenAIResponses", "item_id", "reasoning_item_id"]
 _NAME = re.compile(r"^[a-zA-Z0-9_-]+$")
 _ROLES = ("user", "assistant", "system", "developer")
 CREATED = 1_700_000_000
-RESPONSE_ID = "resp_toolcall"
 MESSAGE_ID = "msg_toolcall"
 
 
@@ -377,6 +376,13 @@ class OpenAIResponses:
                 self.required_reasoning[fid] = items[-1]["id"]
         return items
 
+    def response_id(self, turn: Turn) -> str:
+        """The ``resp_`` id of the answer to ``turn``: one per answer, as OpenAI's are. Clients
+        key messages by it (langchain-openai's AIMessage.id): one id for every answer made
+        LangGraph's add_messages replace the earlier turn of a run with the later one."""
+        seed = f"{self.call_ids(turn)}|{turn.text}|{turn.expected_finish()}"
+        return "resp_" + hashlib.sha1(seed.encode()).hexdigest()[:40]
+
     def _output(self, turn: Turn) -> list[dict[str, Any]]:
         """The finished output items: reasoning, the message (when there is text), then one per
         call."""
@@ -398,7 +404,7 @@ class OpenAIResponses:
                   "parameters": t.get("parameters"), "strict": t.get("strict")}
                  for t in body.get("tools") or () if t.get("type") == "function"]
         return {
-            "id": RESPONSE_ID, "object": "response", "created_at": CREATED, "status": status,
+            "id": self.response_id(turn), "object": "response", "created_at": CREATED, "status": status,
             "background": False, "error": None,
             "incomplete_details": {"reason": incomplete} if status == "incomplete" else None,
             "instructions": body.get("instructions"), "max_output_tokens": None,
