@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from pytest_toolcall.cases import Case, ScriptedCall, Step, Turn, check, make_case
-from pytest_toolcall.run.checks import wire_request
+from pytest_toolcall.run.checks import matches_script, usage_reported, wire_request
 from pytest_toolcall.core.errors import ConformanceFailure
 from pytest_toolcall.core.model import (
     AssistantMessage,
@@ -16,6 +16,7 @@ from pytest_toolcall.core.model import (
     ToolSpec,
     UserMessage,
 )
+from pytest_toolcall.providers._compat import reasoning_text
 from pytest_toolcall.run.runner import CaseRun
 
 WEATHER = ToolSpec(
@@ -157,3 +158,105 @@ def reasoning_decoded(run: CaseRun) -> None:
                      "order: Anthropic thinking blocks (text and signature, streamed as "
                      "thinking_delta and signature_delta) and redacted_thinking (data); "
                      "Responses reasoning items (id, summary, encrypted_content)")
+
+
+def reasoning_content_check(clause: str, sender: str, hint: str, *,
+                            field: str = "reasoning_content",
+                            carries: str | None = None) -> Callable[[CaseRun], None]:
+    """A check of ``clause``: the assistant message that replays the calls carries the first
+    turn's thinking in ``field``, unchanged ("" included); ``sender`` names who sent it
+    (``carries``: the failure's words for what is missing, after "does not carry")."""
+    carries = carries or f" the {field} {sender} sent with these calls"
+
+    @check(clause)
+    def reasoning_content_replayed(run: CaseRun) -> None:
+        first = run.steps[0].step.reply
+        want = reasoning_text(first)
+        ids = {c.id for c in first.tool_calls}
+        for record in run.steps[1:]:
+            messages = (run.steps[record.index].exchanges[0].json or {}).get("messages") or []
+            for i, msg in enumerate(messages):
+                if msg.get("role") != "assistant":
+                    continue
+                if not {c.get("id") for c in msg.get("tool_calls") or ()} & ids:
+                    continue
+                got = msg.get(field, f"<no {field} key>")
+                if got != want:
+                    raise ConformanceFailure(
+                        clause, f"step {record.index + 1}: messages[{i}] does not carry{carries}",
+                        expected=want, got=got, hint=hint)
+
+    return reasoning_content_replayed
+
+
+def call_ids_replayed_check(clause: str, ids: list[str | None], sender: str,
+                            hint: str) -> Callable[[CaseRun], None]:
+    """A check of ``clause``: every request after the first sends the calls back with ``ids``
+    exactly as ``sender`` gave them, on the assistant's tool_calls and on the tool results."""
+
+    @check(clause)
+    def call_ids_verbatim(run: CaseRun) -> None:
+        for record in run.steps[1:]:
+            messages = (run.steps[record.index].exchanges[0].json or {}).get("messages") or []
+            sent = [c.get("id") for m in messages if m.get("role") == "assistant"
+                    for c in m.get("tool_calls") or ()]
+            answered_ids = [m.get("tool_call_id") for m in messages if m.get("role") == "tool"]
+            for what, got in (("assistant tool_calls ids", sent), ("tool_call_id", answered_ids)):
+                if got != ids:
+                    raise ConformanceFailure(
+                        clause, f"step {record.index + 1}: the {what} are not {sender}'s ids as "
+                        "they came", expected=ids, got=got, hint=hint)
+
+    return call_ids_verbatim
+
+
+def wire_and_stream(name: str, steps: Callable[[str], tuple[Step, ...]], *, title: str,
+                    why: str, stream_title: str, stream_why: str, **fields: Any) -> list[Case]:
+    """One behaviour as two cases: ``wire.<name>`` answered as JSON and ``stream.<name>``
+    streamed, on ``steps(via)`` and the same ``fields`` (dialects, checks ...); each with its
+    own title and why."""
+    return [case(id=f"wire.{name}", title=title, why=why, steps=steps("complete"), **fields),
+            case(id=f"stream.{name}", title=stream_title, why=stream_why,
+                 steps=steps("stream"), **fields)]
+
+
+def reasoning_content_cases(provider: str, replayed: Callable[[CaseRun], None] | None = None, *,
+                            first: Turn, final: str, why: str, why_stream: str,
+                            stream_first: Turn | None = None, sender: str = "",
+                            because: str = "") -> list[Case]:
+    """The two cases of a service that answers with ``reasoning_content`` and wants it back
+    with the calls: ``wire.<provider>_reasoning_replayed`` (``first`` answered, the history
+    sent back, ``final`` answered) and ``stream.<provider>_reasoning_replayed`` (the same
+    streamed, with ``stream_first`` if given); each checks the script, the decoded reasoning
+    and ``replayed``: by default ``wire.<provider>.reasoning_replayed``, that the reasoning goes
+    back unchanged (``sender`` sent it; its hint ends with ``because``)."""
+    if replayed is None:
+        replayed = reasoning_content_check(
+            f"wire.{provider}.reasoning_replayed", sender,
+            hint="keep reasoning_content (AssistantMessage.reasoning) and send it back unchanged "
+                 f"on the assistant message with the tool_calls: {because}")
+
+    def steps(via: str) -> tuple[Step, ...]:
+        turn = first if via == "complete" else stream_first or first
+        return reasoning_replayed_steps(turn, via=via, final=final)
+
+    return wire_and_stream(
+        f"{provider}_reasoning_replayed", steps, dialects=(provider,),
+        checks=(matches_script, reasoning_decoded, replayed),
+        title="reasoning_content is decoded apart from the text and sent back with the calls",
+        why=why,
+        stream_title="Streamed reasoning_content deltas are joined, kept and sent back with the "
+                     "calls",
+        stream_why=why_stream)
+
+
+#: the reply of a stream-usage case: one call, streamed
+_USAGE_REPLY = Turn(tool_calls=calls(("get_time", "{}")))
+
+
+def stream_usage_case(*, reply: Turn = _USAGE_REPLY, **fields: Any) -> Case:
+    """A case that a stream's usage is read where the provider puts it: one request, ``reply``
+    streamed (default: one call of get_time), the usage reported and the script matched;
+    ``fields``: the case's id, dialects, title and why."""
+    return case(needs={"usage"}, steps=(Step(request=request(), via="stream", reply=reply),),
+                checks=(usage_reported, matches_script), **fields)

@@ -150,6 +150,7 @@ def render() -> str:
     for row, dist, gaps, skips in loops:
         out.append(f"| {row} | {versions.get(dist, '?')} | {len(gaps)} | "
                    f"{', '.join(f'`{c}`' for c in sorted(skips)) or 'none'} |")
+    out += _risks(loops, registry)
     out += ["", "### Gaps", "", "| shim: framework | case | clause | level | public issue |",
             "|---|---|---|---|---|"]
     for row, _dist, gaps, _skips in loops:
@@ -157,6 +158,32 @@ def render() -> str:
             out.append(f"| {row} | `{case}` | `{clause or '-'}` | {_level(case, clause)} | "
                        f"{_issues(why)} |")
     return "\n".join(out) + "\n"
+
+
+def _risks(loops: list[tuple[str, str, Any, Any]], registry: Any) -> list[str]:
+    """The declared risks of each framework's shipped profile (``core.risks``, issue 28): what
+    its policy leaves the application open to, and the cases it turns off or has judged by the
+    declaration. The skips above that are no risk are capabilities the framework has no hook
+    for (a cancel hook, handoff tools) or caps it counts another way."""
+    from pytest_toolcall import shims
+    from pytest_toolcall.core.risks import declared_risks, turned_off
+
+    out = ["", "### Declared risks", "",
+           "A declared risk is a policy of the framework's (its profile says so, with the "
+           "source)", "that lowers safety in production: the cases it turns off pass no "
+           "verdict on it. The", "terminal summary and the reports list the declared risks of "
+           "your own profile too", "([loops.md](loops.md#declared-risks)).", "",
+           "| shim: framework | declaration | what it risks in production | cases it turns off |",
+           "|---|---|---|---|"]
+    loop_cases = registry.select(["loop.*"])
+    for row, _dist, _gaps, _skips in loops:
+        profile = shims.loop_profile(row.split(":")[0].removeprefix("shims."))
+        for risk in declared_risks(profile, contract="loop"):
+            cases = [f"`{c}`" for c in turned_off(risk, loop_cases)]
+            cases += [f"`{c}` (judged by it)" for c in risk.judged]
+            out.append(f"| {row} | `{risk.declaration}` | {risk.risk} | "
+                       f"{', '.join(cases) or '-'} |")
+    return out
 
 
 if __name__ == "__main__":  # pragma: no cover - a tool for maintainers

@@ -14,7 +14,7 @@ from typing import Any
 from pytest_toolcall.cases import default_registry
 from pytest_toolcall.core.errors import ConformanceFailure
 from pytest_toolcall.providers.fake import FakeProvider, in_process_endpoint
-from pytest_toolcall.reference import reference_profile
+from pytest_toolcall.reference import provider_profile
 from pytest_toolcall.run.runner import CaseSkipped
 
 FAMILIES = ("wire.*", "stream.*", "errors.*")
@@ -84,24 +84,24 @@ def run_matrix(shim: Callable[[Any], Any], dialect: str, profile: Any = None,
     fresh fake: ``({case id: broken clause}, passed, skipped)``; ``only`` narrows the cases.
     Kit errors propagate.
 
-    Two passes. First OpenAI's behaviour only, as a user's profile claims by default: a library
-    is an adapter under test, not the reference, so the quirk cases skip (OpenAI never sends
-    them). Then the quirk cases alone, for a profile that targets every OpenAI-compatible
-    service (``compatible_with={"*"}``): a quirk case a library fails is failed there, under
-    the services that send the quirk, never under OpenAI.
+    Two passes. First what a user who declares no profile gets (``provider_profile``: OpenAI's
+    behaviour only): a library is an adapter under test, not the reference, so the quirk cases
+    skip (OpenAI never sends them). Then the quirk cases alone, for a profile that targets every
+    OpenAI-compatible service (``compatible_with={"*"}``; and Anthropic's older usage shape, for
+    one that claims ``anthropic_legacy_usage``): a quirk case a library fails is failed there,
+    under the services that send the quirk, never under OpenAI.
 
     A failure raised inside the kit's own shim is no verdict on the library: it fails here
     (a shim maps shapes and never adds a failure of its own)."""
-    base = profile or reference_profile(dialect).model_copy(
-        update={"compatible_with": frozenset()})
+    base = profile or provider_profile(dialect)
     failed = Verdicts()
     passed = skipped = 0
     cases = [c for c in default_registry().select(FAMILIES, dialect=dialect)
              if only is None or only(c)]
     passes = [(cases, base)]
     if profile is None:
-        passes.append(([c for c in cases if c.quirk is not None],
-                       base.model_copy(update={"compatible_with": frozenset({"*"})})))
+        passes.append(([c for c in cases if _opt_in(c)], base.model_copy(update={
+            "compatible_with": frozenset({"*"}), "anthropic_legacy_usage": True})))
     for selected, claimed in passes:
         for case in selected:
             endpoint = in_process_endpoint(FakeProvider(dialect))
@@ -113,12 +113,12 @@ def run_matrix(shim: Callable[[Any], Any], dialect: str, profile: Any = None,
                 passed += 1
             except CaseSkipped:
                 # a quirk case skipped for OpenAI's behaviour runs in the second pass
-                if claimed is not base or not (profile is None and case.quirk):
+                if claimed is not base or not (profile is None and _opt_in(case)):
                     skipped += 1
             except ConformanceFailure as failure:
-                assert profile is not None or claimed is not base or case.quirk is None, (
-                    f"{case.id} plays a quirk OpenAI never sends, yet it ran for a profile "
-                    "that targets OpenAI alone")
+                assert profile is not None or claimed is not base or not _opt_in(case), (
+                    f"{case.id} plays a shape the provider's own service no longer sends, yet "
+                    "it ran for a profile that declares nothing")
                 assert not (failure.frame or "").startswith("pytest_toolcall."), (
                     f"{case.id}: the kit's own code raised ({failure.frame}), not the "
                     f"library: a shim must pass its library's result or exception through\n"
@@ -129,6 +129,12 @@ def run_matrix(shim: Callable[[Any], Any], dialect: str, profile: Any = None,
             finally:
                 endpoint.close()
     return failed, passed, skipped
+
+
+def _opt_in(case: Any) -> bool:
+    """A case that runs only for a profile that claims it: a stream quirk OpenAI never sends
+    (``compatible_with``), or Anthropic's older usage shape (``anthropic_legacy_usage``)."""
+    return case.quirk is not None or "anthropic.legacy_usage" in case.required_capabilities()
 
 
 #: the case deadline (profile.timeout) of a case whose stream stalls (errors.stream_stalled): a

@@ -22,18 +22,22 @@ from tests.framework_matrix import judge, outcome
 
 LOOP = {case.id: case for case in loop_cases.CASES}
 
-#: case id -> why pydantic-ai's own loop fails it under its honest profile (none today: every
-#: policy it differs on is declared; the cases it cannot take skip by capability)
-PYDANTIC_AI_GAPS: dict[str, str] = {}
+#: case id -> why pydantic-ai's own loop fails it under its honest profile. A kit gap
+#: (issue 28): it appeared when the shim began to report events, and is no defect of
+#: pydantic-ai's (loop.model_timeout, the other, passes since 2026-11-28)
+PYDANTIC_AI_GAPS: dict[str, str] = {
+    "loop.sanitised_failures": "KIT: a probable false verdict: under crash_policy='abort' the "
+                               "tool's exception ends the run, so pydantic-ai's event stream "
+                               "has the call (FunctionToolCallEvent) and no result event for "
+                               "it; the client is told by the run's exception (an 'error' "
+                               "event), and loop.events still wants a per-call 'tool_error'",
+}
 #: the cases pydantic-ai's declared policy makes inapplicable
 PYDANTIC_AI_SKIPS = {
     "loop.failure_rounds_reset": "no failure-round cap (a per-tool retry budget instead)",
     "loop.failure_rounds_not_iterations": "no failure-round cap; request_limit counts requests",
     "loop.permanent_failure": "a tool cannot fail permanently: ModelRetry, or an exception "
                               "that ends the run",
-    "loop.missing_required_argument": "Tool.from_schema skips schema validation",
-    "loop.argument_types": "Tool.from_schema skips schema validation",
-    "loop.events": "no client events in the shim",
     "loop.cancelled": "no cancel hook in the shim (cancellation=False)",
     "loop.handed_off": "no handoff tools in the shim (handoff_tools=())",
 }

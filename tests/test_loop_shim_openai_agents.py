@@ -28,16 +28,20 @@ OPENAI_AGENTS_GAPS: dict[str, tuple[str, str]] = {
         "with text (ModelResponse has no finish_reason; the output message is always "
         "status 'completed'), so a cut answer is a normal final_output "
         "(https://github.com/openai/openai-agents-python/issues/1406)"),
+    # since the shim streams and types its tools (issue 28)
+    "loop.argument_types": (
+        "loop.tool_not_run",
+        "KIT: undecided (issue 28, part 5): the SDK's argument model (built from the typed "
+        "function, pydantic's default extra='ignore') drops the undeclared key 'snooze' and "
+        "runs set_alarm with the declared one; whether that is a defect or a policy to "
+        "declare is the kit's open question"),
 }
 #: the cases openai-agents' declared policy makes inapplicable -> the capability they need
 OPENAI_AGENTS_SKIPS = {
     "loop.failure_rounds_reset": "loop.failure_rounds_2",  # no failure-round cap
     "loop.failure_rounds_not_iterations": "loop.failure_rounds_2",  # max_turns counts calls
     "loop.permanent_failure": "loop.permanent_stop",  # a tool error is just output
-    "loop.missing_required_argument": "loop.argument_validation",  # FunctionTool gets raw JSON
-    "loop.argument_types": "loop.argument_validation",
-    "loop.events": "loop.events",  # no client events in the shim
-    # RunResultStreaming.cancel() exists for Runner.run_streamed; the shim runs Runner.run
+    # RunResultStreaming.cancel() exists; the shim does not wire LoopRequest.cancel to it
     "loop.cancelled": "loop.cancellation",
     # the shim's agent has no handoffs (transfer_to_<agent> tools)
     "loop.handed_off": "loop.handoff",
@@ -90,18 +94,25 @@ def test_the_profile_configures_the_run() -> None:
                             ({"crash_policy": "abort"}, "loop.sanitised_failures")):
         profile = PROFILE.model_copy(update=update)
         run = _run(LOOP[case_id], OpenAIAgentsLoop(profile=profile), profile)
+        if update == {"crash_policy": "abort"}:
+            # the run ends as declared; the one failure left is a probable kit false verdict
+            # (issue 28): the crash ends the event stream, with no per-call result for it
+            assert isinstance(run, ConformanceFailure) and run.clause == "loop.events", run
+            assert "was not shown call" in run.message, run.render()
+            continue
         assert not isinstance(run, BaseException), (
             f"{update}: " + (run.render() if isinstance(run, ConformanceFailure) else str(run)))
 
 
 def test_a_false_claim_fails() -> None:
-    """Negative check: a profile that claims what openai-agents does not do is caught. It runs a
-    call with a missing required argument (no schema validation) and runs one of two calls
-    sharing an id (it coalesces them, it does not refuse them)."""
+    """Negative check: a profile that claims what openai-agents does not do is caught. Its
+    stream items carry no failure flag (a failed call's output is a tool_output item like any
+    other), and it runs one of two calls sharing an id (it coalesces them, it does not refuse
+    them)."""
     pytest.importorskip("agents", reason=NEEDS)
-    claims = PROFILE.model_copy(update={"argument_validation": "feed_back"})
-    run = _run(LOOP["loop.missing_required_argument"], OpenAIAgentsLoop(profile=claims), claims)
-    assert isinstance(run, ConformanceFailure) and run.clause == "loop.tool_not_run", run
+    claims = PROFILE.model_copy(update={"event_errors": True})
+    run = _run(LOOP["loop.events"], OpenAIAgentsLoop(profile=claims), claims)
+    assert isinstance(run, ConformanceFailure) and run.clause == "loop.events", run
     refuses = PROFILE.model_copy(update={"duplicate_call_ids": "refuse"})
     run = _run(LOOP["loop.duplicate_call_id"], OpenAIAgentsLoop(profile=refuses), refuses)
     assert isinstance(run, ConformanceFailure) and run.clause == "loop.executed_once", run

@@ -144,8 +144,13 @@ def test_suite_runs_against_the_authors_adapter(pytester: pytest.Pytester, where
 
     broken = multi_call_wire_cases()
     wire = openai_cases("wire.*")
-    assert broken and len(broken) < len(wire)
-    result.assert_outcomes(passed=len(wire) - len(broken), failed=len(broken))
+    # the author declared no profile: the answer shapes other servers send and OpenAI never
+    # does are not claimed for their adapter (issue 28), and skip
+    quirks = {c.id for c in default_registry().select(["wire.*"], "openai") if c.quirk}
+    assert broken and quirks and len(broken) + len(quirks) < len(wire)
+    assert not broken & quirks
+    passed = len(wire) - len(broken) - len(quirks)
+    result.assert_outcomes(passed=passed, failed=len(broken), skipped=len(quirks))
     assert suite_ids(result, "FAILED") == broken
     # their adapter, not the reference one, made the requests: it counted them
     sent = int(re.search(r"my adapter sent (\d+) requests", result.stdout.str()).group(1))
@@ -153,7 +158,7 @@ def test_suite_runs_against_the_authors_adapter(pytester: pytest.Pytester, where
     result.stdout.fnmatch_lines([
         "*pytest-toolcall conformance summary*",
         "family*provider*passed*failed*error*skipped*xfailed*xpassed",
-        f"wire*openai*{len(wire) - len(broken)}*{len(broken)}*0*0*0*0",
+        f"wire*openai*{passed}*{len(broken)}*0*{len(quirks)}*0*0",
         "adapter under test: conftest.MyOpenAIAdapter",
         "broken clauses (your implementation):",
         "  wire.parallel_calls[openai]: response.tool_calls.count (must)",

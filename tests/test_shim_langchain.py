@@ -367,14 +367,14 @@ def test_thought_signatures_are_replayed_where_the_library_keeps_them() -> None:
     from pytest_toolcall.cases import default_registry
     from pytest_toolcall.providers.gemini.cases import signature_replayed
     from pytest_toolcall.providers.fake import FakeProvider, in_process_endpoint
-    from pytest_toolcall.reference import reference_profile
+    from pytest_toolcall.reference import provider_profile
     from pytest_toolcall.run.runner import run_case
 
     for case_id in ("wire.gemini_ids_and_signature_echoed", "stream.gemini_signature_echoed"):
         case = default_registry()[case_id].model_copy(update={"checks": (signature_replayed,)})
         endpoint = in_process_endpoint(FakeProvider("gemini"))
         try:
-            run_case(case, _shim(chat_google_genai)(endpoint), reference_profile("gemini"),
+            run_case(case, _shim(chat_google_genai)(endpoint), provider_profile("gemini"),
                      endpoint)
         finally:
             endpoint.close()

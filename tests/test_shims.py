@@ -245,7 +245,7 @@ def test_the_openai_sdk_fails_a_quirk_only_for_the_services_that_send_it() -> No
     if not _installed("openai"):
         pytest.skip("openai is not installed (the 'dev' extra installs it)")
     from pytest_toolcall.cases import default_registry
-    from pytest_toolcall.reference import reference_profile
+    from pytest_toolcall.reference import provider_profile
     from tests.shim_matrix import _openai, run_matrix
 
     registry = default_registry()
@@ -255,7 +255,7 @@ def test_the_openai_sdk_fails_a_quirk_only_for_the_services_that_send_it() -> No
                      if registry[case].quirk}
     assert pinned_quirks, "the SDK breaks on some services' quirks (its pins say which)"
     for service in services:
-        profile = reference_profile("openai").model_copy(
+        profile = provider_profile("openai").model_copy(
             update={"compatible_with": frozenset({service})})
         failed, _passed, _ = run_matrix(shims.openai(_openai), "openai", profile,
                                         only=lambda c: c.quirk is not None)
@@ -341,16 +341,26 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
 def test_the_adapter_option_runs_the_library_through_its_shim(project: pytest.Pytester) -> None:
     result = project.runpytest_inprocess(
         "--toolcall-provider=openai", "--toolcall-adapter=shims.openai:my_models:make_client",
-        "--toolcall-cases=wire.single_call,stream.id_name_repeated", "-p", "no:randomly")
+        "--toolcall-cases=wire.single_call,stream.truncated", "-p", "no:randomly")
     # the SDK's own defect shows: the shim, not the reference adapter, ran
     result.assert_outcomes(passed=1, failed=1)
-    result.stdout.fnmatch_lines(["*stream.id_name_repeated*response.tool_calls.id*"])
+    result.stdout.fnmatch_lines(["*stream.truncated*error.surfaced*"])
+
+
+def test_the_adapter_option_claims_no_quirk(project: pytest.Pytester) -> None:
+    """A shim set with the option is the user's adapter: the default profile claims no quirk
+    of another server for it (issue 28), so a quirk case OpenAI never sends skips."""
+    result = project.runpytest_inprocess(
+        "--toolcall-provider=openai", "--toolcall-adapter=shims.openai:my_models:make_client",
+        "--toolcall-cases=stream.id_name_repeated", "-rs")
+    result.assert_outcomes(skipped=1)
+    result.stdout.fnmatch_lines(["*does not send*it runs for fireworks*"])
 
 
 def test_the_ini_twin(project: pytest.Pytester) -> None:
     project.makeini("[pytest]\ntoolcall_adapter = shims.openai:my_models:make_client\n")
     result = project.runpytest_inprocess("--toolcall-provider=openai",
-                                         "--toolcall-cases=stream.id_name_repeated")
+                                         "--toolcall-cases=stream.truncated")
     result.assert_outcomes(failed=1)
 
 

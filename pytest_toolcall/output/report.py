@@ -90,6 +90,10 @@ class CaseRecord:
     subject: dict[str, Any] | None = None
     #: the suite version that added the case (``None``: a project's own case)
     since: str | None = None
+    #: the ids of the declared risks of the item's profile (``core.risks``), and the one that
+    #: turned this case off, when one did (issue 28)
+    declared_risks: list[str] = field(default_factory=list)
+    declared_risk: str | None = None
 
     @property
     def counts_as_passing(self) -> bool:
@@ -140,6 +144,9 @@ def _record(nodeid: str, phases: list[Phase]) -> CaseRecord:
         provider=str(props.get("toolcall_provider", "")), outcome=outcome,
         duration=round(sum(p.duration for p in phases), 6),
         subject=_subject(props.get("toolcall_subject")),
+        declared_risks=[r for r in str(props.get("toolcall_declared_risks") or "").split(",")
+                        if r],
+        declared_risk=_opt(props.get("toolcall_declared_risk")),
         since=_opt(props.get("toolcall_since")))
     if decisive is None:
         return record
@@ -341,8 +348,49 @@ def build_document(run: RunInfo, records: Sequence[CaseRecord],
         "gate": gate_doc,
         "known_gaps": [{"id": r.id, "provider": r.provider, "outcome": r.outcome,
                         "reason": r.known_gap} for r in records if r.known_gap is not None],
+        "declared_risks": risk_section(records),
         "cases": [asdict(r) for r in records],
     }
+
+
+def risk_section(records: Sequence[CaseRecord]) -> list[dict[str, Any]]:
+    """The run's declared risks (``core.risks``), one entry per risk some item's profile
+    declares: what it risks in production, the subjects and providers that declare it, the
+    cases it turned off (skipped) and those it had judged by the declaration instead."""
+    from pytest_toolcall.core.risks import RISKS
+
+    out = []
+    for risk in RISKS:
+        mine = [r for r in records if risk.id in r.declared_risks]
+        if not mine:
+            continue
+        out.append({
+            "id": risk.id, "declaration": risk.declaration, "risk": risk.risk,
+            "capability": risk.capability,
+            "subjects": sorted({r.subject["name"] for r in mine if r.subject}),
+            "providers": sorted({r.provider for r in mine}),
+            "skipped": sorted({r.id for r in mine if r.declared_risk == risk.id}),
+            "judged": sorted({r.id for r in mine if r.id in risk.judged}),
+        })
+    return out
+
+
+def _render_risks(document: Mapping[str, Any]) -> list[str]:
+    """The Markdown section of the run's declared risks (empty when there are none)."""
+    risks = document.get("declared_risks") or []
+    if not risks:
+        return []
+    out = ["", f"### Declared risks ({len(risks)}: the profile turns these checks off; no "
+               "verdict covers them)", ""]
+    for risk in risks:
+        who = ", ".join(_code(s) for s in risk["subjects"]) or "the subject under test"
+        out.append(f"- ⚠️ {_code(risk['declaration'])} ({who}): {_plain(risk['risk'])}")
+        if risk["skipped"]:
+            out.append("  - skipped: " + ", ".join(_code(c) for c in risk["skipped"]))
+        if risk["judged"]:
+            out.append("  - judged by the declaration: "
+                       + ", ".join(_code(c) for c in risk["judged"]))
+    return out
 
 
 def badge(records: Sequence[CaseRecord], label: str = "tool calling") -> dict[str, Any]:
@@ -482,6 +530,7 @@ def render_markdown(document: Mapping[str, Any]) -> str:
                 out += _block(c.message)
             if c.hint:
                 out.append(f"  - fix: {_plain(c.hint)}")
+    out += _render_risks(document)
     gaps = [c for c in cases if c.known_gap is not None]
     if gaps:
         out += ["", f"### Known gaps ({len(gaps)}, declared: they do not fail the gate)", ""]

@@ -119,8 +119,10 @@ def toolcall_tools() -> Iterator[Any]:
 
 
 @pytest.fixture
-def toolcall_profile(toolcall_provider: str) -> Any:
-    """What the adapter under test claims (a Profile or a dict). Override it to narrow claims."""
-    from pytest_toolcall.plugins.suite import default_profile
+def toolcall_profile(request: pytest.FixtureRequest, toolcall_provider: str) -> Any:
+    """What the implementation under test claims (a Profile or a dict). Override it to declare
+    yours; the default is the reference's profile for the kit's reference implementations, and
+    for yours one that claims nothing you have not declared (issue 28)."""
+    from pytest_toolcall.plugins.suite import default_profile, kit_subject
 
-    return default_profile(toolcall_provider)
+    return default_profile(toolcall_provider, kit_subject(request.node))

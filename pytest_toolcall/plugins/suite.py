@@ -115,10 +115,33 @@ def default_adapter(config: pytest.Config, endpoint: Any) -> Any:
     return reference_adapter(endpoint)
 
 
-def default_profile(provider: str) -> Any:
-    from pytest_toolcall.reference import reference_profile
+def default_profile(provider: str, reference: bool = True) -> Any:
+    """The profile of an item whose ``toolcall_profile`` is the kit's: the reference
+    implementation's when the subject under test is the reference, else one that claims
+    nothing the subject has not declared (``reference.provider_profile``; issue 28)."""
+    from pytest_toolcall.reference import provider_profile, reference_profile
 
-    return reference_profile(provider)
+    return reference_profile(provider) if reference else provider_profile(provider)
+
+
+def kit_subject(item: Any) -> bool:
+    """Whether the subject of this suite item is one of the kit's reference implementations:
+    its fixture (``toolcall_adapter``, ``toolcall_loop``, ...) is the kit's own, and for an
+    adapter no --toolcall-adapter shim replaces the reference. True outside suite items."""
+    case = item.stash.get(CASE_KEY, None) if hasattr(item, "stash") else None
+    if case is None:
+        return True
+    fixture = SUBJECTS[case.contract][0]
+    if case.contract == "chat" and item.config.stash.get(ADAPTER_SPEC, None) is not None:
+        return False
+    defs = item._fixtureinfo.name2fixturedefs.get(fixture)
+    return bool(defs) and _kit_fixture(defs[-1], fixture)
+
+
+def _kit_fixture(fixturedef: Any, name: str) -> bool:
+    func = fixturedef.func
+    return (getattr(func, "__module__", None) in _KIT_FIXTURE_MODULES
+            and getattr(func, "__name__", None) == name)
 
 
 def default_loop(profile: Any) -> Any:
@@ -156,7 +179,8 @@ _BUILDERS: dict[str, Any] = {
     "toolcall_cassette_config": lambda item, v: default_cassette_config(),
     "toolcall_endpoint": lambda item, v: item._own_endpoint(v["toolcall_provider"]),
     "toolcall_adapter": lambda item, v: default_adapter(item.config, v["toolcall_endpoint"]),
-    "toolcall_profile": lambda item, v: default_profile(v["toolcall_provider"]),
+    "toolcall_profile": lambda item, v: default_profile(v["toolcall_provider"],
+                                                        kit_subject(item)),
     "toolcall_loop": lambda item, v: default_loop(v["toolcall_profile"]),
     "toolcall_structured": lambda item, v: default_structured(),
     "toolcall_history": lambda item, v: default_history(v["toolcall_profile"]),
@@ -171,8 +195,7 @@ def direct_fixtures(info: Any) -> tuple[str, ...]:
     """
     defs = info.name2fixturedefs
     ours = {name for name in info.names_closure if name in _BUILDERS and defs.get(name)
-            and getattr(defs[name][-1].func, "__module__", None) in _KIT_FIXTURE_MODULES
-            and getattr(defs[name][-1].func, "__name__", None) == name}
+            and _kit_fixture(defs[name][-1], name)}
     with_pytest = {name for name in info.names_closure if name not in ours}
     pending = list(with_pytest)
     while pending:
@@ -204,6 +227,8 @@ def _run(request: pytest.FixtureRequest, case: Case, **kwargs: Any) -> None:
         run_case(case, subject, profile, interfaces=interfaces,
                  suite=request.config.stash.get(PIN_KEY, None), **kwargs)
     except CaseSkipped as skip:
+        if skip.risk is not None:  # the declared risk that turned the case off (issue 28)
+            request.node.user_properties.append(("toolcall_declared_risk", skip.risk))
         pytest.skip(str(skip))
 
 
@@ -316,6 +341,7 @@ class CaseItem(pytest.Function):
         if problem:
             self._setup_error(*problem)
         self.stash[ADAPTER_KEY] = (subject, profile, interfaces)
+        _note_risks(self, profile, subject, contract)
 
     def _fill_defaults(self, names: tuple[str, ...]) -> None:
         """Give the item the kit's own fixtures in ``names``, as pytest would but without its
@@ -398,6 +424,17 @@ class CaseItem(pytest.Function):
         case = self.stash[CASE_KEY]
         # a line number, not None: pytest asserts one when a fixture skips the item
         return Path(__file__), 0, f"{case.id} ({self.stash[PROVIDER_KEY]})"
+
+
+def _note_risks(item: pytest.Item, profile: Any, subject: Any, contract: str) -> None:
+    """The declared risks of the item's profile (``core.risks``), in its user properties: the
+    summary and the reports list them (issue 28)."""
+    from pytest_toolcall.core.risks import declared_risks
+
+    risks = declared_risks(profile, subject if contract == "chat" else None, contract)
+    if risks:
+        item.user_properties.append(("toolcall_declared_risks",
+                                     ",".join(risk.id for risk in risks)))
 
 
 def _describe(adapter: Any) -> str:

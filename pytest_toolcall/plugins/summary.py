@@ -109,6 +109,9 @@ class Summary:
         self.errors: list[str] = []
         self.kit_errors: list[str] = []
         self.adapters: set[str] = set()
+        #: the declared risks of the run's profiles, and the case runs each turned off (issue 28)
+        self.risks: set[str] = set()
+        self.risk_skips: Counter[str] = Counter()
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         props = dict(report.user_properties)
@@ -116,9 +119,14 @@ class Summary:
             return
         if "toolcall_subject" in props:
             self.adapters.add(str(props["toolcall_subject"]))
+        for risk in str(props.get("toolcall_declared_risks") or "").split(","):
+            if risk:
+                self.risks.add(risk)
         outcome = _outcome(report)
         if outcome is None:
             return
+        if outcome == "skipped" and props.get("toolcall_declared_risk"):
+            self.risk_skips[str(props["toolcall_declared_risk"])] += 1
         if outcome == "skipped" and props.get("toolcall_preview"):
             self.previews += 1
         if outcome == "passed" and props.get("toolcall_hardening"):
@@ -167,6 +175,8 @@ class Summary:
         for subject in sorted(self.adapters):
             kind, _, name = subject.partition(": ")
             write(f"{kind} under test: {name}")
+        for line in self.risk_lines():
+            write(line)
         if self.failures:
             write("broken clauses (your implementation):")
             for nodeid, clause, level in self.failures:
@@ -192,6 +202,22 @@ class Summary:
             if self.config is None or self.config.pluginmanager.has_plugin("cacheprovider"):
                 rerun += f"   (all that failed: {self.rerun_command()})"  # --lf needs the cache
             write(rerun)
+
+    def risk_lines(self) -> list[str]:
+        """The declared risks of the run's profiles (``core.risks``): what each risks in
+        production and how many case runs it turned off. Never a silent skip (issue 28)."""
+        if not self.risks:
+            return []
+        from pytest_toolcall.core.risks import RISKS
+
+        lines = ["declared risks (the profile turns these checks off; no verdict covers them):"]
+        for risk in RISKS:
+            if risk.id not in self.risks:
+                continue
+            skipped = self.risk_skips[risk.id]
+            off = f"; {skipped} case run{'s' * (skipped != 1)} skipped" if skipped else ""
+            lines.append(f"  {risk.declaration}: {risk.risk}{off}")
+        return lines
 
     def suite_line(self) -> str:
         """Which suite version ran, and what to do about it: pin it, or run the previews."""

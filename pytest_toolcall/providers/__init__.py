@@ -1,9 +1,9 @@
 """The providers: one folder each, and the registry that reads them.
 
 A provider is a service (or one of the five wire formats, played as a service). Its folder holds
-its facts (``facts.py``: which wire it speaks, where it lives, how it authenticates, and which
-facts about it are confirmed, with source and date; an unconfirmed fact is marked so and
-inherits OpenAI's behaviour), the rules and shapes the fake plays (``dialect.py``, whose
+its facts (``facts.json``, read by ``facts.py``: which wire it speaks, where it lives, how it
+authenticates, and which facts about it are confirmed, with source and date; an unconfirmed fact
+is marked so and inherits OpenAI's behaviour), the rules and shapes the fake plays (``dialect.py``, whose
 ``DIALECT`` is the class), its reference adapter (``reference.py``, whose ``ADAPTER`` is the
 class) and its own cases (``cases.py``, where it has any). Adding a service is adding a folder
 and its name to ``core/_names.PROVIDERS`` (docs/writing-a-provider.md).

@@ -6,25 +6,26 @@ order, its error envelope, its id format) stay in its module, next to their sour
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from pytest_toolcall.cases import ErrorReply, Turn
 from pytest_toolcall.core.model import Reasoning
 
-__all__ = ["keyed_call_ids", "usage_tokens", "error_object", "reasoning_text", "wire_reasoning",
-           "pieces", "message_calls"]
+__all__ = ["usage_tokens", "error_object", "reasoning_text", "wire_reasoning", "pieces",
+           "message_calls", "minted", "switch_at", "thinking_type", "ALNUM", "LOWER_ALNUM"]
+
+#: the letters and digits the fake mints ids from (a service's own order where its ids show it)
+ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+LOWER_ALNUM = "abcdefghijklmnopqrstuvwxyz0123456789"
 
 
-def keyed_call_ids(make_id: Callable[[str, int], str]) -> Any:
-    """A dialect's ``call_ids`` staticmethod: each call's scripted id, else ``make_id(key,
-    position)`` with ``key`` the turn's call names joined by commas (stable per turn)."""
-
-    def call_ids(turn: Turn) -> list[str]:
-        key = ",".join(c.name for c in turn.tool_calls)
-        return [c.id or make_id(key, i) for i, c in enumerate(turn.tool_calls)]
-
-    return staticmethod(call_ids)
+def minted(seed: str, length: int, alphabet: str = ALNUM) -> str:
+    """``length`` characters of ``alphabet`` derived from ``seed`` (its SHA-256): the stable
+    stand-in for an id a service makes at random (the same seed always mints the same id)."""
+    digest = hashlib.sha256(seed.encode()).digest()
+    return "".join(alphabet[b % len(alphabet)] for b in digest[:length])
 
 
 def usage_tokens(turn: Turn) -> tuple[int, int, int]:
@@ -62,6 +63,27 @@ def wire_reasoning(field: str) -> Callable[[Mapping[str, Any]], tuple[Reasoning,
         return (Reasoning(type="thinking", text=text),) if isinstance(text, str) else None
 
     return read
+
+
+def thinking_type(body: Mapping[str, Any]) -> bool | None:
+    """The ``thinking: {"type": "enabled" | "disabled"}`` switch (DeepSeek's and GLM's request
+    field, Fireworks takes it too) as the request's ``reasoning``; None when not sent."""
+    thinking = body.get("thinking")
+    if isinstance(thinking, Mapping) and thinking.get("type") in ("enabled", "disabled"):
+        return thinking["type"] == "enabled"
+    return None
+
+
+def switch_at(key: str, field: str) -> Callable[[Mapping[str, Any]], bool | None]:
+    """A ``thinking_switch`` that reads ``body[key][field]``: a bool, else None (Together's
+    ``reasoning.enabled``, llama-server's ``chat_template_kwargs.enable_thinking``)."""
+
+    def switch(body: Mapping[str, Any]) -> bool | None:
+        outer = body.get(key)
+        on = outer.get(field) if isinstance(outer, Mapping) else None
+        return on if isinstance(on, bool) else None
+
+    return switch
 
 
 def pieces(text: str | None, size: int) -> list[str]:

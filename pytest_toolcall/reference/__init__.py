@@ -13,7 +13,8 @@ from typing import Any
 from pytest_toolcall.core._names import PROVIDERS
 from pytest_toolcall.core.errors import UsageError
 
-__all__ = ["reference_adapter", "reference_profile", "request_body"]
+__all__ = ["REFERENCE_CLAIMS", "provider_profile", "reference_adapter", "reference_profile",
+           "request_body"]
 
 
 def _module(provider: str) -> str:
@@ -58,15 +59,40 @@ def request_body(provider: str, request: Any, *, stream: bool = False) -> Any:
     return encoder.build_body(request, stream=stream)
 
 
+#: what the reference implementations claim of themselves, beyond what the provider allows: the
+#: OpenAI reference adapters target every OpenAI-compatible server (``compatible_with={'*'}``),
+#: the Anthropic one reads the legacy usage shape, the reference loop honours cancellation and
+#: has a handoff tool. An implementation of the user's that declared no profile claims none of
+#: it (:func:`provider_profile`; issue 28)
+REFERENCE_CLAIMS = frozenset({"compatible_with", "anthropic_legacy_usage", "cancellation",
+                              "handoff_tools", "tool_timeout"})
+
+
+def _overrides(provider: str) -> dict[str, Any]:
+    from importlib import import_module
+
+    return dict(getattr(import_module(_module(provider)), "PROFILE", {})
+                if provider in PROVIDERS else {})
+
+
+def provider_profile(provider: str) -> Any:
+    """The profile of an implementation that declares none (the kit's default for anything but
+    its own reference implementations): what ``provider`` allows (the ``tool_choice`` values
+    it accepts, ``parallel_tool_calls``), and no claim the implementation has not made: no
+    quirk of another server (``compatible_with`` empty), no legacy usage shape, no cancel hook,
+    no handoff tool; every other field is :class:`Profile`'s default."""
+    from pytest_toolcall.core.contracts import Profile
+
+    return Profile(**{key: value for key, value in _overrides(provider).items()
+                      if key not in REFERENCE_CLAIMS})
+
+
 def reference_profile(provider: str) -> Any:
     """The profile of the reference adapter of ``provider``: what that provider supports
     (a module-level ``PROFILE`` dict in the adapter's module narrows the defaults)."""
-    from importlib import import_module
-
     from pytest_toolcall.core.contracts import Profile
 
-    overrides = (getattr(import_module(_module(provider)), "PROFILE", {})
-                 if provider in PROVIDERS else {})
+    overrides = _overrides(provider)
     # the kit's scripted tools answer at once; a short tool timeout keeps the hung-tool and
     # parallel cases (whose sleeps scale with it) fast across the whole dialect matrix: 0.1 s,
     # the timeout the kit's own tests give the framework loops (0.2 s until 2026-11-25; 0.1 s

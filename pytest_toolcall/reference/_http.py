@@ -1,7 +1,8 @@
 """What every reference adapter does the same way: send on httpx, sync and async, complete and
-stream. A subclass says where to post (``request_url``), how to encode (``build_body``), how to
-read an answer (``parse_response``), a stream (``new_accumulator``) and an error
-(``raise_for_error``)."""
+stream; be wired to an endpoint (``from_endpoint``); read an error answer whose ``error`` object
+names its fields (``raise_for_error``, with ``error_keys``). A subclass says where to post
+(``request_url``), how to encode (``build_body``), how to read an answer (``parse_response``)
+and a stream (``new_accumulator``), and reads an error of another shape itself."""
 
 from __future__ import annotations
 
@@ -14,8 +15,8 @@ import httpx
 
 from pytest_toolcall.core.model import ChatRequest, ChatResponse
 
-__all__ = ["RETRYABLE_TYPES", "HttpxAdapter", "StreamLines", "parsed_url", "read_error",
-           "retry_fields"]
+__all__ = ["RETRYABLE_TYPES", "EndMarked", "HttpxAdapter", "StreamLines", "finish_reason",
+           "parsed_url", "read_error", "retry_fields", "tool_fields"]
 
 
 def _unreachable(exc: Exception) -> Exception:
@@ -43,6 +44,27 @@ def read_error(body: bytes) -> tuple[Any, dict[str, Any] | None]:
     return data, error if isinstance(error, dict) else None
 
 
+def finish_reason(table: Any, reason: str | None) -> Any:
+    """A wire's stop reason as the canonical finish reason by ``table`` ("other" for a reason
+    the table does not know; None for none)."""
+    if reason is None:
+        return None
+    return table.get(reason, "other")
+
+
+def tool_fields(adapter: Any, request: ChatRequest) -> dict[str, Any]:
+    """``tools``, ``tool_choice`` and ``parallel_tool_calls`` as the OpenAI wires (Chat
+    Completions and Responses) send them, by ``adapter``'s encoders; none without tools."""
+    if not request.tools:
+        return {}
+    out: dict[str, Any] = {"tools": [adapter.encode_tool(t) for t in request.tools]}
+    if request.tool_choice is not None:
+        out["tool_choice"] = adapter.encode_tool_choice(request.tool_choice)
+    if request.parallel_tool_calls is not None:
+        out["parallel_tool_calls"] = request.parallel_tool_calls
+    return out
+
+
 @functools.lru_cache(maxsize=256)
 def parsed_url(url: str) -> httpx.URL:
     """``url`` parsed once: httpx parses a URL given as text on every request (about a sixth
@@ -59,6 +81,19 @@ class HttpxAdapter:
     headers: dict[str, str]
     url: Any
 
+    #: where the wire's error object (``{"error": {...}}``) keeps the error's type, code and
+    #: param (None: the wire has no such field); see :meth:`raise_for_error`
+    error_keys: tuple[str | None, str | None, str | None] = ("type", "code", "param")
+    #: whether the error's code may say that retrying cannot help (OpenAI's
+    #: ``insufficient_quota``, ``retry_fields``)
+    quota_codes = True
+
+    @classmethod
+    def from_endpoint(cls, endpoint: Any, **kwargs: Any) -> Any:
+        """Wired to a pytest-toolcall endpoint (the fake provider, in-process or on loopback)."""
+        return cls(endpoint.base_url, endpoint.api_key, client=endpoint.client,
+                   async_client=endpoint.async_client, **kwargs)
+
     def request_url(self, request: ChatRequest, *, stream: bool) -> str | httpx.URL:
         """Where the request goes (one URL for most providers)."""
         return parsed_url(str(self.url))
@@ -71,7 +106,22 @@ class HttpxAdapter:
         raise NotImplementedError
 
     def raise_for_error(self, response: httpx.Response, body: bytes) -> None:
-        raise NotImplementedError
+        """A ProviderError for an error status: the message and the fields ``error_keys``
+        names from the body's ``error`` object, else the body itself (a gateway's page)."""
+        from pytest_toolcall.core.errors import ProviderError
+
+        if response.status_code < 400:
+            return
+        data, error = read_error(body)
+        if error is not None:
+            type_key, code_key, param_key = self.error_keys
+            code = error.get(code_key) if code_key else None
+            raise ProviderError(str(error.get("message")), status=response.status_code,
+                                type=error.get(type_key) if type_key else None, code=code,
+                                param=error.get(param_key) if param_key else None, body=data,
+                                **retry_fields(response, data, code if self.quota_codes else None))
+        raise ProviderError(str(data)[:500], status=response.status_code, body=data,
+                            **retry_fields(response, data))
 
     def new_accumulator(self) -> Any:
         raise NotImplementedError
@@ -133,6 +183,28 @@ class HttpxAdapter:
                     yield event
             for event in acc.close():
                 yield event
+
+
+class EndMarked:
+    """What a stream accumulator shares: ``done`` once the wire's last event came, and a
+    :meth:`close` that fails a stream cut before it (naming ``end_marker``, and the missing
+    ``finish_name`` when no finish reason came either)."""
+
+    done: bool
+    finish: Any = None
+    #: the wire's last event, as the error names it
+    end_marker = "its last event"
+    #: the field that carries the finish reason, named when it is missing too (None: not named)
+    finish_name: str | None = None
+
+    def close(self) -> Any:
+        from pytest_toolcall.core.errors import IncompleteStreamError
+
+        if not self.done:
+            missing = (f" and without a {self.finish_name}"
+                       if self.finish_name is not None and self.finish is None else "")
+            raise IncompleteStreamError(f"the stream ended without {self.end_marker}{missing}")
+        return ()
 
 
 class StreamLines:

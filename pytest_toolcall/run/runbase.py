@@ -35,7 +35,14 @@ __all__ = ["CaseRun", "CaseSkipped", "Held", "StepRecord", "call_with_deadline",
            "exited", "release_loop_threads", "run_async", "run_checks"]
 
 class CaseSkipped(Exception):
-    """The case does not apply: a capability it needs is not claimed by the profile."""
+    """The case does not apply: a capability it needs is not claimed by the profile.
+
+    ``risk``: the id of the declared risk (:mod:`pytest_toolcall.core.risks`) that left the
+    capability unclaimed, when one did; the reason then names it."""
+
+    def __init__(self, reason: str, risk: str | None = None) -> None:
+        super().__init__(reason)
+        self.risk = risk
 
 
 @dataclass

@@ -22,6 +22,7 @@ from pytest_toolcall.cases import SERVICE_QUIRKS, Case
 from pytest_toolcall.cases.levels import level_of
 from pytest_toolcall.core.contracts import Interface, Profile, check_adapter
 from pytest_toolcall.core.errors import ConformanceFailure, UsageError
+from pytest_toolcall.core.risks import risk_for_capability
 from pytest_toolcall.providers.fake.provider import Endpoint
 from pytest_toolcall.run.fallbackrun import run_fallback
 from pytest_toolcall.run.looprun import run_history, run_loop
@@ -89,6 +90,38 @@ def _quirk_gate(case: Case, profile: Profile, provider: str) -> None:
                       f"({SERVICE_QUIRKS[case.quirk]}); {how}")
 
 
+def _claims_gate(case: Case, profile: Profile, adapter: Any) -> None:
+    """Skip a case that needs a capability the profile does not claim; when a declared risk
+    (``core.risks``) is what leaves it unclaimed, the reason says so: never a silent skip."""
+    for capability in sorted(case.required_capabilities()):
+        if not profile.claims(capability, adapter):
+            reason = f"the profile does not claim {capability!r}, which {case.id} needs"
+            risk = risk_for_capability(profile, capability, adapter)
+            if risk is None:
+                raise CaseSkipped(reason)
+            raise CaseSkipped(f"{reason}: declared risk {risk.id} ({risk.line()})",
+                              risk=risk.id)
+
+
+def _name_senders(failure: ConformanceFailure, case: Case, profile: Profile,
+                  provider: str) -> None:
+    """A failed quirk case names the services that send its quirk, and why it ran: the
+    provider sends it, or the profile's ``compatible_with`` targets them."""
+    if case.quirk is None:
+        return
+    senders = case.senders()
+    who = (f"sent by {', '.join(senders)}" if senders
+           else "sent by no service in the registry (reported of gateways)")
+    if provider in senders:
+        why = f"{provider} sends it"
+    else:
+        wanted = ", ".join(sorted(profile.compatible_with))
+        why = (f"the profile targets {{{wanted}}} (compatible_with); OpenAI never sends it, "
+               "and an adapter for OpenAI alone leaves compatible_with empty, the default")
+    note = f"this case plays the quirk {case.quirk!r}, {who}: it ran because {why}"
+    failure.hint = f"{failure.hint} ({note})" if failure.hint else note
+
+
 def run_case(case: Case, adapter: Any, profile: Profile, endpoint: Endpoint | None = None, *,
              interfaces: Sequence[Interface] | None = None, dialect: str | None = None,
              loop_model: str = "inprocess", transport: str = "inprocess",
@@ -114,10 +147,7 @@ def _run_case(case: Case, adapter: Any, profile: Profile, endpoint: Endpoint | N
               interfaces: Sequence[Interface] | None, dialect: str | None,
               loop_model: str, transport: str) -> list[Any]:
     if case.contract != "chat":
-        for capability in sorted(case.required_capabilities()):
-            if not profile.claims(capability, adapter):
-                raise CaseSkipped(
-                    f"the profile does not claim {capability!r}, which {case.id} needs")
+        _claims_gate(case, profile, adapter)
         name = dialect or (endpoint.provider if endpoint is not None else "openai")
         if case.contract == "loop":
             return run_loop(case, adapter, profile, dialect=name,  # type: ignore[arg-type]
@@ -129,9 +159,7 @@ def _run_case(case: Case, adapter: Any, profile: Profile, endpoint: Endpoint | N
         raise UsageError(f"case {case.id} tests a chat adapter: pass the endpoint it is wired to")
     if interfaces is None:
         interfaces = check_adapter(adapter, profile)
-    for capability in sorted(case.required_capabilities()):
-        if not profile.claims(capability, adapter):
-            raise CaseSkipped(f"the profile does not claim {capability!r}, which {case.id} needs")
+    _claims_gate(case, profile, adapter)
     _quirk_gate(case, profile, endpoint.provider)
     if "stream" in case.required_capabilities():
         try:
@@ -150,6 +178,7 @@ def _run_case(case: Case, adapter: Any, profile: Profile, endpoint: Endpoint | N
         except ConformanceFailure as failure:
             failure.case_id, failure.provider = case.id, endpoint.provider
             failure.interface = interface
+            _name_senders(failure, case, profile, endpoint.provider)
             failure.trace = failure.trace or ladder(run)
             held.hold(failure)
         runs.append(run)

@@ -176,3 +176,86 @@ def stainless_error(client: Any, module: Any, exc: Exception) -> ProviderError |
 
 def _str(value: Any) -> str | None:
     return value if isinstance(value, str) else None
+
+
+# -- typed tools: the path users write -----------------------------------------------------------
+_JSON_TYPES: dict[str, Any] = {"string": str, "integer": int, "number": float,
+                               "boolean": bool, "array": list, "object": dict}
+
+
+def _annotation(tool: str, name: str, schema: Any) -> Any:
+    """The Python type a user writes for one JSON-schema property: the enum as a ``Literal``,
+    a ``pattern`` or a ``description`` as pydantic ``Field`` metadata."""
+    from typing import Annotated, Literal
+
+    from pydantic import Field
+
+    schema = schema if isinstance(schema, dict) else {}
+    if "enum" in schema:
+        kind: Any = Literal[tuple(schema["enum"])]  # type: ignore[valid-type]
+    elif schema.get("type") in _JSON_TYPES:
+        kind = _JSON_TYPES[schema["type"]]
+    else:
+        raise UsageError(f"tool {tool!r}: parameter {name!r} has the schema {schema!r}, which "
+                         "the typed tool of a loop shim cannot write as a Python type (one of "
+                         f"{', '.join(_JSON_TYPES)}, or an enum)")
+    meta = {key: schema[key] for key in ("pattern", "description") if key in schema}
+    return Annotated[kind, Field(**meta)] if meta else kind  # type: ignore[call-overload]
+
+
+def typed_tool(spec: Any, call: Callable[..., Any], *,
+               leading: tuple[inspect.Parameter, ...] = ()) -> Callable[..., Any]:
+    """A function (async when ``call`` is) typed as a user types a tool (``def
+    get_weather(city: str, unit: Literal['celsius', 'fahrenheit'] | None = None)``) from the
+    case's ``ToolSpec``, so that an
+    agent framework builds its own argument schema and validator from the signature, as it does
+    for the tools its users write. ``call(*leading_values, **arguments)`` runs it; an optional
+    parameter the model did not send is left out of ``arguments`` (never sent as None).
+    ``leading``: the framework's context parameters before the tool's own (its run context)."""
+    properties = dict(spec.parameters.get("properties") or {})
+    required = set(spec.parameters.get("required") or ())
+    params = list(leading)
+    for name, schema in properties.items():
+        if not name.isidentifier() or name in {p.name for p in leading}:
+            raise UsageError(f"tool {spec.name!r}: parameter {name!r} cannot be a Python "
+                             "parameter name, so the typed tool of a loop shim cannot take it")
+        kind = _annotation(spec.name, name, schema)
+        params.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=kind)
+                      if name in required else
+                      inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY,
+                                        annotation=kind | None, default=None))
+    optional = {name for name in properties if name not in required}
+    names = [p.name for p in leading]
+
+    def split(context: tuple[Any, ...], arguments: dict[str, Any]) -> tuple[Any, ...]:
+        """The context values (a framework may pass them by name) and the tool's arguments."""
+        context += tuple(arguments.pop(n, None) for n in names[len(context):])
+        for key in [k for k in arguments if k in optional and arguments[k] is None]:
+            del arguments[key]
+        return context
+
+    if inspect.iscoroutinefunction(call):
+        async def function(*context: Any, **arguments: Any) -> str:
+            return await call(*split(context, arguments), **arguments)  # type: ignore
+    else:
+        def function(*context: Any, **arguments: Any) -> str:  # type: ignore[misc]
+            return call(*split(context, arguments), **arguments)  # type: ignore[no-any-return]
+
+    function.__name__ = function.__qualname__ = spec.name
+    function.__doc__ = spec.description or None
+    function.__signature__ = inspect.Signature(params, return_annotation=str)  # type: ignore
+    function.__annotations__ = {**{p.name: p.annotation for p in params}, "return": str}
+    return function
+
+
+def with_events(result: Any, events: list[Any]) -> Any:
+    """``result`` (a ``LoopResult``) carrying the events a framework showed its client, then
+    how the run ended, as the client learns it: an ``error`` event for a run that failed (the
+    framework raised), and ``done`` with the stop reason."""
+    from pytest_toolcall.core.loop import LoopEvent
+
+    shown = list(events)
+    if result.stop_reason == "error":
+        shown.append(LoopEvent(type="error", content=result.text or "error"))
+    shown.append(LoopEvent(type="done", content=result.stop_reason))
+    return result.model_copy(update={"events": tuple(shown)})

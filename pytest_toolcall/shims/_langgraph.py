@@ -8,8 +8,8 @@ chat model client, under the loop cases.
 ``ChatOpenAI("gpt-4o-mini")`` (langchain-openai) over the endpoint's httpx clients;
 ``model=lambda ep: ...`` builds another ``BaseChatModel`` on the endpoint. The shim builds the
 agent graph with the case's tools, runs it with the profile's step limit (``recursion_limit``)
-and maps how the run ended onto a stop reason. It maps shapes and never repairs what the
-framework does.
+streams it, mapping what the stream shows onto loop events and how the run ended onto a stop
+reason. It maps shapes and never repairs what the framework does.
 
 Both factories build the same loop: a model node, then every tool call of its answer as one
 ``Send`` to a ``ToolNode`` (all in one graph step, run concurrently), until the model answers
@@ -48,7 +48,15 @@ langgraph-prebuilt 1.1.3, langchain-core 1.8.3, langchain-openai 1.7.4 (site-pac
   ``handle_tool_error=True`` becomes a ``ToolMessage(status="error")`` holding its message
   (``_handle_tool_error``): LangChain's documented way to send a tool's error to the model; a
   JSON-schema ``args_schema`` (a dict) is not validated (``BaseTool._parse_input`` returns the
-  input unchanged): ``argument_validation="none"``.
+  input unchanged), a pydantic one is. Since 2026-11-28 (issue 28) the shim builds each tool as
+  users do, ``StructuredTool.from_function`` over a typed function (``typed_tool``), whose
+  inferred pydantic ``args_schema`` validates the arguments; ToolNode answers the
+  ``ToolInvocationError`` with its message: ``argument_validation="feed_back"``.
+- ``langgraph/pregel``: ``stream(stream_mode=["updates", "messages", "values"])`` gives each
+  node's update (the model's ``AIMessage`` with its ``tool_calls``, each ``ToolMessage``, whose
+  ``status="error"`` marks a failure), the chat model's tokens (the ``messages`` mode's handler
+  makes ``BaseChatModel`` stream) and the state: the shim's loop events
+  (``loop_events=True``).
 - ``langchain_openai/chat_models/base.py``: ``max_retries`` defaults to ``None``, leaving the
   openai SDK's ``DEFAULT_MAX_RETRIES = 2`` (``openai/_constants.py``, openai 3.57.0):
   ``model_retries=2``.
@@ -56,28 +64,36 @@ langgraph-prebuilt 1.1.3, langchain-core 1.8.3, langchain-openai 1.7.4 (site-pac
 
 from __future__ import annotations
 
+import inspect
+import json
 import warnings
 from collections.abc import Callable
 from typing import Any
 
 from pytest_toolcall.core.contracts import Profile
 from pytest_toolcall.core.errors import UsageError
-from pytest_toolcall.core.loop import LoopRequest, LoopResult, ToolError
+from pytest_toolcall.core.loop import LoopEvent, LoopRequest, LoopResult, ToolError
 from pytest_toolcall.core.model import Usage
-from pytest_toolcall.shims._base import built_model, model_factory, require
+from pytest_toolcall.shims._base import (
+    built_model,
+    model_factory,
+    require,
+    typed_tool,
+    with_events,
+)
 
 #: what both agents do, as their sources above say and their runs show (confirmed 2026-11-25)
 _LANGGRAPH_POLICY: dict[str, Any] = dict(
     iteration_counts="rounds", max_failure_rounds=None, tool_failure_budget=None,
-    crash_policy="abort", permanent_failure_stops=False, argument_validation="none",
-    parallel_dispatch=True, tool_timeout=None, model_retries=2, loop_events=False)
+    crash_policy="abort", permanent_failure_stops=False, argument_validation="feed_back",
+    parallel_dispatch=True, tool_timeout=None, model_retries=2, loop_events=True)
 
 #: ``create_agent`` (langchain 1.5.2): ``recursion_limit`` 9_999 (factory.py) = 4999 rounds of
 #: tools, the 5000th answer's calls not run (``GraphRecursionError``); ToolNode's default error
 #: handler: a tool's exception other than a handled ToolException ends the run; a
 #: ToolException's message is fed back, it never stops the run (``permanent_failure_stops``
 #: False: LangChain has no notion of a permanent tool failure); no failure-round cap; no tool
-#: timeout; JSON-schema tools unvalidated; ChatOpenAI's openai SDK retries a 5xx twice.
+#: timeout; typed tools validated; ChatOpenAI's openai SDK retries a 5xx twice.
 LANGCHAIN_AGENT_PROFILE = Profile(name="LangChain create_agent", max_iterations=4999,
                                   **_LANGGRAPH_POLICY)
 #: ``create_react_agent`` (langgraph-prebuilt 1.1.3 on langgraph 1.2.24): the same loop with
@@ -140,12 +156,25 @@ class _LangGraphLoop:
                                "a langchain_core BaseChatModel (ChatOpenAI, ChatAnthropic...)")
         from langchain_openai import ChatOpenAI
 
+        # stream_usage: the fake stands in for api.openai.com, where ChatOpenAI asks a streamed
+        # answer for its usage by itself; with a base_url or an http_client it does not
+        # (langchain_openai/chat_models/base.py: stream_usage defaults to True only for the
+        # default base URL and client), so this is what OpenAI's users get
         return ChatOpenAI(model="gpt-4o-mini", base_url=endpoint.base_url,
                           api_key=endpoint.api_key, http_client=endpoint.client,
-                          http_async_client=endpoint.async_client)
+                          http_async_client=endpoint.async_client, stream_usage=True)
 
     def build_tools(self, request: LoopRequest) -> list[Any]:
+        """Each case tool as a user writes one: a function typed from the case's schema
+        (``typed_tool``) made a ``StructuredTool`` by ``from_function``, which infers its
+        pydantic ``args_schema`` from the signature and validates the model's arguments with
+        it (``langchain_core/tools/base.py`` ``_parse_input``); ToolNode answers a
+        ``ToolInvocationError`` with its message (``_default_handle_tool_errors``)."""
+        from langchain.tools import ToolRuntime
         from langchain_core.tools import StructuredTool, ToolException
+
+        runtime = inspect.Parameter("runtime", inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                    annotation=ToolRuntime)
 
         def tool(name: str) -> tuple[Callable[..., str], Callable[..., Any]]:
             # ``runtime``: ToolNode injects its ToolRuntime (the call's id) into a parameter
@@ -167,9 +196,10 @@ class _LangGraphLoop:
         tools = []
         for spec in request.tools:
             func, coroutine = tool(spec.name)
-            tools.append(StructuredTool(name=spec.name, description=spec.description or "",
-                                        args_schema=dict(spec.parameters), func=func,
-                                        coroutine=coroutine, handle_tool_error=True))
+            tools.append(StructuredTool.from_function(
+                func=typed_tool(spec, func, leading=(runtime,)),
+                coroutine=typed_tool(spec, coroutine, leading=(runtime,)), name=spec.name,
+                description=spec.description or "", handle_tool_error=True))
         return tools
 
     def build_agent(self, model: Any, tools: list[Any]) -> Any:  # pragma: no cover
@@ -187,21 +217,69 @@ class _LangGraphLoop:
         return agent, {"messages": messages}, {"recursion_limit": self.recursion_limit}
 
     # -- running -------------------------------------------------------------------------------
+    #: LangGraph's stream modes the shim reads: the node updates (each answer's calls, each
+    #: ToolMessage), the chat model's tokens (``messages``: the model streams, LangGraph's
+    #: StreamMessagesHandler makes ``BaseChatModel`` call ``_stream``), the state (the run's
+    #: last messages)
+    MODES = ("updates", "messages", "values")
+
     def run(self, request: LoopRequest) -> LoopResult:
         agent, state, config = self._prepare(request)
+        seen = _Seen()
         try:
-            final = agent.invoke(state, config)
+            for mode, chunk in agent.stream(state, config, stream_mode=list(self.MODES)):
+                seen.add(mode, chunk)
         except Exception as exc:
-            return _ended_by(exc)
-        return _ended_with(final["messages"])
+            return seen.ended(_ended_by(exc))
+        return seen.ended(_ended_with(seen.messages))
 
     async def arun(self, request: LoopRequest) -> LoopResult:
         agent, state, config = self._prepare(request)
+        seen = _Seen()
         try:
-            final = await agent.ainvoke(state, config)
+            async for mode, chunk in agent.astream(state, config,
+                                                   stream_mode=list(self.MODES)):
+                seen.add(mode, chunk)
         except Exception as exc:
-            return _ended_by(exc)
-        return _ended_with(final["messages"])
+            return seen.ended(_ended_by(exc))
+        return seen.ended(_ended_with(seen.messages))
+
+
+class _Seen:
+    """What the agent's stream showed its client, as loop events, and its last state."""
+
+    def __init__(self) -> None:
+        self.events: list[LoopEvent] = []
+        self.messages: list[Any] = []
+        self.names: dict[str, str] = {}
+
+    def add(self, mode: str, chunk: Any) -> None:
+        from langchain_core.messages import AIMessage, AIMessageChunk, ToolMessage
+
+        if mode == "values":
+            self.messages = list(chunk.get("messages") or ())
+        elif mode == "messages":
+            message, _metadata = chunk
+            if isinstance(message, AIMessageChunk) and message.text:
+                self.events.append(LoopEvent(type="text", content=str(message.text)))
+        elif mode == "updates":
+            for update in (chunk or {}).values():
+                for message in (update or {}).get("messages") or ():
+                    if isinstance(message, AIMessage):
+                        for call in message.tool_calls:
+                            self.names[call["id"]] = call["name"]
+                            self.events.append(LoopEvent(
+                                type="tool_call", call_id=call["id"], name=call["name"],
+                                content=json.dumps(call["args"])))
+                    elif isinstance(message, ToolMessage):
+                        self.events.append(LoopEvent(
+                            type="tool_error" if message.status == "error" else "tool_result",
+                            call_id=message.tool_call_id,
+                            name=message.name or self.names.get(message.tool_call_id),
+                            content=str(message.text)))
+
+    def ended(self, result: LoopResult) -> LoopResult:
+        return with_events(result, self.events)  # type: ignore[no-any-return]
 
 
 class LangChainAgentLoop(_LangGraphLoop):

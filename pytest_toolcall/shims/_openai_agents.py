@@ -5,21 +5,22 @@
 (``request.endpoint``) and the shim points the agent's model there, by default
 ``OpenAIChatCompletionsModel`` over ``openai.AsyncOpenAI``; ``model=lambda ep: ...`` builds
 another ``agents`` model on the endpoint. The shim builds an ``Agent`` with the case's tools,
-runs ``Runner.run`` with tracing disabled (nothing leaves the process) and maps how the run
-ended onto a stop reason. It maps shapes and never repairs what the framework does.
+runs ``Runner.run_streamed`` with tracing disabled (nothing leaves the process) and maps its
+events and how the run ended. It maps shapes and never repairs what the framework does.
 """
 
 from __future__ import annotations
 
-import json
+import inspect
 from collections.abc import Callable
 from typing import Any
 
 from pytest_toolcall.core.contracts import Profile
 from pytest_toolcall.core.errors import UsageError
-from pytest_toolcall.core.loop import LoopRequest, LoopResult, ToolError
+from pytest_toolcall.core.loop import LoopEvent, LoopRequest, LoopResult, ToolError
 from pytest_toolcall.core.model import Usage
 from pytest_toolcall.shims._base import built_model, model_factory, require, system_prompt
+from pytest_toolcall.shims._base import typed_tool, with_events
 
 #: openai-agents' documented defaults (openai-agents 0.24.0, read in site-packages/agents and
 #: its docs, with openai 3.57.0; confirmed 2026-11-25):
@@ -47,10 +48,13 @@ from pytest_toolcall.shims._base import built_model, model_factory, require, sys
 #: - duplicate_call_ids="dedupe": calls of one response sharing an id are coalesced before they
 #:   run (``run_internal/tool_planning.py`` ``_dedupe_processed_response_invocations``); read
 #:   off the runs: the tool runs once, one result is sent.
-#: - argument_validation="none": a manual ``FunctionTool`` gets "the arguments as a JSON
-#:   string" and validates them itself if at all (docs/tools.md "Custom function tools"); the
-#:   SDK does not check them against ``params_json_schema`` (read off the runs: the tool runs
-#:   with a missing or mistyped argument).
+#: - argument_validation="feed_back" (since 2026-11-28, issue 28): each case tool is what a
+#:   user writes, ``@function_tool`` over a typed function (``typed_tool``); the SDK validates
+#:   the arguments with the pydantic model it builds from the signature and raises
+#:   ``ModelBehaviorError("Invalid JSON input for tool ...")`` on a ``ValidationError``, which
+#:   the tool's ``failure_error_function`` answers (``tool.py`` ``_prepare_arguments``): the
+#:   tool does not run, the model is told. (A manual ``FunctionTool``, which the shim built
+#:   before, gets "the arguments as a JSON string" unchecked, docs/tools.md.)
 #: - model_retries=2: ``OpenAIChatCompletionsModel`` leaves retries to the openai client
 #:   (``max_retries=2``) unless ``ModelSettings.retry`` is set
 #:   (``run_internal/model_retry.py`` ``_should_disable_provider_managed_retries``).
@@ -62,30 +66,34 @@ from pytest_toolcall.shims._base import built_model, model_factory, require, sys
 #:   ``ModelBehaviorError`` and ends the run (``RunConfig.tool_not_found_behavior="raise_error"``,
 #:   the default, ``run_config.py``); the shim sets it from the profile (``feed_back``:
 #:   ``"return_error_to_model"``, the documented alternative).
-#: - sync=False: ``Runner.run`` is async (``run_sync`` wraps it); loop_events=False: the shim
-#:   reports no events.
+#: - sync=False: ``Runner.run`` is async (``run_sync`` wraps it).
+#: - loop_events=True, event_errors=False (since 2026-11-28): the shim runs
+#:   ``Runner.run_streamed`` (the model's answers stream) and maps ``stream_events()``: the
+#:   ``tool_called`` and ``tool_output`` run items and the text deltas (``stream_events.py``);
+#:   a ``ToolCallOutputItem`` has no failure flag (``items.py``), so a failed call shows as a
+#:   ``tool_result`` event holding the error text.
 PROFILE = Profile(
-    name="openai-agents Runner", sync=False, loop_events=False,
+    name="openai-agents Runner", sync=False, loop_events=True, event_errors=False,
     iteration_counts="model_calls", max_iterations=10, max_failure_rounds=None,
     tool_failure_budget=None, crash_policy="feed_back", unknown_tool_policy="abort",
     permanent_failure_stops=False,
-    parallel_dispatch=True, duplicate_call_ids="dedupe", argument_validation="none",
+    parallel_dispatch=True, duplicate_call_ids="dedupe", argument_validation="feed_back",
     model_retries=2, tool_timeout=0.5)
 
 
 class OpenAIAgentsLoop:
     """openai-agents' ``Agent`` and ``Runner`` pointed at ``request.endpoint``.
 
-    Each case tool is a ``FunctionTool`` with the case's JSON schema as it is
-    (``strict_json_schema=False``: the SDK's strict rewrite would change it). Its
-    ``on_invoke_tool`` parses the arguments, runs the kit's executor and returns a
-    ``ToolError``'s message as the tool's output (the documented way to send an error back to
-    the model). Anything else (a crash, arguments that are not JSON) is answered by the SDK's
-    own ``default_tool_error_function``, as a ``@function_tool`` is by default (for bad JSON
-    it raises ``ModelBehaviorError("Invalid JSON input for tool ...")`` into that same
-    function), or re-raised under ``crash_policy="abort"``. The profile's ``max_iterations``,
-    ``tool_timeout``, ``crash_policy`` and ``unknown_tool_policy`` configure the run, so the profile and the agent state
-    the same policy. Everything else is the SDK's default ``RunConfig`` (tracing off)."""
+    Each case tool is a ``@function_tool`` over a function typed from the case's schema (the
+    SDK validates the arguments against it; ``strict_mode=False`` keeps optional parameters
+    optional, as the case's schema has them). A ``ToolError`` is returned as the tool's output
+    (the documented way to send an error back to the model). Anything else (a crash, arguments
+    the SDK rejects) is answered by the SDK's own ``default_tool_error_function``, as a
+    ``@function_tool``'s is by default, or re-raised under ``crash_policy="abort"``
+    (``failure_error_function=None``). The profile's ``max_iterations``, ``tool_timeout``,
+    ``crash_policy`` and ``unknown_tool_policy`` configure the run, so the profile and the agent
+    state the same policy. The run is ``Runner.run_streamed``, its stream events the loop's
+    events; everything else is the SDK's default ``RunConfig`` (tracing off)."""
 
     def __init__(self, model: Callable[[Any], Any] | None = None,
                  profile: Profile = PROFILE) -> None:
@@ -110,27 +118,33 @@ class OpenAIAgentsLoop:
         return OpenAIChatCompletionsModel("gpt-4o-mini", openai_client=client)
 
     def build_tools(self, request: LoopRequest) -> list[Any]:
-        from agents import FunctionTool, default_tool_error_function
+        """Each case tool as a user writes one: ``@function_tool`` over a function typed from
+        the case's schema (``typed_tool``). The SDK builds the argument model from the
+        signature and validates the model's arguments with it; a ``ValidationError`` (or bad
+        JSON) raises ``ModelBehaviorError("Invalid JSON input for tool ...")``, answered by the
+        tool's ``failure_error_function`` (``tool.py`` ``_prepare_arguments``)."""
+        from agents import default_tool_error_function, function_tool
+        from agents.tool_context import ToolContext
 
         abort = self.profile.crash_policy == "abort"
 
         def invoke(name: str) -> Any:
-            async def on_invoke_tool(ctx: Any, arguments: str) -> str:
+            async def call(ctx: Any, **arguments: Any) -> str:
                 try:
-                    parsed = json.loads(arguments) if arguments else {}
-                    return await request.executor.arun(name, parsed, call_id=ctx.tool_call_id)
+                    return await request.executor.arun(name, arguments,
+                                                       call_id=ctx.tool_call_id)
                 except ToolError as exc:  # written for the model
                     return exc.message
-                except Exception as exc:
-                    if abort:
-                        raise
-                    return str(default_tool_error_function(ctx, exc))
-            return on_invoke_tool
+            return call
 
-        return [FunctionTool(name=spec.name, description=spec.description or "",
-                             params_json_schema=dict(spec.parameters),
-                             on_invoke_tool=invoke(spec.name), strict_json_schema=False,
-                             timeout_seconds=self.profile.tool_timeout)
+        context = inspect.Parameter("ctx", inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                    annotation=ToolContext[Any])
+        return [function_tool(typed_tool(spec, invoke(spec.name), leading=(context,)),
+                              name_override=spec.name,
+                              description_override=spec.description or "",
+                              failure_error_function=None if abort
+                              else default_tool_error_function,
+                              strict_mode=False, timeout=self.profile.tool_timeout)
                 for spec in request.tools]
 
     async def arun(self, request: LoopRequest) -> LoopResult:
@@ -141,6 +155,7 @@ class OpenAIAgentsLoop:
             MaxTurnsExceeded,
             ModelBehaviorError,
             ModelRefusalError,
+            ModelSettings,
             OutputGuardrailTripwireTriggered,
             RunConfig,
             Runner,
@@ -152,30 +167,77 @@ class OpenAIAgentsLoop:
                 "needs the fake provider's endpoint: run with --toolcall-loop-model=fake "
                 "(ini: toolcall_loop_model = fake)")
         model = self.build_model(request.endpoint)
-        # the conversation's system prompt is the agent's instructions (the SDK sends them
-        # first, as the system message, with every model call)
+        # the fake stands in for api.openai.com, where the SDK asks a streamed answer for its
+        # usage by itself; on another base_url it does not (chatcmpl_helpers.py
+        # get_stream_options_param: include_usage defaults to True for the official client
+        # only), so a user's ModelSettings.include_usage=True is what OpenAI's users get. The
+        # conversation's system prompt is the agent's instructions (the SDK sends them first,
+        # as the system message, with every model call)
         agent = Agent(name="assistant", model=model, tools=self.build_tools(request),
+                      model_settings=ModelSettings(include_usage=True),
                       instructions=system_prompt(request) or None)
         prompt = "\n".join(m.content for m in request.messages if m.role == "user")
+        events: list[LoopEvent] = []
+
+        def ended(reason: str, text: str | None, usage: Usage | None = None) -> LoopResult:
+            return with_events(LoopResult(stop_reason=reason, text=text,  # type: ignore[arg-type]
+                                          usage=usage), events)
+
         try:
             not_found = ("raise_error" if self.profile.unknown_tool_policy == "abort"
                          else "return_error_to_model")
-            result = await Runner.run(agent, prompt, max_turns=self.profile.max_iterations,
-                                      run_config=RunConfig(tracing_disabled=True,
-                                                           tool_not_found_behavior=not_found))
+            result = Runner.run_streamed(agent, prompt, max_turns=self.profile.max_iterations,
+                                         run_config=RunConfig(tracing_disabled=True,
+                                                              tool_not_found_behavior=not_found))
+            names: dict[str, str] = {}
+            async for event in result.stream_events():
+                events.extend(_events(event, names))
         except MaxTurnsExceeded:
-            return LoopResult(stop_reason="max_iterations", text=None)
+            return ended("max_iterations", None)
         except ModelRefusalError as exc:  # the SDK names this ending itself
-            return LoopResult(stop_reason="content_filter", text=exc.refusal)
+            return ended("content_filter", exc.refusal)
         except (InputGuardrailTripwireTriggered, OutputGuardrailTripwireTriggered) as exc:
-            return LoopResult(stop_reason="content_filter", text=type(exc).__name__)
+            return ended("content_filter", type(exc).__name__)
         except ModelBehaviorError as exc:
-            return LoopResult(stop_reason="error", text=f"the run failed ({type(exc).__name__})")
+            return ended("error", f"the run failed ({type(exc).__name__})")
         except openai.OpenAIError as exc:
-            return LoopResult(stop_reason="error", text=f"model call failed ({type(exc).__name__})")
+            return ended("error", f"model call failed ({type(exc).__name__})")
         except Exception as exc:  # a tool's crash under crash_policy="abort", and the rest
-            return LoopResult(stop_reason="error", text=f"the run failed ({type(exc).__name__})")
+            return ended("error", f"the run failed ({type(exc).__name__})")
         usage = result.context_wrapper.usage
-        return LoopResult(stop_reason="completed", text=str(result.final_output), usage=Usage(
+        return ended("completed", str(result.final_output), usage=Usage(
             input_tokens=usage.input_tokens, output_tokens=usage.output_tokens,
             total_tokens=usage.total_tokens))
+
+
+def _events(event: Any, names: dict[str, str]) -> list[LoopEvent]:
+    """What ``RunResultStreaming.stream_events()`` shows its client, as loop events: a
+    ``tool_called`` item (the call, its id and name), a ``tool_output`` item (its output; the
+    SDK's items carry no failure flag, ``items.py`` ``ToolCallOutputItem``: every outcome is a
+    ``tool_result``, ``event_errors=False``) and the model's text deltas
+    (``raw_response_event`` with ``response.output_text.delta``; ``stream_events.py``)."""
+    kind = getattr(event, "type", None)
+    if kind == "raw_response_event":
+        data = event.data
+        if getattr(data, "type", None) == "response.output_text.delta" and data.delta:
+            return [LoopEvent(type="text", content=data.delta)]
+        return []
+    if kind != "run_item_stream_event":
+        return []
+    item = event.item
+    if event.name == "tool_called":
+        raw = item.raw_item
+        call_id, name = _field(raw, "call_id"), _field(raw, "name")
+        if call_id and name:
+            names[call_id] = name
+        return [LoopEvent(type="tool_call", call_id=call_id, name=name,
+                          content=str(_field(raw, "arguments") or ""))]
+    if event.name == "tool_output":
+        call_id = _field(item.raw_item, "call_id")
+        return [LoopEvent(type="tool_result", call_id=call_id, name=names.get(call_id or ""),
+                          content=str(item.output))]
+    return []
+
+
+def _field(raw: Any, name: str) -> Any:
+    return raw.get(name) if isinstance(raw, dict) else getattr(raw, name, None)

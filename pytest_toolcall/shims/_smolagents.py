@@ -4,9 +4,9 @@
 Run with ``--toolcall-loop-model=fake``: each case hands the loop the fake provider serving its
 script (``request.endpoint``) and the shim points smolagents' model there, by default
 ``OpenAIServerModel`` (the openai SDK on the endpoint's httpx client); ``model=lambda ep: ...``
-builds another smolagents model on the endpoint. The shim builds a ``ToolCallingAgent`` with the
-case's tools and maps how the run ended onto a stop reason. It maps shapes and never repairs
-what the framework does.
+builds another smolagents model on the endpoint. The shim builds a streaming
+``ToolCallingAgent`` with the case's tools and maps its events and how the run ended. It maps
+shapes and never repairs what the framework does.
 """
 
 from __future__ import annotations
@@ -18,9 +18,15 @@ from typing import Any
 
 from pytest_toolcall.core.contracts import Profile
 from pytest_toolcall.core.errors import UsageError
-from pytest_toolcall.core.loop import LoopRequest, LoopResult
+from pytest_toolcall.core.loop import LoopEvent, LoopRequest, LoopResult
 from pytest_toolcall.core.model import Usage
-from pytest_toolcall.shims._base import built_model, model_factory, require, system_prompt
+from pytest_toolcall.shims._base import (
+    built_model,
+    model_factory,
+    require,
+    system_prompt,
+    with_events,
+)
 
 #: smolagents' documented default policy (smolagents 1.26.0, confirmed 2026-11-25; the
 #: reference page https://huggingface.co/docs/smolagents/reference/agents and the installed
@@ -53,9 +59,13 @@ from pytest_toolcall.shims._base import built_model, model_factory, require, sys
 #:   a timeout twice (``max_retries=2``): ``model_retries=2``. smolagents' own ``Retrying``
 #:   (``ApiModel``, ``RETRY_MAX_ATTEMPTS=3``, 60 s apart) retries only what
 #:   ``is_rate_limit_error`` matches, after the SDK has given up;
-#: - ``MultiStepAgent.run`` is sync (no async run in 1.26.0); the shim reports no events.
+#: - ``MultiStepAgent.run`` is sync (no async run in 1.26.0);
+#: - loop_events=True (since 2026-11-28, issue 28): ``run(stream=True)`` yields each
+#:   ``ToolCall``, each ``ToolOutput`` and each finished ``ActionStep`` with its ``error``
+#:   (``_run_stream``), the shim's loop events; ``stream_outputs=True`` makes each answer come
+#:   through ``generate_stream`` (``_step_stream``), the path of a user who streams.
 PROFILE = Profile(
-    name="smolagents ToolCallingAgent", sync=True, async_=False, loop_events=False,
+    name="smolagents ToolCallingAgent", sync=True, async_=False, loop_events=True,
     iteration_counts="model_calls", max_iterations=20, max_failure_rounds=None,
     tool_failure_budget=None, closing_call=True, final_answer_tool="final_answer",
     feedback_role="user", crash_policy="feed_back", permanent_failure_stops=False,
@@ -119,14 +129,22 @@ class SmolagentsLoop:
         model = self.build_model(request.endpoint)
         ids = _CallIds()
         tools = [_tool(spec, request.executor, ids) for spec in request.tools]
-        # the conversation's system prompt goes where smolagents takes one: ``instructions``,
+        # a streaming agent shows each answer in a rich Live panel on its logger's console
+        # whatever the level (agents.py _step_stream): a quiet console keeps the test log clean.
+        # The conversation's system prompt goes where smolagents takes one: ``instructions``,
         # inserted in its own system prompt (agents.py, smolagents 1.26.0)
+        from rich.console import Console
+        from smolagents.monitoring import AgentLogger
+
         agent = ToolCallingAgent(tools=tools, model=model, add_base_tools=False,
                                  max_steps=self.profile.max_iterations,
-                                 verbosity_level=LogLevel.OFF,
+                                 logger=AgentLogger(level=LogLevel.OFF,
+                                                    console=Console(quiet=True)),
+                                 stream_outputs=self.stream_outputs(model),
                                  instructions=system_prompt(request) or None)
         prompt = "\n".join(m.content for m in request.messages if m.role == "user")
         output: Any = None
+        seen = _Seen(self.profile.final_answer_tool)
         try:
             # streamed steps: smolagents names each call's id in a ToolCall event before the
             # step's tools run; the executor records it (it is not passed to the tool)
@@ -135,12 +153,14 @@ class SmolagentsLoop:
                     ids.add(event.name, event.arguments, event.id)
                 elif isinstance(event, FinalAnswerStep):
                     output = event.output
+                seen.add(event)
         except AgentGenerationError as exc:  # the model call failed (smolagents re-raises it)
             cause = exc.__cause__ or exc
-            return LoopResult(stop_reason="error",
-                              text=f"model call failed ({type(cause).__name__})")
+            return seen.ended(LoopResult(stop_reason="error",
+                                         text=f"model call failed ({type(cause).__name__})"))
         except Exception as exc:  # anything else smolagents lets out of its run
-            return LoopResult(stop_reason="error", text=f"the run failed ({type(exc).__name__})")
+            return seen.ended(LoopResult(stop_reason="error",
+                                         text=f"the run failed ({type(exc).__name__})"))
         steps = agent.memory.steps
         # how smolagents itself tells the two endings apart (MultiStepAgent.run's RunResult)
         capped = bool(steps) and isinstance(getattr(steps[-1], "error", None), AgentMaxStepsError)
@@ -151,8 +171,60 @@ class SmolagentsLoop:
             outputs = sum(u.output_tokens for u in counted)
             usage = Usage(input_tokens=inputs, output_tokens=outputs,
                           total_tokens=inputs + outputs)
-        return LoopResult(stop_reason="max_iterations" if capped else "completed",
-                          text=None if output is None else str(output), usage=usage)
+        return seen.ended(LoopResult(stop_reason="max_iterations" if capped else "completed",
+                                     text=None if output is None else str(output),
+                                     usage=usage))
+
+    @staticmethod
+    def stream_outputs(model: Any) -> bool:
+        """``ToolCallingAgent(stream_outputs=True)`` where the model streams (it has
+        ``generate_stream``, as ``OpenAIServerModel`` has): each step's answer then comes
+        through ``generate_stream`` (agents.py ``_step_stream``), the path a user who streams
+        takes."""
+        return hasattr(model, "generate_stream")
+
+
+class _Seen:
+    """What ``agent.run(stream=True)`` showed its client, as loop events: each ``ToolCall``
+    (but the agent's own final-answer tool), each ``ToolOutput`` as the call's result, a step's
+    ``error`` as the failure of each of its calls (its ``ToolCall`` events) that gave no
+    output, the ``FinalAnswerStep`` as the answer (agents.py ``_run_stream``, memory.py;
+    smolagents 1.26.0)."""
+
+    def __init__(self, final_answer_tool: str | None) -> None:
+        self.final = final_answer_tool
+        self.events: list[LoopEvent] = []
+        self.answered: set[str] = set()
+        #: the calls (id, name) the current step's ToolCall events showed
+        self.step: list[tuple[str, str]] = []
+
+    def add(self, event: Any) -> None:
+        from smolagents.agents import ToolOutput
+        from smolagents.memory import ActionStep, FinalAnswerStep, ToolCall
+
+        if isinstance(event, ToolCall) and event.name != self.final:
+            self.step.append((event.id, event.name))
+            self.events.append(LoopEvent(type="tool_call", call_id=event.id, name=event.name,
+                                         content=_key(event.arguments)))
+        elif isinstance(event, ToolOutput) and not event.is_final_answer:
+            self.answered.add(event.id)
+            self.events.append(LoopEvent(type="tool_result", call_id=event.id,
+                                         name=event.tool_call.name,
+                                         content=str(event.observation or event.output)))
+        elif isinstance(event, ActionStep):
+            # the step's calls are those its ToolCall events showed: a step that failed sets
+            # ``tool_calls`` only once every call returned (agents.py process_tool_calls)
+            for call_id, name in self.step if event.error is not None else ():
+                if call_id not in self.answered:
+                    self.answered.add(call_id)
+                    self.events.append(LoopEvent(type="tool_error", call_id=call_id,
+                                                 name=name, content=str(event.error)))
+            self.step = []
+        elif isinstance(event, FinalAnswerStep) and event.output is not None:
+            self.events.append(LoopEvent(type="text", content=str(event.output)))
+
+    def ended(self, result: LoopResult) -> LoopResult:
+        return with_events(result, self.events)  # type: ignore[no-any-return]
 
 
 class _CallIds:

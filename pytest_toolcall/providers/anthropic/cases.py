@@ -14,23 +14,13 @@ from pytest_toolcall.cases import Case, ScriptedCall, Step, StreamPlan, Turn, ch
 from pytest_toolcall.run.checks import matches_script, usage_reported, wire_request
 from pytest_toolcall.core.errors import ConformanceFailure
 from pytest_toolcall.providers.anthropic.dialect import AnthropicMessages, thinking_signature
-from pytest_toolcall.core.model import (
-    AssistantMessage,
-    NamedToolChoice,
-    Reasoning,
-    ToolMessage,
-    UserMessage,
-)
+from pytest_toolcall.core.model import (AssistantMessage, NamedToolChoice, Reasoning, ToolMessage,
+                                        UserMessage)
 from pytest_toolcall.run.runner import CaseRun
 
-from pytest_toolcall.conformance._common import (
-    PARIS_TOKYO_TIME,
-    answered,
-    calls,
-    case,
-    reasoning_decoded,
-    request,
-)
+from pytest_toolcall.conformance._common import (PARIS_TOKYO_TIME, answered, calls, case,
+                                                 reasoning_decoded, request, stream_usage_case,
+                                                 wire_and_stream)
 from pytest_toolcall.conformance.wire import history_intact, replay_arguments_are_json
 
 DIALECT = ("anthropic",)
@@ -176,29 +166,20 @@ def thinking_replayed(run: CaseRun) -> None:
 
 
 CASES: list[Case] = [
-    case(
-        id="wire.anthropic_thinking_replayed",
-        dialects=DIALECT,
+    *wire_and_stream(
+        "anthropic_thinking_replayed", _thinking_steps, dialects=DIALECT,
+        checks=(matches_script, reasoning_decoded, thinking_replayed),
         title="Thinking and redacted_thinking blocks go back unchanged before the tool_use",
         why="With extended thinking on, Anthropic answers 400 'Expected `thinking` or "
             "`redacted_thinking`, but found `tool_use`' when the thinking of the turn is "
             "dropped (haystack-core-integrations #2146, mastra #7799, llama_index #18834), and "
             "'Invalid `signature` in `thinking` block' when a block is edited, re-serialised or "
             "reordered (anthropic-sdk-python #1598, hermes-agent #17890); confirmed 2026-11-23.",
-        steps=_thinking_steps("complete"),
-        checks=(matches_script, reasoning_decoded, thinking_replayed),
-    ),
-    case(
-        id="stream.anthropic_thinking_replayed",
-        dialects=DIALECT,
-        title="Streamed thinking (thinking_delta, signature_delta) is kept and replayed",
-        why="A streamed thinking block arrives as thinking_delta pieces and one "
+        stream_title="Streamed thinking (thinking_delta, signature_delta) is kept and replayed",
+        stream_why="A streamed thinking block arrives as thinking_delta pieces and one "
             "signature_delta; accumulators that only know text and input_json deltas lose it, "
             "and the next request gets Anthropic's 400 (braintrust-sdk-javascript #1857 is the "
-            "same loss for Mistral's thinking chunks; confirmed 2026-11-23).",
-        steps=_thinking_steps("stream"),
-        checks=(matches_script, reasoning_decoded, thinking_replayed),
-    ),
+            "same loss for Mistral's thinking chunks; confirmed 2026-11-23)."),
     case(
         id="wire.anthropic_tool_results_first",
         dialects=DIALECT,
@@ -278,7 +259,7 @@ CASES: list[Case] = [
                 fragment_size=2))),),
         checks=(matches_script,),
     ),
-    case(
+    stream_usage_case(
         id="stream.anthropic_usage_split",
         dialects=DIALECT,
         title="Streamed usage: input tokens from message_start, output from message_delta",
@@ -286,10 +267,6 @@ CASES: list[Case] = [
             "message_delta carries both final counts (every stream of the wire corpus, "
             "recorded through 2026; confirmed 2026-11-22): adapters that keep message_start's "
             "placeholder report the wrong numbers.",
-        needs={"usage"},
-        steps=(Step(request=request(), via="stream", reply=Turn(
-            tool_calls=calls(("get_time", "{}")))),),
-        checks=(usage_reported, matches_script),
     ),
     case(
         id="stream.anthropic_usage_legacy_delta",

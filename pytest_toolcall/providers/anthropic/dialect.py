@@ -16,17 +16,8 @@ from typing import Any
 
 from pytest_toolcall.cases import ErrorReply, Turn
 from pytest_toolcall.core.errors import UsageError
-from pytest_toolcall.core.model import (
-    AssistantMessage,
-    ChatRequest,
-    NamedToolChoice,
-    Reasoning,
-    SystemMessage,
-    ToolCall,
-    ToolMessage,
-    ToolSpec,
-    UserMessage,
-)
+from pytest_toolcall.core.model import (AssistantMessage, ChatRequest, NamedToolChoice, Reasoning,
+                                        SystemMessage, ToolCall, ToolMessage, ToolSpec, UserMessage)
 from pytest_toolcall.providers.base import Rejection
 from pytest_toolcall.providers.anthropic import errors as _errors
 

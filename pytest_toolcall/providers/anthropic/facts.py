@@ -1,11 +1,9 @@
-"""Anthropic Messages (the anthropic wire): the facts the fake plays, each with
-its source and the date it was confirmed.
+"""Anthropic Messages (the anthropic wire): the facts the fake plays, each with its source and the
+date it was confirmed.
 
-Data only (the provider registry, ``pytest_toolcall.providers``, reads ``PROVIDER``);
-docs/providers.md lists them."""
+Data: ``facts.json`` beside this file, read and checked by ``_facts.load``; the provider
+registry reads ``PROVIDER``, docs/providers.md lists the facts."""
 
-from __future__ import annotations
+from pytest_toolcall.providers._facts import load
 
-from pytest_toolcall.providers._facts import Provider
-
-PROVIDER = Provider(name="anthropic", dialect="anthropic", family="anthropic")
+PROVIDER = load(__file__)

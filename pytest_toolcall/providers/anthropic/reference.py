@@ -17,27 +17,13 @@ from typing import Any
 
 import httpx
 
-from pytest_toolcall.core.errors import IncompleteStreamError, ProviderError, StreamError
-from pytest_toolcall.core.model import (
-    AssistantMessage,
-    ChatRequest,
-    ChatResponse,
-    NamedToolChoice,
-    Reasoning,
-    ReasoningComplete,
-    StreamDone,
-    SystemMessage,
-    TextDelta,
-    ToolCall,
-    ToolCallComplete,
-    ToolCallDelta,
-    ToolMessage,
-    ToolSpec,
-    Usage,
-    UserMessage,
-    parse_arguments,
-)
-from pytest_toolcall.reference._http import HttpxAdapter, RETRYABLE_TYPES, read_error, retry_fields
+from pytest_toolcall.core.errors import ProviderError, StreamError
+from pytest_toolcall.core.model import (AssistantMessage, ChatRequest, ChatResponse,
+                                        NamedToolChoice, Reasoning, ReasoningComplete, StreamDone,
+                                        SystemMessage, TextDelta, ToolCall, ToolCallComplete,
+                                        ToolCallDelta, ToolMessage, ToolSpec, Usage, UserMessage,
+                                        parse_arguments)
+from pytest_toolcall.reference._http import EndMarked, HttpxAdapter, RETRYABLE_TYPES, finish_reason
 
 __all__ = ["ADAPTER", "AnthropicAdapter", "AnthropicStreamAccumulator", "PROFILE"]
 
@@ -70,6 +56,8 @@ class AnthropicAdapter(HttpxAdapter):
     #: with ``ChatRequest.reasoning``: Anthropic's minimum budget, and max_tokens above it
     #: (docs.claude.com, extended thinking: budget_tokens >= 1024 and < max_tokens)
     THINKING_BUDGET = 1024
+    #: Anthropic's error object: {type, message}
+    error_keys = ("type", None, None)
 
     def __init__(self, base_url: str, api_key: str, *, model: str = DEFAULT_MODEL,
                  client: httpx.Client | None = None,
@@ -79,12 +67,6 @@ class AnthropicAdapter(HttpxAdapter):
         self.model = model
         self.client = client or httpx.Client(timeout=60)
         self.async_client = async_client or httpx.AsyncClient(timeout=60)
-
-    @classmethod
-    def from_endpoint(cls, endpoint: Any, **kwargs: Any) -> AnthropicAdapter:
-        """Wired to a pytest-toolcall endpoint (the fake provider, in-process or on loopback)."""
-        return cls(endpoint.base_url, endpoint.api_key, client=endpoint.client,
-                   async_client=endpoint.async_client, **kwargs)
 
     # -- canonical -> wire --------------------------------------------------------------------
     def build_body(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
@@ -211,9 +193,7 @@ class AnthropicAdapter(HttpxAdapter):
 
     @staticmethod
     def parse_finish(reason: str | None) -> Any:
-        if reason is None:
-            return None
-        return _FINISH.get(reason, "other")
+        return finish_reason(_FINISH, reason)
 
     @staticmethod
     def parse_usage(raw: dict[str, Any] | None, previous: Usage | None = None) -> Usage | None:
@@ -226,17 +206,6 @@ class AnthropicAdapter(HttpxAdapter):
         out = raw.get("output_tokens", base.output_tokens)
         total = (inp or 0) + (out or 0) if inp is not None or out is not None else None
         return Usage(input_tokens=inp, output_tokens=out, total_tokens=total)
-
-    def raise_for_error(self, response: httpx.Response, body: bytes) -> None:
-        if response.status_code < 400:
-            return
-        data, error = read_error(body)
-        if error is not None:
-            raise ProviderError(str(error.get("message")), status=response.status_code,
-                                type=error.get("type"), body=data,
-                                **retry_fields(response, data))
-        raise ProviderError(str(data)[:500], status=response.status_code, body=data,
-                            **retry_fields(response, data))
 
     def new_accumulator(self) -> AnthropicStreamAccumulator:
         return AnthropicStreamAccumulator(self)
@@ -255,13 +224,16 @@ class _Block:
         self.parts: list[str] = []
 
 
-class AnthropicStreamAccumulator:
+class AnthropicStreamAccumulator(EndMarked):
     """Turns SSE lines into stream events, dispatching on the ``event:`` line.
 
     Blocks are keyed on their ``index``; a tool_use block is complete at its
     ``content_block_stop``, its arguments the join of every ``partial_json`` (none, or only
     ``""``, means no arguments: ``{}``).
     """
+
+    end_marker = "'event: message_stop'"
+    finish_name = "stop_reason"
 
     def __init__(self, adapter: AnthropicAdapter) -> None:
         self.adapter = adapter
@@ -357,13 +329,6 @@ class AnthropicStreamAccumulator:
         call = ToolCall.from_raw(id=block.id, name=block.name or "",
                                  arguments=text if error else parsed)
         return [ToolCallComplete(call=call)]
-
-    def close(self) -> Iterable[Any]:
-        if not self.done:
-            raise IncompleteStreamError(
-                "the stream ended without 'event: message_stop'"
-                + (" and without a stop_reason" if self.finish is None else ""))
-        return ()
 
 
 #: the reference adapter of this provider (``reference.reference_adapter``)

@@ -163,9 +163,6 @@ class AzureOpenAI(OpenAIChat):
                            rule="auth.invalid" if headers.get("api-key") or auth
                            else "auth.missing")
 
-    def wants_stream(self, body: Mapping[str, Any], path: str) -> bool:
-        return body.get("stream") is True
-
     # -- validation ---------------------------------------------------------------------------
     def validate(self, body: Any) -> Rejection | None:
         if isinstance(body, Mapping) and "model" not in body:

@@ -18,7 +18,6 @@ Confirmed 2026-11-25; the sources are in ``pytest_toolcall.providers.AZURE_OPENA
 
 from __future__ import annotations
 
-from typing import Any
 from urllib.parse import quote
 
 import httpx
@@ -61,11 +60,6 @@ class AzureOpenAIAdapter(OpenAIChatAdapter):
                         f"completions?api-version={api_version}")
         self.headers = ({"api-key": api_key} if api_key is not None
                         else {"authorization": f"Bearer {azure_ad_token}"})
-
-    @classmethod
-    def from_endpoint(cls, endpoint: Any, **kwargs: Any) -> AzureOpenAIAdapter:
-        return cls(endpoint.base_url, endpoint.api_key, client=endpoint.client,
-                   async_client=endpoint.async_client, **kwargs)
 
 
 #: the reference adapter of this provider (``reference.reference_adapter``)

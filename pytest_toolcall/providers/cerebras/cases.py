@@ -10,16 +10,11 @@ Sources and dates: ``pytest_toolcall.providers.CEREBRAS``.
 from __future__ import annotations
 
 from pytest_toolcall.cases import Case, Step, StreamPlan, Turn
-from pytest_toolcall.run.checks import matches_script, usage_reported
+from pytest_toolcall.run.checks import matches_script
 from pytest_toolcall.core.model import Reasoning
 
-from pytest_toolcall.conformance._common import (
-    PARIS_TOKYO_TIME,
-    calls,
-    case,
-    reasoning_decoded,
-    request,
-)
+from pytest_toolcall.conformance._common import (PARIS_TOKYO_TIME, case, reasoning_decoded, request,
+                                                 stream_usage_case)
 
 DIALECT = ("cerebras",)
 _THOUGHT = ("The user wants the weather in two cities and the time. I will call get_weather "
@@ -57,7 +52,7 @@ CASES: list[Case] = [
         steps=(Step(request=request(), via="stream", reply=_reasoning_turn(5)),),
         checks=(matches_script, reasoning_decoded),
     ),
-    case(
+    stream_usage_case(
         id="stream.cerebras_usage_on_finish_chunk",
         dialects=DIALECT,
         title="Streamed usage rides on the finish chunk, with time_info",
@@ -66,9 +61,5 @@ CASES: list[Case] = [
             "ChatChunkResponse.usage / time_info), not with OpenAI's separate choices: [] usage "
             "chunk. A reader that takes usage only from that chunk reports none; confirmed "
             "2026-11-25.",
-        needs={"usage"},
-        steps=(Step(request=request(), via="stream", reply=Turn(
-            tool_calls=calls(("get_time", "{}")))),),
-        checks=(usage_reported, matches_script),
     ),
 ]

@@ -48,24 +48,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from pytest_toolcall.cases import ErrorReply, Turn
-from pytest_toolcall.core.model import ChatRequest
 from pytest_toolcall.providers.base import Rejection
-from pytest_toolcall.providers._compat import (
-    error_object,
-    keyed_call_ids,
-    pieces,
-    reasoning_text,
-    usage_tokens,
-    wire_reasoning,
-)
-from pytest_toolcall.providers.openai.dialect import (
-    CREATED,
-    OpenAIChat,
-    _finish,
-    ordered_fragments,
-    with_sse_comments,
-    with_wire_reasoning,
-)
+from pytest_toolcall.providers._compat import error_object, reasoning_text, usage_tokens
+from pytest_toolcall.providers.openai.dialect import CREATED, OpenAIChat, _finish
 from pytest_toolcall.providers.cerebras import errors as _errors
 
 __all__ = [
@@ -87,7 +72,6 @@ KNOWN_KEYS = frozenset({
     "presence_penalty", "prompt_cache_key", "reasoning_effort", "reasoning_format",
     "response_format", "seed", "service_tier", "stop", "stream", "stream_options",
     "temperature", "tool_choice", "tools", "top_logprobs", "top_p", "user"})
-_PATH = "/v1/chat/completions"
 
 
 def cerebras_error(status: int, message: str, *, rule: str, type: str = "invalid_request_error",
@@ -109,8 +93,11 @@ def call_id(key: str, position: int) -> str:
     return hashlib.sha256(f"{key}/{position}".encode()).hexdigest()[:9]
 
 
-#: an input assistant message's ``reasoning`` as its thinking
-_reasoning_field = wire_reasoning("reasoning")
+def thinking_switch(body: Mapping[str, Any]) -> bool | None:
+    """``disable_reasoning`` (or ``reasoning_effort: none``) as the request's ``reasoning``."""
+    if body.get("disable_reasoning") is True or body.get("reasoning_effort") == "none":
+        return False
+    return True if body.get("disable_reasoning") is False else None
 
 
 class Cerebras(OpenAIChat):
@@ -122,11 +109,12 @@ class Cerebras(OpenAIChat):
     name = "cerebras"
     title = "Cerebras Inference Chat Completions (api.cerebras.ai)"
     base_path = "/v1"
+    paths = frozenset({"/v1/chat/completions"})
+    reasoning_field = "reasoning"
+    thinking_switch = staticmethod(thinking_switch)
+    call_id = staticmethod(call_id)
 
-    # -- routing and auth -------------------------------------------------------------------
-    def route(self, method: str, path: str) -> bool:
-        return method == "POST" and path.rstrip("/") == _PATH
-
+    # -- auth -----------------------------------------------------------------------------------
     def auth_rejection(self, auth: str) -> Rejection:
         if not auth:
             return Rejection(status=403, body=dict(NOT_AUTHENTICATED), rule="auth.missing")
@@ -145,20 +133,9 @@ class Cerebras(OpenAIChat):
                              rule=found.rule)
         return found
 
-    def decode_request(self, body: Mapping[str, Any]) -> ChatRequest:
-        request = with_wire_reasoning(super().decode_request(body), body, _reasoning_field)
-        on = None
-        if body.get("disable_reasoning") is True or body.get("reasoning_effort") == "none":
-            on = False
-        elif body.get("disable_reasoning") is False:
-            on = True
-        return request.model_copy(update={"reasoning": on})
-
     # -- encoding -----------------------------------------------------------------------------
     def encode_error(self, error: ErrorReply) -> tuple[int, dict[str, Any]]:
         return error.status, error_object(error)  # at the top level, no "error" envelope
-
-    call_ids = keyed_call_ids(call_id)
 
     @staticmethod
     def _usage(turn: Turn) -> dict[str, Any]:
@@ -186,14 +163,14 @@ class Cerebras(OpenAIChat):
             "choices": [{"finish_reason": _finish(turn), "index": 0, "message": message}],
             "created": CREATED, "model": body.get("model") or "gpt-oss-120b",
             "system_fingerprint": FINGERPRINT, "object": "chat.completion"}
-        if turn.usage is not None:
-            response["usage"] = self._usage(turn)
+        self.with_usage(response, turn)
         response["time_info"] = self.time_info()
         return response
 
-    def _fragments(self, k: int, cid: str, call: Any, size: int,
-                   quirks: frozenset[str]) -> list[dict[str, Any]]:
-        frags = self._call_fragments(k, cid, call, size, quirks)
+    @staticmethod
+    def _call_fragments(k: int, cid: str, call: Any, size: int,
+                        quirks: frozenset[str]) -> list[dict[str, Any]]:
+        frags = OpenAIChat._call_fragments(k, cid, call, size, quirks)
         # Cerebras repeats type on every fragment (the recorded stream); the named quirks
         # (index_missing, no_ids, ...) are applied by _call_fragments before
         return [dict(f, type="function") if "type" not in f else f for f in frags]
@@ -211,13 +188,8 @@ class Cerebras(OpenAIChat):
             return dict(base, choices=[choice])
 
         size = plan.fragment_size
-        chunks = [chunk({"role": "assistant"})]
-        reasoning = reasoning_text(turn)
-        chunks += [chunk({"reasoning": p}) for p in pieces(reasoning, size)]
-        chunks += [chunk({"content": p}) for p in pieces(turn.text, size)]
-        fragments = ordered_fragments(
-            [self._fragments(k, cid, c, size, quirks)
-             for k, (cid, c) in enumerate(zip(self.call_ids(turn), turn.tool_calls))], quirks)
+        chunks = [chunk(d) for d in [{"role": "assistant"}, *self.text_deltas(turn, size)]]
+        fragments = self.call_fragments(turn, size, quirks)
         if fragments and "call_in_role_chunk" in quirks:
             chunks[0]["choices"][0]["delta"]["tool_calls"] = [fragments.pop(0)]
         chunks += [chunk({"tool_calls": [frag]}) for frag in fragments]
@@ -226,10 +198,7 @@ class Cerebras(OpenAIChat):
             last["usage"] = self._usage(turn)
         last["time_info"] = self.time_info()
         chunks.append(last)
-        events = self.sse_events(chunks, plan, quirks)
-        if "sse_comments" in quirks:
-            events = with_sse_comments(events)
-        return events
+        return self.stream_events(chunks, plan, quirks)
 
     def sse_events(self, chunks: list[dict[str, Any]], plan: Any,
                    quirks: frozenset[str]) -> list[bytes]:

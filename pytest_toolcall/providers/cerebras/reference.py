@@ -22,7 +22,6 @@ Confirmed 2026-11-25; the sources are in ``pytest_toolcall.providers.CEREBRAS``.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import httpx
@@ -46,10 +45,6 @@ class CerebrasAdapter(ReasoningChatAdapter):
 
     DEFAULT_MODEL = DEFAULT_MODEL
     REASONING_FIELDS = ("reasoning",)  # sent back; reasoning_content never
-
-    def __init__(self, base_url: str, api_key: str, *, model: str = DEFAULT_MODEL,
-                 **kwargs: Any) -> None:
-        super().__init__(base_url, api_key, model=model, **kwargs)
 
     # -- canonical -> wire --------------------------------------------------------------------
     def build_body(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
@@ -84,20 +79,14 @@ class CerebrasStreamAccumulator(ReasoningStreamAccumulator):
     """Also joins ``delta.reasoning`` pieces (handed over before the calls) and reads the
     in-stream error event with its ``status_code``."""
 
-    def feed_line(self, line: str) -> Any:
-        if line.startswith("data:") and not self.done:
-            payload = line[5:].strip()
-            if payload and payload != "[DONE]":
-                data = json.loads(payload)
-                if isinstance(data, dict) and isinstance(data.get("error"), dict):
-                    error = data["error"]
-                    status = data.get("status_code")
-                    retryable = (status_is_retryable(status) if isinstance(status, int)
-                                 else None)
-                    raise StreamError(str(error.get("message", error)), type=error.get("type"),
-                                      code=error.get("code"), body=data,
-                                      retryable=bool(retryable))
-        return super().feed_line(line)
+    def error_event(self, data: Any) -> Exception:
+        if not (isinstance(data, dict) and isinstance(data.get("error"), dict)):
+            return super().error_event(data)
+        error = data["error"]
+        status = data.get("status_code")
+        retryable = status_is_retryable(status) if isinstance(status, int) else None
+        return StreamError(str(error.get("message", error)), type=error.get("type"),
+                           code=error.get("code"), body=data, retryable=bool(retryable))
 
 
 #: the reference adapter of this provider (``reference.reference_adapter``)

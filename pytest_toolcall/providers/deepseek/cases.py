@@ -13,32 +13,17 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Callable
 
 from pytest_toolcall.cases import Case, ErrorReply, ScriptedCall, Step, StreamPlan, Turn, check
-from pytest_toolcall.run.checks import (
-    compare_response,
-    error_surfaced,
-    matches_script,
-    usage_reported,
-)
-from pytest_toolcall.providers.deepseek.dialect import (
-    INSUFFICIENT_BALANCE,
-    DeepSeek,
-    reasoning_text,
-)
-from pytest_toolcall.core.errors import ConformanceFailure
+from pytest_toolcall.run.checks import compare_response, error_surfaced, matches_script
+from pytest_toolcall.providers.deepseek.dialect import INSUFFICIENT_BALANCE, DeepSeek
 from pytest_toolcall.core.model import Reasoning
 from pytest_toolcall.run.runner import CaseRun
 
-from pytest_toolcall.conformance._common import (
-    PARIS_TOKYO_TIME,
-    calls,
-    case,
-    reasoning_decoded,
-    reasoning_replayed_steps,
-    request,
-)
+from pytest_toolcall.conformance._common import (PARIS_TOKYO_TIME, calls, case,
+                                                 reasoning_content_cases, reasoning_content_check,
+                                                 reasoning_replayed_steps, request,
+                                                 stream_usage_case)
 from pytest_toolcall.conformance.errors import provider_error
 
 DIALECT = ("deepseek",)
@@ -46,36 +31,9 @@ _THOUGHT = ("The user asks for two cities and the time. I will call get_weather 
             "for Tokyo.\n")
 
 
-def _reasoning_steps(via: str, thought: str, *, text: str | None = None) -> tuple[Step, ...]:
-    first = Turn(reasoning=(Reasoning(type="thinking", text=thought),), text=text,
-                 tool_calls=PARIS_TOKYO_TIME[:2])
-    return reasoning_replayed_steps(first, via=via, final="Sunny in both.")
-
-
-def reasoning_content_check(clause: str, sender: str, hint: str) -> Callable[[CaseRun], None]:
-    """A check of ``clause``: the assistant message that replays the calls carries the first
-    turn's ``reasoning_content``, unchanged ("" included); ``sender`` names who sent it."""
-
-    @check(clause)
-    def reasoning_content_replayed(run: CaseRun) -> None:
-        first = run.steps[0].step.reply
-        want = reasoning_text(first)
-        ids = {c.id for c in first.tool_calls}
-        for record in run.steps[1:]:
-            messages = (run.steps[record.index].exchanges[0].json or {}).get("messages") or []
-            for i, msg in enumerate(messages):
-                if msg.get("role") != "assistant":
-                    continue
-                if not {c.get("id") for c in msg.get("tool_calls") or ()} & ids:
-                    continue
-                got = msg.get("reasoning_content", "<no reasoning_content key>")
-                if got != want:
-                    raise ConformanceFailure(
-                        clause, f"step {record.index + 1}: messages[{i}] does not carry the "
-                        f"reasoning_content {sender} sent with these calls",
-                        expected=want, got=got, hint=hint)
-
-    return reasoning_content_replayed
+def _first(thought: str, text: str | None = None) -> Turn:
+    return Turn(reasoning=(Reasoning(type="thinking", text=thought),), text=text,
+                tool_calls=PARIS_TOKYO_TIME[:2])
 
 
 #: the assistant message that replays the calls carries the turn's ``reasoning_content``,
@@ -110,29 +68,18 @@ def waited_answer_read(run: CaseRun) -> None:
 
 
 CASES: list[Case] = [
-    case(
-        id="wire.deepseek_reasoning_replayed",
-        dialects=DIALECT,
-        title="reasoning_content is decoded apart from the text and sent back with the calls",
+    *reasoning_content_cases(
+        "deepseek", reasoning_content_replayed, final="Sunny in both.",
+        first=_first(_THOUGHT, "Checking both cities."), stream_first=_first(_THOUGHT),
         why="In thinking mode DeepSeek answers 400 'The `reasoning_content` in the thinking mode "
             "must be passed back to the API.' when a tool-call turn comes back without it "
             "(api-docs.deepseek.com/guides/thinking_mode; langchain #37713, crewAI #5878, "
             "litellm #37636, opencode #24083); adapters that drop unknown message fields, or "
             "fold the reasoning into content, break every tool loop; confirmed 2026-11-25.",
-        steps=_reasoning_steps("complete", _THOUGHT, text="Checking both cities."),
-        checks=(matches_script, reasoning_decoded, reasoning_content_replayed),
-    ),
-    case(
-        id="stream.deepseek_reasoning_replayed",
-        dialects=DIALECT,
-        title="Streamed reasoning_content deltas are joined, kept and sent back with the calls",
-        why="The chain of thought streams as delta.reasoning_content pieces before the content "
-            "and tool_calls deltas; accumulators that read only content and tool_calls lose it "
-            "(deepseek-harness #739 asks whether 'reasoning_content is lost in streaming "
-            "chunks'), and the next request is DeepSeek's 400; confirmed 2026-11-25.",
-        steps=_reasoning_steps("stream", _THOUGHT),
-        checks=(matches_script, reasoning_decoded, reasoning_content_replayed),
-    ),
+        why_stream="The chain of thought streams as delta.reasoning_content pieces before the "
+            "content and tool_calls deltas; accumulators that read only content and tool_calls "
+            "lose it (deepseek-harness #739 asks whether 'reasoning_content is lost in "
+            "streaming chunks'), and the next request is DeepSeek's 400; confirmed 2026-11-25."),
     case(
         id="wire.deepseek_empty_reasoning_replayed",
         dialects=DIALECT,
@@ -141,10 +88,10 @@ CASES: list[Case] = [
             "replay that sends the field only when it is non-empty gets the same 400 (Raven "
             "#297 bisected it, deepseek-harness #739 and #1850, OpenClaw's sanitizer); "
             "confirmed 2026-11-25.",
-        steps=_reasoning_steps("complete", ""),
+        steps=reasoning_replayed_steps(_first(""), via="complete", final="Sunny in both."),
         checks=(matches_script, reasoning_content_replayed),
     ),
-    case(
+    stream_usage_case(
         id="stream.deepseek_usage_on_finish_chunk",
         dialects=DIALECT,
         title="Streamed usage rides on the finish chunk, with no choices: [] chunk after it",
@@ -152,10 +99,7 @@ CASES: list[Case] = [
             "finish_reason, include_usage or not (Create Chat Completion reference; a measured "
             "deepseek-v4-pro stream); a reader that takes usage only from OpenAI's separate "
             "usage chunk reports none; confirmed 2026-11-25.",
-        needs={"usage"},
-        steps=(Step(request=request(), via="stream", reply=Turn(
-            tool_calls=calls(("get_time", "{}")), stream=StreamPlan(fragment_size=2))),),
-        checks=(usage_reported, matches_script),
+        reply=Turn(tool_calls=calls(("get_time", "{}")), stream=StreamPlan(fragment_size=2)),
     ),
     case(
         id="wire.deepseek_keep_alive_lines",

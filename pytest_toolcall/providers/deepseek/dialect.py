@@ -39,30 +39,14 @@ holds them as data); what could not be confirmed inherits OpenAI's behaviour.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping
 from typing import Any
 
 from pytest_toolcall.cases import ErrorReply, Turn
-from pytest_toolcall.core.model import ChatRequest
 from pytest_toolcall.providers.base import Rejection
-from pytest_toolcall.providers._compat import (
-    error_object,
-    keyed_call_ids,
-    message_calls,
-    pieces,
-    reasoning_text,
-    usage_tokens,
-    wire_reasoning,
-)
-from pytest_toolcall.providers.openai.dialect import (
-    CREATED,
-    OpenAIChat,
-    _finish,
-    ordered_fragments,
-    with_sse_comments,
-    with_wire_reasoning,
-)
+from pytest_toolcall.providers._compat import (error_object, message_calls, minted, pieces,
+                                               reasoning_text, thinking_type, usage_tokens)
+from pytest_toolcall.providers.openai.dialect import CREATED, OpenAIChat, _finish
 from pytest_toolcall.providers.deepseek import errors as _errors
 
 __all__ = [
@@ -81,7 +65,6 @@ INSUFFICIENT_BALANCE = "Insufficient Balance"
 #: what DeepSeek writes into a stream while the request waits to be scheduled (Rate Limit page)
 KEEP_ALIVE = b": keep-alive\n\n"
 _PATHS = frozenset({"/chat/completions", "/v1/chat/completions", "/beta/chat/completions"})
-_ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 
 
 def deepseek_error(status: int, message: str, *, type: str = "invalid_request_error",
@@ -93,25 +76,8 @@ def deepseek_error(status: int, message: str, *, type: str = "invalid_request_er
 
 
 def _call_id(turn_key: str, position: int) -> str:
-    digest = hashlib.sha256(f"{turn_key}/{position}".encode()).digest()
-    tail = "".join(_ALNUM[b % len(_ALNUM)] for b in digest[:24])
+    tail = minted(f"{turn_key}/{position}", 24)
     return f"call_{position:02d}_{tail}"
-
-
-#: an input assistant message's ``reasoning_content`` as its thinking
-_reasoning_content = wire_reasoning("reasoning_content")
-
-
-def decode_reasoning_content(request: ChatRequest, body: Mapping[str, Any]) -> ChatRequest:
-    """``request`` (OpenAI's decoding of ``body``) with each assistant message's
-    ``reasoning_content`` as its thinking and the ``thinking`` switch (``{"type": "enabled" |
-    "disabled"}``) as ``reasoning``: DeepSeek's and GLM's request fields."""
-    request = with_wire_reasoning(request, body, _reasoning_content)
-    thinking = body.get("thinking")
-    on = None
-    if isinstance(thinking, Mapping) and thinking.get("type") in ("enabled", "disabled"):
-        on = thinking["type"] == "enabled"
-    return request.model_copy(update={"reasoning": on})
 
 
 class DeepSeek(OpenAIChat):
@@ -123,16 +89,18 @@ class DeepSeek(OpenAIChat):
     name = "deepseek"
     title = "DeepSeek Chat Completions (api.deepseek.com)"
     base_path = ""
+    paths = _PATHS
+    reasoning_field = "reasoning_content"
+    thinking_switch = staticmethod(thinking_type)
+    call_id = staticmethod(_call_id)
+    sse_comment = KEEP_ALIVE
 
     def __init__(self) -> None:
         #: call ids of the turns this fake answered with reasoning_content: only those turns
         #: must come back with it
         self.thinking_calls: set[str] = set()
 
-    # -- routing and auth -------------------------------------------------------------------
-    def route(self, method: str, path: str) -> bool:
-        return method == "POST" and (path.rstrip("/") or "/") in _PATHS
-
+    # -- auth -----------------------------------------------------------------------------------
     def auth_rejection(self, auth: str) -> Rejection:
         shown = auth.removeprefix("Bearer ").strip()
         # the missing-key wording is not confirmed: DeepSeek's one 401 text, with no key shown
@@ -164,15 +132,10 @@ class DeepSeek(OpenAIChat):
                                       rule="messages.reasoning_content.missing")
         return None
 
-    def decode_request(self, body: Mapping[str, Any]) -> ChatRequest:
-        return decode_reasoning_content(super().decode_request(body), body)
-
     # -- encoding -----------------------------------------------------------------------------
     def encode_error(self, error: ErrorReply) -> tuple[int, dict[str, Any]]:
         return error.status, {"error": error_object(
             error, code=error.code or "invalid_request_error")}
-
-    call_ids = keyed_call_ids(_call_id)
 
     def _remember(self, turn: Turn) -> str | None:
         text = reasoning_text(turn)
@@ -201,24 +164,18 @@ class DeepSeek(OpenAIChat):
             "choices": [{"index": 0, "message": message, "logprobs": None,
                          "finish_reason": _finish(turn)}],
             "system_fingerprint": "fp_toolcall_deepseek"}
-        if turn.usage is not None:
-            response["usage"] = self._usage(turn)
-        return response
+        return self.with_usage(response, turn)
 
     def encode_stream(self, turn: Turn, body: Mapping[str, Any]) -> list[bytes]:
         plan, quirks = turn.stream, turn.stream.quirks
         reasoning = self._remember(turn)
-        include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+        include_usage = self.include_usage(body)
         base = {"id": "0f8c3a52-5d6e-4f1b-9a7c-2b3d4e5f6a7b", "object": "chat.completion.chunk",
                 "created": CREATED, "model": body.get("model") or "deepseek-v4-flash",
                 "system_fingerprint": "fp_toolcall_deepseek"}
 
         def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
-            data = dict(base, choices=[{"index": 0, "delta": delta, "logprobs": None,
-                                        "finish_reason": finish}])
-            if include_usage:
-                data["usage"] = None
-            return data
+            return self.chunk(base, delta, finish, include_usage=include_usage)
 
         size = plan.fragment_size
         role: dict[str, Any] = {"role": "assistant", "content": ""}
@@ -229,20 +186,14 @@ class DeepSeek(OpenAIChat):
                    for p in pieces(reasoning, size)]
         extra = {"reasoning_content": None} if reasoning is not None else {}
         chunks += [chunk({"content": p, **extra}) for p in pieces(turn.text, size)]
-        fragments = ordered_fragments(
-            [self._call_fragments(k, cid, c, size, quirks)
-             for k, (cid, c) in enumerate(zip(self.call_ids(turn), turn.tool_calls))], quirks)
+        fragments = self.call_fragments(turn, size, quirks)
         chunks += [chunk({"tool_calls": [frag]}) for frag in fragments]
         last = chunk({"content": "", "reasoning_content": None}, _finish(turn))
         if turn.usage is not None:
             # usage rides on the finish chunk, include_usage or not; no choices: [] chunk
             last["usage"] = self._usage(turn)
         chunks.append(last)
-        events = self.sse_events(chunks, plan, quirks)
-        if "sse_comments" in quirks:
-            events = [e if e != b": OPENROUTER PROCESSING\n\n" else KEEP_ALIVE
-                      for e in with_sse_comments(events)]
-        return events
+        return self.stream_events(chunks, plan, quirks)
 
 
 #: the class the fake plays this provider with (``providers.base.get_dialect``)

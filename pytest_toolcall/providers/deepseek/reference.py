@@ -30,10 +30,6 @@ class DeepSeekAdapter(ReasoningChatAdapter):
 
     DEFAULT_MODEL = DEFAULT_MODEL
 
-    def __init__(self, base_url: str, api_key: str, *, model: str = DEFAULT_MODEL,
-                 **kwargs: Any) -> None:
-        super().__init__(base_url, api_key, model=model, **kwargs)
-
     # -- canonical -> wire --------------------------------------------------------------------
     def build_body(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
         body = super().build_body(request, stream=stream)

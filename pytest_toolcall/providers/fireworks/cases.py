@@ -13,14 +13,8 @@ from pytest_toolcall.cases import Case, Step, StreamPlan, Turn
 from pytest_toolcall.run.checks import matches_script
 from pytest_toolcall.core.model import Reasoning
 
-from pytest_toolcall.conformance._common import (
-    PARIS_TOKYO_TIME,
-    case,
-    reasoning_decoded,
-    reasoning_replayed_steps,
-    request,
-)
-from pytest_toolcall.providers.deepseek.cases import reasoning_content_check
+from pytest_toolcall.conformance._common import (PARIS_TOKYO_TIME, case, reasoning_content_cases,
+                                                 request)
 
 DIALECT = ("fireworks",)
 KIMI = "accounts/fireworks/models/kimi-k2p6"
@@ -28,45 +22,25 @@ _THOUGHT = ("The user wants the weather in Paris and Tokyo and the time. I will 
             "get_weather twice and get_time.\n")
 
 
-def _reasoning_steps(via: str) -> tuple[Step, ...]:
-    first = Turn(reasoning=(Reasoning(type="thinking", text=_THOUGHT),), text="Let me check.",
-                 tool_calls=PARIS_TOKYO_TIME, stream=StreamPlan(fragment_size=5))
-    return reasoning_replayed_steps(first, via=via, final="Sunny in both; it is noon.")
-
-
-reasoning_content_replayed = reasoning_content_check(
-    "wire.fireworks.reasoning_replayed", "Fireworks",
-    hint="keep reasoning_content (AssistantMessage.reasoning) and send it back unchanged on the "
-         "assistant message with the tool_calls: 'you must include the reasoning_content from "
-         "previous assistant turns in subsequent requests' (docs.fireworks.ai/guides/reasoning, "
-         "Interleaved thinking)")
+_FIRST = Turn(reasoning=(Reasoning(type="thinking", text=_THOUGHT),), text="Let me check.",
+              tool_calls=PARIS_TOKYO_TIME, stream=StreamPlan(fragment_size=5))
 
 
 CASES: list[Case] = [
-    case(
-        id="wire.fireworks_reasoning_replayed",
-        dialects=DIALECT,
-        title="reasoning_content is decoded apart from the text and sent back with the calls",
+    *reasoning_content_cases(
+        "fireworks", sender="Fireworks", first=_FIRST, final="Sunny in both; it is noon.",
+        because="'you must include the reasoning_content from previous assistant turns in "
+            "subsequent requests' (docs.fireworks.ai/guides/reasoning, Interleaved thinking)",
         why="Fireworks' reasoning models answer with reasoning_content next to content; 'when "
             "building multi-turn tool-calling agents with models that support interleaved "
             "thinking, you must include the reasoning_content from previous assistant turns in "
             "subsequent requests' (docs.fireworks.ai/guides/reasoning). No error is documented "
             "when it is left out (a model without interleaved thinking ignores it): the model "
             "just loses its reasoning between tool rounds; confirmed 2026-11-25.",
-        steps=_reasoning_steps("complete"),
-        checks=(matches_script, reasoning_decoded, reasoning_content_replayed),
-    ),
-    case(
-        id="stream.fireworks_reasoning_replayed",
-        dialects=DIALECT,
-        title="Streamed reasoning_content deltas are joined, kept and sent back with the calls",
-        why="When streaming, 'the reasoning content is available in each chunk's delta' as "
+        why_stream="When streaming, 'the reasoning content is available in each chunk's delta' as "
             "reasoning_content (docs.fireworks.ai/guides/reasoning); an accumulator that reads "
             "only content and tool_calls cannot send it back for interleaved thinking; "
-            "confirmed 2026-11-25.",
-        steps=_reasoning_steps("stream"),
-        checks=(matches_script, reasoning_decoded, reasoning_content_replayed),
-    ),
+            "confirmed 2026-11-25."),
     case(
         id="stream.fireworks_kimi_id_before_name",
         dialects=DIALECT,

@@ -32,23 +32,13 @@ holds them as data); what could not be confirmed inherits OpenAI's behaviour.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping
 from typing import Any
 
 from pytest_toolcall.cases import ErrorReply, ScriptedCall, Turn
-from pytest_toolcall.core.model import ChatRequest
 from pytest_toolcall.providers.base import Rejection
-from pytest_toolcall.providers._compat import keyed_call_ids, message_calls, pieces, reasoning_text
-from pytest_toolcall.providers.deepseek.dialect import decode_reasoning_content
-from pytest_toolcall.providers.openai.dialect import (
-    CREATED,
-    OpenAIChat,
-    _finish,
-    _usage,
-    ordered_fragments,
-    with_sse_comments,
-)
+from pytest_toolcall.providers._compat import message_calls, minted, reasoning_text, thinking_type
+from pytest_toolcall.providers.openai.dialect import CREATED, OpenAIChat, _finish, _usage
 from pytest_toolcall.providers.fireworks import errors as _errors
 
 __all__ = [
@@ -59,7 +49,6 @@ __all__ = [
 BAD_KEY = "The API key you provided is invalid."
 COMPLETION_ID = "4e22697d-078b-4a62-b74d-6ab350c7b189"
 DEFAULT_MODEL = "accounts/fireworks/models/kimi-k2-instruct-0905"
-_ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 
 
 def fireworks_error(status: int, message: str, *, rule: str,
@@ -71,8 +60,7 @@ def fireworks_error(status: int, message: str, *, rule: str,
 
 def call_id(key: str, position: int) -> str:
     """``call_`` and 24 letters and digits, as recorded."""
-    digest = hashlib.sha256(f"{key}/{position}".encode()).digest()
-    return "call_" + "".join(_ALNUM[b % len(_ALNUM)] for b in digest[:24])
+    return "call_" + minted(f"{key}/{position}", 24)
 
 
 def is_kimi(model: Any) -> bool:
@@ -90,18 +78,18 @@ class Fireworks(OpenAIChat):
     name = "fireworks"
     title = "Fireworks AI Chat Completions (api.fireworks.ai/inference/v1)"
     base_path = "/inference/v1"
+    paths = frozenset({"/inference/v1/chat/completions"})
+    reasoning_field = "reasoning_content"
+    thinking_switch = staticmethod(thinking_type)
+    call_id = staticmethod(call_id)
 
-    # -- routing and auth -------------------------------------------------------------------
-    def route(self, method: str, path: str) -> bool:
-        return method == "POST" and path.rstrip("/") == "/inference/v1/chat/completions"
-
+    # -- auth, validation -----------------------------------------------------------------------
     def auth_rejection(self, auth: str) -> Rejection:
         # the wording without any key is not confirmed: the bad-key body is sent
         return Rejection(status=401, body={"error": {"message": BAD_KEY, "code": "UNAUTHORIZED",
                                                      "type": "error"}},
                          rule="auth.invalid" if auth else "auth.missing")
 
-    # -- validation and decoding ----------------------------------------------------------------
     def validate(self, body: Any) -> Rejection | None:
         found = super().validate(body)
         if found is not None and isinstance(found.body, Mapping):
@@ -111,17 +99,12 @@ class Fireworks(OpenAIChat):
                 return fireworks_error(found.status, str(error.get("message")), rule=found.rule)
         return found
 
-    def decode_request(self, body: Mapping[str, Any]) -> ChatRequest:
-        return decode_reasoning_content(super().decode_request(body), body)
-
     # -- encoding -----------------------------------------------------------------------------
     def encode_error(self, error: ErrorReply) -> tuple[int, dict[str, Any]]:
         inner: dict[str, Any] = {"type": error.type, "message": error.message}
         if error.code:
             inner["code"] = error.code
         return error.status, {"error": inner, "type": "error"}
-
-    call_ids = keyed_call_ids(call_id)
 
     def encode_response(self, turn: Turn, body: Mapping[str, Any]) -> dict[str, Any]:
         message: dict[str, Any] = {"role": "assistant", "content": turn.text}
@@ -166,7 +149,7 @@ class Fireworks(OpenAIChat):
     def encode_stream(self, turn: Turn, body: Mapping[str, Any]) -> list[bytes]:
         plan, quirks = turn.stream, turn.stream.quirks
         model = body.get("model") or DEFAULT_MODEL
-        include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+        include_usage = self.include_usage(body)
         reasoning = reasoning_text(turn)
         base = {"id": COMPLETION_ID, "object": "chat.completion.chunk", "created": CREATED,
                 "model": model}
@@ -178,13 +161,10 @@ class Fireworks(OpenAIChat):
             return data
 
         size = plan.fragment_size
-        chunks = [chunk({"role": "assistant", "content": None})]
-        chunks += [chunk({"reasoning_content": p}) for p in pieces(reasoning, size)]
-        chunks += [chunk({"content": p}) for p in pieces(turn.text, size)]
-        frag_of = self._kimi_fragments if is_kimi(model) else self._call_fragments
-        fragments = ordered_fragments(
-            [frag_of(k, cid, c, size, quirks)
-             for k, (cid, c) in enumerate(zip(self.call_ids(turn), turn.tool_calls))], quirks)
+        chunks = [chunk(d) for d in [{"role": "assistant", "content": None},
+                                     *self.text_deltas(turn, size)]]
+        fragments = self.call_fragments(
+            turn, size, quirks, of=self._kimi_fragments if is_kimi(model) else None)
         if fragments and "call_in_role_chunk" in quirks and not turn.text and not reasoning:
             chunks[0]["choices"][0]["delta"]["tool_calls"] = [fragments.pop(0)]
         chunks += [chunk({"tool_calls": [frag]}) for frag in fragments]
@@ -193,10 +173,7 @@ class Fireworks(OpenAIChat):
             chunks.append(dict(base, choices=[], usage=_usage(turn)))
         # not confirmed: the shape of an error inside a 200 stream; sse_events plays OpenAI's
         # data: {error}, in Fireworks' error shape
-        events = self.sse_events(chunks, plan, quirks)
-        if "sse_comments" in quirks:
-            events = with_sse_comments(events)
-        return events
+        return self.stream_events(chunks, plan, quirks)
 
 
 #: the class the fake plays this provider with (``providers.base.get_dialect``)

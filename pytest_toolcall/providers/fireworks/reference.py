@@ -22,7 +22,6 @@ Confirmed 2026-11-25; the sources are in ``pytest_toolcall.providers.FIREWORKS``
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import httpx
 
@@ -39,10 +38,6 @@ class FireworksAdapter(DeepSeekAdapter):
     """Canonical requests to ``POST {base_url}/chat/completions`` on Fireworks AI and back."""
 
     DEFAULT_MODEL = DEFAULT_MODEL
-
-    def __init__(self, base_url: str, api_key: str, *, model: str = DEFAULT_MODEL,
-                 **kwargs: Any) -> None:
-        super().__init__(base_url, api_key, model=model, **kwargs)
 
     def raise_for_error(self, response: httpx.Response, body: bytes) -> None:
         if response.status_code >= 400:

@@ -12,15 +12,8 @@ from pytest_toolcall.core.errors import ConformanceFailure
 from pytest_toolcall.core.model import AssistantMessage, ToolCall, ToolMessage
 from pytest_toolcall.run.runner import CaseRun
 
-from pytest_toolcall.conformance._common import (
-    ASK,
-    PARIS_TOKYO_TIME,
-    calls,
-    case,
-    one_step,
-    replayed_step,
-    request,
-)
+from pytest_toolcall.conformance._common import (ASK, PARIS_TOKYO_TIME, calls, case, one_step,
+                                                 replayed_step, request)
 from pytest_toolcall.conformance.wire import history_intact
 
 GEMINI = ("gemini",)

@@ -24,16 +24,8 @@ from typing import Any
 
 from pytest_toolcall.cases import ErrorReply, ScriptedCall, Turn
 from pytest_toolcall.core.errors import KitError
-from pytest_toolcall.core.model import (
-    AssistantMessage,
-    ChatRequest,
-    NamedToolChoice,
-    SystemMessage,
-    ToolCall,
-    ToolMessage,
-    ToolSpec,
-    UserMessage,
-)
+from pytest_toolcall.core.model import (AssistantMessage, ChatRequest, NamedToolChoice,
+                                        SystemMessage, ToolCall, ToolMessage, ToolSpec, UserMessage)
 from pytest_toolcall.providers.base import Rejection
 from pytest_toolcall.providers.gemini import errors as _errors
 

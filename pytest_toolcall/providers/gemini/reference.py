@@ -24,29 +24,11 @@ from typing import Any
 import httpx
 
 from pytest_toolcall.core.errors import IncompleteStreamError, ProviderError, StreamError
-from pytest_toolcall.core.model import (
-    AssistantMessage,
-    ChatRequest,
-    ChatResponse,
-    NamedToolChoice,
-    StreamDone,
-    SystemMessage,
-    TextDelta,
-    ToolCall,
-    ToolCallComplete,
-    ToolCallDelta,
-    ToolMessage,
-    ToolSpec,
-    Usage,
-    UserMessage,
-)
-from pytest_toolcall.reference._http import (
-    HttpxAdapter,
-    RETRYABLE_TYPES,
-    parsed_url,
-    read_error,
-    retry_fields,
-)
+from pytest_toolcall.core.model import (AssistantMessage, ChatRequest, ChatResponse,
+                                        NamedToolChoice, StreamDone, SystemMessage, TextDelta,
+                                        ToolCall, ToolCallComplete, ToolCallDelta, ToolMessage,
+                                        ToolSpec, Usage, UserMessage)
+from pytest_toolcall.reference._http import RETRYABLE_TYPES, HttpxAdapter, finish_reason, parsed_url
 
 __all__ = ["ADAPTER", "PROFILE", "SYNTHETIC_ID_PREFIX", "GeminiAdapter", "StreamAccumulator"]
 
@@ -68,6 +50,9 @@ class GeminiAdapter(HttpxAdapter):
     """Canonical requests to ``POST {base_url}/models/{model}:generateContent`` and back."""
 
     DEFAULT_MODEL = "gemini-2.5-flash"
+    #: Gemini's error object: {code (the HTTP status), message, status (its type)}
+    error_keys = ("status", "code", None)
+    quota_codes = False
 
     def __init__(self, base_url: str, api_key: str, *, model: str = DEFAULT_MODEL,
                  client: httpx.Client | None = None,
@@ -79,12 +64,6 @@ class GeminiAdapter(HttpxAdapter):
         self.async_client = async_client or httpx.AsyncClient(timeout=60)
         #: call id -> the thoughtSignature of its part, to replay it (bounded by the history)
         self.signatures: dict[str, str] = {}
-
-    @classmethod
-    def from_endpoint(cls, endpoint: Any, **kwargs: Any) -> GeminiAdapter:
-        """Wired to a pytest-toolcall endpoint (the fake provider, in-process or on loopback)."""
-        return cls(endpoint.base_url, endpoint.api_key, client=endpoint.client,
-                   async_client=endpoint.async_client, **kwargs)
 
     def request_url(self, request: ChatRequest, *, stream: bool) -> httpx.URL:
         model = request.model or self.model
@@ -209,11 +188,9 @@ class GeminiAdapter(HttpxAdapter):
 
     @staticmethod
     def parse_finish(reason: str | None, has_calls: bool) -> Any:
-        if reason is None:
-            return None
         if reason == "STOP" and has_calls:
             return "tool_calls"  # Gemini says STOP even when the turn is tool calls
-        return _FINISH.get(reason, "other")
+        return finish_reason(_FINISH, reason)
 
     @staticmethod
     def parse_usage(raw: dict[str, Any] | None) -> Usage | None:
@@ -222,17 +199,6 @@ class GeminiAdapter(HttpxAdapter):
         return Usage(input_tokens=raw.get("promptTokenCount"),
                      output_tokens=raw.get("candidatesTokenCount"),
                      total_tokens=raw.get("totalTokenCount"))
-
-    def raise_for_error(self, response: httpx.Response, body: bytes) -> None:
-        if response.status_code < 400:
-            return
-        data, error = read_error(body)
-        if error is not None:
-            raise ProviderError(str(error.get("message")), status=response.status_code,
-                                type=error.get("status"), code=error.get("code"), body=data,
-                                **retry_fields(response, data))
-        raise ProviderError(str(data)[:500], status=response.status_code, body=data,
-                            **retry_fields(response, data))
 
     def new_accumulator(self) -> StreamAccumulator:
         return StreamAccumulator(self)

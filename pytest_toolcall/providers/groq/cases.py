@@ -14,24 +14,13 @@ import json
 from typing import Any
 
 from pytest_toolcall.cases import Case, ErrorReply, ScriptedCall, Step, StreamPlan, Turn, check
-from pytest_toolcall.run.checks import (
-    describe_error,
-    error_surfaced,
-    matches_script,
-    usage_reported,
-)
+from pytest_toolcall.run.checks import describe_error, error_surfaced, matches_script
 from pytest_toolcall.core.errors import ConformanceFailure
 from pytest_toolcall.core.model import Reasoning
 from pytest_toolcall.run.runner import CaseRun
 
-from pytest_toolcall.conformance._common import (
-    PARIS_TOKYO_TIME,
-    calls,
-    case,
-    one_step,
-    reasoning_decoded,
-    request,
-)
+from pytest_toolcall.conformance._common import (PARIS_TOKYO_TIME, calls, case, one_step,
+                                                 reasoning_decoded, request, stream_usage_case)
 
 DIALECT = ("groq",)
 _THOUGHT = "The user wants the weather in Paris and Tokyo and the time; three calls."
@@ -101,7 +90,7 @@ def _holds(value: Any) -> bool:
 
 
 CASES: list[Case] = [
-    case(
+    stream_usage_case(
         id="stream.groq_usage_in_x_groq",
         dialects=DIALECT,
         title="A stream's usage under x_groq.usage on the finish chunk is read",
@@ -113,10 +102,7 @@ CASES: list[Case] = [
             "stream_options parameter. A reader that takes usage only from OpenAI's field "
             "reports none (vercel/ai #1651, Helicone's GroqUsageProcessor, pydantic-ai-gateway "
             "PR #146); confirmed 2026-11-25.",
-        needs={"usage"},
-        steps=(Step(request=request(), via="stream", reply=Turn(
-            text="Checking.", tool_calls=calls(("get_time", "{}")))),),
-        checks=(usage_reported, matches_script),
+        reply=Turn(text="Checking.", tool_calls=calls(("get_time", "{}"))),
     ),
     case(
         id="stream.groq_whole_calls",

@@ -34,27 +34,14 @@ as data); what could not be confirmed inherits OpenAI's behaviour.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping
 from typing import Any
 
 from pytest_toolcall.cases import ErrorReply, Turn
-from pytest_toolcall.core.model import ChatRequest
 from pytest_toolcall.providers.base import Rejection
-from pytest_toolcall.providers._compat import (
-    message_calls,
-    pieces,
-    reasoning_text,
-    usage_tokens,
-    wire_reasoning,
-)
-from pytest_toolcall.providers.openai.dialect import (
-    CREATED,
-    OpenAIChat,
-    _finish,
-    with_sse_comments,
-    with_wire_reasoning,
-)
+from pytest_toolcall.providers._compat import (LOWER_ALNUM, message_calls, minted, pieces,
+                                               reasoning_text, usage_tokens)
+from pytest_toolcall.providers.openai.dialect import CREATED, OpenAIChat, _finish
 from pytest_toolcall.providers.groq import errors as _errors
 
 __all__ = [
@@ -73,8 +60,6 @@ FINGERPRINT = "fp_ef00694abe"
 #: quirks that only mean something when a call comes in fragments: asked for, the fake sends
 #: OpenAI's fragments with them (Groq itself sends whole calls)
 FRAGMENT_QUIRKS = frozenset({"interleave", "repeat_id_name"})
-_PATHS = frozenset({"/openai/v1/chat/completions"})
-_LOWER = "abcdefghijklmnopqrstuvwxyz0123456789"
 
 
 def groq_error(status: int, message: str, *, type: str = "invalid_request_error",
@@ -86,8 +71,9 @@ def groq_error(status: int, message: str, *, type: str = "invalid_request_error"
     return Rejection(status=status, body={"error": error}, rule=rule)
 
 
-#: an input assistant message's ``reasoning`` as its thinking
-_reasoning_field = wire_reasoning("reasoning")
+def call_id(name: str, position: int) -> str:
+    """``call_`` and 4 lowercase letters and digits, from the call's name and position."""
+    return "call_" + minted(f"{name}/{position}", 4, LOWER_ALNUM)
 
 
 class Groq(OpenAIChat):
@@ -99,22 +85,18 @@ class Groq(OpenAIChat):
     name = "groq"
     title = "Groq Chat Completions (api.groq.com/openai/v1)"
     base_path = "/openai/v1"
+    paths = frozenset({"/openai/v1/chat/completions"})
+    reasoning_field = "reasoning"
+    call_id = staticmethod(call_id)
+    call_id_key = "call"
 
-    # -- routing and auth -------------------------------------------------------------------
-    def route(self, method: str, path: str) -> bool:
-        return method == "POST" and path.rstrip("/") in _PATHS
-
+    # -- auth -----------------------------------------------------------------------------------
     def auth_rejection(self, auth: str) -> Rejection:
         # the missing-key wording is not confirmed: Groq's one 401 text is sent
         return groq_error(401, BAD_KEY, code="invalid_api_key",
                           rule="auth.invalid" if auth else "auth.missing")
 
-    # -- validation and decoding ----------------------------------------------------------------
-    def validate(self, body: Any) -> Rejection | None:
-        return super().validate(body)  # not confirmed for Groq rule by rule: OpenAI's words
-
-    def decode_request(self, body: Mapping[str, Any]) -> ChatRequest:
-        return with_wire_reasoning(super().decode_request(body), body, _reasoning_field)
+    # validation: not confirmed for Groq rule by rule, OpenAI's rules and words
 
     # -- encoding -----------------------------------------------------------------------------
     def encode_error(self, error: ErrorReply) -> tuple[int, dict[str, Any]]:
@@ -122,17 +104,6 @@ class Groq(OpenAIChat):
         if error.code is not None:
             body["code"] = error.code
         return error.status, {"error": body}
-
-    @staticmethod
-    def call_ids(turn: Turn) -> list[str]:
-        out = []
-        for i, c in enumerate(turn.tool_calls):
-            if c.id:
-                out.append(c.id)
-                continue
-            digest = hashlib.sha256(f"{c.name}/{i}".encode()).digest()
-            out.append("call_" + "".join(_LOWER[b % len(_LOWER)] for b in digest[:4]))
-        return out
 
     @staticmethod
     def _usage(turn: Turn, reasoning: str | None) -> dict[str, Any]:
@@ -169,11 +140,7 @@ class Groq(OpenAIChat):
         under a fragment quirk (interleave, repeat_id_name) OpenAI's fragments instead."""
         ids = self.call_ids(turn)
         if quirks & FRAGMENT_QUIRKS:
-            from pytest_toolcall.providers.openai.dialect import ordered_fragments
-
-            return ordered_fragments([self._call_fragments(k, cid, c, size, quirks)
-                                      for k, (cid, c) in enumerate(zip(ids, turn.tool_calls))],
-                                     quirks)
+            return self.call_fragments(turn, size, quirks)
         out = []
         for k, (cid, c) in enumerate(zip(ids, turn.tool_calls)):
             frag: dict[str, Any] = {"id": cid, "type": "function",
@@ -189,7 +156,7 @@ class Groq(OpenAIChat):
 
     def encode_stream(self, turn: Turn, body: Mapping[str, Any]) -> list[bytes]:
         plan, quirks = turn.stream, turn.stream.quirks
-        include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+        include_usage = self.include_usage(body)
         reasoning = reasoning_text(turn)
         base = {"id": COMPLETION_ID, "object": "chat.completion.chunk", "created": CREATED,
                 "model": body.get("model") or "llama-3.3-70b-versatile",
@@ -218,10 +185,7 @@ class Groq(OpenAIChat):
         if include_usage and turn.usage is not None:
             chunks.append(dict(base, choices=[], usage=self._usage(turn, reasoning),
                                service_tier="on_demand"))
-        events = self.sse_events(chunks, plan, quirks)
-        if "sse_comments" in quirks:
-            events = with_sse_comments(events)
-        return events
+        return self.stream_events(chunks, plan, quirks)
 
 
 #: the class the fake plays this provider with (``providers.base.get_dialect``)

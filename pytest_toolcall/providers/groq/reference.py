@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_toolcall.core.model import ChatRequest
 from pytest_toolcall.reference._compat import ReasoningChatAdapter, ReasoningStreamAccumulator
 
 __all__ = ["ADAPTER", "DEFAULT_MODEL", "GroqAdapter", "GroqStreamAccumulator"]
@@ -33,16 +32,7 @@ class GroqAdapter(ReasoningChatAdapter):
 
     DEFAULT_MODEL = DEFAULT_MODEL
     REASONING_FIELDS = ("reasoning",)  # sent back: groq 1.7.0 ChatCompletionAssistantMessageParam
-
-    def __init__(self, base_url: str, api_key: str, *, model: str = DEFAULT_MODEL,
-                 **kwargs: Any) -> None:
-        super().__init__(base_url, api_key, model=model, **kwargs)
-
-    # -- canonical -> wire --------------------------------------------------------------------
-    def build_body(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
-        body = super().build_body(request, stream=stream)
-        body.pop("stream_options", None)  # usage comes in x_groq.usage without it
-        return body
+    STREAM_OPTIONS = False  # usage comes in x_groq.usage without it
 
     def new_accumulator(self) -> GroqStreamAccumulator:
         return GroqStreamAccumulator(self)

@@ -11,24 +11,15 @@ the Jinja template is a 500 that no retry heals. Sources and dates:
 
 from __future__ import annotations
 
-from typing import Any
 
-from pytest_toolcall.cases import Case, ErrorReply, ScriptedCall, Step, Turn, check
+from pytest_toolcall.cases import Case, ErrorReply, ScriptedCall, Step, Turn
 from pytest_toolcall.run.checks import error_surfaced, matches_script
 from pytest_toolcall.providers.llamacpp.dialect import JINJA_REQUIRED, call_id
-from pytest_toolcall.core.errors import ConformanceFailure
 from pytest_toolcall.core.model import Reasoning
-from pytest_toolcall.run.runner import CaseRun
 
-from pytest_toolcall.conformance._common import (
-    PARIS_TOKYO_TIME,
-    answered,
-    case,
-    reasoning_decoded,
-    reasoning_replayed_steps,
-    request,
-)
-from pytest_toolcall.providers.deepseek.cases import reasoning_content_check
+from pytest_toolcall.conformance._common import (PARIS_TOKYO_TIME, answered,
+                                                 call_ids_replayed_check, case,
+                                                 reasoning_content_cases, request)
 from pytest_toolcall.conformance.errors import provider_error
 
 DIALECT = ("llamacpp",)
@@ -44,42 +35,15 @@ _JINJA_BODY = ('{"error":{"code":500,"message":"' + JINJA_REQUIRED
                + '","type":"server_error"}}')
 
 
-def _reasoning_steps(via: str) -> tuple[Step, ...]:
-    first = Turn(reasoning=(Reasoning(type="thinking", text=_THOUGHT),),
-                 tool_calls=PARIS_TOKYO_TIME[:2])
-    return reasoning_replayed_steps(first, via=via, final="Sunny in both.")
+_FIRST = Turn(reasoning=(Reasoning(type="thinking", text=_THOUGHT),),
+              tool_calls=PARIS_TOKYO_TIME[:2])
 
 
-#: the assistant message that replays the calls carries the turn's ``reasoning_content``
-reasoning_content_replayed = reasoning_content_check(
-    "wire.llamacpp.reasoning_replayed", "llama-server",
-    hint="keep reasoning_content (AssistantMessage.reasoning) and send it back unchanged on the "
-         "assistant message with the tool_calls: llama-server reads it back into the chat "
-         "template (common/chat.cpp common_chat_msgs_parse_oaicompat), and gpt-oss relies on "
-         "its analysis after a tool call")
-
-
-def _raw(run: CaseRun, step: int) -> Any:
-    return run.steps[step].exchanges[0].json
-
-
-@check("wire.llamacpp.call_ids")
-def call_ids_verbatim(run: CaseRun) -> None:
-    """The calls go back with llama-server's ids exactly as they came, on the calls and the
-    results."""
-    want = [c.id for c in LLAMA_CALLS]
-    for record in run.steps[1:]:
-        messages = (_raw(run, record.index) or {}).get("messages") or []
-        sent = [c.get("id") for m in messages if m.get("role") == "assistant"
-                for c in m.get("tool_calls") or ()]
-        answered_ids = [m.get("tool_call_id") for m in messages if m.get("role") == "tool"]
-        for what, got in (("assistant tool_calls ids", sent), ("tool_call_id", answered_ids)):
-            if got != want:
-                raise ConformanceFailure(
-                    "wire.llamacpp.call_ids", f"step {record.index + 1}: the {what} are not "
-                    "llama-server's ids as they came", expected=want, got=got,
-                    hint="keep a call id as an opaque string: llama-server's are 32 letters and "
-                         "digits with no 'call_' prefix; never add one, trim or re-mint them")
+#: the calls go back with llama-server's ids exactly as they came, on the calls and the results
+call_ids_verbatim = call_ids_replayed_check(
+    "wire.llamacpp.call_ids", [c.id for c in LLAMA_CALLS], "llama-server",
+    hint="keep a call id as an opaque string: llama-server's are 32 letters and digits with no "
+         "'call_' prefix; never add one, trim or re-mint them")
 
 
 #: the calls with llama-server's ids, then their history sent back
@@ -90,10 +54,11 @@ _ID_STEPS = (
 )
 
 CASES: list[Case] = [
-    case(
-        id="wire.llamacpp_reasoning_replayed",
-        dialects=DIALECT,
-        title="reasoning_content is decoded apart from the text and sent back with the calls",
+    *reasoning_content_cases(
+        "llamacpp", sender="llama-server", first=_FIRST, final="Sunny in both.",
+        because="llama-server reads it back into the chat template (common/chat.cpp "
+            "common_chat_msgs_parse_oaicompat), and gpt-oss relies on its analysis after a tool "
+            "call",
         why="With --reasoning-format auto (the default; 'deepseek: puts thoughts in "
             "message.reasoning_content', tools/server/README.md) llama-server answers with "
             "reasoning_content next to content, and reads an assistant message's "
@@ -103,21 +68,11 @@ CASES: list[Case] = [
             "reasoning content being included in subsequent requests after a toolcall'). An "
             "adapter that folds it into the text or drops it loses the model's plan between "
             "tool rounds; confirmed 2026-11-25.",
-        steps=_reasoning_steps("complete"),
-        checks=(matches_script, reasoning_decoded, reasoning_content_replayed),
-    ),
-    case(
-        id="stream.llamacpp_reasoning_replayed",
-        dialects=DIALECT,
-        title="Streamed reasoning_content deltas are joined, kept and sent back with the calls",
-        why="llama-server streams the chain of thought as delta.reasoning_content diffs before "
-            "the content and tool_calls diffs (tools/server/server-task.cpp; common/chat.cpp "
-            "common_chat_msg_diff_to_json_oaicompat; PR #12379 'streaming of tool calls and "
-            "thoughts'); an accumulator that reads only content and tool_calls cannot send it "
-            "back; confirmed 2026-11-25.",
-        steps=_reasoning_steps("stream"),
-        checks=(matches_script, reasoning_decoded, reasoning_content_replayed),
-    ),
+        why_stream="llama-server streams the chain of thought as delta.reasoning_content diffs "
+            "before the content and tool_calls diffs (tools/server/server-task.cpp; "
+            "common/chat.cpp common_chat_msg_diff_to_json_oaicompat; PR #12379 'streaming of "
+            "tool calls and thoughts'); an accumulator that reads only content and tool_calls "
+            "cannot send it back; confirmed 2026-11-25."),
     case(
         id="wire.llamacpp_call_ids_replayed",
         dialects=DIALECT,

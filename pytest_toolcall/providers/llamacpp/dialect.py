@@ -58,28 +58,13 @@ be confirmed inherits OpenAI's behaviour.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping
 from typing import Any
 
 from pytest_toolcall.cases import ErrorReply, Turn
-from pytest_toolcall.core.model import ChatRequest
 from pytest_toolcall.providers.base import Rejection
-from pytest_toolcall.providers._compat import (
-    keyed_call_ids,
-    pieces,
-    reasoning_text,
-    usage_tokens,
-    wire_reasoning,
-)
-from pytest_toolcall.providers.openai.dialect import (
-    CREATED,
-    OpenAIChat,
-    _finish,
-    ordered_fragments,
-    with_sse_comments,
-    with_wire_reasoning,
-)
+from pytest_toolcall.providers._compat import minted, reasoning_text, switch_at, usage_tokens
+from pytest_toolcall.providers.openai.dialect import CREATED, OpenAIChat, _finish
 from pytest_toolcall.providers.llamacpp import errors as _errors
 
 __all__ = [
@@ -121,12 +106,7 @@ def llamacpp_error(status: int, message: str, *, type: str | None = None, rule: 
 
 def call_id(key: str, position: int) -> str:
     """32 letters and digits, as ``random_string()`` makes them (here derived from ``key``)."""
-    digest = hashlib.sha256(f"{key}/{position}".encode()).digest()
-    return "".join(_ALNUM[b % len(_ALNUM)] for b in digest[:32])
-
-
-#: an input assistant message's ``reasoning_content`` as its thinking
-_reasoning_content = wire_reasoning("reasoning_content")
+    return minted(f"{key}/{position}", 32, _ALNUM)
 
 
 class LlamaCpp(OpenAIChat):
@@ -138,10 +118,14 @@ class LlamaCpp(OpenAIChat):
     name = "llamacpp"
     title = "llama.cpp llama-server (OpenAI-compatible Chat Completions)"
     base_path = "/v1"
+    paths = _PATHS
+    reasoning_field = "reasoning_content"
+    thinking_switch = staticmethod(switch_at("chat_template_kwargs", "enable_thinking"))
+    call_id = staticmethod(call_id)
 
     # -- routing and auth -------------------------------------------------------------------
     def route(self, method: str, path: str) -> bool:
-        return method == "POST" and path in _PATHS
+        return method == "POST" and path in self.paths  # the router matches a path exactly
 
     def not_found(self, method: str, path: str) -> Rejection:
         return llamacpp_error(404, FILE_NOT_FOUND, rule="route")
@@ -176,13 +160,6 @@ class LlamaCpp(OpenAIChat):
         # a string was checked above; anything else is read as "auto" (json_value's fallback)
         return None
 
-    def decode_request(self, body: Mapping[str, Any]) -> ChatRequest:
-        request = with_wire_reasoning(super().decode_request(body), body, _reasoning_content)
-        kwargs = body.get("chat_template_kwargs")
-        thinking = kwargs.get("enable_thinking") if isinstance(kwargs, Mapping) else None
-        return request.model_copy(update={
-            "reasoning": thinking if isinstance(thinking, bool) else None})
-
     # -- encoding -----------------------------------------------------------------------------
     def encode_error(self, error: ErrorReply) -> tuple[int, dict[str, Any]]:
         from pytest_toolcall.cases import error_type_for
@@ -194,8 +171,6 @@ class LlamaCpp(OpenAIChat):
         # inside a 200 stream the event carries the status the failure would have had
         code = error.status if error.status >= 400 else 500
         return error.status, {"error": {"code": code, "message": error.message, "type": kind}}
-
-    call_ids = keyed_call_ids(call_id)
 
     @staticmethod
     def _usage(turn: Turn) -> dict[str, Any]:
@@ -236,15 +211,14 @@ class LlamaCpp(OpenAIChat):
             "choices": [{"finish_reason": _finish(turn), "index": 0, "message": message}],
             "created": base["created"], "model": base["model"],
             "system_fingerprint": BUILD, "object": "chat.completion"}
-        if turn.usage is not None:
-            response["usage"] = self._usage(turn)
+        self.with_usage(response, turn)
         response["id"] = COMPLETION_ID
         response["timings"] = self._timings(turn)
         return response
 
     def encode_stream(self, turn: Turn, body: Mapping[str, Any]) -> list[bytes]:
         plan, quirks = turn.stream, turn.stream.quirks
-        include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+        include_usage = self.include_usage(body)
         base = self._base(body)
 
         def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
@@ -254,13 +228,10 @@ class LlamaCpp(OpenAIChat):
 
         size = plan.fragment_size
         # the opening chunk goes alone (role_chunk_alone): the diffs follow in their own chunks
-        chunks = [chunk({"role": "assistant", "content": None})]
+        chunks = [chunk(d) for d in [{"role": "assistant", "content": None},
+                                     *self.text_deltas(turn, size)]]
         reasoning = reasoning_text(turn)
-        chunks += [chunk({"reasoning_content": p}) for p in pieces(reasoning, size)]
-        chunks += [chunk({"content": p}) for p in pieces(turn.text, size)]
-        fragments = ordered_fragments(
-            [self._call_fragments(k, cid, c, size, quirks)
-             for k, (cid, c) in enumerate(zip(self.call_ids(turn), turn.tool_calls))], quirks)
+        fragments = self.call_fragments(turn, size, quirks)
         if fragments and "call_in_role_chunk" in quirks and not turn.text and not reasoning:
             chunks[0]["choices"][0]["delta"]["tool_calls"] = [fragments.pop(0)]
         chunks += [chunk({"tool_calls": [frag]}) for frag in fragments]
@@ -270,10 +241,7 @@ class LlamaCpp(OpenAIChat):
                            "model": base["model"], "system_fingerprint": BUILD,
                            "object": "chat.completion.chunk", "usage": self._usage(turn)})
         chunks[-1]["timings"] = self._timings(turn)
-        events = self.sse_events(chunks, plan, quirks)
-        if "sse_comments" in quirks:
-            events = with_sse_comments(events)
-        return events
+        return self.stream_events(chunks, plan, quirks)
 
 
 #: the class the fake plays this provider with (``providers.base.get_dialect``)

@@ -25,7 +25,6 @@ Confirmed 2026-11-25; the sources are in ``pytest_toolcall.providers.LLAMACPP``.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import httpx
@@ -67,10 +66,6 @@ class LlamaCppAdapter(DeepSeekAdapter):
 
     DEFAULT_MODEL = DEFAULT_MODEL
 
-    def __init__(self, base_url: str, api_key: str, *, model: str = DEFAULT_MODEL,
-                 **kwargs: Any) -> None:
-        super().__init__(base_url, api_key, model=model, **kwargs)
-
     def build_body(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
         body = super().build_body(request, stream=stream)
         body.pop("thinking", None)
@@ -93,14 +88,10 @@ class LlamaCppAdapter(DeepSeekAdapter):
 class LlamaCppStreamAccumulator(DeepSeekStreamAccumulator):
     """Also reads llama-server's error event, whose code is an HTTP status."""
 
-    def feed_line(self, line: str) -> Any:
-        if line.startswith("data:") and not self.done:
-            payload = line[5:].strip()
-            if payload != "[DONE]":
-                data = json.loads(payload)
-                if isinstance(data, dict) and data.get("error"):
-                    raise stream_error(data)
-        return super().feed_line(line)
+    def error_event(self, data: Any) -> Exception:
+        if isinstance(data, dict) and data.get("error"):
+            return stream_error(data)
+        return super().error_event(data)
 
 
 #: the reference adapter of this provider (``reference.reference_adapter``)

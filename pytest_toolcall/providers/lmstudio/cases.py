@@ -16,11 +16,8 @@ from collections.abc import Callable
 
 from pytest_toolcall.cases import Case, ErrorReply, ScriptedCall, Step, StreamPlan, Turn, check
 from pytest_toolcall.run.checks import error_surfaced, matches_script
-from pytest_toolcall.providers.lmstudio.dialect import (
-    NO_MODELS_LOADED,
-    STREAM_CONTEXT_OVERFLOW,
-    UNEXPECTED_ENDPOINT,
-)
+from pytest_toolcall.providers.lmstudio.dialect import (NO_MODELS_LOADED, STREAM_CONTEXT_OVERFLOW,
+                                                        UNEXPECTED_ENDPOINT)
 from pytest_toolcall.core.errors import ConformanceFailure
 from pytest_toolcall.core.model import Reasoning
 from pytest_toolcall.run.runner import CaseRun

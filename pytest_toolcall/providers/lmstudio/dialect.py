@@ -55,22 +55,9 @@ from typing import Any
 
 from pytest_toolcall.cases import ErrorReply, Turn
 from pytest_toolcall.providers.base import Rejection
-from pytest_toolcall.providers._compat import (
-    error_object,
-    keyed_call_ids,
-    message_calls,
-    pieces,
-    reasoning_text,
-    usage_tokens,
-)
-from pytest_toolcall.providers.openai.dialect import (
-    CREATED,
-    OpenAIChat,
-    _finish,
-    _sse,
-    ordered_fragments,
-    with_sse_comments,
-)
+from pytest_toolcall.providers._compat import (LOWER_ALNUM, error_object, message_calls, minted,
+                                               reasoning_text, usage_tokens)
+from pytest_toolcall.providers.openai.dialect import CREATED, OpenAIChat, _finish, _sse
 from pytest_toolcall.providers.lmstudio import errors as _errors
 # their texts live with the error answers; named here too, where they always were
 from pytest_toolcall.providers.lmstudio.errors import AUTH_REQUIRED, CONTEXT_OVERFLOW
@@ -86,8 +73,6 @@ NO_MODELS_LOADED = ("No models loaded. Please load a model in the developer page
                     "'lms load' command.")
 STREAM_CONTEXT_OVERFLOW = ("Input does not fit in context length. The input has 31430 tokens, "
                            "but the context length only supports 30000 tokens.")
-_PATHS = frozenset({"/v1/chat/completions"})
-_BASE36 = "abcdefghijklmnopqrstuvwxyz0123456789"
 
 
 def reasoning_field(model: Any) -> str:
@@ -102,8 +87,7 @@ def lmstudio_stream_error(message: str) -> bytes:
 
 
 def _completion_id(key: str) -> str:
-    digest = hashlib.sha256(key.encode()).digest()
-    return "chatcmpl-" + "".join(_BASE36[b % 36] for b in digest[:22])
+    return "chatcmpl-" + minted(key, 22, LOWER_ALNUM)
 
 
 def _call_id(key: str, position: int) -> str:
@@ -125,10 +109,10 @@ class LMStudio(OpenAIChat):
     #: validate() and decode_request() read the body alone (OpenAI's rules, no state)
     pure_requests = True
 
-    # -- routing and auth -------------------------------------------------------------------
-    def route(self, method: str, path: str) -> bool:
-        return method == "POST" and (path.rstrip("/") or "/") in _PATHS
+    paths = frozenset({"/v1/chat/completions"})
+    call_id = staticmethod(_call_id)
 
+    # -- routing and auth -------------------------------------------------------------------
     def not_found(self, method: str, path: str) -> Rejection:
         # "Returning 200 anyway": the status is 200, the body an error string
         return Rejection(status=200, body={"error": UNEXPECTED_ENDPOINT.format(
@@ -145,8 +129,6 @@ class LMStudio(OpenAIChat):
         # LM Studio's object shape (the model_not_found 400); its string shape comes from the
         # error kinds (provider_errors) and from raw bodies
         return error.status, {"error": error_object(error)}
-
-    call_ids = keyed_call_ids(_call_id)
 
     @staticmethod
     def _usage(turn: Turn) -> dict[str, Any]:
@@ -170,13 +152,11 @@ class LMStudio(OpenAIChat):
             message["tool_calls"] = message_calls(turn, self.call_ids(turn))
         response = dict(self._base(turn, body, "chat.completion"), choices=[{
             "index": 0, "logprobs": None, "finish_reason": _finish(turn), "message": message}])
-        if turn.usage is not None:
-            response["usage"] = self._usage(turn)
-        return response
+        return self.with_usage(response, turn)
 
     def encode_stream(self, turn: Turn, body: Mapping[str, Any]) -> list[bytes]:
         plan, quirks = turn.stream, turn.stream.quirks
-        include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+        include_usage = self.include_usage(body)
         base = self._base(turn, body, "chat.completion.chunk")
         field = reasoning_field(body.get("model"))
 
@@ -185,14 +165,8 @@ class LMStudio(OpenAIChat):
                                         "finish_reason": finish}])
 
         size = plan.fragment_size
-        deltas: list[dict[str, Any]] = []
-        reasoning = reasoning_text(turn)
-        deltas += [{field: p} for p in pieces(reasoning, size)]
-        deltas += [{"content": p} for p in pieces(turn.text, size)]
-        fragments = ordered_fragments(
-            [self._call_fragments(k, cid, c, size, quirks)
-             for k, (cid, c) in enumerate(zip(self.call_ids(turn), turn.tool_calls))], quirks)
-        deltas += [{"tool_calls": [frag]} for frag in fragments]
+        deltas = self.text_deltas(turn, size, field)
+        deltas += [{"tool_calls": [frag]} for frag in self.call_fragments(turn, size, quirks)]
         if "role_chunk_alone" in quirks or not deltas:
             deltas.insert(0, {"content": ""})
         # no empty role chunk: the role rides on the first delta, whatever it carries
@@ -201,10 +175,7 @@ class LMStudio(OpenAIChat):
         chunks.append(chunk({}, _finish(turn)))
         if include_usage and turn.usage is not None:
             chunks.append(dict(base, choices=[], usage=self._usage(turn)))
-        events = self.sse_events(chunks, plan, quirks)
-        if "sse_comments" in quirks:
-            events = with_sse_comments(events)
-        return events
+        return self.stream_events(chunks, plan, quirks)
 
     def sse_events(self, chunks: list[dict[str, Any]], plan: Any,
                    quirks: frozenset[str]) -> list[bytes]:

@@ -21,7 +21,6 @@ What it reads differently, each from LM Studio's own answers (sources in
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import httpx
@@ -56,10 +55,6 @@ class LMStudioAdapter(ReasoningChatAdapter):
     REASONING_FIELDS = REASONING_FIELDS
     SEND_REASONING = False  # no documented request field; the chat template decides
 
-    def __init__(self, base_url: str, api_key: str, *, model: str = DEFAULT_MODEL,
-                 **kwargs: Any) -> None:
-        super().__init__(base_url, api_key, model=model, **kwargs)
-
     # -- wire -> canonical --------------------------------------------------------------------
     def parse_response(self, data: Any) -> ChatResponse:
         if isinstance(data, dict) and "error" in data and not data.get("choices"):
@@ -85,18 +80,14 @@ class LMStudioAdapter(ReasoningChatAdapter):
 class LMStudioStreamAccumulator(ReasoningStreamAccumulator):
     """Also joins the reasoning deltas, and reads LM Studio's stream error event."""
 
-    def feed_line(self, line: str) -> Any:
-        if line.startswith("data:") and not self.done:
-            payload = line[5:].strip()
-            if payload != "[DONE]":
-                data = json.loads(payload)
-                if isinstance(data, dict) and "error" in data:
-                    error = data["error"]
-                    message = error_message(error) or error_message(data) or str(data)[:500]
-                    fields = error if isinstance(error, dict) else {}
-                    raise StreamError(message, type=fields.get("type"), code=fields.get("code"),
-                                      body=data, retryable=False)
-        return super().feed_line(line)
+    def error_event(self, data: Any) -> Exception:
+        if not isinstance(data, dict):
+            return super().error_event(data)
+        error = data["error"]
+        message = error_message(error) or error_message(data) or str(data)[:500]
+        fields = error if isinstance(error, dict) else {}
+        return StreamError(message, type=fields.get("type"), code=fields.get("code"),
+                           body=data, retryable=False)
 
     def reasoning_pieces(self, delta: dict[str, Any]) -> list[str]:
         # every reasoning field of a delta, in order (a message reads the first one only)

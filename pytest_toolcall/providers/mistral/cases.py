@@ -9,6 +9,8 @@ whole in one delta on the finish chunk, with the usage.
 
 from __future__ import annotations
 
+from functools import partial
+
 from typing import Any
 
 from pytest_toolcall.cases import Case, Step, StreamPlan, Turn, check
@@ -18,14 +20,8 @@ from pytest_toolcall.core.errors import ConformanceFailure
 from pytest_toolcall.core.model import AssistantMessage, Reasoning, ToolCall, ToolMessage
 from pytest_toolcall.run.runner import CaseRun
 
-from pytest_toolcall.conformance._common import (
-    ASK,
-    PARIS_TOKYO_TIME,
-    calls,
-    case,
-    reasoning_decoded,
-    request,
-)
+from pytest_toolcall.conformance._common import (ASK, PARIS_TOKYO_TIME, calls, case,
+                                                 reasoning_decoded, request, wire_and_stream)
 
 DIALECT = ("mistral",)
 _THOUGHT = "Two cities and the time: get_weather for Paris, then for Tokyo.\n"
@@ -123,9 +119,10 @@ CASES: list[Case] = [
         steps=(Step(request=request(*_foreign_history()), reply=Turn(text="Done.")),),
         checks=(matches_script, ids_mapped),
     ),
-    case(
-        id="wire.mistral_content_chunks",
+    *wire_and_stream(
+        "mistral_content_chunks", partial(_thinking_steps, text="Checking both cities."),
         dialects=DIALECT,
+        checks=(matches_script, reasoning_decoded, thinking_replayed),
         title="A content list of thinking and text chunks is read as text plus reasoning, and "
               "the thinking goes back as a chunk",
         why="Mistral's reasoning models (reasoning_effort='high', Magistral) answer content as "
@@ -134,22 +131,13 @@ CASES: list[Case] = [
             "(spring-ai #5019) or fold the thinking into the text; sent back as "
             "reasoning_content it is a 422 'Extra inputs are not permitted' (crush #1590, "
             "litellm #30835); confirmed 2026-11-25.",
-        steps=_thinking_steps("complete", text="Checking both cities."),
-        checks=(matches_script, reasoning_decoded, thinking_replayed),
-    ),
-    case(
-        id="stream.mistral_content_chunks",
-        dialects=DIALECT,
-        title="Streamed thinking chunks are joined into the reasoning; the text that follows "
-              "comes as a chunk, then as plain strings",
-        why="While the model thinks, delta.content is a list holding a thinking chunk; after it "
-            "plain strings, and the transition delta may hold both (mistralai/client-python "
-            "reasoning_with_streaming.py); readers that take only strings or only text chunks "
-            "lose the thinking (braintrust-sdk-javascript #1857) or the text; confirmed "
-            "2026-11-25.",
-        steps=_thinking_steps("stream", text="Checking both cities."),
-        checks=(matches_script, reasoning_decoded, thinking_replayed),
-    ),
+        stream_title="Streamed thinking chunks are joined into the reasoning; the text that "
+            "follows comes as a chunk, then as plain strings",
+        stream_why="While the model thinks, delta.content is a list holding a thinking chunk; "
+            "after it plain strings, and the transition delta may hold both "
+            "(mistralai/client-python reasoning_with_streaming.py); readers that take only "
+            "strings or only text chunks lose the thinking (braintrust-sdk-javascript #1857) or "
+            "the text; confirmed 2026-11-25."),
     case(
         id="stream.mistral_whole_calls_on_finish_chunk",
         dialects=DIALECT,

@@ -48,7 +48,6 @@ them as data); what could not be confirmed inherits OpenAI's behaviour.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -57,16 +56,8 @@ from typing import Any
 from pytest_toolcall.cases import ErrorReply, Turn
 from pytest_toolcall.core.model import AssistantMessage, ChatRequest, Reasoning
 from pytest_toolcall.providers.base import Rejection
-from pytest_toolcall.providers.deepseek.dialect import reasoning_text
-from pytest_toolcall.providers.openai.dialect import (
-    CREATED,
-    OpenAIChat,
-    _finish,
-    _sse,
-    _text,
-    cut_before_finish,
-    with_sse_comments,
-)
+from pytest_toolcall.providers._compat import minted, reasoning_text
+from pytest_toolcall.providers.openai.dialect import CREATED, OpenAIChat, _finish, _text
 from pytest_toolcall.providers.mistral import errors as _errors
 
 __all__ = [
@@ -82,7 +73,6 @@ UNEXPECTED_ROLE = "Unexpected role '{role}' after role '{previous}'"
 EXTRA_FORBIDDEN = "Extra inputs are not permitted"
 UNAUTHORIZED = {"detail": "Unauthorized"}
 TOOL_CHOICES = ("auto", "none", "any", "required")
-_ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 _COMPLETION_ID = "3f1c2b7d9e0a4c58b6d1e2f3a4b5c6d7"
 
 #: the request keys the service takes (mistralai/client-python ChatCompletionRequest)
@@ -131,8 +121,7 @@ def valid_id(call_id: Any) -> bool:
 
 
 def _mint_id(seed: str) -> str:
-    digest = hashlib.sha256(seed.encode()).digest()
-    return "".join(_ALNUM[b % len(_ALNUM)] for b in digest[:9])
+    return minted(seed, 9)
 
 
 def _extra(loc: list[Any], value: Any) -> dict[str, Any]:
@@ -162,11 +151,9 @@ class Mistral(OpenAIChat):
     #: tool -> user histories that every other service takes, and the reference history
     #: builder has no Mistral mode yet (issue 13 follow-up); a test turns it on
     enforce_user_after_tool = False
+    paths = frozenset({"/v1/chat/completions"})
 
     # -- routing and auth -------------------------------------------------------------------
-    def route(self, method: str, path: str) -> bool:
-        return method == "POST" and path.rstrip("/") == "/v1/chat/completions"
-
     def not_found(self, method: str, path: str) -> Rejection:
         # not confirmed: the gateway's 404 wording for an unknown path
         return MistralRejection(status=404, body={"detail": "Not Found"}, rule="route")
@@ -385,21 +372,11 @@ class Mistral(OpenAIChat):
         if turn.usage is not None:
             last["usage"] = self._usage(turn)
         chunks.append(last)
-        events = [_sse(c) for c in chunks] + [b"data: [DONE]\n\n"]
-        if "data_no_space" in quirks:
-            events = [b"data:" + e[len(b"data: "):] for e in events]
-        if plan.error_after is not None:
-            # not confirmed: the shape of an error inside a 200 stream; OpenAI's is played
-            _, err = OpenAIChat.encode_error(self, plan.error)
-            events = events[: min(plan.error_after + 1, len(events) - 1)] + [_sse(err)]
-        elif plan.truncate_after is not None:
-            # a cut stream ends before the chunk that ends the answer, however short the
-            # stream is (the calls come whole: a cut counted for OpenAI's fragments may fall
-            # past it, where only [DONE] would be missing, which no client can detect)
-            events = cut_before_finish(events, plan.truncate_after)
-        if "sse_comments" in quirks:
-            events = with_sse_comments(events)
-        return events
+        return self.stream_events(chunks, plan, quirks)
+
+    def stream_error(self, error: ErrorReply) -> dict[str, Any]:
+        # not confirmed: the shape of an error inside a 200 stream; OpenAI's is played
+        return OpenAIChat.encode_error(self, error)[1]
 
 
 #: the class the fake plays this provider with (``providers.base.get_dialect``)

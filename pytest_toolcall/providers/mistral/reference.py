@@ -26,23 +26,15 @@ Confirmed 2026-11-25; the sources are in ``pytest_toolcall.providers.MISTRAL``.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from typing import Any
 
 import httpx
 
 from pytest_toolcall.core.errors import ProviderError
-from pytest_toolcall.core.model import (
-    AssistantMessage,
-    ChatRequest,
-    ChatResponse,
-    Reasoning,
-    ReasoningComplete,
-    TextDelta,
-    ToolCall,
-    ToolMessage,
-)
+from pytest_toolcall.core.model import (AssistantMessage, ChatResponse, Reasoning,
+                                        ReasoningComplete, TextDelta, ToolCall, ToolMessage)
+from pytest_toolcall.providers._compat import minted
 from pytest_toolcall.reference._http import read_error, retry_fields
 from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter, StreamAccumulator
 
@@ -50,7 +42,6 @@ __all__ = ["ADAPTER", "MistralAdapter", "MistralStreamAccumulator", "mistral_id"
 
 DEFAULT_MODEL = "mistral-small-latest"
 _ID = re.compile(r"^[a-zA-Z0-9]{9}$")
-_ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 
 
 def mistral_id(call_id: str | None) -> str | None:
@@ -58,25 +49,16 @@ def mistral_id(call_id: str | None) -> str | None:
     digits derived from it (the same id always maps alike)."""
     if call_id is None or _ID.match(call_id):
         return call_id
-    digest = hashlib.sha256(call_id.encode()).digest()
-    return "".join(_ALNUM[b % len(_ALNUM)] for b in digest[:9])
+    return minted(call_id, 9)
 
 
 class MistralAdapter(OpenAIChatAdapter):
     """Canonical requests to ``POST {base_url}/chat/completions`` on Mistral and back."""
 
     DEFAULT_MODEL = DEFAULT_MODEL
-
-    def __init__(self, base_url: str, api_key: str, *, model: str = DEFAULT_MODEL,
-                 **kwargs: Any) -> None:
-        super().__init__(base_url, api_key, model=model, **kwargs)
+    STREAM_OPTIONS = False  # the request schema has no such key; usage rides on the finish chunk
 
     # -- canonical -> wire --------------------------------------------------------------------
-    def build_body(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
-        body = super().build_body(request, stream=stream)
-        body.pop("stream_options", None)
-        return body
-
     def encode_tool_choice(self, choice: Any) -> Any:
         return "any" if choice == "required" else super().encode_tool_choice(choice)
 

@@ -12,15 +12,8 @@ from pytest_toolcall.run.checks import error_surfaced, matches_script, same_resu
 from pytest_toolcall.core.errors import ConformanceFailure
 from pytest_toolcall.run.runner import CaseRun
 
-from pytest_toolcall.conformance._common import (
-    PARIS_TOKYO_TIME,
-    answered,
-    calls,
-    case,
-    one_step,
-    replayed_step,
-    request,
-)
+from pytest_toolcall.conformance._common import (PARIS_TOKYO_TIME, answered, calls, case, one_step,
+                                                 replayed_step, request)
 from pytest_toolcall.conformance.wire import history_intact
 
 _DIALECTS = ("ollama",)

@@ -38,15 +38,8 @@ from typing import Any
 
 from pytest_toolcall.cases import ErrorReply, ScriptedCall, Turn
 from pytest_toolcall.core.errors import CaseDefinitionError
-from pytest_toolcall.core.model import (
-    AssistantMessage,
-    ChatRequest,
-    SystemMessage,
-    ToolCall,
-    ToolMessage,
-    ToolSpec,
-    UserMessage,
-)
+from pytest_toolcall.core.model import (AssistantMessage, ChatRequest, SystemMessage, ToolCall,
+                                        ToolMessage, ToolSpec, UserMessage)
 from pytest_toolcall.providers.base import Rejection
 from pytest_toolcall.providers.openai.dialect import OpenAIChat
 from pytest_toolcall.providers.ollama import errors as _errors

@@ -23,23 +23,11 @@ from typing import Any
 
 import httpx
 
-from pytest_toolcall.core.errors import IncompleteStreamError, ProviderError, StreamError
-from pytest_toolcall.core.model import (
-    AssistantMessage,
-    ChatRequest,
-    ChatResponse,
-    StreamDone,
-    SystemMessage,
-    TextDelta,
-    ToolCall,
-    ToolCallComplete,
-    ToolCallDelta,
-    ToolMessage,
-    ToolSpec,
-    Usage,
-    UserMessage,
-)
-from pytest_toolcall.reference._http import HttpxAdapter, retry_fields
+from pytest_toolcall.core.errors import ProviderError, StreamError
+from pytest_toolcall.core.model import (AssistantMessage, ChatRequest, ChatResponse, StreamDone,
+                                        SystemMessage, TextDelta, ToolCall, ToolCallComplete,
+                                        ToolCallDelta, ToolMessage, ToolSpec, Usage, UserMessage)
+from pytest_toolcall.reference._http import EndMarked, HttpxAdapter, finish_reason, retry_fields
 
 __all__ = ["ADAPTER", "NdjsonAccumulator", "OllamaAdapter", "PROFILE"]
 
@@ -63,12 +51,6 @@ class OllamaAdapter(HttpxAdapter):
         self.model = model
         self.client = client or httpx.Client(timeout=60)
         self.async_client = async_client or httpx.AsyncClient(timeout=60)
-
-    @classmethod
-    def from_endpoint(cls, endpoint: Any, **kwargs: Any) -> OllamaAdapter:
-        """Wired to a pytest-toolcall endpoint (the fake provider, in-process or on loopback)."""
-        return cls(endpoint.base_url, endpoint.api_key, client=endpoint.client,
-                   async_client=endpoint.async_client, **kwargs)
 
     # -- canonical -> wire --------------------------------------------------------------------
     def build_body(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
@@ -149,9 +131,7 @@ class OllamaAdapter(HttpxAdapter):
     def parse_finish(reason: str | None, has_calls: bool) -> Any:
         if has_calls:
             return "tool_calls"  # Ollama says "stop" here
-        if reason is None:
-            return None
-        return _FINISH.get(reason, "other")
+        return finish_reason(_FINISH, reason)
 
     @staticmethod
     def parse_usage(data: dict[str, Any]) -> Usage | None:
@@ -176,8 +156,10 @@ class OllamaAdapter(HttpxAdapter):
         return NdjsonAccumulator(self)
 
 
-class NdjsonAccumulator:
+class NdjsonAccumulator(EndMarked):
     """Turns NDJSON lines into stream events. Each call arrives whole, so each is a call."""
+
+    end_marker = 'a line with "done": true'
 
     def __init__(self, adapter: OllamaAdapter) -> None:
         self.adapter = adapter
@@ -213,11 +195,6 @@ class NdjsonAccumulator:
             finish_reason=self.adapter.parse_finish(data.get("done_reason"), bool(self.calls)),
             usage=self.adapter.parse_usage(data)))
         return events
-
-    def close(self) -> Iterable[Any]:
-        if not self.done:
-            raise IncompleteStreamError("the stream ended without a line with \"done\": true")
-        return ()
 
 
 #: the reference adapter of this provider (``reference.reference_adapter``)

@@ -12,18 +12,10 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from pytest_toolcall.cases import ErrorReply, ScriptedCall, Turn
-from pytest_toolcall.core.model import (
-    AssistantMessage,
-    ChatRequest,
-    NamedToolChoice,
-    Reasoning,
-    SystemMessage,
-    ToolCall,
-    ToolMessage,
-    ToolSpec,
-    UserMessage,
-)
+from pytest_toolcall.core.model import (AssistantMessage, ChatRequest, NamedToolChoice, Reasoning,
+                                        SystemMessage, ToolCall, ToolMessage, ToolSpec, UserMessage)
 from pytest_toolcall.providers.base import Rejection
+from pytest_toolcall.providers._compat import pieces, reasoning_text, wire_reasoning
 from pytest_toolcall.providers.openai import errors as _errors
 
 __all__ = ["DIALECT", "OpenAIChat"]
@@ -32,6 +24,10 @@ _NAME = re.compile(r"^[a-zA-Z0-9_-]+$")
 _FINISH = {"stop": "stop", "tool_calls": "tool_calls", "length": "length",
            "content_filter": "content_filter", "error": "stop", "other": "stop"}
 CREATED = 1_700_000_000
+#: what OpenRouter writes to keep a stream open (https://openrouter.ai/docs/api-reference/
+#: streaming, "Additional information", confirmed 2026-11-23): SSE comment lines, which the SSE
+#: spec says a client ignores; a parser that json-decodes every line breaks on them
+SSE_COMMENT = b": OPENROUTER PROCESSING\n\n"
 
 
 def _error(status: int, message: str, *, param: str | None = None, code: str | None = None,
@@ -66,9 +62,26 @@ class OpenAIChat:
     base_path = "/v1"
     stream_content_type = "text/event-stream; charset=utf-8"
 
+    # What a service on this wire states as data instead of code (docs/writing-a-provider.md):
+    #: the paths it answers on, a trailing slash ignored (None: any path that ends in
+    #: ``/chat/completions``, as the ``openai`` fake takes them)
+    paths: frozenset[str] | None = None
+    #: the assistant-message field it carries thinking in (``reasoning``, ``reasoning_content``):
+    #: the fake sends the turn's thinking there and reads it back as the message's reasoning
+    reasoning_field: str | None = None
+    #: its switch for thinking, a function of the request body giving the decoded request's
+    #: ``reasoning`` (True, False or None); None: no switch
+    thinking_switch: Callable[[Mapping[str, Any]], bool | None] | None = None
+    #: what a generated call id is made from (:meth:`call_id`): the turn's call names joined by
+    #: commas ("turn") or the call's own name ("call")
+    call_id_key = "turn"
+    #: the SSE comment it writes while the model works (the ``sse_comments`` quirk)
+    sse_comment = SSE_COMMENT
     # -- routing and auth -------------------------------------------------------------------
     def route(self, method: str, path: str) -> bool:
-        return method == "POST" and path.rstrip("/").endswith("/chat/completions")
+        if self.paths is None:
+            return method == "POST" and path.rstrip("/").endswith("/chat/completions")
+        return method == "POST" and (path.rstrip("/") or "/") in self.paths
 
     def not_found(self, method: str, path: str) -> Rejection:
         return _error(404, f"Invalid URL ({method} {path})", rule="route")
@@ -119,13 +132,9 @@ class OpenAIChat:
                           "length 1, but got an empty array instead.", param="messages",
                           code="empty_array", rule="messages.empty")
         tools = body.get("tools")
-        if tools is not None:
-            if not isinstance(tools, list):
-                return _type_error("tools", "an array", tools)
-            for i, tool in enumerate(tools):
-                found = self._validate_tool(i, tool)
-                if found:
-                    return found
+        found = validate_tools(self, tools)
+        if found:
+            return found
         has_tools = bool(tools)
         if "tool_choice" in body and body["tool_choice"] is not None:
             if not has_tools:
@@ -194,11 +203,7 @@ class OpenAIChat:
 
     def _validate_tool_choice(self, choice: Any, tools: list[Any]) -> Rejection | None:
         if isinstance(choice, str):
-            if choice not in ("none", "auto", "required"):
-                return _error(400, f"Invalid value: '{choice}'. Supported values are: 'none', "
-                              "'auto', and 'required'.", param="tool_choice",
-                              code="invalid_value", rule="tool_choice.value")
-            return None
+            return tool_choice_mode(choice)
         if isinstance(choice, Mapping) and choice.get("type") == "function":
             function = choice.get("function")
             if not isinstance(function, Mapping):  # a string here used to crash the fake
@@ -372,7 +377,7 @@ class OpenAIChat:
             tool_choice = choice
         elif isinstance(choice, Mapping) and choice.get("type") == "function":
             tool_choice = NamedToolChoice(name=choice["function"]["name"])
-        return ChatRequest(
+        request = ChatRequest(
             messages=tuple(messages),
             tools=tools,
             tool_choice=tool_choice,
@@ -380,15 +385,81 @@ class OpenAIChat:
             stream=bool(body.get("stream")),
             model=body.get("model"),
         )
+        if self.reasoning_field is not None:
+            request = with_wire_reasoning(request, body, wire_reasoning(self.reasoning_field))
+        if self.thinking_switch is not None:
+            request = request.model_copy(update={"reasoning": self.thinking_switch(body)})
+        return request
 
     # -- encoding -----------------------------------------------------------------------------
     def encode_error(self, error: ErrorReply) -> tuple[int, dict[str, Any]]:
         return error.status, {"error": {"message": error.message, "type": error.type,
                                         "param": error.param, "code": error.code}}
 
+    @classmethod
+    def call_ids(cls, turn: Turn) -> list[str]:
+        """Each call's scripted id, else :meth:`call_id` of its key (see ``call_id_key``) and
+        its position in the turn."""
+        names = ",".join(c.name for c in turn.tool_calls)
+        return [c.id or cls.call_id(c.name if cls.call_id_key == "call" else names, i)
+                for i, c in enumerate(turn.tool_calls)]
+
     @staticmethod
-    def call_ids(turn: Turn) -> list[str]:
-        return [c.id or f"call_{i + 1:03d}" for i, c in enumerate(turn.tool_calls)]
+    def call_id(key: str, position: int) -> str:
+        """The id the fake makes for a call the case gives none (stable per ``key``)."""
+        return f"call_{position + 1:03d}"
+
+    @staticmethod
+    def _usage(turn: Turn) -> dict[str, Any]:
+        """The turn's usage in this service's keys (OpenAI's: both detail objects)."""
+        return _usage(turn)
+
+    def with_usage(self, answer: dict[str, Any], turn: Turn) -> dict[str, Any]:
+        """``answer`` with ``usage`` (:meth:`_usage`) added when the case scripts any."""
+        if turn.usage is not None:
+            answer["usage"] = self._usage(turn)
+        return answer
+
+    @staticmethod
+    def chunk(base: Mapping[str, Any], delta: dict[str, Any], finish: str | None = None, *,
+              include_usage: bool = False) -> dict[str, Any]:
+        """OpenAI's stream chunk: ``base`` (id, object, created, model ...) and one choice
+        with ``delta``, ``logprobs: null`` and ``finish_reason``; ``usage: null`` on each
+        chunk when the request asks for usage."""
+        data = dict(base, choices=[{"index": 0, "delta": delta, "logprobs": None,
+                                    "finish_reason": finish}])
+        if include_usage:
+            data["usage"] = None
+        return data
+
+    @staticmethod
+    def include_usage(body: Mapping[str, Any]) -> bool:
+        """Whether the request asks for usage in the stream (``stream_options``)."""
+        return bool((body.get("stream_options") or {}).get("include_usage"))
+
+    def text_deltas(self, turn: Turn, size: int, field: str | None = None) -> list[dict[str, Any]]:
+        """The deltas of a turn's thinking (under ``field``, default ``reasoning_field``) and
+        then its text, in pieces of ``size`` characters."""
+        thinking = [{field or self.reasoning_field: p} for p in pieces(reasoning_text(turn), size)]
+        return thinking + [{"content": p} for p in pieces(turn.text, size)]
+
+    def call_fragments(self, turn: Turn, size: int, quirks: frozenset[str],
+                       of: Callable[..., list[dict[str, Any]]] | None = None
+                       ) -> list[dict[str, Any]]:
+        """The turn's calls as stream fragments in the order they are sent; ``of`` makes one
+        call's fragments (default :meth:`_call_fragments`)."""
+        of = of or self._call_fragments
+        return ordered_fragments([of(k, cid, c, size, quirks) for k, (cid, c)
+                                  in enumerate(zip(self.call_ids(turn), turn.tool_calls))], quirks)
+
+    def stream_events(self, chunks: list[dict[str, Any]], plan: Any,
+                      quirks: frozenset[str]) -> list[bytes]:
+        """The chunks as the stream's events (:meth:`sse_events`), with ``sse_comment`` lines
+        under the ``sse_comments`` quirk."""
+        events = self.sse_events(chunks, plan, quirks)
+        if "sse_comments" in quirks:
+            events = with_sse_comments(events, comment=self.sse_comment)
+        return events
 
     def encode_response(self, turn: Turn, body: Mapping[str, Any]) -> dict[str, Any]:
         # the message keys of real traffic (wire corpus): annotations is always there, [] here
@@ -441,11 +512,7 @@ class OpenAIChat:
                 "system_fingerprint": "fp_toolcall", "service_tier": "default"}
 
         def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
-            data = dict(base, choices=[{"index": 0, "delta": delta, "logprobs": None,
-                                        "finish_reason": finish}])
-            if include_usage:
-                data["usage"] = None
-            return data
+            return self.chunk(base, delta, finish, include_usage=include_usage)
 
         role: dict[str, Any] = {"role": "assistant", "content": "" if turn.text else None,
                                 "refusal": None}
@@ -455,16 +522,8 @@ class OpenAIChat:
             role = {"role": "assistant", "content": None}
         chunks: list[dict[str, Any]] = [chunk(role)]
         size = plan.fragment_size
-        if turn.text:
-            chunks += [chunk({"content": turn.text[k:k + size]})
-                       for k in range(0, len(turn.text), size)]
-        per_call = [self._call_fragments(k, cid, c, size, quirks)
-                    for k, (cid, c) in enumerate(zip(self.call_ids(turn), turn.tool_calls))]
-        if "interleave" in quirks:
-            longest = max((len(f) for f in per_call), default=0)
-            fragments = [f[n] for n in range(longest) for f in per_call if n < len(f)]
-        else:
-            fragments = [piece for f in per_call for piece in f]
+        chunks += [chunk({"content": p}) for p in pieces(turn.text, size)]
+        fragments = self.call_fragments(turn, size, quirks)
         if fragments and not turn.text and _call_in_role_chunk(turn, quirks):
             # the majority shape: the first fragment rides in the role chunk, refusal after it
             delta = chunks[0]["choices"][0]["delta"]
@@ -474,10 +533,7 @@ class OpenAIChat:
         chunks.append(chunk({}, _finish(turn)))
         if include_usage and turn.usage is not None:
             chunks.append(dict(base, choices=[], usage=_usage(turn)))
-        events = self.sse_events(chunks, plan, quirks)
-        if "sse_comments" in quirks:
-            events = with_sse_comments(events)
-        return events
+        return self.stream_events(chunks, plan, quirks)
 
     def sse_events(self, chunks: list[dict[str, Any]], plan: Any,
                    quirks: frozenset[str]) -> list[bytes]:
@@ -487,12 +543,18 @@ class OpenAIChat:
             events = [b"data:" + e[len(b"data: "):] for e in events]
         # chunk 0 is the role chunk; error_after / truncate_after count the events after it
         if plan.error_after is not None:
-            _, err = self.encode_error(plan.error)
             # never after [DONE]: an error past the end would never be read
-            events = events[: min(plan.error_after + 1, len(events) - 1)] + [_sse(err)]
+            events = events[: min(plan.error_after + 1, len(events) - 1)] + [
+                _sse(self.stream_error(plan.error))]
         elif plan.truncate_after is not None:
+            # before the chunk that ends the answer, however short the stream is (a service
+            # that sends calls whole: a cut counted for OpenAI's fragments may fall past it)
             events = cut_before_finish(events, plan.truncate_after)
         return events
+
+    def stream_error(self, error: ErrorReply) -> dict[str, Any]:
+        """The event an error inside a 200 stream sends (default: the error body)."""
+        return self.encode_error(error)[1]
 
     @staticmethod
     def _call_fragments(k: int, cid: str, call: ScriptedCall, size: int,
@@ -529,20 +591,15 @@ def _call_in_role_chunk(turn: Turn, quirks: frozenset[str]) -> bool:
     return "call_in_role_chunk" in quirks or len(turn.tool_calls) == 1
 
 
-#: what OpenRouter writes to keep a stream open (https://openrouter.ai/docs/api-reference/
-#: streaming, "Additional information", confirmed 2026-11-23): SSE comment lines, which the SSE
-#: spec says a client ignores; a parser that json-decodes every line breaks on them
-SSE_COMMENT = b": OPENROUTER PROCESSING\n\n"
-
-
-def with_sse_comments(events: list[bytes], before: int = 3) -> list[bytes]:
+def with_sse_comments(events: list[bytes], before: int = 3, *,
+                      comment: bytes = SSE_COMMENT) -> list[bytes]:
     """``events`` with ``before`` comment lines ahead of the first one and one after each event
     but the last (comments come while the model works, before and between data lines)."""
-    out = [SSE_COMMENT] * before
+    out = [comment] * before
     for k, event in enumerate(events):
         out.append(event)
         if k < len(events) - 1:
-            out.append(SSE_COMMENT)
+            out.append(comment)
     return out
 
 
@@ -595,6 +652,30 @@ def with_wire_reasoning(request: ChatRequest, body: Mapping[str, Any],
             msg = msg.model_copy(update={"reasoning": reasoning})
         messages.append(msg)
     return request.model_copy(update={"messages": tuple(messages)})
+
+
+def tool_choice_mode(choice: str) -> Rejection | None:
+    """OpenAI's 400 for a ``tool_choice`` string that is not one of its modes (both OpenAI
+    wires), else None."""
+    if choice in ("none", "auto", "required"):
+        return None
+    return _error(400, f"Invalid value: '{choice}'. Supported values are: 'none', 'auto', and "
+                  "'required'.", param="tool_choice", code="invalid_value",
+                  rule="tool_choice.value")
+
+
+def validate_tools(dialect: Any, tools: Any) -> Rejection | None:
+    """The first rejection of a request's ``tools``: not an array, else the first tool
+    ``dialect._validate_tool`` refuses (both OpenAI wires; None when absent or all valid)."""
+    if tools is None:
+        return None
+    if not isinstance(tools, list):
+        return _type_error("tools", "an array", tools)
+    for i, tool in enumerate(tools):
+        found = dialect._validate_tool(i, tool)
+        if found:
+            return found
+    return None
 
 
 def _finish(turn: Turn) -> str:

@@ -1,11 +1,9 @@
-"""OpenAI Chat Completions (the openai wire): the facts the fake plays, each with
-its source and the date it was confirmed.
+"""OpenAI Chat Completions (the openai wire): the facts the fake plays, each with its source and the
+date it was confirmed.
 
-Data only (the provider registry, ``pytest_toolcall.providers``, reads ``PROVIDER``);
-docs/providers.md lists them."""
+Data: ``facts.json`` beside this file, read and checked by ``_facts.load``; the provider
+registry reads ``PROVIDER``, docs/providers.md lists the facts."""
 
-from __future__ import annotations
+from pytest_toolcall.providers._facts import load
 
-from pytest_toolcall.providers._facts import Provider
-
-PROVIDER = Provider(name="openai", dialect="openai", family="openai")
+PROVIDER = load(__file__)

@@ -13,24 +13,13 @@ from typing import Any
 import httpx
 from pydantic import ValidationError
 
-from pytest_toolcall.core.errors import IncompleteStreamError, ProviderError, StreamError
-from pytest_toolcall.core.model import (
-    AssistantMessage,
-    ChatRequest,
-    ChatResponse,
-    NamedToolChoice,
-    StreamDone,
-    SystemMessage,
-    TextDelta,
-    ToolCall,
-    ToolCallComplete,
-    ToolCallDelta,
-    ToolMessage,
-    ToolSpec,
-    Usage,
-    UserMessage,
-)
-from pytest_toolcall.reference._http import HttpxAdapter, RETRYABLE_TYPES, read_error, retry_fields
+from pytest_toolcall.core.errors import ProviderError, StreamError
+from pytest_toolcall.core.model import (AssistantMessage, ChatRequest, ChatResponse,
+                                        NamedToolChoice, StreamDone, SystemMessage, TextDelta,
+                                        ToolCall, ToolCallComplete, ToolCallDelta, ToolMessage,
+                                        ToolSpec, Usage, UserMessage)
+from pytest_toolcall.reference._http import (RETRYABLE_TYPES, EndMarked, HttpxAdapter,
+                                             finish_reason, tool_fields)
 
 __all__ = ["ADAPTER", "OpenAIChatAdapter", "PROFILE", "StreamAccumulator"]
 
@@ -45,12 +34,18 @@ _FINISH = {"stop": "stop", "tool_calls": "tool_calls", "function_call": "tool_ca
 class OpenAIChatAdapter(HttpxAdapter):
     """Canonical requests to ``POST {base_url}/chat/completions`` and back."""
 
-    def __init__(self, base_url: str, api_key: str, *, model: str = "gpt-4o-mini",
+    #: the model a request without one names (each service's adapter gives its own)
+    DEFAULT_MODEL = "gpt-4o-mini"
+    #: a stream asks for usage with ``stream_options`` (False: a service that sends usage
+    #: without it, or refuses the key)
+    STREAM_OPTIONS = True
+
+    def __init__(self, base_url: str, api_key: str, *, model: str | None = None,
                  client: httpx.Client | None = None,
                  async_client: httpx.AsyncClient | None = None) -> None:
         self.url = base_url.rstrip("/") + "/chat/completions"
         self.headers = {"authorization": f"Bearer {api_key}"}
-        self.model = model
+        self.model = self.DEFAULT_MODEL if model is None else model
         # built on first use: each default client loads the CA bundle (~35 ms), and an adapter
         # made for its encoders and parsers alone never sends (the kit's tests make hundreds)
         self._client, self._async_client = client, async_client
@@ -75,27 +70,17 @@ class OpenAIChatAdapter(HttpxAdapter):
     def async_client(self, client: httpx.AsyncClient) -> None:
         self._async_client = client
 
-    @classmethod
-    def from_endpoint(cls, endpoint: Any, **kwargs: Any) -> OpenAIChatAdapter:
-        """Wired to a pytest-toolcall endpoint (the fake provider, in-process or on loopback)."""
-        return cls(endpoint.base_url, endpoint.api_key, client=endpoint.client,
-                   async_client=endpoint.async_client, **kwargs)
-
     # -- canonical -> wire --------------------------------------------------------------------
     def build_body(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
         body: dict[str, Any] = {
             "model": request.model or self.model,
             "messages": [self.encode_message(m) for m in request.messages],
         }
-        if request.tools:
-            body["tools"] = [self.encode_tool(t) for t in request.tools]
-            if request.tool_choice is not None:
-                body["tool_choice"] = self.encode_tool_choice(request.tool_choice)
-            if request.parallel_tool_calls is not None:
-                body["parallel_tool_calls"] = request.parallel_tool_calls
+        body.update(tool_fields(self, request))
         if stream:
             body["stream"] = True
-            body["stream_options"] = {"include_usage": True}
+            if self.STREAM_OPTIONS:
+                body["stream_options"] = {"include_usage": True}
         return body
 
     def encode_tool(self, tool: ToolSpec) -> dict[str, Any]:
@@ -174,9 +159,7 @@ class OpenAIChatAdapter(HttpxAdapter):
 
     @staticmethod
     def parse_finish(reason: str | None) -> Any:
-        if reason is None:
-            return None
-        return _FINISH.get(reason, "other")
+        return finish_reason(_FINISH, reason)
 
     @staticmethod
     def parse_usage(raw: dict[str, Any] | None) -> Usage | None:
@@ -185,18 +168,6 @@ class OpenAIChatAdapter(HttpxAdapter):
         return Usage(input_tokens=raw.get("prompt_tokens"),
                      output_tokens=raw.get("completion_tokens"),
                      total_tokens=raw.get("total_tokens"))
-
-    def raise_for_error(self, response: httpx.Response, body: bytes) -> None:
-        if response.status_code < 400:
-            return
-        data, error = read_error(body)
-        if error is not None:
-            raise ProviderError(str(error.get("message")), status=response.status_code,
-                                type=error.get("type"), code=error.get("code"),
-                                param=error.get("param"), body=data,
-                                **retry_fields(response, data, error.get("code")))
-        raise ProviderError(str(data)[:500], status=response.status_code, body=data,
-                            **retry_fields(response, data))
 
     def new_accumulator(self) -> StreamAccumulator:
         return StreamAccumulator(self)
@@ -210,7 +181,7 @@ class _Slot:
         self.arguments: list[str] | None = None
 
 
-class StreamAccumulator:
+class StreamAccumulator(EndMarked):
     """Turns SSE lines into stream events; tool calls are keyed on ``index``, then on ``id``.
 
     Keying on index alone merges calls from servers that send every call at index 0 or with no
@@ -218,6 +189,9 @@ class StreamAccumulator:
     no id (OpenAI sends id and name only on a call's first fragment). So: a fragment continues the
     call at its index unless it brings a *different* id, which starts a new call.
     """
+
+    end_marker = "'data: [DONE]'"
+    finish_name = "finish_reason"
 
     def __init__(self, adapter: OpenAIChatAdapter) -> None:
         self.adapter = adapter
@@ -236,11 +210,16 @@ class StreamAccumulator:
             return self.finish_events()
         data = json.loads(payload)
         if "error" in data:
-            error = data["error"] or {}
-            raise StreamError(str(error.get("message", error)), type=error.get("type"),
-                              code=error.get("code"), body=data,
-                              retryable=error.get("type") in RETRYABLE_TYPES)
+            raise self.error_event(data)
         return self.feed(data)
+
+    def error_event(self, data: Any) -> Exception:
+        """What an event with an ``error`` inside a 200 stream raises: OpenAI's error object as
+        a StreamError (a service whose error events differ reads its own here)."""
+        error = data["error"] or {}
+        return StreamError(str(error.get("message", error)), type=error.get("type"),
+                           code=error.get("code"), body=data,
+                           retryable=error.get("type") in RETRYABLE_TYPES)
 
     def feed(self, data: dict[str, Any]) -> list[Any]:
         events: list[Any] = []
@@ -282,13 +261,6 @@ class StreamAccumulator:
         events.append(StreamDone(finish_reason=self.adapter.parse_finish(self.finish),
                                  usage=self.usage))
         return events
-
-    def close(self) -> Iterable[Any]:
-        if not self.done:
-            raise IncompleteStreamError(
-                "the stream ended without 'data: [DONE]'"
-                + (" and without a finish_reason" if self.finish is None else ""))
-        return ()
 
 
 #: the reference adapter of this provider (``reference.reference_adapter``)

@@ -8,23 +8,15 @@ argument fragments name, and what a replayed item may carry as ``id`` (never the
 from __future__ import annotations
 
 from pytest_toolcall.cases import Case, ErrorReply, ScriptedCall, Step, StreamPlan, Turn, check
-from pytest_toolcall.run.checks import error_surfaced, matches_script, usage_reported
+from pytest_toolcall.run.checks import error_surfaced, matches_script
 from pytest_toolcall.providers.openai_responses.dialect import OpenAIResponses, item_id
 from pytest_toolcall.core.errors import ConformanceFailure
 from pytest_toolcall.core.model import AssistantMessage, Reasoning, ToolCall, ToolMessage
 from pytest_toolcall.run.runner import CaseRun
 
-from pytest_toolcall.conformance._common import (
-    ASK,
-    PARIS_TOKYO_TIME,
-    answered,
-    calls,
-    case,
-    one_step,
-    reasoning_decoded,
-    replayed_step,
-    request,
-)
+from pytest_toolcall.conformance._common import (ASK, PARIS_TOKYO_TIME, answered, case, one_step,
+                                                 reasoning_decoded, replayed_step, request,
+                                                 stream_usage_case, wire_and_stream)
 from pytest_toolcall.conformance.wire import history_intact
 
 DIALECT = ("openai-responses",)
@@ -120,29 +112,20 @@ def reasoning_items_replayed(run: CaseRun) -> None:
 
 
 CASES: list[Case] = [
-    case(
-        id="wire.responses_reasoning_replayed",
-        dialects=DIALECT,
+    *wire_and_stream(
+        "responses_reasoning_replayed", _reasoning_steps, dialects=DIALECT,
+        checks=(matches_script, reasoning_decoded, reasoning_items_replayed),
         title="A reasoning item goes back with the function calls that followed it",
         why="Reasoning models (o-series, gpt-5) put a reasoning item before their calls; a "
             "history that replays the calls with their fc_ ids but drops the reasoning gets "
             "400 \"Item 'fc_…' of type 'function_call' was provided without its required "
             "'reasoning' item: 'rs_…'\" (cline #12242, continuedev #10018, mastra #8738, "
             "rig #751; confirmed 2026-11-23).",
-        steps=_reasoning_steps("complete"),
-        checks=(matches_script, reasoning_decoded, reasoning_items_replayed),
-    ),
-    case(
-        id="stream.responses_reasoning_replayed",
-        dialects=DIALECT,
-        title="A streamed reasoning item is kept and replayed with its calls",
-        why="In a stream the reasoning item comes as output_item.added / output_item.done "
+        stream_title="A streamed reasoning item is kept and replayed with its calls",
+        stream_why="In a stream the reasoning item comes as output_item.added / output_item.done "
             "before the calls (5 recorded streams, wire corpus); accumulators that skip every "
             "item but messages and calls lose it, and the next request gets the 400 of "
-            "wire.responses_reasoning_replayed (vercel/ai #7099).",
-        steps=_reasoning_steps("stream"),
-        checks=(matches_script, reasoning_decoded, reasoning_items_replayed),
-    ),
+            "wire.responses_reasoning_replayed (vercel/ai #7099)."),
     case(
         id="stream.responses_arguments_in_done_only",
         dialects=DIALECT,
@@ -199,16 +182,13 @@ CASES: list[Case] = [
         steps=one_step(_parallel(fragment_size=4), via="stream"),
         checks=(matches_script,),
     ),
-    case(
+    stream_usage_case(
         id="stream.responses_usage_from_completed",
         dialects=DIALECT,
         title="Usage and status come from response.completed, not from response.created",
         why="response.created and response.in_progress carry a whole response too, with "
             "usage null and no output; an adapter that takes the first response it sees "
             "reports no usage.",
-        needs={"usage"},
-        steps=one_step(Turn(tool_calls=calls(("get_time", "{}"))), via="stream"),
-        checks=(usage_reported, matches_script),
     ),
     case(
         id="stream.responses_no_completed",

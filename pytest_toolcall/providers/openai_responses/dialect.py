@@ -32,21 +32,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from pytest_toolcall.cases import ErrorReply, ScriptedCall, Turn
-from pytest_toolcall.core.model import (
-    AssistantMessage,
-    ChatRequest,
-    NamedToolChoice,
-    Reasoning,
-    SystemMessage,
-    ToolCall,
-    ToolMessage,
-    ToolSpec,
-    UserMessage,
-)
+from pytest_toolcall.core.model import (AssistantMessage, ChatRequest, NamedToolChoice, Reasoning,
+                                        SystemMessage, ToolCall, ToolMessage, ToolSpec, UserMessage)
 from pytest_toolcall.providers.base import Rejection
 
 # the same error format, type errors and content text as Chat Completions
-from pytest_toolcall.providers.openai.dialect import _error, _text, _type_error
+from pytest_toolcall.providers.openai.dialect import (_error, _text, _type_error, tool_choice_mode,
+                                                      validate_tools)
 from pytest_toolcall.providers.openai_responses import errors as _errors
 
 __all__ = ["DIALECT", "OpenAIResponses", "item_id", "reasoning_item_id"]
@@ -116,13 +108,9 @@ class OpenAIResponses:
         if "model" not in body:
             return _missing("model", "model.missing")
         tools = body.get("tools")
-        if tools is not None:
-            if not isinstance(tools, list):
-                return _type_error("tools", "an array", tools)
-            for i, tool in enumerate(tools):
-                found = self._validate_tool(i, tool)
-                if found:
-                    return found
+        found = validate_tools(self, tools)
+        if found:
+            return found
         choice = body.get("tool_choice")
         if choice is not None:
             found = self._validate_tool_choice(choice)
@@ -184,11 +172,7 @@ class OpenAIResponses:
     @staticmethod
     def _validate_tool_choice(choice: Any) -> Rejection | None:
         if isinstance(choice, str):
-            if choice not in ("none", "auto", "required"):
-                return _error(400, f"Invalid value: '{choice}'. Supported values are: 'none', "
-                              "'auto', and 'required'.", param="tool_choice",
-                              code="invalid_value", rule="tool_choice.value")
-            return None
+            return tool_choice_mode(choice)
         if not isinstance(choice, Mapping):
             return _type_error("tool_choice", "a string or an object", choice)
         if choice.get("type") == "function" and not isinstance(choice.get("name"), str):

@@ -23,26 +23,12 @@ from typing import Any
 
 import httpx
 
-from pytest_toolcall.core.errors import IncompleteStreamError, ProviderError, StreamError
-from pytest_toolcall.core.model import (
-    AssistantMessage,
-    ChatRequest,
-    ChatResponse,
-    NamedToolChoice,
-    Reasoning,
-    ReasoningComplete,
-    StreamDone,
-    SystemMessage,
-    TextDelta,
-    ToolCall,
-    ToolCallComplete,
-    ToolCallDelta,
-    ToolMessage,
-    ToolSpec,
-    Usage,
-    UserMessage,
-)
-from pytest_toolcall.reference._http import HttpxAdapter, RETRYABLE_TYPES, read_error, retry_fields
+from pytest_toolcall.core.errors import ProviderError, StreamError
+from pytest_toolcall.core.model import (AssistantMessage, ChatRequest, ChatResponse,
+                                        NamedToolChoice, Reasoning, ReasoningComplete, StreamDone,
+                                        SystemMessage, TextDelta, ToolCall, ToolCallComplete,
+                                        ToolCallDelta, ToolMessage, ToolSpec, Usage, UserMessage)
+from pytest_toolcall.reference._http import RETRYABLE_TYPES, EndMarked, HttpxAdapter, tool_fields
 
 __all__ = ["ADAPTER", "OpenAIResponsesAdapter", "PROFILE", "ResponsesStreamAccumulator"]
 
@@ -69,12 +55,6 @@ class OpenAIResponsesAdapter(HttpxAdapter):
         #: call_id -> the fc_ item id the provider gave the call (replayed as ``id``)
         self.item_ids: dict[str, str] = {}
 
-    @classmethod
-    def from_endpoint(cls, endpoint: Any, **kwargs: Any) -> OpenAIResponsesAdapter:
-        """Wired to a pytest-toolcall endpoint (the fake provider, in-process or on loopback)."""
-        return cls(endpoint.base_url, endpoint.api_key, client=endpoint.client,
-                   async_client=endpoint.async_client, **kwargs)
-
     # -- canonical -> wire --------------------------------------------------------------------
     def build_body(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
         messages = list(request.messages)
@@ -85,12 +65,7 @@ class OpenAIResponsesAdapter(HttpxAdapter):
                                 "input": [item for m in messages for item in self.encode_message(m)]}
         if instructions:
             body["instructions"] = "\n\n".join(instructions)
-        if request.tools:
-            body["tools"] = [self.encode_tool(t) for t in request.tools]
-            if request.tool_choice is not None:
-                body["tool_choice"] = self.encode_tool_choice(request.tool_choice)
-            if request.parallel_tool_calls is not None:
-                body["parallel_tool_calls"] = request.parallel_tool_calls
+        body.update(tool_fields(self, request))
         if stream:
             body["stream"] = True
         return body
@@ -209,18 +184,6 @@ class OpenAIResponsesAdapter(HttpxAdapter):
         return Usage(input_tokens=raw.get("input_tokens"), output_tokens=raw.get("output_tokens"),
                      total_tokens=raw.get("total_tokens"))
 
-    def raise_for_error(self, response: httpx.Response, body: bytes) -> None:
-        if response.status_code < 400:
-            return
-        data, error = read_error(body)
-        if error is not None:
-            raise ProviderError(str(error.get("message")), status=response.status_code,
-                                type=error.get("type"), code=error.get("code"),
-                                param=error.get("param"), body=data,
-                                **retry_fields(response, data, error.get("code")))
-        raise ProviderError(str(data)[:500], status=response.status_code, body=data,
-                            **retry_fields(response, data))
-
     def new_accumulator(self) -> ResponsesStreamAccumulator:
         return ResponsesStreamAccumulator(self)
 
@@ -237,13 +200,15 @@ class _Item:
         self.final: str | None = None  # the arguments of the done events, when they come
 
 
-class ResponsesStreamAccumulator:
+class ResponsesStreamAccumulator(EndMarked):
     """Turns the SSE lines of a Responses stream into stream events.
 
     Function calls are keyed on the fragments' ``item_id`` (the fc_ id), then on
     ``output_index``: proxies have sent every item at output_index 0 (litellm #21331), and the
     call_id is only on the items, never on the fragments (openai-agents #4553).
     """
+
+    end_marker = "response.completed"
 
     def __init__(self, adapter: OpenAIResponsesAdapter) -> None:
         self.adapter = adapter
@@ -324,11 +289,6 @@ class ResponsesStreamAccumulator:
                                                                          bool(self.calls)),
                                  usage=self.adapter.parse_usage(response.get("usage"))))
         return events
-
-    def close(self) -> Iterable[Any]:
-        if not self.done:
-            raise IncompleteStreamError("the stream ended without response.completed")
-        return ()
 
 
 #: the reference adapter of this provider (``reference.reference_adapter``)

@@ -13,18 +13,13 @@ the ``errors`` family (``errors.in_stream`` included).
 from __future__ import annotations
 
 from pytest_toolcall.cases import Case, Step, StreamPlan, Turn
-from pytest_toolcall.run.checks import error_surfaced, matches_script, usage_reported
+from pytest_toolcall.run.checks import error_surfaced, matches_script
 from pytest_toolcall.providers.openrouter.dialect import MID_STREAM_ERROR
 from pytest_toolcall.core.model import Reasoning
 
-from pytest_toolcall.conformance._common import (
-    PARIS_TOKYO_TIME,
-    calls,
-    case,
-    reasoning_decoded,
-    reasoning_replayed_steps,
-    request,
-)
+from pytest_toolcall.conformance._common import (PARIS_TOKYO_TIME, calls, case, reasoning_decoded,
+                                                 reasoning_replayed_steps, request,
+                                                 stream_usage_case, wire_and_stream)
 
 DIALECT = ("openrouter",)
 _THOUGHT = "Two cities: call get_weather for Paris and for Tokyo.\n"
@@ -53,7 +48,7 @@ CASES: list[Case] = [
             stream=StreamPlan(fragment_size=3))),),
         checks=(matches_script,),
     ),
-    case(
+    stream_usage_case(
         id="stream.openrouter_repeated_finish",
         dialects=DIALECT,
         title="A finish chunk sent twice, the usage on the second, ends one answer with usage",
@@ -61,14 +56,11 @@ CASES: list[Case] = [
             "second with it (langchain #38226: 'stopstop' in the merged metadata; qwen-code "
             "#2402: the calls lost on the second 'tool_calls' finish); a reader that stops at "
             "the first finish_reason reports no usage; confirmed 2026-11-25.",
-        needs={"usage"},
-        steps=(Step(request=request(), via="stream", reply=Turn(
-            tool_calls=calls(("get_time", "{}")), stream=StreamPlan(fragment_size=2))),),
-        checks=(usage_reported, matches_script),
+        reply=Turn(tool_calls=calls(("get_time", "{}")), stream=StreamPlan(fragment_size=2)),
     ),
-    case(
-        id="wire.openrouter_reasoning_details_replayed",
-        dialects=DIALECT,
+    *wire_and_stream(
+        "openrouter_reasoning_details_replayed", _reasoning_steps, dialects=DIALECT,
+        checks=(matches_script, reasoning_decoded),
         title="reasoning_details are decoded and sent back with the calls, the signature intact",
         why="OpenRouter's reasoning docs: preserve reasoning_details when passing messages back "
             "(openrouter.ai/docs/use-cases/reasoning-tokens, 'Preserving reasoning blocks'); a "
@@ -76,21 +68,13 @@ CASES: list[Case] = [
             "error' / 'Gemini models require OpenRouter reasoning details to be preserved in "
             "each request' (OpenRouterTeam/ai-sdk-provider #381, vscode-copilot-chat PR "
             "#2649); confirmed 2026-11-25.",
-        steps=_reasoning_steps("complete"),
-        checks=(matches_script, reasoning_decoded),
-    ),
-    case(
-        id="stream.openrouter_reasoning_details_replayed",
-        dialects=DIALECT,
-        title="Streamed reasoning_details pieces are joined, kept and sent back with the calls",
-        why="The reasoning streams as delta.reasoning / delta.reasoning_details pieces before "
-            "the calls, the encrypted signature in one piece of its own; a stream reader that "
-            "keeps only content and tool_calls cannot replay it, and the next request is "
+        stream_title="Streamed reasoning_details pieces are joined, kept and sent back with the "
+            "calls",
+        stream_why="The reasoning streams as delta.reasoning / delta.reasoning_details pieces "
+            "before the calls, the encrypted signature in one piece of its own; a stream reader "
+            "that keeps only content and tool_calls cannot replay it, and the next request is "
             "OpenRouter's 400 (Roo-Code PR #9506, Kilo-Org/kilocode PR #3605 added the "
-            "accumulation); confirmed 2026-11-25.",
-        steps=_reasoning_steps("stream"),
-        checks=(matches_script, reasoning_decoded),
-    ),
+            "accumulation); confirmed 2026-11-25."),
     case(
         id="stream.openrouter_error_event",
         dialects=DIALECT,

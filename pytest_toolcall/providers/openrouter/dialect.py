@@ -35,7 +35,6 @@ holds them as data); what could not be confirmed inherits OpenAI's behaviour.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Mapping
 from typing import Any
@@ -43,15 +42,9 @@ from typing import Any
 from pytest_toolcall.cases import ErrorReply, StreamPlan, Turn
 from pytest_toolcall.core.model import ChatRequest, Reasoning
 from pytest_toolcall.providers.base import Rejection
-from pytest_toolcall.providers.openai.dialect import (
-    CREATED,
-    OpenAIChat,
-    _finish,
-    _sse,
-    ordered_fragments,
-    with_sse_comments,
-    with_wire_reasoning,
-)
+from pytest_toolcall.providers._compat import minted, pieces
+from pytest_toolcall.providers.openai.dialect import (CREATED, OpenAIChat, _finish, _sse,
+                                                      with_wire_reasoning)
 from pytest_toolcall.providers.openrouter import errors as _errors
 
 __all__ = [
@@ -69,7 +62,6 @@ DETAILS_MISSING = ("Gemini models require OpenRouter reasoning details to be pre
 MID_STREAM_ERROR = {"code": "server_error", "message": "Provider disconnected unexpectedly"}
 COMPLETION_ID = "gen-1772969079-EhEx5DeV7JqM43lpl47Y"
 GEMINI_FORMAT = "google-gemini-v1"
-_ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 
 
 def openrouter_error(status: int, message: str, *, rule: str,
@@ -109,15 +101,14 @@ class OpenRouter(OpenAIChat):
     name = "openrouter"
     title = "OpenRouter Chat Completions (openrouter.ai/api/v1)"
     base_path = "/api/v1"
+    paths = frozenset({"/api/v1/chat/completions"})
+    call_id_key = "call"
 
     def __init__(self) -> None:
         #: call id -> the encrypted reasoning data the fake sent with it (must come back)
         self.signed_calls: dict[str, str] = {}
 
-    # -- routing and auth -------------------------------------------------------------------
-    def route(self, method: str, path: str) -> bool:
-        return method == "POST" and path.rstrip("/") == "/api/v1/chat/completions"
-
+    # -- auth -----------------------------------------------------------------------------------
     def auth_rejection(self, auth: str) -> Rejection:
         if not auth:
             return openrouter_error(401, NO_AUTH, rule="auth.missing")
@@ -163,15 +154,10 @@ class OpenRouter(OpenAIChat):
         return error.status, {"error": {"message": error.message, "code": error.status}}
 
     @staticmethod
-    def call_ids(turn: Turn) -> list[str]:
-        out = []
-        for i, c in enumerate(turn.tool_calls):
-            if c.id:
-                out.append(c.id)
-                continue
-            digest = hashlib.sha256(f"{c.name}/{i}".encode()).digest()
-            out.append("toolu_bdrk_01" + "".join(_ALNUM[b % len(_ALNUM)] for b in digest[:22]))
-        return out
+    def call_id(name: str, position: int) -> str:
+        """The Bedrock-style ids the recorded answers carry: ``toolu_bdrk_01`` and 22 letters
+        and digits, from the call's name and position."""
+        return "toolu_bdrk_01" + minted(f"{name}/{position}", 22)
 
     def _remember(self, turn: Turn, ids: list[str]) -> list[dict[str, Any]]:
         details = _details(turn, ids)
@@ -214,9 +200,7 @@ class OpenRouter(OpenAIChat):
         response = dict(self._base(body, "chat.completion"), choices=[{
             "logprobs": None, "finish_reason": finish, "native_finish_reason": finish,
             "index": 0, "message": message}])
-        if turn.usage is not None:
-            response["usage"] = self._usage(turn)
-        return response
+        return self.with_usage(response, turn)
 
     def encode_stream(self, turn: Turn, body: Mapping[str, Any]) -> list[bytes]:
         plan, quirks = turn.stream, turn.stream.quirks
@@ -243,12 +227,8 @@ class OpenRouter(OpenAIChat):
                 piece = dict(d, **{key: whole[k:k + size]})
                 chunks.append(chunk({"content": "", "reasoning": whole[k:k + size],
                                      "reasoning_details": [piece]}))
-        if turn.text:
-            chunks += [chunk({"content": turn.text[k:k + size]})
-                       for k in range(0, len(turn.text), size)]
-        fragments = ordered_fragments([self._call_fragments(k, cid, c, size, quirks)
-                                       for k, (cid, c) in enumerate(zip(ids, turn.tool_calls))],
-                                      quirks)
+        chunks += [chunk({"content": p}) for p in pieces(turn.text, size)]
+        fragments = self.call_fragments(turn, size, quirks)
         chunks += [chunk({"content": None, "tool_calls": [frag]}) for frag in fragments]
         finish = _finish(turn)
         # the finish chunk, then the same again carrying the usage (langchain #38226)
@@ -257,10 +237,7 @@ class OpenRouter(OpenAIChat):
         if turn.usage is not None:
             last["usage"] = self._usage(turn)
         chunks.append(last)
-        events = self.sse_events(chunks, plan, quirks)
-        if "sse_comments" in quirks:
-            events = with_sse_comments(events)
-        return events
+        return self.stream_events(chunks, plan, quirks)
 
     def sse_events(self, chunks: list[dict[str, Any]], plan: Any,
                    quirks: frozenset[str]) -> list[bytes]:
@@ -284,10 +261,12 @@ def _reasoning_details(wire: Mapping[str, Any]) -> tuple[Reasoning, ...] | None:
     details = wire.get("reasoning_details")
     if not isinstance(details, list):
         return None
-    return tuple(r for r in (_reasoning_of(d) for d in details) if r is not None)
+    return tuple(r for r in (reasoning_of(d) for d in details) if r is not None)
 
 
-def _reasoning_of(detail: Any) -> Reasoning | None:
+def reasoning_of(detail: Any) -> Reasoning | None:
+    """One entry of ``reasoning_details`` as the canonical reasoning (None: not one of the three
+    kinds); the reference adapter reads answers with it too."""
     if not isinstance(detail, Mapping):
         return None
     kind = detail.get("type")

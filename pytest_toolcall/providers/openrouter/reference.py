@@ -22,13 +22,13 @@ reasoning fields and its mid-stream error event.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from pytest_toolcall.core.errors import StreamError, status_is_retryable
 from pytest_toolcall.core.model import AssistantMessage, ChatResponse, Reasoning, ReasoningComplete
 from pytest_toolcall.reference._http import RETRYABLE_TYPES
 from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter, StreamAccumulator
+from pytest_toolcall.providers.openrouter.dialect import reasoning_of
 
 __all__ = ["ADAPTER", "OpenRouterAdapter", "OpenRouterStreamAccumulator"]
 
@@ -50,29 +50,10 @@ def detail_of(reasoning: Reasoning) -> dict[str, Any]:
     return out
 
 
-def reasoning_of(detail: Any) -> Reasoning | None:
-    if not isinstance(detail, dict):
-        return None
-    kind = detail.get("type")
-    if kind == "reasoning.text":
-        return Reasoning(type="thinking", text=detail.get("text"),
-                         signature=detail.get("signature"))
-    if kind == "reasoning.encrypted":
-        return Reasoning(type="redacted_thinking", signature=detail.get("data"),
-                         id=detail.get("id"))
-    if kind == "reasoning.summary":
-        return Reasoning(type="reasoning", text=detail.get("summary"))
-    return None
-
-
 class OpenRouterAdapter(OpenAIChatAdapter):
     """Canonical requests to ``POST {base_url}/chat/completions`` on OpenRouter and back."""
 
     DEFAULT_MODEL = DEFAULT_MODEL
-
-    def __init__(self, base_url: str, api_key: str, *, model: str = DEFAULT_MODEL,
-                 **kwargs: Any) -> None:
-        super().__init__(base_url, api_key, model=model, **kwargs)
 
     # -- canonical -> wire --------------------------------------------------------------------
     def encode_message(self, message: Any) -> dict[str, Any]:
@@ -124,14 +105,10 @@ class OpenRouterStreamAccumulator(StreamAccumulator):
         self.details: list[dict[str, Any]] = []
         self.text: list[str] = []
 
-    def feed_line(self, line: str) -> Any:
-        if line.startswith("data:") and not self.done:
-            payload = line[5:].strip()
-            if payload != "[DONE]":
-                data = json.loads(payload)
-                if isinstance(data, dict) and data.get("error"):
-                    raise mid_stream_error(data)
-        return super().feed_line(line)
+    def error_event(self, data: Any) -> Exception:
+        if isinstance(data, dict) and data.get("error"):
+            return mid_stream_error(data)
+        return super().error_event(data)
 
     def feed(self, data: dict[str, Any]) -> list[Any]:
         for choice in data.get("choices") or ():

@@ -10,16 +10,11 @@ chunks that said ``"tool_calls"``, and that last chunk carries the usage whateve
 from __future__ import annotations
 
 from pytest_toolcall.cases import Case, Step, StreamPlan, Turn
-from pytest_toolcall.run.checks import matches_script, usage_reported
+from pytest_toolcall.run.checks import matches_script
 from pytest_toolcall.core.model import Reasoning
 
-from pytest_toolcall.conformance._common import (
-    PARIS_TOKYO_TIME,
-    calls,
-    case,
-    reasoning_decoded,
-    request,
-)
+from pytest_toolcall.conformance._common import (PARIS_TOKYO_TIME, case, reasoning_decoded, request,
+                                                 stream_usage_case)
 
 DIALECT = ("together",)
 _THOUGHT = ("The user wants the weather in Paris and Tokyo and the time. I will call "
@@ -48,7 +43,7 @@ CASES: list[Case] = [
             tool_calls=PARIS_TOKYO_TIME, stream=StreamPlan(fragment_size=4))),),
         checks=(matches_script,),
     ),
-    case(
+    stream_usage_case(
         id="stream.together_usage_on_last_chunk",
         dialects=DIALECT,
         title="Streamed usage is read from Together's last chunk, which carries a choice",
@@ -57,10 +52,6 @@ CASES: list[Case] = [
             f"({_REC}; usage {{prompt_tokens, total_tokens, completion_tokens, "
             "reasoning_tokens}}). A reader that takes usage only from a chunk without choices "
             "reports none; confirmed 2026-11-25.",
-        needs={"usage"},
-        steps=(Step(request=request(), via="stream", reply=Turn(
-            tool_calls=calls(("get_time", "{}")))),),
-        checks=(usage_reported, matches_script),
     ),
     case(
         id="wire.together_reasoning_field",

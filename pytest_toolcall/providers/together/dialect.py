@@ -36,29 +36,14 @@ holds them as data); what could not be confirmed inherits OpenAI's behaviour.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping
 from typing import Any
 
 from pytest_toolcall.cases import ErrorReply, Turn
-from pytest_toolcall.core.model import ChatRequest
 from pytest_toolcall.providers.base import Rejection
-from pytest_toolcall.providers._compat import (
-    error_object,
-    keyed_call_ids,
-    pieces,
-    reasoning_text,
-    usage_tokens,
-    wire_reasoning,
-)
-from pytest_toolcall.providers.openai.dialect import (
-    CREATED,
-    OpenAIChat,
-    _finish,
-    ordered_fragments,
-    with_sse_comments,
-    with_wire_reasoning,
-)
+from pytest_toolcall.providers._compat import (LOWER_ALNUM, error_object, minted, reasoning_text,
+                                               switch_at, usage_tokens)
+from pytest_toolcall.providers.openai.dialect import CREATED, OpenAIChat, _finish
 from pytest_toolcall.providers.together import errors as _errors
 
 __all__ = [
@@ -73,7 +58,6 @@ COMPLETION_ID = "oPN9RAs-2j9zxn-9ae97f338de0a29f"
 #: the stop token id the recorded finish chunks name (Qwen's <|im_end|>)
 MATCHED_STOP = 151645
 DEFAULT_MODEL = "Qwen/Qwen3-235B-A22B-Instruct-2507-tput"
-_ALNUM = "abcdefghijklmnopqrstuvwxyz0123456789"
 
 
 def together_error(status: int, message: str, *, type: str = "invalid_request_error",
@@ -86,12 +70,7 @@ def together_error(status: int, message: str, *, type: str = "invalid_request_er
 
 def call_id(key: str, position: int) -> str:
     """``call_`` and 24 lowercase letters and digits, as recorded."""
-    digest = hashlib.sha256(f"{key}/{position}".encode()).digest()
-    return "call_" + "".join(_ALNUM[b % len(_ALNUM)] for b in digest[:24])
-
-
-#: an input assistant message's ``reasoning`` as its thinking
-_reasoning_field = wire_reasoning("reasoning")
+    return "call_" + minted(f"{key}/{position}", 24, LOWER_ALNUM)
 
 
 class Together(OpenAIChat):
@@ -103,17 +82,18 @@ class Together(OpenAIChat):
     name = "together"
     title = "Together AI Chat Completions (api.together.xyz/v1)"
     base_path = "/v1"
+    paths = frozenset({"/v1/chat/completions"})
+    reasoning_field = "reasoning"
+    #: ``reasoning: {"enabled": true|false}`` switches hybrid models
+    thinking_switch = staticmethod(switch_at("reasoning", "enabled"))
+    call_id = staticmethod(call_id)
 
-    # -- routing and auth -------------------------------------------------------------------
-    def route(self, method: str, path: str) -> bool:
-        return method == "POST" and path.rstrip("/") == "/v1/chat/completions"
-
+    # -- auth, validation -----------------------------------------------------------------------
     def auth_rejection(self, auth: str) -> Rejection:
         # the wording without any key is not confirmed: the bad-key body is sent
         return together_error(401, BAD_KEY, code="invalid_api_key",
                               rule="auth.invalid" if auth else "auth.missing")
 
-    # -- validation and decoding ----------------------------------------------------------------
     def validate(self, body: Any) -> Rejection | None:
         found = super().validate(body)
         if found is not None and isinstance(found.body, Mapping) and "error" in found.body:
@@ -122,17 +102,9 @@ class Together(OpenAIChat):
                              rule=found.rule)
         return found
 
-    def decode_request(self, body: Mapping[str, Any]) -> ChatRequest:
-        request = with_wire_reasoning(super().decode_request(body), body, _reasoning_field)
-        switch = body.get("reasoning")
-        on = switch.get("enabled") if isinstance(switch, Mapping) else None
-        return request.model_copy(update={"reasoning": on if isinstance(on, bool) else None})
-
     # -- encoding -----------------------------------------------------------------------------
     def encode_error(self, error: ErrorReply) -> tuple[int, dict[str, Any]]:
         return error.status, {"id": COMPLETION_ID, "error": error_object(error)}
-
-    call_ids = keyed_call_ids(call_id)
 
     @staticmethod
     def _usage(turn: Turn) -> dict[str, Any]:
@@ -184,12 +156,8 @@ class Together(OpenAIChat):
         first = chunk({})
         del first["usage"]  # the role chunk: choice-level role, no usage key (recorded)
         first["choices"][0] = {"index": 0, "role": "assistant", **first["choices"][0]}
-        chunks = [first]
-        chunks += [chunk({"reasoning": p}) for p in pieces(reasoning, size)]
-        chunks += [chunk({"content": p}) for p in pieces(turn.text, size)]
-        fragments = ordered_fragments(
-            [self._call_fragments(k, cid, c, size, quirks)
-             for k, (cid, c) in enumerate(zip(self.call_ids(turn), turn.tool_calls))], quirks)
+        chunks = [first] + [chunk(d) for d in self.text_deltas(turn, size)]
+        fragments = self.call_fragments(turn, size, quirks)
         if fragments and "call_in_role_chunk" in quirks and not turn.text and not reasoning:
             first["choices"][0]["delta"]["tool_calls"] = [fragments.pop(0)]
         finish = _finish(turn)
@@ -209,10 +177,7 @@ class Together(OpenAIChat):
             chunks.append(dict(base, choices=[], model=model, usage=usage))
         # not confirmed: the shape of an error inside a 200 stream; sse_events plays OpenAI's
         # data: {error}, in Together's error shape
-        events = self.sse_events(chunks, plan, quirks)
-        if "sse_comments" in quirks:
-            events = with_sse_comments(events)
-        return events
+        return self.stream_events(chunks, plan, quirks)
 
 
 #: the class the fake plays this provider with (``providers.base.get_dialect``)

@@ -37,10 +37,6 @@ class TogetherAdapter(ReasoningChatAdapter):
     REASONING_FIELDS = ("reasoning",)
     SEND_REASONING = False  # whether Together reads it on input is not documented
 
-    def __init__(self, base_url: str, api_key: str, *, model: str = DEFAULT_MODEL,
-                 **kwargs: Any) -> None:
-        super().__init__(base_url, api_key, model=model, **kwargs)
-
     def build_body(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
         body = super().build_body(request, stream=stream)
         if request.reasoning is not None:

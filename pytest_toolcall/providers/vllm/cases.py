@@ -12,20 +12,14 @@ issues named in each case's ``why``, confirmed 2026-11-25.
 
 from __future__ import annotations
 
-from pytest_toolcall.cases import Case, ErrorReply, ScriptedCall, Step, StreamPlan, Turn, check
+from pytest_toolcall.cases import Case, ErrorReply, ScriptedCall, Step, StreamPlan, Turn
 from pytest_toolcall.run.checks import error_surfaced, matches_script
 from pytest_toolcall.providers.vllm.dialect import AUTO_NEEDS_PARSER
-from pytest_toolcall.core.errors import ConformanceFailure
 from pytest_toolcall.core.model import ChatRequest, NamedToolChoice, Reasoning, UserMessage
-from pytest_toolcall.run.runner import CaseRun
 
-from pytest_toolcall.conformance._common import (
-    PARIS_TOKYO_TIME,
-    case,
-    reasoning_decoded,
-    reasoning_replayed_steps,
-    request,
-)
+from pytest_toolcall.conformance._common import (PARIS_TOKYO_TIME, case, reasoning_content_check,
+                                                 reasoning_decoded, reasoning_replayed_steps,
+                                                 request, wire_and_stream)
 from pytest_toolcall.conformance.errors import provider_error
 
 DIALECT = ("vllm",)
@@ -40,30 +34,15 @@ def _reasoning_steps(via: str) -> tuple[Step, ...]:
     return reasoning_replayed_steps(first, via=via, final="Sunny in both.")
 
 
-@check("wire.vllm.reasoning_replayed")
-def reasoning_replayed(run: CaseRun) -> None:
-    """The assistant message that replays the calls carries the first turn's thinking in
-    ``reasoning``, unchanged (the field vLLM's chat templates read)."""
-    first = run.steps[0].step.reply
-    want = "".join(r.text or "" for r in first.reasoning if r.type == "thinking")
-    ids = {c.id for c in first.tool_calls}
-    for record in run.steps[1:]:
-        messages = (run.steps[record.index].exchanges[0].json or {}).get("messages") or []
-        for i, msg in enumerate(messages):
-            if msg.get("role") != "assistant":
-                continue
-            if not {c.get("id") for c in msg.get("tool_calls") or ()} & ids:
-                continue
-            got = msg.get("reasoning", "<no reasoning key>")
-            if got != want:
-                raise ConformanceFailure(
-                    "wire.vllm.reasoning_replayed", f"step {record.index + 1}: messages[{i}] "
-                    "does not carry, in 'reasoning', the thinking the model sent with these "
-                    "calls", expected=want, got=got,
-                    hint="send AssistantMessage.reasoning back as 'reasoning' on the assistant "
-                         "message with the tool_calls: vLLM's chat templates render it "
-                         "(interleaved thinking) and drop 'reasoning_content' on input (vllm "
-                         "#38488)")
+#: the assistant message that replays the calls carries the first turn's thinking in
+#: ``reasoning``, unchanged (the field vLLM's chat templates read)
+reasoning_replayed = reasoning_content_check(
+    "wire.vllm.reasoning_replayed", "the model", field="reasoning",
+    carries=", in 'reasoning', the thinking the model sent with these calls",
+    hint="send AssistantMessage.reasoning back as 'reasoning' on the assistant "
+         "message with the tool_calls: vLLM's chat templates render it "
+         "(interleaved thinking) and drop 'reasoning_content' on input (vllm "
+         "#38488)")
 
 
 #: a call whose arguments stream in pieces of 3: the last one ('"}') rides on the finish chunk
@@ -79,29 +58,21 @@ _NAMED_TURN = Turn(tool_calls=(ScriptedCall(name="get_weather", arguments={"city
                    finish_reason="stop")
 
 CASES: list[Case] = [
-    case(
-        id="wire.vllm_reasoning_replayed",
-        dialects=DIALECT,
+    *wire_and_stream(
+        "vllm_reasoning_replayed", _reasoning_steps, dialects=DIALECT,
+        checks=(matches_script, reasoning_decoded, reasoning_replayed),
         title="message.reasoning is decoded apart from the text and sent back with the calls",
         why="With --reasoning-parser vLLM answers the chain of thought in message.reasoning "
             "(PR #27752; reasoning_content was removed by PR #33402, 2026-01: dify-official-"
             "plugins #2740, llama_index #21075 lost it); the chat templates of interleaved-"
             "thinking models (Qwen3, MiniMax-M2, Kimi K2) render it from the assistant message "
             "sent back, which vLLM reads as 'reasoning' (issue #38488); confirmed 2026-11-25.",
-        steps=_reasoning_steps("complete"),
-        checks=(matches_script, reasoning_decoded, reasoning_replayed),
-    ),
-    case(
-        id="stream.vllm_reasoning_replayed",
-        dialects=DIALECT,
-        title="Streamed delta.reasoning pieces are joined, kept and sent back with the calls",
-        why="vLLM streams the chain of thought as delta.reasoning pieces before the content "
+        stream_title="Streamed delta.reasoning pieces are joined, kept and sent back with the "
+            "calls",
+        stream_why="vLLM streams the chain of thought as delta.reasoning pieces before the content "
             "and tool_calls deltas (serving.py; DeltaMessage.reasoning); readers that know only "
             "reasoning_content lose it since the rename (nilAI PR #182, multi-llm-ts PR #25); "
-            "confirmed 2026-11-25.",
-        steps=_reasoning_steps("stream"),
-        checks=(matches_script, reasoning_decoded, reasoning_replayed),
-    ),
+            "confirmed 2026-11-25."),
     case(
         id="stream.vllm_arguments_on_finish_chunk",
         dialects=DIALECT,

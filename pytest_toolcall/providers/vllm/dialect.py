@@ -58,25 +58,9 @@ from http import HTTPStatus
 from typing import Any
 
 from pytest_toolcall.cases import ErrorReply, StreamPlan, Turn
-from pytest_toolcall.core.model import ChatRequest
 from pytest_toolcall.providers.base import Rejection
-from pytest_toolcall.providers._compat import (
-    keyed_call_ids,
-    message_calls,
-    pieces,
-    reasoning_text,
-    usage_tokens,
-    wire_reasoning,
-)
-from pytest_toolcall.providers.openai.dialect import (
-    CREATED,
-    OpenAIChat,
-    _finish,
-    _sse,
-    ordered_fragments,
-    with_sse_comments,
-)
-from pytest_toolcall.providers.openai.dialect import with_wire_reasoning
+from pytest_toolcall.providers._compat import message_calls, reasoning_text, usage_tokens
+from pytest_toolcall.providers.openai.dialect import CREATED, OpenAIChat, _finish, _sse
 from pytest_toolcall.providers.vllm import errors as _errors
 
 __all__ = [
@@ -125,10 +109,6 @@ def call_id(key: str, position: int) -> str:
     return "chatcmpl-tool-" + hashlib.sha256(f"{key}/{position}".encode()).hexdigest()[:16]
 
 
-#: an input assistant message's ``reasoning`` as its thinking
-_reasoning_field = wire_reasoning("reasoning")
-
-
 class VLLM(OpenAIChat):
     """The ``vllm`` provider: ``vllm serve``'s Chat Completions on the ``openai`` wire."""
 
@@ -139,15 +119,15 @@ class VLLM(OpenAIChat):
     title = "vLLM OpenAI-compatible server (vllm serve)"
     base_path = "/v1"
     completion_id = "chatcmpl-9f86d081884c7d65"
+    paths = frozenset({"/v1/chat/completions"})
+    reasoning_field = "reasoning"
+    call_id = staticmethod(call_id)
 
     def __init__(self, *, auto_tools: bool = True) -> None:
         #: the server was started with --enable-auto-tool-choice --tool-call-parser
         self.auto_tools = auto_tools
 
     # -- routing and auth -------------------------------------------------------------------
-    def route(self, method: str, path: str) -> bool:
-        return method == "POST" and path.rstrip("/") == "/v1/chat/completions"
-
     def not_found(self, method: str, path: str) -> Rejection:
         # FastAPI's own 404 for a route vLLM does not have
         return Rejection(status=404, body={"detail": "Not Found"}, rule="route")
@@ -196,9 +176,6 @@ class VLLM(OpenAIChat):
             return vllm_error(400, AUTO_NEEDS_PARSER, rule="tool_choice.auto_unconfigured")
         return None
 
-    def decode_request(self, body: Mapping[str, Any]) -> ChatRequest:
-        return with_wire_reasoning(super().decode_request(body), body, _reasoning_field)
-
     # -- encoding -----------------------------------------------------------------------------
     def encode_error(self, error: ErrorReply) -> tuple[int, dict[str, Any]]:
         status = error.status
@@ -206,8 +183,6 @@ class VLLM(OpenAIChat):
         return status, {"error": {"message": error.message,
                                   "type": _TYPES.get(code, error.type), "param": error.param,
                                   "code": code}}
-
-    call_ids = keyed_call_ids(call_id)
 
     @staticmethod
     def _usage(turn: Turn) -> dict[str, Any]:
@@ -235,6 +210,16 @@ class VLLM(OpenAIChat):
         response.update(prompt_logprobs=None, prompt_token_ids=None, kv_transfer_params=None)
         return response
 
+    @staticmethod
+    def _call_fragments(k: int, cid: str, call: Any, size: int,
+                        quirks: frozenset[str]) -> list[dict[str, Any]]:
+        frags = OpenAIChat._call_fragments(k, cid, call, size, quirks)
+        head = frags[0].get("function") or {}
+        if head.get("arguments") == "" and "repeat_id_name" not in quirks:
+            # the parsers' first fragment names the call and carries no arguments key
+            head.pop("arguments")
+        return frags
+
     def encode_stream(self, turn: Turn, body: Mapping[str, Any]) -> list[bytes]:
         plan, quirks = turn.stream, turn.stream.quirks
         options = body.get("stream_options") or {}
@@ -257,19 +242,8 @@ class VLLM(OpenAIChat):
         size = plan.fragment_size
         first = chunk({"role": "assistant", "content": ""})
         first["prompt_token_ids"] = None
-        chunks = [first]
-        reasoning = reasoning_text(turn)
-        chunks += [chunk({"reasoning": p}) for p in pieces(reasoning, size)]
-        chunks += [chunk({"content": p}) for p in pieces(turn.text, size)]
-        per_call = []
-        for k, (cid, c) in enumerate(zip(self.call_ids(turn), turn.tool_calls)):
-            frags = self._call_fragments(k, cid, c, size, quirks)
-            head = frags[0].get("function") or {}
-            if head.get("arguments") == "" and "repeat_id_name" not in quirks:
-                # the parsers' first fragment names the call and carries no arguments key
-                head.pop("arguments")
-            per_call.append(frags)
-        fragments = ordered_fragments(per_call, quirks)
+        chunks = [first] + [chunk(d) for d in self.text_deltas(turn, size)]
+        fragments = self.call_fragments(turn, size, quirks)
         last_delta: dict[str, Any] = {}
         if fragments and set(fragments[-1]) <= {"index", "function"} \
                 and set(fragments[-1].get("function") or {}) == {"arguments"}:
@@ -279,10 +253,7 @@ class VLLM(OpenAIChat):
         chunks.append(chunk(last_delta, _finish(turn)))
         if include_usage and usage is not None:
             chunks.append(dict(base, choices=[], usage=usage))
-        events = self.sse_events(chunks, plan, quirks)
-        if "sse_comments" in quirks:
-            events = with_sse_comments(events)
-        return events
+        return self.stream_events(chunks, plan, quirks)
 
     def sse_events(self, chunks: list[dict[str, Any]], plan: Any,
                    quirks: frozenset[str]) -> list[bytes]:

@@ -41,10 +41,6 @@ class VLLMAdapter(ReasoningChatAdapter):
     #: ``reasoning`` (sent back), else ``reasoning_content`` (an older server's; never sent)
     REASONING_FIELDS = ("reasoning", "reasoning_content")
 
-    def __init__(self, base_url: str, api_key: str, *, model: str = DEFAULT_MODEL,
-                 **kwargs: Any) -> None:
-        super().__init__(base_url, api_key, model=model, **kwargs)
-
     def new_accumulator(self) -> VLLMStreamAccumulator:
         return VLLMStreamAccumulator(self)
 

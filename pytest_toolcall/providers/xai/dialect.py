@@ -37,18 +37,10 @@ import hashlib
 from collections.abc import Mapping
 from typing import Any
 
-from pytest_toolcall.cases import ErrorReply, StreamPlan, Turn
+from pytest_toolcall.cases import ErrorReply, Turn
 from pytest_toolcall.providers.base import Rejection
-from pytest_toolcall.providers._compat import pieces, reasoning_text
-from pytest_toolcall.providers.openai.dialect import (
-    CREATED,
-    OpenAIChat,
-    _finish,
-    _sse,
-    cut_before_finish,
-    ordered_fragments,
-    with_sse_comments,
-)
+from pytest_toolcall.providers._compat import reasoning_text
+from pytest_toolcall.providers.openai.dialect import CREATED, OpenAIChat, _finish, ordered_fragments
 from pytest_toolcall.providers.xai import errors as _errors
 
 __all__ = ["BAD_KEY", "CODES", "COMPLETION_ID", "DIALECT", "NO_KEY", "XAI", "code_for", "xai_error"]
@@ -61,7 +53,6 @@ BAD_KEY = "Incorrect API key provided. You can obtain an API key from https://co
 NO_KEY = "No authorization header or an invalid authorization token was provided."
 COMPLETION_ID = "de9d896d-e946-b3a7-bb14-75ab33326930"
 _FINGERPRINT = "fp_2a885414fb"
-_PATH = "/v1/chat/completions"
 #: HTTP status -> xAI's code (the gRPC status, kebab case). Confirmed: 400 invalid-argument,
 #: 403 permission-denied, 404 not-found, 429 resource-exhausted (public bodies, see the
 #: registry); the others follow the same naming and are not confirmed
@@ -97,11 +88,11 @@ class XAI(OpenAIChat):
     title = "xAI Chat Completions (api.x.ai/v1)"
     base_path = "/v1"
     pure_requests = True
+    paths = frozenset({"/v1/chat/completions"})
+    call_id = staticmethod(_call_id)
+    call_id_key = "call"
 
     # -- routing and auth -------------------------------------------------------------------
-    def route(self, method: str, path: str) -> bool:
-        return method == "POST" and path.rstrip("/") == _PATH
-
     def not_found(self, method: str, path: str) -> Rejection:
         # not confirmed: the wording of an unknown route (the status is the debugging page's)
         return xai_error(404, f"Invalid URL ({method} {path})", rule="route")
@@ -123,10 +114,6 @@ class XAI(OpenAIChat):
     def encode_error(self, error: ErrorReply) -> tuple[int, dict[str, Any]]:
         return error.status, {"code": error.code or code_for(error.status),
                               "error": error.message}
-
-    @staticmethod
-    def call_ids(turn: Turn) -> list[str]:
-        return [c.id or _call_id(c.name, i) for i, c in enumerate(turn.tool_calls)]
 
     @staticmethod
     def _usage(turn: Turn) -> dict[str, Any]:
@@ -161,14 +148,13 @@ class XAI(OpenAIChat):
         message["refusal"] = None
         response = dict(self._base(body, "chat.completion"), choices=[
             {"index": 0, "message": message, "finish_reason": _finish(turn)}])
-        if turn.usage is not None:
-            response["usage"] = self._usage(turn)
+        self.with_usage(response, turn)
         response["system_fingerprint"] = _FINGERPRINT
         return response
 
     def encode_stream(self, turn: Turn, body: Mapping[str, Any]) -> list[bytes]:
         plan, quirks = turn.stream, turn.stream.quirks
-        include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+        include_usage = self.include_usage(body)
         base = self._base(body, "chat.completion.chunk")
 
         def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
@@ -178,10 +164,7 @@ class XAI(OpenAIChat):
             return dict(base, choices=[choice], system_fingerprint=_FINGERPRINT)
 
         size = plan.fragment_size
-        deltas: list[dict[str, Any]] = []
-        reasoning = reasoning_text(turn)
-        deltas += [{"reasoning_content": p} for p in pieces(reasoning, size)]
-        deltas += [{"content": p} for p in pieces(turn.text, size)]
+        deltas = self.text_deltas(turn, size, "reasoning_content")
         # every call whole, in one chunk of its own: one "fragment" per call
         whole = [[self._whole_call(k, cid, turn.tool_calls[k], quirks)]
                  for k, cid in enumerate(self.call_ids(turn))]
@@ -194,10 +177,7 @@ class XAI(OpenAIChat):
         if include_usage and turn.usage is not None:
             chunks.append(dict(base, choices=[], usage=self._usage(turn),
                                system_fingerprint=_FINGERPRINT))
-        events = self.sse_events(chunks, plan, quirks)
-        if "sse_comments" in quirks:
-            events = with_sse_comments(events)
-        return events
+        return self.stream_events(chunks, plan, quirks)
 
     @staticmethod
     def _whole_call(k: int, cid: str, call: Any, quirks: frozenset[str]) -> dict[str, Any]:
@@ -212,21 +192,9 @@ class XAI(OpenAIChat):
             frag.pop("id")
         return frag
 
-    def sse_events(self, chunks: list[dict[str, Any]], plan: StreamPlan,
-                   quirks: frozenset[str]) -> list[bytes]:
-        events = [_sse(c) for c in chunks] + [b"data: [DONE]\n\n"]
-        if "data_no_space" in quirks:
-            events = [b"data:" + e[len(b"data: "):] for e in events]
-        if plan.error_after is not None:
-            # not confirmed: the shape of an error inside a 200 stream; OpenAI's is played
-            _, err = OpenAIChat.encode_error(self, plan.error)
-            events = events[: min(plan.error_after + 1, len(events) - 1)] + [_sse(err)]
-        elif plan.truncate_after is not None:
-            # a cut stream ends before the chunk that ends the answer, however short the
-            # stream is (the calls come whole: a cut counted for OpenAI's fragments may fall
-            # past it, where only [DONE] would be missing, which no client can detect)
-            events = cut_before_finish(events, plan.truncate_after)
-        return events
+    def stream_error(self, error: ErrorReply) -> dict[str, Any]:
+        # not confirmed: the shape of an error inside a 200 stream; OpenAI's is played
+        return OpenAIChat.encode_error(self, error)[1]
 
 
 #: the class the fake plays this provider with (``providers.base.get_dialect``)

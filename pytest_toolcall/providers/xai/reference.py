@@ -20,7 +20,6 @@ Confirmed 2026-11-25; the sources are in ``pytest_toolcall.providers.XAI``.
 
 from __future__ import annotations
 
-from typing import Any
 
 import httpx
 
@@ -40,10 +39,6 @@ class XAIAdapter(ReasoningChatAdapter):
 
     DEFAULT_MODEL = DEFAULT_MODEL
     SEND_REASONING = False  # reasoning_content is read, never sent back
-
-    def __init__(self, base_url: str, api_key: str, *, model: str = DEFAULT_MODEL,
-                 **kwargs: Any) -> None:
-        super().__init__(base_url, api_key, model=model, **kwargs)
 
     # -- wire -> canonical --------------------------------------------------------------------
     def raise_for_error(self, response: httpx.Response, body: bytes) -> None:

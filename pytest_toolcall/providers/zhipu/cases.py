@@ -11,24 +11,15 @@ ids are ``call_-`` and 19 digits. Sources and dates: ``pytest_toolcall.providers
 
 from __future__ import annotations
 
-from typing import Any
 
-from pytest_toolcall.cases import Case, ScriptedCall, Step, StreamPlan, Turn, check
-from pytest_toolcall.run.checks import matches_script, usage_reported
-from pytest_toolcall.core.errors import ConformanceFailure
+from pytest_toolcall.cases import Case, ScriptedCall, Step, StreamPlan, Turn
+from pytest_toolcall.run.checks import matches_script
 from pytest_toolcall.core.model import Reasoning
-from pytest_toolcall.run.runner import CaseRun
 
-from pytest_toolcall.conformance._common import (
-    PARIS_TOKYO_TIME,
-    answered,
-    calls,
-    case,
-    reasoning_decoded,
-    reasoning_replayed_steps,
-    request,
-)
-from pytest_toolcall.providers.deepseek.cases import reasoning_content_check
+from pytest_toolcall.conformance._common import (PARIS_TOKYO_TIME, answered,
+                                                 call_ids_replayed_check, case,
+                                                 reasoning_content_cases, request,
+                                                 stream_usage_case)
 
 DIALECT = ("zhipu",)
 _THOUGHT = ("The user wants the weather in two cities and the time. I will call get_weather "
@@ -41,49 +32,22 @@ GLM_CALLS = (
 )
 
 
-def _reasoning_steps(via: str, thought: str) -> tuple[Step, ...]:
-    first = Turn(reasoning=(Reasoning(type="thinking", text=thought),), text="Let me check.",
-                 tool_calls=PARIS_TOKYO_TIME)
-    return reasoning_replayed_steps(first, via=via, final="Sunny in both; it is noon.")
+_FIRST = Turn(reasoning=(Reasoning(type="thinking", text=_THOUGHT),), text="Let me check.",
+              tool_calls=PARIS_TOKYO_TIME)
 
 
-def _raw(run: CaseRun, step: int) -> Any:
-    return run.steps[step].exchanges[0].json
-
-
-#: the assistant message that replays the calls carries the turn's ``reasoning_content``,
-#: unchanged
-reasoning_content_replayed = reasoning_content_check(
-    "wire.zhipu.reasoning_replayed", "GLM",
-    hint="keep reasoning_content (AssistantMessage.reasoning) and send it back unchanged on the "
-         "assistant message with the tool_calls: 'thinking blocks should be explicitly "
-         "preserved and returned together with the tool results' (docs.z.ai/guides/"
-         "capabilities/thinking-mode)")
-
-
-@check("wire.zhipu.call_ids")
-def call_ids_verbatim(run: CaseRun) -> None:
-    """The calls go back with GLM's ids exactly as they came, on the calls and the results."""
-    want = [c.id for c in GLM_CALLS]
-    for record in run.steps[1:]:
-        messages = (_raw(run, record.index) or {}).get("messages") or []
-        sent = [c.get("id") for m in messages if m.get("role") == "assistant"
-                for c in m.get("tool_calls") or ()]
-        answered_ids = [m.get("tool_call_id") for m in messages if m.get("role") == "tool"]
-        for what, got in (("assistant tool_calls ids", sent), ("tool_call_id", answered_ids)):
-            if got != want:
-                raise ConformanceFailure(
-                    "wire.zhipu.call_ids", f"step {record.index + 1}: the {what} are not "
-                    "GLM's ids as they came", expected=want, got=got,
-                    hint="keep a call id as an opaque string: GLM's are 'call_-' and 19 "
-                         "digits; never parse, trim or re-mint them")
+#: the calls go back with GLM's ids exactly as they came, on the calls and the results
+call_ids_verbatim = call_ids_replayed_check(
+    "wire.zhipu.call_ids", [c.id for c in GLM_CALLS], "GLM",
+    hint="keep a call id as an opaque string: GLM's are 'call_-' and 19 digits; never parse, "
+         "trim or re-mint them")
 
 
 CASES: list[Case] = [
-    case(
-        id="wire.zhipu_reasoning_replayed",
-        dialects=DIALECT,
-        title="reasoning_content is decoded apart from the text and sent back with the calls",
+    *reasoning_content_cases(
+        "zhipu", sender="GLM", first=_FIRST, final="Sunny in both; it is noon.",
+        because="'thinking blocks should be explicitly preserved and returned together with the "
+            "tool results' (docs.z.ai/guides/capabilities/thinking-mode)",
         why="GLM-4.5+ in thinking mode (the default on GLM-4.7 and 5.x) answers with "
             "reasoning_content next to content; 'when using interleaved thinking with tools, "
             "thinking blocks should be explicitly preserved and returned together with the tool "
@@ -91,20 +55,10 @@ CASES: list[Case] = [
             " Reasoning content), 'complete, unmodified' with clear_thinking: false. An adapter "
             "that drops unknown message fields or folds the reasoning into the text loses it; "
             "confirmed 2026-11-25.",
-        steps=_reasoning_steps("complete", _THOUGHT),
-        checks=(matches_script, reasoning_decoded, reasoning_content_replayed),
-    ),
-    case(
-        id="stream.zhipu_reasoning_replayed",
-        dialects=DIALECT,
-        title="Streamed reasoning_content deltas are joined, kept and sent back with the calls",
-        why="GLM streams the chain of thought as delta.reasoning_content pieces before the "
+        why_stream="GLM streams the chain of thought as delta.reasoning_content pieces before the "
             "content (docs.z.ai/guides/capabilities/stream-tool: 'The delta object ... "
             "reasoning_content'; a recorded glm-4.6 stream, 2026-02-10); an accumulator that "
-            "reads only content and tool_calls cannot send it back; confirmed 2026-11-25.",
-        steps=_reasoning_steps("stream", _THOUGHT),
-        checks=(matches_script, reasoning_decoded, reasoning_content_replayed),
-    ),
+            "reads only content and tool_calls cannot send it back; confirmed 2026-11-25."),
     case(
         id="stream.zhipu_whole_calls_on_finish_chunk",
         dialects=DIALECT,
@@ -121,7 +75,7 @@ CASES: list[Case] = [
             text="Checking.", tool_calls=PARIS_TOKYO_TIME, stream=StreamPlan(fragment_size=3))),),
         checks=(matches_script,),
     ),
-    case(
+    stream_usage_case(
         id="stream.zhipu_usage_on_finish_chunk",
         dialects=DIALECT,
         title="Streamed usage rides on the finish chunk when no stream_options is sent",
@@ -130,10 +84,6 @@ CASES: list[Case] = [
             "examples); only with stream_options.include_usage does usage come in a chunk of its "
             "own (a recorded glm-4.6 stream, 2026-02-10). A reader that takes usage only from "
             "OpenAI's separate chunk reports none; confirmed 2026-11-25.",
-        needs={"usage"},
-        steps=(Step(request=request(), via="stream", reply=Turn(
-            tool_calls=calls(("get_time", "{}")))),),
-        checks=(usage_reported, matches_script),
     ),
     case(
         id="wire.zhipu_call_ids_replayed",

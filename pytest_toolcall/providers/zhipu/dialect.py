@@ -54,10 +54,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from pytest_toolcall.cases import ErrorReply, Turn
-from pytest_toolcall.core.model import ChatRequest
 from pytest_toolcall.providers.base import Rejection
-from pytest_toolcall.providers._compat import keyed_call_ids, pieces, reasoning_text, usage_tokens
-from pytest_toolcall.providers.deepseek.dialect import decode_reasoning_content
+from pytest_toolcall.providers._compat import reasoning_text, thinking_type, usage_tokens
 from pytest_toolcall.providers.openai.dialect import CREATED, OpenAIChat, _finish
 from pytest_toolcall.providers.zhipu import errors as _errors
 
@@ -99,11 +97,12 @@ class Zhipu(OpenAIChat):
     name = "zhipu"
     title = "Zhipu AI / Z.ai GLM Chat Completions (open.bigmodel.cn, api.z.ai)"
     base_path = "/api/paas/v4"
+    paths = _PATHS
+    reasoning_field = "reasoning_content"
+    thinking_switch = staticmethod(thinking_type)
+    call_id = staticmethod(call_id)
 
-    # -- routing and auth -------------------------------------------------------------------
-    def route(self, method: str, path: str) -> bool:
-        return method == "POST" and path.rstrip("/") in _PATHS
-
+    # -- auth -----------------------------------------------------------------------------------
     def auth_rejection(self, auth: str) -> Rejection:
         if not auth:
             return zhipu_error(401, "1001", AUTH_MISSING, rule="auth.missing")
@@ -124,15 +123,10 @@ class Zhipu(OpenAIChat):
         # the wording is Z.AI's as OpenRouter relays it; the code is not confirmed
         return zhipu_error(400, "1214", TOOL_CHOICE_AUTO, rule="tool_choice.value")
 
-    def decode_request(self, body: Mapping[str, Any]) -> ChatRequest:
-        return decode_reasoning_content(super().decode_request(body), body)
-
     # -- encoding -----------------------------------------------------------------------------
     def encode_error(self, error: ErrorReply) -> tuple[int, dict[str, Any]]:
         return error.status, {"error": {"code": error.code or str(error.status),
                                         "message": error.message}}
-
-    call_ids = keyed_call_ids(call_id)
 
     @staticmethod
     def _usage(turn: Turn) -> dict[str, Any]:
@@ -159,13 +153,11 @@ class Zhipu(OpenAIChat):
             "choices": [{"finish_reason": _finish(turn), "index": 0, "message": message}],
             "created": CREATED, "id": REQUEST_ID, "model": body.get("model") or "glm-4.7",
             "object": "chat.completion", "request_id": REQUEST_ID}
-        if turn.usage is not None:
-            response["usage"] = self._usage(turn)
-        return response
+        return self.with_usage(response, turn)
 
     def encode_stream(self, turn: Turn, body: Mapping[str, Any]) -> list[bytes]:
         plan, quirks = turn.stream, turn.stream.quirks
-        include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+        include_usage = self.include_usage(body)
         tool_stream = body.get("tool_stream") is True
         base = {"id": REQUEST_ID, "created": CREATED, "object": "chat.completion.chunk",
                 "model": body.get("model") or "glm-4.7"}
@@ -178,18 +170,12 @@ class Zhipu(OpenAIChat):
             return dict(base, choices=[choice])
 
         size = plan.fragment_size
-        chunks: list[dict[str, Any]] = []
-        reasoning = reasoning_text(turn)
-        chunks += [chunk({"reasoning_content": p}) for p in pieces(reasoning, size)]
-        chunks += [chunk({"content": p}) for p in pieces(turn.text, size)]
-        if not chunks:
-            chunks.append(chunk({"content": ""}))
+        chunks = [chunk(d) for d in self.text_deltas(turn, size) or [{"content": ""}]]
         last_delta: dict[str, Any] = {"content": ""}
         if turn.tool_calls and tool_stream:
-            # tool_stream: fragments as OpenAI sends them (the fragment shape is not confirmed)
-            fragments = [piece for k, (cid, c) in enumerate(zip(self.call_ids(turn),
-                                                                 turn.tool_calls))
-                         for piece in self._call_fragments(k, cid, c, size, quirks)]
+            # tool_stream: fragments as OpenAI sends them, call after call (the fragment shape
+            # is not confirmed; interleaving is not played)
+            fragments = self.call_fragments(turn, size, quirks - {"interleave"})
             chunks += [chunk({"tool_calls": [frag]}) for frag in fragments]
         elif turn.tool_calls:
             last_delta = {"tool_calls": self._whole_calls(turn)}
@@ -202,13 +188,9 @@ class Zhipu(OpenAIChat):
                                "object": "chat.completion.chunk"})
             else:
                 last["usage"] = self._usage(turn)
-        return self.sse_events(chunks, plan, quirks)
-
-    def sse_events(self, chunks: list[dict[str, Any]], plan: Any,
-                   quirks: frozenset[str]) -> list[bytes]:
         # not confirmed: the shape of an error inside a 200 stream; OpenAI's data: {error} is
-        # played (in Zhipu's error shape)
-        return super().sse_events(chunks, plan, quirks)
+        # played (in Zhipu's error shape); no sse_comments
+        return self.sse_events(chunks, plan, quirks)
 
 
 #: the class the fake plays this provider with (``providers.base.get_dialect``)

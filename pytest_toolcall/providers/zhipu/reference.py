@@ -41,15 +41,7 @@ class ZhipuAdapter(DeepSeekAdapter):
     """Canonical requests to ``POST {base_url}/chat/completions`` on GLM and back."""
 
     DEFAULT_MODEL = DEFAULT_MODEL
-
-    def __init__(self, base_url: str, api_key: str, *, model: str = DEFAULT_MODEL,
-                 **kwargs: Any) -> None:
-        super().__init__(base_url, api_key, model=model, **kwargs)
-
-    def build_body(self, request: Any, *, stream: bool) -> dict[str, Any]:
-        body = super().build_body(request, stream=stream)
-        body.pop("stream_options", None)
-        return body
+    STREAM_OPTIONS = False  # usage rides on the finish chunk without it
 
     def raise_for_error(self, response: httpx.Response, body: bytes) -> None:
         try:
