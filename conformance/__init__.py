@@ -19,8 +19,8 @@ from pytest_toolcall.core._names import PROVIDERS
 FAMILIES = ("wire", "stream", "errors", "loop", "history", "fallback")
 
 #: the shared families' modules, in catalogue order; each has a ``CASES`` list
-MODULES = ("wire", "messages", "stream", "errors", "loop", "history", "history_turns",
-           "fallback")
+MODULES = ("wire", "messages", "stream", "stream_more", "errors", "loop", "history",
+           "history_turns", "history_more", "fallback", "fallback_more")
 
 
 def case_modules() -> list[str]:

@@ -54,6 +54,12 @@ def _no_github_step_summary(monkeypatch: pytest.MonkeyPatch) -> None:
 #: the modules whose pytester runs check pytest-randomly's shuffle on purpose
 _RANDOMLY_ON_PURPOSE = ("test_plugin_compat",)
 
+#: langsmith's pytest plugin, which the dev extra installs only because langchain depends on
+#: langsmith: its imports cost each pytest session about 0.9 s of CPU (2026-11-28, this
+#: project's 2-core machine; a session without it, 1.1 s), and no test here is about it. The
+#: sessions the kit's tests start go without it; every plugin the tests name still loads
+_UNRELATED_PLUGINS = "-p no:langsmith_plugin"
+
 
 @pytest.fixture(autouse=True)
 def _kit_order(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -61,10 +67,33 @@ def _kit_order(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) 
     shuffles like any other items (issue 17; tests/test_plugin_compat.py runs the suite under it).
     A pytester project loads pytest-randomly from its entry point (the repository's addopts do
     not reach it, and pytester clears PYTEST_ADDOPTS when it is created), so it is turned off
-    again after that: -p no:randomly."""
-    if "pytester" not in request.fixturenames:
-        return
-    if request.module.__name__.rpartition(".")[2] in _RANDOMLY_ON_PURPOSE:
-        return
-    request.getfixturevalue("pytester")
-    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:randomly")
+    again after that: -p no:randomly. Every pytest the tests start, with pytester or as a
+    subprocess, goes without the unrelated plugins (above)."""
+    addopts = _UNRELATED_PLUGINS
+    if "pytester" in request.fixturenames:
+        request.getfixturevalue("pytester")
+        if request.module.__name__.rpartition(".")[2] not in _RANDOMLY_ON_PURPOSE:
+            addopts = "-p no:randomly " + addopts
+    monkeypatch.setenv("PYTEST_ADDOPTS", addopts)
+
+
+@pytest.fixture(scope="session")
+def _one_certificate_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    import certifi
+
+    bundle = Path(certifi.where()).read_text(encoding="ascii")
+    end = "-----END CERTIFICATE-----"
+    first = bundle[bundle.index("-----BEGIN CERTIFICATE-----"):bundle.index(end) + len(end)]
+    path = tmp_path_factory.mktemp("ca") / "one-certificate.pem"
+    path.write_text(first + "\n", encoding="ascii")
+    return path
+
+
+@pytest.fixture
+def one_ca_certificate(_one_certificate_file: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """SSL_CERT_FILE names a bundle of one certificate (certifi's first). Each google-genai
+    Client builds three SSL contexts, each loading certifi's whole bundle unless SSL_CERT_FILE
+    names another (google/genai/_api_client.py, read 2026-11-28 on google-genai 3.6.1): about
+    400 loads, 13 s of CPU, in the shim tests that build one client per case. No test does TLS
+    (every endpoint is in-process or plain http on loopback), so what they check is the same."""
+    monkeypatch.setenv("SSL_CERT_FILE", str(_one_certificate_file))

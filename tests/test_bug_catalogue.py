@@ -3,10 +3,12 @@ case that cites it, and the committed docs/bugs.md is what ``pytest_toolcall.cas
 
 from __future__ import annotations
 
+import functools
 import importlib
 import os
 import textwrap
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -32,6 +34,20 @@ WIRE_MD = Path(os.environ.get(WIRE_MD_ENV) or ROOT.parent / "shared" / "WIRE.md"
 KNOWN_UNJOINED: set[bugs.Ref] = set()
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _read_the_repository_once() -> Iterator[None]:
+    """The tests here read the same, unchanged tests/ of the repository: it is parsed once
+    (each read parses every test file, ~1 s); what each test does with it is what is tested.
+    Any other tree is read every time."""
+    read = bugs.read_controls
+    once = functools.cache(lambda: read(ROOT))
+    patch = pytest.MonkeyPatch()
+    patch.setattr(bugs, "read_controls",
+                  lambda root=ROOT: once() if Path(root).resolve() == ROOT else read(root))
+    yield
+    patch.undo()
+
+
 @pytest.fixture(scope="module")
 def controls() -> dict[tuple[str, str], bugs.Control]:
     return bugs.read_controls(ROOT)
@@ -55,12 +71,7 @@ def test_committed_bug_catalogue_equals_a_fresh_render() -> None:
 
 
 def test_write_and_check_options(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(tmp_path)
-    # the three renders below read the same, unchanged tests/: parse them once (each read
-    # parses every test file, ~1 s); what main() does with the render is what is tested
-    import functools
-
-    monkeypatch.setattr(bugs, "read_controls", functools.cache(bugs.read_controls))
+    monkeypatch.chdir(tmp_path)  # the renders read tests/ once (_read_the_repository_once)
     assert bugs.main(["--write"]) == 2  # no docs/ here: refuses, names the fix
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "bugs.md").write_text("stale\n", encoding="utf-8")

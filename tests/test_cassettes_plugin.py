@@ -142,7 +142,7 @@ def test_request_snapshots_update_check_and_diff(pytester: pytest.Pytester) -> N
                                  "wire.single_call changed*"),
                                  '*-*"role": "system"*', '*+*"role": "user"*',
                                  "*--toolcall-snapshot-update*",
-                                 "*wire.single_call[[]openai[]]: request.snapshot"])
+                                 "*wire.single_call[[]openai[]]: request.snapshot (must)"])
 
 
 def test_repository_snapshots_exist_for_every_dialect() -> None:

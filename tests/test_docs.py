@@ -194,9 +194,10 @@ def test_loops_md_loop_shim_passes_the_loop_family(pytester: pytest.Pytester, mo
     # the shim declares parallel_dispatch=False and loop_events=False, and neither a cancel
     # signal nor handoff tools (the defaults)
     skipped = sorted(_needing(loops, "loop.parallel") + _needing(loops, "loop.events")
-                     + _needing(loops, "loop.cancellation") + _needing(loops, "loop.handoff"))
-    assert skipped == ["loop.cancelled", "loop.events", "loop.handed_off",
-                       "loop.parallel_dispatch"]
+                     + _needing(loops, "loop.cancellation") + _needing(loops, "loop.handoff")
+                     + _needing(loops, "loop.model_deadline"))
+    assert skipped == ["loop.cancelled", "loop.cancelled_tools_stopped", "loop.events",
+                       "loop.handed_off", "loop.model_deadline", "loop.parallel_dispatch"]
     result.assert_outcomes(passed=len(loops) - len(skipped), skipped=len(skipped))
     output = result.stdout.str()
     assert ("the profile does not claim 'loop.parallel', which loop.parallel_dispatch needs"
@@ -234,7 +235,8 @@ def test_loops_md_framework_with_its_own_client_passes(pytester: pytest.Pytester
                                 "-rs", "-p", "no:cacheprovider")
     loops = _builtin("loop")
     skipped = sorted(_needing(loops, "loop.parallel") + _needing(loops, "loop.events")
-                     + _needing(loops, "loop.cancellation") + _needing(loops, "loop.handoff"))
+                     + _needing(loops, "loop.cancellation") + _needing(loops, "loop.handoff")
+                     + _needing(loops, "loop.model_deadline"))
     result.assert_outcomes(passed=len(loops) - len(skipped), skipped=len(skipped))
     assert "tool loop under test: conftest.OpenAISDKAgent" in result.stdout.str()
 

@@ -13,6 +13,7 @@ import fallback_controls as c  # tests/fallback_controls.py (tests/ is on sys.pa
 import pytest
 
 import pytest_toolcall.conformance.fallback as fallback_cases
+import pytest_toolcall.conformance.fallback_more as fallback_more
 from pytest_toolcall.cases import Turn, make_case
 from pytest_toolcall.core.contracts import Profile
 from pytest_toolcall.core.errors import CaseDefinitionError, ConformanceFailure, UsageError
@@ -38,6 +39,8 @@ from pytest_toolcall.run.runner import CaseSkipped, run_case
 ROOT = Path(__file__).resolve().parents[1]
 FALLBACK_MD = ROOT / "docs" / "fallback.md"
 CASES = {case.id: case for case in fallback_cases.CASES}
+#: every case the suite runs for fallback.* (fallback_more's controls: tests/test_more_controls.py)
+EVERY_CASE = len(CASES) + len(fallback_more.CASES)
 INTERFACES = ("sync", "async")
 DIALECTS = ("openai", "openai-responses", "anthropic", "gemini", "ollama")
 
@@ -297,7 +300,7 @@ def _doc_block(title: str) -> str:
 def test_suite_runs_the_fallback_family_against_the_reference(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest("--toolcall-provider=openai", "--toolcall-cases=fallback.*",
                                 "-p", "no:cacheprovider")
-    result.assert_outcomes(passed=len(CASES))
+    result.assert_outcomes(passed=EVERY_CASE)
 
 
 def test_fallback_md_shim_passes_and_its_bug_fails(pytester: pytest.Pytester) -> None:
@@ -305,7 +308,7 @@ def test_fallback_md_shim_passes_and_its_bug_fails(pytester: pytest.Pytester) ->
     pytester.makeconftest(code)
     result = pytester.runpytest("--toolcall-provider=openai", "--toolcall-cases=fallback.*",
                                 "-p", "no:cacheprovider")
-    result.assert_outcomes(passed=len(CASES))
+    result.assert_outcomes(passed=EVERY_CASE)
     assert "structured output under test: conftest.MyStructured" in result.stdout.str()
     good, broken = "for event in stream:", "for event in stream:\n            break"
     assert code.count(good) == 1, "the fallback.md shim changed; update this test"

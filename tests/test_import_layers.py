@@ -8,6 +8,7 @@ inside a function (a function-local import that closes a cycle is still a cycle)
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -97,6 +98,7 @@ def _imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
     return targets
 
 
+@functools.cache  # three tests read the same, unchanged package: parsed once
 def _graph() -> dict[str, set[str]]:
     modules = _modules()
     return {name: _imports(name, path, modules) for name, path in modules.items() if name}

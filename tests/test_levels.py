@@ -55,6 +55,10 @@ _DYNAMIC = {
     # a provider's validation rule: request.<rule> (PREFIXES), in checks.rejection_failure
     # (the chat, loop and fallback runners raise its failure)
     ("pytest_toolcall/run/checks.py", "f'request.{rejection.rule}'"): ("request.<rule>",),
+    # the run's deadline: loop.timeout, or a BoundedScript's own clause (conformance/loop/
+    # model_calls.py)
+    ("pytest_toolcall/run/looprun.py", "clause"): ("loop.timeout", "loop.model_deadline",
+                                                   "loop.retry_cap"),
     # a _Fault's clause, raised again (its constants are read above)
     ("pytest_toolcall/run/foreign.py", "fault.clause"): (),
     # fastjsonschema's validator, named check: no clause

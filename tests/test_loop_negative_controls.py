@@ -15,6 +15,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+import loop_calls_controls as calls  # the model-call and cancellation cases' controls
 import loop_controls as c  # tests/loop_controls.py (tests/ is on sys.path)
 import loop_turns_controls as turns  # tests/loop_turns_controls.py: issue 29's
 import pytest
@@ -45,6 +46,7 @@ CASE_PROFILE: dict[str, dict[str, Any]] = {"loop.tool_timeout": {"tool_timeout":
 #: the loop policies the two stop-reason cases need claimed (the defaults skip them)
 HANDOFF = {"handoff_tools": ("transfer_to_human",)}
 CASE_PROFILE.update({"loop.cancelled": {"cancellation": True}, "loop.handed_off": HANDOFF})
+CASE_PROFILE.update(calls.CASE_PROFILE)
 #: a loop without a tool timeout hangs: the case deadline that ends it
 HANG = {"timeout": 0.35}
 #: sequential dispatch never overlaps: shorter sleeps (the script follows tool_timeout) suffice
@@ -305,7 +307,8 @@ def excluded(case_id: str, broken: type[ReferenceToolLoop], dialect: str, mode: 
 
 
 def _runs_on(case_id: str, dialect: str) -> bool:
-    return LOOP[case_id].applies_to(dialect) and (case_id, dialect) not in INEXPRESSIBLE
+    return LOOP[case_id].applies_to(dialect) and (case_id, dialect) not in (
+        INEXPRESSIBLE | calls.INEXPRESSIBLE)
 
 
 #: the model mode the other dialects run in (openai runs both): behind the fake, where each
@@ -395,6 +398,8 @@ def test_dialect_tables_are_exact() -> None:
     # every case has a control on every dialect it runs on (one that can fail there)
     covered = {(r[0], d) for r in LOOP_CONTROLS for d in DIALECTS
                if any(not excluded(r[0], r[1], d, m) for m in MODES)}
+    # tests/test_loop_calls_controls.py runs these on the dialects each row names
+    covered |= {(r[0], d) for r in calls.LOOP_CONTROLS for d in r[4]}
     wanted = {(case_id, d) for case_id in LOOP for d in DIALECTS if _runs_on(case_id, d)}
     assert sorted(wanted - covered) == []
 
@@ -660,6 +665,7 @@ def test_the_model_call_ceiling_follows_the_profile() -> None:
 # -- the tables are complete and honest ------------------------------------------------------
 def test_every_loop_and_history_case_has_a_negative_control() -> None:
     covered = {row[0] for row in LOOP_CONTROLS} | {row[0] for row in HISTORY_CONTROLS}
+    covered |= {row[0] for row in calls.LOOP_CONTROLS}  # tests/test_loop_calls_controls.py
     missing = sorted((set(LOOP) | set(HISTORY)) - covered)
     assert not missing, f"cases without a negative control: {missing}"
 

@@ -76,6 +76,9 @@ SKIPS = {
     "loop.permanent_failure": "a ToolException is fed back; no tool failure stops the run",
     "loop.tool_timeout": "ToolNode has no tool timeout",
     "loop.cancelled": "no cancel hook in the shim (cancellation=False)",
+    "loop.cancelled_tools_stopped": "no cancel hook in the shim (cancellation=False)",
+    "loop.model_deadline": "no model-call deadline of the loop's own (model_timeout=None): "
+                           "the client's read timeout is loop.model_timeout's",
     "loop.handed_off": "no handoff tools: create_react_agent / create_agent have none of "
                        "their own (langgraph-swarm's are a separate package)",
 }

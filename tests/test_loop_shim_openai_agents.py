@@ -43,6 +43,9 @@ OPENAI_AGENTS_SKIPS = {
     "loop.permanent_failure": "loop.permanent_stop",  # a tool error is just output
     # RunResultStreaming.cancel() exists; the shim does not wire LoopRequest.cancel to it
     "loop.cancelled": "loop.cancellation",
+    "loop.cancelled_tools_stopped": "loop.cancellation",
+    # no deadline of the Runner's own on a model call: the openai client's read timeout
+    "loop.model_deadline": "loop.model_deadline",
     # the shim's agent has no handoffs (transfer_to_<agent> tools)
     "loop.handed_off": "loop.handoff",
 }

@@ -48,9 +48,11 @@ def toolcall_adapter(toolcall_endpoint):
     return TinyAdapter.from_endpoint(toolcall_endpoint)
 '''
 
-# the user's own mutmut settings: they must neither be edited nor get in the way
+# the user's own mutmut settings: they must neither be edited nor get in the way (their addopts
+# also keep out langsmith's unrelated plugin, as tests/conftest.py does for other sessions: the
+# driver runs pytest without PYTEST_ADDOPTS)
 PYPROJECT = '[tool.mutmut]\nsource_paths = ["nowhere"]\n\n[tool.pytest.ini_options]\n' \
-            'addopts = ["--strict-markers"]\n'
+            'addopts = ["--strict-markers", "-p", "no:langsmith_plugin"]\n'
 SETUP_CFG = "[mutmut]\nsource_paths = elsewhere\n"
 
 

@@ -98,11 +98,13 @@ def test_readme_adapter_example_passes_the_suite(pytester: pytest.Pytester) -> N
     # the loop and history families run against the reference loop and builder
     streamed_errors = len([c for c in _openai_cases() if c.family == "errors"
                            and "stream" in c.required_capabilities()])
-    # a loop claims cancellation and handoffs only when its profile says so (issue 16): the
-    # reference loop here runs under the example's profile, which does not
+    # a loop claims cancellation, handoffs and a model-call deadline only when its profile says
+    # so (issues 16, 29): the reference loop here runs under the example's profile, which does
+    # not (loop.cancelled, loop.cancelled_tools_stopped, loop.handed_off, loop.model_deadline)
     unclaimed_loop = len([c for c in _openai_cases() if c.family == "loop"
-                          and {"loop.cancellation", "loop.handoff"} & c.required_capabilities()])
-    assert unclaimed_loop == 2
+                          and {"loop.cancellation", "loop.handoff", "loop.model_deadline"}
+                          & c.required_capabilities()])
+    assert unclaimed_loop == 4
     # a wire case that plays a shape OpenAI never sends skips for a profile without
     # compatible_with (issue 13): wire.zero_args_null (arguments: null) and
     # wire.unknown_finish_reason (DeepSeek's insufficient_system_resource)

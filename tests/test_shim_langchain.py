@@ -278,6 +278,7 @@ def _shim(factory: Any) -> Any:
 
 
 @pytest.mark.parametrize("library", list(PINNED))
+@pytest.mark.usefixtures("one_ca_certificate")  # google-genai: tests/conftest.py
 def test_each_library_fails_exactly_its_pinned_cases(library: str) -> None:
     module, factory, dialect = LIBRARIES[library]
     pytest.importorskip(module)

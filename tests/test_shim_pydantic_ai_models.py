@@ -213,6 +213,7 @@ def _installed(module: str) -> bool:
 
 
 @pytest.mark.parametrize("configuration", list(PINNED))
+@pytest.mark.usefixtures("one_ca_certificate")  # google-genai: tests/conftest.py
 def test_each_model_fails_exactly_its_pinned_cases(configuration: str) -> None:
     module, dialect, factory = MODELS[configuration]
     if not _installed(module):

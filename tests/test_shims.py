@@ -228,6 +228,7 @@ def _strict_openai(ep: Any) -> Any:
 
 
 @pytest.mark.parametrize("library", list(PINNED))
+@pytest.mark.usefixtures("one_ca_certificate")  # google-genai: tests/conftest.py
 def test_each_library_fails_exactly_its_pinned_cases(library: str) -> None:
     if not _installed(_MODULES[library]):
         pytest.skip(f"{_MODULES[library]} is not installed (the 'dev' extra installs it)")

@@ -31,6 +31,7 @@ from pytest_toolcall.conformance.loop.policy import (
     stalled_call,
     stop_reason,
 )
+from pytest_toolcall.conformance.loop.model_calls import CASES as _MODEL_CALL_CASES
 from pytest_toolcall.conformance.loop.turns import CASES as _TURN_CASES
 from pytest_toolcall.conformance.loop.checks import (
     _WHOLE_SCHEMA,
@@ -619,6 +620,7 @@ _CANCEL_AND_HANDOFF_CASES: list[Case] = [
 
 
 
-#: the loop family's cases, in catalogue order (issue 29's in conformance/loop/turns.py)
+#: the loop family's cases, in catalogue order (issue 29's in conformance/loop/turns.py and
+#: conformance/loop/model_calls.py)
 CASES: list[Case] = [*_POLICY_CASES, *_ISSUE16, *_STOP_REASON_CASES, *_CANCEL_AND_HANDOFF_CASES,
-                     *_TURN_CASES]
+                     *_TURN_CASES, *_MODEL_CALL_CASES]

@@ -218,6 +218,10 @@ class ErrorReply(BaseModel):
     #: as it would, until the case's timeout. On a loopback port the connection is dropped
     #: after a short stall.
     stall: bool = False
+    #: no answer at all, and no client read timeout to end the wait: in-process the model call
+    #: blocks until the case ends (only the loop's own deadline on the call ends it); through
+    #: the fake it is a ``stall`` (the client's read timeout decides)
+    hang: bool = False
 
     @field_validator("kind")
     @classmethod
@@ -581,7 +585,10 @@ class FallbackScript(BaseModel):
     ``tool`` is the tool whose call carries the value (its name and parameters are the
     request's ``tool_name`` and ``schema``); ``other_tools`` are offered too. With
     ``calls_first`` the tool calls stream before the text (as Anthropic and some OpenAI-
-    compatible servers do), so a reader that stops at the call never sees the text.
+    compatible servers do), so a reader that stops at the call never sees the text. With
+    ``cut`` the stream ends in the middle of the last call: its argument fragments are streamed,
+    then nothing, neither its ``ToolCallComplete`` nor a ``StreamDone`` (a connection dropped
+    mid-call, read by an adapter that does not check for the end marker).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -591,6 +598,7 @@ class FallbackScript(BaseModel):
     other_tools: tuple[ToolSpec, ...] = ()
     turn: Turn
     calls_first: bool = False
+    cut: bool = False
 
     @property
     def tool_name(self) -> str:

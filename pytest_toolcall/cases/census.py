@@ -95,6 +95,8 @@ CLASSES: dict[str, ReportClass] = {
         "Model-call errors", "the model call failing: non-retryable errors retried, waits "
         "uncapped, 429/529 mishandled, error types lost, an error inside a 200",
         ("errors.*", "loop.model_error", "loop.model_timeout", "loop.rate_limited",
+         "loop.model_error_not_retried", "loop.overloaded_retried",
+         "loop.rate_limit_retries_bounded", "loop.retry_after_capped", "loop.model_deadline",
          "*.provider_error", "stream.mid_stream_error", "wire.malformed_success",
          "wire.error_not_json", "stream.*error*", "wire.*error*")),
     "reasoning_replay": ReportClass(
@@ -110,7 +112,8 @@ CLASSES: dict[str, ReportClass] = {
         "wrong or partial value", ("fallback.*",)),
     "cancellation": ReportClass(
         "Cancellation and deadlines", "a cancelled or aborted run that leaves tools running, "
-        "loses state or hangs", ("loop.cancelled", "errors.stream_cancelled",
+        "loses state or hangs", ("loop.cancelled", "loop.cancelled_tools_stopped",
+                                 "errors.stream_cancelled",
                                  "errors.stream_stalled")),
     "usage_finish": ReportClass(
         "Usage and finish", "token usage or the finish reason wrong on answers with calls",

@@ -266,6 +266,17 @@ CLAUSES: dict[str, Level] = {
                              "right results, later"),
     "loop.events": _should("the client is not shown a call, a result or how the run ended: "
                            "the LoopResult is right, the progress the user sees is not"),
+    # issue 29 (2026-11-28): the model call failing, a cancelled run
+    "loop.tools_stopped": _must("a tool the run started keeps running, or starts, after the "
+                                "loop returned from the user's stop: it acts for a run nobody "
+                                "waits for (a leak, side effects after the stop)",
+                                "issue 29 (2026-11-28)"),
+    "loop.retry_cap": _should("a loop sleeps out a delay it should have capped or refused (an "
+                              "hour's Retry-After): no wrong result, a run hung for that long",
+                              "issue 29 (2026-11-28)"),
+    "loop.model_deadline": _should("a model call that never answers outlives the loop's own "
+                                   "declared deadline: no wrong result, an unbounded wait",
+                                   "issue 29 (2026-11-28)"),
     "loop.reasoning_replayed": _must(
         "a tool round's reasoning does not go back with its calls: Anthropic and DeepSeek "
         "refuse the next request with a 400, Responses loses the reasoning the model built",
@@ -283,6 +294,10 @@ CLAUSES: dict[str, Level] = {
         "the rebuilt turn in progress loses or alters its reasoning: the provider refuses the "
         "continued conversation, or the model loses what it reasoned",
         "issue 29; census class reasoning_replay (2026-11-28)"),
+    "history.assistant_text_kept": _must(
+        "the assistant's text beside calls that are kept is dropped: the model loses what it "
+        "said before calling",
+        "issue 29; census class history_validity (agno-agi/agno #8990, 2026-11-28)"),
     "history.timeout": _must("build() never returns on a stored history"),
     "history.exit": _must("build() ends the process (SystemExit): the application dies"),
     "history.valid": _must("the built history is refused by the provider: " + _REFUSED),
@@ -345,6 +360,9 @@ IN_CASE: dict[tuple[str, str], Level] = {
         "wrong result, an unbounded wait"),
     ("loop.tool_timeout", "loop.timeout"): _should(
         "a hung tool hangs a loop without a tool timeout; no wrong result, an unbounded wait"),
+    ("loop.rate_limit_retries_bounded", "loop.timeout"): _should(
+        "a 429 that keeps coming is waited on for longer than the run's deadline (minutes of "
+        "backoff); the run ends in 'error' at last, an unbounded wait", "issue 29 (2026-11-28)"),
 }
 
 

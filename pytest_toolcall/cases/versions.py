@@ -135,8 +135,13 @@ ADDED: dict[str, tuple[str, ...]] = {
         wire.xai_usage_reasoning_tokens wire.zhipu_call_ids_replayed wire.zhipu_reasoning_replayed
     """),
     "0.4.0": _ids("""
+        loop.cancelled_tools_stopped loop.model_deadline loop.model_error_not_retried
+        loop.overloaded_retried loop.rate_limit_retries_bounded loop.retry_after_capped
         history.reasoning_kept loop.anthropic_thinking_replayed loop.deepseek_reasoning_replayed
         loop.responses_reasoning_replayed loop.system_prompt_every_turn
+        fallback.cut_call_not_repaired fallback.fence_other_language_json
+        fallback.first_valid_call_wins history.results_in_call_order_random_ids
+        history.text_beside_kept_calls stream.anthropic_consecutive_thinking
     """),
 }
 

@@ -56,6 +56,8 @@ CAPABILITIES: Mapping[str, str] = {
                          "(cancellation=True)",
     "loop.handoff": "the loop stops with 'handed_off' when the model calls one of its handoff "
                     "tools (handoff_tools is not empty)",
+    "loop.model_deadline": "the loop puts a deadline of its own on each model call "
+                           "(model_timeout is set)",
     "history.drop_failed": "failed calls are dropped from a rebuilt history "
                            "(history_failed_calls='drop')",
     "anthropic.legacy_usage": "the adapter also reads Anthropic's older stream usage shape, "
@@ -158,6 +160,17 @@ class Profile(BaseModel):
     #: its retry-after (the openai SDK's ``max_retries=2``); the loop's own calls are counted
     #: without them
     model_retries: int = Field(default=0, ge=0)
+    #: seconds the loop (or its provider client) waits at most before retrying a model call when
+    #: the provider asks for a longer delay than it will wait (a Retry-After of an hour): it
+    #: waits this long at most, or gives up at once with 'error'. The openai SDK gives up on a
+    #: Retry-After over 120 s (MAX_RETRY_AFTER_DELAY) and backs off at most 8 s of its own
+    #: (MAX_RETRY_DELAY; _base_client.py, read 2026-11-28 on openai 3.57.0)
+    max_retry_wait: float = Field(default=8.0, gt=0)
+    #: seconds the loop lets one model call run before it abandons it (its own deadline:
+    #: asyncio.wait_for, a worker thread's timeout), then retries it (model_retries) or stops
+    #: with 'error'. None: the loop leaves the deadline to its chat client's read timeout, which
+    #: loop.model_timeout checks through the fake provider (--toolcall-loop-model=fake)
+    model_timeout: float | None = Field(default=None, gt=0)
     #: the loop ends only when the model calls this tool (its own, not one of the case's);
     #: scripts end with a call to it, arguments ``{"answer": ...}``, instead of plain text
     final_answer_tool: str | None = None
@@ -251,6 +264,7 @@ class Profile(BaseModel):
             "loop.events": self.loop_events,
             "loop.cancellation": self.cancellation,
             "loop.handoff": bool(self.handoff_tools),
+            "loop.model_deadline": self.model_timeout is not None,
             "history.drop_failed": self.history_failed_calls == "drop",
             "anthropic.legacy_usage": self.anthropic_legacy_usage,
         }

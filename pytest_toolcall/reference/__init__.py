@@ -99,7 +99,9 @@ def reference_profile(provider: str) -> Any:
     # passed every loop case of the 19-provider matrix four times over with the two cores
     # loaded by three busy processes besides). The
     # reference loop honours LoopRequest.cancel and stops on a handoff tool: it claims both, so
-    # loop.cancelled and loop.handed_off run against it (and under the mutation self-check)
+    # loop.cancelled and loop.handed_off run against it (and under the mutation self-check).
+    # It enforces a declared model-call deadline: 1 s, so loop.model_deadline runs on it too
     return Profile(name=f"reference {provider}", **{
         "tool_timeout": 0.1, "cancellation": True, "handoff_tools": ("transfer_to_human",),
+        "model_timeout": 1.0,
         **overrides})

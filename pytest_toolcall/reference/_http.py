@@ -74,12 +74,37 @@ def parsed_url(url: str) -> httpx.URL:
 
 
 class HttpxAdapter:
-    """The four entry points of the ChatAdapter contract over httpx."""
+    """The four entry points of the ChatAdapter contract over httpx.
 
-    client: httpx.Client
-    async_client: httpx.AsyncClient
+    A subclass's ``__init__`` sets ``_client`` and ``_async_client`` to the clients it was given
+    (None: the default one, built on first use: each default client loads the CA bundle, ~35 ms,
+    and an adapter made for its encoders and parsers alone never sends; the kit's tests make
+    hundreds). Assigning ``client`` or ``async_client`` works as before."""
+
+    _client: httpx.Client | None = None
+    _async_client: httpx.AsyncClient | None = None
     headers: dict[str, str]
     url: Any
+
+    @property
+    def client(self) -> httpx.Client:
+        if self._client is None:
+            self._client = httpx.Client(timeout=60)
+        return self._client
+
+    @client.setter
+    def client(self, client: httpx.Client) -> None:
+        self._client = client
+
+    @property
+    def async_client(self) -> httpx.AsyncClient:
+        if self._async_client is None:
+            self._async_client = httpx.AsyncClient(timeout=60)
+        return self._async_client
+
+    @async_client.setter
+    def async_client(self, client: httpx.AsyncClient) -> None:
+        self._async_client = client
 
     #: where the wire's error object (``{"error": {...}}``) keeps the error's type, code and
     #: param (None: the wire has no such field); see :meth:`raise_for_error`

@@ -22,6 +22,8 @@ Policy, all of it declared in its profile:
   limit (``length``) or the provider withheld the answer (``content_filter``): the loop says so;
 - once the application sets ``LoopRequest.cancel`` (its stop button), the loop makes no further
   model call and stops with ``cancelled`` (checked after each round, before each model call);
+  a sequential round starts no further call (each is answered as not run), and the calls
+  already running are waited for (a thread cannot be stopped; they see the stop themselves);
 - a call to one of ``handoff_tools`` (its own tools, not the case's) hands the conversation off:
   the call is answered with a transfer note (as the OpenAI Agents SDK and LangGraph do), the
   turn's other calls are not run, and the run stops with ``handed_off``.
@@ -31,7 +33,8 @@ docs/loops.md, "Profile fields"): ``iteration_counts`` (what the cap counts),
 ``max_failure_rounds=None`` and ``tool_failure_budget``, ``crash_policy="abort"``,
 ``duplicate_call_ids="refuse"``, ``closing_call`` (and ``closing_call_after``),
 ``tool_timeout=None``, ``final_answer_tool``, ``tool_retries`` and
-``undeclared_arguments="drop"``.
+``undeclared_arguments="drop"``; ``model_timeout`` (none by default: the client's read timeout
+is the deadline) puts a deadline of the loop's own on each model call.
 """
 
 from __future__ import annotations
@@ -52,6 +55,10 @@ from pytest_toolcall.core.model import (
 )
 
 __all__ = ["ReferenceToolLoop"]
+
+
+#: the answer to a call a sequential round did not start because the user had pressed stop
+_NOT_RUN = ToolError("the user stopped the run before this call ran")
 
 
 class _Outcome:
@@ -81,7 +88,8 @@ class ReferenceToolLoop:
                  closing_call_after: Sequence[str] = ("max_iterations", "failure_rounds",
                                                       "permanent_failure"),
                  tool_retries: int = 0,
-                 undeclared_arguments: Literal["refuse", "drop"] = "refuse") -> None:
+                 undeclared_arguments: Literal["refuse", "drop"] = "refuse",
+                 model_timeout: float | None = None) -> None:
         self.max_iterations = max_iterations
         self.max_failure_rounds = max_failure_rounds
         self.permanent_failure_stops = permanent_failure_stops
@@ -98,6 +106,7 @@ class ReferenceToolLoop:
         self.closing_call_after = frozenset(closing_call_after)
         self.tool_retries = tool_retries
         self.undeclared_arguments = undeclared_arguments
+        self.model_timeout = model_timeout
 
     @classmethod
     def from_profile(cls, profile: Any) -> ReferenceToolLoop:
@@ -115,7 +124,8 @@ class ReferenceToolLoop:
                    handoff_tools=getattr(profile, "handoff_tools", ()),
                    closing_call_after=profile.closing_call_after,
                    tool_retries=profile.tool_retries,
-                   undeclared_arguments=profile.undeclared_arguments)
+                   undeclared_arguments=profile.undeclared_arguments,
+                   model_timeout=getattr(profile, "model_timeout", None))
 
     def new_state(self, request: LoopRequest) -> _State:
         """The conversation and counters of one run (override to change the policy's
@@ -132,7 +142,7 @@ class ReferenceToolLoop:
                 return self.close(state, request, state.stop("max_iterations", None))
             try:
                 state.model_calls += 1
-                response = request.model.complete(state.chat_request())
+                response = self.complete(request.model, state.chat_request())
             except Exception as exc:  # the model failed: stop, say so without its internals
                 return state.stop("error", f"the model call failed ({type(exc).__name__})")
             decision = self.on_response(state, response)
@@ -152,7 +162,7 @@ class ReferenceToolLoop:
                 return await self.aclose(state, request, state.stop("max_iterations", None))
             try:
                 state.model_calls += 1
-                response = await request.model.acomplete(state.chat_request())
+                response = await self.acomplete(request.model, state.chat_request())
             except Exception as exc:
                 return state.stop("error", f"the model call failed ({type(exc).__name__})")
             decision = self.on_response(state, response)
@@ -162,6 +172,21 @@ class ReferenceToolLoop:
             decision = state.on_outcomes(outcomes, self)
             if decision is not None:
                 return await self.aclose(state, request, decision)
+
+    def complete(self, model: Any, chat: ChatRequest) -> ChatResponse:
+        """One model call, under ``model_timeout`` when the profile declares one: a worker
+        thread's result is waited for that long, then abandoned (it raises TimeoutError)."""
+        if self.model_timeout is None:
+            return model.complete(chat)
+        pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
+        try:
+            return pool.submit(model.complete, chat).result(timeout=self.model_timeout)
+        finally:
+            pool.shutdown(wait=False)
+
+    async def acomplete(self, model: Any, chat: ChatRequest) -> ChatResponse:
+        """One model call, cancelled after ``model_timeout`` when the profile declares one."""
+        return await asyncio.wait_for(model.acomplete(chat), self.model_timeout)
 
     # -- the declared policies around a round -----------------------------------------------
     @staticmethod
@@ -235,6 +260,10 @@ class ReferenceToolLoop:
         pool = concurrent.futures.ThreadPoolExecutor(max_workers=len(runnable))
         try:
             for batch in batches:
+                if not self.parallel and self.cancelled(request):  # stopped: no further call
+                    for i, call in batch:
+                        outcomes[i] = self.failed(call, _NOT_RUN)
+                    continue
                 futures = [(i, call, pool.submit(self.run_tool, request.executor, call))
                            for i, call in batch]
                 concurrent.futures.wait([f for _, _, f in futures], timeout=self.tool_timeout)
@@ -267,7 +296,8 @@ class ReferenceToolLoop:
 
         if self.parallel:
             return list(await asyncio.gather(*(one(c) for c in state.calls)))
-        return [await one(c) for c in state.calls]
+        return [self.failed(c, _NOT_RUN) if self.cancelled(request) else await one(c)
+                for c in state.calls]
 
     def run_tool(self, executor: Any, call: ToolCall) -> str:
         """The call run, and run again up to ``tool_retries`` times after a retryable

@@ -59,9 +59,10 @@ __all__ = [
 REASKED_TEXT = "(pytest-toolcall: asked a second time, the model answers with plain text)"
 
 
-def turn_events(turn: Turn, *, calls_first: bool = False) -> list[Any]:
+def turn_events(turn: Turn, *, calls_first: bool = False, cut: bool = False) -> list[Any]:
     """The canonical events of ``turn``: text in fragments, each call as deltas then its
-    :class:`ToolCallComplete`, and :class:`StreamDone` last."""
+    :class:`ToolCallComplete`, and :class:`StreamDone` last. With ``cut`` the events end with
+    the last call's argument fragments (no ToolCallComplete for it, no StreamDone)."""
     size = turn.stream.fragment_size
     text = turn.text or ""
     texts: list[Any] = [TextDelta(text=text[i:i + size]) for i in range(0, len(text), size)]
@@ -74,6 +75,10 @@ def turn_events(turn: Turn, *, calls_first: bool = False) -> list[Any]:
                   for i in range(0, len(raw), size)]
         calls.append(ToolCallComplete(call=ToolCall.from_raw(id=call_id, name=scripted.name,
                                                              arguments=scripted.arguments)))
+    if cut:
+        if calls_first or not turn.tool_calls:
+            raise ValueError("a cut stream ends inside its last call: the calls stream last")
+        return texts + calls[:-1]
     body = calls + texts if calls_first else texts + calls
     return [*body, StreamDone(finish_reason=turn.expected_finish(), usage=turn.usage)]
 
@@ -102,7 +107,11 @@ class _Stream:
         return self
 
     def __next__(self) -> Any:
-        event = next(self._events)
+        try:
+            event = next(self._events)
+        except StopIteration:
+            self._record.done = True  # read to its end (a cut stream has no StreamDone)
+            raise
         self._record.read += 1
         if isinstance(event, StreamDone):
             self._record.done = True
@@ -134,9 +143,10 @@ class StreamingModel:
     """
 
     def __init__(self, turn: Turn, *, calls_first: bool = False, dialect: str = "openai",
-                 validate: bool = True) -> None:
+                 validate: bool = True, cut: bool = False) -> None:
         self.turn = turn
         self.calls_first = calls_first
+        self.cut = cut
         self.dialect = dialect
         self.validate = validate
         self.opens: list[StreamOpen] = []
@@ -158,7 +168,7 @@ class StreamingModel:
                 raise ProviderError(rejection.message, status=rejection.status,
                                     body=dict(rejection.body))
         turn = self.turn if index == 0 else Turn(text=REASKED_TEXT)
-        events = turn_events(turn, calls_first=self.calls_first)
+        events = turn_events(turn, calls_first=self.calls_first, cut=self.cut and index == 0)
         record = StreamOpen(index=index, request=request, interface=interface,
                             events=len(events))
         with self._lock:
@@ -226,7 +236,8 @@ def run_fallback(case: Any, subject: Any, profile: Any, *,
     runs = []
     held = Held(case.id)
     for interface in fallback_interfaces(subject, profile):
-        model = StreamingModel(script.turn, calls_first=script.calls_first, dialect=dialect)
+        model = StreamingModel(script.turn, calls_first=script.calls_first, dialect=dialect,
+                               cut=script.cut)
         request = FallbackRequest(request=script.chat_request().model_copy(deep=True),
                                   tool_name=script.tool_name,
                                   schema=copy.deepcopy(script.schema_), model=model)
@@ -282,8 +293,12 @@ def fallback_trace(run: FallbackRun) -> str:
     first = " (calls first)" if run.script.calls_first else ""
     lines = [f"turn: text={turn.text!r:.120} calls={calls:.160}{first}"]
     for record in run.opens:
+        end = ""
+        if record.done:
+            end = (", its end reached (cut: no StreamDone)" if run.script.cut and record.index == 0
+                   else ", StreamDone reached")
         lines.append(f"stream {record.index + 1} ({record.interface}): read {record.read} of "
-                     f"{record.events} events{', StreamDone reached' if record.done else ''}")
+                     f"{record.events} events{end}")
     if not run.opens:
         lines.append("no stream opened")
     if run.result is not None and not isinstance(run.result, FallbackResult):

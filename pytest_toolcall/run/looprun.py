@@ -34,6 +34,7 @@ from pytest_toolcall.run.runbase import (
 from pytest_toolcall.cases.tools import Executor, ScriptedTool
 
 __all__ = [
+    "BoundedScript",
     "CancelScript",
     "HistoryRun",
     "HistoryScript",
@@ -54,28 +55,108 @@ class CancelScript(LoopScript):
     would while the agent works."""
 
     cancel_during: str
+    #: a tool of the script still working when the user presses stop: it ends only once the
+    #: stop is pressed and ``grace`` seconds have passed (a tool that checks its abort signal
+    #: between steps), or when its task is cancelled; the kit records whether it was still
+    #: running when the loop returned (``loop.tools_stopped``)
+    stoppable: str | None = None
+    grace: float = Field(default=0.25, gt=0)
+    #: press the stop only once ``cancel_during`` and ``stoppable`` have both started (a loop
+    #: that runs a round's calls in parallel: the stop then comes while both work, whatever
+    #: order its threads or tasks start in)
+    together: bool = False
 
     @model_validator(mode="after")
     def _a_tool_of_the_script(self) -> CancelScript:
         names = [t.spec.name for t in self.tools]
-        if self.cancel_during not in names:
-            raise ValueError(f"cancel_during={self.cancel_during!r} names no tool of the "
-                             f"script (its tools: {', '.join(names)})")
+        for field_name in ("cancel_during", "stoppable"):
+            name = getattr(self, field_name)
+            if name is not None and name not in names:
+                raise ValueError(f"{field_name}={name!r} names no tool of the script (its "
+                                 f"tools: {', '.join(names)})")
         return self
+
+
+class BoundedScript(LoopScript):
+    """A loop script whose run must end sooner than the profile's ``timeout``: past
+    ``deadline`` seconds the case fails with ``clause`` and ``hint`` (a wait the loop should
+    have capped), not with the generic ``loop.timeout``."""
+
+    deadline: float = Field(gt=0)
+    clause: str
+    hint: str
 
 
 class _StopButton(Executor):
     """The case's executor, which sets the run's cancel signal when ``during`` starts."""
 
-    def __init__(self, tools: Any, cancel: threading.Event, during: str) -> None:
+    def __init__(self, tools: Any, cancel: threading.Event, during: str,
+                 stoppable: str | None = None, grace: float = 0.25,
+                 together: bool = False) -> None:
         super().__init__(tools)
         self.cancel, self.during = cancel, during
+        self.stoppable, self.grace = stoppable, grace
+        self.pressed_with = {during, stoppable} if together and stoppable else {during}
+        #: when the stop was pressed and when the loop returned (``time.perf_counter()``), and
+        #: the executions still running at that return
+        self.pressed_at: float | None = None
+        self.returned_at: float | None = None
+        self.running_at_return: list[Any] = []
+        self._returned = threading.Event()
 
     def _start(self, name: str, arguments: Any, call_id: str | None) -> Any:
         started = super()._start(name, arguments, call_id)
-        if name == self.during:
+        with self._lock:
+            running = {e.name for e in self.executions}
+        if name in self.pressed_with and self.pressed_with <= running \
+                and not self.cancel.is_set():
+            self.pressed_at = time.perf_counter()
             self.cancel.set()  # pressed while the tool runs, before it returns
         return started
+
+    def returned(self) -> None:
+        """The loop just returned: note what still runs (nothing of the loop's may run between
+        its return and this call), then let a stoppable tool end."""
+        if self.returned_at is None:
+            self.returned_at = time.perf_counter()
+            with self._lock:
+                self.running_at_return = [e for e in self.executions if not e.ended]
+        self._returned.set()
+
+    def _stopped(self) -> bool:
+        """Whether a stoppable call may end: the stop was pressed ``grace`` seconds ago, or the
+        loop returned, or the case ended."""
+        if self._returned.is_set() or self._released.is_set():
+            return True
+        return (self.pressed_at is not None
+                and time.perf_counter() - self.pressed_at >= self.grace)
+
+    def run(self, name: str, arguments: Any = None, *, call_id: str | None = None) -> str:
+        if name != self.stoppable:
+            return super().run(name, arguments, call_id=call_id)
+        record, _ = self._start(name, arguments, call_id)
+        try:
+            while not self._stopped():
+                self._returned.wait(0.005)
+        finally:
+            record.ended, record.outcome = time.perf_counter(), "ok"
+        record.result = "stopped"
+        return "stopped"
+
+    async def arun(self, name: str, arguments: Any = None, *,
+                   call_id: str | None = None) -> str:
+        if name != self.stoppable:
+            return await super().arun(name, arguments, call_id=call_id)
+        import asyncio
+
+        record, _ = self._start(name, arguments, call_id)
+        try:  # a cancelled task ends here too: it stopped
+            while not self._stopped():
+                await asyncio.sleep(0.005)
+        finally:
+            record.ended, record.outcome = time.perf_counter(), "ok"
+        record.result = "stopped"
+        return "stopped"
 
 
 #: why a loop in another process cannot take a cancel case
@@ -197,7 +278,8 @@ def run_loop(case: Any, loop: Any, profile: Any, *, dialect: str = "openai",
         model, recorder, endpoint = _model(script, dialect, model_mode, stack if serve else None)
         # the application's stop button: set only by a case in which the user presses stop
         cancel = threading.Event()
-        executor = (_StopButton(script.tools, cancel, script.cancel_during)
+        executor = (_StopButton(script.tools, cancel, script.cancel_during, script.stoppable,
+                                script.grace, script.together)
                     if isinstance(script, CancelScript) else Executor(script.tools))
         run = LoopRun(case=case, profile=profile, interface=interface, loop=loop,
                       executor=executor, model=model, model_mode=model_mode, script=script,
@@ -212,18 +294,33 @@ def run_loop(case: Any, loop: Any, profile: Any, *, dialect: str = "openai",
             served = stack.endpoint  # type: ignore[attr-defined]
             request.metadata["endpoint"] = {"provider": dialect, "base_url": served.base_url,
                                             "api_key": served.api_key}
+        timeout, clause, hint = profile.timeout, "loop.timeout", (
+            "a loop that never stops, or a tool call without a timeout (a hung tool must not "
+            "hang the loop); raise Profile(timeout=...) if it is just slow")
+        if isinstance(script, BoundedScript):
+            timeout, clause, hint = min(timeout, script.deadline), script.clause, script.hint
+        returned = getattr(executor, "returned", lambda: None)
+
+        def sync_call(request: LoopRequest = request, returned: Any = returned) -> Any:
+            outcome = loop.run(request)
+            returned()  # before anything else runs: what the loop left running
+            return outcome
+
+        async def async_call(request: LoopRequest = request, returned: Any = returned) -> Any:
+            outcome = await loop.arun(request)
+            returned()  # no await in between: no task of the loop's runs before it
+            return outcome
+
         started = time.perf_counter()
         try:
             try:
                 outcome = call_with_deadline(
-                    lambda: loop.run(request), lambda: loop.arun(request), interface,
-                    profile.timeout, clause="loop.timeout", what="the loop",
-                    hint="a loop that never stops, or a tool call without a timeout (a hung "
-                         "tool must not hang the loop); raise Profile(timeout=...) if it is "
-                         "just slow")
+                    sync_call, async_call, interface, timeout, clause=clause,
+                    what="the loop", hint=hint)
             finally:
                 run.seconds = time.perf_counter() - started
                 executor.release()
+                getattr(model, "release", lambda: None)()  # a hung model call ends
                 stack.close()
                 _read_back(run, recorder)
             if isinstance(outcome, ToolcallError):  # a shim's usage error: no verdict
@@ -327,7 +424,8 @@ def wire_of(dialect: str) -> str:
 def resolve_script(case: Any, profile: Any) -> LoopScript:
     """The case's loop script; a factory is called with the profile (caps vary by profile)."""
     script = case.loop(profile) if callable(case.loop) else case.loop
-    kinds = {"LoopScript": LoopScript, "CancelScript": CancelScript}
+    kinds = {"LoopScript": LoopScript, "CancelScript": CancelScript,
+             "BoundedScript": BoundedScript}
     if not isinstance(script, LoopScript) and type(script).__name__ in kinds \
             and hasattr(script, "model_dump"):
         # the same class from a second import of the kit (pytest's pytester re-imports it

@@ -20,6 +20,8 @@ from pytest_toolcall.core.model import ChatRequest, ChatResponse, ToolCall
 __all__ = ["EXHAUSTED_TEXT", "ScriptedModel", "turn_response", "wire_rejection"]
 
 EXHAUSTED_TEXT = "(pytest-toolcall: the model has nothing more to say)"
+#: how long a hung model call (``ErrorReply.hang``) blocks at most when the case never ends it
+HANG_LIMIT = 120.0
 
 
 def wire_rejection(request: ChatRequest, dialect: str = "openai") -> Rejection | None:
@@ -42,7 +44,7 @@ def provider_error(error: ErrorReply, dialect: str) -> ProviderError:
     """The error a scripted turn fails with, in-process: a provider's own ``kind`` of error
     (status, headers, body as the fake sends them) read by the dialect's reference adapter, so
     its status, type, code, delay and retryability are those a loop sees over HTTP."""
-    if error.refuse or error.stall:  # no answer: what the reference adapters raise then
+    if error.refuse or error.stall or error.hang:  # no answer: what the adapters raise then
         what = ("ConnectError: [Errno 111] Connection refused" if error.refuse
                 else "ReadTimeout: The read operation timed out")
         return ProviderError(f"no answer from the provider: {what}", retryable=True)
@@ -85,8 +87,26 @@ class ScriptedModel:
         self.times: list[float] = []
         self.rejections: list[tuple[int, Rejection]] = []
         self._lock = threading.Lock()
+        self._released = threading.Event()
+
+    def release(self) -> None:
+        """End every model call still hanging (``ErrorReply.hang``): the case is over."""
+        self._released.set()
+
+    @staticmethod
+    def _hung(taken: tuple[Turn, list[str | None]]) -> bool:
+        return taken[0].error is not None and taken[0].error.hang
 
     def complete(self, request: ChatRequest) -> ChatResponse:
+        taken = self._take(request)
+        if isinstance(taken, ChatResponse):
+            return taken
+        if self._hung(taken):  # never answers: only a deadline of the caller's own ends it
+            self._released.wait(HANG_LIMIT)
+        return self._answer(taken)
+
+    def _take(self, request: ChatRequest) -> ChatResponse | tuple[Turn, list[str | None]]:
+        """Record the request; the answer past the script, or the scripted turn and its ids."""
         with self._lock:
             index = len(self.requests)
             self.requests.append(request)
@@ -99,7 +119,10 @@ class ScriptedModel:
                                     body=dict(rejection.body))
         if index >= self.max_calls:
             return ChatResponse(text=EXHAUSTED_TEXT, finish_reason="stop")
-        turn, ids = self.turn_for(index)
+        return self.turn_for(index)
+
+    def _answer(self, taken: tuple[Turn, list[str | None]]) -> ChatResponse:
+        turn, ids = taken
         if turn.error is not None:  # the model call fails, as a provider error would
             raise provider_error(turn.error, self.dialect.name)
         return turn_response(turn, ids)
@@ -115,4 +138,13 @@ class ScriptedModel:
         return turn, ids
 
     async def acomplete(self, request: ChatRequest) -> ChatResponse:
-        return self.complete(request)
+        taken = self._take(request)
+        if isinstance(taken, ChatResponse):
+            return taken
+        if self._hung(taken):  # a cancelled task (asyncio.wait_for) stops waiting here
+            import asyncio
+
+            deadline = time.perf_counter() + HANG_LIMIT
+            while not self._released.is_set() and time.perf_counter() < deadline:
+                await asyncio.sleep(0.005)
+        return self._answer(taken)

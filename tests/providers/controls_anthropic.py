@@ -19,6 +19,8 @@ from pytest_toolcall.core.model import (
     AssistantMessage,
     ChatRequest,
     ChatResponse,
+    Reasoning,
+    ReasoningComplete,
     StreamDone,
     SystemMessage,
     ToolCall,
@@ -33,6 +35,7 @@ from pytest_toolcall.providers.anthropic.reference import (
 
 __all__ = [
     "BlockIndexAsCallIndex",
+    "MergesConsecutiveThinking",
     "DropsRedactedThinking",
     "DropsThinking",
     "EditsThinking",
@@ -411,6 +414,34 @@ class StreamIgnoresThinking(AnthropicAdapter):
         return _NoThinkingAccumulator(self)
 
 
+class _MergingAccumulator(AnthropicStreamAccumulator):
+    """Holds thinking back and joins consecutive blocks into one (the last signature wins)."""
+
+    held: tuple[Reasoning, ...] = ()
+
+    def stop_block(self, index: int) -> list[Any]:
+        events = super().stop_block(index)
+        thinking = [e for e in events if isinstance(e, ReasoningComplete)
+                    and e.reasoning.type == "thinking"]
+        if thinking:
+            self.held = (*self.held, *(e.reasoning for e in thinking))
+            return [e for e in events if e not in thinking]
+        if not self.held:
+            return events
+        merged = Reasoning(type="thinking", text="".join(r.text or "" for r in self.held),
+                           signature=self.held[-1].signature)
+        self.held = ()
+        return [ReasoningComplete(reasoning=merged), *events]
+
+
+class MergesConsecutiveThinking(AnthropicAdapter):
+    """Merges consecutive streamed thinking blocks into one, keeping the last signature: the
+    merge that broke the signatures in NousResearch/hermes-agent #6112."""
+
+    def new_accumulator(self) -> AnthropicStreamAccumulator:
+        return _MergingAccumulator(self)
+
+
 # == messages (issue 12) ===========================================================================
 
 
@@ -567,6 +598,7 @@ CONTROLS = [
     ("wire.anthropic_thinking_replayed", IgnoresThinkingBlocks, "response.reasoning"),
     ("stream.anthropic_thinking_replayed", StreamIgnoresThinking, "response.reasoning"),
     ("stream.anthropic_thinking_replayed", DropsThinking, "request.messages.thinking.missing"),
+    ("stream.anthropic_consecutive_thinking", MergesConsecutiveThinking, "response.reasoning"),
     # -- streams -----------------------------------------------------------------------------
     ("stream.anthropic_pings_everywhere", PingEndsBlock, "response.tool_calls.arguments"),
     ("stream.anthropic_parallel_blocks", ParallelBlocksMergedAtIndexZero,

@@ -11,7 +11,8 @@ from pytest_toolcall.providers.deepseek.reference import DeepSeekAdapter, DeepSe
 from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter
 
 __all__ = ["DropsReasoning", "EditsReasoning", "NonEmptyReasoningOnly", "ReasoningAsText",
-           "ReasoningNotDecoded", "StreamDropsReasoning", "UsageChunkOnly", "RetriesEverything"]
+           "ReasoningNotDecoded", "StreamDropsReasoning", "UsageChunkOnly", "RetriesEverything",
+           "DeveloperRoleSent"]
 
 
 class DropsReasoning(DeepSeekAdapter):
@@ -82,6 +83,15 @@ class UsageChunkOnly(DeepSeekAdapter):
 
     def new_accumulator(self) -> DeepSeekStreamAccumulator:
         return _UsageChunkOnly(self)
+
+
+class DeveloperRoleSent(DeepSeekAdapter):
+    """Sends a developer message with OpenAI's role, which DeepSeek does not have: 400 "unknown
+    variant `developer`, expected one of `system`, `user`, `assistant`, `tool`"
+    (earendil-works/pi #1048)."""
+
+    def encode_message(self, message: Any) -> dict[str, Any]:
+        return super(DeepSeekAdapter, self).encode_message(message)
 
 
 class RetriesEverything(DeepSeekAdapter):
@@ -182,6 +192,7 @@ CONTROLS = [
 #: the shared cases that run on DeepSeek's own bodies (the errors family's kinds, the keep-alive
 #: comments), each with the bug it must catch there
 SHARED_CONTROLS = [
+    ("wire.developer_message", DeveloperRoleSent, "request.messages.role"),
     ("errors.rate_limited", NeverRetryable, "errors.retryable"),
     ("errors.rate_limited", StatusLost, "errors.status"),
     ("errors.rate_limited", DropsErrorCode, "errors.type"),

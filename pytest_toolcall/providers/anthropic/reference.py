@@ -65,8 +65,7 @@ class AnthropicAdapter(HttpxAdapter):
         self.url = base_url.rstrip("/") + "/messages"
         self.headers = {"x-api-key": api_key, "anthropic-version": API_VERSION}
         self.model = model
-        self.client = client or httpx.Client(timeout=60)
-        self.async_client = async_client or httpx.AsyncClient(timeout=60)
+        self._client, self._async_client = client, async_client  # built on first use
 
     # -- canonical -> wire --------------------------------------------------------------------
     def build_body(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:

@@ -11,6 +11,10 @@ holds them as data); what could not be confirmed inherits OpenAI's behaviour.
   401 ``authentication_error`` "Authentication Fails, Your api key: ****abcd is invalid"; 402
   "Insufficient Balance" (type ``unknown_error``); 400, 422, 429, 500, 503 per the Error Codes
   page.
+- Roles: system, user, assistant, tool (and ``latest_reminder``): OpenAI's ``developer`` is a
+  400 "Failed to deserialize the JSON body into the target type: messages[0].role: unknown
+  variant `developer`, expected one of `system`, ..." (earendil-works/pi #1048, 2026-01-28;
+  decolua/9router #773, 2026-05-02; confirmed 2026-11-28).
 - Tool pairing, with DeepSeek's own words (400): unanswered calls "An assistant message with
   'tool_calls' must be followed by tool messages responding to each 'tool_call_id'.
   (insufficient tool messages following tool_calls message)" (gptme blog on deepseek-v4-flash;
@@ -62,6 +66,11 @@ UNANSWERED = ("An assistant message with 'tool_calls' must be followed by tool m
               "tool_calls message)")
 ORPHAN_TOOL = "Messages with role 'tool' must be a response to a preceding message with 'tool_calls'"
 INSUFFICIENT_BALANCE = "Insufficient Balance"
+#: the message roles DeepSeek's request type knows (serde refuses any other: facts "roles")
+ROLES = ("system", "user", "assistant", "tool", "latest_reminder")
+UNKNOWN_ROLE = ("Failed to deserialize the JSON body into the target type: messages[{i}].role: "
+                "unknown variant `{role}`, expected one of "
+                + ", ".join(f"`{r}`" for r in ROLES))
 #: what DeepSeek writes into a stream while the request waits to be scheduled (Rate Limit page)
 KEEP_ALIVE = b": keep-alive\n\n"
 _PATHS = frozenset({"/chat/completions", "/v1/chat/completions", "/beta/chat/completions"})
@@ -110,6 +119,14 @@ class DeepSeek(OpenAIChat):
 
     # -- validation ---------------------------------------------------------------------------
     def validate(self, body: Any) -> Rejection | None:
+        # OpenAI's developer role (and function) is no DeepSeek role: serde's 400, before any
+        # other rule (the fake leaves out serde's "at line 1 column N")
+        messages = body.get("messages") if isinstance(body, Mapping) else None
+        for i, msg in enumerate(messages if isinstance(messages, list) else ()):
+            role = msg.get("role") if isinstance(msg, Mapping) else None
+            if isinstance(role, str) and role not in ROLES:
+                return deepseek_error(400, UNKNOWN_ROLE.format(i=i, role=role),
+                                      rule="messages.role")
         found = super().validate(body)
         if found is not None:
             if found.rule == "messages.tool_calls.unanswered":

@@ -12,7 +12,7 @@ comes back without it (api-docs.deepseek.com/guides/thinking_mode, confirmed 202
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from pytest_toolcall.core.model import ChatRequest
 from pytest_toolcall.reference._compat import ReasoningChatAdapter, ReasoningStreamAccumulator
@@ -29,8 +29,17 @@ class DeepSeekAdapter(ReasoningChatAdapter):
     reasoning is ``reasoning_content``, sent back (:class:`ReasoningChatAdapter`'s defaults)."""
 
     DEFAULT_MODEL = DEFAULT_MODEL
+    #: the role a developer message goes out with: DeepSeek's roles are system, user, assistant
+    #: and tool (facts "roles"); a service built on this adapter names its own
+    DEVELOPER_ROLE: ClassVar[str] = "system"
 
     # -- canonical -> wire --------------------------------------------------------------------
+    def encode_message(self, message: Any) -> dict[str, Any]:
+        out = super().encode_message(message)
+        if out.get("role") == "developer":
+            out["role"] = self.DEVELOPER_ROLE
+        return out
+
     def build_body(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
         body = super().build_body(request, stream=stream)
         if request.reasoning is not None:

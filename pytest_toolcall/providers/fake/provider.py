@@ -195,7 +195,8 @@ class FakeProvider:
             if turn.error.refuse:  # no answer at all: the transport fails
                 exchange.status, exchange.chunks = 0, [REFUSED]
                 return 0, {}, exchange.chunks
-            if turn.error.stall:  # taken, never answered: the client's read timeout decides
+            if turn.error.stall or turn.error.hang:  # taken, never answered: the client's
+                # read timeout decides
                 exchange.status, exchange.chunks = 200, [STALL]
                 return 200, {"content-type": "application/json"}, exchange.chunks
             if turn.error.kind is not None:  # the provider's own error of that kind

@@ -38,6 +38,7 @@ class FireworksAdapter(DeepSeekAdapter):
     """Canonical requests to ``POST {base_url}/chat/completions`` on Fireworks AI and back."""
 
     DEFAULT_MODEL = DEFAULT_MODEL
+    DEVELOPER_ROLE = "developer"  # OpenAI's role, as before: no source says it is refused here
 
     def raise_for_error(self, response: httpx.Response, body: bytes) -> None:
         if response.status_code >= 400:

@@ -60,8 +60,7 @@ class GeminiAdapter(HttpxAdapter):
         self.base_url = base_url.rstrip("/")
         self.headers = {"x-goog-api-key": api_key}
         self.model = model
-        self.client = client or httpx.Client(timeout=60)
-        self.async_client = async_client or httpx.AsyncClient(timeout=60)
+        self._client, self._async_client = client, async_client  # built on first use
         #: call id -> the thoughtSignature of its part, to replay it (bounded by the history)
         self.signatures: dict[str, str] = {}
 

@@ -65,6 +65,7 @@ class LlamaCppAdapter(DeepSeekAdapter):
     """Canonical requests to ``POST {base_url}/chat/completions`` on llama-server and back."""
 
     DEFAULT_MODEL = DEFAULT_MODEL
+    DEVELOPER_ROLE = "developer"  # OpenAI's role, as before: no source says it is refused here
 
     def build_body(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:
         body = super().build_body(request, stream=stream)

@@ -49,8 +49,7 @@ class OllamaAdapter(HttpxAdapter):
         # a local Ollama needs no key; one behind a proxy may want a bearer token
         self.headers = {"authorization": f"Bearer {api_key}"} if api_key else {}
         self.model = model
-        self.client = client or httpx.Client(timeout=60)
-        self.async_client = async_client or httpx.AsyncClient(timeout=60)
+        self._client, self._async_client = client, async_client  # built on first use
 
     # -- canonical -> wire --------------------------------------------------------------------
     def build_body(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:

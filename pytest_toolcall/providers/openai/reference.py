@@ -46,29 +46,7 @@ class OpenAIChatAdapter(HttpxAdapter):
         self.url = base_url.rstrip("/") + "/chat/completions"
         self.headers = {"authorization": f"Bearer {api_key}"}
         self.model = self.DEFAULT_MODEL if model is None else model
-        # built on first use: each default client loads the CA bundle (~35 ms), and an adapter
-        # made for its encoders and parsers alone never sends (the kit's tests make hundreds)
-        self._client, self._async_client = client, async_client
-
-    @property
-    def client(self) -> httpx.Client:
-        if self._client is None:
-            self._client = httpx.Client(timeout=60)
-        return self._client
-
-    @client.setter
-    def client(self, client: httpx.Client) -> None:
-        self._client = client
-
-    @property
-    def async_client(self) -> httpx.AsyncClient:
-        if self._async_client is None:
-            self._async_client = httpx.AsyncClient(timeout=60)
-        return self._async_client
-
-    @async_client.setter
-    def async_client(self, client: httpx.AsyncClient) -> None:
-        self._async_client = client
+        self._client, self._async_client = client, async_client  # built on first use
 
     # -- canonical -> wire --------------------------------------------------------------------
     def build_body(self, request: ChatRequest, *, stream: bool) -> dict[str, Any]:

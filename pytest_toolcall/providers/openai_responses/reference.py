@@ -50,8 +50,7 @@ class OpenAIResponsesAdapter(HttpxAdapter):
         self.url = base_url.rstrip("/") + "/responses"
         self.headers = {"authorization": f"Bearer {api_key}"}
         self.model = model
-        self.client = client or httpx.Client(timeout=60)
-        self.async_client = async_client or httpx.AsyncClient(timeout=60)
+        self._client, self._async_client = client, async_client  # built on first use
         #: call_id -> the fc_ item id the provider gave the call (replayed as ``id``)
         self.item_ids: dict[str, str] = {}
 

@@ -41,6 +41,7 @@ class ZhipuAdapter(DeepSeekAdapter):
     """Canonical requests to ``POST {base_url}/chat/completions`` on GLM and back."""
 
     DEFAULT_MODEL = DEFAULT_MODEL
+    DEVELOPER_ROLE = "developer"  # OpenAI's role, as before: no source says it is refused here
     STREAM_OPTIONS = False  # usage rides on the finish chunk without it
 
     def raise_for_error(self, response: httpx.Response, body: bytes) -> None:
