@@ -98,6 +98,18 @@ def _stream_error_body(exchange: Any) -> Any:
     return None
 
 
+_STATUS_RETRY_HINT = ("retryable: 408, 409, 429 and 5xx (Anthropic's 529 too), except what the "
+                      "provider marks final (x-should-retry: false, OpenAI's "
+                      "insufficient_quota)")
+#: an error event inside a 200 stream has no status to decide on: its type or code does
+_IN_STREAM_RETRY_HINT = (
+    "the stream was answered 200, so no status decides here: read the error event's own type "
+    "or code (OpenAI's error chunk: server_error; Anthropic's error event: overloaded_error, "
+    "api_error; Gemini's status: INTERNAL, UNAVAILABLE; OpenRouter: finish_reason 'error' "
+    "with the error's code) and set retryable=True for the transient ones: the request can "
+    "be sent again")
+
+
 def provider_error(*, retryable: bool, retry_after: int | None = None) -> Callable[[CaseRun],
                                                                                     None]:
     """The error carries status, the provider's type or code, the delay, and ``retryable``."""
@@ -143,14 +155,13 @@ def provider_error(*, retryable: bool, retry_after: int | None = None) -> Callab
             flags = [getattr(e, "retryable", None) for e in chain]
             flag = next((f for f in flags if isinstance(f, bool)), None)
             if flag is not retryable:
+                in_stream = exchange.status < 400 and exchange.streamed
                 raise ConformanceFailure(
                     "errors.retryable", f"step {n}: the error says retrying "
                     f"{'can' if flag else 'cannot' if flag is False else 'may or may not'} "
                     f"help; for this error it {'can' if retryable else 'cannot'}",
                     expected=f"retryable={retryable}", got=f"retryable={flag!r}",
-                    hint="retryable: 408, 409, 429 and 5xx (Anthropic's 529 too), except "
-                         "what the provider marks final (x-should-retry: false, OpenAI's "
-                         "insufficient_quota)")
+                    hint=_IN_STREAM_RETRY_HINT if in_stream else _STATUS_RETRY_HINT)
             # inside a 200 stream the status says nothing: the error event's type or code
             # must reach the caller (checked after retryable, the first thing a caller reads)
             ids = (_provider_ids(run.dialect, _stream_error_body(exchange))

@@ -264,9 +264,12 @@ CASES: list[Case] = [
     ),
     case(
         id="stream.truncated",
-        title="A stream cut off before [DONE] is an error, never a silent success",
+        title="A stream cut off before the answer ends is an error, never a silent success",
         why="Connections drop; an adapter that returns what it has so far hands the loop a call "
-            "with half its arguments as if the model had finished.",
+            "with half its arguments as if the model had finished. The cut falls before the "
+            "event that ends the answer (finish_reason, message_stop, response.completed, "
+            "finishReason, done): a stream that loses [DONE] alone is whole, and no SDK tells "
+            "it from one that ends (openai, groq, mistralai, zai read 2026-11-28).",
         steps=_stream(_turn(PARIS_TOKYO_TIME, truncate_after=4), expect="error"),
         checks=(error_surfaced(),),
     ),

@@ -499,16 +499,6 @@ class UnguardedJsonParse(ReferenceToolLoop):
         return super().precheck(call, state)
 
 
-class MalformedAsEmptyObject(ReferenceToolLoop):
-    """Unparseable arguments become ``{}``: the model is told a required argument is missing,
-    never that its JSON was broken."""
-
-    def precheck(self, call: ToolCall, state: _State) -> _Outcome | None:
-        if call.parse_error:
-            call = call.model_copy(update={"arguments": {}, "parse_error": None})
-        return super().precheck(call, state)
-
-
 class SkipsArgumentChecks(ReferenceToolLoop):
     """Only the tool name is checked: malformed arguments reach the tool as ``None``."""
 
@@ -985,6 +975,39 @@ class UnrunCallsAnsweredAsSuccess(ReferenceToolLoop):
         if outcome is not None and not outcome.clarify:
             outcome.ok = True
         return outcome
+
+
+class EmptyResultForUnrunCalls(ReferenceToolLoop):
+    """A call that could not run (an unknown tool, arguments that do not parse) is answered
+    with an empty result flagged is_error: on a wire with the flag (Anthropic, Gemini) the
+    model learns the call failed; on the openai wire it reads a tool that returned nothing."""
+
+    def precheck(self, call: ToolCall, state: _State) -> _Outcome | None:
+        outcome = super().precheck(call, state)
+        if outcome is not None and not outcome.clarify:
+            outcome.text = ""
+        return outcome
+
+
+class _RunsTheClosestToolState(_State):
+    def on_response(self, response: ChatResponse, max_iterations: int) -> LoopResult | None:
+        import difflib
+
+        decision = super().on_response(response, max_iterations)
+        self.calls = [
+            c if c.name in self.tools else c.model_copy(update={"name": (
+                difflib.get_close_matches(c.name or "", list(self.tools), n=1) or [c.name])[0]})
+            for c in self.calls]
+        return decision
+
+
+class RunsTheClosestTool(ReferenceToolLoop):
+    """A call to a tool it does not have runs the tool whose name is closest (difflib): the
+    misspelt call is answered with another tool's output, and the model never learns that the
+    tool it named does not exist."""
+
+    def new_state(self, request: LoopRequest) -> _State:
+        return _RunsTheClosestToolState(request)
 
 
 class _FailuresShownAsResultsState(_State):

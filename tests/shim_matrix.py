@@ -89,8 +89,17 @@ def verdicts(library: str, factory: Callable[[Any], Any] | None = None
     return run_matrix(getattr(shims, shim_name)(factory or default), dialect)
 
 
+class Verdicts(dict[str, str]):
+    """``{case id: broken clause}``; ``frames``: ``{case id: the module whose code raised}`` for
+    the failures that are an exception (``ConformanceFailure.frame``)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.frames: dict[str, str] = {}
+
+
 def run_matrix(shim: Callable[[Any], Any], dialect: str, profile: Any = None,
-               only: Callable[[Any], bool] | None = None) -> tuple[dict[str, str], int, int]:
+               only: Callable[[Any], bool] | None = None) -> tuple[Verdicts, int, int]:
     """The chat families of ``dialect`` through ``shim`` (endpoint -> adapter), each case on a
     fresh fake: ``({case id: broken clause}, passed, skipped)``; ``only`` narrows the cases.
     Kit errors propagate.
@@ -100,9 +109,12 @@ def run_matrix(shim: Callable[[Any], Any], dialect: str, profile: Any = None,
     skip (OpenAI never sends them). Then the quirk cases alone, for a profile that targets every
     OpenAI-compatible service (``compatible_with={"*"}``; and Anthropic's older usage shape, for
     one that claims ``anthropic_legacy_usage``): a quirk case a library fails is failed there,
-    under the services that send the quirk, never under OpenAI."""
+    under the services that send the quirk, never under OpenAI.
+
+    A failure raised inside the kit's own shim is no verdict on the library: it fails here
+    (a shim maps shapes and never adds a failure of its own)."""
     base = profile or provider_profile(dialect)
-    failed: dict[str, str] = {}
+    failed = Verdicts()
     passed = skipped = 0
     cases = [c for c in default_registry().select(FAMILIES, dialect=dialect)
              if only is None or only(c)]
@@ -127,7 +139,13 @@ def run_matrix(shim: Callable[[Any], Any], dialect: str, profile: Any = None,
                 assert profile is not None or claimed is not base or not _opt_in(case), (
                     f"{case.id} plays a shape the provider's own service no longer sends, yet "
                     "it ran for a profile that declares nothing")
+                assert not (failure.frame or "").startswith("pytest_toolcall."), (
+                    f"{case.id}: the kit's own code raised ({failure.frame}), not the "
+                    f"library: a shim must pass its library's result or exception through\n"
+                    f"{failure.render()}")
                 failed[case.id] = failure.clause
+                if failure.frame:
+                    failed.frames[case.id] = failure.frame
             finally:
                 endpoint.close()
     return failed, passed, skipped
@@ -167,6 +185,12 @@ def assert_pinned(name: str, failed: dict[str, str], passed: int,
     assert passed >= at_least  # the shim really ran the families
     for case, (_clause, why) in pins.items():
         assert len(why) > 20, f"{name} {case}: say why it fails"
+    for case, module in getattr(failed, "frames", {}).items():
+        # a pin of an exception names the code that raised it: the failing frame's module
+        why = pins[case][1]
+        assert module in why or module.replace(".", "/") + ".py" in why, (
+            f"{name} {case}: the exception was raised in {module}; the pin must name it "
+            "(the module, or its path)")
 
 
 if __name__ == "__main__":  # pragma: no cover - a tool for maintainers

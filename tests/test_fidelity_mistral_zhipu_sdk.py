@@ -48,8 +48,9 @@ from pytest_toolcall.providers.zhipu.reference import ZhipuAdapter
 
 MODES = ["create", "stream"]
 
-_NO_DONE = ("a stream that ends without its [DONE] is read as complete: the SDK stops at EOF as "
-            "it stops at the sentinel, so a cut stream cannot be told from a whole one")
+_NO_DONE = ("a stream cut before its finish chunk ends without an error: the SDK stops at EOF as "
+            "it stops at the sentinel and hands over the chunks it got; only the missing "
+            "finish_reason tells its caller (tests/test_truncation_detectable.py)")
 
 #: (sdk, step, mode) -> (what the SDK does instead of the expected, why). Real SDK limitations;
 #: no kit defect was found. Public issues were searched (corpus "issues"): none found for these.

@@ -22,14 +22,10 @@ from tests.framework_matrix import judge, outcome
 
 LOOP = {case.id: case for case in loop_cases.CASES}
 
-#: case id -> why pydantic-ai's own loop fails it under its honest profile. Both are kit gaps
-#: (issue 28): they appeared when the shim began to stream and report events, and neither is a
-#: defect of pydantic-ai's
+#: case id -> why pydantic-ai's own loop fails it under its honest profile. A kit gap
+#: (issue 28): it appeared when the shim began to report events, and is no defect of
+#: pydantic-ai's (loop.model_timeout, the other, passes since 2026-11-28)
 PYDANTIC_AI_GAPS: dict[str, str] = {
-    "loop.model_timeout": "KIT: a false verdict (issue 28, part 5): the fake stalls a streamed "
-                          "answer after its 200 headers, and the openai SDK retries no streamed "
-                          "request once its headers came (so no SDK does); the run stops with "
-                          "'error' after 2 model calls, the case wants 2 + model_retries",
     "loop.sanitised_failures": "KIT: a probable false verdict: under crash_policy='abort' the "
                                "tool's exception ends the run, so pydantic-ai's event stream "
                                "has the call (FunctionToolCallEvent) and no result event for "

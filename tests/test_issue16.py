@@ -53,7 +53,7 @@ def test_malformed_arguments_still_runs_where_arguments_are_text(dialect: str, m
     assert run.result.stop_reason == "completed" and run.executor.executions == []
     # and a broken loop is still caught there
     with pytest.raises(ConformanceFailure) as exc:
-        run_case(LOOP["loop.malformed_arguments"], c.MalformedAsEmptyObject.from_profile(SYNC),
+        run_case(LOOP["loop.malformed_arguments"], c.EmptyResultForUnrunCalls.from_profile(SYNC),
                  SYNC, dialect=dialect, loop_model=mode)
     assert exc.value.clause == "loop.malformed_arguments"
 

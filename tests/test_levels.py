@@ -34,7 +34,7 @@ _KEYWORD = {"call_with_deadline", "coerce"}
 #: places that pass a clause computed elsewhere, and what they can be: a new computed clause is
 #: an error until it is listed here
 _DYNAMIC = {
-    # wire_field / no_tool_message / result_mentions / reasoning_content_check /
+    # wire_field / no_tool_message / unrun_call_answered / reasoning_content_check /
     # message_is_the_text: factories whose clause comes from the case's checks (read at run time)
     ("conformance/_common.py", "clause"): (),
     ("conformance/history.py", "clause"): (),
@@ -48,14 +48,17 @@ _DYNAMIC = {
     ("conformance/wire.py", "'wire.history.tool_results' if isinstance(mine, ToolMessage) "
                             "else 'wire.history.tool_calls'"): ("wire.history.tool_results",
                                                                  "wire.history.tool_calls"),
-    # a provider's validation rule: request.<rule> (PREFIXES)
-    ("pytest_toolcall/run/checks.py", "f'request.{rule}'"): ("request.<rule>",),
-    ("pytest_toolcall/run/looprun.py", "f'request.{rejection.rule}'"): ("request.<rule>",),
+    # checks.raised: a failure about an exception the implementation raised, with the clause
+    # its callers give (step_basics, error_surfaced)
+    ("pytest_toolcall/run/checks.py", "clause"): ("adapter.raised", "error.typed",
+                                                  "error.message"),
+    # a provider's validation rule: request.<rule> (PREFIXES), in checks.rejection_failure
+    # (the chat, loop and fallback runners raise its failure)
+    ("pytest_toolcall/run/checks.py", "f'request.{rejection.rule}'"): ("request.<rule>",),
     # the run's deadline: loop.timeout, or a BoundedScript's own clause (conformance/loop/
     # model_calls.py)
     ("pytest_toolcall/run/looprun.py", "clause"): ("loop.timeout", "loop.model_deadline",
                                                    "loop.retry_cap"),
-    ("pytest_toolcall/run/fallbackrun.py", "f'request.{rejection.rule}'"): ("request.<rule>",),
     # a _Fault's clause, raised again (its constants are read above)
     ("pytest_toolcall/run/foreign.py", "fault.clause"): (),
     # fastjsonschema's validator, named check: no clause

@@ -82,10 +82,12 @@ LOOP_CONTROLS: list[tuple[str, type[ReferenceToolLoop], str, dict[str, Any]]] = 
     ("loop.missing_required_argument", c.SkipsArgumentChecks, "loop.tool_not_run", {}),
     ("loop.missing_required_argument", c.NeverClarifies, "loop.stop_reason", CLARIFY),
     ("loop.malformed_arguments", c.UnguardedJsonParse, "loop.raised", {}),
-    ("loop.malformed_arguments", c.MalformedAsEmptyObject, "loop.malformed_arguments", {}),
+    ("loop.malformed_arguments", c.EmptyResultForUnrunCalls, "loop.malformed_arguments", {}),
     ("loop.malformed_arguments", c.SkipsArgumentChecks, "loop.tool_not_run", {}),
     ("loop.unknown_tool", c.KeyErrorOnUnknownTool, "loop.raised", {}),
     ("loop.unknown_tool", c.UnknownToolStopsTheLoop, "loop.stop_reason", {}),
+    ("loop.unknown_tool", c.EmptyResultForUnrunCalls, "loop.unknown_tool", {}),
+    ("loop.unknown_tool", c.RunsTheClosestTool, "loop.unknown_tool", {}),
     # -- sanitised failures (AC4) ----------------------------------------------------------------
     ("loop.sanitised_failures", c.RawExceptionText, "loop.sanitised", {}),
     ("loop.sanitised_failures", c.ExceptionRepr, "loop.sanitised", {}),
@@ -224,6 +226,10 @@ EXCLUDED: dict[tuple[str, str, str, str], str] = {
     # loop.result_messages asks the dialect's wire whether it would take the returned
     # conversation back; a conversation ending on an unanswered call is refused only where calls
     # must be answered by id before the next request (openai, openai-responses, anthropic)
+    # an empty result flagged is_error says the call failed where the wire carries the flag
+    # to the model (Anthropic tool_result.is_error, Gemini response.error): no defect there
+    **{("loop.unknown_tool", "EmptyResultForUnrunCalls", dialect, "*"):
+       f"the {dialect} wire carries is_error to the model" for dialect in ("anthropic", "gemini")},
     ("loop.permanent_failure", "PermanentStopLeavesCallsUnanswered", "ollama", "*"):
         "Ollama's wire has no call ids: an assistant turn with unanswered calls is accepted",
     ("loop.permanent_failure", "PermanentStopLeavesCallsUnanswered", "gemini", "*"):

@@ -22,13 +22,6 @@ LOOP = {case.id: case for case in loop_cases.CASES}
 
 #: case id -> (clause, why openai-agents 0.24.0 fails it under its honest profile)
 OPENAI_AGENTS_GAPS: dict[str, tuple[str, str]] = {
-    "loop.malformed_arguments": (
-        "loop.malformed_arguments",
-        "documented limitation: the SDK answers every failed tool call, malformed JSON "
-        "arguments included, with default_tool_error_function's fixed text 'An error occurred "
-        "while running the tool. Please try again.' (redacted on purpose since "
-        "https://github.com/openai/openai-agents-python/pull/5112), which does not tell the "
-        "model its JSON was invalid; a custom failure_error_function can"),
     "loop.truncated_answer": (
         "loop.stop_reason",
         "framework gap: OpenAIChatCompletionsModel drops finish_reason='length' for an answer "
@@ -36,11 +29,6 @@ OPENAI_AGENTS_GAPS: dict[str, tuple[str, str]] = {
         "status 'completed'), so a cut answer is a normal final_output "
         "(https://github.com/openai/openai-agents-python/issues/1406)"),
     # since the shim streams and types its tools (issue 28)
-    "loop.model_timeout": (
-        "loop.model_calls",
-        "KIT: a false verdict (issue 28, part 5): the fake stalls a streamed answer after its "
-        "200 headers, and the openai SDK retries no streamed request once its headers came; "
-        "the run stops with 'error' after 2 model calls, the case wants 2 + model_retries"),
     "loop.argument_types": (
         "loop.tool_not_run",
         "KIT: undecided (issue 28, part 5): the SDK's argument model (built from the typed "

@@ -171,7 +171,8 @@ PINNED: dict[str, dict[str, tuple[str, str]]] = {
             "adapter.raised",
             "langchain-core's parse_tool_call (langchain-openai's Chat Completions reader) "
             "accepts arguments that are valid JSON but not an object ('[1, 2]'); AIMessage then "
-            "refuses them (pydantic ValidationError, tool_calls.0.args must be a dict) and the "
+            "refuses them (pydantic ValidationError raised in pydantic.main, tool_calls.0.args "
+            "must be a dict) and the "
             "whole answer is lost, its valid calls included. Real defect: "
             "https://github.com/langchain-ai/langchain/issues/35990 (reported for the Responses "
             "path; its fix PRs closed unmerged)"),
@@ -203,7 +204,8 @@ PINNED: dict[str, dict[str, tuple[str, str]]] = {
         "wire.system_prompts_several": (
             "adapter.raised",
             "ChatAnthropic refuses a system message after the conversation started "
-            "(_format_messages: ValueError 'Received multiple non-consecutive system messages') "
+            "(_format_messages in langchain_anthropic.chat_models: ValueError 'Received multiple "
+            "non-consecutive system messages') "
             "unless the model's profile has mid_conversation_system_messages (claude-sonnet-5, "
             "claude-opus-4-8 and newer; not claude-sonnet-4-5); it never joins them into the "
             "system slot. Documented limitation: "
@@ -212,8 +214,9 @@ PINNED: dict[str, dict[str, tuple[str, str]]] = {
         "wire.malformed_success": (
             "error.typed",
             "the anthropic SDK underneath does not validate response bodies (as for "
-            "shims.anthropic); langchain-anthropic's _format_output then iterates content None "
-            "and raises a TypeError, not a provider error. Library behaviour"),
+            "shims.anthropic); langchain-anthropic's _format_output "
+            "(langchain_anthropic.chat_models) then iterates content None and raises a "
+            "TypeError, not a provider error. Library behaviour"),
         "errors.in_stream": ("errors.retryable", _ANTHROPIC_IN_STREAM),
         "errors.stream_stalled": (
             "adapter.timeout", _TIMEOUT.format(field="ChatAnthropic's default_request_timeout")),

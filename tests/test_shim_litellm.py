@@ -71,7 +71,8 @@ _NO_RESULT_ID = (
     "litellm's input is the OpenAI Chat shape, which pairs a tool result with its call by "
     "tool_call_id: a history whose calls and results carry no ids (as Gemini sends them) is "
     "refused before any request ('Missing corresponding tool call for tool response message', "
-    "raised as APIConnectionError). Documented limitation of the input format; the same "
+    "raised as APIConnectionError, in litellm.litellm_core_utils.exception_mapping_utils). "
+    "Documented limitation of the input format; the same "
     "pairing gap as https://github.com/BerriAI/litellm/issues/11262")
 #: route -> {case id: (clause, why)}
 PINNED: dict[str, dict[str, tuple[str, str]]] = {
@@ -116,11 +117,9 @@ PINNED: dict[str, dict[str, tuple[str, str]]] = {
             "convert_to_anthropic_tool_result never sets is_error (it is commented out in "
             "prompt_templates/factory.py): a failed call reaches Claude as a success. "
             "Documented limitation of the input format; no litellm issue found"),
-        "wire.malformed_success": (
-            "error.message",
-            "a 200 body without 'content' raises a KeyError inside the Anthropic transformation, "
-            "surfaced as 'litellm.APIConnectionError: 'content'', which names neither the "
-            "problem nor the body. Real defect; no litellm issue found"),
+        # wire.malformed_success passes since 2026-11-28: a 200 body without 'content' is
+        # raised as litellm.APIConnectionError (typed, not returned as a success); the case no
+        # longer judges an error's words (it failed error.message on "'content'")
         "wire.strict_tool_intact": (
             "wire.tools.intact",
             "strict: true on an OpenAI-format tool never reaches Anthropic "

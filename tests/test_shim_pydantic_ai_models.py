@@ -130,7 +130,8 @@ _INDEX_STUCK = (
 _ZERO_ARGS_NULL = (
     "OpenAIChatModel validates the completion (LenientChatCompletion) with the SDK's "
     "'arguments: str', so a call with 'arguments': null, as OpenRouter and other compatible "
-    "servers send for a tool without arguments, raises UnexpectedModelBehavior. Real defect: "
+    "servers send for a tool without arguments, raises UnexpectedModelBehavior (in "
+    "pydantic_ai.models.openai._chat_model). Real defect: "
     "fixed for OpenRouterModel only (https://github.com/pydantic/pydantic-ai/pull/3571, "
     "models/openrouter.py types arguments as str or None); the same error on OpenAIChatModel in "
     "https://github.com/pydantic/pydantic-ai/issues/822")
@@ -164,8 +165,8 @@ PINNED: dict[str, dict[str, tuple[str, str]]] = {
             "OpenAIResponsesModel does not validate the Response the openai SDK builds without "
             "validation (OpenAIChatModel does): a 200 body that is not a Response (a gateway's "
             "JSON error) has output None, and _process_response crashes with a TypeError "
-            "('NoneType' object is not iterable, in _tool_search.tool_search_call_ids_by_output)."
-            " Real defect; no pydantic-ai issue found"),
+            "('NoneType' object is not iterable, in pydantic_ai.models.openai._tool_search, "
+            "tool_search_call_ids_by_output). Real defect; no pydantic-ai issue found"),
     },
     "AnthropicModel": {
         "stream.truncated": ("error.surfaced", _TRUNCATED.format(

@@ -21,9 +21,11 @@ from tests.shim_matrix import LIBRARIES, assert_pinned, installed, libraries_imp
 
 _NO_VALIDATION = (
     "{lib} does not validate response bodies by default: a 200 answer that is not a {obj} (here a "
-    "gateway's JSON error body) becomes a {obj} with the required fields None, and reading it "
-    "raises a TypeError. Documented limitation of the library (its `_strict_response_validation` "
-    "option turns validation on; see the 'openai (strict)' pin)")
+    "gateway's JSON error body) becomes a {obj} with the required fields None, handed over as a "
+    "success; the shim passes it on as one (an empty answer). Documented limitation of the "
+    "library (its `_strict_response_validation` option turns validation on; see the 'openai "
+    "(strict)' pin). Until 2026-11-28 this pin said error.typed: the TypeError was the kit's own "
+    "shim reading the None fields, not the library's")
 
 _QUOTA = (
     "the SDK's own retry policy (_base_client._should_retry) retries every 429 unless the "
@@ -48,7 +50,8 @@ PINNED: dict[str, dict[str, tuple[str, str]]] = {
             "Real defect with those servers; no openai-python issue found"),
         "stream.index_missing": (
             "adapter.raised",
-            "the stream helper crashes (TypeError in _accumulate_chunk) on a tool-call fragment "
+            "the stream helper crashes (TypeError in _accumulate_chunk, raised in "
+            "openai.lib.streaming.chat._completions) on a tool-call fragment "
             "without 'index', as Gemini's and Ollama's OpenAI-compatible streams send: "
             "https://github.com/openai/openai-python/issues/2806"),
         "stream.index_stuck_at_zero": (
@@ -63,40 +66,47 @@ PINNED: dict[str, dict[str, tuple[str, str]]] = {
             "openai-python issue found (the same defect in another library: "
             "https://github.com/pydantic/pydantic-ai/issues/6610)"),
         "wire.malformed_success": (
-            "error.typed", _NO_VALIDATION.format(lib="the openai SDK", obj="ChatCompletion")),
+            "error.surfaced", _NO_VALIDATION.format(lib="the openai SDK", obj="ChatCompletion")),
         "errors.quota_exhausted": ("errors.retryable", _QUOTA),
         "errors.in_stream": ("errors.retryable", _OPENAI_IN_STREAM),
     },
     "openai (strict)": {  # openai.OpenAI(..., _strict_response_validation=True)
         **{case: (clause, "the same defect as without strict validation, see 'openai'")
            for case, clause in (("stream.id_name_repeated", "response.tool_calls.id"),
-                                ("stream.index_missing", "adapter.raised"),
                                 ("stream.index_stuck_at_zero", "response.tool_calls.count"),
                                 ("stream.truncated", "error.surfaced"))},
+        "stream.index_missing": (
+            "adapter.raised",
+            "the defect of 'openai' (a fragment without 'index'), met earlier: strict "
+            "validation refuses the chunk (raised in openai._base_client)"),
         "wire.unknown_finish_reason": (
             "adapter.raised",
             "strict validation refuses a finish_reason outside the SDK's enum, which "
-            "OpenAI-compatible servers send (documented limitation of strict mode)"),
+            "OpenAI-compatible servers send (documented limitation of strict mode; raised in "
+            "openai._base_client)"),
         "wire.zero_args_null": (
             "adapter.raised",
             "strict validation refuses 'arguments': null, which OpenAI-compatible servers send "
-            "for a call without arguments (documented limitation of strict mode)"),
+            "for a call without arguments (documented limitation of strict mode; raised in "
+            "openai._base_client)"),
         "errors.quota_exhausted": ("errors.retryable", _QUOTA),
         "errors.in_stream": ("errors.retryable", _OPENAI_IN_STREAM),
     },
     "openai-responses": {
         "stream.index_missing": (
             "adapter.raised",
-            "the Responses stream helper raises RuntimeError('Duplicate response output index "
-            "None') on events without output_index (ollama #7881 shape). Real defect for "
+            "the Responses stream helper (openai.lib.streaming.responses._responses) raises "
+            "RuntimeError('Duplicate response output index None') on events without "
+            "output_index (ollama #7881 shape). Real defect for "
             "servers that leave it out; no openai-python issue found"),
         "stream.index_stuck_at_zero": (
             "adapter.raised",
-            "the Responses stream helper raises RuntimeError('Duplicate response output index "
-            "0') when a bridge puts every call at output_index 0 "
+            "the Responses stream helper (openai.lib.streaming.responses._responses) raises "
+            "RuntimeError('Duplicate response output index 0') when a bridge puts every call at "
+            "output_index 0 "
             "(https://github.com/BerriAI/litellm/issues/21331); no openai-python issue found"),
         "wire.malformed_success": (
-            "error.typed", _NO_VALIDATION.format(lib="the openai SDK", obj="Response")),
+            "error.surfaced", _NO_VALIDATION.format(lib="the openai SDK", obj="Response")),
         "errors.quota_exhausted": ("errors.retryable", _QUOTA),
         "errors.in_stream": (
             "errors.retryable",
@@ -116,7 +126,7 @@ PINNED: dict[str, dict[str, tuple[str, str]]] = {
             "a stream that ends without message_stop is returned by get_final_message as a "
             "complete message. Real defect; no anthropic-sdk-python issue found"),
         "wire.malformed_success": (
-            "error.typed", _NO_VALIDATION.format(lib="the anthropic SDK", obj="Message")),
+            "error.surfaced", _NO_VALIDATION.format(lib="the anthropic SDK", obj="Message")),
         "errors.in_stream": (
             "errors.retryable",
             "an error event inside the 200 stream (overloaded_error) is raised as an "
@@ -182,7 +192,8 @@ PINNED["ollama"] = {
     "wire.malformed_success": (
         "error.typed",
         "a 200 body that is not a chat response raises pydantic's ValidationError (a "
-        "ValueError) from the library's ChatResponse model, not ollama.ResponseError. Library "
+        "ValueError, raised in pydantic.main) from the library's ChatResponse model, not "
+        "ollama.ResponseError. Library "
         "limitation; no ollama-python issue found"),
     "wire.tool_definitions_intact": (
         "wire.tools.intact",

@@ -25,8 +25,10 @@ from pytest_toolcall.conformance.loop.policy import (
     _tools,
     _turn,
     by_policy,
+    by_policy_of_run,
     expected_stop,
     model_calls,
+    stalled_call,
     stop_reason,
 )
 from pytest_toolcall.conformance.loop.model_calls import CASES as _MODEL_CALL_CASES
@@ -34,6 +36,7 @@ from pytest_toolcall.conformance.loop.turns import CASES as _TURN_CASES
 from pytest_toolcall.conformance.loop.checks import (
     _WHOLE_SCHEMA,
     _argument_types_stop,
+    _undeclared_keys_not_run,
     _closing,
     _constant,
     _fed_back_unless_clarified,
@@ -55,13 +58,13 @@ from pytest_toolcall.conformance.loop.checks import (
     final_answer_text,
     never_ran,
     ran_in_parallel,
-    result_mentions,
     results_fed_back,
     results_match_calls,
     retry_waited,
     sanitised,
     stop_reported,
     text_replayed,
+    unrun_call_answered,
     usage_if_given,
     usage_summed,
 )
@@ -72,6 +75,13 @@ def _loop_case(**fields: Any) -> Case:
     return make_case(contract="loop", **fields)
 
 
+def _failed_rounds(profile: Any, rounds: int = 1) -> list[Any]:
+    """The tool's behaviours for ``rounds`` rounds in which its call fails: one failure a round,
+    and one more for each retry the loop makes inside the round (``Profile.tool_retries``), so
+    that the round the model sees still failed."""
+    return [fail()] * (rounds * (1 + profile.tool_retries))
+
+
 def _all_failures(profile: Any) -> LoopScript:
     return LoopScript(messages=ASK, tools=_tools(get_stock=[fail()]),
                       turns=_closing(profile, ["fail"],
@@ -80,14 +90,15 @@ def _all_failures(profile: Any) -> LoopScript:
 
 def _reset(profile: Any) -> LoopScript:
     r = profile.max_failure_rounds
-    return LoopScript(messages=ASK, tools=_tools(get_stock=[fail()] * (r - 1) + [ok("12")] +
-                                                 [fail()]),
+    return LoopScript(messages=ASK, tools=_tools(get_stock=_failed_rounds(profile, r - 1)
+                                                 + [ok("12")] + [fail()]),
                       turns=(_turn(_call("get_stock", {"sku": "SKU-1"})),))
 
 
 def _not_iterations(profile: Any) -> LoopScript:
     r = profile.max_failure_rounds
-    return LoopScript(messages=ASK, tools=_tools(get_stock=[fail()] * (r - 1) + [ok("12")]),
+    return LoopScript(messages=ASK, tools=_tools(get_stock=_failed_rounds(profile, r - 1)
+                                                 + [ok("12")]),
                       turns=(_turn(_call("get_stock", {"sku": "SKU-1"})),))
 
 
@@ -122,17 +133,17 @@ def _finish_out_of_order(profile: Any) -> LoopScript:
 
 
 def _parallel(profile: Any) -> LoopScript:
-    # the longest call stays well inside the declared tool timeout. ran_in_parallel has no
-    # wall-clock threshold (it asks for overlapping spans), so the calls need only last longer
-    # than it takes a dispatcher to start the next: 60 ms is some hundred times a thread's start
-    # (issue 13: the matrix runs it twice a provider; at 0.12 s it cost 0.24 s a provider)
-    longest = min(0.06, 0.6 * _tool_timeout(profile))
+    # a rendezvous, not a race (issue 28: a thread that started 200 ms late under load failed
+    # a check of overlapping spans): each call waits until all three have started, then
+    # returns. Calls dispatched concurrently are then all in flight at one moment however late
+    # a thread starts (within the wait, 0.6 of the declared tool timeout, so that a loop's own
+    # timeout never ends a call first); calls run one after the other each wait it out alone
+    wait = 0.6 * _tool_timeout(profile)
+    ids = ("call_a", "call_b", "call_c")
     return LoopScript(messages=ASK, tools=_tools(slow_lookup=[
-        sleep(longest, "a", call_id="call_a"), sleep(longest / 5, "b", call_id="call_b"),
-        sleep(longest * 3 / 5, "c", call_id="call_c")]),
-                      turns=(_turn(_call("slow_lookup", {"key": "a"}, "call_a"),
-                                   _call("slow_lookup", {"key": "b"}, "call_b"),
-                                   _call("slow_lookup", {"key": "c"}, "call_c")),
+        sleep(wait, key, call_id=f"call_{key}", together=ids) for key in "abc"]),
+                      turns=(_turn(*(_call("slow_lookup", {"key": key}, f"call_{key}")
+                                     for key in "abc")),
                              _final(profile)))
 
 
@@ -196,7 +207,7 @@ _POLICY_CASES: list[Case] = [
         why="Seed 002 AC10: retryable vs permanent must drive the decision; a loop that treats "
             "every failure as fatal gives up on a passing glitch.",
         loop=lambda p: LoopScript(
-            messages=ASK, tools=_tools(get_stock=[fail(), ok("12")]),
+            messages=ASK, tools=_tools(get_stock=[*_failed_rounds(p), ok("12")]),
             turns=(_turn(_call("get_stock", {"sku": "SKU-1"}, "call_1")),
                    _turn(_call("get_stock", {"sku": "SKU-1"}, "call_2")), _final(p))),
         checks=(*by_policy(_constant(["fail", "ok", "final"]), "fail, retry, answer"),
@@ -302,9 +313,11 @@ _POLICY_CASES: list[Case] = [
                         turns=(_turn(_call("get_weather", {"city": "Paris"}, "call_1")),
                                Turn(error=ErrorReply(stall=True)))),
         # the provider's client retries a timeout itself (Profile.model_retries), each retry
-        # times out again
-        checks=by_policy(_constant(["ok", "error"]), "the round, then the call that timed out "
-                         "and the client's declared retries"),
+        # times out again; a streamed call stalls after its headers, which no client retries
+        checks=by_policy_of_run(lambda run: ["ok", stalled_call(run, 1)],
+                                "the round, then the call that timed out and, unless it was a "
+                                "stream (no client retries a stream after its headers), the "
+                                "client's declared retries"),
     ),
     _loop_case(
         id="loop.rate_limited",
@@ -344,17 +357,17 @@ _POLICY_CASES: list[Case] = [
             "the model correct itself.",
         loop=_one_call_then_final("get_weather", [ok("18°C")], "get_wether", {"city": "Paris"}),
         # unknown_tool_policy="abort": the run stops with 'error' (openai-agents' default)
-        checks=(result_mentions(["get_wether", "unknown", "no tool"], "loop.unknown_tool"),
+        checks=(unrun_call_answered("loop.unknown_tool"),
                 stop_reason(lambda p: expected_stop(p, ["unknown", "final"])[0]),
                 failure_flagged, events_reported),
     ),
     _loop_case(
         id="loop.malformed_arguments",
-        title="Malformed JSON arguments get an error asking for valid JSON; the tool never runs",
+        title="Malformed JSON arguments get an error result; the tool never runs",
         why="Truncated JSON from the model must not crash the loop nor reach the tool.",
         loop=_one_call_then_final("get_weather", [ok("18°C")], "get_weather", '{"city": "Par'),
         checks=(never_ran("get_weather"),
-                result_mentions(["JSON"], "loop.malformed_arguments"),
+                unrun_call_answered("loop.malformed_arguments"),
                 stop_reason(lambda p: expected_stop(p, ["fail", "final"])[0]),
                 failure_flagged, events_reported),
     ),
@@ -489,7 +502,8 @@ _ISSUE16: list[Case] = [
             turns=(_turn(_call("fetch_record", {"id": "seven"}, "call_1"),
                          _call("set_alarm", {"time": "07:00", "snooze": True}, "call_2")),
                    _final(p))),
-        checks=(never_ran("fetch_record", _WHOLE_SCHEMA), never_ran("set_alarm", _WHOLE_SCHEMA),
+        # undeclared_arguments="drop" (a declared risk): set_alarm may run, with `time` alone
+        checks=(never_ran("fetch_record", _WHOLE_SCHEMA), _undeclared_keys_not_run,
                 _fed_back_unless_clarified, _argument_types_stop, failure_flagged,
                 events_reported),
     ),

@@ -1,5 +1,5 @@
 """The ``loop`` family's checks: each a clause (``@check``) over a recorded ``LoopRun``, or a
-function that builds one (``never_ran``, ``calls_run``, ``result_mentions``).
+function that builds one (``never_ran``, ``calls_run``, ``unrun_call_answered``).
 """
 
 from __future__ import annotations
@@ -317,9 +317,10 @@ def executed_once(run: LoopRun) -> None:
 
 @check("loop.parallel")
 def ran_in_parallel(run: LoopRun) -> None:
-    """Each slow call overlaps another in time. Sequential dispatch never overlaps, whatever the
-    machine's load; concurrent dispatch overlaps unless a thread starts later than the longest
-    call lasts. No wall-clock threshold, so a loaded machine cannot make it flake."""
+    """The slow calls of the turn were all in flight at one moment: each ended after the last
+    of them started. Each call waits (a rendezvous) until all three have started, so a
+    concurrent dispatch meets this however late a thread starts, and a sequential one never
+    does. No wall-clock window: the machine's load cannot make it flake (issue 28)."""
     runs = sorted((e for e in run.executor.executions if e.name == "slow_lookup"),
                   key=lambda e: e.started)
     if len(runs) < 3:
@@ -328,18 +329,18 @@ def ran_in_parallel(run: LoopRun) -> None:
                                  hint="run every call of the turn (distinct ids are distinct "
                                       "calls, even of the same tool)")
     now = time.perf_counter()
-    spans = [(e.started, e.ended or now) for e in runs]  # ended 0.0: still running
-    alone = [e.call_id for e, (s, t) in zip(runs, spans)
-             if not any(s2 < t and s < t2 for (s2, t2) in spans if (s2, t2) != (s, t))]
+    last_start = runs[-1].started
+    alone = [e.call_id for e in runs if (e.ended or now) < last_start]  # ended 0.0: running
     if alone:
-        base = spans[0][0]
+        base = runs[0].started
         raise ConformanceFailure(
-            "loop.parallel", "the calls of one turn ran one after the other",
-            expected="every call's execution overlapping another's",
-            got="; ".join(f"{e.call_id} {s - base:.2f}s-{t - base:.2f}s"
-                          for e, (s, t) in zip(runs, spans)) + f" (alone: {alone})",
-            hint="dispatch the calls of a turn concurrently, or declare "
-                 "Profile(parallel_dispatch=False)")
+            "loop.parallel", "the calls of one turn were never all in flight at once",
+            expected=f"every call still running when the last one started ({runs[-1].call_id} "
+                     "at " f"{last_start - base:.2f}s): each waits for the others to start",
+            got="; ".join(f"{e.call_id} {e.started - base:.2f}s-{(e.ended or now) - base:.2f}s"
+                          for e in runs) + f" (ended before the last started: {alone})",
+            hint="dispatch the calls of a turn concurrently (all of them, not a pool smaller "
+                 "than the turn), or declare Profile(parallel_dispatch=False)")
 
 
 @check("loop.usage")
@@ -356,22 +357,69 @@ def usage_summed(run: LoopRun) -> None:
             hint="add each response's usage, field by field, to a running total")
 
 
-def result_mentions(words: Sequence[str], clause: str) -> Callable[[LoopRun], None]:
+#: dialects whose wire carries a tool result's error flag to the model (Anthropic
+#: ``tool_result.is_error``, Gemini ``functionResponse.response.error``); on the others only the
+#: text reaches it
+_FLAG_WIRES = ("anthropic", "gemini", "vertex")
+#: results that tell the model nothing
+_NOTHING = ("", "null", "none", "{}", "[]", '""', "''")
+
+
+def unrun_call_answered(clause: str) -> Callable[[LoopRun], None]:
+    """The first round's call, which cannot run (an unknown tool, arguments that do not parse),
+    is answered so that the model can tell it failed. Judged by what reaches the model, never by
+    its words (issue 28): the call has a result of its own (its tool message; user-role text
+    under ``feedback_role="user"``), the result is no tool's output (a loop that runs the
+    closest tool instead answers with that tool's result), and it says something: text that is
+    not empty, or ``is_error=True`` on a wire that carries the flag to the model. Any wording
+    passes: "Error: get_wether is not a valid tool, try one of [get_weather]." (langgraph),
+    "Unknown tool name: 'get_wether'. ..." (pydantic-ai), "Tool 'get_wether' not found."
+    (openai-agents), "Unknown tool get_wether, should be one of: ..." (smolagents), "The
+    requested tool does not exist or is not available." (agno), "An error occurred while
+    running the tool. Please try again." (openai-agents' default for any tool failure).
+    Whether the result is flagged is_error where the flag is visible is loop.failure_flagged's
+    to judge."""
     @check(clause)
-    def result_mentions_check(run: LoopRun) -> None:
+    def unrun_call_answered_check(run: LoopRun) -> None:
         added = _fed_back(run, 1)
-        results = [t for _, t in _feedback_texts(run, added or [])]
-        if not results and _stopped_before(run, 1):
+        texts = _feedback_texts(run, added or [])
+        if not texts and _stopped_before(run, 1):
             return  # the loop ended the run there (loop.stop_reason checks the policy allows it)
-        text = " ".join(results)
-        if not results or not any(w.lower() in text.lower() for w in words):
-            raise ConformanceFailure(
-                clause, "the error fed back to the model does not say what to fix",
-                expected=f"a tool result mentioning one of {list(words)}", got=text[:200] or None,
-                hint=None if results else _GO_ON + (
-                    f" (the loop stopped with {run.result.stop_reason!r} instead)"
-                    if run.result else ""))
-    return result_mentions_check
+        by_id = {i: t for i, t in texts if i is not None}
+        flags = {m.tool_call_id: bool(m.is_error) for m in added or []
+                 if isinstance(m, ToolMessage)}
+        outputs = [str(e.result) for e in run.executor.executions
+                   if e.outcome == "ok" and str(e.result)]
+        for call in run.script.turns[0].tool_calls:
+            if call.id in by_id:
+                text, flag = by_id[call.id], flags.get(call.id, False)
+            elif run.profile.feedback_role == "user" and texts:
+                text, flag = " ".join(t for i, t in texts if i is None), False
+            else:
+                raise ConformanceFailure(
+                    clause, f"call {call.id} ({call.name}) could not run, and the model was "
+                    "never told: no result of its own reached it",
+                    expected=f"a result for {call.id} saying the call failed",
+                    got=[t[:80] for _, t in texts] or f"{run.model_calls} model call(s), "
+                    "nothing for it", hint=_GO_ON)
+            shown = [o for o in outputs if o in text]
+            if shown:
+                raise ConformanceFailure(
+                    clause, f"call {call.id} ({call.name}) could not run, but the model was "
+                    f"answered with a tool's output ({shown[0]!r}) as if it had",
+                    expected="an error result for the call as sent", got=text[:200],
+                    hint="never run another tool in place of the one the model named (nor "
+                         "with arguments it did not send): answer the call with an error that "
+                         "says what to fix, and let the model call again")
+            if text.strip().lower() in _NOTHING and not (flag and run.dialect in _FLAG_WIRES):
+                raise ConformanceFailure(
+                    clause, f"call {call.id} ({call.name}) could not run, and its result "
+                    "tells the model nothing", expected="a result that says the call failed "
+                    "(what to fix), or is_error=True on a wire that carries the flag",
+                    got=f"{text!r} (is_error={flag}, on the {run.dialect} wire)",
+                    hint="put the reason in the result's text: the openai wire has no error "
+                         "flag, so an empty result reads as a tool that returned nothing")
+    return unrun_call_answered_check
 
 
 def _reset_rounds(profile: Any) -> list[str]:
@@ -633,14 +681,11 @@ def final_answer_text(run: LoopRun) -> None:
 CLOSING = "I had to stop before finishing; here is what I found so far."
 
 
-_CLOSED = ("max_iterations", "failure_rounds", "permanent_failure")
-
-
 def _closing(profile: Any, rounds: Sequence[str], turn: Turn) -> tuple[Turn, ...]:
     """The turns of a run that ends at a cap: ``turn`` again and again, and under a declared
     ``closing_call`` the closing call's answer (text, no calls) where the policy makes it."""
     reason, calls = expected_stop(profile, rounds)
-    if profile.closing_call and reason in _CLOSED:
+    if profile.closes(reason):
         return (turn,) * (calls - 1) + (Turn(text=CLOSING),)
     return (turn,)
 
@@ -649,8 +694,7 @@ def _closing(profile: Any, rounds: Sequence[str], turn: Turn) -> tuple[Turn, ...
 def closing_answer(run: LoopRun) -> None:
     """Under a declared ``closing_call``, the closing call's answer is the run's text (and its
     usage is summed: ``loop.usage``)."""
-    if run.result is None or not run.profile.closing_call \
-            or run.result.stop_reason not in _CLOSED:
+    if run.result is None or not run.profile.closes(run.result.stop_reason):
         return
     if (run.result.text or "").strip() != CLOSING:
         raise ConformanceFailure(
@@ -739,13 +783,33 @@ def results_match_calls(run: LoopRun) -> None:
                          "the future of that call), not by position in completion order")
 
 
+@check("loop.tool_not_run")
+def _undeclared_keys_not_run(run: LoopRun) -> None:
+    """set_alarm never runs with its undeclared key (``snooze``): not at all by default; under
+    ``undeclared_arguments="drop"`` it may run with the declared keys only."""
+    if run.profile.undeclared_arguments == "refuse":
+        never_ran("set_alarm", _WHOLE_SCHEMA)(run)
+        return
+    declared = {"time"}
+    sent_extra = [(e.call_id, e.arguments) for e in run.executor.by_name("set_alarm")
+                  if not isinstance(e.arguments, dict) or set(e.arguments) - declared]
+    if sent_extra:
+        raise ConformanceFailure(
+            "loop.tool_not_run", "set_alarm ran with a key its schema does not declare",
+            expected="no execution, or one with the declared keys only (undeclared_arguments="
+                     "'drop')", got=sent_extra, hint=_WHOLE_SCHEMA)
+
+
 @check("loop.stop_reason")
 def _argument_types_stop(run: LoopRun) -> None:
     """Fed back, the model fixes its call and the run completes; a loop declaring
     argument_validation="clarify" may ask the user instead (both are honest policies)."""
     # one round in which both calls fail, then the final answer: what the declared policy
-    # makes of that round (completed, or failure_rounds under max_failure_rounds=1, ...)
-    allowed = [expected_stop(run.profile, ["fail", "final"])[0]] + (
+    # makes of that round (completed, or failure_rounds under max_failure_rounds=1, ...);
+    # under undeclared_arguments="drop" set_alarm may succeed with its declared key
+    rounds = [["fail", "final"]] + (
+        [["mixed", "final"]] if run.profile.undeclared_arguments == "drop" else [])
+    allowed = list(dict.fromkeys(expected_stop(run.profile, r)[0] for r in rounds)) + (
         ["needs_clarification"] if run.profile.argument_validation == "clarify" else [])
     got = run.result.stop_reason if run.result else None
     if got not in allowed:

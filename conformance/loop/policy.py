@@ -76,9 +76,11 @@ def _tools(**behaviours: Sequence[Any]) -> tuple[ScriptedTool, ...]:
 #: (``fail``), one call succeeds and one tool fails (``mixed``), a permanent failure, a crash,
 #: the model call itself fails (``error``), the provider throttles it, a 429 that asks for a
 #: delay (``throttled``: the provider's client retries it when the profile declares
-#: ``model_retries``, and the retry gets the next answer), or the model ends the run (``final``)
+#: ``model_retries``, and the retry gets the next answer), a streamed model call that stalls
+#: after its 200 headers (``stalled_stream``: no client retries it, see :func:`stalled_call`),
+#: or the model ends the run (``final``)
 ROUND_KINDS = ("ok", "fail", "mixed", "permanent", "crash", "unknown", "error", "throttled",
-               "final")
+               "stalled_stream", "final")
 
 
 def expected_stop(profile: Any, rounds: Sequence[str]) -> tuple[str, int]:
@@ -96,7 +98,7 @@ def expected_stop(profile: Any, rounds: Sequence[str]) -> tuple[str, int]:
     calls = iterations = failure_rounds = tool_failures = retried = 0
 
     def close(reason: str) -> tuple[str, int]:
-        return reason, calls + (1 if profile.closing_call else 0)
+        return reason, calls + (1 if profile.closes(reason) else 0)
 
     for n in range(10_000):
         kind = rounds[min(n, len(rounds) - 1)]
@@ -106,6 +108,8 @@ def expected_stop(profile: Any, rounds: Sequence[str]) -> tuple[str, int]:
         calls += 1
         if kind == "error":  # the client's own retries come on top of the loop's call
             return "error", calls + profile.model_retries
+        if kind == "stalled_stream":  # the client retries no stream after its headers
+            return "error", calls
         if kind == "throttled":
             if not profile.model_retries:
                 return "error", calls
@@ -147,6 +151,38 @@ def by_policy(rounds: Callable[[Any], Sequence[str]], why: str,
             model_calls(lambda p: expected_stop(p, rounds(p))[1], why,
                         unless=lambda run: bool(accept) and run.result is not None
                         and run.result.stop_reason in accept))
+
+
+def stalled_call(run: LoopRun, at: int) -> str:
+    """The round kind of model call ``at`` (0-based), which is taken and never answered: the
+    fake sends its 200 headers, then nothing. A call the loop made as a stream is
+    ``stalled_stream``: the client had its response when the headers came, and reads the body
+    outside its retry loop, so no client retries it (openai 3.57.0 ``_base_client.py``
+    ``SyncAPIClient.request`` retries a timeout raised by ``_send_request``, which returns at
+    the headers for a stream, and ``_streaming.py`` ``Stream._iter_events`` turns a later
+    ReadTimeout into APITimeoutError with no retry; anthropic 2.14.0 ``_base_client.py``
+    retries what ``_attempt_request`` raises (``_should_retry_exception``), and ``_streaming.py``
+    reads the stream's body after it; read 2026-11-28). A call that asked for the whole answer
+    reads its body inside the send, so its timeout is retried: ``error``, with the profile's
+    ``model_retries``."""
+    requests = run.requests
+    streamed = at < len(requests) and requests[at].stream
+    return "stalled_stream" if streamed else "error"
+
+
+def by_policy_of_run(rounds: Callable[[LoopRun], Sequence[str]],
+                     why: str) -> tuple[Callable[[LoopRun], None], ...]:
+    """:func:`by_policy` for rounds that depend on how the loop made its calls (``rounds``
+    reads the run, e.g. :func:`stalled_call`)."""
+    @check("loop.stop_reason")
+    def stop_reason_of_run(run: LoopRun) -> None:
+        stop_reason(lambda p: expected_stop(p, rounds(run))[0])(run)
+
+    @check("loop.model_calls")
+    def model_calls_of_run(run: LoopRun) -> None:
+        model_calls(lambda p: expected_stop(p, rounds(run))[1], why)(run)
+
+    return stop_reason_of_run, model_calls_of_run
 
 
 # -- checks -------------------------------------------------------------------------------------

@@ -11,7 +11,9 @@ Each tool answers call after call from a list of behaviours (the last one repeat
 
 ``call_id="call_a"`` ties a behaviour to the call with that id (whatever order concurrent calls
 start in); ``sleep(0.2, after=["call_b"])`` sleeps until call_b has ended (0.2 s at most), which
-fixes the order concurrent calls finish in however loaded the machine is.
+fixes the order concurrent calls finish in however loaded the machine is;
+``sleep(0.5, together=["call_a", "call_b"])`` waits until both calls have started (0.5 s at
+most), a rendezvous that holds concurrent calls in flight at once however late a thread starts.
 """
 
 from __future__ import annotations
@@ -65,6 +67,10 @@ class Behaviour(BaseModel):
     #: sleep until the calls with these ids have ended (``seconds`` is then the longest wait):
     #: makes the completion order of concurrent calls independent of the machine's load
     after: tuple[str, ...] = ()
+    #: sleep until the calls with these ids have all started (``seconds`` at most), then return:
+    #: calls dispatched concurrently are all in flight at one moment, whatever the scheduling;
+    #: calls run one after the other never are (each waits out ``seconds`` alone)
+    together: tuple[str, ...] = ()
 
 
 def ok(text: str = "ok") -> Behaviour:
@@ -88,9 +94,9 @@ def hang(seconds: float = 30.0) -> Behaviour:
 
 
 def sleep(seconds: float, text: str = "ok", *, call_id: str | None = None,
-          after: Iterable[str] = ()) -> Behaviour:
+          after: Iterable[str] = (), together: Iterable[str] = ()) -> Behaviour:
     return Behaviour(kind="sleep", seconds=seconds, text=text, call_id=call_id,
-                     after=tuple(after))
+                     after=tuple(after), together=tuple(together))
 
 
 class ScriptedTool(BaseModel):
@@ -142,10 +148,14 @@ class Executor:
             return record, queue[min(n, len(queue) - 1)]
 
     def _waited(self, behaviour: Behaviour) -> bool:
-        """Whether every call ``behaviour`` waits for has run and ended (or the case ended)."""
+        """Whether every call ``behaviour`` waits for has ended (``after``) or started
+        (``together``), or the case ended."""
         if self._released.is_set():
             return True
         with self._lock:
+            if behaviour.together:
+                started = {e.call_id for e in self.executions}
+                return all(i in started for i in behaviour.together)
             ended = {e.call_id for e in self.executions if e.ended}
         return all(i in ended for i in behaviour.after)
 
@@ -174,7 +184,7 @@ class Executor:
 
     def run(self, name: str, arguments: Any = None, *, call_id: str | None = None) -> str:
         record, behaviour = self._start(name, arguments, call_id)
-        if behaviour is not None and behaviour.after:
+        if behaviour is not None and (behaviour.after or behaviour.together):
             deadline = time.perf_counter() + behaviour.seconds
             while not self._waited(behaviour) and time.perf_counter() < deadline:
                 self._released.wait(0.002)
@@ -186,9 +196,10 @@ class Executor:
         record, behaviour = self._start(name, arguments, call_id)
         if behaviour is not None and behaviour.kind in ("sleep", "hang"):
             deadline = time.perf_counter() + behaviour.seconds
-            step = min(0.002 if behaviour.after else 0.01, behaviour.seconds)
+            waits = behaviour.after or behaviour.together
+            step = min(0.002 if waits else 0.01, behaviour.seconds)
             while time.perf_counter() < deadline and not (
-                    self._waited(behaviour) if behaviour.after else self._released.is_set()):
+                    self._waited(behaviour) if waits else self._released.is_set()):
                 await asyncio.sleep(step)
         return self._finish(record, behaviour)
 

@@ -147,6 +147,15 @@ class Profile(BaseModel):
     #: after stopping at a cap or on a permanent failure, the loop makes one more model call
     #: to have the model sum up (smolagents after ``max_steps``)
     closing_call: bool = False
+    #: the stops after which a declared ``closing_call`` is made: all three by default; a loop
+    #: that sums up only after a permanent failure declares ``{"permanent_failure"}``
+    closing_call_after: frozenset[Literal["max_iterations", "failure_rounds",
+                                          "permanent_failure"]] = frozenset(
+        {"max_iterations", "failure_rounds", "permanent_failure"})
+    #: times the loop runs a call again by itself, inside the round, after a retryable
+    #: ToolError, before it answers the model with the last attempt's outcome (a tool wrapper
+    #: with a retry); 0: every failure goes to the model
+    tool_retries: int = Field(default=0, ge=0)
     #: model calls the provider's client retries by itself after a 5xx or a 429, a 429 after
     #: its retry-after (the openai SDK's ``max_retries=2``); the loop's own calls are counted
     #: without them
@@ -169,6 +178,13 @@ class Profile(BaseModel):
     #: text (``user``, frameworks that render calls and observations as text)
     feedback_role: Literal["tool", "user"] = "tool"
     argument_validation: Literal["clarify", "feed_back", "none"] = "feed_back"
+    #: a call with keys its tool's schema does not declare (``additionalProperties: false``):
+    #: refused like any invalid call (``refuse``), or the keys dropped and the tool run with the
+    #: declared ones (``drop``: a typed tool on pydantic's default ``extra="ignore"``, e.g.
+    #: langchain-core's StructuredTool with an ``args_schema``). ``drop`` is a declared risk:
+    #: what the model asked beyond the schema is silently not done, and it is told the call
+    #: succeeded
+    undeclared_arguments: Literal["refuse", "drop"] = "refuse"
     parallel_dispatch: bool = True
     #: seconds one tool call may take; None: the loop has no tool timeout
     tool_timeout: float | None = Field(default=0.5, gt=0)
@@ -221,6 +237,10 @@ class Profile(BaseModel):
                              "handoff tool: a call to it cannot both complete the run and hand "
                              "it off")
         return self
+
+    def closes(self, stop_reason: str | None) -> bool:
+        """Whether the loop makes its closing model call after stopping with ``stop_reason``."""
+        return self.closing_call and stop_reason in self.closing_call_after
 
     def claims(self, capability: str, adapter: Any = None) -> bool:
         """Whether this profile claims ``capability`` (one of :data:`CAPABILITIES`)."""

@@ -60,6 +60,10 @@ class KitError(ToolcallError):
     """pytest-toolcall itself failed while running a case. Please report it with the case id."""
 
 
+#: an argument left out (``expected=None`` is a value: the failure shows it)
+_UNSET: Any = object()
+
+
 class ConformanceFailure(AssertionError):
     """The implementation under test broke a clause of the contract.
 
@@ -79,20 +83,25 @@ class ConformanceFailure(AssertionError):
         clause: str,
         message: str,
         *,
-        expected: Any = None,
-        got: Any = None,
+        expected: Any = _UNSET,
+        got: Any = _UNSET,
         hint: str | None = None,
     ) -> None:
         self.clause = clause
         self.message = message = mask(message)
-        self.expected = _masked(expected)
-        self.got = _masked(got)
+        #: whether the failure names an expected value: an expected None is shown as None
+        self.has_expected = expected is not _UNSET
+        self.expected = _masked(expected) if self.has_expected else None
+        self.got = _masked(got) if got is not _UNSET else None
         self.hint = mask(hint)
         self.case_id: str | None = None
         self.provider: str | None = None
         self.interface: str | None = None
         self.trace: str | None = None
         self.level: str | None = None
+        #: where the failure is an exception the implementation raised: the module of the
+        #: innermost frame outside the standard library (the library's, or the adapter's own)
+        self.frame: str | None = None
         super().__init__(f"[{clause}] {message}")
 
     def render(self) -> str:
@@ -106,9 +115,9 @@ class ConformanceFailure(AssertionError):
         lines.append(f"  {where}")
         if self.level is not None:
             lines.append(f"  level:    {_LEVEL_LINES.get(self.level, self.level)}")
-        if self.expected is not None:
+        if self.has_expected:
             lines.append(f"  expected: {_short(self.expected)}")
-        if self.expected is not None or self.got is not None:
+        if self.has_expected or self.got is not None:
             # "got: None" says the value was missing; leaving the line out says nothing
             lines.append(f"  got:      {_short(self.got)}")
         if self.hint:

@@ -38,6 +38,7 @@ _CLAIMS = {
     "loop": frozenset({"max_iterations", "iteration_counts", "max_failure_rounds",
                        "tool_failure_budget", "permanent_failure_stops", "crash_policy",
                        "unknown_tool_policy", "duplicate_call_ids", "closing_call",
+                       "closing_call_after", "tool_retries", "undeclared_arguments",
                        "model_retries", "final_answer_tool", "feedback_role",
                        "argument_validation", "parallel_dispatch", "tool_timeout", "loop_events",
                        "event_errors", "cancellation", "handoff_tools", "max_retry_wait",

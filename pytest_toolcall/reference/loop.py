@@ -31,9 +31,10 @@ Policy, all of it declared in its profile:
 The policies real frameworks differ on are options too, each defaulting to the above (see
 docs/loops.md, "Profile fields"): ``iteration_counts`` (what the cap counts),
 ``max_failure_rounds=None`` and ``tool_failure_budget``, ``crash_policy="abort"``,
-``duplicate_call_ids="refuse"``, ``closing_call``, ``tool_timeout=None`` and
-``final_answer_tool``; ``model_timeout`` (none by default: the client's read timeout is the
-deadline) puts a deadline of the loop's own on each model call.
+``duplicate_call_ids="refuse"``, ``closing_call`` (and ``closing_call_after``),
+``tool_timeout=None``, ``final_answer_tool``, ``tool_retries`` and
+``undeclared_arguments="drop"``; ``model_timeout`` (none by default: the client's read timeout
+is the deadline) puts a deadline of the loop's own on each model call.
 """
 
 from __future__ import annotations
@@ -84,6 +85,10 @@ class ReferenceToolLoop:
                  duplicate_call_ids: Literal["dedupe", "refuse"] = "dedupe",
                  closing_call: bool = False, final_answer_tool: str | None = None,
                  handoff_tools: Sequence[str] = (),
+                 closing_call_after: Sequence[str] = ("max_iterations", "failure_rounds",
+                                                      "permanent_failure"),
+                 tool_retries: int = 0,
+                 undeclared_arguments: Literal["refuse", "drop"] = "refuse",
                  model_timeout: float | None = None) -> None:
         self.max_iterations = max_iterations
         self.max_failure_rounds = max_failure_rounds
@@ -98,6 +103,9 @@ class ReferenceToolLoop:
         self.closing_call = closing_call
         self.final_answer_tool = final_answer_tool
         self.handoff_tools = tuple(handoff_tools)
+        self.closing_call_after = frozenset(closing_call_after)
+        self.tool_retries = tool_retries
+        self.undeclared_arguments = undeclared_arguments
         self.model_timeout = model_timeout
 
     @classmethod
@@ -114,6 +122,9 @@ class ReferenceToolLoop:
                    closing_call=profile.closing_call,
                    final_answer_tool=profile.final_answer_tool,
                    handoff_tools=getattr(profile, "handoff_tools", ()),
+                   closing_call_after=profile.closing_call_after,
+                   tool_retries=profile.tool_retries,
+                   undeclared_arguments=profile.undeclared_arguments,
                    model_timeout=getattr(profile, "model_timeout", None))
 
     def new_state(self, request: LoopRequest) -> _State:
@@ -211,12 +222,10 @@ class ReferenceToolLoop:
         cap = self.max_iterations if self.iteration_counts != "model_calls" else 10**9
         return state.on_response(response, cap)
 
-    _CLOSING = ("max_iterations", "failure_rounds", "permanent_failure")
-
     def close(self, state: _State, request: LoopRequest, decision: LoopResult) -> LoopResult:
         """``closing_call``: after a cap or a permanent failure, one more model call, without
         tools, whose answer is the run's text."""
-        if not self.closing_call or decision.stop_reason not in self._CLOSING:
+        if not self.closing_call or decision.stop_reason not in self.closing_call_after:
             return decision
         try:
             response = request.model.complete(state.closing_request())
@@ -226,7 +235,7 @@ class ReferenceToolLoop:
 
     async def aclose(self, state: _State, request: LoopRequest,
                      decision: LoopResult) -> LoopResult:
-        if not self.closing_call or decision.stop_reason not in self._CLOSING:
+        if not self.closing_call or decision.stop_reason not in self.closing_call_after:
             return decision
         try:
             response = await request.model.acomplete(state.closing_request())
@@ -239,6 +248,7 @@ class ReferenceToolLoop:
         outcomes: list[_Outcome | None] = []
         runnable: list[tuple[int, ToolCall]] = []
         for call in state.calls:
+            call = self.declared_only(call, state)
             early = self.precheck(call, state)
             outcomes.append(early)
             if early is None:
@@ -254,8 +264,7 @@ class ReferenceToolLoop:
                     for i, call in batch:
                         outcomes[i] = self.failed(call, _NOT_RUN)
                     continue
-                futures = [(i, call, pool.submit(request.executor.run, call.name,
-                                                 call.arguments, call_id=call.id))
+                futures = [(i, call, pool.submit(self.run_tool, request.executor, call))
                            for i, call in batch]
                 concurrent.futures.wait([f for _, _, f in futures], timeout=self.tool_timeout)
                 for i, call, future in futures:
@@ -272,13 +281,13 @@ class ReferenceToolLoop:
 
     async def adispatch(self, state: _State, request: LoopRequest) -> list[_Outcome]:
         async def one(call: ToolCall) -> _Outcome:
+            call = self.declared_only(call, state)
             early = self.precheck(call, state)
             if early is not None:
                 return early
             try:
-                text = await asyncio.wait_for(
-                    request.executor.arun(call.name, call.arguments, call_id=call.id),
-                    self.tool_timeout)
+                text = await asyncio.wait_for(self.arun_tool(request.executor, call),
+                                              self.tool_timeout)
                 return _Outcome(call, text, ok=True)
             except asyncio.TimeoutError:
                 return self.failed(call, ToolError("timed out", kind="timeout"))
@@ -289,6 +298,38 @@ class ReferenceToolLoop:
             return list(await asyncio.gather(*(one(c) for c in state.calls)))
         return [self.failed(c, _NOT_RUN) if self.cancelled(request) else await one(c)
                 for c in state.calls]
+
+    def run_tool(self, executor: Any, call: ToolCall) -> str:
+        """The call run, and run again up to ``tool_retries`` times after a retryable
+        ToolError (the model is told the last attempt's outcome)."""
+        for attempt in range(self.tool_retries + 1):
+            try:
+                return executor.run(call.name, call.arguments, call_id=call.id)
+            except ToolError as exc:
+                if attempt == self.tool_retries or not _retry(exc):
+                    raise
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def arun_tool(self, executor: Any, call: ToolCall) -> str:
+        for attempt in range(self.tool_retries + 1):
+            try:
+                return await executor.arun(call.name, call.arguments, call_id=call.id)
+            except ToolError as exc:
+                if attempt == self.tool_retries or not _retry(exc):
+                    raise
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def declared_only(self, call: ToolCall, state: _State) -> ToolCall:
+        """Under ``undeclared_arguments="drop"``, the call without the keys its tool's schema
+        does not declare (where the schema forbids others); the call itself otherwise."""
+        spec = state.tools.get(call.name)
+        if (self.undeclared_arguments != "drop" or spec is None
+                or not isinstance(call.arguments, dict)
+                or spec.parameters.get("additionalProperties") is not False):
+            return call
+        declared = spec.parameters.get("properties") or {}
+        return call.model_copy(update={"arguments": {
+            k: v for k, v in call.arguments.items() if k in declared}})
 
     def precheck(self, call: ToolCall, state: _State) -> _Outcome | None:
         """An answer without running the tool: unknown tool, bad JSON, arguments off-schema."""
@@ -327,6 +368,11 @@ class ReferenceToolLoop:
                             permanent=not exc.retryable)
         return _Outcome(call, f"Error: {call.name} failed unexpectedly. Try something else.",
                         ok=False, crashed=type(exc).__name__)
+
+
+def _retry(exc: ToolError) -> bool:
+    """A failure worth running again: a retryable error of the tool's own (not a timeout)."""
+    return exc.retryable and exc.kind == "execution"
 
 
 class _State:

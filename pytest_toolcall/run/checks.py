@@ -7,8 +7,9 @@ list in their ``checks``; user cases use them the same way.
 from __future__ import annotations
 
 import json
+import re
 import traceback
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from pytest_toolcall.cases import Turn, check
@@ -75,6 +76,27 @@ def _innermost_own_frame(frames: list[traceback.FrameSummary]) -> traceback.Fram
     return frames[-1]
 
 
+def failing_frame(error: BaseException) -> str | None:
+    """The module of the frame an exception was raised in: the innermost frame outside the
+    standard library (as :func:`describe_error` locates it), so a verdict names whose code
+    failed, the library's or the adapter's (issue 28: a shim never adds a failure of its own)."""
+    walked = list(traceback.walk_tb(error.__traceback__))
+    frames = traceback.extract_tb(error.__traceback__)
+    if not walked or len(walked) != len(frames):
+        return None
+    own = _innermost_own_frame(frames)
+    index = next(i for i, f in enumerate(frames) if f is own)
+    return walked[index][0].f_globals.get("__name__")
+
+
+def raised(clause: str, message: str, error: BaseException, **fields: Any) -> ConformanceFailure:
+    """A failure about an exception the implementation raised: described, and its frame
+    recorded (:func:`failing_frame`)."""
+    failure = ConformanceFailure(clause, message, got=describe_error(error), **fields)
+    failure.frame = failing_frame(error)
+    return failure
+
+
 def _chain(error: BaseException) -> Iterable[BaseException]:
     seen = set()
     current: BaseException | None = error
@@ -90,23 +112,17 @@ def step_basics(run: CaseRun, record: StepRecord) -> None:
     step = record.step
     for exchange in record.exchanges:
         if exchange.rejection is not None:
-            rule = exchange.rejection.rule
-            raise ConformanceFailure(
-                f"request.{rule}",
-                f"the provider rejected the adapter's request in step {n} "
-                f"(HTTP {exchange.rejection.status}): {exchange.rejection.message}",
-                expected="a request the real provider accepts",
-                got=_body_excerpt(exchange.json),
-                hint=rejection_hint(rule, run.dialect),
-            )
+            raise rejection_failure(
+                exchange.rejection, f"the provider rejected the adapter's request in step {n}",
+                run.dialect, body=exchange.json, expected="a request the real provider accepts")
         if exchange.decode_error:
             raise KitError(f"the fake provider accepted but could not decode the request of step "
                            f"{n}: {exchange.decode_error}")
     if not record.exchanges:
         if record.error is not None:
-            raise ConformanceFailure(
+            raise raised(
                 "adapter.raised", f"the adapter raised before sending any request in step {n}",
-                got=describe_error(record.error), hint="see the adapter's traceback above")
+                record.error, hint="see the adapter's traceback above")
         raise ConformanceFailure(
             "request.sent", f"the adapter returned in step {n} without sending a request",
             expected="one HTTP request to the provider", got="none")
@@ -134,9 +150,9 @@ def step_basics(run: CaseRun, record: StepRecord) -> None:
     if step.expect == "error":
         return
     if record.error is not None:
-        raise ConformanceFailure(
+        raise raised(
             "adapter.raised", f"the adapter raised in step {n} on a valid provider answer",
-            expected="a ChatResponse", got=describe_error(record.error),
+            record.error, expected="a ChatResponse",
             hint="the adapter could not parse what the provider sent; see the trace")
     if record.events is not None and step.take is None:  # a stream the caller stopped early
         dones = [i for i, e in enumerate(record.events) if isinstance(e, StreamDone)]
@@ -194,7 +210,7 @@ _REJECTION_HINTS = {
     "type": "a field has the wrong JSON type: e.g. tool-call arguments must be a JSON string "
             "('{}' for none), never null or an object",
     "model": "send the model name",
-    "body": "send the request body as JSON",
+    "body": "the provider refused the request body: its message names what it did not take",
 }
 
 
@@ -233,6 +249,15 @@ _RULE_HINTS = {
     "input.function_call_output": _PAIRING,
     "tools.name": "tool names must match the provider's pattern (letters, digits, _ and -, "
                   "64 characters at most)",
+    "body.json": "send the request body as JSON (an object, content-type application/json)",
+    # Mistral's request models forbid extra keys (pydantic extra_forbidden, HTTP 422)
+    "body.extra_forbidden": "leave the field out: the provider refuses every key its API does "
+                            "not define, keys other APIs take (OpenAI's) included",
+    "messages.extra_forbidden": "leave the field out of the message: the provider refuses every "
+                                "key its message types do not define (another provider's "
+                                "message fields included)",
+    "messages.union_tag_invalid": "send only the roles the provider takes (system, user, "
+                                  "assistant, tool): a developer message goes as system",
 }
 
 _TOOL_CHOICE_SHAPES = {
@@ -244,15 +269,71 @@ _TOOL_CHOICE_SHAPES = {
 }
 
 
-def rejection_hint(rule: str, dialect: str) -> str | None:
-    """The hint for a provider rejection: the most specific rule hint, else the family's."""
+def rejection_hint(rule: str, dialect: str, field: str | None = None) -> str | None:
+    """The hint for a provider rejection: the most specific rule hint, else the family's;
+    led by the field the provider refused, when its answer names one (issue 28: the same
+    family hint for every rejection said nothing about this one)."""
     parts = rule.split(".")
+    hint = None
     for k in range(len(parts), 0, -1):
         hint = _RULE_HINTS.get(".".join(parts[:k]))
         if hint:
-            return hint.replace("{tool_choice}", _TOOL_CHOICE_SHAPES.get(dialect, "see the "
+            hint = hint.replace("{tool_choice}", _TOOL_CHOICE_SHAPES.get(dialect, "see the "
                                                                          "provider's docs"))
-    return _REJECTION_HINTS.get(parts[0])
+            break
+    hint = hint or _REJECTION_HINTS.get(parts[0])
+    if field and hint:
+        return f"the provider refused {field}: {hint}"
+    return hint
+
+
+def rejected_field(rejection: Any) -> str | None:
+    """The field of the request a provider's rejection names: OpenAI's ``error.param``
+    (``messages.[1].role``), a top-level ``param``, or the location of pydantic's first
+    error (Mistral's 422 ``detail[0].loc``, without its leading ``body``)."""
+    body = rejection.body if isinstance(rejection.body, Mapping) else {}
+    error = body.get("error")
+    for param in ((error or {}).get("param") if isinstance(error, Mapping) else None,
+                  body.get("param")):
+        if isinstance(param, str) and param:
+            return param
+    detail = body.get("detail")
+    if isinstance(detail, list) and detail and isinstance(detail[0], Mapping):
+        loc = list(detail[0].get("loc") or ())
+        if loc[:1] == ["body"]:
+            loc = loc[1:]
+        if loc:
+            return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".")
+    return None
+
+
+def _field_excerpt(body: Any, field: str) -> str | None:
+    """``field: value`` of the request body, the value found by the field's path (a long body
+    shown whole is cut before the field it is about); None when the path is not in it."""
+    value = body
+    for token in re.findall(r"[^.\[\]]+", field):
+        if isinstance(value, list) and token.isdigit() and int(token) < len(value):
+            value = value[int(token)]
+        elif isinstance(value, Mapping) and token in value:
+            value = value[token]
+        else:
+            return None
+    return f"{field}: {_body_excerpt(value)}"
+
+
+def rejection_failure(rejection: Any, what: str, dialect: str, *, body: Any = None,
+                      hint: str | None = None, **fields: Any) -> ConformanceFailure:
+    """A ``request.<rule>`` failure for a provider's rejection: its status and message, the
+    field it names (and that field's value in the request, when the body is at hand), and the
+    hint for its rule (``hint``: when the rule has none)."""
+    field = rejected_field(rejection)
+    message = rejection.message
+    named = f" (field: {field})" if field and field not in message else ""
+    if body is not None:
+        fields["got"] = (field and _field_excerpt(body, field)) or _body_excerpt(body)
+    return ConformanceFailure(
+        f"request.{rejection.rule}", f"{what} (HTTP {rejection.status}): {message}{named}",
+        hint=rejection_hint(rejection.rule, dialect, field) or hint, **fields)
 
 
 #: Where each dialect carries usage (for the response.usage hint).
@@ -392,16 +473,16 @@ def error_surfaced(*, must_contain: str | None = None) -> Callable[[CaseRun], No
                     hint="raise when the provider answers with an error or a stream breaks off")
             if isinstance(record.error, CRASH_TYPES) and not isinstance(
                     record.error, ConformanceFailure):
-                raise ConformanceFailure(
+                raise raised(
                     "error.typed", f"step {n}: the adapter crashed instead of reporting the "
-                    "provider's error", expected="an error type of the adapter's (or "
-                    "pytest_toolcall.ProviderError)", got=describe_error(record.error),
+                    "provider's error", record.error, expected="an error type of the "
+                    "adapter's (or pytest_toolcall.ProviderError)",
                     hint="catch the provider's error and raise a typed exception")
             words = must_contain
             if words and not any(words in str(e) for e in _chain(record.error)):
-                raise ConformanceFailure(
+                raise raised(
                     "error.message", f"step {n}: the error does not carry the provider's message",
-                    expected=f"a message containing {words!r}", got=describe_error(record.error),
+                    record.error, expected=f"a message containing {words!r}",
                     hint="put the provider's error message in your exception")
 
     return error_surfaced_check

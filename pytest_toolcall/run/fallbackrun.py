@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from pytest_toolcall.cases import FallbackScript, Turn
-from pytest_toolcall.run.checks import describe_error
+from pytest_toolcall.run.checks import describe_error, rejection_failure
 from pytest_toolcall.core.contracts import Interface
 from pytest_toolcall.core.errors import ConformanceFailure, ProviderError
 from pytest_toolcall.core.fallback import FallbackRequest, FallbackResult
@@ -273,10 +273,9 @@ def _verify(run: FallbackRun) -> None:
                         expected="pytest_toolcall.core.fallback.FallbackResult(channel=..., "
                                  "value=..., text=...)")
     for index, rejection in run.model.rejections:
-        raise ConformanceFailure(
-            f"request.{rejection.rule}",
-            f"stream {index + 1}: the provider rejected the request (HTTP {rejection.status}): "
-            f"{rejection.message}", hint="send FallbackRequest.request as given")
+        raise rejection_failure(
+            rejection, f"stream {index + 1}: the provider rejected the request", run.dialect,
+            hint="send FallbackRequest.request as given")
     run_checks(run.case, run)
 
 

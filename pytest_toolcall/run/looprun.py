@@ -18,7 +18,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from pytest_toolcall.cases import HistoryScript, LoopScript, Turn
-from pytest_toolcall.run.checks import describe_error
+from pytest_toolcall.run.checks import describe_error, rejection_failure
 from pytest_toolcall.core.contracts import Interface
 from pytest_toolcall.core.errors import ConformanceFailure, ToolcallError, UsageError
 from pytest_toolcall.core.loop import LoopRequest, LoopResult
@@ -343,7 +343,12 @@ def _read_back(run: LoopRun, recorder: Any) -> None:
         return
     for exchange in recorder.exchanges:  # the fake provider
         if exchange.decoded is not None:
-            run.requests.append(exchange.decoded)
+            # whether the loop asked for a stream, wherever the wire says it (Gemini: the path)
+            streamed = recorder.dialect.wants_stream(exchange.json or {}, exchange.path)
+            decoded = exchange.decoded
+            if decoded.stream != streamed:
+                decoded = decoded.model_copy(update={"stream": streamed})
+            run.requests.append(decoded)
             run.request_times.append(exchange.at)
         if exchange.rejection is not None:
             run.rejections.append((exchange.index, exchange.rejection))
@@ -440,10 +445,9 @@ def _verify_loop(run: LoopRun) -> None:
     run.result = coerce(run.result, LoopResult, clause="loop.result", what="the loop",
                         expected="pytest_toolcall.core.loop.LoopResult")
     for index, rejection in run.rejections:
-        raise ConformanceFailure(
-            f"request.{rejection.rule}",
-            f"model call {index + 1}: the provider rejected the loop's request "
-            f"(HTTP {rejection.status}): {rejection.message}",
+        raise rejection_failure(
+            rejection, f"model call {index + 1}: the provider rejected the loop's request",
+            run.dialect,
             hint="every tool call must be answered, once, right after the assistant message "
                  "that made it; no tool message without its call")
     held = Held(run.case.id)  # a should failure of the checks must not hide a refused result

@@ -46,9 +46,12 @@ class AnthropicShimAdapter(StainlessAdapter):
 
     @staticmethod
     def read(message: Any) -> ChatResponse:
-        text = "".join(b.text for b in message.content if b.type == "text")
+        # a body that is no Message (not validated by default) has content None: the SDK hands
+        # it over as a success, and so does the shim (issue 28)
+        content = message.content or ()
+        text = "".join(b.text for b in content if b.type == "text")
         calls = tuple(ToolCall.from_raw(id=b.id, name=b.name, arguments=b.input)
-                      for b in message.content if b.type == "tool_use")
+                      for b in content if b.type == "tool_use")
         usage = message.usage
         total = None
         if usage is not None and usage.input_tokens is not None \
@@ -60,7 +63,7 @@ class AnthropicShimAdapter(StainlessAdapter):
         reasoning = tuple(
             Reasoning(type="thinking", text=b.thinking, signature=b.signature)
             if b.type == "thinking" else Reasoning(type="redacted_thinking", signature=b.data)
-            for b in message.content if b.type in ("thinking", "redacted_thinking"))
+            for b in content if b.type in ("thinking", "redacted_thinking"))
         return ChatResponse(
             text=text or None, tool_calls=calls,
             finish_reason=None if reason is None else ANTHROPIC_FINISH.get(reason, "other"),

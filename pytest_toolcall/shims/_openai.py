@@ -60,15 +60,18 @@ class OpenAIChatShimAdapter(StainlessAdapter):
 
     @staticmethod
     def read(completion: Any) -> ChatResponse:
-        choice = completion.choices[0]
-        message = choice.message
+        # the SDK does not validate a body by default: an answer without choices (a gateway's
+        # error in a 200) is a ChatCompletion with choices None, handed over as a success, and
+        # passed on as one (an empty answer); a shim adds no failure of its own (issue 28)
+        choice = (completion.choices or [None])[0]
+        message = getattr(choice, "message", None)
         calls = tuple(ToolCall.from_raw(id=c.id, name=c.function.name,
                                         arguments=c.function.arguments)
-                      for c in message.tool_calls or ())
-        finish = choice.finish_reason
-        return ChatResponse(text=message.content or None, tool_calls=calls,
-                            finish_reason=None if finish is None else OPENAI_FINISH.get(finish,
-                                                                                    "other"),
+                      for c in getattr(message, "tool_calls", None) or ())
+        finish = getattr(choice, "finish_reason", None)
+        return ChatResponse(text=getattr(message, "content", None) or None, tool_calls=calls,
+                            finish_reason=None if finish is None
+                            else OPENAI_FINISH.get(finish, "other"),
                             usage=_usage(completion.usage, "prompt_tokens", "completion_tokens"),
                             model=completion.model)
 
@@ -110,7 +113,9 @@ class OpenAIResponsesShimAdapter(StainlessAdapter):
         text: list[str] = []
         calls: list[ToolCall] = []
         reasoning: list[Reasoning] = []
-        for item in response.output:
+        # a body that is no Response (not validated by default) has output None: the SDK hands
+        # it over as a success, and so does the shim (issue 28)
+        for item in response.output or ():
             if item.type == "reasoning":  # replayed unchanged with the calls it preceded
                 summary = "".join(p.text for p in item.summary or ())
                 reasoning.append(Reasoning(type="reasoning", id=item.id, text=summary or None,

@@ -1203,13 +1203,13 @@ class UnknownFinishIsStop(OpenAIChatAdapter):
         return None if reason is None else (reason if reason in known else "stop")
 
 
-class MalformedAnswerWithoutDetail(OpenAIChatAdapter):
-    """A 200 that is not an answer raises a typed error that says nothing: the user cannot
-    tell a malformed answer from any other failure."""
+class MalformedAnswerAsEmpty(OpenAIChatAdapter):
+    """A 200 that is not an answer (no choices) is read as an empty answer: the loop gets no
+    text, no calls and no error, as if the model had said nothing."""
 
     def parse_response(self, data: Any) -> ChatResponse:
         if not isinstance(data, dict) or not data.get("choices"):
-            raise ProviderError("request failed")
+            return ChatResponse()
         return super().parse_response(data)
 
 
@@ -1650,7 +1650,7 @@ GENERIC_CONTROLS = [
     ("stream.single_call_fragmented", DeltasWithoutArguments, "stream.deltas"),
     ("wire.error_not_json", JsonDecodesEveryErrorBody, "error.typed"),
     ("wire.malformed_success", IndexesStraightIntoTheAnswer, "error.typed"),
-    ("wire.malformed_success", MalformedAnswerWithoutDetail, "error.message"),
+    ("wire.malformed_success", MalformedAnswerAsEmpty, "error.surfaced"),
     ("wire.error_not_json", ErrorPageWithoutItsWords, "error.message"),
     ("wire.assistant_text_replayed", DropsTextOnlyAssistant, "wire.history.messages"),
     # -- wire: the conversation (issue 12) -----------------------------------------------------

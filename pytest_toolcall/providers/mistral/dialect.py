@@ -160,9 +160,6 @@ class Mistral(OpenAIChat):
     #: builder has no Mistral mode yet (issue 13 follow-up); a test turns it on
     enforce_user_after_tool = False
     paths = frozenset({"/v1/chat/completions"})
-    #: a cut stream ends before [DONE] however short the stream is (Mistral's is short: the
-    #: calls come whole, so a cut counted for OpenAI's fragments may fall past it)
-    cut_before_done = True
 
     # -- routing and auth -------------------------------------------------------------------
     def not_found(self, method: str, path: str) -> Rejection:

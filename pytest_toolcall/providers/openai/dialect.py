@@ -114,9 +114,6 @@ class OpenAIChat:
     call_id_key = "turn"
     #: the SSE comment it writes while the model works (the ``sse_comments`` quirk)
     sse_comment = SSE_COMMENT
-    #: a cut stream ends before ``[DONE]`` however short the stream is (a service that sends
-    #: calls whole: a cut counted for OpenAI's fragments may fall past its end)
-    cut_before_done = False
     #: OpenAI's rules this service is not shown to enforce, rule id -> what the service takes
     #: instead (with its source): :meth:`lenient` reads the body as the service does before
     #: OpenAI's rules run, so the fake lets it pass (docs/providers.md lists them per service)
@@ -643,8 +640,9 @@ class OpenAIChat:
             events = events[: min(plan.error_after + 1, len(events) - 1)] + [
                 self.stream_error_event(plan.error)]
         elif plan.truncate_after is not None:
-            end = plan.truncate_after + 1
-            events = events[: min(end, len(events) - 1) if self.cut_before_done else end]
+            # before the chunk that ends the answer, however short the stream is (a service
+            # that sends calls whole: a cut counted for OpenAI's fragments may fall past it)
+            events = cut_before_finish(events, plan.truncate_after)
         return events
 
     def stream_error(self, error: ErrorReply) -> dict[str, Any]:
@@ -701,6 +699,31 @@ def with_sse_comments(events: list[bytes], before: int = 3, *,
         if k < len(events) - 1:
             out.append(comment)
     return out
+
+
+def _ends_answer(event: bytes) -> bool:
+    """Whether an SSE event is a chunk that ends the answer (a choice with a finish_reason)."""
+    for line in event.splitlines():
+        if line.startswith(b"data:"):
+            try:
+                data = json.loads(line[len(b"data:"):])
+            except ValueError:
+                return False
+            choices = data.get("choices") if isinstance(data, dict) else None
+            return any(isinstance(c, dict) and c.get("finish_reason") for c in choices or ())
+    return False
+
+
+def cut_before_finish(events: list[bytes], truncate_after: int) -> list[bytes]:
+    """The events of a stream cut after event ``truncate_after``, and in any case before the
+    chunk that ends the answer (its ``finish_reason``). A cut after that chunk loses [DONE]
+    alone (and the usage chunk), which no client can tell from the end of the stream: the
+    openai SDK (3.57.0 ``_streaming.py`` ``Stream.__stream__``), groq (1.7.0, the same
+    generated code), mistralai (3.7.0 ``utils/eventstreaming.py``) and zai-sdk (0.2.3) stop at
+    EOF as they stop at the sentinel (read 2026-11-28). A cut there is no detectable truncation:
+    the answer is whole."""
+    finish = next((k for k, event in enumerate(events) if _ends_answer(event)), len(events) - 1)
+    return events[: min(truncate_after + 1, finish)]
 
 
 def ordered_fragments(per_call: list[list[dict[str, Any]]],

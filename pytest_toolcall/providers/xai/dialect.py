@@ -91,8 +91,6 @@ class XAI(OpenAIChat):
     paths = frozenset({"/v1/chat/completions"})
     call_id = staticmethod(_call_id)
     call_id_key = "call"
-    #: whole calls make xAI's streams short
-    cut_before_done = True
 
     # -- routing and auth -------------------------------------------------------------------
     def not_found(self, method: str, path: str) -> Rejection:

@@ -102,8 +102,6 @@ class Zhipu(OpenAIChat):
     reasoning_field = "reasoning_content"
     thinking_switch = staticmethod(thinking_type)
     call_id = staticmethod(call_id)
-    #: GLM's streams are short (the calls come whole)
-    cut_before_done = True
 
     # -- auth -----------------------------------------------------------------------------------
     def auth_rejection(self, auth: str) -> Rejection:
