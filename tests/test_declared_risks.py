@@ -35,6 +35,7 @@ DECLARING = {
     "no_argument_validation": {"argument_validation": "none"},
     "no_loop_events": {"loop_events": False},
     "events_without_errors": {"event_errors": False},
+    "undeclared_arguments_dropped": {"undeclared_arguments": "drop"},
     "unknown_tool_aborts": {"unknown_tool_policy": "abort"},
     "crash_aborts": {"crash_policy": "abort"},
     "permanent_failure_goes_on": {"permanent_failure_stops": False},

@@ -55,12 +55,6 @@ GAPS: dict[str, tuple[str, str]] = {
         "timeout=None, which disables the SDK's 600 s default: a provider that never answers "
         "hangs the run (framework defect, open: "
         "https://github.com/langchain-ai/langchain/issues/35597)"),
-    "loop.argument_types": (
-        "loop.tool_not_run",
-        "KIT: undecided (issue 28, part 5): the tool's args_schema, inferred from the typed "
-        "function (pydantic's default extra='ignore'), drops the undeclared key 'snooze' and "
-        "runs set_alarm with the declared one; whether that is a defect or a policy to declare "
-        "is the kit's open question"),
     "loop.sanitised_failures": (
         "loop.events",
         "KIT: a probable false verdict: under crash_policy='abort' the tool's exception ends "

@@ -29,12 +29,6 @@ OPENAI_AGENTS_GAPS: dict[str, tuple[str, str]] = {
         "status 'completed'), so a cut answer is a normal final_output "
         "(https://github.com/openai/openai-agents-python/issues/1406)"),
     # since the shim streams and types its tools (issue 28)
-    "loop.argument_types": (
-        "loop.tool_not_run",
-        "KIT: undecided (issue 28, part 5): the SDK's argument model (built from the typed "
-        "function, pydantic's default extra='ignore') drops the undeclared key 'snooze' and "
-        "runs set_alarm with the declared one; whether that is a defect or a policy to "
-        "declare is the kit's open question"),
 }
 #: the cases openai-agents' declared policy makes inapplicable -> the capability they need
 OPENAI_AGENTS_SKIPS = {

@@ -70,6 +70,12 @@ RISKS: tuple[DeclaredRisk, ...] = (
         None, ("loop.events",), ("loop",),
         lambda profile, adapter: profile.loop_events and not profile.event_errors),
     DeclaredRisk(
+        "undeclared_arguments_dropped", "undeclared_arguments='drop'",
+        "a key the model sent that the tool does not declare is dropped without a word and "
+        "the call reads as a success: the model believes an option it asked for was applied",
+        None, ("loop.argument_types",), ("loop",),
+        lambda profile, adapter: profile.undeclared_arguments == "drop"),
+    DeclaredRisk(
         "unknown_tool_aborts", "unknown_tool_policy='abort'",
         "one call to a tool name the model made up ends the whole run with an error, instead "
         "of the model being told so it can correct itself",

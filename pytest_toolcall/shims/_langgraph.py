@@ -82,10 +82,14 @@ from pytest_toolcall.shims._base import (
     with_events,
 )
 
-#: what both agents do, as their sources above say and their runs show (confirmed 2026-11-25)
+#: what both agents do, as their sources above say and their runs show (confirmed 2026-11-25;
+#: undeclared_arguments 2026-11-28: the typed tool's args_schema is a pydantic model with the
+#: default extra='ignore', so a key the model sent that the tool does not declare is dropped
+#: and the tool runs with the declared ones: a declared risk, core/risks.py)
 _LANGGRAPH_POLICY: dict[str, Any] = dict(
     iteration_counts="rounds", max_failure_rounds=None, tool_failure_budget=None,
     crash_policy="abort", permanent_failure_stops=False, argument_validation="feed_back",
+    undeclared_arguments="drop",
     parallel_dispatch=True, tool_timeout=None, model_retries=2, loop_events=True)
 
 #: ``create_agent`` (langchain 1.5.2): ``recursion_limit`` 9_999 (factory.py) = 4999 rounds of

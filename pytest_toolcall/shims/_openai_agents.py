@@ -76,7 +76,9 @@ PROFILE = Profile(
     tool_failure_budget=None, crash_policy="feed_back", unknown_tool_policy="abort",
     permanent_failure_stops=False,
     parallel_dispatch=True, duplicate_call_ids="dedupe", argument_validation="feed_back",
-    model_retries=2, tool_timeout=0.5)
+    # the argument model @function_tool builds from the typed function keeps pydantic's
+    # default extra='ignore': an undeclared key is dropped, the tool runs (2026-11-28)
+    undeclared_arguments="drop", model_retries=2, tool_timeout=0.5)
 
 
 class OpenAIAgentsLoop(AgentLoop):
