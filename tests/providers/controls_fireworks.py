@@ -123,14 +123,6 @@ CONTROLS = [
 #: the shared cases that run on Fireworks' own bodies and quirks, each with the bug it must
 #: catch there
 SHARED_CONTROLS = [
-    ("errors.rate_limited", NeverRetryable, "errors.retryable"),
-    ("errors.rate_limited", StatusLost, "errors.status"),
-    ("errors.rate_limited_stream", NeverRetryable, "errors.retryable"),
-    ("errors.auth_invalid", EveryErrorRetryable, "errors.retryable"),
-    ("errors.model_not_found", EveryErrorRetryable, "errors.retryable"),
-    ("errors.model_not_found", StatusLost, "errors.status"),
-    ("errors.server_error", NeverRetryable, "errors.retryable"),
-    ("errors.server_error", StatusLost, "errors.status"),
-    ("errors.overloaded", NeverRetryable, "errors.retryable"),
+    *_generic.error_rows(ERROR_KINDS, StatusLost, EveryErrorRetryable, NeverRetryable),
     ("stream.id_name_repeated", NewCallPerId, "response.tool_calls.count"),
 ]
