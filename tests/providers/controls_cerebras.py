@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import controls_openai as _generic  # tests/providers/controls_openai.py
+from provider_kit import BrokenStream
 
 from pytest_toolcall.core.model import ChatResponse
 from pytest_toolcall.providers.cerebras.reference import CerebrasAdapter, CerebrasStreamAccumulator
@@ -43,11 +44,10 @@ class _NoReasoning(CerebrasStreamAccumulator):
         return StreamAccumulator.feed(self, data)
 
 
-class StreamDropsReasoning(CerebrasAdapter):
+class StreamDropsReasoning(BrokenStream, CerebrasAdapter):
     """The stream reader keeps content and tool_calls deltas only."""
 
-    def new_accumulator(self) -> CerebrasStreamAccumulator:
-        return _NoReasoning(self)
+    accumulator = _NoReasoning
 
 
 class _UsageChunkOnly(CerebrasStreamAccumulator):
@@ -57,12 +57,11 @@ class _UsageChunkOnly(CerebrasStreamAccumulator):
         return super().feed(data)
 
 
-class UsageChunkOnly(CerebrasAdapter):
+class UsageChunkOnly(BrokenStream, CerebrasAdapter):
     """Reads usage only from OpenAI's separate ``choices: []`` chunk, which Cerebras does not
     send: usage rides on the finish chunk."""
 
-    def new_accumulator(self) -> CerebrasStreamAccumulator:
-        return _UsageChunkOnly(self)
+    accumulator = _UsageChunkOnly
 
 
 class UnknownKeySent(CerebrasAdapter):

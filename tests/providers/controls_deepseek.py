@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from provider_kit import BrokenStream
+
 from pytest_toolcall.core.model import ChatResponse
 from pytest_toolcall.providers.deepseek.reference import DeepSeekAdapter, DeepSeekStreamAccumulator
 from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter
@@ -63,12 +65,11 @@ class _NoReasoningAccumulator(DeepSeekStreamAccumulator):
         return super(DeepSeekStreamAccumulator, self).feed(data)
 
 
-class StreamDropsReasoning(DeepSeekAdapter):
+class StreamDropsReasoning(BrokenStream, DeepSeekAdapter):
     """The stream reader keeps content and tool_calls deltas only (deepseek-harness #739 asks
     whether reasoning_content is lost in the streaming chunks)."""
 
-    def new_accumulator(self) -> DeepSeekStreamAccumulator:
-        return _NoReasoningAccumulator(self)
+    accumulator = _NoReasoningAccumulator
 
 
 class _UsageChunkOnly(DeepSeekStreamAccumulator):
@@ -78,11 +79,10 @@ class _UsageChunkOnly(DeepSeekStreamAccumulator):
         return super().feed(data)
 
 
-class UsageChunkOnly(DeepSeekAdapter):
+class UsageChunkOnly(BrokenStream, DeepSeekAdapter):
     """Reads usage only from OpenAI's separate ``choices: []`` chunk, which DeepSeek never sends."""
 
-    def new_accumulator(self) -> DeepSeekStreamAccumulator:
-        return _UsageChunkOnly(self)
+    accumulator = _UsageChunkOnly
 
 
 class DeveloperRoleSent(DeepSeekAdapter):

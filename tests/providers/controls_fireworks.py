@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import controls_openai as _generic  # tests/providers/controls_openai.py
+from provider_kit import BrokenStream
 
 from pytest_toolcall.core.model import ChatResponse, ToolCallDelta
 from pytest_toolcall.providers.deepseek.reference import DeepSeekStreamAccumulator
@@ -46,11 +47,10 @@ class _NoReasoning(DeepSeekStreamAccumulator):
         return super(DeepSeekStreamAccumulator, self).feed(data)
 
 
-class StreamDropsReasoning(FireworksAdapter):
+class StreamDropsReasoning(BrokenStream, FireworksAdapter):
     """The stream reader keeps content and tool_calls deltas only."""
 
-    def new_accumulator(self) -> DeepSeekStreamAccumulator:
-        return _NoReasoning(self)
+    accumulator = _NoReasoning
 
 
 class _FirstFragmentName(DeepSeekStreamAccumulator):
@@ -63,12 +63,11 @@ class _FirstFragmentName(DeepSeekStreamAccumulator):
         return super().add_fragment(frag)
 
 
-class NameFromFirstFragmentOnly(FireworksAdapter):
+class NameFromFirstFragmentOnly(BrokenStream, FireworksAdapter):
     """Takes a call's name from its first fragment only (the collector timbal-ai/timbal PR #27
     fixed): Kimi's name, which comes on the second fragment, is lost."""
 
-    def new_accumulator(self) -> DeepSeekStreamAccumulator:
-        return _FirstFragmentName(self)
+    accumulator = _FirstFragmentName
 
 
 class _CallPerId(DeepSeekStreamAccumulator):
@@ -81,12 +80,11 @@ class _CallPerId(DeepSeekStreamAccumulator):
         return super().add_fragment(frag)
 
 
-class NewCallPerId(FireworksAdapter):
+class NewCallPerId(BrokenStream, FireworksAdapter):
     """Starts a new call on every fragment that carries an id (the collector timbal-ai/timbal
     PR #27 fixed): a repeated id splits one call into many."""
 
-    def new_accumulator(self) -> DeepSeekStreamAccumulator:
-        return _CallPerId(self)
+    accumulator = _CallPerId
 
 
 # -- the errors family on Fireworks' own bodies: the generic error bugs of controls_openai.py ------

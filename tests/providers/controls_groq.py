@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import controls_openai as _generic  # tests/providers/controls_openai.py
+from provider_kit import BrokenStream
 
 from pytest_toolcall.core.errors import ProviderError
 from pytest_toolcall.core.model import ChatResponse
@@ -23,12 +24,11 @@ class _TopLevelUsageOnly(GroqStreamAccumulator):
         return super().feed({k: v for k, v in data.items() if k != "x_groq"})
 
 
-class XGroqUsageIgnored(GroqAdapter):
+class XGroqUsageIgnored(BrokenStream, GroqAdapter):
     """Reads a stream's usage only from OpenAI's top-level field (vercel/ai #1651: 'Token
     usage: NaN' on Groq): x_groq.usage, where Groq puts it, is never read."""
 
-    def new_accumulator(self) -> GroqStreamAccumulator:
-        return _TopLevelUsageOnly(self)
+    accumulator = _TopLevelUsageOnly
 
 
 class _ArgumentsAfterIdOnly(GroqStreamAccumulator):
@@ -39,12 +39,11 @@ class _ArgumentsAfterIdOnly(GroqStreamAccumulator):
         return super().add_fragment(frag)
 
 
-class ArgumentsWithIdDropped(GroqAdapter):
+class ArgumentsWithIdDropped(BrokenStream, GroqAdapter):
     """Built on OpenAI's fragment shape: the fragment that brings a call's id is taken to carry
     arguments '' and its arguments are ignored; Groq's whole calls lose theirs."""
 
-    def new_accumulator(self) -> GroqStreamAccumulator:
-        return _ArgumentsAfterIdOnly(self)
+    accumulator = _ArgumentsAfterIdOnly
 
 
 class ReasoningAsText(GroqAdapter):
@@ -71,11 +70,10 @@ class _NoReasoning(GroqStreamAccumulator):
         return StreamAccumulator.feed(self, data)
 
 
-class StreamDropsReasoning(GroqAdapter):
+class StreamDropsReasoning(BrokenStream, GroqAdapter):
     """The stream reader keeps content and tool_calls deltas only: delta.reasoning is lost."""
 
-    def new_accumulator(self) -> GroqStreamAccumulator:
-        return _NoReasoning(self)
+    accumulator = _NoReasoning
 
 
 class DropsErrorBody(GroqAdapter):

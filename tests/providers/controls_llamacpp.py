@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import controls_openai as _generic  # tests/providers/controls_openai.py
+from provider_kit import BrokenStream
 
 from pytest_toolcall.core.model import ChatResponse
 from pytest_toolcall.providers.deepseek.reference import DeepSeekAdapter, DeepSeekStreamAccumulator
@@ -47,11 +48,10 @@ class _NoReasoningAccumulator(LlamaCppStreamAccumulator):
         return super(DeepSeekStreamAccumulator, self).feed(data)
 
 
-class StreamDropsReasoning(LlamaCppAdapter):
+class StreamDropsReasoning(BrokenStream, LlamaCppAdapter):
     """The stream reader keeps content and tool_calls deltas only."""
 
-    def new_accumulator(self) -> LlamaCppStreamAccumulator:
-        return _NoReasoningAccumulator(self)
+    accumulator = _NoReasoningAccumulator
 
 
 def _prefixed(call_id: Any) -> Any:

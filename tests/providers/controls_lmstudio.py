@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 import controls_openai as _generic  # tests/providers/controls_openai.py
+from provider_kit import BrokenStream
 
 from pytest_toolcall.core.errors import ProviderError, StreamError
 from pytest_toolcall.core.model import ChatResponse
@@ -74,11 +75,10 @@ class _NoReasoning(LMStudioStreamAccumulator):
         return StreamAccumulator.feed(self, data)
 
 
-class StreamDropsReasoning(LMStudioAdapter):
+class StreamDropsReasoning(BrokenStream, LMStudioAdapter):
     """The stream reader keeps content and tool_calls deltas only."""
 
-    def new_accumulator(self) -> LMStudioStreamAccumulator:
-        return _NoReasoning(self)
+    accumulator = _NoReasoning
 
 
 class _ContentOnlyAcc(LMStudioStreamAccumulator):
@@ -145,12 +145,11 @@ class _SkipsErrors(LMStudioStreamAccumulator):
         return super().feed_line(line)
 
 
-class SkipsErrorEvents(LMStudioAdapter):
+class SkipsErrorEvents(BrokenStream, LMStudioAdapter):
     """Reads only chunks with choices: the error event is skipped and the partial text comes
     back as the answer."""
 
-    def new_accumulator(self) -> LMStudioStreamAccumulator:
-        return _SkipsErrors(self)
+    accumulator = _SkipsErrors
 
 
 class _RetryableErrors(LMStudioStreamAccumulator):
@@ -162,12 +161,11 @@ class _RetryableErrors(LMStudioStreamAccumulator):
             raise
 
 
-class StreamErrorRetryable(LMStudioAdapter):
+class StreamErrorRetryable(BrokenStream, LMStudioAdapter):
     """Every error inside a stream is retryable: an input that does not fit the context is
     sent again and again."""
 
-    def new_accumulator(self) -> LMStudioStreamAccumulator:
-        return _RetryableErrors(self)
+    accumulator = _RetryableErrors
 
 
 # -- the errors family on LM Studio's own bodies: the generic error bugs of controls_openai.py -----

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from provider_kit import BrokenStream
+
 from pytest_toolcall.core.model import ChatResponse
 from pytest_toolcall.providers.mistral.reference import MistralAdapter, MistralStreamAccumulator
 from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter, StreamAccumulator
@@ -86,12 +88,11 @@ class _StringsOnly(MistralStreamAccumulator):
         return StreamAccumulator.feed(self, data)
 
 
-class StringsOnlyStream(MistralAdapter):
+class StringsOnlyStream(BrokenStream, MistralAdapter):
     """A stream reader for string deltas: a list's thinking chunks are skipped
     (braintrust-sdk-javascript #1857)."""
 
-    def new_accumulator(self) -> MistralStreamAccumulator:
-        return _StringsOnly(self)
+    accumulator = _StringsOnly
 
 
 class _UsageChunkOnly(MistralStreamAccumulator):
@@ -101,11 +102,10 @@ class _UsageChunkOnly(MistralStreamAccumulator):
         return super().feed(data)
 
 
-class UsageChunkOnly(MistralAdapter):
+class UsageChunkOnly(BrokenStream, MistralAdapter):
     """Reads usage only from OpenAI's separate ``choices: []`` chunk, which Mistral never sends."""
 
-    def new_accumulator(self) -> MistralStreamAccumulator:
-        return _UsageChunkOnly(self)
+    accumulator = _UsageChunkOnly
 
 
 class _NeedsType(MistralStreamAccumulator):
@@ -117,12 +117,11 @@ class _NeedsType(MistralStreamAccumulator):
         return super().feed(data)
 
 
-class NeedsTypeOnFragment(MistralAdapter):
+class NeedsTypeOnFragment(BrokenStream, MistralAdapter):
     """Opens a call only on a fragment with ``type: function`` (OpenAI's first fragment has
     it; Mistral's calls have none): every call is lost."""
 
-    def new_accumulator(self) -> MistralStreamAccumulator:
-        return _NeedsType(self)
+    accumulator = _NeedsType
 
 
 # -- the errors family on Mistral's own bodies ----------------------------------------------------

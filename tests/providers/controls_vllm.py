@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from typing import Any
 
 import controls_openai as _generic  # tests/providers/controls_openai.py
+from provider_kit import BrokenStream
 
 from pytest_toolcall.core.model import ChatRequest, ChatResponse
 from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter, StreamAccumulator
@@ -57,12 +58,11 @@ class _ReasoningContentOnly(VLLMStreamAccumulator):
         return StreamAccumulator.feed(self, data)  # the reasoning reader left out
 
 
-class StreamReadsReasoningContentOnly(VLLMAdapter):
+class StreamReadsReasoningContentOnly(BrokenStream, VLLMAdapter):
     """Reads only ``delta.reasoning_content``, the name vLLM removed (dify-official-plugins
     #2740 on 0.17.1, llama_index #21075): the streamed thought is lost."""
 
-    def new_accumulator(self) -> VLLMStreamAccumulator:
-        return _ReasoningContentOnly(self)
+    accumulator = _ReasoningContentOnly
 
 
 class _FinishFirst(VLLMStreamAccumulator):
@@ -74,12 +74,11 @@ class _FinishFirst(VLLMStreamAccumulator):
         return super().feed(data)
 
 
-class SkipsFinishChunkDelta(VLLMAdapter):
+class SkipsFinishChunkDelta(BrokenStream, VLLMAdapter):
     """Handles a chunk with a finish_reason as the end and skips its delta: the arguments vLLM
     sends on the finish chunk are lost, the JSON is cut."""
 
-    def new_accumulator(self) -> VLLMStreamAccumulator:
-        return _FinishFirst(self)
+    accumulator = _FinishFirst
 
 
 class _CallsOnToolCallsFinish(VLLMStreamAccumulator):
@@ -132,12 +131,11 @@ class _SkipsErrors(VLLMStreamAccumulator):
         return super().feed_line(line)
 
 
-class SkipsErrorEvents(VLLMAdapter):
+class SkipsErrorEvents(BrokenStream, VLLMAdapter):
     """Reads chunks for their choices only: vLLM's error event has none, the [DONE] after it
     looks like a clean end, and the cut text comes back as the answer."""
 
-    def new_accumulator(self) -> VLLMStreamAccumulator:
-        return _SkipsErrors(self)
+    accumulator = _SkipsErrors
 
 
 class RetriesEverything(VLLMAdapter):

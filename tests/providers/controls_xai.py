@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import controls_openai as _generic  # tests/providers/controls_openai.py
+from provider_kit import BrokenStream
 
 from pytest_toolcall.core.model import ChatResponse, Usage
 from pytest_toolcall.providers.deepseek.reference import DeepSeekStreamAccumulator
@@ -39,11 +40,10 @@ class ReasoningNotDecoded(XAIAdapter):
         return OpenAIChatAdapter.parse_response(self, data)
 
 
-class StreamDropsReasoning(XAIAdapter):
+class StreamDropsReasoning(BrokenStream, XAIAdapter):
     """The plain OpenAI stream reader: content and tool_calls deltas only."""
 
-    def new_accumulator(self) -> StreamAccumulator:
-        return StreamAccumulator(self)
+    accumulator = StreamAccumulator
 
 
 class _ReasoningIsContent(DeepSeekStreamAccumulator):
@@ -55,11 +55,10 @@ class _ReasoningIsContent(DeepSeekStreamAccumulator):
         return super().feed(data)
 
 
-class StreamReasoningAsText(XAIAdapter):
+class StreamReasoningAsText(BrokenStream, XAIAdapter):
     """Reads any string delta as text: the reasoning pieces land in the answer."""
 
-    def new_accumulator(self) -> DeepSeekStreamAccumulator:
-        return _ReasoningIsContent(self)  # type: ignore[arg-type]
+    accumulator = _ReasoningIsContent
 
 
 class _ArgumentsFromLaterFragments(DeepSeekStreamAccumulator):
@@ -71,13 +70,12 @@ class _ArgumentsFromLaterFragments(DeepSeekStreamAccumulator):
         return super().add_fragment(frag)
 
 
-class FirstFragmentArgumentsDropped(XAIAdapter):
+class FirstFragmentArgumentsDropped(BrokenStream, XAIAdapter):
     """Takes only id and name from a call's first fragment and its arguments from the later
     ones, as OpenAI's streams allow: xAI's calls come whole in that first fragment, so every
     call ends with empty arguments."""
 
-    def new_accumulator(self) -> DeepSeekStreamAccumulator:
-        return _ArgumentsFromLaterFragments(self)  # type: ignore[arg-type]
+    accumulator = _ArgumentsFromLaterFragments
 
 
 class RecomputesTotal(XAIAdapter):

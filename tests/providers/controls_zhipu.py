@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import controls_openai as _generic  # tests/providers/controls_openai.py
+from provider_kit import BrokenStream
 
 from pytest_toolcall.core.model import ChatResponse
 from pytest_toolcall.providers.deepseek.reference import DeepSeekAdapter, DeepSeekStreamAccumulator
@@ -57,11 +58,10 @@ class _NoReasoningAccumulator(DeepSeekStreamAccumulator):
         return super(DeepSeekStreamAccumulator, self).feed(data)
 
 
-class StreamDropsReasoning(ZhipuAdapter):
+class StreamDropsReasoning(BrokenStream, ZhipuAdapter):
     """The stream reader keeps content and tool_calls deltas only."""
 
-    def new_accumulator(self) -> DeepSeekStreamAccumulator:
-        return _NoReasoningAccumulator(self)
+    accumulator = _NoReasoningAccumulator
 
 
 class _FinishIsTheEnd(DeepSeekStreamAccumulator):
@@ -75,12 +75,11 @@ class _FinishIsTheEnd(DeepSeekStreamAccumulator):
         return super().feed(data)
 
 
-class FinishChunkDeltasIgnored(ZhipuAdapter):
+class FinishChunkDeltasIgnored(BrokenStream, ZhipuAdapter):
     """Reads a chunk with finish_reason as the end of the answer and none of its delta (the
     terminal-chunk handling of opencode-cmd-provider PR #213): GLM's whole calls ride there."""
 
-    def new_accumulator(self) -> DeepSeekStreamAccumulator:
-        return _FinishIsTheEnd(self)
+    accumulator = _FinishIsTheEnd
 
 
 class _UsageChunkOnly(DeepSeekStreamAccumulator):
@@ -90,12 +89,11 @@ class _UsageChunkOnly(DeepSeekStreamAccumulator):
         return super().feed(data)
 
 
-class UsageChunkOnly(ZhipuAdapter):
+class UsageChunkOnly(BrokenStream, ZhipuAdapter):
     """Reads usage only from OpenAI's separate ``choices: []`` chunk, which GLM sends only when
     asked with stream_options."""
 
-    def new_accumulator(self) -> DeepSeekStreamAccumulator:
-        return _UsageChunkOnly(self)
+    accumulator = _UsageChunkOnly
 
 
 def _clean(call_id: Any) -> Any:

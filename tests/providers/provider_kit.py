@@ -76,6 +76,17 @@ class Route:
     controls: list[tuple[str, type, str]] | None = None
 
 
+class BrokenStream:
+    """A negative control's stream reader is ``accumulator``, a broken accumulator class:
+    ``class Control(BrokenStream, Adapter): accumulator = _Broken`` stands for overriding
+    ``new_accumulator`` to return ``_Broken(self)``."""
+
+    accumulator: type
+
+    def new_accumulator(self) -> Any:
+        return self.accumulator(self)
+
+
 def endpoint_fixture(provider: str) -> Any:
     """A module's ``endpoint`` fixture: the provider's fake, in process, one per test."""
 
