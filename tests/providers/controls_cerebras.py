@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import controls_openai as _generic  # tests/providers/controls_openai.py
-from provider_kit import BrokenStream
+from provider_kit import BrokenStream, ReasoningOnlyInText, UsageFromEmptyChoicesOnly
 
 from pytest_toolcall.core.model import ChatResponse
 from pytest_toolcall.providers.cerebras.reference import CerebrasAdapter, CerebrasStreamAccumulator
@@ -29,14 +29,8 @@ class ReadsReasoningContent(CerebrasAdapter):
         return response.model_copy(update={"reasoning": reasoning}) if reasoning else response
 
 
-class ReasoningAsText(CerebrasAdapter):
+class ReasoningAsText(ReasoningOnlyInText, CerebrasAdapter):
     """Folds the chain of thought into the answer's text."""
-
-    def parse_response(self, data: Any) -> ChatResponse:
-        response = super().parse_response(data)
-        thought = "".join(r.text or "" for r in response.reasoning)
-        return response.model_copy(update={"text": thought + (response.text or ""),
-                                           "reasoning": ()})
 
 
 class _NoReasoning(CerebrasStreamAccumulator):
@@ -50,11 +44,8 @@ class StreamDropsReasoning(BrokenStream, CerebrasAdapter):
     accumulator = _NoReasoning
 
 
-class _UsageChunkOnly(CerebrasStreamAccumulator):
-    def feed(self, data: dict[str, Any]) -> list[Any]:
-        if data.get("choices"):
-            data = {k: v for k, v in data.items() if k != "usage"}
-        return super().feed(data)
+class _UsageChunkOnly(UsageFromEmptyChoicesOnly, CerebrasStreamAccumulator):
+    pass
 
 
 class UsageChunkOnly(BrokenStream, CerebrasAdapter):

@@ -7,39 +7,28 @@ from __future__ import annotations
 from typing import Any
 
 import controls_openai as _generic  # tests/providers/controls_openai.py
-from provider_kit import BrokenStream
+from provider_kit import BrokenStream, OpenAIDecoder, OpenAIEncoder, ReasoningInText
 
-from pytest_toolcall.core.model import ChatResponse, ToolCallDelta
+from pytest_toolcall.core.model import ToolCallDelta
 from pytest_toolcall.providers.deepseek.reference import DeepSeekStreamAccumulator
 from pytest_toolcall.providers.fireworks.reference import FireworksAdapter
-from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter, _Slot
+from pytest_toolcall.providers.openai.reference import _Slot
 
 __all__ = ["DropsReasoning", "ReasoningAsText", "ReasoningNotDecoded", "StreamDropsReasoning",
            "NameFromFirstFragmentOnly", "NewCallPerId", "StatusLost", "EveryErrorRetryable",
            "NeverRetryable"]
 
 
-class DropsReasoning(FireworksAdapter):
+class DropsReasoning(OpenAIEncoder, FireworksAdapter):
     """The plain OpenAI encoder: reasoning_content never goes back with the tool results."""
 
-    def encode_message(self, message: Any) -> dict[str, Any]:
-        return OpenAIChatAdapter.encode_message(self, message)
 
-
-class ReasoningAsText(FireworksAdapter):
+class ReasoningAsText(ReasoningInText, FireworksAdapter):
     """Folds the chain of thought into the answer's text."""
 
-    def parse_response(self, data: Any) -> ChatResponse:
-        response = super().parse_response(data)
-        thought = "".join(r.text or "" for r in response.reasoning)
-        return response.model_copy(update={"text": thought + (response.text or "")})
 
-
-class ReasoningNotDecoded(FireworksAdapter):
+class ReasoningNotDecoded(OpenAIDecoder, FireworksAdapter):
     """The OpenAI decoder: reasoning_content is ignored, nothing can be sent back."""
-
-    def parse_response(self, data: Any) -> ChatResponse:
-        return OpenAIChatAdapter.parse_response(self, data)
 
 
 class _NoReasoning(DeepSeekStreamAccumulator):

@@ -7,12 +7,11 @@ from __future__ import annotations
 from typing import Any
 
 import controls_openai as _generic  # tests/providers/controls_openai.py
-from provider_kit import BrokenStream
+from provider_kit import BrokenStream, OpenAIDecoder, ReasoningInText
 
 from pytest_toolcall.core.errors import ProviderError
-from pytest_toolcall.core.model import ChatResponse
 from pytest_toolcall.providers.groq.reference import GroqAdapter, GroqStreamAccumulator
-from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter, StreamAccumulator
+from pytest_toolcall.providers.openai.reference import StreamAccumulator
 
 __all__ = ["XGroqUsageIgnored", "ArgumentsWithIdDropped", "ReasoningAsText",
            "ReasoningNotDecoded", "StreamDropsReasoning", "DropsErrorBody", "DropsErrorCode",
@@ -46,20 +45,12 @@ class ArgumentsWithIdDropped(BrokenStream, GroqAdapter):
     accumulator = _ArgumentsAfterIdOnly
 
 
-class ReasoningAsText(GroqAdapter):
+class ReasoningAsText(ReasoningInText, GroqAdapter):
     """Folds the chain of thought into the answer's text."""
 
-    def parse_response(self, data: Any) -> ChatResponse:
-        response = super().parse_response(data)
-        thought = "".join(r.text or "" for r in response.reasoning)
-        return response.model_copy(update={"text": thought + (response.text or "")})
 
-
-class ReasoningNotDecoded(GroqAdapter):
+class ReasoningNotDecoded(OpenAIDecoder, GroqAdapter):
     """The OpenAI decoder: message.reasoning is ignored."""
-
-    def parse_response(self, data: Any) -> ChatResponse:
-        return OpenAIChatAdapter.parse_response(self, data)
 
 
 class _NoReasoning(GroqStreamAccumulator):

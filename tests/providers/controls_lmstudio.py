@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 import controls_openai as _generic  # tests/providers/controls_openai.py
-from provider_kit import BrokenStream
+from provider_kit import BrokenStream, OpenAIDecoder, ReasoningOnlyInText
 
 from pytest_toolcall.core.errors import ProviderError, StreamError
 from pytest_toolcall.core.model import ChatResponse
@@ -53,21 +53,12 @@ class IdsAsNumbers(LMStudioAdapter):
         return out
 
 
-class ReasoningAsText(LMStudioAdapter):
+class ReasoningAsText(ReasoningOnlyInText, LMStudioAdapter):
     """Folds the chain of thought into the answer's text."""
 
-    def parse_response(self, data: Any) -> ChatResponse:
-        response = super().parse_response(data)
-        thought = "".join(r.text or "" for r in response.reasoning)
-        return response.model_copy(update={"text": thought + (response.text or ""),
-                                           "reasoning": ()})
 
-
-class ReasoningNotDecoded(LMStudioAdapter):
+class ReasoningNotDecoded(OpenAIDecoder, LMStudioAdapter):
     """The OpenAI decoder: reasoning_content and reasoning are ignored."""
-
-    def parse_response(self, data: Any) -> ChatResponse:
-        return OpenAIChatAdapter.parse_response(self, data)
 
 
 class _NoReasoning(LMStudioStreamAccumulator):
@@ -105,12 +96,9 @@ class ReasoningContentOnly(LMStudioAdapter):
         return _ContentOnlyAcc(self)
 
 
-class OpenAIBodyReader(LMStudioAdapter):
+class OpenAIBodyReader(OpenAIDecoder, LMStudioAdapter):
     """Reads a 200 as OpenAI's answer: a body with no choices is a 'malformed response' that
     quotes the body instead of saying LM Studio's words."""
-
-    def parse_response(self, data: Any) -> ChatResponse:
-        return OpenAIChatAdapter.parse_response(self, data)
 
 
 class EmptyAnswerOnErrorBody(LMStudioAdapter):

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from provider_kit import BrokenStream
+from provider_kit import BrokenStream, OpenAIDecoder, ReasoningInText, UsageFromEmptyChoicesOnly
 
-from pytest_toolcall.core.model import ChatResponse
 from pytest_toolcall.providers.mistral.reference import MistralAdapter, MistralStreamAccumulator
 from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter, StreamAccumulator
 
@@ -44,20 +43,12 @@ class CutsIds(MistralAdapter):
         return "".join(ch for ch in call_id if ch.isalnum())[:9].ljust(9, "0")
 
 
-class OpenAIDecoder(MistralAdapter):
+class OpenAIDecoder(OpenAIDecoder, MistralAdapter):
     """The OpenAI decoder: text chunks are read, the thinking is lost (nothing to replay)."""
 
-    def parse_response(self, data: Any) -> ChatResponse:
-        return OpenAIChatAdapter.parse_response(self, data)
 
-
-class ThinkingAsText(MistralAdapter):
+class ThinkingAsText(ReasoningInText, MistralAdapter):
     """Folds the thinking into the answer's text (a client that shows it inline)."""
-
-    def parse_response(self, data: Any) -> ChatResponse:
-        response = super().parse_response(data)
-        thought = "".join(r.text or "" for r in response.reasoning)
-        return response.model_copy(update={"text": thought + (response.text or "")})
 
 
 class ReasoningContentReplay(MistralAdapter):
@@ -95,11 +86,8 @@ class StringsOnlyStream(BrokenStream, MistralAdapter):
     accumulator = _StringsOnly
 
 
-class _UsageChunkOnly(MistralStreamAccumulator):
-    def feed(self, data: dict[str, Any]) -> list[Any]:
-        if data.get("choices"):
-            data = {k: v for k, v in data.items() if k != "usage"}
-        return super().feed(data)
+class _UsageChunkOnly(UsageFromEmptyChoicesOnly, MistralStreamAccumulator):
+    pass
 
 
 class UsageChunkOnly(BrokenStream, MistralAdapter):

@@ -9,11 +9,10 @@ import json
 from typing import Any
 
 import controls_openai as _generic  # tests/providers/controls_openai.py
-from provider_kit import BrokenStream
+from provider_kit import BrokenStream, OpenAIDecoder, OpenAIEncoder
 
 from pytest_toolcall.core.errors import StreamError
-from pytest_toolcall.core.model import ChatResponse
-from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter, StreamAccumulator
+from pytest_toolcall.providers.openai.reference import StreamAccumulator
 from pytest_toolcall.providers.openrouter.reference import (
     OpenRouterAdapter,
     OpenRouterStreamAccumulator,
@@ -53,12 +52,9 @@ class StopsAtFirstFinish(BrokenStream, OpenRouterAdapter):
     accumulator = _FirstFinish
 
 
-class DropsReasoningDetails(OpenRouterAdapter):
+class DropsReasoningDetails(OpenAIEncoder, OpenRouterAdapter):
     """The plain OpenAI encoder: reasoning_details never go back (the Codex arms of a public
     benchmark, 'all six google/* models require it'): the Gemini 400."""
-
-    def encode_message(self, message: Any) -> dict[str, Any]:
-        return OpenAIChatAdapter.encode_message(self, message)
 
 
 class EditsSignature(OpenRouterAdapter):
@@ -71,11 +67,8 @@ class EditsSignature(OpenRouterAdapter):
         return [dict(d, data=d["data"].rstrip("=")) if "data" in d else d for d in out]
 
 
-class ReasoningNotDecoded(OpenRouterAdapter):
+class ReasoningNotDecoded(OpenAIDecoder, OpenRouterAdapter):
     """The OpenAI decoder: reasoning and reasoning_details are ignored."""
-
-    def parse_response(self, data: Any) -> ChatResponse:
-        return OpenAIChatAdapter.parse_response(self, data)
 
 
 class _NoDetails(OpenRouterStreamAccumulator):

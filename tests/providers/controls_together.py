@@ -7,10 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 import controls_openai as _generic  # tests/providers/controls_openai.py
-from provider_kit import BrokenStream
+from provider_kit import BrokenStream, OpenAIDecoder, ReasoningOnlyInText, UsageFromEmptyChoicesOnly
 
-from pytest_toolcall.core.model import ChatResponse
-from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter
 from pytest_toolcall.providers.together.reference import TogetherAdapter, TogetherStreamAccumulator
 
 __all__ = ["LastFinishWins", "UsageChunkOnly", "ReasoningNotDecoded", "ReasoningAsText",
@@ -35,11 +33,8 @@ class LastFinishWins(BrokenStream, TogetherAdapter):
     accumulator = _LastFinishWins
 
 
-class _UsageChunkOnly(TogetherStreamAccumulator):
-    def feed(self, data: dict[str, Any]) -> list[Any]:
-        if data.get("choices"):
-            data = {k: v for k, v in data.items() if k != "usage"}
-        return super().feed(data)
+class _UsageChunkOnly(UsageFromEmptyChoicesOnly, TogetherStreamAccumulator):
+    pass
 
 
 class UsageChunkOnly(BrokenStream, TogetherAdapter):
@@ -49,21 +44,12 @@ class UsageChunkOnly(BrokenStream, TogetherAdapter):
     accumulator = _UsageChunkOnly
 
 
-class ReasoningNotDecoded(TogetherAdapter):
+class ReasoningNotDecoded(OpenAIDecoder, TogetherAdapter):
     """The OpenAI decoder: message.reasoning is ignored."""
 
-    def parse_response(self, data: Any) -> ChatResponse:
-        return OpenAIChatAdapter.parse_response(self, data)
 
-
-class ReasoningAsText(TogetherAdapter):
+class ReasoningAsText(ReasoningOnlyInText, TogetherAdapter):
     """Folds the chain of thought into the answer's text."""
-
-    def parse_response(self, data: Any) -> ChatResponse:
-        response = super().parse_response(data)
-        thought = "".join(r.text or "" for r in response.reasoning)
-        return response.model_copy(update={"text": thought + (response.text or ""),
-                                           "reasoning": ()})
 
 
 class _NoReasoning(TogetherStreamAccumulator):

@@ -9,10 +9,10 @@ from collections.abc import Iterable
 from typing import Any
 
 import controls_openai as _generic  # tests/providers/controls_openai.py
-from provider_kit import BrokenStream
+from provider_kit import BrokenStream, OpenAIDecoder, OpenAIEncoder
 
 from pytest_toolcall.core.model import ChatRequest, ChatResponse
-from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter, StreamAccumulator
+from pytest_toolcall.providers.openai.reference import StreamAccumulator
 from pytest_toolcall.providers.vllm.reference import VLLMAdapter, VLLMStreamAccumulator
 
 __all__ = ["DropsReasoning", "SendsReasoningContent", "ReasoningNotDecoded",
@@ -22,13 +22,10 @@ __all__ = ["DropsReasoning", "SendsReasoningContent", "ReasoningNotDecoded",
            "NeverRetryable", "DropsErrorCode", "SplitsLinesLikeStr"]
 
 
-class DropsReasoning(VLLMAdapter):
+class DropsReasoning(OpenAIEncoder, VLLMAdapter):
     """The plain OpenAI encoder: the reasoning never goes back, and the chat template of an
     interleaved-thinking model renders an empty thought (litellm PR #41380: hosted_vllm lost
     43% of a prompt)."""
-
-    def encode_message(self, message: Any) -> dict[str, Any]:
-        return OpenAIChatAdapter.encode_message(self, message)
 
 
 class SendsReasoningContent(VLLMAdapter):
@@ -42,11 +39,8 @@ class SendsReasoningContent(VLLMAdapter):
         return out
 
 
-class ReasoningNotDecoded(VLLMAdapter):
+class ReasoningNotDecoded(OpenAIDecoder, VLLMAdapter):
     """The OpenAI decoder: message.reasoning is ignored, nothing can be replayed."""
-
-    def parse_response(self, data: Any) -> ChatResponse:
-        return OpenAIChatAdapter.parse_response(self, data)
 
 
 class _ReasoningContentOnly(VLLMStreamAccumulator):

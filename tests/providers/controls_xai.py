@@ -7,9 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 import controls_openai as _generic  # tests/providers/controls_openai.py
-from provider_kit import BrokenStream
+from provider_kit import BrokenStream, OpenAIDecoder, ReasoningInText
 
-from pytest_toolcall.core.model import ChatResponse, Usage
+from pytest_toolcall.core.model import Usage
 from pytest_toolcall.providers.deepseek.reference import DeepSeekStreamAccumulator
 from pytest_toolcall.providers.openai.reference import (
     OpenAIChatAdapter,
@@ -24,20 +24,12 @@ __all__ = ["ReasoningAsText", "ReasoningNotDecoded", "StreamDropsReasoning",
            "DropsErrorCode"]
 
 
-class ReasoningAsText(XAIAdapter):
+class ReasoningAsText(ReasoningInText, XAIAdapter):
     """Folds grok-3-mini's chain of thought into the answer's text."""
 
-    def parse_response(self, data: Any) -> ChatResponse:
-        response = super().parse_response(data)
-        thought = "".join(r.text or "" for r in response.reasoning)
-        return response.model_copy(update={"text": thought + (response.text or "")})
 
-
-class ReasoningNotDecoded(XAIAdapter):
+class ReasoningNotDecoded(OpenAIDecoder, XAIAdapter):
     """The OpenAI decoder: reasoning_content is ignored."""
-
-    def parse_response(self, data: Any) -> ChatResponse:
-        return OpenAIChatAdapter.parse_response(self, data)
 
 
 class StreamDropsReasoning(BrokenStream, XAIAdapter):

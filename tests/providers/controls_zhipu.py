@@ -7,11 +7,15 @@ from __future__ import annotations
 from typing import Any
 
 import controls_openai as _generic  # tests/providers/controls_openai.py
-from provider_kit import BrokenStream
+from provider_kit import (
+    BrokenStream,
+    OpenAIDecoder,
+    OpenAIEncoder,
+    ReasoningInText,
+    UsageFromEmptyChoicesOnly,
+)
 
-from pytest_toolcall.core.model import ChatResponse
 from pytest_toolcall.providers.deepseek.reference import DeepSeekAdapter, DeepSeekStreamAccumulator
-from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter
 from pytest_toolcall.providers.zhipu.reference import ZhipuAdapter
 
 __all__ = ["DropsReasoning", "EditsReasoning", "ReasoningAsText", "ReasoningNotDecoded",
@@ -20,11 +24,8 @@ __all__ = ["DropsReasoning", "EditsReasoning", "ReasoningAsText", "ReasoningNotD
            "NeverRetryable", "DropsErrorCode"]
 
 
-class DropsReasoning(ZhipuAdapter):
+class DropsReasoning(OpenAIEncoder, ZhipuAdapter):
     """The plain OpenAI encoder: reasoning_content never goes back with the tool results."""
-
-    def encode_message(self, message: Any) -> dict[str, Any]:
-        return OpenAIChatAdapter.encode_message(self, message)
 
 
 class EditsReasoning(ZhipuAdapter):
@@ -37,20 +38,12 @@ class EditsReasoning(ZhipuAdapter):
         return None if text is None else text.strip()
 
 
-class ReasoningAsText(ZhipuAdapter):
+class ReasoningAsText(ReasoningInText, ZhipuAdapter):
     """Folds the chain of thought into the answer's text."""
 
-    def parse_response(self, data: Any) -> ChatResponse:
-        response = super().parse_response(data)
-        thought = "".join(r.text or "" for r in response.reasoning)
-        return response.model_copy(update={"text": thought + (response.text or "")})
 
-
-class ReasoningNotDecoded(ZhipuAdapter):
+class ReasoningNotDecoded(OpenAIDecoder, ZhipuAdapter):
     """The OpenAI decoder: reasoning_content is ignored, nothing can be sent back."""
-
-    def parse_response(self, data: Any) -> ChatResponse:
-        return OpenAIChatAdapter.parse_response(self, data)
 
 
 class _NoReasoningAccumulator(DeepSeekStreamAccumulator):
@@ -82,11 +75,8 @@ class FinishChunkDeltasIgnored(BrokenStream, ZhipuAdapter):
     accumulator = _FinishIsTheEnd
 
 
-class _UsageChunkOnly(DeepSeekStreamAccumulator):
-    def feed(self, data: dict[str, Any]) -> list[Any]:
-        if data.get("choices"):
-            data = {k: v for k, v in data.items() if k != "usage"}
-        return super().feed(data)
+class _UsageChunkOnly(UsageFromEmptyChoicesOnly, DeepSeekStreamAccumulator):
+    pass
 
 
 class UsageChunkOnly(BrokenStream, ZhipuAdapter):
