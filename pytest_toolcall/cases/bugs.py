@@ -10,9 +10,7 @@ bug: source -> bug -> cases -> controls (dialects).
 The control docstrings and the tables that run them (``CONTROLS``-style lists of (case id,
 control, clause) rows, in a controls module itself, e.g. ``tests/providers/controls_groq.py``,
 or in a ``test_*.py`` module of those folders) are read with :mod:`ast`; no test module is
-imported. Besides classes, a controls module may make controls with ``ported(Adapter, Name="what
-it breaks", ...)`` (:data:`PORTED`) and spread rows with ``*error_rows(ERROR_KINDS, ...)``
-(:data:`ROWS_FUNCTION`); the reader follows both. Regenerate the committed catalogue from the repository root with::
+imported. Regenerate the committed catalogue from the repository root with::
 
     python -m pytest_toolcall.cases.bugs --write
 
@@ -229,44 +227,6 @@ def _control_named(item: ast.expr, module: str, modules: dict[str, str],
     return controls.get(key)
 
 
-#: the function a table row list may spread (``*_generic.error_rows(ERROR_KINDS, A, B)``): the
-#: rows of its module's ``ERROR_ROWS`` (kind, case id, control name, clause) whose kind is one of
-#: ``ERROR_KINDS`` and whose control is one of those named
-ROWS_FUNCTION, ROWS_TABLE = "error_rows", "ERROR_ROWS"
-
-
-def _module_literal(tree: ast.Module, name: str) -> object:
-    """The literal a module-level ``name = ...`` assigns in ``tree`` (``None`` when none)."""
-    for node in tree.body:
-        if (isinstance(node, ast.Assign) and len(node.targets) == 1
-                and isinstance(node.targets[0], ast.Name) and node.targets[0].id == name):
-            return ast.literal_eval(node.value)
-    return None
-
-
-def _rows(table: ast.List, tree: ast.Module, folder: Path,
-          modules: dict[str, str]) -> Iterable[ast.expr]:
-    """A control table's rows, with each ``*alias.error_rows(KINDS, A, ...)`` spread into the
-    rows it makes (read from the module ``alias`` names, in ``folder``), as tuples of the case
-    id and the control's name."""
-    for row in table.elts:
-        call = row.value if isinstance(row, ast.Starred) else None
-        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
-                and call.func.attr == ROWS_FUNCTION and isinstance(call.func.value, ast.Name)
-                and call.args):
-            yield row
-            continue
-        source = folder / f"{modules.get(call.func.value.id, call.func.value.id)}.py"
-        known = _module_literal(ast.parse(source.read_text(encoding="utf-8")), ROWS_TABLE) or ()
-        kinds = call.args[0]
-        wanted = (_module_literal(tree, kinds.id) if isinstance(kinds, ast.Name)
-                  else ast.literal_eval(kinds)) or ()
-        names = {arg.id for arg in call.args[1:] if isinstance(arg, ast.Name)}
-        for kind, case_id, name, _ in known:  # type: ignore[attr-defined]
-            if kind in wanted and name in names:
-                yield ast.Tuple(elts=[ast.Constant(case_id), ast.Name(name)])
-
-
 #: the factory that makes controls from another module's (``tests/providers/controls_openai.py``):
 #: ``A, B = _generic.ported(Adapter, A="what A breaks", B="...")``, one control a keyword
 PORTED = "ported"
@@ -314,7 +274,7 @@ def read_controls(root: Path = ROOT) -> dict[tuple[str, str], Control]:
                     names[alias.asname or alias.name] = (node.module, alias.name)
         dialect = _file_dialect(tree)
         for table, value in _tables(tree):
-            for row in _rows(value, tree, path.parent, modules):
+            for row in value.elts:
                 if not isinstance(row, ast.Tuple) or not row.elts:
                     continue
                 first = row.elts[0]

@@ -158,10 +158,20 @@ CONTROLS = [
 #: the shared cases that run on Azure's own bodies (the errors family's kinds), each with the
 #: bug it must catch there
 SHARED_CONTROLS = [
-    *_generic.error_rows(ERROR_KINDS, StatusLost, EveryErrorRetryable,
-                         NeverRetryable, DropsErrorCode),
+    ("errors.rate_limited", NeverRetryable, "errors.retryable"),
+    ("errors.rate_limited", StatusLost, "errors.status"),
+    ("errors.rate_limited", DropsErrorCode, "errors.type"),
     ("errors.rate_limited", NoRetryAfter, "errors.retry_after"),
     ("errors.rate_limited", SecondsOnlyRetryAfter, "errors.retry_after"),
+    ("errors.rate_limited_stream", NeverRetryable, "errors.retryable"),
+    ("errors.auth_invalid", EveryErrorRetryable, "errors.retryable"),
     ("errors.auth_invalid", DropsErrorCode, "errors.type"),
+    ("errors.model_not_found", EveryErrorRetryable, "errors.retryable"),
+    ("errors.model_not_found", StatusLost, "errors.status"),
     ("errors.model_not_found", DropsErrorCode, "errors.type"),
+    ("errors.context_length", DropsErrorCode, "errors.type"),
+    ("errors.context_length", EveryErrorRetryable, "errors.retryable"),
+    ("errors.server_error", NeverRetryable, "errors.retryable"),
+    ("errors.server_error", StatusLost, "errors.status"),
+    ("errors.overloaded", NeverRetryable, "errors.retryable"),
 ]

@@ -93,8 +93,19 @@ CONTROLS = [
 #: the shared cases that run on Cerebras' own bodies (the errors family's kinds) and on its
 #: closed request schema
 SHARED_CONTROLS = [
-    *_generic.error_rows(ERROR_KINDS, StatusLost, EveryErrorRetryable,
-                         NeverRetryable, DropsErrorCode),
+    ("errors.rate_limited", NeverRetryable, "errors.retryable"),
+    ("errors.rate_limited", StatusLost, "errors.status"),
+    ("errors.rate_limited", DropsErrorCode, "errors.type"),
+    ("errors.rate_limited_stream", NeverRetryable, "errors.retryable"),
+    ("errors.quota_exhausted", EveryErrorRetryable, "errors.retryable"),
+    ("errors.auth_invalid", EveryErrorRetryable, "errors.retryable"),
+    ("errors.model_not_found", EveryErrorRetryable, "errors.retryable"),
+    ("errors.model_not_found", StatusLost, "errors.status"),
+    ("errors.context_length", DropsErrorCode, "errors.type"),
+    ("errors.context_length", EveryErrorRetryable, "errors.retryable"),
+    ("errors.server_error", NeverRetryable, "errors.retryable"),
+    ("errors.server_error", StatusLost, "errors.status"),
+    ("errors.overloaded", NeverRetryable, "errors.retryable"),
     # Cerebras' closed request schema: the first request of any case is a 422
     ("wire.single_call", UnknownKeySent, "request.body.unsupported"),
 ]

@@ -106,6 +106,7 @@ import controls_openai as _generic  # noqa: E402  # tests/providers/controls_ope
 
 from pytest_toolcall.core.errors import ProviderError  # noqa: E402
 
+
 StatusLost, EveryErrorRetryable, NeverRetryable, DropsErrorCode = _generic.ported(
     DeepSeekAdapter,
     StatusLost="The words without the HTTP status: a 429 looks like a 400.",
@@ -177,8 +178,19 @@ CONTROLS = [
 #: comments), each with the bug it must catch there
 SHARED_CONTROLS = [
     ("wire.developer_message", DeveloperRoleSent, "request.messages.role"),
-    *_generic.error_rows(ERROR_KINDS, StatusLost, EveryErrorRetryable,
-                         NeverRetryable, DropsErrorCode),
+    ("errors.rate_limited", NeverRetryable, "errors.retryable"),
+    ("errors.rate_limited", StatusLost, "errors.status"),
+    ("errors.rate_limited", DropsErrorCode, "errors.type"),
+    ("errors.rate_limited_stream", NeverRetryable, "errors.retryable"),
+    ("errors.quota_exhausted", EveryErrorRetryable, "errors.retryable"),
+    ("errors.auth_invalid", EveryErrorRetryable, "errors.retryable"),
+    ("errors.model_not_found", EveryErrorRetryable, "errors.retryable"),
+    ("errors.model_not_found", StatusLost, "errors.status"),
+    ("errors.context_length", DropsErrorCode, "errors.type"),
+    ("errors.context_length", EveryErrorRetryable, "errors.retryable"),
+    ("errors.server_error", NeverRetryable, "errors.retryable"),
+    ("errors.server_error", StatusLost, "errors.status"),
+    ("errors.overloaded", NeverRetryable, "errors.retryable"),
     ("stream.sse_comment_lines", BreaksOnKeepAlive, "adapter.raised"),
     ("wire.unknown_finish_reason", UnknownFinishIsStop, "response.finish_reason"),
 ]

@@ -110,6 +110,14 @@ CONTROLS = [
 #: the shared cases that run on Fireworks' own bodies and quirks, each with the bug it must
 #: catch there
 SHARED_CONTROLS = [
-    *_generic.error_rows(ERROR_KINDS, StatusLost, EveryErrorRetryable, NeverRetryable),
+    ("errors.rate_limited", NeverRetryable, "errors.retryable"),
+    ("errors.rate_limited", StatusLost, "errors.status"),
+    ("errors.rate_limited_stream", NeverRetryable, "errors.retryable"),
+    ("errors.auth_invalid", EveryErrorRetryable, "errors.retryable"),
+    ("errors.model_not_found", EveryErrorRetryable, "errors.retryable"),
+    ("errors.model_not_found", StatusLost, "errors.status"),
+    ("errors.server_error", NeverRetryable, "errors.retryable"),
+    ("errors.server_error", StatusLost, "errors.status"),
+    ("errors.overloaded", NeverRetryable, "errors.retryable"),
     ("stream.id_name_repeated", NewCallPerId, "response.tool_calls.count"),
 ]

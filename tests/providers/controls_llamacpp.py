@@ -114,8 +114,12 @@ CONTROLS = [
 #: the shared cases that run on llama-server's own bodies (the errors family's kinds), each with
 #: the bug it must catch there
 SHARED_CONTROLS = [
-    *_generic.error_rows(ERROR_KINDS, StatusLost, EveryErrorRetryable,
-                         NeverRetryable, DropsErrorCode),
+    ("errors.auth_invalid", EveryErrorRetryable, "errors.retryable"),
+    ("errors.context_length", DropsErrorCode, "errors.type"),
+    ("errors.context_length", EveryErrorRetryable, "errors.retryable"),
+    ("errors.server_error", NeverRetryable, "errors.retryable"),
+    ("errors.server_error", StatusLost, "errors.status"),
+    ("errors.overloaded", NeverRetryable, "errors.retryable"),
     ("errors.overloaded", StatusLost, "errors.status"),
 ]
 

@@ -118,6 +118,7 @@ class NeedsTypeOnFragment(BrokenStream, MistralAdapter):
 # Mistral's top-level error bodies too.
 import controls_openai as _generic  # noqa: E402  # tests/providers/controls_openai.py
 
+
 StatusLost, EveryErrorRetryable, NeverRetryable, DropsErrorCode = _generic.ported(
     MistralAdapter,
     StatusLost="The words without the HTTP status: a 429 looks like a 400.",

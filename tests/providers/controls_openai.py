@@ -1671,39 +1671,6 @@ def ported(adapter: type, **docs: str) -> tuple[type, ...]:
     return tuple(made)
 
 
-#: The errors family's usual rows on a provider's own error bodies: (the error kind the provider
-#: must have, case id, the control of this module, the clause the case must name). A provider's
-#: table takes its rows with :func:`error_rows`; the bug catalogue reads this tuple with ``ast``.
-ERROR_ROWS = (
-    ("rate_limit", "errors.rate_limited", "NeverRetryable", "errors.retryable"),
-    ("rate_limit", "errors.rate_limited", "StatusLost", "errors.status"),
-    ("rate_limit", "errors.rate_limited", "DropsErrorCode", "errors.type"),
-    ("rate_limit", "errors.rate_limited_stream", "NeverRetryable", "errors.retryable"),
-    ("quota", "errors.quota_exhausted", "EveryErrorRetryable", "errors.retryable"),
-    ("auth", "errors.auth_invalid", "EveryErrorRetryable", "errors.retryable"),
-    ("model_not_found", "errors.model_not_found", "EveryErrorRetryable", "errors.retryable"),
-    ("model_not_found", "errors.model_not_found", "StatusLost", "errors.status"),
-    ("context_length", "errors.context_length", "DropsErrorCode", "errors.type"),
-    ("context_length", "errors.context_length", "EveryErrorRetryable", "errors.retryable"),
-    ("server_error", "errors.server_error", "NeverRetryable", "errors.retryable"),
-    ("server_error", "errors.server_error", "StatusLost", "errors.status"),
-    ("overloaded", "errors.overloaded", "NeverRetryable", "errors.retryable"),
-)
-
-
-def error_rows(kinds: Iterable[str], *controls: type) -> list[tuple[str, type, str]]:
-    """The rows of :data:`ERROR_ROWS` for a provider with the error ``kinds``, each naming the
-    provider's control of that name (one of ``controls``, e.g. those :func:`ported` made); a row
-    whose control is not among them is left out."""
-    by_name = {control.__name__: control for control in controls}
-    unknown = sorted(set(by_name) - {name for _, _, name, _ in ERROR_ROWS})
-    if unknown:
-        raise TypeError(f"error_rows: no row of ERROR_ROWS runs {', '.join(unknown)}")
-    kinds = set(kinds)
-    return [(case_id, by_name[name], clause) for kind, case_id, name, clause in ERROR_ROWS
-            if kind in kinds and name in by_name]
-
-
 #: Bugs in the async path only: the sync interface passes, the async one must fail.
 ASYNC_CONTROLS = [
     ("wire.provider_error", AsyncGenericErrorMessage, "error.message"),

@@ -116,9 +116,17 @@ CONTROLS = [
 #: the shared cases that run on Together's own bodies (the errors family's kinds), each with the
 #: bug it must catch there
 SHARED_CONTROLS = [
-    *_generic.error_rows(ERROR_KINDS, StatusLost, EveryErrorRetryable,
-                         NeverRetryable, DropsErrorCode),
+    ("errors.rate_limited", NeverRetryable, "errors.retryable"),
+    ("errors.rate_limited", StatusLost, "errors.status"),
+    ("errors.rate_limited_stream", NeverRetryable, "errors.retryable"),
+    ("errors.auth_invalid", EveryErrorRetryable, "errors.retryable"),
+    ("errors.model_not_found", EveryErrorRetryable, "errors.retryable"),
+    ("errors.model_not_found", StatusLost, "errors.status"),
+    ("errors.server_error", NeverRetryable, "errors.retryable"),
+    ("errors.server_error", StatusLost, "errors.status"),
+    ("errors.overloaded", NeverRetryable, "errors.retryable"),
     # Together's type and code: model_rate_limit, invalid_api_key, model_not_available
+    ("errors.rate_limited", DropsErrorCode, "errors.type"),
     ("errors.auth_invalid", DropsErrorCode, "errors.type"),
     ("errors.model_not_found", DropsErrorCode, "errors.type"),
 ]

@@ -190,9 +190,14 @@ CONTROLS = [
 #: the errors family's kind cases on vLLM's own bodies, each with the bug it must catch there
 SHARED_CONTROLS = [
     ("errors.auth_invalid", StatusLost, "errors.status"),
-    *_generic.error_rows(ERROR_KINDS, StatusLost, EveryErrorRetryable,
-                         NeverRetryable, DropsErrorCode),
+    ("errors.auth_invalid", EveryErrorRetryable, "errors.retryable"),
+    ("errors.model_not_found", StatusLost, "errors.status"),
+    ("errors.model_not_found", EveryErrorRetryable, "errors.retryable"),
     ("errors.model_not_found", DropsErrorCode, "errors.type"),
+    ("errors.context_length", EveryErrorRetryable, "errors.retryable"),
+    ("errors.context_length", DropsErrorCode, "errors.type"),
+    ("errors.server_error", NeverRetryable, "errors.retryable"),
+    ("errors.server_error", StatusLost, "errors.status"),
     ("errors.server_error", DropsErrorCode, "errors.type"),
 ]
 
