@@ -8,8 +8,8 @@ from typing import Any
 
 from provider_kit import (
     BrokenStream,
-    OpenAIDecoder,
-    OpenAIEncoder,
+    DecodesAsOpenAI,
+    EncodesAsOpenAI,
     ReasoningInText,
     UsageFromEmptyChoicesOnly,
 )
@@ -22,7 +22,7 @@ __all__ = ["DropsReasoning", "EditsReasoning", "NonEmptyReasoningOnly", "Reasoni
            "DeveloperRoleSent"]
 
 
-class DropsReasoning(OpenAIEncoder, DeepSeekAdapter):
+class DropsReasoning(EncodesAsOpenAI, DeepSeekAdapter):
     """The plain OpenAI encoder: reasoning_content never goes back (langchain #37713, crewAI
     #5878, opencode #24083): DeepSeek's 400."""
 
@@ -49,7 +49,7 @@ class ReasoningAsText(ReasoningInText, DeepSeekAdapter):
     """Folds the chain of thought into the answer's text (a client that shows '<think>' text)."""
 
 
-class ReasoningNotDecoded(OpenAIDecoder, DeepSeekAdapter):
+class ReasoningNotDecoded(DecodesAsOpenAI, DeepSeekAdapter):
     """The OpenAI decoder: reasoning_content is ignored, nothing can be replayed (the adapters
     behind openai-agents #2155)."""
 
@@ -105,7 +105,6 @@ import json  # noqa: E402
 import controls_openai as _generic  # noqa: E402  # tests/providers/controls_openai.py
 
 from pytest_toolcall.core.errors import ProviderError  # noqa: E402
-
 
 StatusLost, EveryErrorRetryable, NeverRetryable, DropsErrorCode = _generic.ported(
     DeepSeekAdapter,

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import controls_openai as _generic  # tests/providers/controls_openai.py
-from provider_kit import BrokenStream, OpenAIDecoder, OpenAIEncoder, ReasoningInText
+from provider_kit import BrokenStream, DecodesAsOpenAI, EncodesAsOpenAI, ReasoningInText
 
 from pytest_toolcall.core.model import ToolCallDelta
 from pytest_toolcall.providers.deepseek.reference import DeepSeekStreamAccumulator
@@ -19,7 +19,7 @@ __all__ = ["DropsReasoning", "ReasoningAsText", "ReasoningNotDecoded", "StreamDr
            "NeverRetryable"]
 
 
-class DropsReasoning(OpenAIEncoder, FireworksAdapter):
+class DropsReasoning(EncodesAsOpenAI, FireworksAdapter):
     """The plain OpenAI encoder: reasoning_content never goes back with the tool results."""
 
 
@@ -27,7 +27,7 @@ class ReasoningAsText(ReasoningInText, FireworksAdapter):
     """Folds the chain of thought into the answer's text."""
 
 
-class ReasoningNotDecoded(OpenAIDecoder, FireworksAdapter):
+class ReasoningNotDecoded(DecodesAsOpenAI, FireworksAdapter):
     """The OpenAI decoder: reasoning_content is ignored, nothing can be sent back."""
 
 

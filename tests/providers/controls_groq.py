@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import controls_openai as _generic  # tests/providers/controls_openai.py
-from provider_kit import BrokenStream, OpenAIDecoder, ReasoningInText
+from provider_kit import BrokenStream, DecodesAsOpenAI, ReasoningInText
 
 from pytest_toolcall.core.errors import ProviderError
 from pytest_toolcall.providers.groq.reference import GroqAdapter, GroqStreamAccumulator
@@ -49,7 +49,7 @@ class ReasoningAsText(ReasoningInText, GroqAdapter):
     """Folds the chain of thought into the answer's text."""
 
 
-class ReasoningNotDecoded(OpenAIDecoder, GroqAdapter):
+class ReasoningNotDecoded(DecodesAsOpenAI, GroqAdapter):
     """The OpenAI decoder: message.reasoning is ignored."""
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import controls_openai as _generic  # tests/providers/controls_openai.py
-from provider_kit import BrokenStream, OpenAIDecoder, OpenAIEncoder, ReasoningInText
+from provider_kit import BrokenStream, DecodesAsOpenAI, EncodesAsOpenAI, ReasoningInText
 
 from pytest_toolcall.providers.deepseek.reference import DeepSeekAdapter, DeepSeekStreamAccumulator
 from pytest_toolcall.providers.llamacpp.reference import LlamaCppAdapter, LlamaCppStreamAccumulator
@@ -17,7 +17,7 @@ __all__ = ["DropsReasoning", "ReasoningAsText", "ReasoningNotDecoded", "StreamDr
            "NeverRetryable", "DropsErrorCode", "SplitsLinesLikeStr"]
 
 
-class DropsReasoning(OpenAIEncoder, LlamaCppAdapter):
+class DropsReasoning(EncodesAsOpenAI, LlamaCppAdapter):
     """The plain OpenAI encoder: reasoning_content never goes back with the tool calls."""
 
 
@@ -26,7 +26,7 @@ class ReasoningAsText(ReasoningInText, LlamaCppAdapter):
     leave in content)."""
 
 
-class ReasoningNotDecoded(OpenAIDecoder, LlamaCppAdapter):
+class ReasoningNotDecoded(DecodesAsOpenAI, LlamaCppAdapter):
     """The OpenAI decoder: reasoning_content is ignored, nothing can be sent back."""
 
 

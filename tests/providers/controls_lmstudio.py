@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 import controls_openai as _generic  # tests/providers/controls_openai.py
-from provider_kit import BrokenStream, OpenAIDecoder, ReasoningOnlyInText
+from provider_kit import BrokenStream, DecodesAsOpenAI, ReasoningOnlyInText
 
 from pytest_toolcall.core.errors import ProviderError, StreamError
 from pytest_toolcall.core.model import ChatResponse
@@ -57,7 +57,7 @@ class ReasoningAsText(ReasoningOnlyInText, LMStudioAdapter):
     """Folds the chain of thought into the answer's text."""
 
 
-class ReasoningNotDecoded(OpenAIDecoder, LMStudioAdapter):
+class ReasoningNotDecoded(DecodesAsOpenAI, LMStudioAdapter):
     """The OpenAI decoder: reasoning_content and reasoning are ignored."""
 
 
@@ -96,7 +96,7 @@ class ReasoningContentOnly(LMStudioAdapter):
         return _ContentOnlyAcc(self)
 
 
-class OpenAIBodyReader(OpenAIDecoder, LMStudioAdapter):
+class OpenAIBodyReader(DecodesAsOpenAI, LMStudioAdapter):
     """Reads a 200 as OpenAI's answer: a body with no choices is a 'malformed response' that
     quotes the body instead of saying LM Studio's words."""
 

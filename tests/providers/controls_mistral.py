@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from provider_kit import BrokenStream, OpenAIDecoder, ReasoningInText, UsageFromEmptyChoicesOnly
+from provider_kit import BrokenStream, DecodesAsOpenAI, ReasoningInText, UsageFromEmptyChoicesOnly
 
 from pytest_toolcall.providers.mistral.reference import MistralAdapter, MistralStreamAccumulator
 from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter, StreamAccumulator
@@ -43,7 +43,7 @@ class CutsIds(MistralAdapter):
         return "".join(ch for ch in call_id if ch.isalnum())[:9].ljust(9, "0")
 
 
-class OpenAIDecoder(OpenAIDecoder, MistralAdapter):
+class OpenAIDecoder(DecodesAsOpenAI, MistralAdapter):
     """The OpenAI decoder: text chunks are read, the thinking is lost (nothing to replay)."""
 
 
@@ -117,7 +117,6 @@ class NeedsTypeOnFragment(BrokenStream, MistralAdapter):
 # ProviderError), put on the Mistral reference adapter: the kind cases must catch them on
 # Mistral's top-level error bodies too.
 import controls_openai as _generic  # noqa: E402  # tests/providers/controls_openai.py
-
 
 StatusLost, EveryErrorRetryable, NeverRetryable, DropsErrorCode = _generic.ported(
     MistralAdapter,

@@ -9,7 +9,7 @@ import json
 from typing import Any
 
 import controls_openai as _generic  # tests/providers/controls_openai.py
-from provider_kit import BrokenStream, OpenAIDecoder, OpenAIEncoder
+from provider_kit import BrokenStream, DecodesAsOpenAI, EncodesAsOpenAI
 
 from pytest_toolcall.core.errors import StreamError
 from pytest_toolcall.providers.openai.reference import StreamAccumulator
@@ -52,7 +52,7 @@ class StopsAtFirstFinish(BrokenStream, OpenRouterAdapter):
     accumulator = _FirstFinish
 
 
-class DropsReasoningDetails(OpenAIEncoder, OpenRouterAdapter):
+class DropsReasoningDetails(EncodesAsOpenAI, OpenRouterAdapter):
     """The plain OpenAI encoder: reasoning_details never go back (the Codex arms of a public
     benchmark, 'all six google/* models require it'): the Gemini 400."""
 
@@ -67,7 +67,7 @@ class EditsSignature(OpenRouterAdapter):
         return [dict(d, data=d["data"].rstrip("=")) if "data" in d else d for d in out]
 
 
-class ReasoningNotDecoded(OpenAIDecoder, OpenRouterAdapter):
+class ReasoningNotDecoded(DecodesAsOpenAI, OpenRouterAdapter):
     """The OpenAI decoder: reasoning and reasoning_details are ignored."""
 
 

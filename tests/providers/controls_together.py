@@ -7,7 +7,12 @@ from __future__ import annotations
 from typing import Any
 
 import controls_openai as _generic  # tests/providers/controls_openai.py
-from provider_kit import BrokenStream, OpenAIDecoder, ReasoningOnlyInText, UsageFromEmptyChoicesOnly
+from provider_kit import (
+    BrokenStream,
+    DecodesAsOpenAI,
+    ReasoningOnlyInText,
+    UsageFromEmptyChoicesOnly,
+)
 
 from pytest_toolcall.providers.together.reference import TogetherAdapter, TogetherStreamAccumulator
 
@@ -44,7 +49,7 @@ class UsageChunkOnly(BrokenStream, TogetherAdapter):
     accumulator = _UsageChunkOnly
 
 
-class ReasoningNotDecoded(OpenAIDecoder, TogetherAdapter):
+class ReasoningNotDecoded(DecodesAsOpenAI, TogetherAdapter):
     """The OpenAI decoder: message.reasoning is ignored."""
 
 

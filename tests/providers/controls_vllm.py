@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from typing import Any
 
 import controls_openai as _generic  # tests/providers/controls_openai.py
-from provider_kit import BrokenStream, OpenAIDecoder, OpenAIEncoder
+from provider_kit import BrokenStream, DecodesAsOpenAI, EncodesAsOpenAI
 
 from pytest_toolcall.core.model import ChatRequest, ChatResponse
 from pytest_toolcall.providers.openai.reference import StreamAccumulator
@@ -22,7 +22,7 @@ __all__ = ["DropsReasoning", "SendsReasoningContent", "ReasoningNotDecoded",
            "NeverRetryable", "DropsErrorCode", "SplitsLinesLikeStr"]
 
 
-class DropsReasoning(OpenAIEncoder, VLLMAdapter):
+class DropsReasoning(EncodesAsOpenAI, VLLMAdapter):
     """The plain OpenAI encoder: the reasoning never goes back, and the chat template of an
     interleaved-thinking model renders an empty thought (litellm PR #41380: hosted_vllm lost
     43% of a prompt)."""
@@ -39,7 +39,7 @@ class SendsReasoningContent(VLLMAdapter):
         return out
 
 
-class ReasoningNotDecoded(OpenAIDecoder, VLLMAdapter):
+class ReasoningNotDecoded(DecodesAsOpenAI, VLLMAdapter):
     """The OpenAI decoder: message.reasoning is ignored, nothing can be replayed."""
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import controls_openai as _generic  # tests/providers/controls_openai.py
-from provider_kit import BrokenStream, OpenAIDecoder, ReasoningInText
+from provider_kit import BrokenStream, DecodesAsOpenAI, ReasoningInText
 
 from pytest_toolcall.core.model import Usage
 from pytest_toolcall.providers.deepseek.reference import DeepSeekStreamAccumulator
@@ -28,7 +28,7 @@ class ReasoningAsText(ReasoningInText, XAIAdapter):
     """Folds grok-3-mini's chain of thought into the answer's text."""
 
 
-class ReasoningNotDecoded(OpenAIDecoder, XAIAdapter):
+class ReasoningNotDecoded(DecodesAsOpenAI, XAIAdapter):
     """The OpenAI decoder: reasoning_content is ignored."""
 
 

@@ -9,8 +9,8 @@ from typing import Any
 import controls_openai as _generic  # tests/providers/controls_openai.py
 from provider_kit import (
     BrokenStream,
-    OpenAIDecoder,
-    OpenAIEncoder,
+    DecodesAsOpenAI,
+    EncodesAsOpenAI,
     ReasoningInText,
     UsageFromEmptyChoicesOnly,
 )
@@ -24,7 +24,7 @@ __all__ = ["DropsReasoning", "EditsReasoning", "ReasoningAsText", "ReasoningNotD
            "NeverRetryable", "DropsErrorCode"]
 
 
-class DropsReasoning(OpenAIEncoder, ZhipuAdapter):
+class DropsReasoning(EncodesAsOpenAI, ZhipuAdapter):
     """The plain OpenAI encoder: reasoning_content never goes back with the tool results."""
 
 
@@ -42,7 +42,7 @@ class ReasoningAsText(ReasoningInText, ZhipuAdapter):
     """Folds the chain of thought into the answer's text."""
 
 
-class ReasoningNotDecoded(OpenAIDecoder, ZhipuAdapter):
+class ReasoningNotDecoded(DecodesAsOpenAI, ZhipuAdapter):
     """The OpenAI decoder: reasoning_content is ignored, nothing can be sent back."""
 
 

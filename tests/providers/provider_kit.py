@@ -92,14 +92,14 @@ class BrokenStream:
 # -- the same broken method in several providers' controls: the control names the mixin ----------
 # ``class ReasoningAsText(ReasoningInText, XAIAdapter): """what it breaks there"""``
 
-class OpenAIDecoder:
+class DecodesAsOpenAI:
     """Decodes the answer with the plain OpenAI decoder (the provider's own fields ignored)."""
 
     def parse_response(self, data: Any) -> ChatResponse:
         return OpenAIChatAdapter.parse_response(self, data)  # type: ignore[arg-type]
 
 
-class OpenAIEncoder:
+class EncodesAsOpenAI:
     """Encodes each message with the plain OpenAI encoder (the provider's own fields dropped)."""
 
     def encode_message(self, message: Any) -> dict[str, Any]:
