@@ -227,26 +227,6 @@ def _control_named(item: ast.expr, module: str, modules: dict[str, str],
     return controls.get(key)
 
 
-#: the factory that makes controls from another module's (``tests/providers/controls_openai.py``):
-#: ``A, B = _generic.ported(Adapter, A="what A breaks", B="...")``, one control a keyword
-PORTED = "ported"
-
-
-def _defined_controls(tree: ast.Module) -> Iterable[tuple[str, str]]:
-    """(name, docstring) of each control a module defines: its public classes, and the keywords
-    of its module-level :data:`PORTED` calls (the keyword is the name, its text the docstring)."""
-    for node in tree.body:
-        if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
-            yield node.name, ast.get_docstring(node) or ""
-        elif isinstance(node, ast.Assign) and isinstance(call := node.value, ast.Call) and (
-                (isinstance(call.func, ast.Attribute) and call.func.attr == PORTED)
-                or (isinstance(call.func, ast.Name) and call.func.id == PORTED)):
-            for keyword in call.keywords:
-                if keyword.arg and isinstance(keyword.value, ast.Constant) \
-                        and isinstance(keyword.value.value, str):
-                    yield keyword.arg, keyword.value.value
-
-
 def read_controls(root: Path = ROOT) -> dict[tuple[str, str], Control]:
     """The controls of ``root``'s :data:`TEST_DIRS`, keyed by (module, class name), each with the
     reports its docstring cites and the table rows that run it: the tables of the controls
@@ -258,9 +238,11 @@ def read_controls(root: Path = ROOT) -> dict[tuple[str, str], Control]:
     controls: dict[tuple[str, str], Control] = {}
     for path in _control_modules(root):
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-        for name, doc in _defined_controls(tree):
-            controls[(path.stem, name)] = Control(
-                name, path.stem, path.relative_to(root).as_posix(), doc, parse_refs(doc))
+        for node in tree.body:
+            if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
+                doc = ast.get_docstring(node) or ""
+                controls[(path.stem, node.name)] = Control(
+                    node.name, path.stem, path.relative_to(root).as_posix(), doc, parse_refs(doc))
     for path in [*_control_modules(root), *_test_modules(root)]:
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
         modules: dict[str, str] = {}  # local name -> module (import controls_x as c)

@@ -103,14 +103,24 @@ class OpenAIRoute(AzureOpenAIAdapter):
 
 # -- the errors family on Azure's own bodies: the generic error bugs of controls_openai.py ---------
 
-StatusLost, EveryErrorRetryable, NeverRetryable, DropsErrorCode, NoRetryAfter = _generic.ported(
-    AzureOpenAIAdapter,
-    StatusLost="The words without the HTTP status: a 429 looks like a 400.",
-    EveryErrorRetryable=("Every error retryable: a wrong key or a missing deployment is retried "
-                         "forever."),
-    NeverRetryable="No error retryable: a token-rate 429 stops the caller at once.",
-    DropsErrorCode="Azure's code (429, DeploymentNotFound, content_filter) is dropped.",
-    NoRetryAfter="The delay Azure asks for (Retry-After, retry-after-ms) is dropped.")
+class StatusLost(_generic.StatusLost, AzureOpenAIAdapter):
+    """The words without the HTTP status: a 429 looks like a 400."""
+
+
+class EveryErrorRetryable(_generic.EveryErrorRetryable, AzureOpenAIAdapter):
+    """Every error retryable: a wrong key or a missing deployment is retried forever."""
+
+
+class NeverRetryable(_generic.NeverRetryable, AzureOpenAIAdapter):
+    """No error retryable: a token-rate 429 stops the caller at once."""
+
+
+class DropsErrorCode(_generic.DropsErrorCode, AzureOpenAIAdapter):
+    """Azure's code (429, DeploymentNotFound, content_filter) is dropped."""
+
+
+class NoRetryAfter(_generic.NoRetryAfter, AzureOpenAIAdapter):
+    """The delay Azure asks for (Retry-After, retry-after-ms) is dropped."""
 
 
 class SecondsOnlyRetryAfter(AzureOpenAIAdapter):

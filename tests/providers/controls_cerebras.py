@@ -64,13 +64,20 @@ class UnknownKeySent(CerebrasAdapter):
 
 # -- the errors family on Cerebras' own bodies: the generic error bugs of controls_openai.py -------
 
-StatusLost, EveryErrorRetryable, NeverRetryable, DropsErrorCode = _generic.ported(
-    CerebrasAdapter,
-    StatusLost="The words without the HTTP status: a 429 looks like a 400.",
-    EveryErrorRetryable=("Every error retryable: a wrong key or an unknown model is retried "
-                         "forever."),
-    NeverRetryable="No error retryable: a per-minute 429 stops the caller at once.",
-    DropsErrorCode="Cerebras' code (token_quota_exceeded, queue_exceeded, ...) is dropped.")
+class StatusLost(_generic.StatusLost, CerebrasAdapter):
+    """The words without the HTTP status: a 429 looks like a 400."""
+
+
+class EveryErrorRetryable(_generic.EveryErrorRetryable, CerebrasAdapter):
+    """Every error retryable: a wrong key or an unknown model is retried forever."""
+
+
+class NeverRetryable(_generic.NeverRetryable, CerebrasAdapter):
+    """No error retryable: a per-minute 429 stops the caller at once."""
+
+
+class DropsErrorCode(_generic.DropsErrorCode, CerebrasAdapter):
+    """Cerebras' code (token_quota_exceeded, queue_exceeded, ...) is dropped."""
 
 
 # -- what tests/providers/test_controls.py runs ---------------------------------------------------

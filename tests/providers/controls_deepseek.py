@@ -106,14 +106,21 @@ import controls_openai as _generic  # noqa: E402  # tests/providers/controls_ope
 
 from pytest_toolcall.core.errors import ProviderError  # noqa: E402
 
-StatusLost, EveryErrorRetryable, NeverRetryable, DropsErrorCode = _generic.ported(
-    DeepSeekAdapter,
-    StatusLost="The words without the HTTP status: a 429 looks like a 400.",
-    EveryErrorRetryable=("Every error retryable: a 402, a wrong key or 'Model Not Exist' is "
-                         "retried forever."),
-    NeverRetryable="No error retryable: a concurrency 429 or a 503 stops the caller at once.",
-    DropsErrorCode=("DeepSeek's type (rate_limit_error, invalid_request_error) and code are "
-                    "dropped."))
+
+class StatusLost(_generic.StatusLost, DeepSeekAdapter):
+    """The words without the HTTP status: a 429 looks like a 400."""
+
+
+class EveryErrorRetryable(_generic.EveryErrorRetryable, DeepSeekAdapter):
+    """Every error retryable: a 402, a wrong key or 'Model Not Exist' is retried forever."""
+
+
+class NeverRetryable(_generic.NeverRetryable, DeepSeekAdapter):
+    """No error retryable: a concurrency 429 or a 503 stops the caller at once."""
+
+
+class DropsErrorCode(_generic.DropsErrorCode, DeepSeekAdapter):
+    """DeepSeek's type (rate_limit_error, invalid_request_error) and code are dropped."""
 
 
 class BreaksOnKeepAlive(_generic.BreaksOnSseComments, DeepSeekAdapter):

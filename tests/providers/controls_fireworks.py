@@ -78,12 +78,16 @@ class NewCallPerId(BrokenStream, FireworksAdapter):
 
 # -- the errors family on Fireworks' own bodies: the generic error bugs of controls_openai.py ------
 
-StatusLost, EveryErrorRetryable, NeverRetryable = _generic.ported(
-    FireworksAdapter,
-    StatusLost="The words without the HTTP status: a 429 looks like a 400.",
-    EveryErrorRetryable=("Every error retryable: a wrong key or an unknown model is retried "
-                         "forever."),
-    NeverRetryable="No error retryable: a usage-limit 429 stops the caller at once.")
+class StatusLost(_generic.StatusLost, FireworksAdapter):
+    """The words without the HTTP status: a 429 looks like a 400."""
+
+
+class EveryErrorRetryable(_generic.EveryErrorRetryable, FireworksAdapter):
+    """Every error retryable: a wrong key or an unknown model is retried forever."""
+
+
+class NeverRetryable(_generic.NeverRetryable, FireworksAdapter):
+    """No error retryable: a usage-limit 429 stops the caller at once."""
 
 
 # -- what tests/providers/test_controls.py runs ---------------------------------------------------

@@ -79,14 +79,20 @@ class DropsErrorBody(GroqAdapter):
                                 code=exc.code) from None
 
 
-DropsErrorCode, StatusLost, EveryErrorRetryable, NeverRetryable = _generic.ported(
-    GroqAdapter,
-    DropsErrorCode=("Groq's type and code (tokens / rate_limit_exceeded, tool_use_failed) are "
-                    "dropped."),
-    StatusLost="The words without the HTTP status: a 429 looks like a 400.",
-    EveryErrorRetryable=("Every error retryable: a wrong key or an unknown model is retried "
-                         "forever."),
-    NeverRetryable="No error retryable: a 429 with retry-after or a 503 stops the caller at once.")
+class DropsErrorCode(_generic.DropsErrorCode, GroqAdapter):
+    """Groq's type and code (tokens / rate_limit_exceeded, tool_use_failed) are dropped."""
+
+
+class StatusLost(_generic.StatusLost, GroqAdapter):
+    """The words without the HTTP status: a 429 looks like a 400."""
+
+
+class EveryErrorRetryable(_generic.EveryErrorRetryable, GroqAdapter):
+    """Every error retryable: a wrong key or an unknown model is retried forever."""
+
+
+class NeverRetryable(_generic.NeverRetryable, GroqAdapter):
+    """No error retryable: a 429 with retry-after or a 503 stops the caller at once."""
 
 
 # -- what tests/providers/test_controls.py runs ---------------------------------------------------

@@ -75,14 +75,21 @@ class JinjaWordsLost(_generic.GenericErrorMessage, LlamaCppAdapter):
 
 # -- the errors family on llama-server's own bodies: the generic error bugs of controls_openai.py
 
-StatusLost, EveryErrorRetryable, NeverRetryable, DropsErrorCode = _generic.ported(
-    LlamaCppAdapter,
-    StatusLost="The words without the HTTP status: a 503 'Loading model' looks like a 400.",
-    EveryErrorRetryable=("Every error retryable: a wrong key or an oversized prompt is retried "
-                         "forever."),
-    NeverRetryable="No error retryable: a 503 while the model loads stops the caller at once.",
-    DropsErrorCode=("llama-server's error type is dropped: exceed_context_size_error (compact "
-                    "and retry) looks like any other 400."))
+class StatusLost(_generic.StatusLost, LlamaCppAdapter):
+    """The words without the HTTP status: a 503 'Loading model' looks like a 400."""
+
+
+class EveryErrorRetryable(_generic.EveryErrorRetryable, LlamaCppAdapter):
+    """Every error retryable: a wrong key or an oversized prompt is retried forever."""
+
+
+class NeverRetryable(_generic.NeverRetryable, LlamaCppAdapter):
+    """No error retryable: a 503 while the model loads stops the caller at once."""
+
+
+class DropsErrorCode(_generic.DropsErrorCode, LlamaCppAdapter):
+    """llama-server's error type is dropped: exceed_context_size_error (compact and retry)
+    looks like any other 400."""
 
 
 class SplitsLinesLikeStr(_generic.SplitsLinesLikeStr, LlamaCppAdapter):

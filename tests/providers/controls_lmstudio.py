@@ -158,12 +158,16 @@ class StreamErrorRetryable(BrokenStream, LMStudioAdapter):
 
 # -- the errors family on LM Studio's own bodies: the generic error bugs of controls_openai.py -----
 
-StatusLost, EveryErrorRetryable, DropsErrorCode = _generic.ported(
-    LMStudioAdapter,
-    StatusLost="The words without the HTTP status: a 401 looks like a 400.",
-    EveryErrorRetryable=("Every error retryable: a missing token or an unknown model is retried "
-                         "forever."),
-    DropsErrorCode="LM Studio's type and code (invalid_api_key, model_not_found) are dropped.")
+class StatusLost(_generic.StatusLost, LMStudioAdapter):
+    """The words without the HTTP status: a 401 looks like a 400."""
+
+
+class EveryErrorRetryable(_generic.EveryErrorRetryable, LMStudioAdapter):
+    """Every error retryable: a missing token or an unknown model is retried forever."""
+
+
+class DropsErrorCode(_generic.DropsErrorCode, LMStudioAdapter):
+    """LM Studio's type and code (invalid_api_key, model_not_found) are dropped."""
 
 
 # -- what tests/providers/test_controls.py runs ---------------------------------------------------

@@ -118,15 +118,21 @@ class NeedsTypeOnFragment(BrokenStream, MistralAdapter):
 # Mistral's top-level error bodies too.
 import controls_openai as _generic  # noqa: E402  # tests/providers/controls_openai.py
 
-StatusLost, EveryErrorRetryable, NeverRetryable, DropsErrorCode = _generic.ported(
-    MistralAdapter,
-    StatusLost="The words without the HTTP status: a 429 looks like a 400.",
-    EveryErrorRetryable=("Every error retryable: 'Unauthorized' or 'Invalid model' is retried "
-                         "forever."),
-    NeverRetryable=("No error retryable: a rate limit or 'Service tier capacity exceeded' stops "
-                    "the caller."),
-    DropsErrorCode=("Mistral's top-level type and code (rate_limited / 1300, invalid_model / "
-                    "1500) dropped."))
+
+class StatusLost(_generic.StatusLost, MistralAdapter):
+    """The words without the HTTP status: a 429 looks like a 400."""
+
+
+class EveryErrorRetryable(_generic.EveryErrorRetryable, MistralAdapter):
+    """Every error retryable: 'Unauthorized' or 'Invalid model' is retried forever."""
+
+
+class NeverRetryable(_generic.NeverRetryable, MistralAdapter):
+    """No error retryable: a rate limit or 'Service tier capacity exceeded' stops the caller."""
+
+
+class DropsErrorCode(_generic.DropsErrorCode, MistralAdapter):
+    """Mistral's top-level type and code (rate_limited / 1300, invalid_model / 1500) dropped."""
 
 
 __all__ += ["StatusLost", "EveryErrorRetryable", "NeverRetryable", "DropsErrorCode"]

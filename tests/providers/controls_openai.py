@@ -15,7 +15,6 @@ so their sync path passes and the async interface is proven to be checked on its
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import AsyncIterator, Iterable, Iterator
 from typing import Any
 
@@ -1651,25 +1650,6 @@ GENERIC_CONTROLS = [
     # usage is compared by no other check of this case: only the comparison catches it
     ("stream.same_as_complete", StreamIgnoresUsage, "stream.same_as_complete"),
 ]
-
-def ported(adapter: type, **docs: str) -> tuple[type, ...]:
-    """This module's bugs on another provider's reference ``adapter``: for each keyword, in
-    order, the control of that name here subclassed with ``adapter`` after it, the keyword's text
-    (what the bug does on that provider) as its docstring. The calling module owns the classes, as
-    if it had written ``class NeverRetryable(_generic.NeverRetryable, Adapter): "..."``:
-    ``tests/providers/test_controls.py`` runs them as its controls and the bug catalogue
-    (:func:`pytest_toolcall.cases.bugs.read_controls`) reads the keywords."""
-    module = sys._getframe(1).f_globals["__name__"]
-    made = []
-    for name, doc in docs.items():
-        generic = globals().get(name)
-        if not (isinstance(generic, type) and issubclass(generic, OpenAIChatAdapter)):
-            raise TypeError(f"ported({adapter.__name__}, {name}=...): controls_openai.py has no "
-                            f"control named {name}")
-        made.append(type(name, (generic, adapter),
-                         {"__doc__": doc, "__module__": module, "__qualname__": name}))
-    return tuple(made)
-
 
 #: Bugs in the async path only: the sync interface passes, the async one must fail.
 ASYNC_CONTROLS = [

@@ -120,13 +120,16 @@ class BreaksOnComments(_generic.BreaksOnSseComments, OpenRouterAdapter):
     streaming page warns of exactly this)."""
 
 
-StatusLost, EveryErrorRetryable, NeverRetryable = _generic.ported(
-    OpenRouterAdapter,
-    StatusLost="The words without the HTTP status.",
-    EveryErrorRetryable=("Every error retryable: a 402, a bad key or an unknown model is retried "
-                         "forever."),
-    NeverRetryable=("No error retryable: a 429, a 502 or a mid-stream failure stops the caller "
-                    "at once."))
+class StatusLost(_generic.StatusLost, OpenRouterAdapter):
+    """The words without the HTTP status."""
+
+
+class EveryErrorRetryable(_generic.EveryErrorRetryable, OpenRouterAdapter):
+    """Every error retryable: a 402, a bad key or an unknown model is retried forever."""
+
+
+class NeverRetryable(_generic.NeverRetryable, OpenRouterAdapter):
+    """No error retryable: a 429, a 502 or a mid-stream failure stops the caller at once."""
 
 
 # -- what tests/providers/test_controls.py runs ---------------------------------------------------

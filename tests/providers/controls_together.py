@@ -90,14 +90,21 @@ class StreamReasoningAsText(BrokenStream, TogetherAdapter):
 
 # -- the errors family on Together's own bodies: the generic error bugs of controls_openai.py ------
 
-StatusLost, EveryErrorRetryable, NeverRetryable, DropsErrorCode = _generic.ported(
-    TogetherAdapter,
-    StatusLost="The words without the HTTP status: a 429 looks like a 400.",
-    EveryErrorRetryable=("Every error retryable: a wrong key or an unknown model is retried "
-                         "forever."),
-    NeverRetryable="No error retryable: a model rate limit stops the caller at once.",
-    DropsErrorCode=("Together's type/code (model_rate_limit, invalid_api_key, "
-                    "model_not_available) is dropped."))
+class StatusLost(_generic.StatusLost, TogetherAdapter):
+    """The words without the HTTP status: a 429 looks like a 400."""
+
+
+class EveryErrorRetryable(_generic.EveryErrorRetryable, TogetherAdapter):
+    """Every error retryable: a wrong key or an unknown model is retried forever."""
+
+
+class NeverRetryable(_generic.NeverRetryable, TogetherAdapter):
+    """No error retryable: a model rate limit stops the caller at once."""
+
+
+class DropsErrorCode(_generic.DropsErrorCode, TogetherAdapter):
+    """Together's type/code (model_rate_limit, invalid_api_key, model_not_available) is
+    dropped."""
 
 
 # -- what tests/providers/test_controls.py runs ---------------------------------------------------

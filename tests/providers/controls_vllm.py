@@ -146,13 +146,20 @@ class RetriesEverything(VLLMAdapter):
 
 # -- the errors family on vLLM's own bodies ------------------------------------------------------
 
-StatusLost, EveryErrorRetryable, NeverRetryable, DropsErrorCode = _generic.ported(
-    VLLMAdapter,
-    StatusLost="The words without the HTTP status: a 404 looks like a 400.",
-    EveryErrorRetryable=("Every error retryable: 'Unauthorized' or an unknown model is retried "
-                         "forever."),
-    NeverRetryable="No error retryable: a failed generation (500) stops the caller at once.",
-    DropsErrorCode="vLLM's type (BadRequestError, NotFoundError) and its integer code are dropped.")
+class StatusLost(_generic.StatusLost, VLLMAdapter):
+    """The words without the HTTP status: a 404 looks like a 400."""
+
+
+class EveryErrorRetryable(_generic.EveryErrorRetryable, VLLMAdapter):
+    """Every error retryable: 'Unauthorized' or an unknown model is retried forever."""
+
+
+class NeverRetryable(_generic.NeverRetryable, VLLMAdapter):
+    """No error retryable: a failed generation (500) stops the caller at once."""
+
+
+class DropsErrorCode(_generic.DropsErrorCode, VLLMAdapter):
+    """vLLM's type (BadRequestError, NotFoundError) and its integer code are dropped."""
 
 
 class SplitsLinesLikeStr(_generic.SplitsLinesLikeStr, VLLMAdapter):

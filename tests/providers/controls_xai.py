@@ -93,13 +93,20 @@ class ReadsOpenAIErrorShape(XAIAdapter):
 
 # -- the errors family on xAI's own bodies: the generic error bugs of controls_openai.py -----------
 
-StatusLost, EveryErrorRetryable, NeverRetryable, DropsErrorCode = _generic.ported(
-    XAIAdapter,
-    StatusLost="The words without the HTTP status: a 429 looks like a 400.",
-    EveryErrorRetryable=("Every error retryable: a wrong key or a team out of credits is retried "
-                         "forever."),
-    NeverRetryable="No error retryable: a resource-exhausted 429 stops the caller at once.",
-    DropsErrorCode="xAI's code (resource-exhausted, invalid-argument, ...) is dropped.")
+class StatusLost(_generic.StatusLost, XAIAdapter):
+    """The words without the HTTP status: a 429 looks like a 400."""
+
+
+class EveryErrorRetryable(_generic.EveryErrorRetryable, XAIAdapter):
+    """Every error retryable: a wrong key or a team out of credits is retried forever."""
+
+
+class NeverRetryable(_generic.NeverRetryable, XAIAdapter):
+    """No error retryable: a resource-exhausted 429 stops the caller at once."""
+
+
+class DropsErrorCode(_generic.DropsErrorCode, XAIAdapter):
+    """xAI's code (resource-exhausted, invalid-argument, ...) is dropped."""
 
 
 # -- what tests/providers/test_controls.py runs ---------------------------------------------------

@@ -114,14 +114,20 @@ class BalanceRetried(ZhipuAdapter):
 
 # -- the errors family on GLM's own bodies: the generic error bugs of controls_openai.py -----------
 
-StatusLost, EveryErrorRetryable, NeverRetryable, DropsErrorCode = _generic.ported(
-    ZhipuAdapter,
-    StatusLost="The words without the HTTP status: a 429 looks like a 400.",
-    EveryErrorRetryable=("Every error retryable: a wrong key or an unknown model is retried "
-                         "forever."),
-    NeverRetryable="No error retryable: a 1302 concurrency 429 stops the caller at once.",
-    DropsErrorCode=("GLM's business code (1302, 1261, ...) is dropped: the caller cannot tell "
-                    "them apart."))
+class StatusLost(_generic.StatusLost, ZhipuAdapter):
+    """The words without the HTTP status: a 429 looks like a 400."""
+
+
+class EveryErrorRetryable(_generic.EveryErrorRetryable, ZhipuAdapter):
+    """Every error retryable: a wrong key or an unknown model is retried forever."""
+
+
+class NeverRetryable(_generic.NeverRetryable, ZhipuAdapter):
+    """No error retryable: a 1302 concurrency 429 stops the caller at once."""
+
+
+class DropsErrorCode(_generic.DropsErrorCode, ZhipuAdapter):
+    """GLM's business code (1302, 1261, ...) is dropped: the caller cannot tell them apart."""
 
 
 # -- what tests/providers/test_controls.py runs ---------------------------------------------------
