@@ -12,6 +12,7 @@ import json
 from typing import Any
 
 import httpx
+from provider_kit import BrokenStream
 
 from pytest_toolcall.core.contracts import Profile
 from pytest_toolcall.core.errors import ProviderError
@@ -186,12 +187,11 @@ class _PingEndsBlock(AnthropicStreamAccumulator):
         return super().feed(event, data)
 
 
-class PingEndsBlock(AnthropicAdapter):
+class PingEndsBlock(BrokenStream, AnthropicAdapter):
     """A state machine that closes the current tool_use block on any event other than a delta:
     a ping in the middle of a block cuts its arguments."""
 
-    def new_accumulator(self) -> AnthropicStreamAccumulator:
-        return _PingEndsBlock(self)
+    accumulator = _PingEndsBlock
 
 
 class _ZeroIndex(AnthropicStreamAccumulator):
@@ -218,12 +218,11 @@ class _ZeroIndex(AnthropicStreamAccumulator):
         return super().feed(event, data)
 
 
-class ParallelBlocksMergedAtIndexZero(AnthropicAdapter):
+class ParallelBlocksMergedAtIndexZero(BrokenStream, AnthropicAdapter):
     """litellm #5231: every tool_use block mapped to index 0, so parallel calls merge into one
     call with the arguments of all of them."""
 
-    def new_accumulator(self) -> AnthropicStreamAccumulator:
-        return _ZeroIndex(self)
+    accumulator = _ZeroIndex
 
 
 class _BlockIndexAsCallIndex(AnthropicStreamAccumulator):
@@ -244,12 +243,11 @@ class _BlockIndexAsCallIndex(AnthropicStreamAccumulator):
         return super().add_delta(index, delta)
 
 
-class BlockIndexAsCallIndex(AnthropicAdapter):
+class BlockIndexAsCallIndex(BrokenStream, AnthropicAdapter):
     """The content-block index is used as the position in the list of calls: wrong as soon as
     a text block comes first (IndexError, or arguments on the wrong call)."""
 
-    def new_accumulator(self) -> AnthropicStreamAccumulator:
-        return _BlockIndexAsCallIndex(self)
+    accumulator = _BlockIndexAsCallIndex
 
 
 class _OnlyWithDeltas(AnthropicStreamAccumulator):
@@ -260,12 +258,11 @@ class _OnlyWithDeltas(AnthropicStreamAccumulator):
         return super().stop_block(index)
 
 
-class CompletesOnlyBlocksWithDeltas(AnthropicAdapter):
+class CompletesOnlyBlocksWithDeltas(BrokenStream, AnthropicAdapter):
     """A tool_use block is completed only when input_json_delta text arrived: zero-argument
     calls vanish (pydantic-ai #1654, litellm #5063)."""
 
-    def new_accumulator(self) -> AnthropicStreamAccumulator:
-        return _OnlyWithDeltas(self)
+    accumulator = _OnlyWithDeltas
 
 
 class _UnguardedJson(AnthropicStreamAccumulator):
@@ -278,12 +275,11 @@ class _UnguardedJson(AnthropicStreamAccumulator):
                                                arguments=arguments))]
 
 
-class StreamUnguardedJsonLoads(AnthropicAdapter):
+class StreamUnguardedJsonLoads(BrokenStream, AnthropicAdapter):
     """json.loads on the joined partial_json with no guard: "" (a zero-argument call) and
     malformed text crash the stream (litellm #5063)."""
 
-    def new_accumulator(self) -> AnthropicStreamAccumulator:
-        return _UnguardedJson(self)
+    accumulator = _UnguardedJson
 
 
 class _IgnoresError(AnthropicStreamAccumulator):
@@ -291,12 +287,11 @@ class _IgnoresError(AnthropicStreamAccumulator):
         return [] if event == "error" else super().feed(event, data)
 
 
-class IgnoresErrorEvent(AnthropicAdapter):
+class IgnoresErrorEvent(BrokenStream, AnthropicAdapter):
     """``event: error`` is skipped like an unknown event: the stream ends without message_stop
     and the error's own message (overloaded_error...) is lost."""
 
-    def new_accumulator(self) -> AnthropicStreamAccumulator:
-        return _IgnoresError(self)
+    accumulator = _IgnoresError
 
 
 class _NoStopCheck(AnthropicStreamAccumulator):
@@ -307,11 +302,10 @@ class _NoStopCheck(AnthropicStreamAccumulator):
                            usage=self.usage)]
 
 
-class NoMessageStopCheck(AnthropicAdapter):
+class NoMessageStopCheck(BrokenStream, AnthropicAdapter):
     """A stream that breaks off before message_stop ends as if it had finished."""
 
-    def new_accumulator(self) -> AnthropicStreamAccumulator:
-        return _NoStopCheck(self)
+    accumulator = _NoStopCheck
 
 
 class _StartUsage(AnthropicStreamAccumulator):
@@ -321,11 +315,10 @@ class _StartUsage(AnthropicStreamAccumulator):
         return super().feed(event, data)
 
 
-class UsageFromMessageStartOnly(AnthropicAdapter):
+class UsageFromMessageStartOnly(BrokenStream, AnthropicAdapter):
     """Usage read from message_start only: output_tokens is its placeholder (1)."""
 
-    def new_accumulator(self) -> AnthropicStreamAccumulator:
-        return _StartUsage(self)
+    accumulator = _StartUsage
 
 
 class _DeltaUsage(AnthropicStreamAccumulator):
@@ -335,11 +328,10 @@ class _DeltaUsage(AnthropicStreamAccumulator):
         return super().feed(event, data)
 
 
-class UsageFromMessageDeltaOnly(AnthropicAdapter):
+class UsageFromMessageDeltaOnly(BrokenStream, AnthropicAdapter):
     """Usage taken from message_delta alone: without input_tokens there, they are lost."""
 
-    def new_accumulator(self) -> AnthropicStreamAccumulator:
-        return _DeltaUsage(self)
+    accumulator = _DeltaUsage
 
 
 # == reasoning with tools (issue 13) ===============================================================
@@ -406,12 +398,11 @@ class _NoThinkingAccumulator(AnthropicStreamAccumulator):
         return super().stop_block(index)
 
 
-class StreamIgnoresThinking(AnthropicAdapter):
+class StreamIgnoresThinking(BrokenStream, AnthropicAdapter):
     """The stream accumulator knows text and input_json deltas only: streamed thinking is lost
     (braintrust-sdk-javascript #1857 is the same loss for Mistral's thinking chunks)."""
 
-    def new_accumulator(self) -> AnthropicStreamAccumulator:
-        return _NoThinkingAccumulator(self)
+    accumulator = _NoThinkingAccumulator
 
 
 class _MergingAccumulator(AnthropicStreamAccumulator):
@@ -434,12 +425,11 @@ class _MergingAccumulator(AnthropicStreamAccumulator):
         return [ReasoningComplete(reasoning=merged), *events]
 
 
-class MergesConsecutiveThinking(AnthropicAdapter):
+class MergesConsecutiveThinking(BrokenStream, AnthropicAdapter):
     """Merges consecutive streamed thinking blocks into one, keeping the last signature: the
     merge that broke the signatures in NousResearch/hermes-agent #6112."""
 
-    def new_accumulator(self) -> AnthropicStreamAccumulator:
-        return _MergingAccumulator(self)
+    accumulator = _MergingAccumulator
 
 
 # == messages (issue 12) ===========================================================================

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import controls_openai as _generic  # tests/providers/controls_openai.py
-from provider_kit import Route
+from provider_kit import BrokenStream, Route
 
 from pytest_toolcall.providers.azure_openai.reference import AzureOpenAIAdapter
 from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter, StreamAccumulator
@@ -24,12 +24,11 @@ class _FirstChoiceAcc(StreamAccumulator):
         return super().feed(dict(data, choices=[choice]))
 
 
-class ChoicesZeroEveryChunk(AzureOpenAIAdapter):
+class ChoicesZeroEveryChunk(BrokenStream, AzureOpenAIAdapter):
     """Indexes ``choices[0]`` on every chunk (``chunk.choices[0].delta``, as mentat #429,
     pydantic-ai #164 and logfire #64 did): Azure's first chunk has ``choices: []``."""
 
-    def new_accumulator(self) -> StreamAccumulator:
-        return _FirstChoiceAcc(self)
+    accumulator = _FirstChoiceAcc
 
 
 class _SkipsFirstAcc(StreamAccumulator):
@@ -44,12 +43,11 @@ class _SkipsFirstAcc(StreamAccumulator):
         return super().feed(data)
 
 
-class SkipsFirstChoiceChunk(AzureOpenAIAdapter):
+class SkipsFirstChoiceChunk(BrokenStream, AzureOpenAIAdapter):
     """Skips the first chunk that has choices as a role-only header (having stepped over the
     prompt-filter chunk): Azure's role chunk carries a single call's id and name."""
 
-    def new_accumulator(self) -> StreamAccumulator:
-        return _SkipsFirstAcc(self)
+    accumulator = _SkipsFirstAcc
 
 
 class _FilteredAcc(StreamAccumulator):
@@ -67,12 +65,11 @@ class _FilteredAcc(StreamAccumulator):
         return super().finish_events()
 
 
-class FilterResultsMeanFiltered(AzureOpenAIAdapter):
+class FilterResultsMeanFiltered(BrokenStream, AzureOpenAIAdapter):
     """Takes a choice's non-empty ``content_filter_results`` for a filtered answer, without
     reading ``filtered``: every text stream ends as 'content_filter'."""
 
-    def new_accumulator(self) -> StreamAccumulator:
-        return _FilteredAcc(self)
+    accumulator = _FilteredAcc
 
 
 class ContentFilterAsStop(AzureOpenAIAdapter):

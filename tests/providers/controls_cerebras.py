@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import controls_openai as _generic  # tests/providers/controls_openai.py
+from provider_kit import BrokenStream, ReasoningOnlyInText, UsageFromEmptyChoicesOnly
 
 from pytest_toolcall.core.model import ChatResponse
 from pytest_toolcall.providers.cerebras.reference import CerebrasAdapter, CerebrasStreamAccumulator
@@ -28,14 +29,8 @@ class ReadsReasoningContent(CerebrasAdapter):
         return response.model_copy(update={"reasoning": reasoning}) if reasoning else response
 
 
-class ReasoningAsText(CerebrasAdapter):
+class ReasoningAsText(ReasoningOnlyInText, CerebrasAdapter):
     """Folds the chain of thought into the answer's text."""
-
-    def parse_response(self, data: Any) -> ChatResponse:
-        response = super().parse_response(data)
-        thought = "".join(r.text or "" for r in response.reasoning)
-        return response.model_copy(update={"text": thought + (response.text or ""),
-                                           "reasoning": ()})
 
 
 class _NoReasoning(CerebrasStreamAccumulator):
@@ -43,26 +38,21 @@ class _NoReasoning(CerebrasStreamAccumulator):
         return StreamAccumulator.feed(self, data)
 
 
-class StreamDropsReasoning(CerebrasAdapter):
+class StreamDropsReasoning(BrokenStream, CerebrasAdapter):
     """The stream reader keeps content and tool_calls deltas only."""
 
-    def new_accumulator(self) -> CerebrasStreamAccumulator:
-        return _NoReasoning(self)
+    accumulator = _NoReasoning
 
 
-class _UsageChunkOnly(CerebrasStreamAccumulator):
-    def feed(self, data: dict[str, Any]) -> list[Any]:
-        if data.get("choices"):
-            data = {k: v for k, v in data.items() if k != "usage"}
-        return super().feed(data)
+class _UsageChunkOnly(UsageFromEmptyChoicesOnly, CerebrasStreamAccumulator):
+    pass
 
 
-class UsageChunkOnly(CerebrasAdapter):
+class UsageChunkOnly(BrokenStream, CerebrasAdapter):
     """Reads usage only from OpenAI's separate ``choices: []`` chunk, which Cerebras does not
     send: usage rides on the finish chunk."""
 
-    def new_accumulator(self) -> CerebrasStreamAccumulator:
-        return _UsageChunkOnly(self)
+    accumulator = _UsageChunkOnly
 
 
 class UnknownKeySent(CerebrasAdapter):

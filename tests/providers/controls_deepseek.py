@@ -6,21 +6,25 @@ from __future__ import annotations
 
 from typing import Any
 
+from provider_kit import (
+    BrokenStream,
+    DecodesAsOpenAI,
+    EncodesAsOpenAI,
+    ReasoningInText,
+    UsageFromEmptyChoicesOnly,
+)
+
 from pytest_toolcall.core.model import ChatResponse
 from pytest_toolcall.providers.deepseek.reference import DeepSeekAdapter, DeepSeekStreamAccumulator
-from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter
 
 __all__ = ["DropsReasoning", "EditsReasoning", "NonEmptyReasoningOnly", "ReasoningAsText",
            "ReasoningNotDecoded", "StreamDropsReasoning", "UsageChunkOnly", "RetriesEverything",
            "DeveloperRoleSent"]
 
 
-class DropsReasoning(DeepSeekAdapter):
+class DropsReasoning(EncodesAsOpenAI, DeepSeekAdapter):
     """The plain OpenAI encoder: reasoning_content never goes back (langchain #37713, crewAI
     #5878, opencode #24083): DeepSeek's 400."""
-
-    def encode_message(self, message: Any) -> dict[str, Any]:
-        return OpenAIChatAdapter.encode_message(self, message)
 
 
 class EditsReasoning(DeepSeekAdapter):
@@ -41,21 +45,13 @@ class NonEmptyReasoningOnly(DeepSeekAdapter):
         return DeepSeekAdapter.encode_reasoning(reasoning) or None
 
 
-class ReasoningAsText(DeepSeekAdapter):
+class ReasoningAsText(ReasoningInText, DeepSeekAdapter):
     """Folds the chain of thought into the answer's text (a client that shows '<think>' text)."""
 
-    def parse_response(self, data: Any) -> ChatResponse:
-        response = super().parse_response(data)
-        thought = "".join(r.text or "" for r in response.reasoning)
-        return response.model_copy(update={"text": thought + (response.text or "")})
 
-
-class ReasoningNotDecoded(DeepSeekAdapter):
+class ReasoningNotDecoded(DecodesAsOpenAI, DeepSeekAdapter):
     """The OpenAI decoder: reasoning_content is ignored, nothing can be replayed (the adapters
     behind openai-agents #2155)."""
-
-    def parse_response(self, data: Any) -> ChatResponse:
-        return OpenAIChatAdapter.parse_response(self, data)
 
 
 class _NoReasoningAccumulator(DeepSeekStreamAccumulator):
@@ -63,26 +59,21 @@ class _NoReasoningAccumulator(DeepSeekStreamAccumulator):
         return super(DeepSeekStreamAccumulator, self).feed(data)
 
 
-class StreamDropsReasoning(DeepSeekAdapter):
+class StreamDropsReasoning(BrokenStream, DeepSeekAdapter):
     """The stream reader keeps content and tool_calls deltas only (deepseek-harness #739 asks
     whether reasoning_content is lost in the streaming chunks)."""
 
-    def new_accumulator(self) -> DeepSeekStreamAccumulator:
-        return _NoReasoningAccumulator(self)
+    accumulator = _NoReasoningAccumulator
 
 
-class _UsageChunkOnly(DeepSeekStreamAccumulator):
-    def feed(self, data: dict[str, Any]) -> list[Any]:
-        if data.get("choices"):
-            data = {k: v for k, v in data.items() if k != "usage"}
-        return super().feed(data)
+class _UsageChunkOnly(UsageFromEmptyChoicesOnly, DeepSeekStreamAccumulator):
+    pass
 
 
-class UsageChunkOnly(DeepSeekAdapter):
+class UsageChunkOnly(BrokenStream, DeepSeekAdapter):
     """Reads usage only from OpenAI's separate ``choices: []`` chunk, which DeepSeek never sends."""
 
-    def new_accumulator(self) -> DeepSeekStreamAccumulator:
-        return _UsageChunkOnly(self)
+    accumulator = _UsageChunkOnly
 
 
 class DeveloperRoleSent(DeepSeekAdapter):

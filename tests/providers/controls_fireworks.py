@@ -7,38 +7,28 @@ from __future__ import annotations
 from typing import Any
 
 import controls_openai as _generic  # tests/providers/controls_openai.py
+from provider_kit import BrokenStream, DecodesAsOpenAI, EncodesAsOpenAI, ReasoningInText
 
-from pytest_toolcall.core.model import ChatResponse, ToolCallDelta
+from pytest_toolcall.core.model import ToolCallDelta
 from pytest_toolcall.providers.deepseek.reference import DeepSeekStreamAccumulator
 from pytest_toolcall.providers.fireworks.reference import FireworksAdapter
-from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter, _Slot
+from pytest_toolcall.providers.openai.reference import _Slot
 
 __all__ = ["DropsReasoning", "ReasoningAsText", "ReasoningNotDecoded", "StreamDropsReasoning",
            "NameFromFirstFragmentOnly", "NewCallPerId", "StatusLost", "EveryErrorRetryable",
            "NeverRetryable"]
 
 
-class DropsReasoning(FireworksAdapter):
+class DropsReasoning(EncodesAsOpenAI, FireworksAdapter):
     """The plain OpenAI encoder: reasoning_content never goes back with the tool results."""
 
-    def encode_message(self, message: Any) -> dict[str, Any]:
-        return OpenAIChatAdapter.encode_message(self, message)
 
-
-class ReasoningAsText(FireworksAdapter):
+class ReasoningAsText(ReasoningInText, FireworksAdapter):
     """Folds the chain of thought into the answer's text."""
 
-    def parse_response(self, data: Any) -> ChatResponse:
-        response = super().parse_response(data)
-        thought = "".join(r.text or "" for r in response.reasoning)
-        return response.model_copy(update={"text": thought + (response.text or "")})
 
-
-class ReasoningNotDecoded(FireworksAdapter):
+class ReasoningNotDecoded(DecodesAsOpenAI, FireworksAdapter):
     """The OpenAI decoder: reasoning_content is ignored, nothing can be sent back."""
-
-    def parse_response(self, data: Any) -> ChatResponse:
-        return OpenAIChatAdapter.parse_response(self, data)
 
 
 class _NoReasoning(DeepSeekStreamAccumulator):
@@ -46,11 +36,10 @@ class _NoReasoning(DeepSeekStreamAccumulator):
         return super(DeepSeekStreamAccumulator, self).feed(data)
 
 
-class StreamDropsReasoning(FireworksAdapter):
+class StreamDropsReasoning(BrokenStream, FireworksAdapter):
     """The stream reader keeps content and tool_calls deltas only."""
 
-    def new_accumulator(self) -> DeepSeekStreamAccumulator:
-        return _NoReasoning(self)
+    accumulator = _NoReasoning
 
 
 class _FirstFragmentName(DeepSeekStreamAccumulator):
@@ -63,12 +52,11 @@ class _FirstFragmentName(DeepSeekStreamAccumulator):
         return super().add_fragment(frag)
 
 
-class NameFromFirstFragmentOnly(FireworksAdapter):
+class NameFromFirstFragmentOnly(BrokenStream, FireworksAdapter):
     """Takes a call's name from its first fragment only (the collector timbal-ai/timbal PR #27
     fixed): Kimi's name, which comes on the second fragment, is lost."""
 
-    def new_accumulator(self) -> DeepSeekStreamAccumulator:
-        return _FirstFragmentName(self)
+    accumulator = _FirstFragmentName
 
 
 class _CallPerId(DeepSeekStreamAccumulator):
@@ -81,12 +69,11 @@ class _CallPerId(DeepSeekStreamAccumulator):
         return super().add_fragment(frag)
 
 
-class NewCallPerId(FireworksAdapter):
+class NewCallPerId(BrokenStream, FireworksAdapter):
     """Starts a new call on every fragment that carries an id (the collector timbal-ai/timbal
     PR #27 fixed): a repeated id splits one call into many."""
 
-    def new_accumulator(self) -> DeepSeekStreamAccumulator:
-        return _CallPerId(self)
+    accumulator = _CallPerId
 
 
 # -- the errors family on Fireworks' own bodies: the generic error bugs of controls_openai.py ------

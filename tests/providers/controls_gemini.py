@@ -9,8 +9,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import httpx
-
-from provider_kit import Route
+from provider_kit import BrokenStream, Route
 
 from pytest_toolcall.core.errors import ProviderError
 from pytest_toolcall.core.model import (
@@ -122,12 +121,11 @@ class _NoSignatureAccumulator(StreamAccumulator):
             arguments=function.get("args")))]
 
 
-class StreamForgetsSignature(GeminiAdapter):
+class StreamForgetsSignature(BrokenStream, GeminiAdapter):
     """The streaming path builds calls on its own and keeps no thoughtSignature: replay after a
     streamed turn fails on Gemini 3 while the non-streaming path works."""
 
-    def new_accumulator(self) -> StreamAccumulator:
-        return _NoSignatureAccumulator(self)
+    accumulator = _NoSignatureAccumulator
 
 
 class OneTurnPerResult(GeminiAdapter):
@@ -187,11 +185,10 @@ class _FirstCallAccumulator(StreamAccumulator):
         return super().feed(data)
 
 
-class FirstFunctionCallPartOnly(GeminiAdapter):
+class FirstFunctionCallPartOnly(BrokenStream, GeminiAdapter):
     """Only the first functionCall part of a chunk is read (langchainjs #10196)."""
 
-    def new_accumulator(self) -> StreamAccumulator:
-        return _FirstCallAccumulator(self)
+    accumulator = _FirstCallAccumulator
 
 
 class _LastChunkAccumulator(StreamAccumulator):
@@ -211,12 +208,11 @@ class _LastChunkAccumulator(StreamAccumulator):
         return [ToolCallComplete(call=c) for c in self.calls] + done
 
 
-class LastChunkCallsWin(GeminiAdapter):
+class LastChunkCallsWin(BrokenStream, GeminiAdapter):
     """Each chunk's calls are taken as the turn's calls: with one call per chunk only the last
     survives."""
 
-    def new_accumulator(self) -> StreamAccumulator:
-        return _LastChunkAccumulator(self)
+    accumulator = _LastChunkAccumulator
 
 
 class SplitsEventsOnLfLf(GeminiAdapter):
@@ -267,12 +263,11 @@ class _FinishIsEndAccumulator(StreamAccumulator):
         return super().feed(data)
 
 
-class FinishChunkEndsStream(GeminiAdapter):
+class FinishChunkEndsStream(BrokenStream, GeminiAdapter):
     """The chunk carrying finishReason is taken for the empty closing chunk of 2.5 / 3.x and
     its parts are skipped: with gemini-2.0-flash the last call or text is lost."""
 
-    def new_accumulator(self) -> StreamAccumulator:
-        return _FinishIsEndAccumulator(self)
+    accumulator = _FinishIsEndAccumulator
 
 
 class RequiresThoughtSignature(GeminiAdapter):

@@ -7,11 +7,11 @@ from __future__ import annotations
 from typing import Any
 
 import controls_openai as _generic  # tests/providers/controls_openai.py
+from provider_kit import BrokenStream, DecodesAsOpenAI, ReasoningInText
 
 from pytest_toolcall.core.errors import ProviderError
-from pytest_toolcall.core.model import ChatResponse
 from pytest_toolcall.providers.groq.reference import GroqAdapter, GroqStreamAccumulator
-from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter, StreamAccumulator
+from pytest_toolcall.providers.openai.reference import StreamAccumulator
 
 __all__ = ["XGroqUsageIgnored", "ArgumentsWithIdDropped", "ReasoningAsText",
            "ReasoningNotDecoded", "StreamDropsReasoning", "DropsErrorBody", "DropsErrorCode",
@@ -23,12 +23,11 @@ class _TopLevelUsageOnly(GroqStreamAccumulator):
         return super().feed({k: v for k, v in data.items() if k != "x_groq"})
 
 
-class XGroqUsageIgnored(GroqAdapter):
+class XGroqUsageIgnored(BrokenStream, GroqAdapter):
     """Reads a stream's usage only from OpenAI's top-level field (vercel/ai #1651: 'Token
     usage: NaN' on Groq): x_groq.usage, where Groq puts it, is never read."""
 
-    def new_accumulator(self) -> GroqStreamAccumulator:
-        return _TopLevelUsageOnly(self)
+    accumulator = _TopLevelUsageOnly
 
 
 class _ArgumentsAfterIdOnly(GroqStreamAccumulator):
@@ -39,28 +38,19 @@ class _ArgumentsAfterIdOnly(GroqStreamAccumulator):
         return super().add_fragment(frag)
 
 
-class ArgumentsWithIdDropped(GroqAdapter):
+class ArgumentsWithIdDropped(BrokenStream, GroqAdapter):
     """Built on OpenAI's fragment shape: the fragment that brings a call's id is taken to carry
     arguments '' and its arguments are ignored; Groq's whole calls lose theirs."""
 
-    def new_accumulator(self) -> GroqStreamAccumulator:
-        return _ArgumentsAfterIdOnly(self)
+    accumulator = _ArgumentsAfterIdOnly
 
 
-class ReasoningAsText(GroqAdapter):
+class ReasoningAsText(ReasoningInText, GroqAdapter):
     """Folds the chain of thought into the answer's text."""
 
-    def parse_response(self, data: Any) -> ChatResponse:
-        response = super().parse_response(data)
-        thought = "".join(r.text or "" for r in response.reasoning)
-        return response.model_copy(update={"text": thought + (response.text or "")})
 
-
-class ReasoningNotDecoded(GroqAdapter):
+class ReasoningNotDecoded(DecodesAsOpenAI, GroqAdapter):
     """The OpenAI decoder: message.reasoning is ignored."""
-
-    def parse_response(self, data: Any) -> ChatResponse:
-        return OpenAIChatAdapter.parse_response(self, data)
 
 
 class _NoReasoning(GroqStreamAccumulator):
@@ -71,11 +61,10 @@ class _NoReasoning(GroqStreamAccumulator):
         return StreamAccumulator.feed(self, data)
 
 
-class StreamDropsReasoning(GroqAdapter):
+class StreamDropsReasoning(BrokenStream, GroqAdapter):
     """The stream reader keeps content and tool_calls deltas only: delta.reasoning is lost."""
 
-    def new_accumulator(self) -> GroqStreamAccumulator:
-        return _NoReasoning(self)
+    accumulator = _NoReasoning
 
 
 class DropsErrorBody(GroqAdapter):

@@ -7,39 +7,27 @@ from __future__ import annotations
 from typing import Any
 
 import controls_openai as _generic  # tests/providers/controls_openai.py
+from provider_kit import BrokenStream, DecodesAsOpenAI, EncodesAsOpenAI, ReasoningInText
 
-from pytest_toolcall.core.model import ChatResponse
 from pytest_toolcall.providers.deepseek.reference import DeepSeekAdapter, DeepSeekStreamAccumulator
 from pytest_toolcall.providers.llamacpp.reference import LlamaCppAdapter, LlamaCppStreamAccumulator
-from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter
 
 __all__ = ["DropsReasoning", "ReasoningAsText", "ReasoningNotDecoded", "StreamDropsReasoning",
            "PrefixesIds", "JinjaRetried", "JinjaWordsLost", "StatusLost", "EveryErrorRetryable",
            "NeverRetryable", "DropsErrorCode", "SplitsLinesLikeStr"]
 
 
-class DropsReasoning(LlamaCppAdapter):
+class DropsReasoning(EncodesAsOpenAI, LlamaCppAdapter):
     """The plain OpenAI encoder: reasoning_content never goes back with the tool calls."""
 
-    def encode_message(self, message: Any) -> dict[str, Any]:
-        return OpenAIChatAdapter.encode_message(self, message)
 
-
-class ReasoningAsText(LlamaCppAdapter):
+class ReasoningAsText(ReasoningInText, LlamaCppAdapter):
     """Folds the chain of thought into the answer's text (what --reasoning-format none would
     leave in content)."""
 
-    def parse_response(self, data: Any) -> ChatResponse:
-        response = super().parse_response(data)
-        thought = "".join(r.text or "" for r in response.reasoning)
-        return response.model_copy(update={"text": thought + (response.text or "")})
 
-
-class ReasoningNotDecoded(LlamaCppAdapter):
+class ReasoningNotDecoded(DecodesAsOpenAI, LlamaCppAdapter):
     """The OpenAI decoder: reasoning_content is ignored, nothing can be sent back."""
-
-    def parse_response(self, data: Any) -> ChatResponse:
-        return OpenAIChatAdapter.parse_response(self, data)
 
 
 class _NoReasoningAccumulator(LlamaCppStreamAccumulator):
@@ -47,11 +35,10 @@ class _NoReasoningAccumulator(LlamaCppStreamAccumulator):
         return super(DeepSeekStreamAccumulator, self).feed(data)
 
 
-class StreamDropsReasoning(LlamaCppAdapter):
+class StreamDropsReasoning(BrokenStream, LlamaCppAdapter):
     """The stream reader keeps content and tool_calls deltas only."""
 
-    def new_accumulator(self) -> LlamaCppStreamAccumulator:
-        return _NoReasoningAccumulator(self)
+    accumulator = _NoReasoningAccumulator
 
 
 def _prefixed(call_id: Any) -> Any:

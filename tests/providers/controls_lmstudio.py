@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 import controls_openai as _generic  # tests/providers/controls_openai.py
+from provider_kit import BrokenStream, DecodesAsOpenAI, ReasoningOnlyInText
 
 from pytest_toolcall.core.errors import ProviderError, StreamError
 from pytest_toolcall.core.model import ChatResponse
@@ -52,21 +53,12 @@ class IdsAsNumbers(LMStudioAdapter):
         return out
 
 
-class ReasoningAsText(LMStudioAdapter):
+class ReasoningAsText(ReasoningOnlyInText, LMStudioAdapter):
     """Folds the chain of thought into the answer's text."""
 
-    def parse_response(self, data: Any) -> ChatResponse:
-        response = super().parse_response(data)
-        thought = "".join(r.text or "" for r in response.reasoning)
-        return response.model_copy(update={"text": thought + (response.text or ""),
-                                           "reasoning": ()})
 
-
-class ReasoningNotDecoded(LMStudioAdapter):
+class ReasoningNotDecoded(DecodesAsOpenAI, LMStudioAdapter):
     """The OpenAI decoder: reasoning_content and reasoning are ignored."""
-
-    def parse_response(self, data: Any) -> ChatResponse:
-        return OpenAIChatAdapter.parse_response(self, data)
 
 
 class _NoReasoning(LMStudioStreamAccumulator):
@@ -74,11 +66,10 @@ class _NoReasoning(LMStudioStreamAccumulator):
         return StreamAccumulator.feed(self, data)
 
 
-class StreamDropsReasoning(LMStudioAdapter):
+class StreamDropsReasoning(BrokenStream, LMStudioAdapter):
     """The stream reader keeps content and tool_calls deltas only."""
 
-    def new_accumulator(self) -> LMStudioStreamAccumulator:
-        return _NoReasoning(self)
+    accumulator = _NoReasoning
 
 
 class _ContentOnlyAcc(LMStudioStreamAccumulator):
@@ -105,12 +96,9 @@ class ReasoningContentOnly(LMStudioAdapter):
         return _ContentOnlyAcc(self)
 
 
-class OpenAIBodyReader(LMStudioAdapter):
+class OpenAIBodyReader(DecodesAsOpenAI, LMStudioAdapter):
     """Reads a 200 as OpenAI's answer: a body with no choices is a 'malformed response' that
     quotes the body instead of saying LM Studio's words."""
-
-    def parse_response(self, data: Any) -> ChatResponse:
-        return OpenAIChatAdapter.parse_response(self, data)
 
 
 class EmptyAnswerOnErrorBody(LMStudioAdapter):
@@ -145,12 +133,11 @@ class _SkipsErrors(LMStudioStreamAccumulator):
         return super().feed_line(line)
 
 
-class SkipsErrorEvents(LMStudioAdapter):
+class SkipsErrorEvents(BrokenStream, LMStudioAdapter):
     """Reads only chunks with choices: the error event is skipped and the partial text comes
     back as the answer."""
 
-    def new_accumulator(self) -> LMStudioStreamAccumulator:
-        return _SkipsErrors(self)
+    accumulator = _SkipsErrors
 
 
 class _RetryableErrors(LMStudioStreamAccumulator):
@@ -162,12 +149,11 @@ class _RetryableErrors(LMStudioStreamAccumulator):
             raise
 
 
-class StreamErrorRetryable(LMStudioAdapter):
+class StreamErrorRetryable(BrokenStream, LMStudioAdapter):
     """Every error inside a stream is retryable: an input that does not fit the context is
     sent again and again."""
 
-    def new_accumulator(self) -> LMStudioStreamAccumulator:
-        return _RetryableErrors(self)
+    accumulator = _RetryableErrors
 
 
 # -- the errors family on LM Studio's own bodies: the generic error bugs of controls_openai.py -----

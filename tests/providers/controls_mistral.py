@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_toolcall.core.model import ChatResponse
+from provider_kit import BrokenStream, DecodesAsOpenAI, ReasoningInText, UsageFromEmptyChoicesOnly
+
 from pytest_toolcall.providers.mistral.reference import MistralAdapter, MistralStreamAccumulator
 from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter, StreamAccumulator
 
@@ -42,20 +43,12 @@ class CutsIds(MistralAdapter):
         return "".join(ch for ch in call_id if ch.isalnum())[:9].ljust(9, "0")
 
 
-class OpenAIDecoder(MistralAdapter):
+class OpenAIDecoder(DecodesAsOpenAI, MistralAdapter):
     """The OpenAI decoder: text chunks are read, the thinking is lost (nothing to replay)."""
 
-    def parse_response(self, data: Any) -> ChatResponse:
-        return OpenAIChatAdapter.parse_response(self, data)
 
-
-class ThinkingAsText(MistralAdapter):
+class ThinkingAsText(ReasoningInText, MistralAdapter):
     """Folds the thinking into the answer's text (a client that shows it inline)."""
-
-    def parse_response(self, data: Any) -> ChatResponse:
-        response = super().parse_response(data)
-        thought = "".join(r.text or "" for r in response.reasoning)
-        return response.model_copy(update={"text": thought + (response.text or "")})
 
 
 class ReasoningContentReplay(MistralAdapter):
@@ -86,26 +79,21 @@ class _StringsOnly(MistralStreamAccumulator):
         return StreamAccumulator.feed(self, data)
 
 
-class StringsOnlyStream(MistralAdapter):
+class StringsOnlyStream(BrokenStream, MistralAdapter):
     """A stream reader for string deltas: a list's thinking chunks are skipped
     (braintrust-sdk-javascript #1857)."""
 
-    def new_accumulator(self) -> MistralStreamAccumulator:
-        return _StringsOnly(self)
+    accumulator = _StringsOnly
 
 
-class _UsageChunkOnly(MistralStreamAccumulator):
-    def feed(self, data: dict[str, Any]) -> list[Any]:
-        if data.get("choices"):
-            data = {k: v for k, v in data.items() if k != "usage"}
-        return super().feed(data)
+class _UsageChunkOnly(UsageFromEmptyChoicesOnly, MistralStreamAccumulator):
+    pass
 
 
-class UsageChunkOnly(MistralAdapter):
+class UsageChunkOnly(BrokenStream, MistralAdapter):
     """Reads usage only from OpenAI's separate ``choices: []`` chunk, which Mistral never sends."""
 
-    def new_accumulator(self) -> MistralStreamAccumulator:
-        return _UsageChunkOnly(self)
+    accumulator = _UsageChunkOnly
 
 
 class _NeedsType(MistralStreamAccumulator):
@@ -117,12 +105,11 @@ class _NeedsType(MistralStreamAccumulator):
         return super().feed(data)
 
 
-class NeedsTypeOnFragment(MistralAdapter):
+class NeedsTypeOnFragment(BrokenStream, MistralAdapter):
     """Opens a call only on a fragment with ``type: function`` (OpenAI's first fragment has
     it; Mistral's calls have none): every call is lost."""
 
-    def new_accumulator(self) -> MistralStreamAccumulator:
-        return _NeedsType(self)
+    accumulator = _NeedsType
 
 
 # -- the errors family on Mistral's own bodies ----------------------------------------------------

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 import controls_openai as _openai  # the OpenAI controls, for the compatible route
-from provider_kit import Route
+from provider_kit import BrokenStream, Route
 
 from pytest_toolcall.core.contracts import Profile
 from pytest_toolcall.core.model import (
@@ -129,11 +129,10 @@ class _IgnoresErrorAcc(NdjsonAccumulator):
         return () if self.done else self.finish_events({})  # whatever came, as a success
 
 
-class IgnoresErrorLine(OllamaAdapter):
+class IgnoresErrorLine(BrokenStream, OllamaAdapter):
     """The error line is read as an empty chunk and the stream's end as success."""
 
-    def new_accumulator(self) -> NdjsonAccumulator:
-        return _IgnoresErrorAcc(self)
+    accumulator = _IgnoresErrorAcc
 
 
 class _ErrorUnreadAcc(NdjsonAccumulator):
@@ -143,11 +142,10 @@ class _ErrorUnreadAcc(NdjsonAccumulator):
         return self.feed(json.loads(line))
 
 
-class ErrorLineUnread(OllamaAdapter):
+class ErrorLineUnread(BrokenStream, OllamaAdapter):
     """The error line is skipped; the stream then fails as incomplete, without Ollama's words."""
 
-    def new_accumulator(self) -> NdjsonAccumulator:
-        return _ErrorUnreadAcc(self)
+    accumulator = _ErrorUnreadAcc
 
 
 class _MergesByIndexAcc(NdjsonAccumulator):
@@ -168,12 +166,11 @@ class _MergesByIndexAcc(NdjsonAccumulator):
         return events + super().feed(data)
 
 
-class MergesCallsByIndex(OllamaAdapter):
+class MergesCallsByIndex(BrokenStream, OllamaAdapter):
     """Whole calls merged by ``function.index`` as if they were OpenAI fragments: every call at
     index 0 becomes one call with ``{"path":"a"}{"path":"b"}`` (litellm #33678)."""
 
-    def new_accumulator(self) -> NdjsonAccumulator:
-        return _MergesByIndexAcc(self)
+    accumulator = _MergesByIndexAcc
 
 
 # == messages (issue 12) ===========================================================================

@@ -19,6 +19,7 @@ from collections.abc import AsyncIterator, Iterable, Iterator
 from typing import Any
 
 import httpx
+from provider_kit import BrokenStream
 
 from pytest_toolcall.core.contracts import Profile
 from pytest_toolcall.core.errors import ProviderError
@@ -528,11 +529,10 @@ class _OverwritesArgumentsAcc(_Acc):
         return delta
 
 
-class OverwritesArguments(OpenAIChatAdapter):
+class OverwritesArguments(BrokenStream, OpenAIChatAdapter):
     """Each arguments fragment replaces the buffer instead of being appended to it."""
 
-    def new_accumulator(self) -> StreamAccumulator:
-        return _OverwritesArgumentsAcc(self)
+    accumulator = _OverwritesArgumentsAcc
 
 
 class _RoleChunkIsHeaderAcc(_Acc):
@@ -543,12 +543,11 @@ class _RoleChunkIsHeaderAcc(_Acc):
         return super().feed(data)
 
 
-class SkipsRoleChunk(OpenAIChatAdapter):
+class SkipsRoleChunk(BrokenStream, OpenAIChatAdapter):
     """Treats the chunk that carries ``role`` as a header and skips it; real OpenAI streams
     mostly put the first tool-call fragment in that very chunk, so the call is lost."""
 
-    def new_accumulator(self) -> StreamAccumulator:
-        return _RoleChunkIsHeaderAcc(self)
+    accumulator = _RoleChunkIsHeaderAcc
 
 
 class _KeysOnIndexAcc(_Acc):
@@ -564,12 +563,11 @@ class _KeysOnIndexAcc(_Acc):
         return ToolCallDelta(index=slot.index, arguments_delta=function.get("arguments") or "")
 
 
-class KeysOnIndexOnly(OpenAIChatAdapter):
+class KeysOnIndexOnly(BrokenStream, OpenAIChatAdapter):
     """Fragments keyed on ``index`` alone: servers that send every call at index 0 get their
     calls merged into ``{"path":"a"}{"path":"b"}`` (ollama #15457, litellm #33678, #5231)."""
 
-    def new_accumulator(self) -> StreamAccumulator:
-        return _KeysOnIndexAcc(self)
+    accumulator = _KeysOnIndexAcc
 
 
 class _IndexRequiredAcc(_Acc):
@@ -578,12 +576,11 @@ class _IndexRequiredAcc(_Acc):
         return super().add_fragment(frag)
 
 
-class IndexRequired(OpenAIChatAdapter):
+class IndexRequired(BrokenStream, OpenAIChatAdapter):
     """``frag["index"]`` read unguarded: a stream without indices raises KeyError
     (ollama #7881)."""
 
-    def new_accumulator(self) -> StreamAccumulator:
-        return _IndexRequiredAcc(self)
+    accumulator = _IndexRequiredAcc
 
 
 class _KeysOnIdAcc(_Acc):
@@ -599,12 +596,11 @@ class _KeysOnIdAcc(_Acc):
                              arguments_delta=function.get("arguments") or "")
 
 
-class ExpectsIdOnEveryChunk(OpenAIChatAdapter):
+class ExpectsIdOnEveryChunk(BrokenStream, OpenAIChatAdapter):
     """Fragments keyed on ``id``, read as ``frag["id"]``: OpenAI sends the id only on a call's
     first fragment, so the next fragment raises KeyError (litellm #11407)."""
 
-    def new_accumulator(self) -> StreamAccumulator:
-        return _KeysOnIdAcc(self)
+    accumulator = _KeysOnIdAcc
 
 
 class _DropsIdlessAcc(_Acc):
@@ -614,12 +610,11 @@ class _DropsIdlessAcc(_Acc):
         return super().add_fragment(frag)
 
 
-class DropsFragmentsWithoutId(OpenAIChatAdapter):
+class DropsFragmentsWithoutId(BrokenStream, OpenAIChatAdapter):
     """Fragments without an id are skipped as 'not a tool call': only the empty first
     fragment of each call is kept (litellm #11407)."""
 
-    def new_accumulator(self) -> StreamAccumulator:
-        return _DropsIdlessAcc(self)
+    accumulator = _DropsIdlessAcc
 
 
 class _LastNameWinsAcc(_Acc):
@@ -629,12 +624,11 @@ class _LastNameWinsAcc(_Acc):
         return delta
 
 
-class LastNameWins(OpenAIChatAdapter):
+class LastNameWins(BrokenStream, OpenAIChatAdapter):
     """The call's name is overwritten by every fragment, so the later fragments, which carry
     no name, erase it."""
 
-    def new_accumulator(self) -> StreamAccumulator:
-        return _LastNameWinsAcc(self)
+    accumulator = _LastNameWinsAcc
 
 
 class _ConcatenatesAcc(_Acc):
@@ -652,13 +646,12 @@ class _ConcatenatesAcc(_Acc):
         return ToolCallDelta(index=slot.index, arguments_delta=function.get("arguments") or "")
 
 
-class ConcatenatesIdAndName(OpenAIChatAdapter):
+class ConcatenatesIdAndName(BrokenStream, OpenAIChatAdapter):
     """Every string field of a fragment is concatenated, id and name included (langchain
     #40041, the openai stream helper's accumulate_delta): a server that repeats them yields
     'call_001call_001'."""
 
-    def new_accumulator(self) -> StreamAccumulator:
-        return _ConcatenatesAcc(self)
+    accumulator = _ConcatenatesAcc
 
 
 class _ConcatenatesNameAcc(_Acc):
@@ -671,11 +664,10 @@ class _ConcatenatesNameAcc(_Acc):
         return delta
 
 
-class ConcatenatesName(OpenAIChatAdapter):
+class ConcatenatesName(BrokenStream, OpenAIChatAdapter):
     """The name is appended like the arguments (langchain #40041): 'get_weatherget_weather'."""
 
-    def new_accumulator(self) -> StreamAccumulator:
-        return _ConcatenatesNameAcc(self)
+    accumulator = _ConcatenatesNameAcc
 
 
 class _LineLimitAcc(_Acc):
@@ -720,12 +712,11 @@ class AsyncSplitsLinesLikeStr(OpenAIChatAdapter):
                 yield event
 
 
-class LineBufferLimit(OpenAIChatAdapter):
+class LineBufferLimit(BrokenStream, OpenAIChatAdapter):
     """Reads the stream through a fixed line buffer and fails on an event past it, as
     aiohttp's line reader does ('Chunk too big' past 128 KiB: NVIDIA/TensorRT-LLM #13952)."""
 
-    def new_accumulator(self) -> StreamAccumulator:
-        return _LineLimitAcc(self)
+    accumulator = _LineLimitAcc
 
 
 class _IdStartsCallAcc(_Acc):
@@ -735,12 +726,11 @@ class _IdStartsCallAcc(_Acc):
         return super().add_fragment(frag)
 
 
-class IdStartsNewCall(OpenAIChatAdapter):
+class IdStartsNewCall(BrokenStream, OpenAIChatAdapter):
     """Any fragment that carries an id starts a new call: a server that repeats the id on every
     fragment turns one call into one call per fragment."""
 
-    def new_accumulator(self) -> StreamAccumulator:
-        return _IdStartsCallAcc(self)
+    accumulator = _IdStartsCallAcc
 
 
 class _CurrentCallAcc(_Acc):
@@ -754,12 +744,11 @@ class _CurrentCallAcc(_Acc):
         return ToolCallDelta(index=slot.index, arguments_delta=function.get("arguments") or "")
 
 
-class AppendsToCurrentCall(OpenAIChatAdapter):
+class AppendsToCurrentCall(BrokenStream, OpenAIChatAdapter):
     """Argument fragments go to 'the current call' (the last one started), ignoring index:
     interleaved parallel calls mix (adk-python #1038: {"project_id": 3}{"project_id": 9})."""
 
-    def new_accumulator(self) -> StreamAccumulator:
-        return _CurrentCallAcc(self)
+    accumulator = _CurrentCallAcc
 
 
 class _SingleCallAcc(_Acc):
@@ -767,11 +756,10 @@ class _SingleCallAcc(_Acc):
         return super().add_fragment(dict(frag, index=0, id=None))
 
 
-class OneCallPerStream(OpenAIChatAdapter):
+class OneCallPerStream(BrokenStream, OpenAIChatAdapter):
     """The accumulator holds a single call: parallel calls stream into one (langchain #34807)."""
 
-    def new_accumulator(self) -> StreamAccumulator:
-        return _SingleCallAcc(self)
+    accumulator = _SingleCallAcc
 
 
 class _ByNameAcc(_Acc):
@@ -781,12 +769,11 @@ class _ByNameAcc(_Acc):
         return [*by_name.values(), events[-1]]
 
 
-class StreamKeysCallsByName(OpenAIChatAdapter):
+class StreamKeysCallsByName(BrokenStream, OpenAIChatAdapter):
     """Completed calls are stored by tool name (TanStack/ai #199): same-name parallel calls
     collapse into the last one."""
 
-    def new_accumulator(self) -> StreamAccumulator:
-        return _ByNameAcc(self)
+    accumulator = _ByNameAcc
 
 
 class _SkipsEmptyAcc(_Acc):
@@ -795,12 +782,11 @@ class _SkipsEmptyAcc(_Acc):
         return super().finish_events()
 
 
-class CompletesOnlyCallsWithArguments(OpenAIChatAdapter):
+class CompletesOnlyCallsWithArguments(BrokenStream, OpenAIChatAdapter):
     """A call is completed only once some argument text arrived: a zero-argument call ("" or
     null) never completes (pydantic-ai #1654)."""
 
-    def new_accumulator(self) -> StreamAccumulator:
-        return _SkipsEmptyAcc(self)
+    accumulator = _SkipsEmptyAcc
 
 
 class _JoinsNoneAcc(_Acc):
@@ -810,12 +796,11 @@ class _JoinsNoneAcc(_Acc):
         return super().finish_events()
 
 
-class JoinsNullArguments(OpenAIChatAdapter):
+class JoinsNullArguments(BrokenStream, OpenAIChatAdapter):
     """``"".join(buffer)`` where the buffer of a call whose arguments were null is None:
     TypeError at the end of the stream (pydantic-ai #1654)."""
 
-    def new_accumulator(self) -> StreamAccumulator:
-        return _JoinsNoneAcc(self)
+    accumulator = _JoinsNoneAcc
 
 
 class _StrictFinishAcc(_Acc):
@@ -825,12 +810,11 @@ class _StrictFinishAcc(_Acc):
         return super().finish_events()
 
 
-class StreamUnguardedJsonLoads(OpenAIChatAdapter):
+class StreamUnguardedJsonLoads(BrokenStream, OpenAIChatAdapter):
     """The joined arguments are ``json.loads``-ed unguarded at the end of the stream: "" or
     malformed JSON raises and the rest of the answer is lost."""
 
-    def new_accumulator(self) -> StreamAccumulator:
-        return _StrictFinishAcc(self)
+    accumulator = _StrictFinishAcc
 
 
 class _SwallowsParseErrorAcc(_Acc):
@@ -840,11 +824,10 @@ class _SwallowsParseErrorAcc(_Acc):
                 if hasattr(e, "call") and e.call.parse_error else e for e in events]
 
 
-class StreamMalformedBecomesEmpty(OpenAIChatAdapter):
+class StreamMalformedBecomesEmpty(BrokenStream, OpenAIChatAdapter):
     """A streamed call whose arguments do not parse is completed with {}."""
 
-    def new_accumulator(self) -> StreamAccumulator:
-        return _SwallowsParseErrorAcc(self)
+    accumulator = _SwallowsParseErrorAcc
 
 
 class _DropsTextAcc(_Acc):
@@ -852,11 +835,10 @@ class _DropsTextAcc(_Acc):
         return [e for e in super().feed(data) if not isinstance(e, TextDelta)]
 
 
-class StreamDropsText(OpenAIChatAdapter):
+class StreamDropsText(BrokenStream, OpenAIChatAdapter):
     """The streamed path reads tool-call deltas only; ``delta.content`` is dropped."""
 
-    def new_accumulator(self) -> StreamAccumulator:
-        return _DropsTextAcc(self)
+    accumulator = _DropsTextAcc
 
 
 class _StripsTextAcc(_Acc):
@@ -865,11 +847,10 @@ class _StripsTextAcc(_Acc):
                 for e in super().feed(data)]
 
 
-class StripsTextDeltas(OpenAIChatAdapter):
+class StripsTextDeltas(BrokenStream, OpenAIChatAdapter):
     """Each text delta is ``.strip()``-ed: the spaces between fragments vanish."""
 
-    def new_accumulator(self) -> StreamAccumulator:
-        return _StripsTextAcc(self)
+    accumulator = _StripsTextAcc
 
 
 class _NoFinishAcc(_Acc):
@@ -878,12 +859,11 @@ class _NoFinishAcc(_Acc):
         return [*events[:-1], StreamDone(finish_reason=None, usage=events[-1].usage)]
 
 
-class StreamDropsFinishReason(OpenAIChatAdapter):
+class StreamDropsFinishReason(BrokenStream, OpenAIChatAdapter):
     """The streamed path never reports the finish reason (the finish chunk has an empty
     delta and is skipped)."""
 
-    def new_accumulator(self) -> StreamAccumulator:
-        return _NoFinishAcc(self)
+    accumulator = _NoFinishAcc
 
 
 class _NoUsageAcc(_Acc):
@@ -891,11 +871,10 @@ class _NoUsageAcc(_Acc):
         return super().feed({k: v for k, v in data.items() if k != "usage"})
 
 
-class StreamIgnoresUsage(OpenAIChatAdapter):
+class StreamIgnoresUsage(BrokenStream, OpenAIChatAdapter):
     """The usage chunk (``choices: []``) is skipped: streamed answers report no usage."""
 
-    def new_accumulator(self) -> StreamAccumulator:
-        return _NoUsageAcc(self)
+    accumulator = _NoUsageAcc
 
 
 class _FirstChoiceAcc(_Acc):
@@ -911,12 +890,11 @@ class _FirstChoiceAcc(_Acc):
         return self.feed(dict(data, choices=[choice]))
 
 
-class IndexesFirstChoice(OpenAIChatAdapter):
+class IndexesFirstChoice(BrokenStream, OpenAIChatAdapter):
     """``chunk["choices"][0]`` on every chunk: the usage chunk (``choices: []``) raises
     IndexError, an error event (no choices) KeyError."""
 
-    def new_accumulator(self) -> StreamAccumulator:
-        return _FirstChoiceAcc(self)
+    accumulator = _FirstChoiceAcc
 
 
 class _IgnoresErrorAcc(_Acc):
@@ -930,12 +908,11 @@ class _IgnoresErrorAcc(_Acc):
         return self.feed(json.loads(payload))
 
 
-class IgnoresErrorEvent(OpenAIChatAdapter):
+class IgnoresErrorEvent(BrokenStream, OpenAIChatAdapter):
     """``data: {"error": ...}`` is not recognised and skipped; the stream then just ends, and
     the provider's message is lost."""
 
-    def new_accumulator(self) -> StreamAccumulator:
-        return _IgnoresErrorAcc(self)
+    accumulator = _IgnoresErrorAcc
 
 
 class _NoDoneCheckAcc(_Acc):
@@ -943,12 +920,11 @@ class _NoDoneCheckAcc(_Acc):
         return () if self.done else self.finish_events()
 
 
-class NoDoneCheck(OpenAIChatAdapter):
+class NoDoneCheck(BrokenStream, OpenAIChatAdapter):
     """The end of the byte stream is taken as the end of the answer, [DONE] or not: a cut
     connection returns half a call as a finished result."""
 
-    def new_accumulator(self) -> StreamAccumulator:
-        return _NoDoneCheckAcc(self)
+    accumulator = _NoDoneCheckAcc
 
 
 class _AssertsDoneAcc(_Acc):
@@ -957,11 +933,10 @@ class _AssertsDoneAcc(_Acc):
         return ()
 
 
-class AssertsDone(OpenAIChatAdapter):
+class AssertsDone(BrokenStream, OpenAIChatAdapter):
     """A truncated stream is detected with ``assert``: an AssertionError, not a typed error."""
 
-    def new_accumulator(self) -> StreamAccumulator:
-        return _AssertsDoneAcc(self)
+    accumulator = _AssertsDoneAcc
 
 
 class _NoDoneEventAcc(_Acc):
@@ -969,11 +944,10 @@ class _NoDoneEventAcc(_Acc):
         return super().finish_events()[:-1]
 
 
-class NoStreamDone(OpenAIChatAdapter):
+class NoStreamDone(BrokenStream, OpenAIChatAdapter):
     """The stream ends without a StreamDone event, so consumers never learn the finish reason."""
 
-    def new_accumulator(self) -> StreamAccumulator:
-        return _NoDoneEventAcc(self)
+    accumulator = _NoDoneEventAcc
 
 
 class _TwoDonesAcc(_Acc):
@@ -985,11 +959,10 @@ class _TwoDonesAcc(_Acc):
         return events
 
 
-class TwoStreamDones(OpenAIChatAdapter):
+class TwoStreamDones(BrokenStream, OpenAIChatAdapter):
     """A StreamDone is emitted on the finish chunk and again at [DONE]."""
 
-    def new_accumulator(self) -> StreamAccumulator:
-        return _TwoDonesAcc(self)
+    accumulator = _TwoDonesAcc
 
 
 # == async-only bugs ===============================================================================
@@ -1119,12 +1092,11 @@ class _FixedPrefixAcc(_Acc):
         return super().feed_line(line)
 
 
-class FixedDataPrefix(OpenAIChatAdapter):
+class FixedDataPrefix(BrokenStream, OpenAIChatAdapter):
     """Cuts a fixed six-character 'data: ' prefix off every SSE line; a server that writes
     'data:{...}' (legal SSE) loses the first character of each event."""
 
-    def new_accumulator(self) -> StreamAccumulator:
-        return _FixedPrefixAcc(self)
+    accumulator = _FixedPrefixAcc
 
 
 class _EveryLineIsDataAcc(_Acc):
@@ -1137,13 +1109,12 @@ class _EveryLineIsDataAcc(_Acc):
         return super().feed_line(line)
 
 
-class BreaksOnSseComments(OpenAIChatAdapter):
+class BreaksOnSseComments(BrokenStream, OpenAIChatAdapter):
     """Reads every non-empty SSE line as ``<field>: <json>``; OpenRouter's keep-alive comment
     lines (``: OPENROUTER PROCESSING``, legal SSE) make it raise (OpenRouter's streaming docs
     warn about exactly this parser)."""
 
-    def new_accumulator(self) -> StreamAccumulator:
-        return _EveryLineIsDataAcc(self)
+    accumulator = _EveryLineIsDataAcc
 
 
 class _RawIndexDeltaAcc(_Acc):
@@ -1152,12 +1123,11 @@ class _RawIndexDeltaAcc(_Acc):
         return delta.model_copy(update={"index": frag.get("index") or 0})
 
 
-class DeltaIndexIsProviderIndex(OpenAIChatAdapter):
+class DeltaIndexIsProviderIndex(BrokenStream, OpenAIChatAdapter):
     """Streamed deltas carry the provider's raw index: with a server that sends every call at
     index 0, a client rendering the deltas shows one call whose arguments are all of them."""
 
-    def new_accumulator(self) -> StreamAccumulator:
-        return _RawIndexDeltaAcc(self)
+    accumulator = _RawIndexDeltaAcc
 
 
 class _NoPiecesDeltaAcc(_Acc):
@@ -1165,12 +1135,11 @@ class _NoPiecesDeltaAcc(_Acc):
         return super().add_fragment(frag).model_copy(update={"arguments_delta": ""})
 
 
-class DeltasWithoutArguments(OpenAIChatAdapter):
+class DeltasWithoutArguments(BrokenStream, OpenAIChatAdapter):
     """Deltas announce each call but never carry its argument pieces: a client showing the
     call as it streams shows it empty."""
 
-    def new_accumulator(self) -> StreamAccumulator:
-        return _NoPiecesDeltaAcc(self)
+    accumulator = _NoPiecesDeltaAcc
 
 
 class IndexesStraightIntoTheAnswer(OpenAIChatAdapter):

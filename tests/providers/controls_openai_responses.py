@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from provider_kit import BrokenStream
+
 from pytest_toolcall.core.model import (
     AssistantMessage,
     ChatRequest,
@@ -295,11 +297,10 @@ class _SkipsReasoningAccumulator(ResponsesStreamAccumulator):
         return super().feed(event)
 
 
-class StreamSkipsReasoningItems(OpenAIResponsesAdapter):
+class StreamSkipsReasoningItems(BrokenStream, OpenAIResponsesAdapter):
     """The stream accumulator skips every output item but messages and function calls."""
 
-    def new_accumulator(self) -> ResponsesStreamAccumulator:
-        return _SkipsReasoningAccumulator(self)
+    accumulator = _SkipsReasoningAccumulator
 
 
 # == messages (issue 12) ===========================================================================

@@ -9,10 +9,10 @@ import json
 from typing import Any
 
 import controls_openai as _generic  # tests/providers/controls_openai.py
+from provider_kit import BrokenStream, DecodesAsOpenAI, EncodesAsOpenAI
 
 from pytest_toolcall.core.errors import StreamError
-from pytest_toolcall.core.model import ChatResponse
-from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter, StreamAccumulator
+from pytest_toolcall.providers.openai.reference import StreamAccumulator
 from pytest_toolcall.providers.openrouter.reference import (
     OpenRouterAdapter,
     OpenRouterStreamAccumulator,
@@ -31,12 +31,11 @@ class _RoleRestarts(OpenRouterStreamAccumulator):
         return super().feed(data)
 
 
-class RoleRestartsMessage(OpenRouterAdapter):
+class RoleRestartsMessage(BrokenStream, OpenRouterAdapter):
     """Starts a new assistant message on every delta with a role: OpenRouter's role on every
     chunk keeps only the last fragment of each call."""
 
-    def new_accumulator(self) -> OpenRouterStreamAccumulator:
-        return _RoleRestarts(self)
+    accumulator = _RoleRestarts
 
 
 class _FirstFinish(OpenRouterStreamAccumulator):
@@ -46,20 +45,16 @@ class _FirstFinish(OpenRouterStreamAccumulator):
         return super().feed(data)
 
 
-class StopsAtFirstFinish(OpenRouterAdapter):
+class StopsAtFirstFinish(BrokenStream, OpenRouterAdapter):
     """Stops reading at the first finish_reason: the usage on OpenRouter's second finish chunk
     is lost."""
 
-    def new_accumulator(self) -> OpenRouterStreamAccumulator:
-        return _FirstFinish(self)
+    accumulator = _FirstFinish
 
 
-class DropsReasoningDetails(OpenRouterAdapter):
+class DropsReasoningDetails(EncodesAsOpenAI, OpenRouterAdapter):
     """The plain OpenAI encoder: reasoning_details never go back (the Codex arms of a public
     benchmark, 'all six google/* models require it'): the Gemini 400."""
-
-    def encode_message(self, message: Any) -> dict[str, Any]:
-        return OpenAIChatAdapter.encode_message(self, message)
 
 
 class EditsSignature(OpenRouterAdapter):
@@ -72,11 +67,8 @@ class EditsSignature(OpenRouterAdapter):
         return [dict(d, data=d["data"].rstrip("=")) if "data" in d else d for d in out]
 
 
-class ReasoningNotDecoded(OpenRouterAdapter):
+class ReasoningNotDecoded(DecodesAsOpenAI, OpenRouterAdapter):
     """The OpenAI decoder: reasoning and reasoning_details are ignored."""
-
-    def parse_response(self, data: Any) -> ChatResponse:
-        return OpenAIChatAdapter.parse_response(self, data)
 
 
 class _NoDetails(OpenRouterStreamAccumulator):
@@ -84,12 +76,11 @@ class _NoDetails(OpenRouterStreamAccumulator):
         return StreamAccumulator.feed(self, data)
 
 
-class StreamDropsReasoning(OpenRouterAdapter):
+class StreamDropsReasoning(BrokenStream, OpenRouterAdapter):
     """The stream reader keeps content and tool_calls deltas only (what Roo-Code PR #9506 and
     kilocode PR #3605 fixed)."""
 
-    def new_accumulator(self) -> OpenRouterStreamAccumulator:
-        return _NoDetails(self)
+    accumulator = _NoDetails
 
 
 class _ChoicesOnly(OpenRouterStreamAccumulator):
@@ -101,12 +92,11 @@ class _ChoicesOnly(OpenRouterStreamAccumulator):
         return StreamAccumulator.feed_line(self, line)
 
 
-class ReadsChoicesOnly(OpenRouterAdapter):
+class ReadsChoicesOnly(BrokenStream, OpenRouterAdapter):
     """Reads choices only: OpenRouter's top-level mid-stream error is missed, finish_reason
     'error' is one more unknown reason, and the provider's message is lost."""
 
-    def new_accumulator(self) -> OpenRouterStreamAccumulator:
-        return _ChoicesOnly(self)
+    accumulator = _ChoicesOnly
 
 
 class _FinalMidStream(OpenRouterStreamAccumulator):
@@ -118,12 +108,11 @@ class _FinalMidStream(OpenRouterStreamAccumulator):
             raise
 
 
-class MidStreamErrorFinal(OpenRouterAdapter):
+class MidStreamErrorFinal(BrokenStream, OpenRouterAdapter):
     """Marks OpenRouter's mid-stream error final: a 'Provider disconnected unexpectedly' is
     never sent again, though the same request may well succeed."""
 
-    def new_accumulator(self) -> OpenRouterStreamAccumulator:
-        return _FinalMidStream(self)
+    accumulator = _FinalMidStream
 
 
 class BreaksOnComments(_generic.BreaksOnSseComments, OpenRouterAdapter):

@@ -7,9 +7,13 @@ from __future__ import annotations
 from typing import Any
 
 import controls_openai as _generic  # tests/providers/controls_openai.py
+from provider_kit import (
+    BrokenStream,
+    DecodesAsOpenAI,
+    ReasoningOnlyInText,
+    UsageFromEmptyChoicesOnly,
+)
 
-from pytest_toolcall.core.model import ChatResponse
-from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter
 from pytest_toolcall.providers.together.reference import TogetherAdapter, TogetherStreamAccumulator
 
 __all__ = ["LastFinishWins", "UsageChunkOnly", "ReasoningNotDecoded", "ReasoningAsText",
@@ -26,45 +30,31 @@ class _LastFinishWins(TogetherStreamAccumulator):
         return events
 
 
-class LastFinishWins(TogetherAdapter):
+class LastFinishWins(BrokenStream, TogetherAdapter):
     """OpenAI's stream reader: the last finish_reason of the stream wins, so Together's final
     'stop' chunk turns a tool-call turn into a 'stop' (the openai SDK's stream helper does the
     same)."""
 
-    def new_accumulator(self) -> TogetherStreamAccumulator:
-        return _LastFinishWins(self)
+    accumulator = _LastFinishWins
 
 
-class _UsageChunkOnly(TogetherStreamAccumulator):
-    def feed(self, data: dict[str, Any]) -> list[Any]:
-        if data.get("choices"):
-            data = {k: v for k, v in data.items() if k != "usage"}
-        return super().feed(data)
+class _UsageChunkOnly(UsageFromEmptyChoicesOnly, TogetherStreamAccumulator):
+    pass
 
 
-class UsageChunkOnly(TogetherAdapter):
+class UsageChunkOnly(BrokenStream, TogetherAdapter):
     """Reads usage only from OpenAI's separate ``choices: []`` chunk; Together's rides on the
     last chunk beside its 'stop' choice."""
 
-    def new_accumulator(self) -> TogetherStreamAccumulator:
-        return _UsageChunkOnly(self)
+    accumulator = _UsageChunkOnly
 
 
-class ReasoningNotDecoded(TogetherAdapter):
+class ReasoningNotDecoded(DecodesAsOpenAI, TogetherAdapter):
     """The OpenAI decoder: message.reasoning is ignored."""
 
-    def parse_response(self, data: Any) -> ChatResponse:
-        return OpenAIChatAdapter.parse_response(self, data)
 
-
-class ReasoningAsText(TogetherAdapter):
+class ReasoningAsText(ReasoningOnlyInText, TogetherAdapter):
     """Folds the chain of thought into the answer's text."""
-
-    def parse_response(self, data: Any) -> ChatResponse:
-        response = super().parse_response(data)
-        thought = "".join(r.text or "" for r in response.reasoning)
-        return response.model_copy(update={"text": thought + (response.text or ""),
-                                           "reasoning": ()})
 
 
 class _NoReasoning(TogetherStreamAccumulator):
@@ -74,12 +64,11 @@ class _NoReasoning(TogetherStreamAccumulator):
         return super().feed(data)
 
 
-class StreamReasoningDropped(TogetherAdapter):
+class StreamReasoningDropped(BrokenStream, TogetherAdapter):
     """The stream reader keeps content and tool_calls deltas only (reads reasoning_content,
     DeepSeek's name, which Together does not send)."""
 
-    def new_accumulator(self) -> TogetherStreamAccumulator:
-        return _NoReasoning(self)
+    accumulator = _NoReasoning
 
 
 class _ReasoningAsText(TogetherStreamAccumulator):
@@ -92,12 +81,11 @@ class _ReasoningAsText(TogetherStreamAccumulator):
         return super().feed(data)
 
 
-class StreamReasoningAsText(TogetherAdapter):
+class StreamReasoningAsText(BrokenStream, TogetherAdapter):
     """Streams the reasoning pieces as text (a reader that treats every string delta field as
     content)."""
 
-    def new_accumulator(self) -> TogetherStreamAccumulator:
-        return _ReasoningAsText(self)
+    accumulator = _ReasoningAsText
 
 
 # -- the errors family on Together's own bodies: the generic error bugs of controls_openai.py ------

@@ -9,9 +9,10 @@ from collections.abc import Iterable
 from typing import Any
 
 import controls_openai as _generic  # tests/providers/controls_openai.py
+from provider_kit import BrokenStream, DecodesAsOpenAI, EncodesAsOpenAI
 
 from pytest_toolcall.core.model import ChatRequest, ChatResponse
-from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter, StreamAccumulator
+from pytest_toolcall.providers.openai.reference import StreamAccumulator
 from pytest_toolcall.providers.vllm.reference import VLLMAdapter, VLLMStreamAccumulator
 
 __all__ = ["DropsReasoning", "SendsReasoningContent", "ReasoningNotDecoded",
@@ -21,13 +22,10 @@ __all__ = ["DropsReasoning", "SendsReasoningContent", "ReasoningNotDecoded",
            "NeverRetryable", "DropsErrorCode", "SplitsLinesLikeStr"]
 
 
-class DropsReasoning(VLLMAdapter):
+class DropsReasoning(EncodesAsOpenAI, VLLMAdapter):
     """The plain OpenAI encoder: the reasoning never goes back, and the chat template of an
     interleaved-thinking model renders an empty thought (litellm PR #41380: hosted_vllm lost
     43% of a prompt)."""
-
-    def encode_message(self, message: Any) -> dict[str, Any]:
-        return OpenAIChatAdapter.encode_message(self, message)
 
 
 class SendsReasoningContent(VLLMAdapter):
@@ -41,11 +39,8 @@ class SendsReasoningContent(VLLMAdapter):
         return out
 
 
-class ReasoningNotDecoded(VLLMAdapter):
+class ReasoningNotDecoded(DecodesAsOpenAI, VLLMAdapter):
     """The OpenAI decoder: message.reasoning is ignored, nothing can be replayed."""
-
-    def parse_response(self, data: Any) -> ChatResponse:
-        return OpenAIChatAdapter.parse_response(self, data)
 
 
 class _ReasoningContentOnly(VLLMStreamAccumulator):
@@ -57,12 +52,11 @@ class _ReasoningContentOnly(VLLMStreamAccumulator):
         return StreamAccumulator.feed(self, data)  # the reasoning reader left out
 
 
-class StreamReadsReasoningContentOnly(VLLMAdapter):
+class StreamReadsReasoningContentOnly(BrokenStream, VLLMAdapter):
     """Reads only ``delta.reasoning_content``, the name vLLM removed (dify-official-plugins
     #2740 on 0.17.1, llama_index #21075): the streamed thought is lost."""
 
-    def new_accumulator(self) -> VLLMStreamAccumulator:
-        return _ReasoningContentOnly(self)
+    accumulator = _ReasoningContentOnly
 
 
 class _FinishFirst(VLLMStreamAccumulator):
@@ -74,12 +68,11 @@ class _FinishFirst(VLLMStreamAccumulator):
         return super().feed(data)
 
 
-class SkipsFinishChunkDelta(VLLMAdapter):
+class SkipsFinishChunkDelta(BrokenStream, VLLMAdapter):
     """Handles a chunk with a finish_reason as the end and skips its delta: the arguments vLLM
     sends on the finish chunk are lost, the JSON is cut."""
 
-    def new_accumulator(self) -> VLLMStreamAccumulator:
-        return _FinishFirst(self)
+    accumulator = _FinishFirst
 
 
 class _CallsOnToolCallsFinish(VLLMStreamAccumulator):
@@ -132,12 +125,11 @@ class _SkipsErrors(VLLMStreamAccumulator):
         return super().feed_line(line)
 
 
-class SkipsErrorEvents(VLLMAdapter):
+class SkipsErrorEvents(BrokenStream, VLLMAdapter):
     """Reads chunks for their choices only: vLLM's error event has none, the [DONE] after it
     looks like a clean end, and the cut text comes back as the answer."""
 
-    def new_accumulator(self) -> VLLMStreamAccumulator:
-        return _SkipsErrors(self)
+    accumulator = _SkipsErrors
 
 
 class RetriesEverything(VLLMAdapter):

@@ -7,8 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 import controls_openai as _generic  # tests/providers/controls_openai.py
+from provider_kit import BrokenStream, DecodesAsOpenAI, ReasoningInText
 
-from pytest_toolcall.core.model import ChatResponse, Usage
+from pytest_toolcall.core.model import Usage
 from pytest_toolcall.providers.deepseek.reference import DeepSeekStreamAccumulator
 from pytest_toolcall.providers.openai.reference import (
     OpenAIChatAdapter,
@@ -23,27 +24,18 @@ __all__ = ["ReasoningAsText", "ReasoningNotDecoded", "StreamDropsReasoning",
            "DropsErrorCode"]
 
 
-class ReasoningAsText(XAIAdapter):
+class ReasoningAsText(ReasoningInText, XAIAdapter):
     """Folds grok-3-mini's chain of thought into the answer's text."""
 
-    def parse_response(self, data: Any) -> ChatResponse:
-        response = super().parse_response(data)
-        thought = "".join(r.text or "" for r in response.reasoning)
-        return response.model_copy(update={"text": thought + (response.text or "")})
 
-
-class ReasoningNotDecoded(XAIAdapter):
+class ReasoningNotDecoded(DecodesAsOpenAI, XAIAdapter):
     """The OpenAI decoder: reasoning_content is ignored."""
 
-    def parse_response(self, data: Any) -> ChatResponse:
-        return OpenAIChatAdapter.parse_response(self, data)
 
-
-class StreamDropsReasoning(XAIAdapter):
+class StreamDropsReasoning(BrokenStream, XAIAdapter):
     """The plain OpenAI stream reader: content and tool_calls deltas only."""
 
-    def new_accumulator(self) -> StreamAccumulator:
-        return StreamAccumulator(self)
+    accumulator = StreamAccumulator
 
 
 class _ReasoningIsContent(DeepSeekStreamAccumulator):
@@ -55,11 +47,10 @@ class _ReasoningIsContent(DeepSeekStreamAccumulator):
         return super().feed(data)
 
 
-class StreamReasoningAsText(XAIAdapter):
+class StreamReasoningAsText(BrokenStream, XAIAdapter):
     """Reads any string delta as text: the reasoning pieces land in the answer."""
 
-    def new_accumulator(self) -> DeepSeekStreamAccumulator:
-        return _ReasoningIsContent(self)  # type: ignore[arg-type]
+    accumulator = _ReasoningIsContent
 
 
 class _ArgumentsFromLaterFragments(DeepSeekStreamAccumulator):
@@ -71,13 +62,12 @@ class _ArgumentsFromLaterFragments(DeepSeekStreamAccumulator):
         return super().add_fragment(frag)
 
 
-class FirstFragmentArgumentsDropped(XAIAdapter):
+class FirstFragmentArgumentsDropped(BrokenStream, XAIAdapter):
     """Takes only id and name from a call's first fragment and its arguments from the later
     ones, as OpenAI's streams allow: xAI's calls come whole in that first fragment, so every
     call ends with empty arguments."""
 
-    def new_accumulator(self) -> DeepSeekStreamAccumulator:
-        return _ArgumentsFromLaterFragments(self)  # type: ignore[arg-type]
+    accumulator = _ArgumentsFromLaterFragments
 
 
 class RecomputesTotal(XAIAdapter):

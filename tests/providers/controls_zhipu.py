@@ -7,10 +7,15 @@ from __future__ import annotations
 from typing import Any
 
 import controls_openai as _generic  # tests/providers/controls_openai.py
+from provider_kit import (
+    BrokenStream,
+    DecodesAsOpenAI,
+    EncodesAsOpenAI,
+    ReasoningInText,
+    UsageFromEmptyChoicesOnly,
+)
 
-from pytest_toolcall.core.model import ChatResponse
 from pytest_toolcall.providers.deepseek.reference import DeepSeekAdapter, DeepSeekStreamAccumulator
-from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter
 from pytest_toolcall.providers.zhipu.reference import ZhipuAdapter
 
 __all__ = ["DropsReasoning", "EditsReasoning", "ReasoningAsText", "ReasoningNotDecoded",
@@ -19,11 +24,8 @@ __all__ = ["DropsReasoning", "EditsReasoning", "ReasoningAsText", "ReasoningNotD
            "NeverRetryable", "DropsErrorCode"]
 
 
-class DropsReasoning(ZhipuAdapter):
+class DropsReasoning(EncodesAsOpenAI, ZhipuAdapter):
     """The plain OpenAI encoder: reasoning_content never goes back with the tool results."""
-
-    def encode_message(self, message: Any) -> dict[str, Any]:
-        return OpenAIChatAdapter.encode_message(self, message)
 
 
 class EditsReasoning(ZhipuAdapter):
@@ -36,20 +38,12 @@ class EditsReasoning(ZhipuAdapter):
         return None if text is None else text.strip()
 
 
-class ReasoningAsText(ZhipuAdapter):
+class ReasoningAsText(ReasoningInText, ZhipuAdapter):
     """Folds the chain of thought into the answer's text."""
 
-    def parse_response(self, data: Any) -> ChatResponse:
-        response = super().parse_response(data)
-        thought = "".join(r.text or "" for r in response.reasoning)
-        return response.model_copy(update={"text": thought + (response.text or "")})
 
-
-class ReasoningNotDecoded(ZhipuAdapter):
+class ReasoningNotDecoded(DecodesAsOpenAI, ZhipuAdapter):
     """The OpenAI decoder: reasoning_content is ignored, nothing can be sent back."""
-
-    def parse_response(self, data: Any) -> ChatResponse:
-        return OpenAIChatAdapter.parse_response(self, data)
 
 
 class _NoReasoningAccumulator(DeepSeekStreamAccumulator):
@@ -57,11 +51,10 @@ class _NoReasoningAccumulator(DeepSeekStreamAccumulator):
         return super(DeepSeekStreamAccumulator, self).feed(data)
 
 
-class StreamDropsReasoning(ZhipuAdapter):
+class StreamDropsReasoning(BrokenStream, ZhipuAdapter):
     """The stream reader keeps content and tool_calls deltas only."""
 
-    def new_accumulator(self) -> DeepSeekStreamAccumulator:
-        return _NoReasoningAccumulator(self)
+    accumulator = _NoReasoningAccumulator
 
 
 class _FinishIsTheEnd(DeepSeekStreamAccumulator):
@@ -75,27 +68,22 @@ class _FinishIsTheEnd(DeepSeekStreamAccumulator):
         return super().feed(data)
 
 
-class FinishChunkDeltasIgnored(ZhipuAdapter):
+class FinishChunkDeltasIgnored(BrokenStream, ZhipuAdapter):
     """Reads a chunk with finish_reason as the end of the answer and none of its delta (the
     terminal-chunk handling of opencode-cmd-provider PR #213): GLM's whole calls ride there."""
 
-    def new_accumulator(self) -> DeepSeekStreamAccumulator:
-        return _FinishIsTheEnd(self)
+    accumulator = _FinishIsTheEnd
 
 
-class _UsageChunkOnly(DeepSeekStreamAccumulator):
-    def feed(self, data: dict[str, Any]) -> list[Any]:
-        if data.get("choices"):
-            data = {k: v for k, v in data.items() if k != "usage"}
-        return super().feed(data)
+class _UsageChunkOnly(UsageFromEmptyChoicesOnly, DeepSeekStreamAccumulator):
+    pass
 
 
-class UsageChunkOnly(ZhipuAdapter):
+class UsageChunkOnly(BrokenStream, ZhipuAdapter):
     """Reads usage only from OpenAI's separate ``choices: []`` chunk, which GLM sends only when
     asked with stream_options."""
 
-    def new_accumulator(self) -> DeepSeekStreamAccumulator:
-        return _UsageChunkOnly(self)
+    accumulator = _UsageChunkOnly
 
 
 def _clean(call_id: Any) -> Any:

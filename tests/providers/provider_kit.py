@@ -47,9 +47,11 @@ from typing import Any
 import pytest
 
 from pytest_toolcall.cases import default_registry
+from pytest_toolcall.core.model import ChatResponse
 from pytest_toolcall.providers import get
 from pytest_toolcall.providers.fake import FakeProvider, in_process_endpoint
 from pytest_toolcall.providers.fake.provider import Endpoint
+from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter
 
 
 @dataclasses.dataclass(frozen=True)
@@ -74,6 +76,65 @@ class Route:
     stream_marker: bytes | None = None
     #: the table of the controls that run this way (a ``..._CONTROLS`` list of the module)
     controls: list[tuple[str, type, str]] | None = None
+
+
+class BrokenStream:
+    """A negative control's stream reader is ``accumulator``, a broken accumulator class:
+    ``class Control(BrokenStream, Adapter): accumulator = _Broken`` stands for overriding
+    ``new_accumulator`` to return ``_Broken(self)``."""
+
+    accumulator: type
+
+    def new_accumulator(self) -> Any:
+        return self.accumulator(self)
+
+
+# -- the same broken method in several providers' controls: the control names the mixin ----------
+# ``class ReasoningAsText(ReasoningInText, XAIAdapter): """what it breaks there"""``
+
+class DecodesAsOpenAI:
+    """Decodes the answer with the plain OpenAI decoder (the provider's own fields ignored)."""
+
+    def parse_response(self, data: Any) -> ChatResponse:
+        return OpenAIChatAdapter.parse_response(self, data)  # type: ignore[arg-type]
+
+
+class EncodesAsOpenAI:
+    """Encodes each message with the plain OpenAI encoder (the provider's own fields dropped)."""
+
+    def encode_message(self, message: Any) -> dict[str, Any]:
+        return OpenAIChatAdapter.encode_message(self, message)  # type: ignore[arg-type]
+
+
+class ReasoningInText:
+    """Folds the decoded chain of thought into the answer's text; :attr:`keeps_reasoning`
+    False also drops it from ``reasoning``."""
+
+    keeps_reasoning = True
+
+    def parse_response(self, data: Any) -> ChatResponse:
+        response = super().parse_response(data)  # type: ignore[misc]
+        thought = "".join(r.text or "" for r in response.reasoning)
+        update: dict[str, Any] = {"text": thought + (response.text or "")}
+        if not self.keeps_reasoning:
+            update["reasoning"] = ()
+        return response.model_copy(update=update)
+
+
+class ReasoningOnlyInText(ReasoningInText):
+    """The chain of thought moves into the answer's text: ``reasoning`` is empty."""
+
+    keeps_reasoning = False
+
+
+class UsageFromEmptyChoicesOnly:
+    """A stream accumulator's mixin: usage is read only from OpenAI's separate ``choices: []``
+    chunk, never from a chunk with choices."""
+
+    def feed(self, data: dict[str, Any]) -> list[Any]:
+        if data.get("choices"):
+            data = {k: v for k, v in data.items() if k != "usage"}
+        return super().feed(data)  # type: ignore[misc]
 
 
 def endpoint_fixture(provider: str) -> Any:
