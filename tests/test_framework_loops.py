@@ -22,16 +22,10 @@ from tests.framework_matrix import judge, outcome
 
 LOOP = {case.id: case for case in loop_cases.CASES}
 
-#: case id -> why pydantic-ai's own loop fails it under its honest profile. A kit gap
-#: (issue 28): it appeared when the shim began to report events, and is no defect of
-#: pydantic-ai's (loop.model_timeout, the other, passes since 2026-11-28)
-PYDANTIC_AI_GAPS: dict[str, str] = {
-    "loop.sanitised_failures": "KIT: a probable false verdict: under crash_policy='abort' the "
-                               "tool's exception ends the run, so pydantic-ai's event stream "
-                               "has the call (FunctionToolCallEvent) and no result event for "
-                               "it; the client is told by the run's exception (an 'error' "
-                               "event), and loop.events still wants a per-call 'tool_error'",
-}
+#: case id -> why pydantic-ai's own loop fails it under its honest profile: none since
+#: 2026-11-28 (loop.model_timeout passes; loop.sanitised_failures too, since loop.events takes
+#: the run's 'error' event for a crash that ends the run under crash_policy='abort')
+PYDANTIC_AI_GAPS: dict[str, str] = {}
 #: the cases pydantic-ai's declared policy makes inapplicable
 PYDANTIC_AI_SKIPS = {
     "loop.failure_rounds_reset": "no failure-round cap (a per-tool retry budget instead)",

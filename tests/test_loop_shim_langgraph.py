@@ -55,12 +55,6 @@ GAPS: dict[str, tuple[str, str]] = {
         "timeout=None, which disables the SDK's 600 s default: a provider that never answers "
         "hangs the run (framework defect, open: "
         "https://github.com/langchain-ai/langchain/issues/35597)"),
-    "loop.sanitised_failures": (
-        "loop.events",
-        "KIT: a probable false verdict: under crash_policy='abort' the tool's exception ends "
-        "the run, so the stream has the call (the model's update) and no ToolMessage for it; "
-        "the client is told by the run's exception (an 'error' event), and loop.events still "
-        "wants a per-call 'tool_error'"),
 }
 #: the cases the frameworks' declared policy makes inapplicable (both frameworks)
 SKIPS = {

@@ -394,3 +394,55 @@ def test_control_closing_only_after_a_permanent_failure_fails_the_default_declar
         run_case(LOOP["loop.iteration_cap"], ReferenceToolLoop.from_profile(ONLY_PERMANENT),
                  closes_all)
     assert exc.value.clause == "loop.model_calls", exc.value.render()
+
+
+# -- loop.events under crash_policy="abort": the run's 'error' event reports the crash --------
+
+#: a loop whose tool crash ends the run (pydantic-ai, LangGraph, openai-agents set to abort)
+ABORT = Profile(crash_policy="abort", loop_events=True, sync=True, tool_timeout=0.1)
+
+
+class _CrashEndsTheStream(ReferenceToolLoop):
+    """Shows the call and then only how the run ended, as a framework that raises out of its
+    tool node does: no per-call 'tool_error' for the crash. ``drop_error``: the control, whose
+    client is never told of the failure at all (no 'error' event either)."""
+
+    drop_error = False
+
+    def _events(self, result: Any) -> Any:
+        gone = {"tool_error", "error"} if self.drop_error else {"tool_error"}
+        return result.model_copy(update={
+            "events": tuple(e for e in result.events if e.type not in gone)})
+
+    def run(self, request: LoopRequest) -> Any:
+        return self._events(super().run(request))
+
+    async def arun(self, request: LoopRequest) -> Any:
+        return self._events(await super().arun(request))
+
+
+class _CrashNeverReported(_CrashEndsTheStream):
+    drop_error = True
+
+
+def test_a_crash_that_ends_the_run_is_reported_by_the_runs_error_event() -> None:
+    runs = run_case(LOOP["loop.sanitised_failures"], _CrashEndsTheStream.from_profile(ABORT),
+                    ABORT)
+    assert runs  # sync and async
+    for run in runs:
+        assert run.result.stop_reason == "error"
+        assert not [e for e in run.result.events if e.type == "tool_error"]
+
+
+def test_control_a_crash_the_client_is_never_told_of_fails_loop_events() -> None:
+    with pytest.raises(ConformanceFailure) as exc:
+        run_case(LOOP["loop.sanitised_failures"], _CrashNeverReported.from_profile(ABORT), ABORT)
+    assert exc.value.clause == "loop.events"
+
+
+def test_control_without_abort_a_crash_needs_its_own_tool_error() -> None:
+    feed_back = ABORT.model_copy(update={"crash_policy": "feed_back"})
+    with pytest.raises(ConformanceFailure) as exc:
+        run_case(LOOP["loop.sanitised_failures"], _CrashEndsTheStream.from_profile(feed_back),
+                 feed_back)
+    assert exc.value.clause == "loop.events" and "was not shown call" in exc.value.message

@@ -540,6 +540,15 @@ def _events_ending_in_done(run: LoopRun) -> list[Any] | None:
     return events
 
 
+def _crash_ended_the_run(run: LoopRun, execution: Any) -> bool:
+    """Under ``crash_policy="abort"`` a crashing tool ends the run with ``error``: the run's
+    'error' event is how the client learns of that call's failure, and no per-call
+    'tool_error' follows it (a framework that raises out of its tool node, issue 28)."""
+    return (run.profile.crash_policy == "abort" and execution is not None
+            and execution.outcome == "crashed" and run.result is not None
+            and run.result.stop_reason == "error")
+
+
 @check("loop.events")
 def events_reported(run: LoopRun) -> None:
     """The client is shown each call (its id and tool name), each call's result (its text) or
@@ -559,6 +568,10 @@ def events_reported(run: LoopRun) -> None:
         want = "tool_error" if failed else "tool_result"
         if not run.profile.event_errors:  # its events carry no per-call failure flag
             want = "tool_result" if "tool_result" in shown else "tool_error"
+        execution = executions.get(call_id)
+        if ("tool_call" in shown and want not in shown and _crash_ended_the_run(run, execution)
+                and any(e.type == "error" for e in events)):
+            continue  # crash_policy="abort": the run's own 'error' event reports this crash
         if "tool_call" not in shown or want not in shown:
             outcome = executions[call_id].outcome if call_id in executions else "never ran"
             raise ConformanceFailure(
@@ -574,7 +587,6 @@ def events_reported(run: LoopRun) -> None:
                 expected=f"name={name!r} on its {sorted(set(unnamed))} event(s)",
                 got=[(e.type, e.name) for e in mine],
                 hint="set LoopEvent.name to the tool's name: the client shows what ran")
-        execution = executions.get(call_id)
         if not failed and execution is not None and execution.result is not None and not any(
                 str(execution.result) in e.content for e in mine if e.type == "tool_result"):
             raise ConformanceFailure(
