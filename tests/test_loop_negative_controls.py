@@ -818,3 +818,21 @@ def test_the_error_flag_is_read_behind_the_fake_where_the_wire_has_one() -> None
     quiet = profile_for(case.id, loop_events=False)
     run_case(case, c.CrashAnsweredAsSuccess.from_profile(quiet), quiet, loop_model="fake",
              dialect="openai")
+
+
+def test_behind_a_fake_that_mints_its_own_ids_the_results_are_found_by_the_sent_ids() -> None:
+    """Mistral's fake sends its own 9-character id for a scripted ``call_1`` (its id format):
+    the loop's results carry that id, and the checks look for it (LoopRun.sent_ids). Before,
+    they looked for ``call_1`` and failed a correct loop on loop.failure_fed_back; a loop that
+    drops a failed call's result still fails there."""
+    case = LOOP["loop.mixed_batch"]
+    profile = profile_for(case.id)
+    run_case(case, ReferenceToolLoop.from_profile(profile), profile, loop_model="fake",
+             dialect="mistral")
+    with pytest.raises(ConformanceFailure) as exc:
+        run_case(case, c.DropsFailedCallsFromMixedBatch.from_profile(profile), profile,
+                 loop_model="fake", dialect="mistral")
+    assert exc.value.clause == "loop.failure_fed_back", exc.value.render()
+    script = case.loop(profile) if callable(case.loop) else case.loop
+    scripted = [call.id for call in script.turns[0].tool_calls]
+    assert not set(scripted) & set(exc.value.expected)  # the ids the fake sent

@@ -173,7 +173,7 @@ def failure_fed_back(run: LoopRun) -> None:
     ``feedback_role="user"``); when the declared policy stops the loop after that round, from
     ``LoopResult.messages``."""
     first = run.script.turns[0]
-    ids = [c.id for c in first.tool_calls]
+    ids = run.sent_ids(first)
     added = _fed_back(run, 1)
     if added is None:
         if _stopped_before(run, 1):
@@ -225,7 +225,7 @@ def results_fed_back(run: LoopRun) -> None:
     texts = _feedback_texts(run, added)
     by_id = {i: t for i, t in texts if i is not None}
     free = [t for i, t in texts if i is None]
-    ids = [c.id for c in run.script.turns[0].tool_calls]
+    ids = run.sent_ids(run.script.turns[0])
     for execution in _last_executions(run):
         if execution.call_id not in ids or execution.outcome != "ok":
             continue
@@ -390,22 +390,23 @@ def unrun_call_answered(clause: str) -> Callable[[LoopRun], None]:
                  if isinstance(m, ToolMessage)}
         outputs = [str(e.result) for e in run.executor.executions
                    if e.outcome == "ok" and str(e.result)]
-        for call in run.script.turns[0].tool_calls:
-            if call.id in by_id:
-                text, flag = by_id[call.id], flags.get(call.id, False)
+        first = run.script.turns[0]
+        for call, call_id in zip(first.tool_calls, run.sent_ids(first)):
+            if call_id in by_id:
+                text, flag = by_id[call_id], flags.get(call_id, False)
             elif run.profile.feedback_role == "user" and texts:
                 text, flag = " ".join(t for i, t in texts if i is None), False
             else:
                 raise ConformanceFailure(
-                    clause, f"call {call.id} ({call.name}) could not run, and the model was "
+                    clause, f"call {call_id} ({call.name}) could not run, and the model was "
                     "never told: no result of its own reached it",
-                    expected=f"a result for {call.id} saying the call failed",
+                    expected=f"a result for {call_id} saying the call failed",
                     got=[t[:80] for _, t in texts] or f"{run.model_calls} model call(s), "
                     "nothing for it", hint=_GO_ON)
             shown = [o for o in outputs if o in text]
             if shown:
                 raise ConformanceFailure(
-                    clause, f"call {call.id} ({call.name}) could not run, but the model was "
+                    clause, f"call {call_id} ({call.name}) could not run, but the model was "
                     f"answered with a tool's output ({shown[0]!r}) as if it had",
                     expected="an error result for the call as sent", got=text[:200],
                     hint="never run another tool in place of the one the model named (nor "

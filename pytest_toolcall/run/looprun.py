@@ -192,6 +192,18 @@ class LoopRun:
     def model_calls(self) -> int:
         return len(self.requests)
 
+    def sent_ids(self, turn: Any) -> list[Any]:
+        """The ids of ``turn``'s calls as the loop received them: the script's in-process;
+        through the fake, the ids the provider's fake sends for them (a service with its own id
+        format mints its own: Mistral's 9 letters and digits for ``call_1``)."""
+        scripted = [call.id for call in turn.tool_calls]
+        if self.model_mode != "fake":
+            return scripted
+        from pytest_toolcall.providers.base import get_dialect
+
+        call_ids = getattr(get_dialect(self.dialect), "call_ids", None)
+        return list(call_ids(turn)) if call_ids is not None else scripted
+
 
 @dataclass
 class HistoryRun:
