@@ -237,7 +237,7 @@ class _DropsSuccessfulObservationsState(_State):
 class DropsSuccessfulObservations(_Mutant):
     """Feeds results back as user-role observations (feedback_role="user") and keeps only the
     errors: the model never sees what a successful sibling returned (smolagents
-    ToolCallingAgent, https://github.com/huggingface/smolagents/issues/2457)."""
+    ToolCallingAgent, huggingface/smolagents #2457)."""
 
     state = _DropsSuccessfulObservationsState
 
@@ -312,7 +312,9 @@ class _NoCapState(_CapState):
 
 
 class NoIterationCap(_Mutant):
-    """No iteration cap at all: a model that keeps asking for tools keeps the loop running."""
+    """No iteration cap at all: a model that keeps asking for tools keeps the loop running
+    (EpicenterHQ/epicenter #2169: a client loop with no step cap; crewAIInc/crewAI #3847: the
+    max-iterations answer prepared, the loop going on past it)."""
 
     state = _NoCapState
 
@@ -869,7 +871,8 @@ class _TrustsFinishReasonState(_State):
 
 class TrustsFinishReason(_Mutant):
     """``if finish_reason == "tool_calls"`` decides whether to run tools: Gemini's STOP with
-    calls (and OpenAI's 'stop' for a forced tool_choice) ends the run (issue 16)."""
+    calls (and OpenAI's 'stop' for a forced tool_choice) ends the run (issue 16;
+    Mirascope/mirascope #256, Future-House/aviary #60)."""
 
     state = _TrustsFinishReasonState
 

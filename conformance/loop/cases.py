@@ -463,7 +463,7 @@ _ISSUE16: list[Case] = [
             "wire-corpus/pydantic-ai/gemini/test_google__test_google_text_output_function.yaml, "
             "gemini-2.5-pro, confirmed 2026-11-23); Ollama's done_reason is 'stop' with calls "
             "(WIRE.md section 5); OpenAI answers a forced tool_choice ('required' or a named "
-            "function) with finish_reason 'stop' and tool_calls (Mirascope issue #256, "
+            "function) with finish_reason 'stop' and tool_calls (Mirascope/mirascope #256, "
             "Future-House/aviary PR #60 quoting OpenAI's function-calling guide, "
             "ENTERPILOT/GoModel PR #124 checked against the API, vllm PR #49496 matching it; "
             "confirmed 2026-11-23). A loop that checks finish_reason == "
