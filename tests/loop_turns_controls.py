@@ -128,6 +128,24 @@ class ReasoningOfLastRoundOnly(ReferenceToolLoop):
         return _LastReasoningOnlyState(request)
 
 
+class _DropsOpaqueReasoningState(_Rebuilt):
+    def rebuild(self, message: AssistantMessage) -> AssistantMessage:
+        return message.model_copy(update={"reasoning": tuple(
+            r for r in message.reasoning if r.text)})
+
+
+class RebuildsCallsWithoutProviderData(ReferenceToolLoop):
+    """Rebuilds each tool-call turn from what it can show, the calls and any thinking text,
+    and drops the opaque provider data riding with them: a Gemini step's thoughtSignature (a
+    signed entry with no text) never goes back. vercel/workflow #727 (DurableAgent rebuilt the
+    tool-call history without providerOptions: Gemini 3's 400 'Function call is missing a
+    thought_signature' on step 2), AstrBotDevs/AstrBot #9217 (the previous Gemini turn rebuilt
+    with function_call parts only)."""
+
+    def new_state(self, request: Any) -> _State:
+        return _DropsOpaqueReasoningState(request)
+
+
 class _SystemOnceState(_State):
     def chat_request(self) -> ChatRequest:
         if self.model_calls > 1:  # the first call is the only one with the instructions
@@ -197,6 +215,12 @@ LOOP_TURNS_CONTROLS: list[tuple[str, type[ReferenceToolLoop], str, dict[str, Any
      "loop.reasoning_replayed", {}),
     ("loop.deepseek_reasoning_replayed", ReasoningOfLastRoundOnly,
      "loop.reasoning_replayed", {}),
+    ("loop.gemini_thought_signature_replayed", RebuildsCallsWithoutProviderData,
+     "loop.reasoning_replayed", {}),
+    ("loop.gemini_thought_signature_replayed", DropsReasoningBetweenRounds,
+     "loop.reasoning_replayed", {}),
+    ("loop.gemini_thought_signature_replayed", ReasoningOfLastRoundOnly,
+     "loop.reasoning_replayed", {}),
     ("loop.system_prompt_every_turn", SystemPromptFirstCallOnly, "loop.system_prompt", {}),
     ("loop.system_prompt_every_turn", SystemPromptPrependedEachTurn, "loop.system_prompt", {}),
     ("loop.system_prompt_every_turn", SystemPromptMovedDown, "loop.system_prompt", {}),
@@ -259,4 +283,11 @@ EXCLUDED: dict[tuple[str, str, str, str], str] = {
     ("loop.system_prompt_every_turn", "SystemPromptMovedDown", "gemini", "fake"):
         "the gemini wire has one place for the system prompt (systemInstruction): the "
         "reference adapter sends a moved system message there, first again",
+    # the gemini reference adapter keeps each call's thoughtSignature by call id and sends it
+    # back whatever the loop's message carries: behind it the wire is right (what Gemini
+    # checks); in-process the loop's own request shows the signature dropped
+    **{("loop.gemini_thought_signature_replayed", name, "gemini", "fake"):
+       "the gemini reference adapter puts the signature back by call id"
+       for name in ("RebuildsCallsWithoutProviderData", "DropsReasoningBetweenRounds",
+                    "ReasoningOfLastRoundOnly")},
 }

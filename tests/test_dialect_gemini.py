@@ -114,7 +114,70 @@ def test_every_rule_has_a_row() -> None:
     rules = rules_named(gemini)
     rules |= {"body.unknown_field", "messages.unknown_field", "tools.unknown_field",
               "tools.parameters.unknown_field"}  # passed as arguments to _unknown()
-    assert rules - {"route", "auth.missing", "auth.invalid"} == {r[0] for r in REJECTIONS}
+    by_route = {"messages.function_call.thought_signature"}  # test_gemini_3_* below
+    assert rules - {"route", "auth.missing", "auth.invalid"} - by_route == {
+        r[0] for r in REJECTIONS}
+
+
+def _signed(*names: str, signature: str | None = "c2ln") -> dict[str, Any]:
+    turn = calls(*names)
+    if signature is not None:
+        turn["parts"][0]["thoughtSignature"] = signature
+    return turn
+
+
+PATH3 = "/v1beta/models/gemini-3-flash-preview:generateContent"
+
+
+@pytest.mark.parametrize("model", ["gemini-3-pro-preview", "gemini-3.1-flash-lite-preview",
+                                   "gemini-flash-latest", "gemini-4-argon"])
+def test_gemini_3_refuses_an_unsigned_call_of_the_current_turn(model: str) -> None:
+    """Each step of the current turn needs the signature on its first functionCall part: the
+    second step here lost it (contents[3], 'position 4')."""
+    path = f"/v1beta/models/{model}:streamGenerateContent"
+    payload = body([USER, _signed("f", "g"), results("f", "g"), _signed("h", signature=None),
+                    results("h")])
+    found = D.validate_route(path, payload)
+    assert found is not None and (found.rule, found.status) == (
+        "messages.function_call.thought_signature", 400)
+    assert dict(found.body) == error(
+        "Function call is missing a thought_signature in functionCall parts. This is required "
+        "for tools to work correctly, and missing thought_signature may lead to degraded model "
+        "performance. Additional data, function call `default_api:h` , position 4. Please "
+        "refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.")
+
+
+@pytest.mark.parametrize(("path", "contents"), [
+    # every step signed on its first call (a parallel call after it needs none)
+    (PATH3, [USER, _signed("f", "g"), results("f", "g"), _signed("h"), results("h")]),
+    # an earlier turn (before the last user text) is not checked
+    (PATH3, [USER, calls("f"), results("f"), {"role": "model", "parts": [{"text": "ok"}]},
+             USER, _signed("g"), results("g")]),
+    # Gemini 2.5 and 2.0 do not check
+    ("/v1beta/models/gemini-2.5-flash:generateContent", [USER, calls("f"), results("f")]),
+    ("/v1/models/gemini-2.0-flash:generateContent", [USER, calls("f"), results("f")]),
+], ids=["signed", "earlier-turn", "2.5", "2.0"])
+def test_gemini_3_takes_what_it_takes(path: str, contents: Any) -> None:
+    assert D.validate(body(contents)) is None
+    assert D.validate_route(path, body(contents)) is None
+
+
+def test_the_fake_refuses_an_unsigned_replay_for_gemini_3_only() -> None:
+    fake = FakeProvider("gemini", turns=[Turn(text="ok"), Turn(text="ok")])
+    payload = json.dumps(body([USER, calls("f"), results("f")])).encode()
+    headers = {"x-goog-api-key": fake.api_key}
+    status, _, chunks = fake.respond("POST", PATH3, headers, payload)
+    assert status == 400 and b"missing a thought_signature" in b"".join(chunks)
+    status, _, _ = fake.respond("POST", "/v1beta/models/gemini-2.5-flash:generateContent",
+                                headers, payload)
+    assert status == 200
+
+
+def test_a_replayed_signature_decodes_as_signed_thinking() -> None:
+    request = D.decode_request(body([USER, _signed("f", "g"), results("f", "g")]))
+    [assistant] = [m for m in request.messages if isinstance(m, AssistantMessage)]
+    assert [(r.type, r.text, r.signature) for r in assistant.reasoning] == [
+        ("thinking", None, "c2ln")]
 
 
 @pytest.mark.parametrize("payload", [

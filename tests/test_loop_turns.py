@@ -52,7 +52,8 @@ def test_the_cases_are_registered_with_the_loop_and_history_families() -> None:
     assert {i: LOOP[i].dialects for i in TURNS if i.endswith("_replayed")} == {
         f"loop.{name}_replayed": (dialect,) for name, dialect in (
             ("anthropic_thinking", "anthropic"), ("responses_reasoning", "openai-responses"),
-            ("deepseek_reasoning", "deepseek"))}
+            ("deepseek_reasoning", "deepseek"))} | {
+        "loop.gemini_thought_signature_replayed": ("gemini", "vertex")}
     assert LOOP["loop.system_prompt_every_turn"].dialects == ("*",)
 
 
@@ -93,13 +94,14 @@ def test_each_control_fails_its_case(case_id: str, control: type[ReferenceToolLo
 
 @pytest.mark.parametrize("key", sorted(t.EXCLUDED), ids="-".join)
 def test_excluded_pairs_fail_in_process(key: tuple[str, str, str, str]) -> None:
-    """Where the wire itself puts the system prompt back in its place, the loop's request
-    in-process still shows the breach."""
+    """Where the wire itself puts the system prompt (or the reference adapter the Gemini
+    signature) back in its place, the loop's request in-process still shows the breach."""
     case_id, name, dialect, _ = key
     control = getattr(t, name)
     with pytest.raises(ConformanceFailure) as exc:
         run_case(LOOP[case_id], control.from_profile(Profile()), Profile(), dialect=dialect)
-    assert exc.value.clause == "loop.system_prompt"
+    assert exc.value.clause == next(r[2] for r in t.LOOP_TURNS_CONTROLS
+                                    if r[0] == case_id and r[1].__name__ == name)
 
 
 def test_every_control_cites_a_census_report_of_its_class() -> None:
@@ -132,8 +134,8 @@ def test_the_reference_loop_passes_everywhere(case_id: str, mode: str) -> None:
 def test_the_reasoning_checks_read_real_reasoning() -> None:
     """Not vacuous: behind the fake, the requests the checks read carry the blocks the model
     sent (the fake decodes them from each wire)."""
-    for case_id in TURNS[:3]:
-        [dialect] = LOOP[case_id].dialects
+    for case_id in [i for i in TURNS if i.endswith("_replayed")]:
+        dialect = LOOP[case_id].dialects[0]
         for mode in MODES:
             run = run_case(LOOP[case_id], ReferenceToolLoop(), Profile(), dialect=dialect,
                            loop_model=mode)[0]
@@ -293,6 +295,29 @@ def _pydantic_ai_deepseek(endpoint: Any) -> Any:
                            profile=deepseek_model_profile("deepseek-reasoner"))
 
 
+#: a model that checks thought signatures (Gemini 3): the fake refuses an unsigned replay
+GEMINI_3 = "gemini-3-pro-preview"
+
+
+def _pydantic_ai_gemini(endpoint: Any) -> Any:
+    from google.genai import Client
+    from google.genai.types import HttpOptions
+    from pydantic_ai.models.google import GoogleModel
+    from pydantic_ai.providers.google import GoogleProvider
+
+    client = Client(api_key=endpoint.api_key, http_options=HttpOptions(
+        base_url=endpoint.base_url.removesuffix("/v1beta"), api_version="v1beta"))
+    return GoogleModel(GEMINI_3, provider=GoogleProvider(client=client))
+
+
+def _langchain_gemini(endpoint: Any) -> Any:
+    from langchain_google_genai import ChatGoogleGenerativeAI
+
+    return ChatGoogleGenerativeAI(model=GEMINI_3, api_key=endpoint.api_key,
+                                  base_url=endpoint.base_url.removesuffix("/v1beta"),
+                                  max_retries=0)
+
+
 def _agents_responses(endpoint: Any) -> Any:
     import openai
     from agents import OpenAIResponsesModel
@@ -316,6 +341,10 @@ FRAMEWORK_RUNS = [
      "loop.deepseek_reasoning_replayed", "deepseek", "inprocess"),
     ("openai_agents", _agents_responses, "agents openai",
      "loop.responses_reasoning_replayed", "openai-responses", "inprocess"),
+    ("pydantic_ai_agent", _pydantic_ai_gemini, "pydantic_ai google.genai",
+     "loop.gemini_thought_signature_replayed", "gemini", "loopback"),
+    ("langgraph_react", _langchain_gemini, "langgraph.prebuilt langchain_google_genai",
+     "loop.gemini_thought_signature_replayed", "gemini", "loopback"),
     ("openai_agents", _agents_responses, "agents openai",
      "loop.system_prompt_every_turn", "openai-responses", "inprocess"),
 ]

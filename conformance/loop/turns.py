@@ -3,19 +3,23 @@ carries of the turns before it.
 
 - **Reasoning through the loop.** A reasoning model puts its reasoning before the calls of a
   turn, and the provider wants it back with them on the next request: Anthropic's signed
-  thinking blocks, the Responses API's reasoning items, DeepSeek's ``reasoning_content``. No
-  other loop case scripts a turn with reasoning, so a loop that rebuilds the assistant message
-  from the text and the calls alone passed every one of them.
+  thinking blocks, the Responses API's reasoning items, DeepSeek's ``reasoning_content``,
+  Gemini's ``thoughtSignature``. No other loop case scripts a turn with reasoning, so a loop
+  that rebuilds the assistant message from the text and the calls alone passed every one of
+  them.
 - **The system prompt across turns.** Every other loop case starts with one user message; here
   the conversation starts with a system prompt and runs several tool rounds, and every request
   must carry it once, first, unchanged.
 
 What each provider is shown to enforce is all a case asks (:data:`REPLAY`): the checks read the
 canonical requests, which the fake decodes from the wire behind ``--toolcall-loop-model=fake``.
-Gemini's thought signatures are not here: the canonical model does not carry them (the
-adapter keeps them by call id, ``providers/gemini/reference.py``), so a loop that keeps the
-call ids cannot lose them; the chat case ``wire.gemini_ids_and_signature_echoed`` covers the
-adapter that must.
+Gemini's thought signature is held canonically as a signed ``thinking`` entry with no text on
+the assistant message (what the fake decodes the signature of a replayed turn's first
+functionCall part to, and what pydantic-ai keeps as a ThinkingPart's signature). An adapter
+may also keep it by call id (the reference adapter, the SDK shims): behind such an adapter a
+loop that drops the entry still sends the signature, which is what Gemini checks; in-process
+the loop itself is judged. The chat case ``wire.gemini_ids_and_signature_echoed`` covers the
+adapter.
 """
 
 from __future__ import annotations
@@ -46,8 +50,13 @@ __all__ = ["CASES", "REPLAY", "SYSTEM_PROMPT", "reasoning_replayed", "system_pro
 #: ``"last"``: the last assistant turn with calls must start with its blocks, unchanged (earlier
 #: ones may be dropped, never altered); ``"all"``: every replayed turn with calls carries its
 #: reasoning, unchanged; ``"present"``: every turn with calls of the current user turn carries
-#: its reasoning text (its wording is not shown to be checked). Sources in each case's why.
-REPLAY: dict[str, str] = {"anthropic": "last", "openai-responses": "all", "deepseek": "present"}
+#: its reasoning text (its wording is not shown to be checked); ``"current"``: every turn with
+#: calls after the request's last user message (the current turn) carries its reasoning,
+#: unchanged, and earlier ones may be dropped, never altered (Gemini: the first functionCall
+#: part of each step of the current turn carries its thoughtSignature). Sources in each case's
+#: why.
+REPLAY: dict[str, str] = {"anthropic": "last", "openai-responses": "all", "deepseek": "present",
+                          "gemini": "current"}
 
 ASK = (UserMessage(content="Check the weather in Paris and the stock of SKU-1, then Lyon."),)
 
@@ -91,13 +100,17 @@ def reasoning_replayed(run: LoopRun) -> None:
         earlier = [t for t in turns[:n] if t.tool_calls and t.reasoning and _turn_ids(t)]
         replayed = [(t, _carrying(request.messages, _turn_ids(t))) for t in earlier]
         replayed = [(t, found) for t, found in replayed if found]
+        current = _current_turn_start(request.messages)
         for k, (turn, found) in enumerate(replayed):
             got = found[0].reasoning
             last = k == len(replayed) - 1
+            # "current": a turn before the request's last user message may be dropped
+            optional = not last if rule == "last" else (
+                rule == "current" and _index(request.messages, found[0]) < current)
             if rule == "present":
                 if len(got) == len(turn.reasoning) and all(isinstance(r.text, str) for r in got):
                     continue
-            elif got == turn.reasoning or (rule == "last" and not last and not got):
+            elif got == turn.reasoning or (optional and not got):
                 continue
             where = "the last turn with calls" if last else "an earlier turn with calls"
             raise ConformanceFailure(
@@ -106,6 +119,15 @@ def reasoning_replayed(run: LoopRun) -> None:
                 "reasoning the model sent before them, unchanged",
                 expected=_show(turn.reasoning), got=_show(got) or "no reasoning",
                 hint=_REPLAY_HINTS[rule])
+
+
+def _current_turn_start(messages: Sequence[Any]) -> int:
+    """The index just after the last user message: where the current turn begins."""
+    return max((n + 1 for n, m in enumerate(messages) if isinstance(m, UserMessage)), default=0)
+
+
+def _index(messages: Sequence[Any], message: Any) -> int:
+    return next(n for n, m in enumerate(messages) if m is message)
 
 
 _REPLAY_HINTS = {
@@ -123,6 +145,11 @@ _REPLAY_HINTS = {
                "(reasoning=response.reasoning): DeepSeek answers 400 'The `reasoning_content` "
                "in the thinking mode must be passed back to the API.' for a tool-call turn of "
                "the current user turn sent back without it",
+    "current": "keep ChatResponse.reasoning (Gemini's thoughtSignature, a signed thinking entry) "
+               "on the AssistantMessage you append with the calls, every step of the turn, or "
+               "keep the signature with the call and send it back on the first functionCall "
+               "part: Gemini 3 answers 400 'Function call is missing a thought_signature in "
+               "functionCall parts' for a step of the current turn sent back without it",
 }
 
 
@@ -161,6 +188,11 @@ _RESPONSES = _two_rounds(
 _DEEPSEEK = _two_rounds(
     (Reasoning(type="thinking", text="Paris weather and SKU-1 stock: two calls.\n"),),
     (Reasoning(type="thinking", text="Lyon is left.\n"),))
+
+_GEMINI = _two_rounds(
+    # one signature per step, for its first call part (a parallel call after it has none)
+    (Reasoning(type="thinking", signature="dG9vbGNhbGwtZmFrZS10aG91Z2h0Omxvb3Atc3RlcC0x"),),
+    (Reasoning(type="thinking", signature="dG9vbGNhbGwtZmFrZS10aG91Z2h0Omxvb3Atc3RlcC0y"),))
 
 #: the rounds of the reasoning scripts: two tool rounds, then the answer
 _ROUNDS = ["ok", "ok", "final"]
@@ -293,6 +325,24 @@ CASES: list[Case] = [
             "2026-11-28.",
         dialects=("deepseek",),
         loop=_DEEPSEEK,
+        checks=_reasoning_checks(),
+    ),
+    _case(
+        id="loop.gemini_thought_signature_replayed",
+        title="Each step's thoughtSignature goes back on its first function call every round",
+        why="Gemini 3 signs the first functionCall part of each step and answers 400 "
+            "INVALID_ARGUMENT 'Function call is missing a thought_signature in functionCall "
+            "parts' when a step of the current turn (since the last user message) comes back "
+            "without it; parallel calls of one step carry one signature, on the first part, "
+            "and earlier turns are not checked (ai.google.dev/gemini-api/docs/thought-"
+            "signatures). Loops that rebuild the tool-call history from the calls alone lose "
+            "it on step 2 (vercel/workflow #727: DurableAgent rebuilt the history without "
+            "providerOptions; AstrBotDevs/AstrBot #9217, langgraph4j/langgraph4j #361, "
+            "openai/openai-agents-python #2109). The signature is held canonically as a signed "
+            "thinking entry with no text; an adapter may keep it by call id instead. "
+            "Confirmed 2026-11-28.",
+        dialects=("gemini", "vertex"),
+        loop=_GEMINI,
         checks=_reasoning_checks(),
     ),
     _case(

@@ -53,7 +53,10 @@ class Dialect(Protocol):
     def wants_stream(self, body: Mapping[str, Any], path: str) -> bool: ...
 
     def validate(self, body: Any) -> Rejection | None:
-        """The provider's own rejection of this request body, or ``None`` when it is accepted."""
+        """The provider's own rejection of this request body, or ``None`` when it is accepted.
+        A dialect whose rules depend on the model named in the path (Gemini 3's thought
+        signatures) may also define ``validate_route(path, body)``; the fake calls it after
+        ``validate`` (not part of the protocol: most dialects have none)."""
 
     def decode_request(self, body: Mapping[str, Any]) -> ChatRequest: ...
 

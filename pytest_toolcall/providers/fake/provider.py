@@ -185,6 +185,9 @@ class FakeProvider:
             if pure:
                 self._verdicts[body] = verdict
         rejection, decoded, decode_error = verdict
+        by_route = getattr(dialect, "validate_route", None)  # what the model in the path refuses
+        if rejection is None and by_route is not None:
+            rejection = by_route(path, exchange.json)
         if rejection:
             return self._reject(exchange, rejection)
         exchange.decoded, exchange.decode_error = decoded, decode_error

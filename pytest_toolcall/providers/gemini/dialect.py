@@ -24,14 +24,23 @@ from typing import Any
 
 from pytest_toolcall.cases import ErrorReply, ScriptedCall, Turn
 from pytest_toolcall.core.errors import KitError
-from pytest_toolcall.core.model import (AssistantMessage, ChatRequest, NamedToolChoice,
+from pytest_toolcall.core.model import (AssistantMessage, ChatRequest, NamedToolChoice, Reasoning,
                                         SystemMessage, ToolCall, ToolMessage, ToolSpec, UserMessage)
 from pytest_toolcall.providers.base import Rejection
 from pytest_toolcall.providers.gemini import errors as _errors
 
-__all__ = ["DIALECT", "Gemini", "thought_signature"]
+__all__ = ["DIALECT", "Gemini", "signs_strictly", "thought_signature"]
 
 _ROUTE = re.compile(r"/(v1|v1beta)/models/[^/:]+:(generateContent|streamGenerateContent)$")
+_MODEL = re.compile(r"/models/([^/:]+):")
+#: the models that refuse a function call replayed without its thoughtSignature: Gemini 3 and
+#: later ("When using Gemini 3 models, you must pass back thought signatures during function
+#: calling, otherwise you will get a validation error (4xx status code)", Thought signatures,
+#: ai.google.dev/gemini-api/docs/thought-signatures; 2.5 does not check), and the -latest
+#: aliases that point at them (1jehuang/jcode #518, 2026-08-05: gemini-flash-latest refuses an
+#: unsigned replay). Confirmed 2026-11-28.
+_STRICT_MODEL = re.compile(
+    r"^(gemini-([3-9]|\d{2,})[.\-]|gemini-(flash|pro|flash-lite)-latest$)")
 _NAME = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_.\-]{0,63}$")
 #: google.rpc.Code name for each HTTP status: the Gemini API's error table
 #: (ai.google.dev/gemini-api/docs/generate-content/api-errors: 400, 402 RESOURCE_EXHAUSTED for
@@ -108,6 +117,42 @@ def thought_signature(call_id: str | None, name: str) -> str:
     return base64.b64encode(f"toolcall-fake-thought:{call_id or ''}:{name}".encode()).decode()
 
 
+def signs_strictly(model: str) -> bool:
+    """Whether ``model`` refuses a function call of the current turn replayed without its
+    thoughtSignature (Gemini 3 and later, and the aliases that point at them)."""
+    return _STRICT_MODEL.match(model.removeprefix("models/")) is not None
+
+
+def _signature(part: Mapping[str, Any]) -> Any:
+    return _get(part, "thoughtSignature")
+
+
+def _unsigned_call(contents: list[Any]) -> tuple[int, str] | None:
+    """The first model turn of the current turn whose first functionCall part carries no
+    thoughtSignature: ``(its index in contents, the call's name)``.
+
+    The current turn starts after the last user content that is not only function responses
+    (Thought signatures: "strict validation on the current turn ... the first function call
+    part in each step of the current turn"; earlier turns are not checked). Parallel calls of
+    one step carry one signature, on the first part; any non-empty value is taken (the fake
+    cannot check Google's encryption, and Google documents dummy values that skip it)."""
+    start = 0
+    for i, content in enumerate(contents):
+        if not isinstance(content, Mapping) or content.get("role", "user") != "user":
+            continue
+        parts = [p for p in content.get("parts") or () if isinstance(p, Mapping)]
+        if any(_get(p, "functionResponse") is None for p in parts):
+            start = i + 1
+    for i, content in enumerate(contents[start:], start=start):
+        if not isinstance(content, Mapping) or content.get("role") != "model":
+            continue
+        calls = [p for p in content.get("parts") or ()
+                 if isinstance(p, Mapping) and _get(p, "functionCall") is not None]
+        if calls and not _signature(calls[0]):
+            return i, str(_get(calls[0], "functionCall").get("name", ""))
+    return None
+
+
 class Gemini:
     """The ``gemini`` dialect: the Gemini Developer API's generateContent."""
 
@@ -145,6 +190,30 @@ class Gemini:
 
     def wants_stream(self, body: Mapping[str, Any], path: str) -> bool:
         return path.endswith(":streamGenerateContent")
+
+    #: Gemini's answer to a function call of the current turn replayed without its signature
+    #: (the position is the content's, counted from 1): niki914/zafiro #100 (2026-08-02) and
+    #: nearai/ironclaw #1510 (2026-03-21) quote it whole, with status INVALID_ARGUMENT;
+    #: confirmed 2026-11-28
+    UNSIGNED_CALL = ("Function call is missing a thought_signature in functionCall parts. This is "
+                     "required for tools to work correctly, and missing thought_signature may "
+                     "lead to degraded model performance. Additional data, function call "
+                     "`default_api:{name}` , position {position}. Please refer to "
+                     "https://ai.google.dev/gemini-api/docs/thought-signatures for more details.")
+
+    def validate_route(self, path: str, body: Any) -> Rejection | None:
+        """What the model named in ``path`` refuses beyond the body's rules: Gemini 3 and later
+        refuse a function call of the current turn replayed without its thoughtSignature."""
+        match = _MODEL.search(path)
+        if match is None or not signs_strictly(match.group(1)) or not isinstance(body, Mapping):
+            return None
+        contents = _get(body, "contents")
+        found = _unsigned_call(contents) if isinstance(contents, list) else None
+        if found is None:
+            return None
+        index, name = found
+        return _error(400, self.UNSIGNED_CALL.format(name=name, position=index + 1),
+                      rule="messages.function_call.thought_signature")
 
     # -- validation ---------------------------------------------------------------------------
     def validate(self, body: Any) -> Rejection | None:
@@ -316,7 +385,8 @@ class Gemini:
                                                            ensure_ascii=False))
                     for call in (_get(p, "functionCall") for p in parts) if call is not None)
                 text = _text(parts)
-                messages.append(AssistantMessage(content=text or None, tool_calls=calls))
+                messages.append(AssistantMessage(content=text or None, tool_calls=calls,
+                                                 reasoning=_signed(parts)))
                 continue
             for part in parts:
                 response = _get(part, "functionResponse")
@@ -352,8 +422,18 @@ class Gemini:
             return [None] * len(turn.tool_calls)
         return [c.id for c in turn.tool_calls]
 
+    @staticmethod
+    def _thoughts(turn: Turn) -> list[dict[str, Any]]:
+        """The turn's thought summaries, ``{"text": ..., "thought": true}`` parts before the
+        answer and the calls (what Gemini sends with ``includeThoughts``; Thinking guide,
+        ai.google.dev/gemini-api/docs/thinking, confirmed 2026-11-28)."""
+        return [{"text": r.text, "thought": True} for r in turn.reasoning if r.text]
+
     def _parts(self, turn: Turn) -> list[dict[str, Any]]:
-        parts: list[dict[str, Any]] = [{"text": turn.text}] if turn.text else []
+        parts: list[dict[str, Any]] = self._thoughts(turn)
+        parts += [{"text": turn.text}] if turn.text else []
+        # a scripted turn's reasoning carries the signature its first call is sent with
+        scripted = next((r.signature for r in turn.reasoning if r.signature), None)
         for k, (cid, call) in enumerate(zip(self.call_ids(turn), turn.tool_calls)):
             function: dict[str, Any] = {"name": call.name, "args": _args(call)}
             if cid is not None:
@@ -363,7 +443,7 @@ class Gemini:
                 # 2.5 and 3.x sign the first call of a turn; 3.x wants it back on replay.
                 # gemini-2.0-flash signs nothing (no_thought_signature): wire corpus, 8 of 8
                 # first calls unsigned, 23 of 23 from 2.5 / 3.x signed, ids or not (2026-11-23)
-                part["thoughtSignature"] = thought_signature(cid, call.name)
+                part["thoughtSignature"] = scripted or thought_signature(cid, call.name)
             parts.append(part)
         return parts
 
@@ -387,9 +467,11 @@ class Gemini:
         plan = turn.stream
         size = plan.fragment_size
         text = turn.text or ""
-        chunks = [self._envelope([{"text": text[k:k + size]}], turn, body, None)
-                  for k in range(0, len(text), size)]
-        calls = self._parts(turn.model_copy(update={"text": None}))
+        thoughts = self._thoughts(turn)
+        chunks = [self._envelope([p], turn, body, None) for p in thoughts]
+        chunks += [self._envelope([{"text": text[k:k + size]}], turn, body, None)
+                   for k in range(0, len(text), size)]
+        calls = self._parts(turn.model_copy(update={"text": None}))[len(thoughts):]
         if calls:
             groups = [[c] for c in calls] if "one_call_per_chunk" in plan.quirks else [calls]
             chunks += [self._envelope(g, turn, body, None) for g in groups]
@@ -456,6 +538,15 @@ def _struct(value: Any, where: str) -> Rejection | None:
         return None
     return _error(400, f"Invalid value at '{where}' ({_STRUCT}), {_shown(value)}",
                   rule="messages.struct")
+
+
+def _signed(parts: Any) -> tuple[Reasoning, ...]:
+    """The signature a replayed model turn carries on its first functionCall part, as the
+    canonical model holds it: one signed thinking entry with no text (thought summaries need
+    not go back; Thought signatures, confirmed 2026-11-28)."""
+    calls = [p for p in parts if isinstance(p, Mapping) and _get(p, "functionCall") is not None]
+    signature = _signature(calls[0]) if calls else None
+    return (Reasoning(type="thinking", signature=signature),) if signature else ()
 
 
 def _text(parts: Any) -> str:

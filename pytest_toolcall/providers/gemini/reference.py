@@ -6,8 +6,10 @@ What Gemini asks of an adapter that OpenAI does not:
   the same tool must not share it), and never sends a made-up id back; results are paired with
   their call by id, else by position, and carry the call's name;
 - newer models send ids and expect them echoed on ``functionCall`` and ``functionResponse``, and
-  sign the first call of a turn with a ``thoughtSignature`` that must be replayed: the canonical
-  model has no place for it, so the adapter remembers it by call id;
+  sign the first call of a turn with a ``thoughtSignature`` that must be replayed (Gemini 3
+  refuses the current turn's calls without it): the adapter remembers it by call id, and sends
+  the signature an assistant message carries in its reasoning (a signed ``thinking`` entry,
+  what the fake decodes a replayed signature to) when it remembers none;
 - all results of a turn go back in ONE user turn, right after the model turn, one part per call;
 - ``finishReason`` is ``STOP`` even with calls; streams end with no marker but the finish reason.
 
@@ -119,7 +121,13 @@ class GeminiAdapter(HttpxAdapter):
 
     def encode_assistant(self, message: AssistantMessage) -> dict[str, Any]:
         parts: list[dict[str, Any]] = [{"text": message.content}] if message.content else []
-        parts += [self.encode_call(c) for c in message.tool_calls]
+        calls = [self.encode_call(c) for c in message.tool_calls]
+        # a signature the message itself carries (a turn another adapter instance read, or a
+        # stored history) goes on the first call when none is remembered for it
+        carried = next((r.signature for r in message.reasoning if r.signature), None)
+        if calls and carried and "thoughtSignature" not in calls[0]:
+            calls[0]["thoughtSignature"] = carried
+        parts += calls
         return {"role": "model", "parts": parts or [{"text": ""}]}
 
     def encode_call(self, call: ToolCall) -> dict[str, Any]:
