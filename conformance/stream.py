@@ -143,6 +143,22 @@ CASES: list[Case] = [
         checks=(matches_script,),
     ),
     case(
+        id="stream.id_name_null",
+        dialects=TEXT_ARGUMENTS,
+        title="Explicit null id and name on a call's later fragments keep the first ones",
+        why="SGLang serialises a call's continuation fragments with \"id\": null and "
+            "\"function\": {\"name\": null} (sgl-project/sglang PR #35542, 2026-08-19, open: "
+            "its ToolCall deltas are dumped with None as null), and so does the OpenCode Zen "
+            "gateway (xintaofei/deepseek-acp #4, 2026-08-17, raw chunks quoted); OpenAI leaves "
+            "the keys out. A parser that assigns every id or name it is given "
+            "(`if (call.id !== undefined)`) erases the call's id and name (deepseek-acp #4: "
+            "unknown tool \"\"), one that starts a call on any id key splits it. Confirmed "
+            "2026-11-28.",
+        quirk="null_id_name",
+        steps=_stream(_turn(PARIS_TOKYO_TIME[:2], quirks={"null_id_name"}, fragment_size=3)),
+        checks=(matches_script,),
+    ),
+    case(
         id="stream.index_stuck_at_zero",
         dialects=(*TEXT_ARGUMENTS, "openai-responses"),
         quirk="index_stuck_at_zero",

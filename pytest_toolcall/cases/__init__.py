@@ -65,6 +65,8 @@ CHUNKINGS = ("realistic", "bytewise", "seeded", "explicit", "hypothesis")
 QUIRKS = {
     "interleave": "fragments of parallel calls interleave instead of one call after the other",
     "repeat_id_name": "id and name are repeated on every fragment of a call",
+    "null_id_name": "a call's later fragments carry \"id\": null and \"name\": null "
+                    "(explicit nulls, where OpenAI leaves the keys out)",
     "index_missing": "tool-call fragments carry no index",
     "index_stuck_at_zero": "every call is sent with index 0",
     "response_failed": "openai-responses: a stream's error comes as response.failed, not error",
@@ -170,6 +172,10 @@ REASONING_WIRES: dict[str, frozenset[str]] = {
     "llamacpp": frozenset({"thinking"}),
     # reasoning_content: one thinking text, no signature (issue 13)
     "fireworks": frozenset({"thinking"}),
+    # thought: true text parts (includeThoughts), and the thoughtSignature of a step's first
+    # functionCall part (a thinking entry with a signature and no text; issue 29)
+    "gemini": frozenset({"thinking"}),
+    "vertex": frozenset({"thinking"}),
 }
 
 

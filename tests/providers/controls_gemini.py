@@ -28,6 +28,7 @@ __all__ = [
     "DropsTextNextToCalls",
     "KeepsFirstSystemOnly",
     "SystemAsUserTurn",
+    "ThoughtsAsAnswerText",
     "DropsThoughtSignature",
     "FinishChunkEndsStream",
     "FirstFunctionCallPartOnly",
@@ -348,6 +349,29 @@ ROUTES = {"v1": Route(path="/v1/models/gemini-2.5-flash:*",
                              "wire.gemini_ids_and_signature_echoed"))}
 
 #: (case id, broken adapter, the clause the case must name): the gemini cases
+def _unmarked(data: Any) -> Any:
+    """A response chunk with the ``thought`` marks taken off its parts."""
+    for candidate in (data.get("candidates") or ()) if isinstance(data, dict) else ():
+        for part in (candidate.get("content") or {}).get("parts") or ():
+            part.pop("thought", None)
+    return data
+
+
+class _ThoughtsAsTextAccumulator(StreamAccumulator):
+    def feed(self, data: dict[str, Any]) -> list[Any]:
+        return super().feed(_unmarked(data))
+
+
+class ThoughtsAsAnswerText(BrokenStream, GeminiAdapter):
+    """Joins every text part into the answer, the thought: true parts too: the thought summary
+    is shown as the model's answer (AstrBotDevs/AstrBot #4222)."""
+
+    accumulator = _ThoughtsAsTextAccumulator
+
+    def parse_response(self, data: Any) -> Any:
+        return super().parse_response(_unmarked(data))
+
+
 CONTROLS = [
     ("wire.gemini_calls_without_ids", NameAsId, "response.tool_calls.id_unique"),
     ("wire.gemini_calls_without_ids", NoIdMadeUp, "response.tool_calls.id_unique"),
@@ -372,6 +396,7 @@ CONTROLS = [
     ("stream.gemini_finish_on_last_chunk", FinishChunkEndsStream,
      "response.tool_calls.count"),
     ("wire.gemini_calls_without_signature", RequiresThoughtSignature, "adapter.raised"),
+    ("wire.gemini_thought_not_answer", ThoughtsAsAnswerText, "response.text"),
     ("stream.gemini_crlf_events", SplitsEventsOnLfLf, "adapter.raised"),
     # the cut inside "data: " loses the first event silently: its text is missing
     ("stream.gemini_crlf_events", ParsesEachRead, "response.text"),

@@ -631,6 +631,40 @@ class LastNameWins(BrokenStream, OpenAIChatAdapter):
     accumulator = _LastNameWinsAcc
 
 
+class _AssignsGivenKeysAcc(_Acc):
+    def add_fragment(self, frag: dict[str, Any]) -> ToolCallDelta:
+        delta = super().add_fragment(frag)
+        slot, function = self.slots[delta.index], frag.get("function") or {}
+        if "id" in frag:  # any id the fragment carries, null included, is assigned
+            slot.id = frag["id"]
+        if "name" in function:
+            slot.name = function["name"]
+        return delta
+
+
+class AssignsNullIdAndName(BrokenStream, OpenAIChatAdapter):
+    """Assigns every id and name a fragment carries, an explicit null too: a key left out
+    keeps the first fragment's, a null erases it. xintaofei/deepseek-acp #4 (`if (call.id !==
+    undefined) block.callId = call.id`: the tool ran as unknown tool \"\")."""
+
+    accumulator = _AssignsGivenKeysAcc
+
+
+class _NewCallOnIdKeyAcc(_Acc):
+    def add_fragment(self, frag: dict[str, Any]) -> ToolCallDelta:
+        if "id" in frag and frag.get("index") in self.by_index:
+            del self.by_index[frag["index"]]  # an id key, even null, starts a call
+        return super().add_fragment(frag)
+
+
+class NewCallOnAnyIdKey(BrokenStream, OpenAIChatAdapter):
+    """Starts a new call on every fragment that has an id key, whatever its value: a null id
+    splits one call into several. symfony/ai PR #2220 (a continuation's empty id read as a new
+    start: the accumulated arguments clobbered)."""
+
+    accumulator = _NewCallOnIdKeyAcc
+
+
 class _ConcatenatesAcc(_Acc):
     def add_fragment(self, frag: dict[str, Any]) -> ToolCallDelta:
         index, function = frag.get("index"), frag.get("function") or {}
@@ -1539,6 +1573,8 @@ SHARED_CONTROLS = [
     ("stream.id_name_once", ExpectsIdOnEveryChunk, "adapter.raised"),
     ("stream.id_name_once", DropsFragmentsWithoutId, "response.tool_calls.arguments"),
     ("stream.id_name_once", LastNameWins, "response.tool_calls.name"),
+    ("stream.id_name_null", AssignsNullIdAndName, "response.tool_calls.id"),
+    ("stream.id_name_null", NewCallOnAnyIdKey, "response.tool_calls.count"),
     ("stream.index_stuck_at_zero", DeltaIndexIsProviderIndex, "stream.deltas"),
     ("stream.index_stuck_at_zero", KeysOnIndexOnly, "response.tool_calls.count"),
     ("stream.index_missing", IndexRequired, "adapter.raised"),

@@ -63,3 +63,22 @@ def test_vertex_sends_ids() -> None:
     turn = Turn(tool_calls=(ScriptedCall(id="call_1", name="f", arguments={}),))
     part = V.encode_response(turn, {})["candidates"][0]["content"]["parts"][0]
     assert part["functionCall"]["id"] == "call_1" and "thoughtSignature" in part
+
+
+def test_gemini_3_on_vertex_refuses_an_unsigned_call_in_its_own_words() -> None:
+    """Vertex's wording of the refusal (GewoonJaap/gemini-cli-openai #156), same rule."""
+    from pytest_toolcall.providers.vertex.dialect import Vertex
+
+    path = (f"{Vertex.base_path}/models/gemini-3-pro-preview:generateContent")
+    contents = [{"role": "user", "parts": [{"text": "hi"}]},
+                {"role": "model", "parts": [{"functionCall": {"name": "f", "args": {}}}]},
+                {"role": "user", "parts": [{"functionResponse": {"name": "f",
+                                                                 "response": {"output": "ok"}}}]}]
+    found = Vertex().validate_route(path, {"contents": contents})
+    assert found is not None and found.rule == "messages.function_call.thought_signature"
+    assert found.body["error"]["status"] == "INVALID_ARGUMENT"
+    assert found.body["error"]["message"].startswith(
+        "Unable to submit request because function call `default_api:f` in the 2. content "
+        "block is missing a `thought_signature`.")
+    contents[1]["parts"][0]["thoughtSignature"] = "c2ln"
+    assert Vertex().validate_route(path, {"contents": contents}) is None

@@ -9,7 +9,7 @@ from pytest_toolcall.cases import Case, Step, StreamPlan, Turn, check
 from pytest_toolcall.run.checks import matches_script
 from pytest_toolcall.providers.gemini.dialect import Gemini, _camel, thought_signature
 from pytest_toolcall.core.errors import ConformanceFailure
-from pytest_toolcall.core.model import AssistantMessage, ToolCall, ToolMessage
+from pytest_toolcall.core.model import AssistantMessage, Reasoning, ToolCall, ToolMessage
 from pytest_toolcall.run.runner import CaseRun
 
 from pytest_toolcall.conformance._common import (ASK, PARIS_TOKYO_TIME, calls, case, one_step,
@@ -132,6 +132,14 @@ def _no_id_history() -> tuple[Any, ...]:
               for n in range(len(parsed))))
 
 
+#: a turn whose response holds a thought summary (a ``thought: true`` text part, what Gemini
+#: sends with ``includeThoughts``) before its answer text and its calls
+_THOUGHT = Turn(reasoning=(Reasoning(
+    type="thinking", text="**Planning the lookups**\nThe user wants the weather in two "
+    "cities; both lookups are independent, so I will request them together."),),
+    text="Checking both cities.", tool_calls=PARIS_TOKYO_TIME[:2])
+
+
 def _crlf_boundaries() -> tuple[int, ...]:
     """Cuts inside ``data: `` of the first event, inside its JSON, and between the CRLF pairs
     of the first and second event endings."""
@@ -179,6 +187,20 @@ CASES: list[Case] = [
             "thought_signature').",
         steps=replayed_step(Turn(tool_calls=PARIS_TOKYO_TIME[:2]), via="stream"),
         checks=(ids_echoed, signature_replayed),
+    ),
+    case(
+        id="wire.gemini_thought_not_answer",
+        dialects=GEMINI,
+        title="A thought part before the answer and the calls is not answer text",
+        why="With includeThoughts Gemini sends its thought summary as text parts marked "
+            "thought: true, before the answer and the function calls (ai.google.dev/"
+            "gemini-api/docs/thinking, confirmed 2026-11-28); an adapter that joins every "
+            "text part shows the model's reasoning to the user as its answer and stores it "
+            "as the assistant's words (AstrBotDevs/AstrBot #4222: thought=True parts were not "
+            "filtered out of the reply). Complete and streamed.",
+        steps=(Step(request=request(), reply=_THOUGHT),
+               Step(request=request(), reply=_THOUGHT, via="stream")),
+        checks=(matches_script,),
     ),
     case(
         id="wire.gemini_one_response_turn",

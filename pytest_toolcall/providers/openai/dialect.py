@@ -666,6 +666,9 @@ class OpenAIChat:
         if "repeat_id_name" in quirks:
             frags = [head] + [{"index": k, "id": cid, "type": "function",
                                "function": {"name": call.name, "arguments": p}} for p in pieces]
+        elif "null_id_name" in quirks:
+            frags = [head] + [{"index": k, "id": None, "type": "function",
+                               "function": {"name": None, "arguments": p}} for p in pieces]
         for frag in frags:
             if "index_stuck_at_zero" in quirks:
                 frag["index"] = 0

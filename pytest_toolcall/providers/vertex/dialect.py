@@ -46,6 +46,14 @@ class Vertex(Gemini):
 
     name = "vertex"
     title = "Vertex AI generateContent (Gemini)"
+    #: Vertex's wording of Gemini 3's refusal of an unsigned call of the current turn (the
+    #: content block counted from 1), status INVALID_ARGUMENT: GewoonJaap/gemini-cli-openai
+    #: #156 (2025-12-20) quotes it whole, google-gemini/gemini-cli #14437 (2025-12-03) and
+    #: google/adk-python #4650 (2026-02-28) with the function's name; confirmed 2026-11-28
+    UNSIGNED_CALL = ("Unable to submit request because function call `default_api:{name}` in "
+                     "the {position}. content block is missing a `thought_signature`. Learn "
+                     "more: https://docs.cloud.google.com/vertex-ai/generative-ai/docs/"
+                     "thought-signatures")
     base_path = "/v1/projects/toolcall-fake/locations/us-central1/publishers/google"
 
     def route(self, method: str, path: str) -> bool:
