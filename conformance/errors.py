@@ -110,6 +110,36 @@ _IN_STREAM_RETRY_HINT = (
     "be sent again")
 
 
+#: shorter keys are not searched for: an 8-character value turns up by chance (redact.MIN_SECRET)
+_MIN_KEY = 8
+
+
+@check("errors.no_api_key")
+def key_not_in_error(run: CaseRun) -> None:
+    """No error the adapter raises carries the API key it was given, in its text or in the
+    text of an exception it chains from (what a log line or a traceback of it shows)."""
+    key = run.api_key
+    if not key or len(key) < _MIN_KEY:
+        return
+    for record in run.steps:
+        if record.error is None:
+            continue
+        for error in _chain(record.error):
+            text = f"{error} {error!r}"
+            if key in text:
+                shown = text.replace(key, "<the API key>")
+                raise ConformanceFailure(
+                    "errors.no_api_key", f"step {record.index + 1}: the {type(error).__name__} "
+                    "the adapter raised carries the API key in its text: every log line, "
+                    "trace or error page that shows the exception leaks it",
+                    expected="an error that names the failure, never the key",
+                    got=shown[:300],
+                    hint="send the key in a header (Gemini: x-goog-api-key, not ?key=), and "
+                         "never put the request URL with its query, the request headers or "
+                         "the client's configuration in an error's message; if a library's "
+                         "exception carries the URL, raise your own from it without the key")
+
+
 def provider_error(*, retryable: bool, retry_after: int | None = None) -> Callable[[CaseRun],
                                                                                     None]:
     """The error carries status, the provider's type or code, the delay, and ``retryable``."""
@@ -309,6 +339,23 @@ CASES: list[Case] = [
                     reply=Turn(text="The weather in Paris is", stream=StreamPlan(error_after=2)),
                     via="stream", expect="error"),),
         checks=(error_surfaced(), provider_error(retryable=True)),
+    ),
+    case(
+        id="errors.key_not_in_error",
+        title="A failed call's error does not carry the API key",
+        why="Errors are logged, traced and shown: an adapter that sends the key in the URL "
+            "(Gemini's ?key=) and raises with the request URL puts the key in every log of a "
+            "failed call (BerriAI/litellm #24902 and #8075, graniet/llm #115, nyroway/nyro #68 "
+            "returned it in a 502 body to proxy users, HolmesGPT/holmesgpt #2010), and one "
+            "that quotes the request or its own configuration leaks it the same way "
+            "(steve-goldberg/NocoBot #3: str(e) of client exceptions carrying API keys "
+            "logged and returned). The census class 'secrets' (docs/bugs.md); confirmed "
+            "2026-11-28. Complete and streamed, each answered 500.",
+        steps=(Step(request=one_step(Turn())[0].request, expect="error",
+                    reply=Turn(error=ErrorReply(status=500, message="Internal error"))),
+               Step(request=one_step(Turn())[0].request, via="stream", expect="error",
+                    reply=Turn(error=ErrorReply(status=500, message="Internal error")))),
+        checks=(error_surfaced(), key_not_in_error),
     ),
     case(
         id="errors.connection_refused",

@@ -102,7 +102,8 @@ CLASSES: dict[str, ReportClass] = {
     "reasoning_replay": ReportClass(
         "Reasoning replay", "thinking blocks and signatures, reasoning items, thought "
         "signatures or reasoning_content dropped, merged or misplaced across tool rounds",
-        ("*reasoning*", "*thinking*", "wire.gemini_*signature*", "stream.gemini_signature_echoed")),
+        ("*reasoning*", "*thinking*", "*thought*", "wire.gemini_*signature*",
+         "stream.gemini_signature_echoed")),
     "system_prompt": ReportClass(
         "System prompt", "the system prompt or instructions dropped, repeated or moved across "
         "the turns of a loop",
@@ -121,7 +122,7 @@ CLASSES: dict[str, ReportClass] = {
          "wire.ollama_done_reason_stop_with_calls")),
     "secrets": ReportClass(
         "Secrets", "API keys or credentials leaked into logs, traces or error messages",
-        ("errors.auth_invalid",)),
+        ("errors.auth_invalid", "errors.key_not_in_error", "loop.sanitised_failures")),
 }
 
 ClassName = Literal[tuple(CLASSES)]  # type: ignore[valid-type]

@@ -151,6 +151,10 @@ CLAUSES: dict[str, Level] = {
                                   "retries too early and is throttled again)"),
     "errors.retryable": _should(_TYPED + " (whether retrying can help: a caller retries a "
                                 "final error or gives up on a transient one)"),
+    "errors.no_api_key": _must("an error the adapter raises carries its API key: every log "
+                               "line, trace or error page that shows the exception leaks the "
+                               "secret", "issue 29; census class secrets (BerriAI/litellm "
+                               "#24902, 2026-11-28)"),
     "errors.transport": _should(_TYPED + " (a broken connection marked final)"),
     "errors.groq.failed_generation": _should("the error loses what the model wrote "
                                              "(failed_generation): the call failed visibly, "
@@ -278,8 +282,9 @@ CLAUSES: dict[str, Level] = {
                                    "declared deadline: no wrong result, an unbounded wait",
                                    "issue 29 (2026-11-28)"),
     "loop.reasoning_replayed": _must(
-        "a tool round's reasoning does not go back with its calls: Anthropic and DeepSeek "
-        "refuse the next request with a 400, Responses loses the reasoning the model built",
+        "a tool round's reasoning does not go back with its calls: Anthropic, DeepSeek and "
+        "Gemini 3 (its thought signatures) refuse the next request with a 400, Responses "
+        "loses the reasoning the model built",
         "issue 29; census class reasoning_replay (2026-11-28)"),
     "loop.system_prompt": _must(
         "the system prompt is dropped after the first call, or repeated every turn: the model "

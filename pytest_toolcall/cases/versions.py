@@ -142,6 +142,8 @@ ADDED: dict[str, tuple[str, ...]] = {
         fallback.cut_call_not_repaired fallback.fence_other_language_json
         fallback.first_valid_call_wins history.results_in_call_order_random_ids
         history.text_beside_kept_calls stream.anthropic_consecutive_thinking
+        loop.gemini_thought_signature_replayed wire.gemini_thought_not_answer
+        stream.id_name_null errors.key_not_in_error
     """),
 }
 

@@ -75,6 +75,8 @@ class CaseRun:
     interface: Interface
     adapter: Any
     steps: list[StepRecord] = field(default_factory=list)
+    #: the API key the adapter was wired with (the endpoint's): what no error it raises may carry
+    api_key: str | None = None
 
     def step(self, index: int) -> StepRecord:
         return self.steps[index]

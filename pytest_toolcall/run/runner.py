@@ -171,7 +171,7 @@ def _run_case(case: Case, adapter: Any, profile: Profile, endpoint: Endpoint | N
     held = Held(case.id)  # a should failure of one interface must not hide a must of the next
     for interface in interfaces:
         run = CaseRun(case=case, dialect=endpoint.provider, profile=profile, interface=interface,
-                      adapter=adapter)
+                      adapter=adapter, api_key=endpoint.api_key)
         try:
             _drive(run, endpoint)
             _verify(run)

@@ -27,6 +27,7 @@ __all__ = [
     "DropsCallIdsOnReplay",
     "DropsTextNextToCalls",
     "KeepsFirstSystemOnly",
+    "KeyInUrlShownInErrors",
     "SystemAsUserTurn",
     "ThoughtsAsAnswerText",
     "DropsThoughtSignature",
@@ -337,6 +338,28 @@ class RetryDelayFromHeadersOnly(GeminiAdapter):
                                 retry_after=float(delay) if delay else None) from None
 
 
+class KeyInUrlShownInErrors(GeminiAdapter):
+    """Sends the API key as ``?key=`` on the URL instead of the x-goog-api-key header, and
+    raises a failed call's error with the URL it posted to: the key is in the message of every
+    error, and so in every log of one. BerriAI/litellm #24902 (the Gemini key passed as a ?key=
+    URL parameter; any failed call put the full URL with the key into exception messages)."""
+
+    def __init__(self, base_url: str, api_key: str, **kwargs: Any) -> None:
+        super().__init__(base_url, api_key, **kwargs)
+        self.headers, self.key = {}, api_key
+
+    def request_url(self, request: ChatRequest, *, stream: bool) -> httpx.URL:
+        return super().request_url(request, stream=stream).copy_merge_params({"key": self.key})
+
+    def raise_for_error(self, response: httpx.Response, body: bytes) -> None:
+        try:
+            super().raise_for_error(response, body)
+        except ProviderError as error:
+            raise ProviderError(f"{error.message} (POST {response.request.url})",
+                                status=error.status, type=error.type, code=error.code,
+                                body=error.body, retryable=error.retryable) from None
+
+
 # -- what tests/providers/test_controls.py runs ---------------------------------------------------
 
 PROVIDER = "gemini"
@@ -409,6 +432,7 @@ SHARED_CONTROLS = [
     ("stream.parallel_sequential", FirstFunctionCallPartOnly, "response.tool_calls.count"),
     ("stream.bytewise", ParsesEachRead, "adapter.raised"),
     ("errors.rate_limited", RetryDelayFromHeadersOnly, "errors.retry_after"),
+    ("errors.key_not_in_error", KeyInUrlShownInErrors, "errors.no_api_key"),
     # -- messages (issue 12) -----------------------------------------------------------------
     ("wire.system_prompt", SystemAsUserTurn, "wire.messages.system"),
     ("wire.system_prompts_several", KeepsFirstSystemOnly, "wire.messages.system"),

@@ -631,6 +631,21 @@ class LastNameWins(BrokenStream, OpenAIChatAdapter):
     accumulator = _LastNameWinsAcc
 
 
+class ErrorQuotesRequestHeaders(OpenAIChatAdapter):
+    """Raises a failed call's error with the request's headers in its message, for debugging:
+    the Authorization header carries the key into every log of the error. steve-goldberg/
+    NocoBot #3 (str(e) of client exceptions, which can contain API keys, stored in the response
+    and logged)."""
+
+    def raise_for_error(self, response: httpx.Response, body: bytes) -> None:
+        try:
+            super().raise_for_error(response, body)
+        except ProviderError as error:
+            raise ProviderError(f"{error.message}; request headers: "
+                                f"{dict(response.request.headers)}", status=error.status,
+                                type=error.type, code=error.code, body=error.body) from None
+
+
 class _AssignsGivenKeysAcc(_Acc):
     def add_fragment(self, frag: dict[str, Any]) -> ToolCallDelta:
         delta = super().add_fragment(frag)
@@ -1635,6 +1650,7 @@ GENERIC_CONTROLS = [
     ("wire.provider_error", ErrorAsText, "error.surfaced"),
     ("wire.provider_error", RetriesOnError, "request.count"),
     # -- errors: what a retrying caller reads (issue 12) ---------------------------------------
+    ("errors.key_not_in_error", ErrorQuotesRequestHeaders, "errors.no_api_key"),
     ("errors.gateway_html", StatusLost, "errors.status"),
     ("errors.gateway_html", JsonDecodesEveryErrorBody, "error.typed"),
     ("errors.connection_refused", EmptyAnswerWhenUnreachable, "error.surfaced"),
