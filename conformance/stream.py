@@ -31,6 +31,14 @@ def _stream(reply: Turn, **kw: object) -> tuple[Step, ...]:
     return one_step(reply, via="stream", **kw)  # type: ignore[arg-type]
 
 
+def _fragment_quirk(quirk: str, title: str, why: str, **fields: object) -> Case:
+    """A case of two calls streamed in 3-character fragments that ``quirk`` reshapes (the id
+    and name fragments of a call)."""
+    return case(dialects=TEXT_ARGUMENTS, title=title, why=why, quirk=quirk,
+                steps=_stream(_turn(PARIS_TOKYO_TIME[:2], quirks={quirk}, fragment_size=3)),
+                checks=(matches_script,), **fields)
+
+
 _ERROR_TEXT = "The server had an error while processing your request. Sorry about that!"
 # two thirds of the text's UTF-8 bytes are continuation bytes: random cuts split characters
 _DENSE_TEXT = "Ça va ? " + "東京は晴れ、パリは曇り、ベルリンは雪。" * 6 + " 🚀"
@@ -130,21 +138,16 @@ CASES: list[Case] = [
         steps=_stream(_turn(PARIS_TOKYO_TIME[:2], quirks={"call_in_role_chunk"})),
         checks=(matches_script,),
     ),
-    case(
-        id="stream.id_name_repeated",
-        dialects=TEXT_ARGUMENTS,
+    _fragment_quirk(
+        "repeat_id_name", id="stream.id_name_repeated",
         title="id and name repeated on every fragment are not concatenated",
         why="Fireworks repeats id, type and name on every fragment of a call (litellm #8990, "
             "2025-03; raw Fireworks chunks in SillyTavern PR #5948, 2026-08; confirmed "
             "2026-11-25); langchain #40041 and the openai stream helper concatenate every string "
             "field, so a client reads id 'call_Acall_A' and name 'get_weatherget_weather'.",
-        quirk="repeat_id_name",
-        steps=_stream(_turn(PARIS_TOKYO_TIME[:2], quirks={"repeat_id_name"}, fragment_size=3)),
-        checks=(matches_script,),
     ),
-    case(
-        id="stream.id_name_null",
-        dialects=TEXT_ARGUMENTS,
+    _fragment_quirk(
+        "null_id_name", id="stream.id_name_null",
         title="Explicit null id and name on a call's later fragments keep the first ones",
         why="SGLang serialises a call's continuation fragments with \"id\": null and "
             "\"function\": {\"name\": null} (sgl-project/sglang PR #35542, 2026-08-19, open: "
@@ -154,9 +157,6 @@ CASES: list[Case] = [
             "(`if (call.id !== undefined)`) erases the call's id and name (deepseek-acp #4: "
             "unknown tool \"\"), one that starts a call on any id key splits it. Confirmed "
             "2026-11-28.",
-        quirk="null_id_name",
-        steps=_stream(_turn(PARIS_TOKYO_TIME[:2], quirks={"null_id_name"}, fragment_size=3)),
-        checks=(matches_script,),
     ),
     case(
         id="stream.index_stuck_at_zero",
