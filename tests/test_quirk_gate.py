@@ -36,6 +36,7 @@ def endpoint() -> Iterator[Endpoint]:
 def test_the_quirk_cases_are_the_ones_openai_never_sends() -> None:
     assert {c.id for c in QUIRK_CASES} == {
         "stream.index_missing", "stream.index_stuck_at_zero", "stream.id_name_repeated",
+        "stream.id_name_null",
         "stream.sse_data_without_space", "stream.sse_comment_lines", "wire.zero_args_null",
         "stream.zero_args_null", "wire.unknown_finish_reason"}
     for case in QUIRK_CASES:
