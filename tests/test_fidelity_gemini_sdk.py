@@ -59,7 +59,8 @@ def _expected(turn: Turn) -> dict[str, Any]:
 
 
 def _read(parts: list[Any]) -> tuple[str | None, list[Any], list[bytes]]:
-    text = "".join(p.text for p in parts if p.text) or None
+    # the answer's text: a thought summary (thought=True, includeThoughts) is not answer text
+    text = "".join(p.text for p in parts if p.text and not p.thought) or None
     calls = [(p.function_call.id, p.function_call.name, p.function_call.args or {})
              for p in parts if p.function_call]
     signatures = [p.thought_signature for p in parts if p.thought_signature]
@@ -88,8 +89,9 @@ def test_sdk_reads_every_realistic_reply(step: Step, version: str, fake: FakePro
     if calls and "no_thought_signature" in step.reply.stream.quirks:
         assert signatures == []  # gemini-2.0-flash signs nothing
     elif calls:
+        first_call = next(p for p in Gemini()._parts(step.reply) if "functionCall" in p)
         assert len(signatures) == 1 and base64.b64encode(signatures[0]).decode() == \
-            Gemini()._parts(step.reply)[1 if step.reply.text else 0]["thoughtSignature"]
+            first_call["thoughtSignature"]
 
     streamed = list(client.models.generate_content_stream(
         model="gemini-2.5-flash", contents="hi", config=config))
