@@ -325,3 +325,23 @@ def test_made_up_ids_are_unique_and_never_sent() -> None:
 
 def test_registered() -> None:
     assert isinstance(get_dialect("gemini"), Gemini)
+
+
+def test_the_reference_adapter_sends_a_carried_gemini_signature_only() -> None:
+    """A signed thinking entry with no text (what the fake decodes a replayed signature to) goes
+    on the first call when the adapter remembers none; another provider's signed block (with
+    its text) does not."""
+    from pytest_toolcall.core.model import Reasoning
+
+    call = ToolCall.from_raw(id="call_1", name="f", arguments={})
+
+    def first_part(reasoning: Any) -> dict[str, Any]:
+        message = AssistantMessage(tool_calls=(call,), reasoning=reasoning)
+        body = request_body("gemini", ChatRequest(messages=(UserMessage(content="hi"), message)))
+        return body["contents"][1]["parts"][0]
+
+    assert first_part((Reasoning(type="thinking", signature="c2ln"),))["thoughtSignature"] == \
+        "c2ln"
+    assert "thoughtSignature" not in first_part(
+        (Reasoning(type="thinking", text="Claude's words", signature="EqQB"),))
+    assert "thoughtSignature" not in first_part(())

@@ -123,8 +123,11 @@ class GeminiAdapter(HttpxAdapter):
         parts: list[dict[str, Any]] = [{"text": message.content}] if message.content else []
         calls = [self.encode_call(c) for c in message.tool_calls]
         # a signature the message itself carries (a turn another adapter instance read, or a
-        # stored history) goes on the first call when none is remembered for it
-        carried = next((r.signature for r in message.reasoning if r.signature), None)
+        # stored history) goes on the first call when none is remembered for it: Gemini's shape,
+        # a thinking entry with a signature and no text (an Anthropic block has its text, and
+        # its signature means nothing to Gemini)
+        carried = next((r.signature for r in message.reasoning
+                        if r.type == "thinking" and r.signature and not r.text), None)
         if calls and carried and "thoughtSignature" not in calls[0]:
             calls[0]["thoughtSignature"] = carried
         parts += calls
