@@ -36,6 +36,8 @@ __all__ = [
     "same_result_both_ways",
     "step_basics",
     "wire_request",
+    "breach_failure",
+    "request_breaches",
 ]
 
 #: Exceptions that mean the adapter crashed on the input instead of reporting it.
@@ -319,6 +321,36 @@ def _field_excerpt(body: Any, field: str) -> str | None:
         else:
             return None
     return f"{field}: {_body_excerpt(value)}"
+
+
+def breach_failure(breach: Any, what: str, dialect: str, *, body: Any = None
+                   ) -> ConformanceFailure:
+    """A ``request.unconfirmed`` failure (``should``: hardening) for one of OpenAI's rules the
+    request broke and ``dialect``'s fake let pass: the service is not shown to enforce it, so
+    its fake takes the request (issue 30); OpenAI refuses it, and the service may too."""
+    from pytest_toolcall.providers.openai.dialect import OPENAI_RULES
+
+    what_rule = OPENAI_RULES.get(breach.rule, breach.rule)
+    field = rejected_field(breach)
+    fields: dict[str, Any] = {}
+    if body is not None:
+        fields["got"] = (field and _field_excerpt(body, field)) or _body_excerpt(body)
+    return ConformanceFailure(
+        "request.unconfirmed",
+        f"{what} breaks OpenAI's rule {breach.rule} ({what_rule}), not confirmed for "
+        f"{dialect}: its fake took it. OpenAI refuses it (HTTP {breach.status}): "
+        f"{breach.message}",
+        expected="a request every service on the openai wire takes",
+        hint=rejection_hint(breach.rule, "openai", field)
+        or "send what OpenAI takes: a service that enforces the rule refuses the request", **fields)
+
+
+def request_breaches(run: CaseRun, record: StepRecord) -> None:
+    """The first rule the step's request broke that the provider's fake let pass (issue 30)."""
+    for exchange in record.exchanges:
+        for breach in exchange.breaches:
+            raise breach_failure(breach, f"the adapter's request in step {record.index + 1}",
+                                 run.dialect, body=exchange.json)
 
 
 def rejection_failure(rejection: Any, what: str, dialect: str, *, body: Any = None,
