@@ -37,6 +37,7 @@ as data); what could not be confirmed inherits OpenAI's behaviour.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -63,6 +64,10 @@ FINGERPRINT = "fp_ef00694abe"
 #: quirks that only mean something when a call comes in fragments: asked for, the fake sends
 #: OpenAI's fragments with them (Groq itself sends whole calls)
 FRAGMENT_QUIRKS = frozenset({"interleave", "repeat_id_name"})
+
+
+#: the message index in OpenAI's ``param`` (``messages[3].tool_call_id``)
+_MESSAGE_INDEX = re.compile(r"messages\.?\[(\d+)\]")
 
 
 def groq_error(status: int, message: str, *, type: str = "invalid_request_error",
@@ -100,7 +105,20 @@ class Groq(OpenAIChat):
         return groq_error(401, BAD_KEY, code="invalid_api_key",
                           rule="auth.invalid" if auth else "auth.missing")
 
-    # validation: not confirmed for Groq rule by rule, OpenAI's rules and words
+    # -- validation ---------------------------------------------------------------------------
+    #: OpenAI's rules shown on Groq (the rest are taken and reported as hardening)
+    confirmed_rules = {"messages.tool.tool_call_id": "tool_message_fields"}
+
+    def validate(self, body: Any) -> Rejection | None:
+        found = super().validate(body)
+        if found is not None and found.rule == "messages.tool.tool_call_id":
+            # the schema validator's words (fact tool_message_fields)
+            where = _MESSAGE_INDEX.search(str(found.body.get("error", {}).get("param", "")))
+            i = where.group(1) if where else "0"
+            return groq_error(400, f"'messages.{i}' : for 'role:tool' the following must be "
+                              f"satisfied[('messages.{i}.tool_call_id' : property "
+                              "'tool_call_id' is missing)]", rule=found.rule)
+        return found
 
     # -- encoding -----------------------------------------------------------------------------
     def encode_error(self, error: ErrorReply) -> tuple[int, dict[str, Any]]:
