@@ -149,7 +149,10 @@ class DeepSeek(OpenAIChat):
                 return deepseek_error(400, UNANSWERED, rule=found.rule)
             if found.rule == "messages.tool.orphan":
                 return deepseek_error(400, ORPHAN_TOOL, rule=found.rule)
-            return found  # a confirmed rule whose words are OpenAI's (tools.name.pattern)
+            # the rest: confirmed rules in OpenAI's words (tools.name.pattern: fact tool_names;
+            # type: serde's refusal, fact deserialize_errors) or unavoidable ones, in DeepSeek's
+            # shape (param null, code invalid_request_error)
+            return deepseek_error(found.status, found.message, rule=found.rule)
         return self._validate_reasoning(body)
 
     def _validate_reasoning(self, body: Mapping[str, Any]) -> Rejection | None:

@@ -37,7 +37,6 @@ as data); what could not be confirmed inherits OpenAI's behaviour.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -64,10 +63,6 @@ FINGERPRINT = "fp_ef00694abe"
 #: quirks that only mean something when a call comes in fragments: asked for, the fake sends
 #: OpenAI's fragments with them (Groq itself sends whole calls)
 FRAGMENT_QUIRKS = frozenset({"interleave", "repeat_id_name"})
-
-
-#: the message index in OpenAI's ``param`` (``messages[3].tool_call_id``)
-_MESSAGE_INDEX = re.compile(r"messages\.?\[(\d+)\]")
 
 
 def groq_error(status: int, message: str, *, type: str = "invalid_request_error",
@@ -113,8 +108,8 @@ class Groq(OpenAIChat):
         found = super().validate(body)
         if found is not None and found.rule == "messages.tool.tool_call_id":
             # the schema validator's words (fact tool_message_fields)
-            where = _MESSAGE_INDEX.search(str(found.body.get("error", {}).get("param", "")))
-            i = where.group(1) if where else "0"
+            i = next(k for k, m in enumerate(body["messages"]) if isinstance(m, Mapping)
+                     and m.get("role") == "tool" and not isinstance(m.get("tool_call_id"), str))
             return groq_error(400, f"'messages.{i}' : for 'role:tool' the following must be "
                               f"satisfied[('messages.{i}.tool_call_id' : property "
                               "'tool_call_id' is missing)]", rule=found.rule)
