@@ -138,6 +138,9 @@ class OpenAIChat:
     #: instead (with its source): :meth:`lenient` reads the body as the service does before
     #: OpenAI's rules run, so the fake lets it pass (docs/providers.md lists them per service)
     lenient_rules: Mapping[str, str] = {}
+    #: lenient rules the service takes for some bodies only, which :meth:`lenient` reads as it
+    #: does (OpenRouter's server tools): a breach left after that reading is still noted
+    lenient_in_part: frozenset[str] = frozenset()
     #: OpenAI's rules the service is shown to enforce itself (its own words where the fake
     #: has them), rule id -> the fact of the service's registry entry that shows it
     confirmed_rules: Mapping[str, str] = {}
@@ -225,10 +228,12 @@ class OpenAIChat:
 
     def _judge(self, found: Rejection) -> Rejection | None:
         """``found`` (OpenAI's rejection) when this provider refuses it; else None, and the
-        breach is noted (``providers.base.noting_breaches``): the checks go on past it."""
+        breach is noted (``providers.base.noting_breaches``) unless the service is shown to
+        take it (``lenient_rules``): the checks go on past it."""
         if self.refuses(found.rule) or unavoidable(found):
             return found
-        note_breach(found)
+        if found.rule not in self.lenient_rules or found.rule in self.lenient_in_part:
+            note_breach(found)
         return None
 
     def own_shape(self, found: Rejection | None) -> Rejection | None:
