@@ -95,6 +95,8 @@ BREAKING: dict[str, Any] = {
         _USER, {"role": "assistant", "content": "Hello.", "tool_calls": []}, _USER]),
     "messages.content.missing": _body(messages=[{"role": "user"}]),
     "messages.tool_calls.id": _body(messages=[_USER, _calls(_call(id=None)), _USER]),
+    "messages.tool_calls.function": _body(messages=[_USER, _calls(_call(function=None)),
+                                                    _result()]),
     "messages.tool_calls.type": _body(messages=[_USER, _calls(_call(type="wizard")),
                                                 _result()]),
     "messages.tool_calls.function.name": _body(messages=[
@@ -119,10 +121,10 @@ def test_every_rule_has_a_breaking_body() -> None:
 @pytest.mark.parametrize("rule", sorted(OPENAI_RULES))
 def test_openai_refuses_every_rule(rule: str) -> None:
     """OpenAI's own rules stay confirmed on ``openai``: each breaking body is refused under its
-    rule (``messages.tool_calls.id`` also names a missing type or function)."""
+    rule."""
     refused = get_dialect("openai").validate(BREAKING[rule])
     assert refused is not None and refused.status == 400, rule
-    assert refused.rule == rule or (rule, refused.rule) == ("type", "type"), refused.rule
+    assert refused.rule == rule, refused.rule
 
 
 @pytest.mark.parametrize("name", _SERVICES)
@@ -259,6 +261,13 @@ def test_a_confirmed_rule_is_refused_in_the_service_shape() -> None:
     error = endpoint.exchanges[-1].rejection.body["error"]
     assert (error["param"], error["code"]) == (None, "invalid_request_error")
     endpoint.close()
+
+
+def test_lmstudio_refuses_a_call_without_its_function_in_its_words() -> None:
+    """Fact invalid_messages: LM Studio's words, its object shape."""
+    refused = get_dialect("lmstudio").validate(BREAKING["messages.tool_calls.function"])
+    assert refused is not None and refused.rule == "messages.tool_calls.function"
+    assert refused.body["error"]["message"].startswith("Invalid 'messages' in payload.")
 
 
 def test_groq_refuses_a_result_without_its_id_in_its_validator_words() -> None:

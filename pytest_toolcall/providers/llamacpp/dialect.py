@@ -197,7 +197,7 @@ class LlamaCpp(OpenAIChat):
                        # what common/chat.cpp parses itself (fact message_parse): a 500
                        **{rule: "message_parse" for rule in (
                            "messages.role.missing", "messages.tool_calls.type",
-                           "messages.tool_calls.function.name",
+                           "messages.tool_calls.function", "messages.tool_calls.function.name",
                            "messages.tool_calls.function.arguments", "tools.type.missing",
                            "tools.type", "tools.function.missing", "tools.name.missing")}}
     #: what llama-server takes that OpenAI refuses: it reads no more than it needs (fact

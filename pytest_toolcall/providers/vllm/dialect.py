@@ -123,7 +123,9 @@ class VLLM(OpenAIChat):
                        "tools.type": "request_model", "tools.function.missing": "request_model",
                        "tools.name.missing": "request_model",
                        "tool_choice.function.missing": "request_model",
-                       "messages.role.missing": "request_model"}
+                       "messages.role.missing": "request_model",
+                       **{f"messages.tool_calls.{part}": "request_model" for part in (
+                           "id", "type", "function", "function.name", "function.arguments")}}
     #: what vLLM's request model takes that OpenAI refuses (fact request_model)
     lenient_rules = {
         "model.missing": "no model: the served model answers (model: str | None = None)",
