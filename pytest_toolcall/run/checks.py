@@ -29,15 +29,15 @@ from pytest_toolcall.run.runbase import CaseRun, StepRecord
 
 __all__ = [
     "CRASH_TYPES",
+    "breach_failure",
     "describe_error",
     "error_surfaced",
     "expected_calls",
     "matches_script",
+    "request_breaches",
     "same_result_both_ways",
     "step_basics",
     "wire_request",
-    "breach_failure",
-    "request_breaches",
 ]
 
 #: Exceptions that mean the adapter crashed on the input instead of reporting it.
