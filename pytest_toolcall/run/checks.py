@@ -341,8 +341,15 @@ def breach_failure(breach: Any, what: str, dialect: str, *, body: Any = None
         f"{dialect}: its fake took it. OpenAI refuses it (HTTP {breach.status}): "
         f"{breach.message}",
         expected="a request every service on the openai wire takes",
-        hint=rejection_hint(breach.rule, "openai", field)
-        or "send what OpenAI takes: a service that enforces the rule refuses the request", **fields)
+        hint=_breach_hint(breach.rule, field), **fields)
+
+
+def _breach_hint(rule: str, field: str | None) -> str:
+    """The hint for a breach the fake took: OpenAI's rule hint, said of OpenAI (the service
+    itself refused nothing)."""
+    hint = rejection_hint(rule, "openai") or ("send what OpenAI takes: a service that enforces "
+                                              "the rule refuses the request")
+    return f"OpenAI refuses {field}: {hint}" if field else hint
 
 
 def request_breaches(run: CaseRun, record: StepRecord) -> None:

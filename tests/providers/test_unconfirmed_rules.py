@@ -226,6 +226,7 @@ def test_an_unconfirmed_rule_is_taken_and_reported_as_hardening() -> None:
     assert failure.clause == "request.unconfirmed"
     assert level_of(failure.clause, "wire.tool_definitions_intact") == "should"
     assert "tools.type.missing" in str(failure) and "not confirmed for groq" in str(failure)
+    assert failure.hint.startswith("OpenAI refuses tools[0].type"), failure.hint  # not groq
 
 
 def test_the_same_breach_stays_a_defect_on_openai() -> None:
