@@ -92,6 +92,10 @@ CLAUSES: dict[str, Level] = {
     "request.snapshot": _must("what the adapter sends changed since the project's own "
                               "snapshot: the regression the project asked to be told about",
                               "docs/cassettes.md (request snapshots)"),
+    "request.unconfirmed": _should(
+        "the request breaks one of OpenAI's request rules that the service is not shown to "
+        "enforce: its fake takes it, OpenAI refuses it, and the service may too (a 400 on "
+        "every request of this shape) or may not", "issue 30 (2026-11-28)"),
     # -- responses -------------------------------------------------------------------------------
     "response.matches_script": _must(_WRONG + " (the calls, text and finish reason the model "
                                      "sent; a failure names the finer clause)"),

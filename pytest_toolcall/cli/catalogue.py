@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from pytest_toolcall.cases.bugs import SOURCES_NOTE
@@ -244,38 +244,60 @@ def render_providers(registry: Registry | None = None) -> str:
 
 def rules_table() -> list[str]:
     """Per service on the openai wire, each of OpenAI's request rules: confirmed (the fact that
-    shows it, its source and date), lenient (the fake takes what OpenAI refuses, and why) or
-    inherited (OpenAI's rule and words in the service's error shape, not confirmed)."""
+    shows it, its source and date: the fake refuses), lenient (the fake takes what OpenAI
+    refuses, and why), unavoidable (refused on every service: nothing to answer) or unconfirmed
+    (the fake takes it and the kit reports the breach as hardening, issue 30)."""
     from pytest_toolcall.providers.base import get_dialect
-    from pytest_toolcall.providers.openai.dialect import OPENAI_RULES, OpenAIChat
+    from pytest_toolcall.providers.openai.dialect import (OPENAI_RULES, UNAVOIDABLE_RULES,
+                                                          OpenAIChat)
 
     out = ["", "### OpenAI's request rules, service by service", "",
            "What the fake of each service on the openai wire does with each request rule "
-           "OpenAI's fake enforces: **confirmed** (the service is shown to refuse it: the fact, "
-           "its source and date), **lenient** (the service is shown to take it: the fake takes "
-           "it too) or *inherited* (not confirmed either way: OpenAI's rule and words, in the "
-           "service's own error shape). Every rejection comes in the service's error shape.", ""]
+           "OpenAI's fake enforces. **confirmed**: the service is shown to refuse it (the fact, "
+           "its source and date), and its fake refuses, in the service's error shape. "
+           "**lenient**: the service is shown to take it, and so does its fake. **unavoidable**: "
+           "every fake refuses it, since there is nothing to answer. *unconfirmed*: neither is "
+           "shown, so the fake takes the request and the kit reports the breach as hardening "
+           "(clause `request.unconfirmed`, a `should`: it fails the run only under "
+           "`--toolcall-strict`), naming OpenAI's rule; `openai` itself refuses all of them.", ""]
     for name, provider in PROVIDER_REGISTRY.items():
         dialect = get_dialect(name)
         if name == "openai" or not isinstance(dialect, OpenAIChat):
             continue
         lenient, confirmed = dialect.lenient_rules, dialect.confirmed_rules
-        counts = (len(confirmed), len(lenient), len(OPENAI_RULES) - len(confirmed) - len(lenient))
-        out += [f"<details><summary><code>{name}</code>: {counts[0]} confirmed, {counts[1]} "
-                f"lenient, {counts[2]} inherited</summary>", "",
+        states = [_rule_state(rule, lenient, confirmed) for rule in OPENAI_RULES]
+        counts = {k: states.count(k) for k in ("confirmed", "lenient", "unavoidable",
+                                                 "unconfirmed")}
+        out += [f"<details><summary><code>{name}</code>: {counts['confirmed']} confirmed, "
+                f"{counts['lenient']} lenient, {counts['unavoidable']} unavoidable, "
+                f"{counts['unconfirmed']} unconfirmed</summary>", "",
                 "| rule | OpenAI refuses | here |", "|---|---|---|"]
-        for rule, what in OPENAI_RULES.items():
-            if rule in lenient:
+        for (rule, what), state in zip(OPENAI_RULES.items(), states):
+            if state == "lenient":
                 here = f"**lenient**: {_cell(lenient[rule])}"
-            elif rule in confirmed:
+            elif state == "confirmed":
                 fact = provider.facts[confirmed[rule]]
                 here = (f"**confirmed**: fact `{confirmed[rule]}` "
                         f"({_cell(_one_line(fact.source))}, {fact.confirmed})")
+            elif state == "unavoidable":
+                here = f"**unavoidable**: {_cell(UNAVOIDABLE_RULES[rule])}"
             else:
-                here = "*inherited*"
+                here = "*unconfirmed*: taken, reported as hardening"
             out.append(f"| `{rule}` | {_cell(what)} | {here} |")
         out += ["", "</details>"]
     return out
+
+
+def _rule_state(rule: str, lenient: Mapping[str, str], confirmed: Mapping[str, str]) -> str:
+    """What a service's fake does with OpenAI's ``rule``: lenient, confirmed, unavoidable or
+    unconfirmed."""
+    from pytest_toolcall.providers.openai.dialect import UNAVOIDABLE_RULES
+
+    if rule in lenient:
+        return "lenient"
+    if rule in confirmed:
+        return "confirmed"
+    return "unavoidable" if rule in UNAVOIDABLE_RULES else "unconfirmed"
 
 
 _NO_SENDER = "no registered service (reported gateways): it runs for `compatible_with={'*'}`"

@@ -9,7 +9,9 @@ dialect of the wire it speaks (``providers/openai/dialect.py`` for the OpenAI-co
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -18,7 +20,8 @@ from pytest_toolcall.core.errors import UsageError
 from pytest_toolcall.core._names import PROVIDERS
 from pytest_toolcall.core.model import ChatRequest
 
-__all__ = ["DIALECT_NAMES", "Dialect", "Rejection", "get_dialect", "register_class"]
+__all__ = ["DIALECT_NAMES", "Dialect", "Rejection", "get_dialect", "note_breach", "noting_breaches",
+           "register_class"]
 
 
 @dataclass(frozen=True)
@@ -37,6 +40,32 @@ class Rejection:
         if isinstance(error, Mapping):
             return str(error.get("message", ""))
         return str(error)
+
+
+#: the breaches noted while a request is judged (:func:`noting_breaches`), else None
+_BREACHES: ContextVar[list[Rejection] | None] = ContextVar("toolcall_breaches", default=None)
+
+
+@contextmanager
+def noting_breaches() -> Iterator[list[Rejection]]:
+    """Collect, while the block runs, the rules a dialect's ``validate`` found broken but let
+    pass (issue 30: one of OpenAI's rules a service is not shown to enforce): the fake takes
+    the request, and the kit reports the breach as hardening (clause ``request.unconfirmed``).
+    Each is the rejection OpenAI would have sent, in OpenAI's shape and words."""
+    noted: list[Rejection] = []
+    token = _BREACHES.set(noted)
+    try:
+        yield noted
+    finally:
+        _BREACHES.reset(token)
+
+
+def note_breach(found: Rejection) -> None:
+    """Note ``found``, a rule broken but not enforced, where :func:`noting_breaches` collects
+    (nowhere otherwise: whether the request is taken never depends on who listens)."""
+    noted = _BREACHES.get()
+    if noted is not None:
+        noted.append(found)
 
 
 class Dialect(Protocol):

@@ -29,10 +29,12 @@ from pytest_toolcall.run.runbase import CaseRun, StepRecord
 
 __all__ = [
     "CRASH_TYPES",
+    "breach_failure",
     "describe_error",
     "error_surfaced",
     "expected_calls",
     "matches_script",
+    "request_breaches",
     "same_result_both_ways",
     "step_basics",
     "wire_request",
@@ -319,6 +321,43 @@ def _field_excerpt(body: Any, field: str) -> str | None:
         else:
             return None
     return f"{field}: {_body_excerpt(value)}"
+
+
+def breach_failure(breach: Any, what: str, dialect: str, *, body: Any = None
+                   ) -> ConformanceFailure:
+    """A ``request.unconfirmed`` failure (``should``: hardening) for one of OpenAI's rules the
+    request broke and ``dialect``'s fake let pass: the service is not shown to enforce it, so
+    its fake takes the request (issue 30); OpenAI refuses it, and the service may too."""
+    from pytest_toolcall.providers.openai.dialect import OPENAI_RULES
+
+    what_rule = OPENAI_RULES.get(breach.rule, breach.rule)
+    field = rejected_field(breach)
+    fields: dict[str, Any] = {}
+    if body is not None:
+        fields["got"] = (field and _field_excerpt(body, field)) or _body_excerpt(body)
+    return ConformanceFailure(
+        "request.unconfirmed",
+        f"{what} breaks OpenAI's rule {breach.rule} ({what_rule}), not confirmed for "
+        f"{dialect}: its fake took it. OpenAI refuses it (HTTP {breach.status}): "
+        f"{breach.message}",
+        expected="a request every service on the openai wire takes",
+        hint=_breach_hint(breach.rule, field), **fields)
+
+
+def _breach_hint(rule: str, field: str | None) -> str:
+    """The hint for a breach the fake took: OpenAI's rule hint, said of OpenAI (the service
+    itself refused nothing)."""
+    hint = rejection_hint(rule, "openai") or ("send what OpenAI takes: a service that enforces "
+                                              "the rule refuses the request")
+    return f"OpenAI refuses {field}: {hint}" if field else hint
+
+
+def request_breaches(run: CaseRun, record: StepRecord) -> None:
+    """The first rule the step's request broke that the provider's fake let pass (issue 30)."""
+    for exchange in record.exchanges:
+        for breach in exchange.breaches:
+            raise breach_failure(breach, f"the adapter's request in step {record.index + 1}",
+                                 run.dialect, body=exchange.json)
 
 
 def rejection_failure(rejection: Any, what: str, dialect: str, *, body: Any = None,

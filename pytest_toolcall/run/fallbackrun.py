@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from pytest_toolcall.cases import FallbackScript, Turn
-from pytest_toolcall.run.checks import describe_error, rejection_failure
+from pytest_toolcall.run.checks import breach_failure, describe_error, rejection_failure
 from pytest_toolcall.core.contracts import Interface
 from pytest_toolcall.core.errors import ConformanceFailure, ProviderError
 from pytest_toolcall.core.fallback import FallbackRequest, FallbackResult
@@ -152,6 +152,8 @@ class StreamingModel:
         self.validate = validate
         self.opens: list[StreamOpen] = []
         self.rejections: list[tuple[int, Any]] = []
+        #: the rules a request broke that the provider's fake lets pass (issue 30)
+        self.breaches: list[tuple[int, Any]] = []
         self._lock = threading.Lock()
 
     def _open(self, request: ChatRequest, interface: str) -> _Stream:
@@ -161,9 +163,10 @@ class StreamingModel:
         with self._lock:
             index = len(self.opens)
         if self.validate:
-            from pytest_toolcall.run.scripted import wire_rejection
+            from pytest_toolcall.run.scripted import wire_verdict
 
-            rejection = wire_rejection(request, self.dialect)
+            rejection, breaches = wire_verdict(request, self.dialect)
+            self.breaches += [(index, b) for b in breaches]
             if rejection is not None:
                 self.rejections.append((index, rejection))
                 raise ProviderError(rejection.message, status=rejection.status,
@@ -276,7 +279,14 @@ def _verify(run: FallbackRun) -> None:
         raise rejection_failure(
             rejection, f"stream {index + 1}: the provider rejected the request", run.dialect,
             hint="send FallbackRequest.request as given")
-    run_checks(run.case, run)
+    held = Held(run.case.id)
+    for index, breach in run.model.breaches[:1]:
+        held.hold(breach_failure(breach, f"stream {index + 1}: the request", run.dialect))
+    try:
+        run_checks(run.case, run)
+    except ConformanceFailure as failure:
+        held.hold(failure)
+    held.release()
 
 
 def fallback_trace(run: FallbackRun) -> str:

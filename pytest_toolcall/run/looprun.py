@@ -18,7 +18,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from pytest_toolcall.cases import HistoryScript, LoopScript, Turn
-from pytest_toolcall.run.checks import describe_error, rejection_failure
+from pytest_toolcall.run.checks import breach_failure, describe_error, rejection_failure
 from pytest_toolcall.core.contracts import Interface
 from pytest_toolcall.core.errors import ConformanceFailure, ToolcallError, UsageError
 from pytest_toolcall.core.loop import LoopRequest, LoopResult
@@ -182,6 +182,9 @@ class LoopRun:
     #: when each request reached the model (``time.perf_counter()``), in the order of requests
     request_times: list[float] = field(default_factory=list)
     rejections: list[Any] = field(default_factory=list)
+    #: (model call, rule) for each of OpenAI's rules a request broke that the provider's fake
+    #: let pass (issue 30): hardening, ``request.unconfirmed``
+    breaches: list[Any] = field(default_factory=list)
     result: LoopResult | None = None
     error: BaseException | None = None
     seconds: float = 0.0
@@ -352,6 +355,7 @@ def _read_back(run: LoopRun, recorder: Any) -> None:
         run.requests = list(recorder.requests)
         run.request_times = list(recorder.times)
         run.rejections = list(recorder.rejections)
+        run.breaches = list(getattr(recorder, "breaches", ()))
         return
     for exchange in recorder.exchanges:  # the fake provider
         if exchange.decoded is not None:
@@ -364,6 +368,7 @@ def _read_back(run: LoopRun, recorder: Any) -> None:
             run.request_times.append(exchange.at)
         if exchange.rejection is not None:
             run.rejections.append((exchange.index, exchange.rejection))
+        run.breaches += [(exchange.index, b) for b in exchange.breaches]
 
 
 def model_call_ceiling(profile: Any) -> int:
@@ -463,11 +468,17 @@ def _verify_loop(run: LoopRun) -> None:
             hint="every tool call must be answered, once, right after the assistant message "
                  "that made it; no tool message without its call")
     held = Held(run.case.id)  # a should failure of the checks must not hide a refused result
+    for index, breach in run.breaches[:1]:
+        held.hold(breach_failure(breach, f"model call {index + 1}: the loop's request",
+                                 run.dialect))
     try:
         run_checks(run.case, run)
     except ConformanceFailure as failure:
         held.hold(failure)
-    _result_messages_valid(run)
+    try:
+        _result_messages_valid(run)
+    except ConformanceFailure as failure:
+        held.hold(failure)
     held.release()
 
 
@@ -502,7 +513,7 @@ def _result_messages_valid(run: LoopRun) -> None:
         return
     from pydantic import ValidationError
 
-    from pytest_toolcall.run.scripted import wire_rejection
+    from pytest_toolcall.run.scripted import wire_verdict
 
     try:
         request = ChatRequest(messages=tuple(messages),
@@ -513,7 +524,10 @@ def _result_messages_valid(run: LoopRun) -> None:
             "message", expected="pytest_toolcall messages (UserMessage, AssistantMessage, "
             "ToolMessage...)", got=f"{exc.error_count()} validation error(s): "
             f"{exc.errors()[0]['msg']}") from None
-    rejection = wire_rejection(request, run.dialect)
+    rejection, breaches = wire_verdict(request, run.dialect)
+    for breach in breaches[:1]:
+        raise breach_failure(breach, "the conversation the loop returned, sent again",
+                             run.dialect)
     if rejection is not None:
         raise ConformanceFailure(
             "loop.result_messages", "the conversation the loop returned would be rejected when "

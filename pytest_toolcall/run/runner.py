@@ -550,6 +550,10 @@ def _verify(run: CaseRun) -> None:
             checks.step_basics(run, record)
         except ConformanceFailure as failure:
             held.hold(failure)
+        try:
+            checks.request_breaches(run, record)
+        except ConformanceFailure as failure:
+            held.hold(failure)
     run_checks(run.case, run)
     # last: a bug that breaks the completed calls is named by the case's own clause first
     for record in run.steps:

@@ -13,11 +13,11 @@ import time
 from collections.abc import Sequence
 
 from pytest_toolcall.cases import ErrorReply, Turn
-from pytest_toolcall.providers.base import Rejection, get_dialect
+from pytest_toolcall.providers.base import Rejection, get_dialect, noting_breaches
 from pytest_toolcall.core.errors import ProviderError
 from pytest_toolcall.core.model import ChatRequest, ChatResponse, ToolCall
 
-__all__ = ["EXHAUSTED_TEXT", "ScriptedModel", "turn_response", "wire_rejection"]
+__all__ = ["EXHAUSTED_TEXT", "ScriptedModel", "turn_response", "wire_rejection", "wire_verdict"]
 
 EXHAUSTED_TEXT = "(pytest-toolcall: the model has nothing more to say)"
 #: how long a hung model call (``ErrorReply.hang``) blocks at most when the case never ends it
@@ -27,9 +27,18 @@ HANG_LIMIT = 120.0
 def wire_rejection(request: ChatRequest, dialect: str = "openai") -> Rejection | None:
     """The provider's answer to ``request`` as the dialect's reference adapter would send it:
     ``None`` when accepted."""
+    return wire_verdict(request, dialect)[0]
+
+
+def wire_verdict(request: ChatRequest, dialect: str = "openai"
+                 ) -> tuple[Rejection | None, tuple[Rejection, ...]]:
+    """:func:`wire_rejection`, and the rules the request broke that the provider's fake lets
+    pass (issue 30: OpenAI's rules a service is not shown to enforce)."""
     from pytest_toolcall.reference import request_body
 
-    return get_dialect(dialect).validate(request_body(dialect, request))
+    with noting_breaches() as breaches:
+        rejection = get_dialect(dialect).validate(request_body(dialect, request))
+    return rejection, () if rejection is not None else tuple(breaches)
 
 
 def turn_response(turn: Turn, ids: Sequence[str | None]) -> ChatResponse:
@@ -86,6 +95,8 @@ class ScriptedModel:
         #: when each request came (``time.perf_counter()``), in the order of ``requests``
         self.times: list[float] = []
         self.rejections: list[tuple[int, Rejection]] = []
+        #: the rules a request broke that the provider's fake lets pass (issue 30)
+        self.breaches: list[tuple[int, Rejection]] = []
         self._lock = threading.Lock()
         self._released = threading.Event()
 
@@ -112,7 +123,8 @@ class ScriptedModel:
             self.requests.append(request)
             self.times.append(time.perf_counter())
         if self.validate:
-            rejection = wire_rejection(request, self.dialect.name)
+            rejection, breaches = wire_verdict(request, self.dialect.name)
+            self.breaches += [(index, b) for b in breaches]
             if rejection is not None:
                 self.rejections.append((index, rejection))
                 raise ProviderError(rejection.message, status=rejection.status,

@@ -181,7 +181,9 @@ ERROR_KINDS = {"auth", "model_not_found", "context_length"}
 #: (case id, broken adapter, the clause the case must name)
 CONTROLS = [
     ("wire.lmstudio_numeric_call_ids", IdsPrefixed, "wire.lmstudio.call_ids"),
-    ("wire.lmstudio_numeric_call_ids", IdsAsNumbers, "request.type"),
+    # LM Studio is not shown to refuse a call id that is no string (issue 30): its fake takes
+    # it, and the case's own clause names the defect
+    ("wire.lmstudio_numeric_call_ids", IdsAsNumbers, "wire.lmstudio.call_ids"),
     ("stream.lmstudio_numeric_call_ids", IdsPrefixed, "wire.lmstudio.call_ids"),
     ("wire.lmstudio_reasoning_content", ReasoningAsText, "response.text"),
     ("wire.lmstudio_reasoning_content", ReasoningNotDecoded, "response.reasoning"),

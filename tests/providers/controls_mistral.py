@@ -150,7 +150,10 @@ ERROR_KINDS = {"rate_limit", "auth", "model_not_found", "context_length", "serve
 #: (case id, broken adapter, the clause the case must name)
 CONTROLS = [
     ("wire.mistral_tool_call_id_format", KeepsForeignIds, "request.messages.tool_calls.id_format"),
-    ("wire.mistral_tool_call_id_format", MapsCallsOnly, "request.messages.tool.unknown_id"),
+    # the results answer no call: Mistral's own refusal of unanswered calls (fact message_order;
+    # OpenAI's unknown_id rule is not shown on Mistral, issue 30)
+    ("wire.mistral_tool_call_id_format", MapsCallsOnly,
+     "request.messages.tool_calls.unanswered"),
     ("wire.mistral_tool_call_id_format", CutsIds, "wire.mistral.id_mapping"),
     ("wire.mistral_content_chunks", OpenAIDecoder, "response.reasoning"),
     ("wire.mistral_content_chunks", ThinkingAsText, "response.text"),

@@ -261,8 +261,34 @@ def test_provider_facts_are_sourced_and_dated() -> None:
     assert_sourced_and_dated(
         "llamacpp", "routes auth error_shape context_length jinja_required tool_choice "
         "parallel_tool_calls ids response_shape stream_shape stream_usage midstream_error "
-        "reasoning_content",
-        unconfirmed="request_errors", quirks=True)
+        "reasoning_content message_parse",
+        unconfirmed="request_errors", quirks=True, or_later=True)
+
+
+def test_llama_server_parse_errors_are_its_500s() -> None:
+    """Fact message_parse: what common/chat.cpp parses itself is a 500 server_error in its
+    words; what it does not read (a call without id, content: null) is taken, no finding."""
+    from pytest_toolcall.providers.base import noting_breaches
+    from pytest_toolcall.providers.llamacpp.dialect import LlamaCpp
+
+    d = LlamaCpp()
+    user = {"role": "user", "content": "hi"}
+    call = {"type": "function", "function": {"name": "f", "arguments": "{}"}}
+    refused = d.validate({"model": "m", "messages": [{"content": "hi"}]})
+    assert refused is not None and refused.status == 500
+    assert refused.body == {"error": {"code": 500, "type": "server_error", "message":
+                                      "Failed to parse messages: Missing 'role' in message: "
+                                      '{"content":"hi"}'}}
+    refused = d.validate({"model": "m", "messages": [user], "tools": [{"function": {}}]})
+    assert refused is not None and refused.rule == "tools.type.missing"
+    assert refused.body["error"]["message"].startswith(
+        'Failed to parse tools: Missing tool type: {"function":{}}; tools = [')
+    with noting_breaches() as breaches:
+        assert d.validate({"model": "m", "messages": [
+            user, {"role": "assistant", "content": None, "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": "x", "content": "ok"}]}) is None
+    # the call without id is taken; the result answering no call is OpenAI's breach
+    assert [b.rule for b in breaches] == ["messages.tool.unknown_id"]
 
 
 # -- fidelity: the official openai SDK reads everything the llamacpp fake sends -----------------

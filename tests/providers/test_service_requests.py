@@ -39,10 +39,12 @@ def _endpoint(name: str) -> Endpoint:
 
 
 def _accepted(ep: Endpoint) -> Any:
-    """The fake's last exchange was taken and decoded; its decoded request."""
+    """The fake's last exchange was taken and decoded, breaking none of OpenAI's rules (no
+    ``request.unconfirmed`` finding); its decoded request."""
     ex = ep.exchanges[-1]
     assert ex.rejection is None, (ex.path, ex.rejection)
     assert ex.decode_error is None, ex.decode_error
+    assert ex.breaches == (), [b.rule for b in ex.breaches]
     return ex.decoded
 
 
@@ -172,6 +174,33 @@ def test_groq_and_cerebras_sdk_requests_are_accepted(name: str, stream: bool) ->
         assert _accepted(ep).tools[0].name == "get_weather"
 
 
+#: the tool_choice values a service is shown to refuse (Zhipu: auto only, fact tool_choice)
+_REFUSED_CHOICES = {"zhipu": ("none", "required", "named")}
+
+
+@pytest.mark.parametrize("name", [n for n in PROVIDERS if n not in ("openai", "azure-openai")
+                                  and isinstance(get_dialect(n), OpenAIChat)])
+def test_openai_sdk_requests_are_accepted_by_every_service(name: str) -> None:
+    """The openai SDK pointed at each service's fake, with the documented tool features (every
+    tool_choice the service takes, parallel_tool_calls, a history with a call and its result):
+    taken, decoded, and no finding. (Azure's routes: tests/providers/test_azure_openai.py.)"""
+    ep = _endpoint(name)
+    client = _openai_sdk(ep)
+    call_id = "D681PevKs"  # 9 letters and digits: Mistral's id rule takes it, the others too
+    for kwargs in _openai_requests(call_id):
+        choice = kwargs.get("tool_choice")
+        label = "named" if isinstance(choice, dict) else choice
+        if label in _REFUSED_CHOICES.get(name, ()):
+            continue
+        ep.fake.expect(_OK)
+        for stream in (False, True):
+            answer = client.chat.completions.create(model="m", stream=stream, **kwargs)
+            if stream:
+                list(answer)
+            assert _accepted(ep).tools[0].name == "get_weather", (name, kwargs)
+    ep.close()
+
+
 @pytest.mark.parametrize("stream", [False, True], ids=["create", "stream"])
 def test_zai_sdk_requests_are_accepted(stream: bool) -> None:
     zai = pytest.importorskip("zai")
@@ -237,16 +266,23 @@ def test_mistral_docs_example_is_accepted() -> None:
 
 
 def test_mistral_negative_controls_still_refused_in_its_shape() -> None:
-    """A type-less tool is still checked as a function tool; an unknown type stays refused;
-    both in Mistral's top-level shape."""
+    """A type-less tool is still checked as a function tool: its bad name is OpenAI's breach,
+    not confirmed for Mistral (taken, noted; issue 30); a tool result answering no call stays
+    refused (fact message_order), in Mistral's top-level shape."""
+    from pytest_toolcall.providers.base import noting_breaches
+
     ep = _endpoint("mistral")
     user = [{"role": "user", "content": "hi"}]
-    for tools, rule in [([{"function": {"name": "bad name"}}], "tools.name.pattern"),
-                        ([{"type": "retrieval"}], "tools.type")]:
-        r = _post(ep, {"model": "m", "messages": user, "tools": tools})
-        assert r.status_code == 400 and ep.exchanges[-1].rejection.rule == rule
-        body = r.json()
-        assert body["object"] == "error" and "error" not in body and body["message"]
+    with noting_breaches() as breaches:
+        assert get_dialect("mistral").validate(
+            {"model": "m", "messages": user, "tools": [{"function": {"name": "bad name"}}]}) \
+            is None
+    assert [b.rule for b in breaches] == ["tools.name.pattern"]
+    r = _post(ep, {"model": "m", "messages": [*user, {"role": "tool", "tool_call_id": "D681PevKs",
+                                                      "content": "x"}]})
+    assert r.status_code == 400 and ep.exchanges[-1].rejection.rule == "messages.tool.orphan"
+    body = r.json()
+    assert body["object"] == "error" and "error" not in body and body["message"]
 
 
 def test_openrouter_takes_its_server_tools() -> None:
@@ -266,12 +302,19 @@ def test_openrouter_takes_its_server_tools() -> None:
 
 
 def test_openrouter_negative_control_and_integer_code() -> None:
-    """A type that is no server tool stays refused, with OpenRouter's integer code."""
+    """A type that is no server tool is OpenAI's breach, not confirmed for OpenRouter: taken
+    and noted (issue 30); a request without a model is taken (fact model_optional); what it
+    refuses (no messages) carries OpenRouter's integer code."""
     ep = _endpoint("openrouter")
+    ep.fake.expect(_OK)
     r = _post(ep, {"model": "m", "messages": [{"role": "user", "content": "x"}],
                    "tools": [{"type": "web_search"}]})
+    assert r.status_code == 200 and [b.rule for b in ep.exchanges[-1].breaches] == ["tools.type"]
+    r = _post(ep, {"messages": [{"role": "user", "content": "x"}]})
+    assert r.status_code == 200 and ep.exchanges[-1].breaches == ()
+    r = _post(ep, {"model": "m", "messages": []})
     assert r.status_code == 400 and r.json()["error"]["code"] == 400
-    assert ep.exchanges[-1].rejection.rule == "tools.type"
+    assert ep.exchanges[-1].rejection.rule == "messages.empty"
 
 
 # -- the routes on another wire ------------------------------------------------------------------
@@ -357,7 +400,7 @@ def test_every_rejection_is_in_the_service_shape(name: str) -> None:
         for key, keys in got.items():  # the error object's fields: the service's own
             if isinstance(keys, list) and isinstance(own[key], list):
                 assert set(keys) <= set(own[key]), (name, rejection.rule, r.json())
-    assert seen >= 3, name
+    assert seen >= 2, name  # no messages, an empty array: refused on every service
     path_404 = ep.client.post(ep.base_url + "/nowhere", json={},
                               headers={"authorization": f"Bearer {ep.api_key}"})
     # (LM Studio answers an unknown endpoint with a 200 and an error: its own way)
@@ -368,9 +411,10 @@ def test_every_rejection_is_in_the_service_shape(name: str) -> None:
         assert "error" not in path_404.json() or isinstance(path_404.json()["error"], str)
 
 
-def test_inherited_openai_rules_are_listed_per_service() -> None:
+def test_openai_rules_stated_per_service() -> None:
     """Every rule a service states (confirmed or lenient) is one of OpenAI's, and a confirmed
-    rule names a fact with a source and a date."""
+    rule names a fact with a source and a date (tests/providers/test_unconfirmed_rules.py: what
+    the fake does with the others)."""
     from pytest_toolcall.providers import get
 
     for name in _SERVICES:

@@ -150,7 +150,7 @@ def test_full_answer_shape() -> None:
 def test_provider_facts_are_sourced_and_dated() -> None:
     vl = assert_sourced_and_dated(
         "vllm", "routes auth error_shape error_shape_history tool_choice reasoning stream_shape "
-        "midstream_error ids context_length", quirks=True)
+        "midstream_error ids context_length request_model", quirks=True, or_later=True)
     for name in ("error_shape_history", "reasoning_content_history"):
         assert "historical" in str(vl.facts[name].value)
 

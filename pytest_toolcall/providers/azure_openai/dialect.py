@@ -39,8 +39,10 @@ holds them as data); what could not be confirmed inherits OpenAI's behaviour and
   policy. ...", "type": null, "param": "prompt", "code": "content_filter", "status": 400,
   "innererror": {"code": "ResponsibleAIPolicyViolation", "content_filter_result": {...}}}}``
   (vibrantlabsai/ragas #649, compl-ai #20, simonw/research #16, litellm PR #16231).
-- Request rules, their wording and the stream fragments are OpenAI's (the service runs OpenAI's
-  models; not confirmed rule by rule: inherited). The keys of Azure's JSON are sorted.
+- Request rules: the tool pairing is shown, in OpenAI's words (fact ``tool_pairing``); the fake
+  takes a request that breaks another of OpenAI's rules and the kit reports the breach as
+  hardening (``request.unconfirmed``, issue 30). The stream fragments are OpenAI's. The keys of
+  Azure's JSON are sorted.
 """
 
 from __future__ import annotations
@@ -130,6 +132,9 @@ class AzureOpenAI(OpenAIChat):
     #: the endpoint's base_url is the resource's root, what AzureOpenAI(azure_endpoint=) takes
     base_path = ""
     pure_requests = True
+    #: OpenAI's rules shown on Azure (the rest are taken and reported as hardening)
+    confirmed_rules = {"messages.tool.orphan": "tool_pairing",
+                       "messages.tool_calls.unanswered": "tool_pairing"}
 
     # -- routing and auth -------------------------------------------------------------------
     def __init__(self) -> None:

@@ -117,7 +117,8 @@ class DeepSeek(OpenAIChat):
     #: DeepSeek's Responses API (fact responses_route)
     other_routes = {"/responses": DeepSeekResponses}
     confirmed_rules = {"messages.tool_calls.unanswered": "tool_pairing",
-                       "messages.tool.orphan": "tool_pairing"}
+                       "messages.tool.orphan": "tool_pairing", "tools.name.pattern": "tool_names",
+                       "messages.role": "roles", "type": "deserialize_errors"}
 
     def __init__(self) -> None:
         #: call ids of the turns this fake answered with reasoning_content: only those turns
@@ -148,7 +149,10 @@ class DeepSeek(OpenAIChat):
                 return deepseek_error(400, UNANSWERED, rule=found.rule)
             if found.rule == "messages.tool.orphan":
                 return deepseek_error(400, ORPHAN_TOOL, rule=found.rule)
-            return found  # not confirmed for DeepSeek: OpenAI's words
+            # the rest: confirmed rules in OpenAI's words (tools.name.pattern: fact tool_names;
+            # type: serde's refusal, fact deserialize_errors) or unavoidable ones, in DeepSeek's
+            # shape (param null, code invalid_request_error)
+            return deepseek_error(found.status, found.message, rule=found.rule)
         return self._validate_reasoning(body)
 
     def _validate_reasoning(self, body: Mapping[str, Any]) -> Rejection | None:

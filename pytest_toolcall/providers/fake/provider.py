@@ -13,7 +13,7 @@ from urllib.parse import parse_qsl
 import httpx
 
 from pytest_toolcall.cases import Turn
-from pytest_toolcall.providers.base import Dialect, Rejection, get_dialect
+from pytest_toolcall.providers.base import Dialect, Rejection, get_dialect, noting_breaches
 from pytest_toolcall.core.model import ChatRequest
 from pytest_toolcall.providers.fake.chunking import cut
 
@@ -56,6 +56,9 @@ class Exchange:
     decoded: ChatRequest | None = None
     decode_error: str | None = None
     rejection: Rejection | None = None
+    #: the rules the request broke that this provider is not shown to enforce: the fake took
+    #: it (each as OpenAI would refuse it; issue 30, clause ``request.unconfirmed``)
+    breaches: tuple[Rejection, ...] = ()
     status: int = 0
     response_json: Any = None
     chunks: list[bytes] = field(default_factory=list)
@@ -98,10 +101,10 @@ class FakeProvider:
         self._step: int | None = None
         self.boundaries: Sequence[int] | None = None
         self._lock = threading.Lock()
-        #: request body -> (rejection, decoded request, decode error), for dialects whose
+        #: request body -> (rejection, decoded request, decode error, breaches), for dialects whose
         #: validate() and decode_request() read the body alone (``pure_requests``): a case sends
         #: the same body through both interfaces, and hypothesis cases twenty times
-        self._verdicts: dict[bytes, tuple[Any, Any, str | None]] = {}
+        self._verdicts: dict[bytes, tuple[Any, Any, str | None, tuple[Rejection, ...]]] = {}
 
     # -- scripting ----------------------------------------------------------------------------
     def expect(self, turn: Turn, *, step: int | None = None,
@@ -184,7 +187,7 @@ class FakeProvider:
             verdict = self._verdict(dialect, exchange.json)
             if pure:
                 self._verdicts[body] = verdict
-        rejection, decoded, decode_error = verdict
+        rejection, decoded, decode_error, exchange.breaches = verdict
         by_route = getattr(dialect, "validate_route", None)  # what the model in the path refuses
         if rejection is None and by_route is not None:
             rejection = by_route(path, exchange.json)
@@ -235,16 +238,19 @@ class FakeProvider:
         return self._send_json(exchange, 200, dialect.encode_response(turn, exchange.json))
 
     @staticmethod
-    def _verdict(dialect: Dialect, body: Any) -> tuple[Any, Any, str | None]:
+    def _verdict(dialect: Dialect, body: Any) -> tuple[Any, Any, str | None,
+                                                       tuple[Rejection, ...]]:
         """What the provider makes of a parsed body: its rejection, else the decoded request
-        (or why the kit could not decode it)."""
-        rejection = dialect.validate(body)
+        (or why the kit could not decode it); and the rules it broke that the provider let
+        pass (``providers.base.noting_breaches``)."""
+        with noting_breaches() as breaches:
+            rejection = dialect.validate(body)
         if rejection:
-            return rejection, None, None
+            return rejection, None, None, ()
         try:
-            return None, dialect.decode_request(body), None
+            return None, dialect.decode_request(body), None, tuple(breaches)
         except Exception as exc:  # a request the provider accepts but the kit cannot read
-            return None, None, f"{type(exc).__name__}: {exc}"
+            return None, None, f"{type(exc).__name__}: {exc}", tuple(breaches)
 
     def _reject(self, exchange: Exchange, rejection: Rejection) -> tuple[int, dict[str, str], list[bytes]]:
         exchange.rejection = rejection

@@ -83,7 +83,19 @@ class Fireworks(OpenAIChat):
     thinking_switch = staticmethod(thinking_type)
     call_id = staticmethod(call_id)
 
+    #: what Fireworks takes that OpenAI refuses (fact tool_choice): another string than "any"
+    #: is still OpenAI's breach
+    lenient_rules = {"tool_choice.value": "tool_choice \"any\": the model always calls a "
+                                          "function (read as \"required\")"}
+    lenient_in_part = frozenset({"tool_choice.value"})
+
     # -- auth, validation -----------------------------------------------------------------------
+    def lenient(self, body: Mapping[str, Any]) -> Mapping[str, Any]:
+        """The body as Fireworks reads it: ``tool_choice: "any"`` is ``"required"``."""
+        if body.get("tool_choice") == "any":
+            return dict(body, tool_choice="required")
+        return body
+
     def auth_rejection(self, auth: str) -> Rejection:
         # the wording without any key is not confirmed: the bad-key body is sent
         return Rejection(status=401, body={"error": {"message": BAD_KEY, "code": "UNAUTHORIZED",

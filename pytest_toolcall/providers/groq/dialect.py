@@ -100,7 +100,20 @@ class Groq(OpenAIChat):
         return groq_error(401, BAD_KEY, code="invalid_api_key",
                           rule="auth.invalid" if auth else "auth.missing")
 
-    # validation: not confirmed for Groq rule by rule, OpenAI's rules and words
+    # -- validation ---------------------------------------------------------------------------
+    #: OpenAI's rules shown on Groq (the rest are taken and reported as hardening)
+    confirmed_rules = {"messages.tool.tool_call_id": "tool_message_fields"}
+
+    def validate(self, body: Any) -> Rejection | None:
+        found = super().validate(body)
+        if found is not None and found.rule == "messages.tool.tool_call_id":
+            # the schema validator's words (fact tool_message_fields)
+            i = next(k for k, m in enumerate(body["messages"]) if isinstance(m, Mapping)
+                     and m.get("role") == "tool" and not isinstance(m.get("tool_call_id"), str))
+            return groq_error(400, f"'messages.{i}' : for 'role:tool' the following must be "
+                              f"satisfied[('messages.{i}.tool_call_id' : property "
+                              "'tool_call_id' is missing)]", rule=found.rule)
+        return found
 
     # -- encoding -----------------------------------------------------------------------------
     def encode_error(self, error: ErrorReply) -> tuple[int, dict[str, Any]]:

@@ -58,6 +58,7 @@ be confirmed inherits OpenAI's behaviour.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -104,6 +105,82 @@ def llamacpp_error(status: int, message: str, *, type: str | None = None, rule: 
     return Rejection(status=status, body={"error": error}, rule=rule)
 
 
+def _dump(value: Any, indent: int | None = None) -> str:
+    """nlohmann's ``dump()``: compact, or indented."""
+    if indent is None:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return json.dumps(value, ensure_ascii=False, indent=indent)
+
+
+_REF = "(ref: https://github.com/ggml-org/llama.cpp/issues/8367)"
+
+
+def parse_messages(messages: list[Any]) -> Rejection | None:
+    """The 500 of ``common_chat_msgs_parse_oaicompat`` (fact message_parse), else None."""
+    def failed(reason: str, rule: str) -> Rejection:
+        return llamacpp_error(500, f"Failed to parse messages: {reason}", rule=rule)
+
+    for message in messages:
+        if not isinstance(message, Mapping):
+            return failed(f"Expected 'message' to be an object, got {_dump(message)}",
+                          "messages.object")
+        if "role" not in message:
+            return failed(f"Missing 'role' in message: {_dump(message)}", "messages.role.missing")
+        content = message.get("content")
+        if "content" in message and not isinstance(content, (str, list)) and content is not None:
+            return failed(f"Invalid 'content' type: expected string or array, got "
+                          f"{_dump(content)} {_REF}", "messages.content.type")
+        calls = message.get("tool_calls")
+        for raw in calls if isinstance(calls, list) else [] if calls is None else [calls]:
+            call = raw if isinstance(raw, Mapping) else {}
+            if "type" not in call:
+                return failed(f"Missing tool call type: {_dump(raw)}", "messages.tool_calls.type")
+            if call["type"] != "function":
+                return failed(f"Unsupported tool call type: {_dump(call)}",
+                              "messages.tool_calls.type")
+            function = call.get("function")
+            if not isinstance(function, Mapping):
+                return failed(f"Missing tool call function: {_dump(call)}",
+                              "messages.tool_calls.function")
+            if "name" not in function:
+                return failed(f"Missing tool call name: {_dump(call)}",
+                              "messages.tool_calls.function.name")
+            if "arguments" not in function:
+                return failed("[json.exception.out_of_range.403] key 'arguments' not found",
+                              "messages.tool_calls.function.arguments")
+        if "content" not in message and "tool_calls" not in message:
+            return failed("Expected 'content' or 'tool_calls' (ref: https://github.com/ggml-org/"
+                          "llama.cpp/issues/8367 & https://github.com/ggml-org/llama.cpp/issues/"
+                          "12279)", "messages.content.absent")
+    return None
+
+
+def parse_tools(tools: Any) -> Rejection | None:
+    """The 500 of ``common_chat_tools_parse_oaicompat`` (fact message_parse), else None."""
+    if tools is None:
+        return None
+
+    def failed(reason: str, rule: str) -> Rejection:
+        return llamacpp_error(500, f"Failed to parse tools: {reason}; tools = {_dump(tools, 2)}",
+                              rule=rule)
+
+    if not isinstance(tools, list):
+        return failed(f"Expected 'tools' to be an array, got {_dump(tools)}", "tools.array")
+    for tool in tools:
+        tool_map = tool if isinstance(tool, Mapping) else {}
+        if "type" not in tool_map:
+            return failed(f"Missing tool type: {_dump(tool)}", "tools.type.missing")
+        if tool_map["type"] != "function":
+            return failed(f"Unsupported tool type: {_dump(tool)}", "tools.type")
+        if "function" not in tool_map:
+            return failed(f"Missing tool function: {_dump(tool)}", "tools.function.missing")
+        function = tool_map["function"]
+        if not isinstance(function, Mapping) or "name" not in function:
+            return failed("[json.exception.out_of_range.403] key 'name' not found",
+                          "tools.name.missing")
+    return None
+
+
 def call_id(key: str, position: int) -> str:
     """32 letters and digits, as ``random_string()`` makes them (here derived from ``key``)."""
     return minted(f"{key}/{position}", 32, _ALNUM)
@@ -116,7 +193,24 @@ class LlamaCpp(OpenAIChat):
     error_table = staticmethod(_errors.error_table)
 
     name = "llamacpp"
-    confirmed_rules = {"tool_choice.value": "tool_choice"}
+    confirmed_rules = {"tool_choice.value": "tool_choice",
+                       # what common/chat.cpp parses itself (fact message_parse): a 500
+                       **{rule: "message_parse" for rule in (
+                           "messages.role.missing", "messages.tool_calls.type",
+                           "messages.tool_calls.function", "messages.tool_calls.function.name",
+                           "messages.tool_calls.function.arguments", "tools.type.missing",
+                           "tools.type", "tools.function.missing", "tools.name.missing")}}
+    #: what llama-server takes that OpenAI refuses: it reads no more than it needs (fact
+    #: message_parse)
+    lenient_rules = {
+        "messages.tool_calls.id": "a call without id (read only when present)",
+        "messages.tool.tool_call_id": "a tool message without tool_call_id (read only when "
+                                      "present)",
+        "messages.assistant.content_null": "content: null (a message without the content key "
+                                           "and without tool_calls is its own 500)",
+        "messages.content.missing": "content: null (a message without the content key and "
+                                    "without tool_calls is its own 500)",
+    }
     title = "llama.cpp llama-server (OpenAI-compatible Chat Completions)"
     base_path = "/v1"
     paths = _PATHS
@@ -153,8 +247,11 @@ class LlamaCpp(OpenAIChat):
             if isinstance(choice, str) and choice not in _TOOL_CHOICES:
                 return llamacpp_error(400, f"Invalid tool_choice: {choice}",
                                       rule="tool_choice.value")
-        # not confirmed for llama-server rule by rule (it checks little itself; the model's
-        # chat template may raise): OpenAI's rules and words
+            found = parse_messages(body["messages"]) or parse_tools(body.get("tools"))
+            if found is not None:
+                return found
+        # the rest of OpenAI's rules are not llama-server's (the model's chat template may
+        # raise): taken, reported as hardening
         return super().validate(body)
 
     def _validate_tool_choice(self, choice: Any, tools: list[Any]) -> Rejection | None:

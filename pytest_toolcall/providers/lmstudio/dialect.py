@@ -95,6 +95,10 @@ def _call_id(key: str, position: int) -> str:
     return str(100_000_000 + int.from_bytes(digest[:8], "big") % 900_000_000)
 
 
+#: LM Studio's refusal of a history it cannot read (fact invalid_messages)
+INVALID_MESSAGES = ("Invalid 'messages' in payload. Please check the structure of your "
+                    "'messages' and try again")
+
 class LMStudio(OpenAIChat):
     """The ``lmstudio`` provider: LM Studio's OpenAI-compatible server on the ``openai`` wire."""
 
@@ -123,6 +127,18 @@ class LMStudio(OpenAIChat):
         return Rejection(status=401, body={"error": {
             "type": "invalid_request", "code": "invalid_api_key", "message": AUTH_REQUIRED}},
             rule="auth.invalid" if auth else "auth.missing")
+
+    # -- validation ---------------------------------------------------------------------------
+    #: OpenAI's rules shown on LM Studio (the rest are taken and reported as hardening)
+    confirmed_rules = {"messages.tool_calls.function": "invalid_messages"}
+
+    def validate(self, body: Any) -> Rejection | None:
+        found = super().validate(body)
+        if found is not None and found.rule == "messages.tool_calls.function":
+            # its own words (fact invalid_messages), in its object shape
+            status, error = self.encode_error(ErrorReply(status=400, message=INVALID_MESSAGES))
+            return Rejection(status=status, body=error, rule=found.rule)
+        return found
 
     # -- encoding -----------------------------------------------------------------------------
     def encode_error(self, error: ErrorReply) -> tuple[int, dict[str, Any]]:

@@ -14,11 +14,11 @@ from typing import Any
 from pytest_toolcall.cases import ErrorReply, ScriptedCall, Turn
 from pytest_toolcall.core.model import (AssistantMessage, ChatRequest, NamedToolChoice, Reasoning,
                                         SystemMessage, ToolCall, ToolMessage, ToolSpec, UserMessage)
-from pytest_toolcall.providers.base import Rejection
+from pytest_toolcall.providers.base import Rejection, note_breach
 from pytest_toolcall.providers._compat import pieces, reasoning_text, wire_reasoning
 from pytest_toolcall.providers.openai import errors as _errors
 
-__all__ = ["DIALECT", "OpenAIChat"]
+__all__ = ["DIALECT", "OPENAI_RULES", "UNAVOIDABLE_RULES", "OpenAIChat"]
 
 _NAME = re.compile(r"^[a-zA-Z0-9_-]+$")
 _FINISH = {"stop": "stop", "tool_calls": "tool_calls", "length": "length",
@@ -52,8 +52,10 @@ def _text(content: Any) -> str:
 
 
 #: the request rules OpenAIChat enforces, rule id -> what OpenAI refuses; a service on the wire
-#: states for each whether it is confirmed (``confirmed_rules``), taken (``lenient_rules``) or
-#: inherited (docs/providers.md renders the table)
+#: states for each whether it is confirmed (``confirmed_rules``: its fake refuses) or taken
+#: (``lenient_rules``); any other is *unconfirmed*: its fake takes the request and the kit
+#: reports the breach as hardening (``request.unconfirmed``, issue 30). docs/providers.md
+#: renders the table
 OPENAI_RULES = {
     "body.json": "a body that is not JSON",
     "model.missing": "no model",
@@ -81,11 +83,30 @@ OPENAI_RULES = {
     "messages.assistant.content_null": "an assistant message with neither content nor calls",
     "messages.assistant.empty_tool_calls": "an assistant message with tool_calls: []",
     "messages.content.missing": "a system or user message without content",
-    "messages.tool_calls.id": "a call without id (also type, function)",
+    "messages.tool_calls.id": "a call without id",
+    "messages.tool_calls.function": "a call without its function",
     "messages.tool_calls.type": "a call whose type is not 'function'",
     "messages.tool_calls.function.name": "a call without a function name",
     "messages.tool_calls.function.arguments": "a call without arguments",
 }
+
+
+#: OpenAI's rules every fake on the wire keeps, whatever the service (rule id -> why): without
+#: them there is nothing to answer. A ``type`` rejection of ``messages`` (not an array) is one
+UNAVOIDABLE_RULES = {
+    "body.json": "a body that is not JSON is no request: there is nothing to read or answer",
+    "messages.missing": "no messages: no conversation to answer (and nothing to check)",
+    "messages.empty": "no messages: no conversation to answer (and nothing to check)",
+}
+
+
+def unavoidable(found: Rejection) -> bool:
+    """Whether ``found`` (OpenAI's rejection) is one every fake keeps (:data:`UNAVOIDABLE_RULES`;
+    ``messages`` that is not an array)."""
+    if found.rule in UNAVOIDABLE_RULES:
+        return True
+    error = found.body.get("error")
+    return found.rule == "type" and isinstance(error, Mapping) and error.get("param") == "messages"
 
 
 class OpenAIChat:
@@ -118,9 +139,22 @@ class OpenAIChat:
     #: instead (with its source): :meth:`lenient` reads the body as the service does before
     #: OpenAI's rules run, so the fake lets it pass (docs/providers.md lists them per service)
     lenient_rules: Mapping[str, str] = {}
+    #: lenient rules the service takes for some bodies only, which :meth:`lenient` reads as it
+    #: does (OpenRouter's server tools): a breach left after that reading is still noted
+    lenient_in_part: frozenset[str] = frozenset()
     #: OpenAI's rules the service is shown to enforce itself (its own words where the fake
     #: has them), rule id -> the fact of the service's registry entry that shows it
     confirmed_rules: Mapping[str, str] = {}
+    #: whether every one of OpenAI's rules is this provider's own (OpenAI's; its rules are
+    #: measured on its recorded traffic, the wire corpus). Never inherited: a subclass (a
+    #: service, a plugin's provider) enforces only ``confirmed_rules`` and the unavoidable ones,
+    #: and takes a request that breaks another, noting the breach (:meth:`_judge`)
+    enforces_all_rules = True
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "enforces_all_rules" not in cls.__dict__:
+            cls.enforces_all_rules = False
     #: other routes the service answers on another wire: a path suffix -> the dialect class
     #: playing it (DeepSeek's and OpenRouter's ``/responses``); :meth:`dialect_for` picks it
     other_routes: Mapping[str, type] = {}
@@ -182,10 +216,26 @@ class OpenAIChat:
 
     def validate(self, body: Any) -> Rejection | None:
         """OpenAI's rules on the body as the service reads it (:meth:`lenient`), a rejection in
-        the service's own error shape (:meth:`own_shape`)."""
+        the service's own error shape (:meth:`own_shape`); a rule the service is not shown to
+        enforce lets the request pass (:meth:`_judge`)."""
         if isinstance(body, Mapping):
             body = self.lenient(body)
         return self.own_shape(self._openai_rules(body))
+
+    def refuses(self, rule: str) -> bool:
+        """Whether this provider's fake refuses a request that breaks OpenAI's ``rule``."""
+        return (self.enforces_all_rules or rule in UNAVOIDABLE_RULES
+                or rule in self.confirmed_rules)
+
+    def _judge(self, found: Rejection) -> Rejection | None:
+        """``found`` (OpenAI's rejection) when this provider refuses it; else None, and the
+        breach is noted (``providers.base.noting_breaches``) unless the service is shown to
+        take it (``lenient_rules``): the checks go on past it."""
+        if self.refuses(found.rule) or unavoidable(found):
+            return found
+        if found.rule not in self.lenient_rules or found.rule in self.lenient_in_part:
+            note_breach(found)
+        return None
 
     def own_shape(self, found: Rejection | None) -> Rejection | None:
         """``found`` (OpenAI's rule, in OpenAI's shape) in this service's error shape: its
@@ -207,8 +257,11 @@ class OpenAIChat:
                           "likely means you aren't using your HTTP library correctly. The OpenAI "
                           "API expects a JSON payload, but what was sent was not valid JSON.)",
                           rule="body.json")
+        judge = self._judge
         if not isinstance(body.get("model"), str) or not body["model"]:
-            return _error(400, "you must provide a model parameter", rule="model.missing")
+            found = judge(_error(400, "you must provide a model parameter", rule="model.missing"))
+            if found:
+                return found
         messages = body.get("messages")
         if messages is None:
             return _error(400, "Missing required parameter: 'messages'.", param="messages",
@@ -220,216 +273,265 @@ class OpenAIChat:
                           "length 1, but got an empty array instead.", param="messages",
                           code="empty_array", rule="messages.empty")
         tools = body.get("tools")
+        if tools is not None and not isinstance(tools, list):
+            found = judge(_type_error("tools", "an array", tools))
+            if found:
+                return found
+            tools = None
         found = validate_tools(self, tools)
         if found:
             return found
         has_tools = bool(tools)
         if "tool_choice" in body and body["tool_choice"] is not None:
             if not has_tools:
-                return _error(400, "Invalid value for 'tool_choice': 'tool_choice' is only "
-                              "allowed when 'tools' are specified.", param="tool_choice",
-                              rule="tool_choice.without_tools")
-            found = self._validate_tool_choice(body["tool_choice"], tools or [])
+                found = judge(_error(400, "Invalid value for 'tool_choice': 'tool_choice' is only "
+                                     "allowed when 'tools' are specified.", param="tool_choice",
+                                     rule="tool_choice.without_tools"))
+            else:
+                found = self._validate_tool_choice(body["tool_choice"], tools or [])
             if found:
                 return found
         if "parallel_tool_calls" in body and body["parallel_tool_calls"] is not None:
             if not has_tools:
-                return _error(400, "Invalid value for 'parallel_tool_calls': "
-                              "'parallel_tool_calls' is only allowed when 'tools' are specified.",
-                              param="parallel_tool_calls", rule="parallel_tool_calls.without_tools")
-            if not isinstance(body["parallel_tool_calls"], bool):
-                return _type_error("parallel_tool_calls", "a boolean", body["parallel_tool_calls"])
+                found = judge(_error(400, "Invalid value for 'parallel_tool_calls': "
+                                     "'parallel_tool_calls' is only allowed when 'tools' are "
+                                     "specified.", param="parallel_tool_calls",
+                                     rule="parallel_tool_calls.without_tools"))
+            elif not isinstance(body["parallel_tool_calls"], bool):
+                found = judge(_type_error("parallel_tool_calls", "a boolean",
+                                          body["parallel_tool_calls"]))
+            if found:
+                return found
         return self._validate_messages(messages)
 
     def _validate_tool(self, i: int, tool: Any) -> Rejection | None:
-        where = f"tools[{i}]"
+        where, judge = f"tools[{i}]", self._judge
         if not isinstance(tool, Mapping):
-            return _type_error(where, "an object", tool)
+            return judge(_type_error(where, "an object", tool))
         if "type" not in tool:
             # OpenAI's own words (openai-cookbook #1248, quoted 2024-06; confirmed 2026-11-23):
             # never Python's 'None' in a provider's error text
-            return _error(400, f"Missing required parameter: '{where}.type'.",
-                          param=f"{where}.type", code="missing_required_parameter",
-                          rule="tools.type.missing")
+            return judge(_error(400, f"Missing required parameter: '{where}.type'.",
+                                param=f"{where}.type", code="missing_required_parameter",
+                                rule="tools.type.missing"))
         if not isinstance(tool["type"], str):
-            return _type_error(f"{where}.type", "a string", tool["type"])
+            return judge(_type_error(f"{where}.type", "a string", tool["type"]))
         if tool["type"] != "function":
-            return _error(400, f"Invalid value: '{tool['type']}'. Supported values are: "
-                          "'function' and 'custom'.", param=f"{where}.type",
-                          code="invalid_value", rule="tools.type")
+            return judge(_error(400, f"Invalid value: '{tool['type']}'. Supported values are: "
+                                "'function' and 'custom'.", param=f"{where}.type",
+                                code="invalid_value", rule="tools.type"))
         function = tool.get("function")
         if not isinstance(function, Mapping):
-            return _error(400, f"Missing required parameter: '{where}.function'.",
-                          param=f"{where}.function", code="missing_required_parameter",
-                          rule="tools.function.missing")
+            return judge(_error(400, f"Missing required parameter: '{where}.function'.",
+                                param=f"{where}.function", code="missing_required_parameter",
+                                rule="tools.function.missing"))
         name = function.get("name")
         if not isinstance(name, str):
-            return _error(400, f"Missing required parameter: '{where}.function.name'.",
-                          param=f"{where}.function.name", code="missing_required_parameter",
-                          rule="tools.name.missing")
+            return judge(_error(400, f"Missing required parameter: '{where}.function.name'.",
+                                param=f"{where}.function.name",
+                                code="missing_required_parameter", rule="tools.name.missing"))
         if not _NAME.match(name):
-            return _error(400, f"Invalid '{where}.function.name': string does not match "
-                          "pattern. Expected a string that matches the pattern "
-                          "'^[a-zA-Z0-9_-]+$'.", param=f"{where}.function.name",
-                          code="invalid_value", rule="tools.name.pattern")
+            return judge(_error(400, f"Invalid '{where}.function.name': string does not match "
+                                "pattern. Expected a string that matches the pattern "
+                                "'^[a-zA-Z0-9_-]+$'.", param=f"{where}.function.name",
+                                code="invalid_value", rule="tools.name.pattern"))
         if len(name) > 64:
-            return _error(400, f"Invalid '{where}.function.name': string too long. Expected a "
-                          f"string with maximum length 64, but got a string with length "
-                          f"{len(name)} instead.", param=f"{where}.function.name",
-                          code="string_above_max_length", rule="tools.name.length")
+            return judge(_error(400, f"Invalid '{where}.function.name': string too long. "
+                                f"Expected a string with maximum length 64, but got a string "
+                                f"with length {len(name)} instead.",
+                                param=f"{where}.function.name", code="string_above_max_length",
+                                rule="tools.name.length"))
         params = function.get("parameters")
         if params is not None and not isinstance(params, Mapping):
-            return _type_error(f"{where}.function.parameters", "an object", params)
+            return judge(_type_error(f"{where}.function.parameters", "an object", params))
         problem = _schema_problem(params) if params is not None else None
         if problem:
             # without this the fake would accept a schema the canonical model cannot hold and
             # the failure would read as a kit error instead of the provider's 400
-            return _error(400, f"Invalid schema for function '{name}': {problem}",
-                          param=f"{where}.function.parameters",
-                          code="invalid_function_parameters", rule="tools.parameters.schema")
+            return judge(_error(400, f"Invalid schema for function '{name}': {problem}",
+                                param=f"{where}.function.parameters",
+                                code="invalid_function_parameters",
+                                rule="tools.parameters.schema"))
         return None
 
     def _validate_tool_choice(self, choice: Any, tools: list[Any]) -> Rejection | None:
+        judge = self._judge
         if isinstance(choice, str):
-            return tool_choice_mode(choice)
+            found = tool_choice_mode(choice)
+            return judge(found) if found else None
         if isinstance(choice, Mapping) and choice.get("type") == "function":
             function = choice.get("function")
             if not isinstance(function, Mapping):  # a string here used to crash the fake
-                return _error(400, "Missing required parameter: 'tool_choice.function'.",
-                              param="tool_choice.function", code="missing_required_parameter",
-                              rule="tool_choice.function.missing")
+                return judge(_error(400, "Missing required parameter: 'tool_choice.function'.",
+                                    param="tool_choice.function",
+                                    code="missing_required_parameter",
+                                    rule="tool_choice.function.missing"))
             name = function.get("name")
             if name is None:  # OpenAI's wording for any missing field; never 'None' quoted
-                return _error(400, "Missing required parameter: 'tool_choice.function.name'.",
-                              param="tool_choice.function.name",
-                              code="missing_required_parameter",
-                              rule="tool_choice.function.missing")
+                return judge(_error(400, "Missing required parameter: "
+                                    "'tool_choice.function.name'.",
+                                    param="tool_choice.function.name",
+                                    code="missing_required_parameter",
+                                    rule="tool_choice.function.missing"))
             if not isinstance(name, str):  # a list or an object here used to crash the fake
-                return _type_error("tool_choice.function.name", "a string", name)
+                return judge(_type_error("tool_choice.function.name", "a string", name))
             names = {(t.get("function") or {}).get("name") for t in tools if isinstance(t, Mapping)}
             if name not in names:
-                return _error(400, f"Invalid value for 'tool_choice': tool '{name}' not found "
-                              "in 'tools'.", param="tool_choice", rule="tool_choice.unknown_tool")
+                return judge(_error(400, f"Invalid value for 'tool_choice': tool '{name}' not "
+                                    "found in 'tools'.", param="tool_choice",
+                                    rule="tool_choice.unknown_tool"))
             return None
         if isinstance(choice, Mapping) and choice.get("type") == "allowed_tools":
             return None
-        return _error(400, "Invalid 'tool_choice': expected one of 'none', 'auto', 'required', "
-                      "or an object naming a function.", param="tool_choice",
-                      code="invalid_value", rule="tool_choice.value")
+        return judge(_error(400, "Invalid 'tool_choice': expected one of 'none', 'auto', "
+                            "'required', or an object naming a function.", param="tool_choice",
+                            code="invalid_value", rule="tool_choice.value"))
 
-    def _validate_messages(self, messages: list[Any]) -> Rejection | None:  # noqa: C901
+    def _validate_messages(self, messages: list[Any]) -> Rejection | None:
+        """OpenAI's rules on the messages; a breach this provider lets pass (:meth:`_judge`)
+        skips the rest of its message, and the checks go on."""
+        judge = self._judge
         pending: list[str] = []  # ids of the last assistant message still to be answered
         answered: set[str] = set()
         open_at: int | None = None
         for i, msg in enumerate(messages):
+            found: Rejection | None = None
+            role = msg.get("role") if isinstance(msg, Mapping) else None
             if not isinstance(msg, Mapping):
-                return _type_error(f"messages[{i}]", "an object", msg)
-            role = msg.get("role")
-            if role is None:
-                return _error(400, f"Missing required parameter: 'messages[{i}].role'.",
-                              param=f"messages[{i}].role", code="missing_required_parameter",
-                              rule="messages.role.missing")
-            if not isinstance(role, str):  # else Python's repr ('True', '[...]') is quoted
-                return _type_error(f"messages[{i}].role", "a string", role)
-            if role not in ("system", "developer", "user", "assistant", "tool", "function"):
-                return _error(400, f"Invalid value: '{role}'. Supported values are: 'system', "
-                              "'assistant', 'user', 'function', 'tool', and 'developer'.",
-                              param=f"messages[{i}].role", code="invalid_value",
-                              rule="messages.role")
-            if role != "tool" and open_at is not None:
-                missing = [c for c in pending if c not in answered]
-                if missing:
-                    return _unanswered(i, missing)
-                open_at = None
-            if role == "tool":
-                if open_at is None:
-                    return _error(400, "Invalid parameter: messages with role 'tool' must be a "
-                                  "response to a preceeding message with 'tool_calls'.",
-                                  param=f"messages.[{i}].role", rule="messages.tool.orphan")
-                call_id = msg.get("tool_call_id")
-                if not isinstance(call_id, str):
-                    return _error(400, f"Missing required parameter: "
-                                  f"'messages[{i}].tool_call_id'.",
-                                  param=f"messages[{i}].tool_call_id",
-                                  code="missing_required_parameter",
-                                  rule="messages.tool.tool_call_id")
-                if call_id not in pending:
-                    return _error(400, f"Invalid parameter: 'tool_call_id' of '{call_id}' not "
-                                  "found in 'tool_calls' of previous message.",
-                                  param=f"messages.[{i}].tool_call_id",
-                                  rule="messages.tool.unknown_id")
-                answered.add(call_id)
-                content = msg.get("content")
-                if not isinstance(content, (str, list)):
-                    return _type_error(f"messages[{i}].content", "a string or array", content)
-            elif role == "assistant":
-                calls = msg.get("tool_calls")
-                if calls is None:
-                    if msg.get("content") is None:
-                        return _error(400, "Invalid value for 'content': expected a string, "
-                                      "got null.", param=f"messages.[{i}].content",
-                                      rule="messages.assistant.content_null")
-                    continue
-                if not isinstance(calls, list):
-                    return _type_error(f"messages[{i}].tool_calls", "an array", calls)
-                if not calls:
-                    return _error(400, f"Invalid 'messages[{i}].tool_calls': empty array. "
-                                  "Expected an array with minimum length 1, but got an empty "
-                                  "array instead.", param=f"messages[{i}].tool_calls",
-                                  code="empty_array", rule="messages.assistant.empty_tool_calls")
-                pending = []
-                for j, call in enumerate(calls):
-                    found = self._validate_call(i, j, call)
-                    if found:
-                        return found
-                    pending.append(call["id"])
-                answered = set()
-                open_at = i
-            elif msg.get("content") is None:
-                return _error(400, f"Missing required parameter: 'messages[{i}].content'.",
-                              param=f"messages[{i}].content", code="missing_required_parameter",
-                              rule="messages.content.missing")
+                found = judge(_type_error(f"messages[{i}]", "an object", msg))
+            elif role is None:
+                found = judge(_error(400, f"Missing required parameter: 'messages[{i}].role'.",
+                                     param=f"messages[{i}].role",
+                                     code="missing_required_parameter",
+                                     rule="messages.role.missing"))
+            elif not isinstance(role, str):  # else Python's repr ('True', '[...]') is quoted
+                found = judge(_type_error(f"messages[{i}].role", "a string", role))
+            elif role not in ("system", "developer", "user", "assistant", "tool", "function"):
+                found = judge(_error(400, f"Invalid value: '{role}'. Supported values are: "
+                                     "'system', 'assistant', 'user', 'function', 'tool', and "
+                                     "'developer'.", param=f"messages[{i}].role",
+                                     code="invalid_value", rule="messages.role"))
+            else:
+                if role != "tool" and open_at is not None:
+                    missing = [c for c in pending if c not in answered]
+                    open_at = None
+                    if missing:
+                        found = judge(_unanswered(i, missing))
+                        if found:
+                            return found
+                if role == "tool":
+                    found = self._validate_result(i, msg, open_at, pending)
+                    if found is None and isinstance(msg.get("tool_call_id"), str):
+                        answered.add(msg["tool_call_id"])
+                elif role == "assistant":
+                    calls = msg.get("tool_calls")
+                    if calls is None:
+                        if msg.get("content") is None:
+                            found = judge(_error(400, "Invalid value for 'content': expected a "
+                                                 "string, got null.",
+                                                 param=f"messages.[{i}].content",
+                                                 rule="messages.assistant.content_null"))
+                    elif not isinstance(calls, list):
+                        found = judge(_type_error(f"messages[{i}].tool_calls", "an array",
+                                                  calls))
+                    elif not calls:
+                        found = judge(_error(400, f"Invalid 'messages[{i}].tool_calls': empty "
+                                             "array. Expected an array with minimum length 1, "
+                                             "but got an empty array instead.",
+                                             param=f"messages[{i}].tool_calls",
+                                             code="empty_array",
+                                             rule="messages.assistant.empty_tool_calls"))
+                    else:
+                        pending, answered, open_at = [], set(), i
+                        for j, call in enumerate(calls):
+                            found = self._validate_call(i, j, call)
+                            if found:
+                                return found
+                            if isinstance(call, Mapping) and isinstance(call.get("id"), str):
+                                pending.append(call["id"])
+                elif msg.get("content") is None:
+                    found = judge(_error(400, f"Missing required parameter: "
+                                         f"'messages[{i}].content'.",
+                                         param=f"messages[{i}].content",
+                                         code="missing_required_parameter",
+                                         rule="messages.content.missing"))
+            if found:
+                return found
         if open_at is not None:
             missing = [c for c in pending if c not in answered]
             if missing:
-                return _unanswered(len(messages) - 1, missing)
+                return judge(_unanswered(len(messages) - 1, missing))
+        return None
+
+    def _validate_result(self, i: int, msg: Mapping[str, Any], open_at: int | None,
+                         pending: list[str]) -> Rejection | None:
+        """OpenAI's rules on a tool message (``open_at``: the assistant message whose calls are
+        being answered, ``pending``: their ids)."""
+        judge = self._judge
+        if open_at is None:
+            return judge(_error(400, "Invalid parameter: messages with role 'tool' must be a "
+                                "response to a preceeding message with 'tool_calls'.",
+                                param=f"messages.[{i}].role", rule="messages.tool.orphan"))
+        call_id = msg.get("tool_call_id")
+        if not isinstance(call_id, str):
+            return judge(_error(400, f"Missing required parameter: "
+                                f"'messages[{i}].tool_call_id'.",
+                                param=f"messages[{i}].tool_call_id",
+                                code="missing_required_parameter",
+                                rule="messages.tool.tool_call_id"))
+        if call_id not in pending:
+            return judge(_error(400, f"Invalid parameter: 'tool_call_id' of '{call_id}' not "
+                                "found in 'tool_calls' of previous message.",
+                                param=f"messages.[{i}].tool_call_id",
+                                rule="messages.tool.unknown_id"))
+        content = msg.get("content")
+        if not isinstance(content, (str, list)):
+            return judge(_type_error(f"messages[{i}].content", "a string or array", content))
         return None
 
     def _validate_call(self, i: int, j: int, call: Any) -> Rejection | None:
-        where = f"messages[{i}].tool_calls[{j}]"
+        where, judge = f"messages[{i}].tool_calls[{j}]", self._judge
         if not isinstance(call, Mapping):
-            return _type_error(where, "an object", call)
+            return judge(_type_error(where, "an object", call))
         for field in ("id", "type", "function"):
             if field not in call:
-                return _error(400, f"Missing required parameter: '{where}.{field}'.",
-                              param=f"{where}.{field}", code="missing_required_parameter",
-                              rule=f"messages.tool_calls.{field}")
+                return judge(_error(400, f"Missing required parameter: '{where}.{field}'.",
+                                    param=f"{where}.{field}", code="missing_required_parameter",
+                                    rule=f"messages.tool_calls.{field}"))
         if not isinstance(call["id"], str):
-            return _type_error(f"{where}.id", "a string", call["id"])
+            return judge(_type_error(f"{where}.id", "a string", call["id"]))
         if not isinstance(call["type"], str):
-            return _type_error(f"{where}.type", "a string", call["type"])
+            return judge(_type_error(f"{where}.type", "a string", call["type"]))
         if call["type"] != "function":
-            return _error(400, f"Invalid value: '{call['type']}'. Supported values are: "
-                          "'function' and 'custom'.", param=f"{where}.type",
-                          code="invalid_value", rule="messages.tool_calls.type")
+            return judge(_error(400, f"Invalid value: '{call['type']}'. Supported values are: "
+                                "'function' and 'custom'.", param=f"{where}.type",
+                                code="invalid_value", rule="messages.tool_calls.type"))
         function = call["function"]
         if not isinstance(function, Mapping) or not isinstance(function.get("name"), str):
-            return _error(400, f"Missing required parameter: '{where}.function.name'.",
-                          param=f"{where}.function.name", code="missing_required_parameter",
-                          rule="messages.tool_calls.function.name")
+            return judge(_error(400, f"Missing required parameter: '{where}.function.name'.",
+                                param=f"{where}.function.name",
+                                code="missing_required_parameter",
+                                rule="messages.tool_calls.function.name"))
         if "arguments" not in function:
-            return _error(400, f"Missing required parameter: '{where}.function.arguments'.",
-                          param=f"{where}.function.arguments", code="missing_required_parameter",
-                          rule="messages.tool_calls.function.arguments")
+            return judge(_error(400, f"Missing required parameter: "
+                                f"'{where}.function.arguments'.",
+                                param=f"{where}.function.arguments",
+                                code="missing_required_parameter",
+                                rule="messages.tool_calls.function.arguments"))
         if not isinstance(function["arguments"], str):
-            return _type_error(f"{where}.function.arguments", "a string", function["arguments"])
+            return judge(_type_error(f"{where}.function.arguments", "a string",
+                                     function["arguments"]))
         return None
 
     # -- decoding -----------------------------------------------------------------------------
     def decode_request(self, body: Mapping[str, Any]) -> ChatRequest:
+        """The canonical request the service reads from ``body``. A body that breaks a rule the
+        service is not shown to enforce is taken (:meth:`_judge`), so the reading is the kind
+        one: what cannot be read (a message that is no object, a tool without a function name)
+        is left out, a tool without ``type`` is a function tool."""
         body = self.lenient(body)
         messages: list[Any] = []
-        for msg in body.get("messages", []):
+        for msg in _objects(body.get("messages")):
             role = msg.get("role")
             if role in ("system", "developer"):
                 messages.append(SystemMessage(role=role, content=_text(msg.get("content"))))
@@ -438,45 +540,45 @@ class OpenAIChat:
             elif role == "assistant":
                 calls = tuple(
                     ToolCall.from_raw(
-                        id=c.get("id"),
-                        name=(c.get("function") or {}).get("name", ""),
-                        arguments=(c.get("function") or {}).get("arguments"),
+                        id=c["id"] if isinstance(c.get("id"), str) else None,
+                        name=c["function"]["name"],
+                        arguments=_arguments(c["function"].get("arguments")),
                     )
-                    for c in msg.get("tool_calls") or ()
+                    for c in _objects(msg.get("tool_calls"))
+                    if isinstance(c.get("function"), Mapping)
+                    and isinstance(c["function"].get("name"), str)
                 )
                 content = msg.get("content")
                 messages.append(AssistantMessage(
                     content=None if content is None else _text(content), tool_calls=calls))
             elif role == "tool":
-                messages.append(ToolMessage(tool_call_id=msg.get("tool_call_id"),
-                                            content=_text(msg.get("content"))))
-        tools = tuple(
-            ToolSpec(
-                name=t["function"]["name"],
-                description=t["function"].get("description") or "",
-                parameters=t["function"].get("parameters") or {"type": "object", "properties": {}},
-                strict=t["function"].get("strict"),
-            )
-            for t in body.get("tools") or ()
-            if t.get("type") == "function"
-        )
+                call_id = msg.get("tool_call_id")
+                messages.append(ToolMessage(
+                    tool_call_id=call_id if isinstance(call_id, str) else None,
+                    content=_text(msg.get("content"))))
+        tools = tuple(_tool_spec(t["function"]) for t in _objects(body.get("tools"))
+                      if t.get("type", "function") == "function" and _function_named(t))
         choice = body.get("tool_choice")
         tool_choice: Any = None
         if isinstance(choice, str):
-            refused = self._validate_tool_choice(choice, list(body.get("tools") or ()))
-            if refused is not None:  # decoding a body validate() refuses: say why, no crash
+            refused = tool_choice_mode(choice) if choice not in _MODES else None
+            if refused is not None and self.refuses(refused.rule):
+                # decoding a body validate() refuses: say why, no crash
                 raise ValueError(f"{self.name} refuses this request ({refused.rule}): "
                                  f"{refused.message}")
-            tool_choice = choice
-        elif isinstance(choice, Mapping) and choice.get("type") == "function":
+            tool_choice = choice if refused is None else None
+        elif (isinstance(choice, Mapping) and choice.get("type") == "function"
+              and _function_named(choice)):
             tool_choice = NamedToolChoice(name=choice["function"]["name"])
+        parallel = body.get("parallel_tool_calls")
+        model = body.get("model")
         request = ChatRequest(
             messages=tuple(messages),
             tools=tools,
             tool_choice=tool_choice,
-            parallel_tool_calls=body.get("parallel_tool_calls"),
+            parallel_tool_calls=parallel if isinstance(parallel, bool) else None,
             stream=bool(body.get("stream")),
-            model=body.get("model"),
+            model=model if isinstance(model, str) else None,
         )
         if self.reasoning_field is not None:
             request = with_wire_reasoning(request, body, wire_reasoning(self.reasoning_field))
@@ -822,6 +924,37 @@ def _unanswered(at: int, missing: list[str]) -> Rejection:
                   "responding to each 'tool_call_id'. The following tool_call_ids did not have "
                   f"response messages: {', '.join(missing)}", param=f"messages.[{at}].role",
                   rule="messages.tool_calls.unanswered")
+
+
+_MODES = ("none", "auto", "required")
+
+
+def _objects(value: Any) -> list[Mapping[str, Any]]:
+    """The objects of ``value`` when it is an array (what a kind reading can use), else none."""
+    return [v for v in value if isinstance(v, Mapping)] if isinstance(value, list) else []
+
+
+def _function_named(item: Mapping[str, Any]) -> bool:
+    """Whether a tool (or a named tool_choice) carries a function with a name."""
+    function = item.get("function")
+    name = function.get("name") if isinstance(function, Mapping) else None
+    return isinstance(name, str) and bool(name)
+
+
+def _tool_spec(function: Mapping[str, Any]) -> ToolSpec:
+    params = function.get("parameters")
+    description = function.get("description")
+    strict = function.get("strict")
+    readable = isinstance(params, Mapping) and params and not _schema_problem(params)
+    return ToolSpec(name=function["name"],
+                    description=description if isinstance(description, str) else "",
+                    parameters=params if readable else {"type": "object", "properties": {}},
+                    strict=strict if isinstance(strict, bool) else None)
+
+
+def _arguments(value: Any) -> Any:
+    """A call's arguments as the kit reads them: text, an object, else none."""
+    return value if isinstance(value, (str, Mapping)) else None
 
 
 #: the class the fake plays this provider with (``providers.base.get_dialect``)

@@ -97,6 +97,10 @@ def _details(turn: Turn, call_ids: list[str]) -> list[dict[str, Any]]:
     return out
 
 
+#: the model a request without one is read as (fact model_optional: the account's default)
+DEFAULT_MODEL = "openrouter/auto"
+
+
 def _server_tool(tool: Any) -> bool:
     """Whether ``tool`` is one of OpenRouter's server tools (``"type": "openrouter:<name>"``,
     openrouter.ai/docs/guides/features/server-tools)."""
@@ -139,13 +143,18 @@ class OpenRouter(OpenAIChat):
     lenient_rules = {
         "tools.type": "a server tool (\"type\": \"openrouter:web_search\", "
                       "\"openrouter:advisor\" ...) is run by OpenRouter, not the model's caller",
+        "model.missing": "no model: the account's default model answers (fact model_optional)",
     }
+    #: a type that is no server tool is still OpenAI's breach (not confirmed either way)
+    lenient_in_part = frozenset({"tools.type"})
     #: OpenRouter's Responses API (fact responses_route)
     other_routes = {"/api/v1/responses": OpenRouterResponses}
 
     def lenient(self, body: Mapping[str, Any]) -> Mapping[str, Any]:
         """The body with OpenRouter's server tools set apart: OpenAI's rules check the function
         tools only (``lenient_rules``)."""
+        if "model" not in body:  # the account's default model (fact model_optional)
+            body = dict(body, model=DEFAULT_MODEL)
         tools = body.get("tools")
         if not isinstance(tools, list):
             return body
@@ -154,7 +163,7 @@ class OpenRouter(OpenAIChat):
     def validate(self, body: Any) -> Rejection | None:
         found = super().validate(body)
         if found is not None:
-            return found  # not confirmed for OpenRouter: OpenAI's words, OpenRouter's shape
+            return found  # an unavoidable rule: OpenAI's words, OpenRouter's shape
         return self._validate_details(body)
 
     def _validate_details(self, body: Mapping[str, Any]) -> Rejection | None:

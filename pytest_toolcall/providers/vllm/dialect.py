@@ -118,7 +118,25 @@ class VLLM(OpenAIChat):
     name = "vllm"
     confirmed_rules = {"tool_choice.without_tools": "tool_choice",
                        "tool_choice.value": "tool_choice",
-                       "tool_choice.unknown_tool": "tool_choice"}
+                       "tool_choice.unknown_tool": "tool_choice",
+                       # its pydantic request model (fact request_model)
+                       "tools.type": "request_model", "tools.function.missing": "request_model",
+                       "tools.name.missing": "request_model",
+                       "tool_choice.function.missing": "request_model",
+                       "messages.role.missing": "request_model",
+                       **{f"messages.tool_calls.{part}": "request_model" for part in (
+                           "id", "type", "function", "function.name", "function.arguments")}}
+    #: what vLLM's request model takes that OpenAI refuses (fact request_model)
+    lenient_rules = {
+        "model.missing": "no model: the served model answers (model: str | None = None)",
+        "tools.type.missing": "a tool without type is a function tool (type defaults to "
+                              "'function')",
+        "messages.role": "any role (CustomChatCompletionMessageParam: role: Required[str])",
+        "messages.content.missing": "a message without content (content is optional)",
+        "messages.assistant.content_null": "an assistant message with neither content nor "
+                                           "calls (content is optional)",
+        "messages.tool.tool_call_id": "a tool message without tool_call_id (optional)",
+    }
     title = "vLLM OpenAI-compatible server (vllm serve)"
     base_path = "/v1"
     completion_id = "chatcmpl-9f86d081884c7d65"
@@ -146,8 +164,9 @@ class VLLM(OpenAIChat):
             found = self._validate_vllm(body)
             if found is not None:
                 return found
-        # not vLLM's own checks (it renders whatever the chat template takes): OpenAI's
-        # structural rules and words, so that a malformed history is named
+        # its request model's rules (confirmed_rules, lenient_rules); the rest of OpenAI's
+        # structural rules (tool-call pairing: vLLM renders whatever the chat template takes)
+        # are taken and reported as hardening
         return super().validate(body)
 
     def _validate_vllm(self, body: Mapping[str, Any]) -> Rejection | None:
