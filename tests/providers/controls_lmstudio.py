@@ -18,8 +18,7 @@ from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter, Stream
 __all__ = ["IdsPrefixed", "IdsAsNumbers", "ReasoningAsText", "ReasoningNotDecoded",
            "StreamDropsReasoning", "ReasoningContentOnly", "OpenAIBodyReader",
            "EmptyAnswerOnErrorBody", "OpenAIErrorReader", "CrashesOnStringError",
-           "SkipsErrorEvents", "StreamErrorRetryable", "StatusLost", "EveryErrorRetryable",
-           "DropsErrorCode"]
+           "SkipsErrorEvents", "StreamErrorRetryable"]
 
 
 def _prefixed(call_id: Any) -> Any:
@@ -156,27 +155,16 @@ class StreamErrorRetryable(BrokenStream, LMStudioAdapter):
     accumulator = _RetryableErrors
 
 
-# -- the errors family on LM Studio's own bodies: the generic error bugs of controls_openai.py -----
-
-class StatusLost(_generic.StatusLost, LMStudioAdapter):
-    """The words without the HTTP status: a 401 looks like a 400."""
-
-
-class EveryErrorRetryable(_generic.EveryErrorRetryable, LMStudioAdapter):
-    """Every error retryable: a missing token or an unknown model is retried forever."""
-
-
-class DropsErrorCode(_generic.DropsErrorCode, LMStudioAdapter):
-    """LM Studio's type and code (invalid_api_key, model_not_found) are dropped."""
-
-
 # -- what tests/providers/test_controls.py runs ---------------------------------------------------
 
 PROVIDER = "lmstudio"
 #: the path of every request the reference adapter sends
 PATH = "/v1/chat/completions"
-#: the error kinds LM Studio has: the shared case of each runs on its bodies (SHARED_CONTROLS)
+#: the error kinds LM Studio has: each one's case runs on its bodies with the generic error bugs
 ERROR_KINDS = {"auth", "model_not_found", "context_length"}
+#: the kinds whose body names no type or code, so the kind controls drop none there: LM Studio's
+#: context overflow is {"error": "<words>"}
+UNNAMED_ERRORS = {"context_length"}
 
 #: (case id, broken adapter, the clause the case must name)
 CONTROLS = [
@@ -191,19 +179,8 @@ CONTROLS = [
     ("wire.lmstudio_error_in_200_body", EmptyAnswerOnErrorBody, "error.surfaced"),
     ("errors.lmstudio_string_error", OpenAIErrorReader, "errors.lmstudio.message"),
     ("errors.lmstudio_string_error", CrashesOnStringError, "error.typed"),
-    ("errors.lmstudio_string_error", EveryErrorRetryable, "errors.retryable"),
+    ("errors.lmstudio_string_error", _generic.EveryErrorRetryable, "errors.retryable"),
     ("stream.lmstudio_error_event", SkipsErrorEvents, "error.message"),
     ("stream.lmstudio_error_event", StreamErrorRetryable, "errors.retryable"),
 ]
 
-#: the shared cases that run on LM Studio's own bodies (the errors family's kinds), each with
-#: the bug it must catch there
-SHARED_CONTROLS = [
-    ("errors.auth_invalid", EveryErrorRetryable, "errors.retryable"),
-    ("errors.auth_invalid", StatusLost, "errors.status"),
-    ("errors.auth_invalid", DropsErrorCode, "errors.type"),
-    ("errors.model_not_found", EveryErrorRetryable, "errors.retryable"),
-    ("errors.model_not_found", DropsErrorCode, "errors.type"),
-    ("errors.context_length", EveryErrorRetryable, "errors.retryable"),
-    ("errors.context_length", StatusLost, "errors.status"),
-]

@@ -1473,7 +1473,7 @@ PATH = "/v1/chat/completions"
 #: the controls and the reference are meant for any OpenAI-compatible server: the quirk cases
 #: (which the bare openai wire plays only for such a profile) run too
 PROFILE = Profile(compatible_with={"*"})
-#: the error kinds OpenAI has: the shared case of each runs on its bodies (SHARED_CONTROLS)
+#: the error kinds OpenAI has: each one's case runs on its bodies with the generic error bugs
 ERROR_KINDS = {"rate_limit", "quota", "auth", "permission", "model_not_found", "context_length",
                "server_error", "overloaded"}
 
@@ -1518,19 +1518,8 @@ SHARED_CONTROLS = [
     ("wire.malformed_arguments", ParseErrorLosesRawText, "response.tool_calls.raw_arguments"),
     # -- errors: what a retrying caller reads (issue 12) ---------------------------------------
     ("errors.rate_limited", NoRetryAfter, "errors.retry_after"),
-    ("errors.rate_limited", NeverRetryable, "errors.retryable"),
-    ("errors.rate_limited", StatusLost, "errors.status"),
     ("errors.rate_limited_stream", StreamLosesRetryAfter, "errors.retry_after"),
     ("errors.quota_exhausted", RetryableByStatusOnly, "errors.retryable"),
-    ("errors.auth_invalid", EveryErrorRetryable, "errors.retryable"),
-    ("errors.permission_denied", EveryErrorRetryable, "errors.retryable"),
-    ("errors.model_not_found", EveryErrorRetryable, "errors.retryable"),
-    ("errors.model_not_found", StatusLost, "errors.status"),
-    ("errors.context_length", DropsErrorCode, "errors.type"),
-    ("errors.context_length", EveryErrorRetryable, "errors.retryable"),
-    ("errors.server_error", NeverRetryable, "errors.retryable"),
-    ("errors.server_error", StatusLost, "errors.status"),
-    ("errors.overloaded", NeverRetryable, "errors.retryable"),
     ("errors.in_stream", StreamErrorFinal, "errors.retryable"),
     ("errors.in_stream", StreamErrorUntyped, "errors.type"),
     # -- stream: fragments ---------------------------------------------------------------------

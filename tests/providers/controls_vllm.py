@@ -18,8 +18,7 @@ from pytest_toolcall.providers.vllm.reference import VLLMAdapter, VLLMStreamAccu
 __all__ = ["DropsReasoning", "SendsReasoningContent", "ReasoningNotDecoded",
            "StreamReadsReasoningContentOnly", "SkipsFinishChunkDelta",
            "CallsOnlyOnToolCallsFinish", "EmptyToolsArray", "AlwaysStreamOptions",
-           "SkipsErrorEvents", "RetriesEverything", "StatusLost", "EveryErrorRetryable",
-           "NeverRetryable", "DropsErrorCode", "SplitsLinesLikeStr"]
+           "SkipsErrorEvents", "RetriesEverything", "SplitsLinesLikeStr"]
 
 
 class DropsReasoning(EncodesAsOpenAI, VLLMAdapter):
@@ -144,24 +143,6 @@ class RetriesEverything(VLLMAdapter):
             raise
 
 
-# -- the errors family on vLLM's own bodies ------------------------------------------------------
-
-class StatusLost(_generic.StatusLost, VLLMAdapter):
-    """The words without the HTTP status: a 404 looks like a 400."""
-
-
-class EveryErrorRetryable(_generic.EveryErrorRetryable, VLLMAdapter):
-    """Every error retryable: 'Unauthorized' or an unknown model is retried forever."""
-
-
-class NeverRetryable(_generic.NeverRetryable, VLLMAdapter):
-    """No error retryable: a failed generation (500) stops the caller at once."""
-
-
-class DropsErrorCode(_generic.DropsErrorCode, VLLMAdapter):
-    """vLLM's type (BadRequestError, NotFoundError) and its integer code are dropped."""
-
-
 class SplitsLinesLikeStr(_generic.SplitsLinesLikeStr, VLLMAdapter):
     """Reads vLLM's stream with httpx's iter_lines, which also cuts at the U+2028 and U+2029
     that pydantic's model_dump_json leaves raw in vLLM's chunks (httpx-sse #34)."""
@@ -172,9 +153,12 @@ class SplitsLinesLikeStr(_generic.SplitsLinesLikeStr, VLLMAdapter):
 PROVIDER = "vllm"
 #: the path of every request the reference adapter sends
 PATH = "/v1/chat/completions"
-#: the error kinds vLLM has: the shared case of each runs on its bodies (SHARED_CONTROLS); no
+#: the error kinds vLLM has: each one's case runs on its bodies with the generic error bugs; no
 #: rate limit, quota or 403 at vLLM
 ERROR_KINDS = {"auth", "model_not_found", "context_length", "server_error"}
+#: the kinds whose body names no type or code, so the kind controls drop none there: vLLM's 401 is
+#: {"error": "Unauthorized"}
+UNNAMED_ERRORS = {"auth"}
 
 #: (case id, broken adapter, the clause the case must name)
 CONTROLS = [
@@ -194,19 +178,6 @@ CONTROLS = [
     ("errors.vllm_auto_tool_choice_unconfigured", RetriesEverything, "errors.retryable"),
 ]
 
-#: the errors family's kind cases on vLLM's own bodies, each with the bug it must catch there
-SHARED_CONTROLS = [
-    ("errors.auth_invalid", StatusLost, "errors.status"),
-    ("errors.auth_invalid", EveryErrorRetryable, "errors.retryable"),
-    ("errors.model_not_found", StatusLost, "errors.status"),
-    ("errors.model_not_found", EveryErrorRetryable, "errors.retryable"),
-    ("errors.model_not_found", DropsErrorCode, "errors.type"),
-    ("errors.context_length", EveryErrorRetryable, "errors.retryable"),
-    ("errors.context_length", DropsErrorCode, "errors.type"),
-    ("errors.server_error", NeverRetryable, "errors.retryable"),
-    ("errors.server_error", StatusLost, "errors.status"),
-    ("errors.server_error", DropsErrorCode, "errors.type"),
-]
 
 #: shared cases whose stream shape vLLM sends, each with the bug it must catch there
 STREAM_CONTROLS = [
