@@ -18,7 +18,7 @@ from pytest_toolcall.core.errors import ProviderError, UsageError
 from pytest_toolcall.core.model import ReasoningComplete, StreamDone, ToolCallComplete
 
 if TYPE_CHECKING:
-    from pytest_toolcall.core.model import ChatRequest, ChatResponse
+    from pytest_toolcall.core.model import ChatRequest, ChatResponse, Reasoning
 
 #: the openai wire's ``finish_reason`` (Chat Completions, as the openai SDK and litellm hand it
 #: over) -> canonical
@@ -121,6 +121,15 @@ def final_events(response: ChatResponse) -> Iterator[Any]:
     yield StreamDone(finish_reason=response.finish_reason, usage=response.usage)
 
 
+def thinking_block(reasoning: Reasoning) -> dict[str, Any]:
+    """A piece of reasoning as Anthropic's content block (``thinking`` with its signature, or
+    ``redacted_thinking``), the shape LangChain and litellm carry Claude's thinking in."""
+    if reasoning.type == "redacted_thinking":
+        return {"type": "redacted_thinking", "data": reasoning.signature or ""}
+    return {"type": "thinking", "thinking": reasoning.text or "",
+            "signature": reasoning.signature or ""}
+
+
 # -- loop shims: the factory of the framework's model ---------------------------------------------
 def system_prompt(request: Any) -> str:
     """The text of the loop request's system (or developer) messages, for a framework that
@@ -160,6 +169,10 @@ class AgentLoop:
     #: what ``model`` must return, and a ``model`` that works, as the errors name them
     model_returns = ""
     model_example = ""
+    #: the framework's model class (``module:Name``) that ``model`` must return, and how the
+    #: error names it
+    model_class = ""
+    model_expected = ""
     default_profile: Any = None
 
     def __init__(self, model: Callable[[Any], Any] | None = None, profile: Any = None) -> None:
@@ -168,12 +181,18 @@ class AgentLoop:
         require(module, extra, self.shim)
         self.profile = self.default_profile if profile is None else profile
 
-    def given_model(self, endpoint: Any, kind: type, expected: str) -> Any:
-        """What ``model`` builds on the endpoint, which must be a ``kind`` (``expected`` names
-        it in the error); None where the shim builds its default model."""
+    def build_model(self, endpoint: Any) -> Any:
+        """What ``model`` builds on the endpoint, which must be a :attr:`model_class`; without
+        ``model``, the shim's :meth:`default_model`."""
         if self.model is None:
-            return None
-        return built_model(self.shim, self.model, endpoint, kind, expected)
+            return self.default_model(endpoint)
+        module, name = self.model_class.split(":")
+        kind = getattr(importlib.import_module(module), name)
+        return built_model(self.shim, self.model, endpoint, kind, self.model_expected)
+
+    def default_model(self, endpoint: Any) -> Any:
+        """The framework's model the shim builds on the endpoint when no ``model`` is given."""
+        raise NotImplementedError
 
 
 # -- errors: the library's exception as the canonical ProviderError ------------------------------
