@@ -42,15 +42,9 @@ class StreamDropsReasoning(BrokenStream, CerebrasAdapter):
     accumulator = _NoReasoning
 
 
-class _UsageChunkOnly(UsageFromEmptyChoicesOnly, CerebrasStreamAccumulator):
-    pass
-
-
-class UsageChunkOnly(BrokenStream, CerebrasAdapter):
+class UsageChunkOnly(UsageFromEmptyChoicesOnly, CerebrasAdapter):
     """Reads usage only from OpenAI's separate ``choices: []`` chunk, which Cerebras does not
     send: usage rides on the finish chunk."""
-
-    accumulator = _UsageChunkOnly
 
 
 class UnknownKeySent(CerebrasAdapter):

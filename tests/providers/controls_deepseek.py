@@ -4,8 +4,10 @@ the case that must fail it and the clause; ``tests/providers/test_controls.py`` 
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
+import controls_openai as _generic  # tests/providers/controls_openai.py
 from provider_kit import (
     BrokenStream,
     DecodesAsOpenAI,
@@ -14,6 +16,7 @@ from provider_kit import (
     UsageFromEmptyChoicesOnly,
 )
 
+from pytest_toolcall.core.errors import ProviderError
 from pytest_toolcall.core.model import ChatResponse
 from pytest_toolcall.providers.deepseek.reference import DeepSeekAdapter, DeepSeekStreamAccumulator
 
@@ -66,14 +69,8 @@ class StreamDropsReasoning(BrokenStream, DeepSeekAdapter):
     accumulator = _NoReasoningAccumulator
 
 
-class _UsageChunkOnly(UsageFromEmptyChoicesOnly, DeepSeekStreamAccumulator):
-    pass
-
-
-class UsageChunkOnly(BrokenStream, DeepSeekAdapter):
+class UsageChunkOnly(UsageFromEmptyChoicesOnly, DeepSeekAdapter):
     """Reads usage only from OpenAI's separate ``choices: []`` chunk, which DeepSeek never sends."""
-
-    accumulator = _UsageChunkOnly
 
 
 class DeveloperRoleSent(DeepSeekAdapter):
@@ -85,24 +82,11 @@ class DeveloperRoleSent(DeepSeekAdapter):
         return super(DeepSeekAdapter, self).encode_message(message)
 
 
-class RetriesEverything(DeepSeekAdapter):
+class RetriesEverything(_generic.EveryErrorRetryable, DeepSeekAdapter):
     """Marks every provider error retryable: a 402 Insufficient Balance is retried forever."""
-
-    def raise_for_error(self, response: Any, body: bytes) -> None:
-        try:
-            super().raise_for_error(response, body)
-        except Exception as exc:
-            exc.retryable = True  # type: ignore[attr-defined]
-            raise
 
 
 # -- the errors family on DeepSeek's own bodies, and its keep-alive lines -----------------------
-import json  # noqa: E402
-
-import controls_openai as _generic  # noqa: E402  # tests/providers/controls_openai.py
-
-from pytest_toolcall.core.errors import ProviderError  # noqa: E402
-
 
 class BreaksOnKeepAlive(_generic.BreaksOnSseComments, DeepSeekAdapter):
     """Reads every non-empty SSE line as data: DeepSeek's ': keep-alive' comments (Rate Limit

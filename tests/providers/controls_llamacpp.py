@@ -7,7 +7,13 @@ from __future__ import annotations
 from typing import Any
 
 import controls_openai as _generic  # tests/providers/controls_openai.py
-from provider_kit import BrokenStream, DecodesAsOpenAI, EncodesAsOpenAI, ReasoningInText
+from provider_kit import (
+    BrokenStream,
+    DecodesAsOpenAI,
+    EncodesAsOpenAI,
+    OpenAIPrefix,
+    ReasoningInText,
+)
 
 from pytest_toolcall.providers.deepseek.reference import DeepSeekAdapter, DeepSeekStreamAccumulator
 from pytest_toolcall.providers.llamacpp.reference import LlamaCppAdapter, LlamaCppStreamAccumulator
@@ -40,23 +46,9 @@ class StreamDropsReasoning(BrokenStream, LlamaCppAdapter):
     accumulator = _NoReasoningAccumulator
 
 
-def _prefixed(call_id: Any) -> Any:
-    if isinstance(call_id, str) and not call_id.startswith("call_"):
-        return "call_" + call_id
-    return call_id
-
-
-class PrefixesIds(LlamaCppAdapter):
+class PrefixesIds(OpenAIPrefix, LlamaCppAdapter):
     """Normalises call ids to OpenAI's look, adding 'call_' to llama-server's bare 32-character
     ids, consistently on the calls and the results."""
-
-    def encode_message(self, message: Any) -> dict[str, Any]:
-        out = super().encode_message(message)
-        for call in out.get("tool_calls") or ():
-            call["id"] = _prefixed(call["id"])
-        if "tool_call_id" in out:
-            out["tool_call_id"] = _prefixed(out["tool_call_id"])
-        return out
 
 
 class JinjaRetried(LlamaCppAdapter):

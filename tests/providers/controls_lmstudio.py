@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 import controls_openai as _generic  # tests/providers/controls_openai.py
-from provider_kit import BrokenStream, DecodesAsOpenAI, ReasoningOnlyInText
+from provider_kit import BrokenStream, DecodesAsOpenAI, OpenAIPrefix, ReasoningOnlyInText
 
 from pytest_toolcall.core.errors import ProviderError, StreamError
 from pytest_toolcall.core.model import ChatResponse
@@ -21,23 +21,9 @@ __all__ = ["IdsPrefixed", "IdsAsNumbers", "ReasoningAsText", "ReasoningNotDecode
            "SkipsErrorEvents", "StreamErrorRetryable"]
 
 
-def _prefixed(call_id: Any) -> Any:
-    if isinstance(call_id, str) and not call_id.startswith("call_"):
-        return "call_" + call_id
-    return call_id
-
-
-class IdsPrefixed(LMStudioAdapter):
+class IdsPrefixed(OpenAIPrefix, LMStudioAdapter):
     """'Repairs' ids without OpenAI's call_ prefix, on calls and results alike (the fake takes
     it: the pairing holds), so the ids LM Studio gave never come back."""
-
-    def encode_message(self, message: Any) -> dict[str, Any]:
-        out = super().encode_message(message)
-        for call in out.get("tool_calls") or ():
-            call["id"] = _prefixed(call["id"])
-        if "tool_call_id" in out:
-            out["tool_call_id"] = _prefixed(out["tool_call_id"])
-        return out
 
 
 class IdsAsNumbers(LMStudioAdapter):

@@ -86,14 +86,8 @@ class StringsOnlyStream(BrokenStream, MistralAdapter):
     accumulator = _StringsOnly
 
 
-class _UsageChunkOnly(UsageFromEmptyChoicesOnly, MistralStreamAccumulator):
-    pass
-
-
-class UsageChunkOnly(BrokenStream, MistralAdapter):
+class UsageChunkOnly(UsageFromEmptyChoicesOnly, MistralAdapter):
     """Reads usage only from OpenAI's separate ``choices: []`` chunk, which Mistral never sends."""
-
-    accumulator = _UsageChunkOnly
 
 
 class _NeedsType(MistralStreamAccumulator):

@@ -36,15 +36,9 @@ class LastFinishWins(BrokenStream, TogetherAdapter):
     accumulator = _LastFinishWins
 
 
-class _UsageChunkOnly(UsageFromEmptyChoicesOnly, TogetherStreamAccumulator):
-    pass
-
-
-class UsageChunkOnly(BrokenStream, TogetherAdapter):
+class UsageChunkOnly(UsageFromEmptyChoicesOnly, TogetherAdapter):
     """Reads usage only from OpenAI's separate ``choices: []`` chunk; Together's rides on the
     last chunk beside its 'stop' choice."""
-
-    accumulator = _UsageChunkOnly
 
 
 class ReasoningNotDecoded(DecodesAsOpenAI, TogetherAdapter):

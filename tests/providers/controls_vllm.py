@@ -131,16 +131,9 @@ class SkipsErrorEvents(BrokenStream, VLLMAdapter):
     accumulator = _SkipsErrors
 
 
-class RetriesEverything(VLLMAdapter):
+class RetriesEverything(_generic.EveryErrorRetryable, VLLMAdapter):
     """Marks every provider error retryable: a server without a tool-call parser is asked again
     and again."""
-
-    def raise_for_error(self, response: Any, body: bytes) -> None:
-        try:
-            super().raise_for_error(response, body)
-        except Exception as exc:
-            exc.retryable = True  # type: ignore[attr-defined]
-            raise
 
 
 class SplitsLinesLikeStr(_generic.SplitsLinesLikeStr, VLLMAdapter):

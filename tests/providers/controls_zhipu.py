@@ -11,6 +11,7 @@ from provider_kit import (
     DecodesAsOpenAI,
     EncodesAsOpenAI,
     ReasoningInText,
+    RewritesIds,
     UsageFromEmptyChoicesOnly,
 )
 
@@ -73,33 +74,19 @@ class FinishChunkDeltasIgnored(BrokenStream, ZhipuAdapter):
     accumulator = _FinishIsTheEnd
 
 
-class _UsageChunkOnly(UsageFromEmptyChoicesOnly, DeepSeekStreamAccumulator):
-    pass
-
-
-class UsageChunkOnly(BrokenStream, ZhipuAdapter):
+class UsageChunkOnly(UsageFromEmptyChoicesOnly, ZhipuAdapter):
     """Reads usage only from OpenAI's separate ``choices: []`` chunk, which GLM sends only when
     asked with stream_options."""
 
-    accumulator = _UsageChunkOnly
 
-
-def _clean(call_id: Any) -> Any:
-    return call_id.replace("-", "") if isinstance(call_id, str) else call_id
-
-
-class SanitizesIds(ZhipuAdapter):
+class SanitizesIds(RewritesIds, ZhipuAdapter):
     """Cleans call ids to [a-zA-Z0-9_] before sending them (the rule some providers set for
     ids): GLM's 'call_-7263...' goes back as 'call_7263...', consistently on calls and
     results."""
 
-    def encode_message(self, message: Any) -> dict[str, Any]:
-        out = super().encode_message(message)
-        for call in out.get("tool_calls") or ():
-            call["id"] = _clean(call["id"])
-        if "tool_call_id" in out:
-            out["tool_call_id"] = _clean(out["tool_call_id"])
-        return out
+    @staticmethod
+    def rewrite_id(call_id: str) -> Any:
+        return call_id.replace("-", "") if isinstance(call_id, str) else call_id
 
 
 class BalanceRetried(ZhipuAdapter):

@@ -133,14 +133,47 @@ class ReasoningOnlyInText(ReasoningInText):
     keeps_reasoning = False
 
 
-class UsageFromEmptyChoicesOnly:
-    """A stream accumulator's mixin: usage is read only from OpenAI's separate ``choices: []``
-    chunk, never from a chunk with choices."""
-
+class _UsageFromEmptyChoicesOnly:
     def feed(self, data: dict[str, Any]) -> list[Any]:
         if data.get("choices"):
             data = {k: v for k, v in data.items() if k != "usage"}
         return super().feed(data)  # type: ignore[misc]
+
+
+class UsageFromEmptyChoicesOnly:
+    """The provider's own stream reader with one change: usage is read only from OpenAI's
+    separate ``choices: []`` chunk, never from a chunk with choices."""
+
+    def new_accumulator(self) -> Any:
+        own = type(super().new_accumulator())  # type: ignore[misc]
+        return type(own.__name__, (_UsageFromEmptyChoicesOnly, own), {})(self)
+
+
+class RewritesIds:
+    """Sends every call id rewritten by :meth:`rewrite_id`, on the calls and on the results
+    alike (the pairing holds, the provider's own ids never come back)."""
+
+    @staticmethod
+    def rewrite_id(call_id: str) -> Any:
+        raise NotImplementedError
+
+    def encode_message(self, message: Any) -> dict[str, Any]:
+        out = super().encode_message(message)  # type: ignore[misc]
+        for call in out.get("tool_calls") or ():
+            call["id"] = self.rewrite_id(call["id"])
+        if "tool_call_id" in out:
+            out["tool_call_id"] = self.rewrite_id(out["tool_call_id"])
+        return out
+
+
+class OpenAIPrefix(RewritesIds):
+    """Adds OpenAI's ``call_`` to an id without it."""
+
+    @staticmethod
+    def rewrite_id(call_id: str) -> Any:
+        if isinstance(call_id, str) and not call_id.startswith("call_"):
+            return "call_" + call_id
+        return call_id
 
 
 def endpoint_fixture(provider: str) -> Any:
