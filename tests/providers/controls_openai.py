@@ -878,14 +878,7 @@ class StreamIgnoresUsage(BrokenStream, OpenAIChatAdapter):
 
 
 class _FirstChoiceAcc(_Acc):
-    def feed_line(self, line: str) -> Iterable[Any]:
-        if not line.startswith("data:") or self.done:
-            return ()
-        payload = line[5:].strip()
-        if payload == "[DONE]":
-            self.done = True
-            return self.finish_events()
-        data = json.loads(payload)
+    def feed_event(self, data: Any) -> Iterable[Any]:
         choice = data["choices"][0]  # every chunk is assumed to carry choices[0]
         return self.feed(dict(data, choices=[choice]))
 
@@ -898,14 +891,8 @@ class IndexesFirstChoice(BrokenStream, OpenAIChatAdapter):
 
 
 class _IgnoresErrorAcc(_Acc):
-    def feed_line(self, line: str) -> Iterable[Any]:
-        if not line.startswith("data:") or self.done:
-            return ()
-        payload = line[5:].strip()
-        if payload == "[DONE]":
-            self.done = True
-            return self.finish_events()
-        return self.feed(json.loads(payload))
+    def feed_event(self, data: Any) -> Iterable[Any]:
+        return self.feed(data)
 
 
 class IgnoresErrorEvent(BrokenStream, OpenAIChatAdapter):

@@ -4,7 +4,6 @@ case that must fail it and the clause; ``tests/providers/test_controls.py`` runs
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from typing import Any
 
@@ -116,12 +115,10 @@ class AlwaysStreamOptions(VLLMAdapter):
 
 
 class _SkipsErrors(VLLMStreamAccumulator):
-    def feed_line(self, line: str) -> Iterable[Any]:
-        if line.startswith("data:"):
-            payload = line[5:].strip()
-            if payload != "[DONE]" and "error" in json.loads(payload):
-                return ()  # no choices: nothing to read
-        return super().feed_line(line)
+    def feed_event(self, data: Any) -> Iterable[Any]:
+        if "error" in data:
+            return ()  # no choices: nothing to read
+        return super().feed_event(data)
 
 
 class SkipsErrorEvents(BrokenStream, VLLMAdapter):
