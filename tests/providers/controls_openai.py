@@ -459,35 +459,22 @@ class DecodesEachRead(OpenAIChatAdapter):
     """Each network read is decoded as UTF-8 on its own: a character cut between two reads
     raises UnicodeDecodeError."""
 
-    def stream(self, request: ChatRequest) -> Iterator[Any]:
-        body = self.build_body(request, stream=True)
-        with self.client.stream("POST", self.url, headers=self.headers, json=body) as response:
-            if response.status_code >= 400:
-                self.raise_for_error(response, response.read())
-            acc, pending = self.new_accumulator(), ""
-            for chunk in response.iter_bytes():
-                pending += chunk.decode("utf-8")
-                *lines, pending = pending.split("\n")
-                for line in lines:
-                    yield from acc.feed_line(line)
-            yield from acc.feed_line(pending)
-            yield from acc.close()
+    def lines(self, response: httpx.Response) -> Iterator[str]:
+        pending = ""
+        for chunk in response.iter_bytes():
+            pending += chunk.decode("utf-8")
+            *lines, pending = pending.split("\n")
+            yield from lines
+        yield pending
 
 
 class ReadIsWholeLines(OpenAIChatAdapter):
     """Each network read is taken to hold whole SSE lines (true of most servers' flushes, not
     of networks): a line cut in two is two broken JSON payloads."""
 
-    def stream(self, request: ChatRequest) -> Iterator[Any]:
-        body = self.build_body(request, stream=True)
-        with self.client.stream("POST", self.url, headers=self.headers, json=body) as response:
-            if response.status_code >= 400:
-                self.raise_for_error(response, response.read())
-            acc = self.new_accumulator()
-            for chunk in response.iter_text():
-                for line in chunk.splitlines():
-                    yield from acc.feed_line(line)
-            yield from acc.close()
+    def lines(self, response: httpx.Response) -> Iterator[str]:
+        for chunk in response.iter_text():
+            yield from chunk.splitlines()
 
 
 class StreamNoStatusCheck(OpenAIChatAdapter):
@@ -684,32 +671,15 @@ class SplitsLinesLikeStr(OpenAIChatAdapter):
     str.splitlines: at U+2028 and U+2029 too, inside a data line's JSON (openai-python #1230,
     httpx-sse #34). The reference adapters read this way until 2026-11-25."""
 
-    def stream(self, request: ChatRequest) -> Iterator[Any]:
-        body = self.build_body(request, stream=True)
-        with self.client.stream("POST", self.url, headers=self.headers, json=body) as response:
-            if response.status_code >= 400:
-                self.raise_for_error(response, response.read())
-            acc = self.new_accumulator()
-            for line in response.iter_lines():
-                yield from acc.feed_line(line)
-            yield from acc.close()
+    def lines(self, response: httpx.Response) -> Iterator[str]:
+        return response.iter_lines()
 
 
 class AsyncSplitsLinesLikeStr(OpenAIChatAdapter):
     """:class:`SplitsLinesLikeStr` in astream() only: aiter_lines cuts at U+2028 and U+2029."""
 
-    async def astream(self, request: ChatRequest) -> AsyncIterator[Any]:
-        body = self.build_body(request, stream=True)
-        async with self.async_client.stream("POST", self.url, headers=self.headers,
-                                            json=body) as response:
-            if response.status_code >= 400:
-                self.raise_for_error(response, await response.aread())
-            acc = self.new_accumulator()
-            async for line in response.aiter_lines():
-                for event in acc.feed_line(line):
-                    yield event
-            for event in acc.close():
-                yield event
+    def alines(self, response: httpx.Response) -> AsyncIterator[str]:
+        return response.aiter_lines()
 
 
 class LineBufferLimit(BrokenStream, OpenAIChatAdapter):
@@ -1003,21 +973,14 @@ class AsyncDecodesEachRead(OpenAIChatAdapter):
     """astream() decodes each network read on its own (``aiter_bytes`` + ``decode``): a UTF-8
     character cut between reads raises; stream() uses iter_lines and is right."""
 
-    async def astream(self, request: ChatRequest) -> AsyncIterator[Any]:
-        body = self.build_body(request, stream=True)
-        async with self.async_client.stream("POST", self.url, headers=self.headers,
-                                            json=body) as response:
-            if response.status_code >= 400:
-                self.raise_for_error(response, await response.aread())
-            acc, pending = self.new_accumulator(), ""
-            async for chunk in response.aiter_bytes():
-                pending += chunk.decode("utf-8")
-                *lines, pending = pending.split("\n")
-                for line in lines:
-                    for event in acc.feed_line(line):
-                        yield event
-            for event in [*acc.feed_line(pending), *acc.close()]:
-                yield event
+    async def alines(self, response: httpx.Response) -> AsyncIterator[str]:
+        pending = ""
+        async for chunk in response.aiter_bytes():
+            pending += chunk.decode("utf-8")
+            *lines, pending = pending.split("\n")
+            for line in lines:
+                yield line
+        yield pending
 
 
 class AsyncNoDoneCheck(OpenAIChatAdapter):

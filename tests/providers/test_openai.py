@@ -33,10 +33,11 @@ def test_every_case_that_applies_to_openai_has_a_control() -> None:
 def test_async_controls_break_only_the_async_path() -> None:
     for name in c.__all__:
         broken = getattr(c, name)
-        own = {m for m in ("complete", "acomplete", "stream", "astream") if m in vars(broken)}
+        own = {m for m in ("complete", "acomplete", "stream", "astream", "lines", "alines")
+               if m in vars(broken)}
         if name.startswith("Async"):
-            assert own <= {"acomplete", "astream"} and own, name
+            assert own <= {"acomplete", "astream", "alines"} and own, name
         else:
-            assert not own & {"acomplete", "astream"}, name
+            assert not own & {"acomplete", "astream", "alines"}, name
     assert {broken.__name__ for _, broken, _ in c.ASYNC_CONTROLS} == {
         name for name in c.__all__ if name.startswith("Async")}
