@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from pytest_toolcall.core.errors import ProviderError, UsageError
-from pytest_toolcall.core.model import ReasoningComplete, StreamDone, ToolCallComplete
+from pytest_toolcall.core.model import ReasoningComplete, StreamDone, TextDelta, ToolCallComplete
 
 if TYPE_CHECKING:
     from pytest_toolcall.core.model import ChatRequest, ChatResponse, Reasoning
@@ -278,6 +278,18 @@ class StainlessAdapter:
         body = self.encoder.build_body(request, stream=stream)
         body.pop("stream", None)  # the SDK entry point says it
         return body
+
+    def helper_stream(self, helper: Any, text: tuple[str, str], final: str) -> Iterator[Any]:
+        """What the SDK's stream ``helper`` (a context manager) hands over: the text of each
+        event of type ``text[0]`` (in its attribute ``text[1]``), then the answer its ``final``
+        method builds, read whole (:meth:`read`)."""
+        kind, field = text
+        with helper as events:
+            for event in events:
+                if event.type == kind and getattr(event, field):
+                    yield TextDelta(text=getattr(event, field))
+            answer = getattr(events, final)()
+        yield from final_events(self.read(answer))  # type: ignore[attr-defined]
 
 
 def _str(value: Any) -> str | None:
