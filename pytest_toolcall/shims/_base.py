@@ -101,6 +101,16 @@ class Shim:
         assert self.adapter_class is not None, f"{type(self).__name__} names no adapter_class"
         return self.adapter_class(client)
 
+    def check_served(self, endpoint: Any, dialect: str | None, speaks: str, fix: str) -> None:
+        """The client speaks ``dialect`` (``speaks`` says so in the error; None: unknown, run
+        on whatever the endpoint serves): a UsageError when the endpoint serves another one,
+        naming the option that fixes it and ``fix``, the other way."""
+        provider = getattr(endpoint, "provider", None)
+        if dialect is not None and provider is not None and dialect != provider:
+            raise UsageError(
+                f"shims.{self.name}: {speaks}, but this endpoint serves {provider!r}; run with "
+                f"--toolcall-provider={dialect}, or {fix}")
+
     def wrong_kind(self, client: Any, why: str = "") -> UsageError:
         return UsageError(
             f"shims.{self.name}: the factory returned {type(client).__module__}."

@@ -149,12 +149,9 @@ class LiteLLMShim(Shim):
         kwargs = self.factory(endpoint)
         self.check(kwargs)
         dialect = ROUTES[route_of(kwargs)]
-        provider = getattr(endpoint, "provider", None)
-        if provider is not None and dialect != provider:
-            raise UsageError(
-                f"shims.litellm: model {kwargs['model']!r} is on litellm's {dialect}/ route, but "
-                f"this endpoint serves {provider!r}; run with --toolcall-provider={dialect}, or "
-                f"use the {provider}/ route")
+        self.check_served(endpoint, dialect,
+                          f"model {kwargs['model']!r} is on litellm's {dialect}/ route",
+                          f"use the {getattr(endpoint, 'provider', None)}/ route")
         return self.adapter(kwargs)
 
     def adapter(self, kwargs: Any) -> LiteLLMShimAdapter:
