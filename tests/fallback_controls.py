@@ -17,7 +17,12 @@ from typing import Any
 
 from pytest_toolcall.core.fallback import FallbackRequest, FallbackResult
 from pytest_toolcall.core.model import TextDelta, ToolCall, ToolCallComplete
-from pytest_toolcall.reference.fallback import Collector, ReferenceStructuredOutput, prose_objects
+from pytest_toolcall.reference.fallback import (
+    Collector,
+    ReferenceStructuredOutput,
+    json_objects,
+    prose_objects,
+)
 
 
 def _calls_only(events: Iterable[Any]) -> list[ToolCall]:
@@ -168,12 +173,7 @@ class WholeTextOnly(ReferenceStructuredOutput):
     """Parses the whole text only: a fenced block or an object inside prose is missed."""
 
     def candidates(self, text: str) -> Iterator[dict[str, Any]]:
-        try:
-            value = json.loads(text)
-        except ValueError:
-            return
-        if isinstance(value, dict):
-            yield value
+        yield from json_objects([text])
 
 
 class UnguardedJsonParse(ReferenceStructuredOutput):

@@ -550,10 +550,7 @@ class CompletionOrder(ReferenceToolLoop):
                    for c in runnable}
         try:
             for future in concurrent.futures.as_completed(futures, timeout=self.tool_timeout):
-                try:
-                    outcomes.append(_Outcome(futures[future], future.result(), ok=True))
-                except Exception as exc:  # noqa: BLE001 - a tool may raise anything
-                    outcomes.append(self.failed(futures[future], exc))
+                outcomes.append(self.settled(futures[future], future))
         except concurrent.futures.TimeoutError:
             outcomes += [self.failed(c, ToolError("timed out", kind="timeout"))
                          for f, c in futures.items() if not f.done()]
@@ -574,13 +571,7 @@ class PoolWaitsForHungTools(ReferenceToolLoop):
                        for c in runnable]
             concurrent.futures.wait([f for _, f in futures], timeout=self.tool_timeout)
             for call, future in futures:
-                if not future.done():
-                    done[call.id] = self.failed(call, ToolError("timed out", kind="timeout"))
-                    continue
-                try:
-                    done[call.id] = _Outcome(call, future.result(), ok=True)
-                except Exception as exc:  # noqa: BLE001 - a tool may raise anything
-                    done[call.id] = self.failed(call, exc)
+                done[call.id] = self.settled(call, future)
         by_id = {o.call.id: o for o in early} | done
         return [by_id[c.id] for c in state.calls]
 
@@ -1158,13 +1149,10 @@ class HungCallEndsTheBatch(ReferenceToolLoop):
                                              call_id=call.id)) for i, call in runnable]
             concurrent.futures.wait([f for _, _, f in futures], timeout=self.tool_timeout)
             for i, call, future in futures:
-                if not future.done():
-                    outcomes[i] = self.failed(call, ToolError("timed out", kind="timeout"))
-                    break  # the bug: was `continue`
-                try:
-                    outcomes[i] = _Outcome(call, future.result(), ok=True)
-                except Exception as exc:
-                    outcomes[i] = self.failed(call, exc)
+                hung = not future.done()
+                outcomes[i] = self.settled(call, future)
+                if hung:
+                    break  # the bug: the reference goes on to the next call
         finally:
             pool.shutdown(wait=False, cancel_futures=True)
         return [o for o in outcomes if o is not None]

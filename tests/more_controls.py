@@ -23,7 +23,12 @@ from pytest_toolcall.core.model import (
     ToolCallDelta,
     ToolMessage,
 )
-from pytest_toolcall.reference.fallback import Collector, ReferenceStructuredOutput, prose_objects
+from pytest_toolcall.reference.fallback import (
+    Collector,
+    ReferenceStructuredOutput,
+    json_objects,
+    prose_objects,
+)
 from pytest_toolcall.reference.history import ReferenceHistoryBuilder
 
 
@@ -112,13 +117,7 @@ _DOCS_FENCE = re.compile(r"```(?:json)?\s*\n(.*?)```", re.DOTALL)
 
 
 def _fences_then_prose(text: str, pattern: re.Pattern[str]) -> Iterator[dict[str, Any]]:
-    for piece in [text, *pattern.findall(text)]:
-        try:
-            value = json.loads(piece)
-        except ValueError:
-            continue
-        if isinstance(value, dict):
-            yield value
+    yield from json_objects([text, *pattern.findall(text)])
     yield from prose_objects(text)
 
 
@@ -268,13 +267,7 @@ def _line_candidates(text: str) -> Iterator[dict[str, Any]]:
             block = None
         elif block is not None:
             block.append(line)
-    for piece in pieces:
-        try:
-            value = json.loads(piece)
-        except ValueError:
-            continue
-        if isinstance(value, dict):
-            yield value
+    yield from json_objects(pieces)
     decoder = json.JSONDecoder()
     for start, char in enumerate(text):
         if char != "{":

@@ -16,6 +16,13 @@ from pytest_toolcall.cases import Step, default_registry
 from pytest_toolcall.providers.fake import FakeProvider, serve
 
 
+def usage_tokens(usage: Any) -> tuple[int, int, int] | None:
+    """(prompt, completion, total) tokens of an SDK's usage object (OpenAI's names, which the
+    Mistral and Z.ai SDKs share); None without one."""
+    return None if usage is None else (usage.prompt_tokens, usage.completion_tokens,
+                                       usage.total_tokens)
+
+
 def error_or_cut(step: Step) -> str | None:
     """Why no API sends the step's reply as an answer to read: an error reply, or a stream that
     breaks off or errs mid-way (the SDKs' error paths have tests of their own); else None."""

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from page_commands import assert_write_and_check
 
 from pytest_toolcall.cases import bugs
 from pytest_toolcall.cases import ScriptedCall, Step, Turn, make_case
@@ -72,13 +73,7 @@ def test_committed_bug_catalogue_equals_a_fresh_render() -> None:
 
 def test_write_and_check_options(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)  # the renders read tests/ once (_read_the_repository_once)
-    assert bugs.main(["--write"]) == 2  # no docs/ here: refuses, names the fix
-    (tmp_path / "docs").mkdir()
-    (tmp_path / "docs" / "bugs.md").write_text("stale\n", encoding="utf-8")
-    assert bugs.main(["--check"]) == 1
-    assert bugs.main(["--write"]) == 0
-    assert (tmp_path / "docs" / "bugs.md").read_bytes() == BUGS_MD.read_bytes()
-    assert bugs.main(["--check"]) == 0
+    assert_write_and_check(bugs.main, tmp_path, "bugs.md", BUGS_MD)
 
 
 # -- (b) every §6 bug: the list matches WIRE.md, and each has a control and a case -------------

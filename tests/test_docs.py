@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from page_commands import assert_write_and_check
 
 from pytest_toolcall.cli import catalogue
 from pytest_toolcall.cases import Registry, make_case
@@ -105,13 +106,7 @@ def test_module_command_prints_the_committed_catalogue() -> None:
 
 def test_write_and_check_options(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
-    assert catalogue.main(["--write"]) == 2  # no docs/ here: refuses, names the fix
-    (tmp_path / "docs").mkdir()
-    (tmp_path / "docs" / "cases.md").write_text("stale\n", encoding="utf-8")
-    assert catalogue.main(["--check"]) == 1
-    assert catalogue.main(["--write"]) == 0
-    assert (tmp_path / "docs" / "cases.md").read_bytes() == CASES_MD.read_bytes()
-    assert catalogue.main(["--check"]) == 0
+    assert_write_and_check(catalogue.main, tmp_path, "cases.md", CASES_MD)
     # with a docs/providers.md, its generated part is written and checked too
     providers_md = tmp_path / "docs" / "providers.md"
     providers_md.write_text(f"# Mine\n\n{catalogue.BEGIN}\nstale\n{catalogue.END}\n",

@@ -35,6 +35,7 @@ from typing import Any
 
 import httpx
 import pytest
+from sdk_fidelity import usage_tokens
 
 from pytest_toolcall.cases import Step, Turn, default_registry
 from pytest_toolcall.providers.base import get_dialect
@@ -245,11 +246,6 @@ def _known(finish: Any) -> Any:
     return finish
 
 
-def _mistral_usage(usage: Any) -> tuple[int, int, int] | None:
-    return None if usage is None else (usage.prompt_tokens, usage.completion_tokens,
-                                       usage.total_tokens)
-
-
 def _mistral_read(result: Any, streamed: bool) -> dict[str, Any]:
     if not streamed:
         assert len(result.choices) == 1
@@ -259,7 +255,7 @@ def _mistral_read(result: Any, streamed: bool) -> dict[str, Any]:
         return {"text": text, "reasoning": thought,
                 "calls": [(x.id, x.function.name, x.function.arguments)
                           for x in message.tool_calls or ()],
-                "finish": _known(choice.finish_reason), "usage": _mistral_usage(result.usage)}
+                "finish": _known(choice.finish_reason), "usage": usage_tokens(result.usage)}
     texts, thoughts, slots = [], [], {}  # type: ignore[var-annotated]
     finish, usage = None, None
     for event in result:
@@ -273,7 +269,7 @@ def _mistral_read(result: Any, streamed: bool) -> dict[str, Any]:
                 _add_fragment(slots, x.index, x.id, x.function.name, x.function.arguments)
             finish = _known(choice.finish_reason) or finish
     return {"text": "".join(texts), "reasoning": "".join(thoughts), "calls": _joined(slots),
-            "finish": finish, "usage": _mistral_usage(usage)}
+            "finish": finish, "usage": usage_tokens(usage)}
 
 
 def _mistral_error(kind: str, exc: BaseException, exchange: Any, step: Step) -> str | None:
@@ -338,11 +334,6 @@ def _zai_kwargs(create: Any, body: dict[str, Any]) -> dict[str, Any]:
     return dict(kwargs, extra_body=extra) if extra else kwargs
 
 
-def _zai_usage(usage: Any) -> tuple[int, int, int] | None:
-    return None if usage is None else (usage.prompt_tokens, usage.completion_tokens,
-                                       usage.total_tokens)
-
-
 def _zai_read(result: Any, streamed: bool) -> dict[str, Any]:
     if not streamed:
         assert len(result.choices) == 1
@@ -352,7 +343,7 @@ def _zai_read(result: Any, streamed: bool) -> dict[str, Any]:
         return {"text": message.content or "", "reasoning": message.reasoning_content or "",
                 "calls": [(x.id, x.function.name, x.function.arguments)
                           for x in message.tool_calls or ()],
-                "finish": choice.finish_reason, "usage": _zai_usage(result.usage)}
+                "finish": choice.finish_reason, "usage": usage_tokens(result.usage)}
     texts, thoughts, slots = [], [], {}  # type: ignore[var-annotated]
     finish, usage = None, None
     for chunk in result:
@@ -365,7 +356,7 @@ def _zai_read(result: Any, streamed: bool) -> dict[str, Any]:
                 _add_fragment(slots, x.index, x.id, fn and fn.name, fn and fn.arguments)
             finish = choice.finish_reason or finish
     return {"text": "".join(texts), "reasoning": "".join(thoughts), "calls": _joined(slots),
-            "finish": finish, "usage": _zai_usage(usage)}
+            "finish": finish, "usage": usage_tokens(usage)}
 
 
 def _zai_error(kind: str, exc: BaseException, exchange: Any, step: Step) -> str | None:

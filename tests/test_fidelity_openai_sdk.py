@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from sdk_fidelity import error_or_cut, other_servers, realistic_steps, served_fake
+from sdk_fidelity import error_or_cut, other_servers, realistic_steps, served_fake, usage_tokens
 
 from pytest_toolcall.cases import Step, StreamPlan, Turn, default_registry
 from pytest_toolcall.providers.fake import FakeProvider
@@ -85,11 +85,6 @@ def _usage(turn: Turn) -> tuple[int, int, int] | None:
     return None if u is None else (u.input_tokens or 0, u.output_tokens or 0, u.total_tokens or 0)
 
 
-def _sdk_usage(usage: Any) -> tuple[int, int, int] | None:
-    return None if usage is None else (usage.prompt_tokens, usage.completion_tokens,
-                                       usage.total_tokens)
-
-
 def _run(client: Any, body: dict[str, Any], mode: str) -> dict[str, Any]:
     """Send ``body`` through the SDK in ``mode``; what the SDK made of the answer."""
     if mode == "create":
@@ -100,7 +95,7 @@ def _run(client: Any, body: dict[str, Any], mode: str) -> dict[str, Any]:
                 "calls": [(c.id, c.function.name, c.function.arguments)
                           for c in message.tool_calls or ()],
                 "types": {c.type for c in message.tool_calls or ()},
-                "finish": choice.finish_reason, "usage": _sdk_usage(completion.usage)}
+                "finish": choice.finish_reason, "usage": usage_tokens(completion.usage)}
     if mode == "create_stream":
         chunks = list(client.chat.completions.create(
             **body, stream=True, stream_options={"include_usage": True}))
@@ -126,7 +121,7 @@ def _run(client: Any, body: dict[str, Any], mode: str) -> dict[str, Any]:
         return {"text": "".join(text) or None,
                 "calls": [(i, n, "".join(p)) for i, n, p in (calls[k] for k in sorted(calls))],
                 "types": {"function"} if calls else set(),
-                "finish": finish, "usage": _sdk_usage(last.usage)}
+                "finish": finish, "usage": usage_tokens(last.usage)}
     with client.chat.completions.stream(**body, stream_options={"include_usage": True}) as s:
         completion = s.get_final_completion()
     message, choice = completion.choices[0].message, completion.choices[0]
@@ -134,7 +129,7 @@ def _run(client: Any, body: dict[str, Any], mode: str) -> dict[str, Any]:
             "calls": [(c.id, c.function.name, c.function.arguments)
                       for c in message.tool_calls or ()],
             "types": {c.type for c in message.tool_calls or ()},
-            "finish": choice.finish_reason, "usage": _sdk_usage(completion.usage)}
+            "finish": choice.finish_reason, "usage": usage_tokens(completion.usage)}
 
 
 def test_the_exclusion_rule_keeps_the_baseline_and_drops_the_quirks() -> None:

@@ -178,15 +178,12 @@ class HttpxAdapter:
                                 headers=self.headers, json=body) as response:
             if response.status_code >= 400:
                 self.raise_for_error(response, response.read())
-            acc, lines = self.new_accumulator(), StreamLines()
+            acc = self.new_accumulator()
             try:
-                for chunk in response.iter_bytes():
-                    for line in lines.feed(chunk):
-                        yield from acc.feed_line(line)
+                for line in self.lines(response):
+                    yield from acc.feed_line(line)
             except httpx.TransportError as exc:  # reset, read timeout: the answer is partial
                 raise _broken(exc) from exc
-            for line in lines.close():
-                yield from acc.feed_line(line)
             yield from acc.close()
 
     async def astream(self, request: ChatRequest) -> AsyncIterator[Any]:
@@ -195,19 +192,32 @@ class HttpxAdapter:
                                             headers=self.headers, json=body) as response:
             if response.status_code >= 400:
                 self.raise_for_error(response, await response.aread())
-            acc, lines = self.new_accumulator(), StreamLines()
+            acc = self.new_accumulator()
             try:
-                async for chunk in response.aiter_bytes():
-                    for line in lines.feed(chunk):
-                        for event in acc.feed_line(line):
-                            yield event
+                async for line in self.alines(response):
+                    for event in acc.feed_line(line):
+                        yield event
             except httpx.TransportError as exc:
                 raise _broken(exc) from exc
-            for line in lines.close():
-                for event in acc.feed_line(line):
-                    yield event
             for event in acc.close():
                 yield event
+
+    # -- reading a streamed body ----------------------------------------------------------------
+    def lines(self, response: httpx.Response) -> Iterator[str]:
+        """The streamed body's lines as its pieces arrive (:class:`StreamLines`)."""
+        lines = StreamLines()
+        for chunk in response.iter_bytes():
+            yield from lines.feed(chunk)
+        yield from lines.close()
+
+    async def alines(self, response: httpx.Response) -> AsyncIterator[str]:
+        """:meth:`lines` in the async client."""
+        lines = StreamLines()
+        async for chunk in response.aiter_bytes():
+            for line in lines.feed(chunk):
+                yield line
+        for line in lines.close():
+            yield line
 
 
 class EndMarked:

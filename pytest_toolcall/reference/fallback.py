@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from pytest_toolcall.core.fallback import FallbackRequest, FallbackResult
 from pytest_toolcall.core.model import StreamDone, TextDelta, ToolCall, ToolCallComplete
 
-__all__ = ["Collector", "ReferenceStructuredOutput", "prose_objects"]
+__all__ = ["Collector", "ReferenceStructuredOutput", "json_objects", "prose_objects"]
 
 #: a fenced block with its language tag: each opening fence is consumed with its block, so a
 #: ```bash block before the ```json one is skipped whole (not mistaken for JSON, issue 16)
@@ -107,13 +107,7 @@ class ReferenceStructuredOutput:
         """JSON objects in ``text``: the whole text, fenced blocks, then ``{...}`` in prose."""
         pieces = [text, *(m.group(2) for m in _FENCE.finditer(text)
                           if m.group(1).lower() in _JSON_FENCES)]
-        for piece in pieces:
-            try:
-                value = json.loads(piece)
-            except ValueError:
-                continue
-            if isinstance(value, dict):
-                yield value
+        yield from json_objects(pieces)
         yield from prose_objects(text)
 
     def fits(self, value: Any, schema: dict[str, Any]) -> bool:
@@ -121,6 +115,18 @@ class ReferenceStructuredOutput:
 
         validator = validators.validator_for(schema, default=validators.Draft202012Validator)
         return bool(validator(schema).is_valid(value))
+
+
+def json_objects(pieces: Iterable[str]) -> Iterator[dict[str, Any]]:
+    """Each of ``pieces`` that is a JSON object as a whole, parsed, in order (the others are
+    skipped)."""
+    for piece in pieces:
+        try:
+            value = json.loads(piece)
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            yield value
 
 
 def prose_objects(text: str) -> Iterator[dict[str, Any]]:

@@ -268,13 +268,7 @@ class ReferenceToolLoop:
                            for i, call in batch]
                 concurrent.futures.wait([f for _, _, f in futures], timeout=self.tool_timeout)
                 for i, call, future in futures:
-                    if not future.done():
-                        outcomes[i] = self.failed(call, ToolError("timed out", kind="timeout"))
-                        continue
-                    try:
-                        outcomes[i] = _Outcome(call, future.result(), ok=True)
-                    except Exception as exc:
-                        outcomes[i] = self.failed(call, exc)
+                    outcomes[i] = self.settled(call, future)
         finally:
             pool.shutdown(wait=False, cancel_futures=True)
         return [o for o in outcomes if o is not None]
@@ -356,6 +350,16 @@ class ReferenceToolLoop:
         detail = "; ".join(e.message for e in errors[:3])
         return _Outcome(call, f"Error: invalid arguments for {call.name}: {detail}. Fix them "
                         "and call the tool again.", ok=False)
+
+    def settled(self, call: ToolCall, future: concurrent.futures.Future[str]) -> _Outcome:
+        """The outcome of a call whose deadline has passed: its result, its failure, or a
+        timeout if it is still running."""
+        if not future.done():
+            return self.failed(call, ToolError("timed out", kind="timeout"))
+        try:
+            return _Outcome(call, future.result(), ok=True)
+        except Exception as exc:
+            return self.failed(call, exc)
 
     @staticmethod
     def failed(call: ToolCall, exc: BaseException) -> _Outcome:

@@ -15,7 +15,6 @@ from pytest_toolcall.core.model import (
     ChatRequest,
     ChatResponse,
     Reasoning,
-    TextDelta,
     ToolCall,
     Usage,
 )
@@ -23,7 +22,6 @@ from pytest_toolcall.shims._base import (
     ANTHROPIC_FINISH,
     Shim,
     StainlessAdapter,
-    final_events,
     maps_errors,
 )
 
@@ -37,12 +35,9 @@ class AnthropicShimAdapter(StainlessAdapter):
 
     @maps_errors
     def stream(self, request: ChatRequest) -> Iterator[Any]:
-        with self.client.messages.stream(**self.kwargs(request, stream=True)) as s:
-            for event in s:
-                if event.type == "text" and event.text:
-                    yield TextDelta(text=event.text)
-            message = s.get_final_message()
-        yield from final_events(self.read(message))
+        yield from self.helper_stream(
+            self.client.messages.stream(**self.kwargs(request, stream=True)),
+            ("text", "text"), "get_final_message")
 
     @staticmethod
     def read(message: Any) -> ChatResponse:

@@ -15,10 +15,10 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from pytest_toolcall.core.errors import ProviderError, UsageError
-from pytest_toolcall.core.model import ReasoningComplete, StreamDone, ToolCallComplete
+from pytest_toolcall.core.model import ReasoningComplete, StreamDone, TextDelta, ToolCallComplete
 
 if TYPE_CHECKING:
-    from pytest_toolcall.core.model import ChatRequest, ChatResponse
+    from pytest_toolcall.core.model import ChatRequest, ChatResponse, Reasoning
 
 #: the openai wire's ``finish_reason`` (Chat Completions, as the openai SDK and litellm hand it
 #: over) -> canonical
@@ -101,6 +101,16 @@ class Shim:
         assert self.adapter_class is not None, f"{type(self).__name__} names no adapter_class"
         return self.adapter_class(client)
 
+    def check_served(self, endpoint: Any, dialect: str | None, speaks: str, fix: str) -> None:
+        """The client speaks ``dialect`` (``speaks`` says so in the error; None: unknown, run
+        on whatever the endpoint serves): a UsageError when the endpoint serves another one,
+        naming the option that fixes it and ``fix``, the other way."""
+        provider = getattr(endpoint, "provider", None)
+        if dialect is not None and provider is not None and dialect != provider:
+            raise UsageError(
+                f"shims.{self.name}: {speaks}, but this endpoint serves {provider!r}; run with "
+                f"--toolcall-provider={dialect}, or {fix}")
+
     def wrong_kind(self, client: Any, why: str = "") -> UsageError:
         return UsageError(
             f"shims.{self.name}: the factory returned {type(client).__module__}."
@@ -119,6 +129,15 @@ def final_events(response: ChatResponse) -> Iterator[Any]:
     for call in response.tool_calls:
         yield ToolCallComplete(call=call)
     yield StreamDone(finish_reason=response.finish_reason, usage=response.usage)
+
+
+def thinking_block(reasoning: Reasoning) -> dict[str, Any]:
+    """A piece of reasoning as Anthropic's content block (``thinking`` with its signature, or
+    ``redacted_thinking``), the shape LangChain and litellm carry Claude's thinking in."""
+    if reasoning.type == "redacted_thinking":
+        return {"type": "redacted_thinking", "data": reasoning.signature or ""}
+    return {"type": "thinking", "thinking": reasoning.text or "",
+            "signature": reasoning.signature or ""}
 
 
 # -- loop shims: the factory of the framework's model ---------------------------------------------
@@ -160,6 +179,10 @@ class AgentLoop:
     #: what ``model`` must return, and a ``model`` that works, as the errors name them
     model_returns = ""
     model_example = ""
+    #: the framework's model class (``module:Name``) that ``model`` must return, and how the
+    #: error names it
+    model_class = ""
+    model_expected = ""
     default_profile: Any = None
 
     def __init__(self, model: Callable[[Any], Any] | None = None, profile: Any = None) -> None:
@@ -168,12 +191,18 @@ class AgentLoop:
         require(module, extra, self.shim)
         self.profile = self.default_profile if profile is None else profile
 
-    def given_model(self, endpoint: Any, kind: type, expected: str) -> Any:
-        """What ``model`` builds on the endpoint, which must be a ``kind`` (``expected`` names
-        it in the error); None where the shim builds its default model."""
+    def build_model(self, endpoint: Any) -> Any:
+        """What ``model`` builds on the endpoint, which must be a :attr:`model_class`; without
+        ``model``, the shim's :meth:`default_model`."""
         if self.model is None:
-            return None
-        return built_model(self.shim, self.model, endpoint, kind, expected)
+            return self.default_model(endpoint)
+        module, name = self.model_class.split(":")
+        kind = getattr(importlib.import_module(module), name)
+        return built_model(self.shim, self.model, endpoint, kind, self.model_expected)
+
+    def default_model(self, endpoint: Any) -> Any:
+        """The framework's model the shim builds on the endpoint when no ``model`` is given."""
+        raise NotImplementedError
 
 
 # -- errors: the library's exception as the canonical ProviderError ------------------------------
@@ -259,6 +288,18 @@ class StainlessAdapter:
         body = self.encoder.build_body(request, stream=stream)
         body.pop("stream", None)  # the SDK entry point says it
         return body
+
+    def helper_stream(self, helper: Any, text: tuple[str, str], final: str) -> Iterator[Any]:
+        """What the SDK's stream ``helper`` (a context manager) hands over: the text of each
+        event of type ``text[0]`` (in its attribute ``text[1]``), then the answer its ``final``
+        method builds, read whole (:meth:`read`)."""
+        kind, field = text
+        with helper as events:
+            for event in events:
+                if event.type == kind and getattr(event, field):
+                    yield TextDelta(text=getattr(event, field))
+            answer = getattr(events, final)()
+        yield from final_events(self.read(answer))  # type: ignore[attr-defined]
 
 
 def _str(value: Any) -> str | None:

@@ -65,6 +65,7 @@ from pytest_toolcall.shims._base import (
     final_events,
     maps_errors,
     stainless_error,
+    thinking_block,
 )
 from pytest_toolcall.shims._google_genai import api_error, gemini_finish
 
@@ -272,19 +273,12 @@ def _assistant(lc: Any, message: AssistantMessage, ids: list[str],
     extra = {_SIGNATURES: kept} if kept else {}
     content: Any = message.content or ""
     if message.reasoning:  # as the model's own AIMessage carries them: blocks, text after
-        blocks: list[dict[str, Any]] = [_reasoning_block(r) for r in message.reasoning]
+        blocks: list[dict[str, Any]] = [thinking_block(r) for r in message.reasoning]
         if message.content:
             blocks.append({"type": "text", "text": message.content})
         content = blocks
     return lc.AIMessage(content=content, tool_calls=calls, invalid_tool_calls=invalid,
                         additional_kwargs=extra)
-
-
-def _reasoning_block(reasoning: Reasoning) -> dict[str, Any]:
-    if reasoning.type == "redacted_thinking":
-        return {"type": "redacted_thinking", "data": reasoning.signature or ""}
-    return {"type": "thinking", "thinking": reasoning.text or "",
-            "signature": reasoning.signature or ""}
 
 
 # -- LangChain -> canonical ------------------------------------------------------------------

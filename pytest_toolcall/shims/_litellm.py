@@ -59,6 +59,7 @@ from pytest_toolcall.shims._base import (
     final_events,
     maps_errors,
     require,
+    thinking_block,
 )
 
 #: route (the model's prefix, or ``custom_llm_provider``) -> the dialect of the fake it speaks
@@ -148,12 +149,9 @@ class LiteLLMShim(Shim):
         kwargs = self.factory(endpoint)
         self.check(kwargs)
         dialect = ROUTES[route_of(kwargs)]
-        provider = getattr(endpoint, "provider", None)
-        if provider is not None and dialect != provider:
-            raise UsageError(
-                f"shims.litellm: model {kwargs['model']!r} is on litellm's {dialect}/ route, but "
-                f"this endpoint serves {provider!r}; run with --toolcall-provider={dialect}, or "
-                f"use the {provider}/ route")
+        self.check_served(endpoint, dialect,
+                          f"model {kwargs['model']!r} is on litellm's {dialect}/ route",
+                          f"use the {getattr(endpoint, 'provider', None)}/ route")
         return self.adapter(kwargs)
 
     def adapter(self, kwargs: Any) -> LiteLLMShimAdapter:
@@ -178,7 +176,7 @@ class LiteLLMShimAdapter:
         body.pop("stream", None)  # said by each call
         for message, encoded in zip(request.messages, body["messages"]):
             if isinstance(message, AssistantMessage) and message.reasoning:
-                encoded["thinking_blocks"] = [_thinking_block(r) for r in message.reasoning]
+                encoded["thinking_blocks"] = [thinking_block(r) for r in message.reasoning]
         if request.reasoning:
             body["thinking"] = {"type": "enabled", "budget_tokens": THINKING_BUDGET}
             body.setdefault("max_tokens", THINKING_BUDGET * 2)
@@ -270,13 +268,6 @@ def _retry_after(headers: Any) -> float | None:
         return None
     value = read(headers)
     return float(value) if isinstance(value, (int, float)) and value >= 0 else None
-
-
-def _thinking_block(reasoning: Reasoning) -> dict[str, Any]:
-    if reasoning.type == "redacted_thinking":
-        return {"type": "redacted_thinking", "data": reasoning.signature or ""}
-    return {"type": "thinking", "thinking": reasoning.text or "",
-            "signature": reasoning.signature or ""}
 
 
 def _reasoning(block: Any) -> Reasoning:

@@ -51,12 +51,9 @@ class OpenAIChatShimAdapter(StainlessAdapter):
 
     @maps_errors
     def stream(self, request: ChatRequest) -> Iterator[Any]:
-        with self.client.chat.completions.stream(**self.kwargs(request, stream=True)) as s:
-            for event in s:
-                if event.type == "content.delta" and event.delta:
-                    yield TextDelta(text=event.delta)
-            completion = s.get_final_completion()
-        yield from final_events(self.read(completion))
+        yield from self.helper_stream(
+            self.client.chat.completions.stream(**self.kwargs(request, stream=True)),
+            ("content.delta", "delta"), "get_final_completion")
 
     @staticmethod
     def read(completion: Any) -> ChatResponse:

@@ -100,16 +100,13 @@ class OpenAIAgentsLoop(AgentLoop):
     model_example = ("lambda ep: OpenAIChatCompletionsModel('gpt-4o-mini', "
                      "openai_client=openai.AsyncOpenAI(base_url=ep.base_url, "
                      "api_key=ep.api_key, http_client=ep.async_client))")
+    model_class = "agents:Model"
+    model_expected = "an agents.Model (OpenAIChatCompletionsModel, OpenAIResponsesModel...)"
     default_profile = PROFILE
 
-    def build_model(self, endpoint: Any) -> Any:
-        from agents import Model, OpenAIChatCompletionsModel
-
-        given = self.given_model(endpoint, Model, "an agents.Model (OpenAIChatCompletionsModel, "
-                                                "OpenAIResponsesModel...)")
-        if given is not None:
-            return given
+    def default_model(self, endpoint: Any) -> Any:
         import openai
+        from agents import OpenAIChatCompletionsModel
 
         client = openai.AsyncOpenAI(base_url=endpoint.base_url, api_key=endpoint.api_key,
                                     http_client=endpoint.async_client)

@@ -59,15 +59,12 @@ class PydanticAIAgentLoop(AgentLoop):
     model_returns = "a pydantic_ai Model"
     model_example = ("lambda ep: OpenAIChatModel('gpt-4o-mini', provider=OpenAIProvider("
                      "base_url=ep.base_url, api_key=ep.api_key, http_client=ep.async_client))")
+    model_class = "pydantic_ai.models:Model"
+    model_expected = ("a pydantic_ai.models.Model (OpenAIChatModel, AnthropicModel, "
+                      "GoogleModel...)")
     default_profile = PROFILE
 
-    def build_model(self, endpoint: Any) -> Any:
-        from pydantic_ai.models import Model
-
-        given = self.given_model(endpoint, Model, "a pydantic_ai.models.Model (OpenAIChatModel, "
-                                                "AnthropicModel, GoogleModel...)")
-        if given is not None:
-            return given
+    def default_model(self, endpoint: Any) -> Any:
         from pydantic_ai.exceptions import PydanticAIDeprecationWarning
         from pydantic_ai.models.openai import OpenAIChatModel
         from pydantic_ai.providers.openai import OpenAIProvider

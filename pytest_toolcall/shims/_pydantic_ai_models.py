@@ -30,7 +30,6 @@ from typing import Any
 from pytest_toolcall.core.errors import (
     IncompleteStreamError,
     ProviderError,
-    UsageError,
     status_is_retryable,
 )
 from pytest_toolcall.core.model import (
@@ -102,11 +101,9 @@ class PydanticAIModelShim(Shim):
         self.check(model)
         dialect = dialect_of(model)
         provider = getattr(endpoint, "provider", None)
-        if dialect is not None and provider is not None and dialect != provider:
-            raise UsageError(
-                f"shims.pydantic_ai: {type(model).__name__} speaks the {dialect!r} dialect, but "
-                f"this endpoint serves {provider!r}; run with --toolcall-provider={dialect}, or "
-                f"build the model that speaks {provider!r}")
+        self.check_served(endpoint, dialect,
+                          f"{type(model).__name__} speaks the {dialect!r} dialect",
+                          f"build the model that speaks {provider!r}")
         return self.adapter(model)
 
     def adapter(self, client: Any) -> PydanticAIModelAdapter:

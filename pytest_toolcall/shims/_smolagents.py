@@ -82,15 +82,12 @@ class SmolagentsLoop(AgentLoop):
     model_returns = "a smolagents Model"
     model_example = ("lambda ep: OpenAIServerModel('gpt-4o-mini', api_base=ep.base_url, "
                      "api_key=ep.api_key, client_kwargs={'http_client': ep.client})")
+    model_class = "smolagents.models:Model"
+    model_expected = ("a smolagents.models.Model (OpenAIServerModel, LiteLLMModel, "
+                      "InferenceClientModel...)")
     default_profile = PROFILE
 
-    def build_model(self, endpoint: Any) -> Any:
-        from smolagents.models import Model
-
-        given = self.given_model(endpoint, Model, "a smolagents.models.Model (OpenAIServerModel, "
-                                                "LiteLLMModel, InferenceClientModel...)")
-        if given is not None:
-            return given
+    def default_model(self, endpoint: Any) -> Any:
         provider = getattr(endpoint, "provider", "openai")
         if provider != "openai":
             raise UsageError(

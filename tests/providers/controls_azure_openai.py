@@ -13,8 +13,7 @@ from pytest_toolcall.providers.azure_openai.reference import AzureOpenAIAdapter
 from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter, StreamAccumulator
 
 __all__ = ["ChoicesZeroEveryChunk", "SkipsFirstChoiceChunk", "FilterResultsMeanFiltered",
-           "ContentFilterAsStop", "NoApiVersion", "OpenAIRoute", "StatusLost",
-           "EveryErrorRetryable", "NeverRetryable", "DropsErrorCode", "NoRetryAfter",
+           "ContentFilterAsStop", "NoApiVersion", "OpenAIRoute", "NoRetryAfter",
            "SecondsOnlyRetryAfter"]
 
 
@@ -101,23 +100,7 @@ class OpenAIRoute(AzureOpenAIAdapter):
                                    client=self.client, async_client=self.async_client)
 
 
-# -- the errors family on Azure's own bodies: the generic error bugs of controls_openai.py ---------
-
-class StatusLost(_generic.StatusLost, AzureOpenAIAdapter):
-    """The words without the HTTP status: a 429 looks like a 400."""
-
-
-class EveryErrorRetryable(_generic.EveryErrorRetryable, AzureOpenAIAdapter):
-    """Every error retryable: a wrong key or a missing deployment is retried forever."""
-
-
-class NeverRetryable(_generic.NeverRetryable, AzureOpenAIAdapter):
-    """No error retryable: a token-rate 429 stops the caller at once."""
-
-
-class DropsErrorCode(_generic.DropsErrorCode, AzureOpenAIAdapter):
-    """Azure's code (429, DeploymentNotFound, content_filter) is dropped."""
-
+# -- the errors family on Azure's own bodies: its retry delays -------------------------------------
 
 class NoRetryAfter(_generic.NoRetryAfter, AzureOpenAIAdapter):
     """The delay Azure asks for (Retry-After, retry-after-ms) is dropped."""
@@ -147,7 +130,7 @@ PATH = "/openai/deployments/gpt-4o/chat/completions"
 ROUTES = {"v1": Route(path="/openai/v1/chat/completions", adapter_kwargs={"route": "v1"},
                       cases=("*azure*", "wire.parallel_calls", "stream.parallel_interleaved",
                              "errors.rate_limited"))}
-#: the error kinds Azure has: the shared case of each runs on its bodies (SHARED_CONTROLS)
+#: the error kinds Azure has: each one's case runs on its bodies with the generic error bugs
 ERROR_KINDS = {"rate_limit", "auth", "model_not_found", "context_length", "server_error",
                "overloaded"}
 
@@ -160,28 +143,14 @@ CONTROLS = [
     ("stream.azure_content_filter_results", FilterResultsMeanFiltered,
      "response.finish_reason"),
     ("wire.azure_content_filter_finish", ContentFilterAsStop, "response.finish_reason"),
-    ("errors.azure_prompt_filtered", EveryErrorRetryable, "errors.retryable"),
-    ("errors.azure_prompt_filtered", DropsErrorCode, "errors.type"),
-    ("errors.azure_prompt_filtered", StatusLost, "errors.status"),
+    ("errors.azure_prompt_filtered", _generic.EveryErrorRetryable, "errors.retryable"),
+    ("errors.azure_prompt_filtered", _generic.DropsErrorCode, "errors.type"),
+    ("errors.azure_prompt_filtered", _generic.StatusLost, "errors.status"),
 ]
 
 #: the shared cases that run on Azure's own bodies (the errors family's kinds), each with the
 #: bug it must catch there
 SHARED_CONTROLS = [
-    ("errors.rate_limited", NeverRetryable, "errors.retryable"),
-    ("errors.rate_limited", StatusLost, "errors.status"),
-    ("errors.rate_limited", DropsErrorCode, "errors.type"),
     ("errors.rate_limited", NoRetryAfter, "errors.retry_after"),
     ("errors.rate_limited", SecondsOnlyRetryAfter, "errors.retry_after"),
-    ("errors.rate_limited_stream", NeverRetryable, "errors.retryable"),
-    ("errors.auth_invalid", EveryErrorRetryable, "errors.retryable"),
-    ("errors.auth_invalid", DropsErrorCode, "errors.type"),
-    ("errors.model_not_found", EveryErrorRetryable, "errors.retryable"),
-    ("errors.model_not_found", StatusLost, "errors.status"),
-    ("errors.model_not_found", DropsErrorCode, "errors.type"),
-    ("errors.context_length", DropsErrorCode, "errors.type"),
-    ("errors.context_length", EveryErrorRetryable, "errors.retryable"),
-    ("errors.server_error", NeverRetryable, "errors.retryable"),
-    ("errors.server_error", StatusLost, "errors.status"),
-    ("errors.overloaded", NeverRetryable, "errors.retryable"),
 ]

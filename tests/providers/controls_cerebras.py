@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import controls_openai as _generic  # tests/providers/controls_openai.py
 from provider_kit import BrokenStream, ReasoningOnlyInText, UsageFromEmptyChoicesOnly
 
 from pytest_toolcall.core.model import ChatResponse
@@ -15,7 +14,6 @@ from pytest_toolcall.providers.deepseek.reference import DeepSeekAdapter
 from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter, StreamAccumulator
 
 __all__ = ["ReadsReasoningContent", "ReasoningAsText", "StreamDropsReasoning", "UsageChunkOnly",
-           "StatusLost", "EveryErrorRetryable", "NeverRetryable", "DropsErrorCode",
            "UnknownKeySent"]
 
 
@@ -44,15 +42,9 @@ class StreamDropsReasoning(BrokenStream, CerebrasAdapter):
     accumulator = _NoReasoning
 
 
-class _UsageChunkOnly(UsageFromEmptyChoicesOnly, CerebrasStreamAccumulator):
-    pass
-
-
-class UsageChunkOnly(BrokenStream, CerebrasAdapter):
+class UsageChunkOnly(UsageFromEmptyChoicesOnly, CerebrasAdapter):
     """Reads usage only from OpenAI's separate ``choices: []`` chunk, which Cerebras does not
     send: usage rides on the finish chunk."""
-
-    accumulator = _UsageChunkOnly
 
 
 class UnknownKeySent(CerebrasAdapter):
@@ -62,30 +54,12 @@ class UnknownKeySent(CerebrasAdapter):
         return dict(super().build_body(request, stream=stream), store=False)
 
 
-# -- the errors family on Cerebras' own bodies: the generic error bugs of controls_openai.py -------
-
-class StatusLost(_generic.StatusLost, CerebrasAdapter):
-    """The words without the HTTP status: a 429 looks like a 400."""
-
-
-class EveryErrorRetryable(_generic.EveryErrorRetryable, CerebrasAdapter):
-    """Every error retryable: a wrong key or an unknown model is retried forever."""
-
-
-class NeverRetryable(_generic.NeverRetryable, CerebrasAdapter):
-    """No error retryable: a per-minute 429 stops the caller at once."""
-
-
-class DropsErrorCode(_generic.DropsErrorCode, CerebrasAdapter):
-    """Cerebras' code (token_quota_exceeded, queue_exceeded, ...) is dropped."""
-
-
 # -- what tests/providers/test_controls.py runs ---------------------------------------------------
 
 PROVIDER = "cerebras"
 #: the path of every request the reference adapter sends
 PATH = "/v1/chat/completions"
-#: the error kinds Cerebras has: the shared case of each runs on its bodies (SHARED_CONTROLS)
+#: the error kinds Cerebras has: each one's case runs on its bodies with the generic error bugs
 ERROR_KINDS = {"rate_limit", "quota", "auth", "model_not_found", "context_length", "server_error",
                "overloaded"}
 
@@ -97,22 +71,8 @@ CONTROLS = [
     ("stream.cerebras_usage_on_finish_chunk", UsageChunkOnly, "response.usage"),
 ]
 
-#: the shared cases that run on Cerebras' own bodies (the errors family's kinds) and on its
-#: closed request schema
+#: the shared cases that run on Cerebras' closed request schema: the first request of any case
+#: is a 422
 SHARED_CONTROLS = [
-    ("errors.rate_limited", NeverRetryable, "errors.retryable"),
-    ("errors.rate_limited", StatusLost, "errors.status"),
-    ("errors.rate_limited", DropsErrorCode, "errors.type"),
-    ("errors.rate_limited_stream", NeverRetryable, "errors.retryable"),
-    ("errors.quota_exhausted", EveryErrorRetryable, "errors.retryable"),
-    ("errors.auth_invalid", EveryErrorRetryable, "errors.retryable"),
-    ("errors.model_not_found", EveryErrorRetryable, "errors.retryable"),
-    ("errors.model_not_found", StatusLost, "errors.status"),
-    ("errors.context_length", DropsErrorCode, "errors.type"),
-    ("errors.context_length", EveryErrorRetryable, "errors.retryable"),
-    ("errors.server_error", NeverRetryable, "errors.retryable"),
-    ("errors.server_error", StatusLost, "errors.status"),
-    ("errors.overloaded", NeverRetryable, "errors.retryable"),
-    # Cerebras' closed request schema: the first request of any case is a 422
     ("wire.single_call", UnknownKeySent, "request.body.unsupported"),
 ]

@@ -4,8 +4,10 @@ the case that must fail it and the clause; ``tests/providers/test_controls.py`` 
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
+import controls_openai as _generic  # tests/providers/controls_openai.py
 from provider_kit import (
     BrokenStream,
     DecodesAsOpenAI,
@@ -14,6 +16,7 @@ from provider_kit import (
     UsageFromEmptyChoicesOnly,
 )
 
+from pytest_toolcall.core.errors import ProviderError
 from pytest_toolcall.core.model import ChatResponse
 from pytest_toolcall.providers.deepseek.reference import DeepSeekAdapter, DeepSeekStreamAccumulator
 
@@ -66,14 +69,8 @@ class StreamDropsReasoning(BrokenStream, DeepSeekAdapter):
     accumulator = _NoReasoningAccumulator
 
 
-class _UsageChunkOnly(UsageFromEmptyChoicesOnly, DeepSeekStreamAccumulator):
-    pass
-
-
-class UsageChunkOnly(BrokenStream, DeepSeekAdapter):
+class UsageChunkOnly(UsageFromEmptyChoicesOnly, DeepSeekAdapter):
     """Reads usage only from OpenAI's separate ``choices: []`` chunk, which DeepSeek never sends."""
-
-    accumulator = _UsageChunkOnly
 
 
 class DeveloperRoleSent(DeepSeekAdapter):
@@ -85,43 +82,11 @@ class DeveloperRoleSent(DeepSeekAdapter):
         return super(DeepSeekAdapter, self).encode_message(message)
 
 
-class RetriesEverything(DeepSeekAdapter):
+class RetriesEverything(_generic.EveryErrorRetryable, DeepSeekAdapter):
     """Marks every provider error retryable: a 402 Insufficient Balance is retried forever."""
-
-    def raise_for_error(self, response: Any, body: bytes) -> None:
-        try:
-            super().raise_for_error(response, body)
-        except Exception as exc:
-            exc.retryable = True  # type: ignore[attr-defined]
-            raise
 
 
 # -- the errors family on DeepSeek's own bodies, and its keep-alive lines -----------------------
-# The generic error bugs of controls_openai.py (each a ``change`` of the reference's
-# ProviderError), put on the DeepSeek reference adapter: the kind cases must catch them on
-# DeepSeek's bodies too.
-import json  # noqa: E402
-
-import controls_openai as _generic  # noqa: E402  # tests/providers/controls_openai.py
-
-from pytest_toolcall.core.errors import ProviderError  # noqa: E402
-
-
-class StatusLost(_generic.StatusLost, DeepSeekAdapter):
-    """The words without the HTTP status: a 429 looks like a 400."""
-
-
-class EveryErrorRetryable(_generic.EveryErrorRetryable, DeepSeekAdapter):
-    """Every error retryable: a 402, a wrong key or 'Model Not Exist' is retried forever."""
-
-
-class NeverRetryable(_generic.NeverRetryable, DeepSeekAdapter):
-    """No error retryable: a concurrency 429 or a 503 stops the caller at once."""
-
-
-class DropsErrorCode(_generic.DropsErrorCode, DeepSeekAdapter):
-    """DeepSeek's type (rate_limit_error, invalid_request_error) and code are dropped."""
-
 
 class BreaksOnKeepAlive(_generic.BreaksOnSseComments, DeepSeekAdapter):
     """Reads every non-empty SSE line as data: DeepSeek's ': keep-alive' comments (Rate Limit
@@ -150,8 +115,7 @@ class UnknownFinishIsStop(_generic.UnknownFinishIsStop, DeepSeekAdapter):
     answer (litellm's map_finish_reason does this: litellm #33968)."""
 
 
-__all__ += ["StatusLost", "EveryErrorRetryable", "NeverRetryable", "DropsErrorCode",
-            "BreaksOnKeepAlive", "FirstLineOnly", "UnknownFinishIsStop"]
+__all__ += ["BreaksOnKeepAlive", "FirstLineOnly", "UnknownFinishIsStop"]
 
 
 # -- what tests/providers/test_controls.py runs ---------------------------------------------------
@@ -159,7 +123,7 @@ __all__ += ["StatusLost", "EveryErrorRetryable", "NeverRetryable", "DropsErrorCo
 PROVIDER = "deepseek"
 #: the path of every request the reference adapter sends
 PATH = "/chat/completions"
-#: the error kinds DeepSeek has: the shared case of each runs on its bodies (SHARED_CONTROLS)
+#: the error kinds DeepSeek has: each one's case runs on its bodies with the generic error bugs
 ERROR_KINDS = {"rate_limit", "quota", "auth", "model_not_found", "context_length", "server_error",
                "overloaded"}
 
@@ -180,23 +144,10 @@ CONTROLS = [
     ("wire.deepseek_keep_alive_lines", FirstLineOnly, "adapter.raised"),
 ]
 
-#: the shared cases that run on DeepSeek's own bodies (the errors family's kinds, the keep-alive
-#: comments), each with the bug it must catch there
+#: the shared cases that run on DeepSeek's own bodies and stream (its keep-alive comments among
+#: them), each with the bug it must catch there
 SHARED_CONTROLS = [
     ("wire.developer_message", DeveloperRoleSent, "request.messages.role"),
-    ("errors.rate_limited", NeverRetryable, "errors.retryable"),
-    ("errors.rate_limited", StatusLost, "errors.status"),
-    ("errors.rate_limited", DropsErrorCode, "errors.type"),
-    ("errors.rate_limited_stream", NeverRetryable, "errors.retryable"),
-    ("errors.quota_exhausted", EveryErrorRetryable, "errors.retryable"),
-    ("errors.auth_invalid", EveryErrorRetryable, "errors.retryable"),
-    ("errors.model_not_found", EveryErrorRetryable, "errors.retryable"),
-    ("errors.model_not_found", StatusLost, "errors.status"),
-    ("errors.context_length", DropsErrorCode, "errors.type"),
-    ("errors.context_length", EveryErrorRetryable, "errors.retryable"),
-    ("errors.server_error", NeverRetryable, "errors.retryable"),
-    ("errors.server_error", StatusLost, "errors.status"),
-    ("errors.overloaded", NeverRetryable, "errors.retryable"),
     ("stream.sse_comment_lines", BreaksOnKeepAlive, "adapter.raised"),
     ("wire.unknown_finish_reason", UnknownFinishIsStop, "response.finish_reason"),
 ]

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import controls_openai as _generic  # tests/providers/controls_openai.py
 from provider_kit import BrokenStream, DecodesAsOpenAI, EncodesAsOpenAI, ReasoningInText
 
 from pytest_toolcall.core.model import ToolCallDelta
@@ -15,8 +14,7 @@ from pytest_toolcall.providers.fireworks.reference import FireworksAdapter
 from pytest_toolcall.providers.openai.reference import _Slot
 
 __all__ = ["DropsReasoning", "ReasoningAsText", "ReasoningNotDecoded", "StreamDropsReasoning",
-           "NameFromFirstFragmentOnly", "NewCallPerId", "StatusLost", "EveryErrorRetryable",
-           "NeverRetryable"]
+           "NameFromFirstFragmentOnly", "NewCallPerId"]
 
 
 class DropsReasoning(EncodesAsOpenAI, FireworksAdapter):
@@ -76,27 +74,16 @@ class NewCallPerId(BrokenStream, FireworksAdapter):
     accumulator = _CallPerId
 
 
-# -- the errors family on Fireworks' own bodies: the generic error bugs of controls_openai.py ------
-
-class StatusLost(_generic.StatusLost, FireworksAdapter):
-    """The words without the HTTP status: a 429 looks like a 400."""
-
-
-class EveryErrorRetryable(_generic.EveryErrorRetryable, FireworksAdapter):
-    """Every error retryable: a wrong key or an unknown model is retried forever."""
-
-
-class NeverRetryable(_generic.NeverRetryable, FireworksAdapter):
-    """No error retryable: a usage-limit 429 stops the caller at once."""
-
-
 # -- what tests/providers/test_controls.py runs ---------------------------------------------------
 
 PROVIDER = "fireworks"
 #: the path of every request the reference adapter sends
 PATH = "/inference/v1/chat/completions"
-#: the error kinds Fireworks has: the shared case of each runs on its bodies (SHARED_CONTROLS)
+#: the error kinds Fireworks has: each one's case runs on its bodies with the generic error bugs
 ERROR_KINDS = {"rate_limit", "auth", "model_not_found", "server_error", "overloaded"}
+#: the kinds whose body names no type or code, so the kind controls drop none there: Fireworks' 429
+#: is {"error": "Too Many Requests", "message": ...}
+UNNAMED_ERRORS = {"rate_limit"}
 
 #: (case id, broken adapter, the clause the case must name)
 CONTROLS = [
@@ -114,14 +101,5 @@ CONTROLS = [
 #: the shared cases that run on Fireworks' own bodies and quirks, each with the bug it must
 #: catch there
 SHARED_CONTROLS = [
-    ("errors.rate_limited", NeverRetryable, "errors.retryable"),
-    ("errors.rate_limited", StatusLost, "errors.status"),
-    ("errors.rate_limited_stream", NeverRetryable, "errors.retryable"),
-    ("errors.auth_invalid", EveryErrorRetryable, "errors.retryable"),
-    ("errors.model_not_found", EveryErrorRetryable, "errors.retryable"),
-    ("errors.model_not_found", StatusLost, "errors.status"),
-    ("errors.server_error", NeverRetryable, "errors.retryable"),
-    ("errors.server_error", StatusLost, "errors.status"),
-    ("errors.overloaded", NeverRetryable, "errors.retryable"),
     ("stream.id_name_repeated", NewCallPerId, "response.tool_calls.count"),
 ]

@@ -221,39 +221,24 @@ class SplitsEventsOnLfLf(GeminiAdapter):
     """Events are split on '\\n\\n' in the raw text: Gemini's '\\r\\n\\r\\n' endings give no
     event at all."""
 
-    def stream(self, request: ChatRequest) -> Iterator[Any]:
-        body = self.build_body(request, stream=True)
-        with self.client.stream("POST", self.request_url(request, stream=True), headers=self.headers,
-                                json=body) as response:
-            if response.status_code >= 400:
-                self.raise_for_error(response, response.read())
-            acc, pending = self.new_accumulator(), ""
-            for text in response.iter_text():
-                pending += text
-                *events, pending = pending.split("\n\n")
-                for event in events:
-                    for line in event.split("\n"):
-                        yield from acc.feed_line(line)
-                    yield from acc.feed_line("")
-            yield from acc.close()
+    def lines(self, response: httpx.Response) -> Iterator[str]:
+        pending = ""
+        for text in response.iter_text():
+            pending += text
+            *events, pending = pending.split("\n\n")
+            for event in events:
+                yield from event.split("\n")
+                yield ""
 
 
 class ParsesEachRead(GeminiAdapter):
     """Each network read is taken to hold whole events: a data: line cut in two is two broken
     JSON payloads."""
 
-    def stream(self, request: ChatRequest) -> Iterator[Any]:
-        body = self.build_body(request, stream=True)
-        with self.client.stream("POST", self.request_url(request, stream=True), headers=self.headers,
-                                json=body) as response:
-            if response.status_code >= 400:
-                self.raise_for_error(response, response.read())
-            acc = self.new_accumulator()
-            for text in response.iter_text():
-                for line in text.splitlines():
-                    yield from acc.feed_line(line)
-                yield from acc.feed_line("")
-            yield from acc.close()
+    def lines(self, response: httpx.Response) -> Iterator[str]:
+        for text in response.iter_text():
+            yield from text.splitlines()
+            yield ""
 
 
 class _FinishIsEndAccumulator(StreamAccumulator):

@@ -14,8 +14,7 @@ from pytest_toolcall.providers.groq.reference import GroqAdapter, GroqStreamAccu
 from pytest_toolcall.providers.openai.reference import StreamAccumulator
 
 __all__ = ["XGroqUsageIgnored", "ArgumentsWithIdDropped", "ReasoningAsText",
-           "ReasoningNotDecoded", "StreamDropsReasoning", "DropsErrorBody", "DropsErrorCode",
-           "StatusLost", "EveryErrorRetryable", "NeverRetryable"]
+           "ReasoningNotDecoded", "StreamDropsReasoning", "DropsErrorBody"]
 
 
 class _TopLevelUsageOnly(GroqStreamAccumulator):
@@ -79,28 +78,12 @@ class DropsErrorBody(GroqAdapter):
                                 code=exc.code) from None
 
 
-class DropsErrorCode(_generic.DropsErrorCode, GroqAdapter):
-    """Groq's type and code (tokens / rate_limit_exceeded, tool_use_failed) are dropped."""
-
-
-class StatusLost(_generic.StatusLost, GroqAdapter):
-    """The words without the HTTP status: a 429 looks like a 400."""
-
-
-class EveryErrorRetryable(_generic.EveryErrorRetryable, GroqAdapter):
-    """Every error retryable: a wrong key or an unknown model is retried forever."""
-
-
-class NeverRetryable(_generic.NeverRetryable, GroqAdapter):
-    """No error retryable: a 429 with retry-after or a 503 stops the caller at once."""
-
-
 # -- what tests/providers/test_controls.py runs ---------------------------------------------------
 
 PROVIDER = "groq"
 #: the path of every request the reference adapter sends
 PATH = "/openai/v1/chat/completions"
-#: the error kinds Groq has: the shared case of each runs on its bodies (SHARED_CONTROLS)
+#: the error kinds Groq has: each one's case runs on its bodies with the generic error bugs
 ERROR_KINDS = {"rate_limit", "auth", "model_not_found", "context_length", "server_error",
                "overloaded"}
 
@@ -112,22 +95,9 @@ CONTROLS = [
     ("wire.groq_reasoning_decoded", ReasoningNotDecoded, "response.reasoning"),
     ("stream.groq_reasoning_decoded", StreamDropsReasoning, "response.reasoning"),
     ("errors.groq_tool_use_failed", DropsErrorBody, "errors.groq.failed_generation"),
-    ("errors.groq_tool_use_failed", DropsErrorCode, "errors.type"),
+    ("errors.groq_tool_use_failed", _generic.DropsErrorCode, "errors.type"),
 ]
 
-#: the shared kind cases that run on Groq's own bodies, each with the bug it must catch there
-SHARED_CONTROLS = [
-    ("errors.rate_limited", NeverRetryable, "errors.retryable"),
-    ("errors.rate_limited", StatusLost, "errors.status"),
-    ("errors.rate_limited", DropsErrorCode, "errors.type"),
-    ("errors.rate_limited_stream", NeverRetryable, "errors.retryable"),
-    ("errors.auth_invalid", EveryErrorRetryable, "errors.retryable"),
-    ("errors.model_not_found", EveryErrorRetryable, "errors.retryable"),
-    ("errors.model_not_found", StatusLost, "errors.status"),
-    ("errors.context_length", DropsErrorCode, "errors.type"),
-    ("errors.server_error", NeverRetryable, "errors.retryable"),
-    ("errors.overloaded", NeverRetryable, "errors.retryable"),
-]
 
 
 def check_sent(body: dict[str, Any]) -> None:

@@ -7,14 +7,19 @@ from __future__ import annotations
 from typing import Any
 
 import controls_openai as _generic  # tests/providers/controls_openai.py
-from provider_kit import BrokenStream, DecodesAsOpenAI, EncodesAsOpenAI, ReasoningInText
+from provider_kit import (
+    BrokenStream,
+    DecodesAsOpenAI,
+    EncodesAsOpenAI,
+    OpenAIPrefix,
+    ReasoningInText,
+)
 
 from pytest_toolcall.providers.deepseek.reference import DeepSeekAdapter, DeepSeekStreamAccumulator
 from pytest_toolcall.providers.llamacpp.reference import LlamaCppAdapter, LlamaCppStreamAccumulator
 
 __all__ = ["DropsReasoning", "ReasoningAsText", "ReasoningNotDecoded", "StreamDropsReasoning",
-           "PrefixesIds", "JinjaRetried", "JinjaWordsLost", "StatusLost", "EveryErrorRetryable",
-           "NeverRetryable", "DropsErrorCode", "SplitsLinesLikeStr"]
+           "PrefixesIds", "JinjaRetried", "JinjaWordsLost", "SplitsLinesLikeStr"]
 
 
 class DropsReasoning(EncodesAsOpenAI, LlamaCppAdapter):
@@ -41,23 +46,9 @@ class StreamDropsReasoning(BrokenStream, LlamaCppAdapter):
     accumulator = _NoReasoningAccumulator
 
 
-def _prefixed(call_id: Any) -> Any:
-    if isinstance(call_id, str) and not call_id.startswith("call_"):
-        return "call_" + call_id
-    return call_id
-
-
-class PrefixesIds(LlamaCppAdapter):
+class PrefixesIds(OpenAIPrefix, LlamaCppAdapter):
     """Normalises call ids to OpenAI's look, adding 'call_' to llama-server's bare 32-character
     ids, consistently on the calls and the results."""
-
-    def encode_message(self, message: Any) -> dict[str, Any]:
-        out = super().encode_message(message)
-        for call in out.get("tool_calls") or ():
-            call["id"] = _prefixed(call["id"])
-        if "tool_call_id" in out:
-            out["tool_call_id"] = _prefixed(out["tool_call_id"])
-        return out
 
 
 class JinjaRetried(LlamaCppAdapter):
@@ -73,25 +64,6 @@ class JinjaWordsLost(_generic.GenericErrorMessage, LlamaCppAdapter):
     'tools param requires --jinja flag' never reaches the user."""
 
 
-# -- the errors family on llama-server's own bodies: the generic error bugs of controls_openai.py
-
-class StatusLost(_generic.StatusLost, LlamaCppAdapter):
-    """The words without the HTTP status: a 503 'Loading model' looks like a 400."""
-
-
-class EveryErrorRetryable(_generic.EveryErrorRetryable, LlamaCppAdapter):
-    """Every error retryable: a wrong key or an oversized prompt is retried forever."""
-
-
-class NeverRetryable(_generic.NeverRetryable, LlamaCppAdapter):
-    """No error retryable: a 503 while the model loads stops the caller at once."""
-
-
-class DropsErrorCode(_generic.DropsErrorCode, LlamaCppAdapter):
-    """llama-server's error type is dropped: exceed_context_size_error (compact and retry)
-    looks like any other 400."""
-
-
 class SplitsLinesLikeStr(_generic.SplitsLinesLikeStr, LlamaCppAdapter):
     """Reads llama.cpp's stream with httpx's iter_lines, which also cuts at the U+2028 and
     U+2029 that nlohmann::json's dump (ensure_ascii off) leaves raw in its chunks
@@ -103,7 +75,7 @@ class SplitsLinesLikeStr(_generic.SplitsLinesLikeStr, LlamaCppAdapter):
 PROVIDER = "llamacpp"
 #: the path of every request the reference adapter sends
 PATH = "/v1/chat/completions"
-#: the error kinds llama-server has: the shared case of each runs on its bodies (SHARED_CONTROLS)
+#: the error kinds llama-server has: each one's case runs on its bodies with the generic error bugs
 ERROR_KINDS = {"auth", "context_length", "server_error", "overloaded"}
 
 #: (case id, broken adapter, the clause the case must name)
@@ -116,18 +88,6 @@ CONTROLS = [
     ("wire.llamacpp_call_ids_replayed", PrefixesIds, "wire.llamacpp.call_ids"),
     ("errors.llamacpp_jinja_required", JinjaRetried, "errors.retryable"),
     ("errors.llamacpp_jinja_required", JinjaWordsLost, "error.message"),
-]
-
-#: the shared cases that run on llama-server's own bodies (the errors family's kinds), each with
-#: the bug it must catch there
-SHARED_CONTROLS = [
-    ("errors.auth_invalid", EveryErrorRetryable, "errors.retryable"),
-    ("errors.context_length", DropsErrorCode, "errors.type"),
-    ("errors.context_length", EveryErrorRetryable, "errors.retryable"),
-    ("errors.server_error", NeverRetryable, "errors.retryable"),
-    ("errors.server_error", StatusLost, "errors.status"),
-    ("errors.overloaded", NeverRetryable, "errors.retryable"),
-    ("errors.overloaded", StatusLost, "errors.status"),
 ]
 
 #: shared cases whose stream shape llama.cpp's server sends, each with the bug it must catch there

@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 import controls_openai as _generic  # tests/providers/controls_openai.py
-from provider_kit import BrokenStream, DecodesAsOpenAI, ReasoningOnlyInText
+from provider_kit import BrokenStream, DecodesAsOpenAI, OpenAIPrefix, ReasoningOnlyInText
 
 from pytest_toolcall.core.errors import ProviderError, StreamError
 from pytest_toolcall.core.model import ChatResponse
@@ -18,27 +18,12 @@ from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter, Stream
 __all__ = ["IdsPrefixed", "IdsAsNumbers", "ReasoningAsText", "ReasoningNotDecoded",
            "StreamDropsReasoning", "ReasoningContentOnly", "OpenAIBodyReader",
            "EmptyAnswerOnErrorBody", "OpenAIErrorReader", "CrashesOnStringError",
-           "SkipsErrorEvents", "StreamErrorRetryable", "StatusLost", "EveryErrorRetryable",
-           "DropsErrorCode"]
+           "SkipsErrorEvents", "StreamErrorRetryable"]
 
 
-def _prefixed(call_id: Any) -> Any:
-    if isinstance(call_id, str) and not call_id.startswith("call_"):
-        return "call_" + call_id
-    return call_id
-
-
-class IdsPrefixed(LMStudioAdapter):
+class IdsPrefixed(OpenAIPrefix, LMStudioAdapter):
     """'Repairs' ids without OpenAI's call_ prefix, on calls and results alike (the fake takes
     it: the pairing holds), so the ids LM Studio gave never come back."""
-
-    def encode_message(self, message: Any) -> dict[str, Any]:
-        out = super().encode_message(message)
-        for call in out.get("tool_calls") or ():
-            call["id"] = _prefixed(call["id"])
-        if "tool_call_id" in out:
-            out["tool_call_id"] = _prefixed(out["tool_call_id"])
-        return out
 
 
 class IdsAsNumbers(LMStudioAdapter):
@@ -156,27 +141,16 @@ class StreamErrorRetryable(BrokenStream, LMStudioAdapter):
     accumulator = _RetryableErrors
 
 
-# -- the errors family on LM Studio's own bodies: the generic error bugs of controls_openai.py -----
-
-class StatusLost(_generic.StatusLost, LMStudioAdapter):
-    """The words without the HTTP status: a 401 looks like a 400."""
-
-
-class EveryErrorRetryable(_generic.EveryErrorRetryable, LMStudioAdapter):
-    """Every error retryable: a missing token or an unknown model is retried forever."""
-
-
-class DropsErrorCode(_generic.DropsErrorCode, LMStudioAdapter):
-    """LM Studio's type and code (invalid_api_key, model_not_found) are dropped."""
-
-
 # -- what tests/providers/test_controls.py runs ---------------------------------------------------
 
 PROVIDER = "lmstudio"
 #: the path of every request the reference adapter sends
 PATH = "/v1/chat/completions"
-#: the error kinds LM Studio has: the shared case of each runs on its bodies (SHARED_CONTROLS)
+#: the error kinds LM Studio has: each one's case runs on its bodies with the generic error bugs
 ERROR_KINDS = {"auth", "model_not_found", "context_length"}
+#: the kinds whose body names no type or code, so the kind controls drop none there: LM Studio's
+#: context overflow is {"error": "<words>"}
+UNNAMED_ERRORS = {"context_length"}
 
 #: (case id, broken adapter, the clause the case must name)
 CONTROLS = [
@@ -193,19 +167,8 @@ CONTROLS = [
     ("wire.lmstudio_error_in_200_body", EmptyAnswerOnErrorBody, "error.surfaced"),
     ("errors.lmstudio_string_error", OpenAIErrorReader, "errors.lmstudio.message"),
     ("errors.lmstudio_string_error", CrashesOnStringError, "error.typed"),
-    ("errors.lmstudio_string_error", EveryErrorRetryable, "errors.retryable"),
+    ("errors.lmstudio_string_error", _generic.EveryErrorRetryable, "errors.retryable"),
     ("stream.lmstudio_error_event", SkipsErrorEvents, "error.message"),
     ("stream.lmstudio_error_event", StreamErrorRetryable, "errors.retryable"),
 ]
 
-#: the shared cases that run on LM Studio's own bodies (the errors family's kinds), each with
-#: the bug it must catch there
-SHARED_CONTROLS = [
-    ("errors.auth_invalid", EveryErrorRetryable, "errors.retryable"),
-    ("errors.auth_invalid", StatusLost, "errors.status"),
-    ("errors.auth_invalid", DropsErrorCode, "errors.type"),
-    ("errors.model_not_found", EveryErrorRetryable, "errors.retryable"),
-    ("errors.model_not_found", DropsErrorCode, "errors.type"),
-    ("errors.context_length", EveryErrorRetryable, "errors.retryable"),
-    ("errors.context_length", StatusLost, "errors.status"),
-]

@@ -86,14 +86,8 @@ class StringsOnlyStream(BrokenStream, MistralAdapter):
     accumulator = _StringsOnly
 
 
-class _UsageChunkOnly(UsageFromEmptyChoicesOnly, MistralStreamAccumulator):
-    pass
-
-
-class UsageChunkOnly(BrokenStream, MistralAdapter):
+class UsageChunkOnly(UsageFromEmptyChoicesOnly, MistralAdapter):
     """Reads usage only from OpenAI's separate ``choices: []`` chunk, which Mistral never sends."""
-
-    accumulator = _UsageChunkOnly
 
 
 class _NeedsType(MistralStreamAccumulator):
@@ -112,40 +106,17 @@ class NeedsTypeOnFragment(BrokenStream, MistralAdapter):
     accumulator = _NeedsType
 
 
-# -- the errors family on Mistral's own bodies ----------------------------------------------------
-# The generic error bugs of controls_openai.py (each a ``change`` of the reference's
-# ProviderError), put on the Mistral reference adapter: the kind cases must catch them on
-# Mistral's top-level error bodies too.
-import controls_openai as _generic  # noqa: E402  # tests/providers/controls_openai.py
-
-
-class StatusLost(_generic.StatusLost, MistralAdapter):
-    """The words without the HTTP status: a 429 looks like a 400."""
-
-
-class EveryErrorRetryable(_generic.EveryErrorRetryable, MistralAdapter):
-    """Every error retryable: 'Unauthorized' or 'Invalid model' is retried forever."""
-
-
-class NeverRetryable(_generic.NeverRetryable, MistralAdapter):
-    """No error retryable: a rate limit or 'Service tier capacity exceeded' stops the caller."""
-
-
-class DropsErrorCode(_generic.DropsErrorCode, MistralAdapter):
-    """Mistral's top-level type and code (rate_limited / 1300, invalid_model / 1500) dropped."""
-
-
-__all__ += ["StatusLost", "EveryErrorRetryable", "NeverRetryable", "DropsErrorCode"]
-
-
 # -- what tests/providers/test_controls.py runs ---------------------------------------------------
 
 PROVIDER = "mistral"
 #: the path of every request the reference adapter sends
 PATH = "/v1/chat/completions"
-#: the error kinds Mistral has: the shared case of each runs on its bodies (SHARED_CONTROLS)
+#: the error kinds Mistral has: each one's case runs on its bodies with the generic error bugs
 ERROR_KINDS = {"rate_limit", "auth", "model_not_found", "context_length", "server_error",
                "overloaded"}
+#: the kinds whose body names no type or code, so the kind controls drop none there: Mistral's 401
+#: is {"detail": "Unauthorized"}
+UNNAMED_ERRORS = {"auth"}
 
 #: (case id, broken adapter, the clause the case must name)
 CONTROLS = [
@@ -165,21 +136,6 @@ CONTROLS = [
      "response.tool_calls.count"),
 ]
 
-#: the errors family's kind cases on Mistral's own bodies, each with the bug it must catch there
-SHARED_CONTROLS = [
-    ("errors.rate_limited", NeverRetryable, "errors.retryable"),
-    ("errors.rate_limited", StatusLost, "errors.status"),
-    ("errors.rate_limited", DropsErrorCode, "errors.type"),
-    ("errors.rate_limited_stream", NeverRetryable, "errors.retryable"),
-    ("errors.auth_invalid", EveryErrorRetryable, "errors.retryable"),
-    ("errors.model_not_found", EveryErrorRetryable, "errors.retryable"),
-    ("errors.model_not_found", DropsErrorCode, "errors.type"),
-    ("errors.context_length", DropsErrorCode, "errors.type"),
-    ("errors.context_length", EveryErrorRetryable, "errors.retryable"),
-    ("errors.server_error", NeverRetryable, "errors.retryable"),
-    ("errors.server_error", StatusLost, "errors.status"),
-    ("errors.overloaded", NeverRetryable, "errors.retryable"),
-]
 
 #: generic cases the reference adapter fails under mistral, {case: (clause, reason)}: none
 #: (history ids are compared without ids for mistral: conformance.wire.NO_WIRE_IDS)

@@ -15,11 +15,11 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 import controls_openai as _openai  # the OpenAI controls, for the compatible route
+import httpx
 from provider_kit import BrokenStream, Route
 
 from pytest_toolcall.core.contracts import Profile
 from pytest_toolcall.core.model import (
-    ChatRequest,
     SystemMessage,
     ToolCall,
     ToolCallDelta,
@@ -92,31 +92,22 @@ class DoneReasonVerbatim(OllamaAdapter):
 class DecodesEachRead(OllamaAdapter):
     """Each network read is taken as whole lines: ``json.loads`` of half a line crashes."""
 
-    def stream(self, request: ChatRequest) -> Iterator[Any]:
-        body = self.build_body(request, stream=True)
-        with self.client.stream("POST", self.url, headers=self.headers, json=body) as response:
-            acc = self.new_accumulator()
-            for chunk in response.iter_bytes():
-                for line in chunk.decode().split("\n"):
-                    yield from acc.feed_line(line)
-            yield from acc.close()
+    def lines(self, response: httpx.Response) -> Iterator[str]:
+        for chunk in response.iter_bytes():
+            yield from chunk.decode().split("\n")
 
 
 class OnlyNewlineTerminatedLines(OllamaAdapter):
     """Buffers reads and parses only lines that end in "\\n": an unterminated last line (the
     done line) is dropped and a complete stream reads as cut off."""
 
-    def stream(self, request: ChatRequest) -> Iterator[Any]:
-        body = self.build_body(request, stream=True)
-        with self.client.stream("POST", self.url, headers=self.headers, json=body) as response:
-            acc = self.new_accumulator()
-            buffer = b""
-            for chunk in response.iter_bytes():
-                buffer += chunk
-                while b"\n" in buffer:
-                    line, buffer = buffer.split(b"\n", 1)
-                    yield from acc.feed_line(line.decode())
-            yield from acc.close()
+    def lines(self, response: httpx.Response) -> Iterator[str]:
+        buffer = b""
+        for chunk in response.iter_bytes():
+            buffer += chunk
+            while b"\n" in buffer:
+                line, buffer = buffer.split(b"\n", 1)
+                yield line.decode()
 
 
 class _IgnoresErrorAcc(NdjsonAccumulator):

@@ -20,7 +20,7 @@ from pytest_toolcall.providers.openrouter.reference import (
 
 __all__ = ["RoleRestartsMessage", "StopsAtFirstFinish", "DropsReasoningDetails",
            "EditsSignature", "ReasoningNotDecoded", "StreamDropsReasoning", "ReadsChoicesOnly",
-           "BreaksOnComments", "MidStreamErrorFinal", "StatusLost", "EveryErrorRetryable", "NeverRetryable"]
+           "BreaksOnComments", "MidStreamErrorFinal"]
 
 
 class _RoleRestarts(OpenRouterStreamAccumulator):
@@ -120,26 +120,17 @@ class BreaksOnComments(_generic.BreaksOnSseComments, OpenRouterAdapter):
     streaming page warns of exactly this)."""
 
 
-class StatusLost(_generic.StatusLost, OpenRouterAdapter):
-    """The words without the HTTP status."""
-
-
-class EveryErrorRetryable(_generic.EveryErrorRetryable, OpenRouterAdapter):
-    """Every error retryable: a 402, a bad key or an unknown model is retried forever."""
-
-
-class NeverRetryable(_generic.NeverRetryable, OpenRouterAdapter):
-    """No error retryable: a 429, a 502 or a mid-stream failure stops the caller at once."""
-
-
 # -- what tests/providers/test_controls.py runs ---------------------------------------------------
 
 PROVIDER = "openrouter"
 #: the path of every request the reference adapter sends
 PATH = "/api/v1/chat/completions"
-#: the error kinds OpenRouter has: the shared case of each runs on its bodies (SHARED_CONTROLS)
+#: the error kinds OpenRouter has: each one's case runs on its bodies with the generic error bugs
 ERROR_KINDS = {"rate_limit", "quota", "auth", "permission", "model_not_found", "context_length",
                "server_error", "overloaded"}
+#: the kinds whose body names no type or code, so the kind controls drop none there: OpenRouter's
+#: error.code is the HTTP status, a number
+UNNAMED_ERRORS = ERROR_KINDS
 
 #: (case id, broken adapter, the clause the case must name)
 CONTROLS = [
@@ -161,14 +152,4 @@ CONTROLS = [
 SHARED_CONTROLS = [
     ("stream.sse_comment_lines", BreaksOnComments, "adapter.raised"),
     ("errors.in_stream", MidStreamErrorFinal, "errors.retryable"),
-    ("errors.rate_limited", NeverRetryable, "errors.retryable"),
-    ("errors.rate_limited", StatusLost, "errors.status"),
-    ("errors.rate_limited_stream", NeverRetryable, "errors.retryable"),
-    ("errors.quota_exhausted", EveryErrorRetryable, "errors.retryable"),
-    ("errors.auth_invalid", EveryErrorRetryable, "errors.retryable"),
-    ("errors.permission_denied", EveryErrorRetryable, "errors.retryable"),
-    ("errors.model_not_found", StatusLost, "errors.status"),
-    ("errors.context_length", EveryErrorRetryable, "errors.retryable"),
-    ("errors.server_error", NeverRetryable, "errors.retryable"),
-    ("errors.overloaded", NeverRetryable, "errors.retryable"),
 ]

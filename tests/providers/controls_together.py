@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import controls_openai as _generic  # tests/providers/controls_openai.py
 from provider_kit import (
     BrokenStream,
     DecodesAsOpenAI,
@@ -17,8 +16,7 @@ from provider_kit import (
 from pytest_toolcall.providers.together.reference import TogetherAdapter, TogetherStreamAccumulator
 
 __all__ = ["LastFinishWins", "UsageChunkOnly", "ReasoningNotDecoded", "ReasoningAsText",
-           "StreamReasoningDropped", "StreamReasoningAsText", "StatusLost",
-           "EveryErrorRetryable", "NeverRetryable", "DropsErrorCode"]
+           "StreamReasoningDropped", "StreamReasoningAsText"]
 
 
 class _LastFinishWins(TogetherStreamAccumulator):
@@ -38,15 +36,9 @@ class LastFinishWins(BrokenStream, TogetherAdapter):
     accumulator = _LastFinishWins
 
 
-class _UsageChunkOnly(UsageFromEmptyChoicesOnly, TogetherStreamAccumulator):
-    pass
-
-
-class UsageChunkOnly(BrokenStream, TogetherAdapter):
+class UsageChunkOnly(UsageFromEmptyChoicesOnly, TogetherAdapter):
     """Reads usage only from OpenAI's separate ``choices: []`` chunk; Together's rides on the
     last chunk beside its 'stop' choice."""
-
-    accumulator = _UsageChunkOnly
 
 
 class ReasoningNotDecoded(DecodesAsOpenAI, TogetherAdapter):
@@ -88,31 +80,12 @@ class StreamReasoningAsText(BrokenStream, TogetherAdapter):
     accumulator = _ReasoningAsText
 
 
-# -- the errors family on Together's own bodies: the generic error bugs of controls_openai.py ------
-
-class StatusLost(_generic.StatusLost, TogetherAdapter):
-    """The words without the HTTP status: a 429 looks like a 400."""
-
-
-class EveryErrorRetryable(_generic.EveryErrorRetryable, TogetherAdapter):
-    """Every error retryable: a wrong key or an unknown model is retried forever."""
-
-
-class NeverRetryable(_generic.NeverRetryable, TogetherAdapter):
-    """No error retryable: a model rate limit stops the caller at once."""
-
-
-class DropsErrorCode(_generic.DropsErrorCode, TogetherAdapter):
-    """Together's type/code (model_rate_limit, invalid_api_key, model_not_available) is
-    dropped."""
-
-
 # -- what tests/providers/test_controls.py runs ---------------------------------------------------
 
 PROVIDER = "together"
 #: the path of every request the reference adapter sends
 PATH = "/v1/chat/completions"
-#: the error kinds Together has: the shared case of each runs on its bodies (SHARED_CONTROLS)
+#: the error kinds Together has: each one's case runs on its bodies with the generic error bugs
 ERROR_KINDS = {"rate_limit", "auth", "model_not_found", "server_error", "overloaded"}
 
 #: (case id, broken adapter, the clause the case must name)
@@ -123,22 +96,4 @@ CONTROLS = [
     ("wire.together_reasoning_field", ReasoningAsText, "response.text"),
     ("stream.together_reasoning_field", StreamReasoningDropped, "response.reasoning"),
     ("stream.together_reasoning_field", StreamReasoningAsText, "response.text"),
-]
-
-#: the shared cases that run on Together's own bodies (the errors family's kinds), each with the
-#: bug it must catch there
-SHARED_CONTROLS = [
-    ("errors.rate_limited", NeverRetryable, "errors.retryable"),
-    ("errors.rate_limited", StatusLost, "errors.status"),
-    ("errors.rate_limited_stream", NeverRetryable, "errors.retryable"),
-    ("errors.auth_invalid", EveryErrorRetryable, "errors.retryable"),
-    ("errors.model_not_found", EveryErrorRetryable, "errors.retryable"),
-    ("errors.model_not_found", StatusLost, "errors.status"),
-    ("errors.server_error", NeverRetryable, "errors.retryable"),
-    ("errors.server_error", StatusLost, "errors.status"),
-    ("errors.overloaded", NeverRetryable, "errors.retryable"),
-    # Together's type and code: model_rate_limit, invalid_api_key, model_not_available
-    ("errors.rate_limited", DropsErrorCode, "errors.type"),
-    ("errors.auth_invalid", DropsErrorCode, "errors.type"),
-    ("errors.model_not_found", DropsErrorCode, "errors.type"),
 ]

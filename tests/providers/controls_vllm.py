@@ -4,7 +4,6 @@ case that must fail it and the clause; ``tests/providers/test_controls.py`` runs
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from typing import Any
 
@@ -18,8 +17,7 @@ from pytest_toolcall.providers.vllm.reference import VLLMAdapter, VLLMStreamAccu
 __all__ = ["DropsReasoning", "SendsReasoningContent", "ReasoningNotDecoded",
            "StreamReadsReasoningContentOnly", "SkipsFinishChunkDelta",
            "CallsOnlyOnToolCallsFinish", "EmptyToolsArray", "AlwaysStreamOptions",
-           "SkipsErrorEvents", "RetriesEverything", "StatusLost", "EveryErrorRetryable",
-           "NeverRetryable", "DropsErrorCode", "SplitsLinesLikeStr"]
+           "SkipsErrorEvents", "RetriesEverything", "SplitsLinesLikeStr"]
 
 
 class DropsReasoning(EncodesAsOpenAI, VLLMAdapter):
@@ -117,12 +115,10 @@ class AlwaysStreamOptions(VLLMAdapter):
 
 
 class _SkipsErrors(VLLMStreamAccumulator):
-    def feed_line(self, line: str) -> Iterable[Any]:
-        if line.startswith("data:"):
-            payload = line[5:].strip()
-            if payload != "[DONE]" and "error" in json.loads(payload):
-                return ()  # no choices: nothing to read
-        return super().feed_line(line)
+    def feed_event(self, data: Any) -> Iterable[Any]:
+        if "error" in data:
+            return ()  # no choices: nothing to read
+        return super().feed_event(data)
 
 
 class SkipsErrorEvents(BrokenStream, VLLMAdapter):
@@ -132,34 +128,9 @@ class SkipsErrorEvents(BrokenStream, VLLMAdapter):
     accumulator = _SkipsErrors
 
 
-class RetriesEverything(VLLMAdapter):
+class RetriesEverything(_generic.EveryErrorRetryable, VLLMAdapter):
     """Marks every provider error retryable: a server without a tool-call parser is asked again
     and again."""
-
-    def raise_for_error(self, response: Any, body: bytes) -> None:
-        try:
-            super().raise_for_error(response, body)
-        except Exception as exc:
-            exc.retryable = True  # type: ignore[attr-defined]
-            raise
-
-
-# -- the errors family on vLLM's own bodies ------------------------------------------------------
-
-class StatusLost(_generic.StatusLost, VLLMAdapter):
-    """The words without the HTTP status: a 404 looks like a 400."""
-
-
-class EveryErrorRetryable(_generic.EveryErrorRetryable, VLLMAdapter):
-    """Every error retryable: 'Unauthorized' or an unknown model is retried forever."""
-
-
-class NeverRetryable(_generic.NeverRetryable, VLLMAdapter):
-    """No error retryable: a failed generation (500) stops the caller at once."""
-
-
-class DropsErrorCode(_generic.DropsErrorCode, VLLMAdapter):
-    """vLLM's type (BadRequestError, NotFoundError) and its integer code are dropped."""
 
 
 class SplitsLinesLikeStr(_generic.SplitsLinesLikeStr, VLLMAdapter):
@@ -172,9 +143,12 @@ class SplitsLinesLikeStr(_generic.SplitsLinesLikeStr, VLLMAdapter):
 PROVIDER = "vllm"
 #: the path of every request the reference adapter sends
 PATH = "/v1/chat/completions"
-#: the error kinds vLLM has: the shared case of each runs on its bodies (SHARED_CONTROLS); no
+#: the error kinds vLLM has: each one's case runs on its bodies with the generic error bugs; no
 #: rate limit, quota or 403 at vLLM
 ERROR_KINDS = {"auth", "model_not_found", "context_length", "server_error"}
+#: the kinds whose body names no type or code, so the kind controls drop none there: vLLM's 401 is
+#: {"error": "Unauthorized"}
+UNNAMED_ERRORS = {"auth"}
 
 #: (case id, broken adapter, the clause the case must name)
 CONTROLS = [
@@ -194,19 +168,6 @@ CONTROLS = [
     ("errors.vllm_auto_tool_choice_unconfigured", RetriesEverything, "errors.retryable"),
 ]
 
-#: the errors family's kind cases on vLLM's own bodies, each with the bug it must catch there
-SHARED_CONTROLS = [
-    ("errors.auth_invalid", StatusLost, "errors.status"),
-    ("errors.auth_invalid", EveryErrorRetryable, "errors.retryable"),
-    ("errors.model_not_found", StatusLost, "errors.status"),
-    ("errors.model_not_found", EveryErrorRetryable, "errors.retryable"),
-    ("errors.model_not_found", DropsErrorCode, "errors.type"),
-    ("errors.context_length", EveryErrorRetryable, "errors.retryable"),
-    ("errors.context_length", DropsErrorCode, "errors.type"),
-    ("errors.server_error", NeverRetryable, "errors.retryable"),
-    ("errors.server_error", StatusLost, "errors.status"),
-    ("errors.server_error", DropsErrorCode, "errors.type"),
-]
 
 #: shared cases whose stream shape vLLM sends, each with the bug it must catch there
 STREAM_CONTROLS = [

@@ -20,8 +20,7 @@ from pytest_toolcall.providers.xai.reference import XAIAdapter
 
 __all__ = ["ReasoningAsText", "ReasoningNotDecoded", "StreamDropsReasoning",
            "StreamReasoningAsText", "FirstFragmentArgumentsDropped", "RecomputesTotal",
-           "ReadsOpenAIErrorShape", "StatusLost", "EveryErrorRetryable", "NeverRetryable",
-           "DropsErrorCode"]
+           "ReadsOpenAIErrorShape"]
 
 
 class ReasoningAsText(ReasoningInText, XAIAdapter):
@@ -91,30 +90,12 @@ class ReadsOpenAIErrorShape(XAIAdapter):
         OpenAIChatAdapter.raise_for_error(self, response, body)
 
 
-# -- the errors family on xAI's own bodies: the generic error bugs of controls_openai.py -----------
-
-class StatusLost(_generic.StatusLost, XAIAdapter):
-    """The words without the HTTP status: a 429 looks like a 400."""
-
-
-class EveryErrorRetryable(_generic.EveryErrorRetryable, XAIAdapter):
-    """Every error retryable: a wrong key or a team out of credits is retried forever."""
-
-
-class NeverRetryable(_generic.NeverRetryable, XAIAdapter):
-    """No error retryable: a resource-exhausted 429 stops the caller at once."""
-
-
-class DropsErrorCode(_generic.DropsErrorCode, XAIAdapter):
-    """xAI's code (resource-exhausted, invalid-argument, ...) is dropped."""
-
-
 # -- what tests/providers/test_controls.py runs ---------------------------------------------------
 
 PROVIDER = "xai"
 #: the path of every request the reference adapter sends
 PATH = "/v1/chat/completions"
-#: the error kinds xAI has: the shared case of each runs on its bodies (SHARED_CONTROLS)
+#: the error kinds xAI has: each one's case runs on its bodies with the generic error bugs
 ERROR_KINDS = {"rate_limit", "quota", "auth", "model_not_found", "context_length", "server_error"}
 
 #: (case id, broken adapter, the clause the case must name)
@@ -126,27 +107,13 @@ CONTROLS = [
     ("stream.xai_whole_calls", FirstFragmentArgumentsDropped, "response.tool_calls.arguments"),
     ("wire.xai_usage_reasoning_tokens", RecomputesTotal, "response.usage"),
     ("wire.xai_error_body", ReadsOpenAIErrorShape, "errors.type"),
-    ("wire.xai_error_body", EveryErrorRetryable, "errors.retryable"),
+    ("wire.xai_error_body", _generic.EveryErrorRetryable, "errors.retryable"),
 ]
 
 #: the shared cases that run on xAI's own bodies (the errors family's kinds), each with the bug
 #: it must catch there
 SHARED_CONTROLS = [
-    ("errors.rate_limited", NeverRetryable, "errors.retryable"),
-    ("errors.rate_limited", StatusLost, "errors.status"),
-    ("errors.rate_limited", DropsErrorCode, "errors.type"),
     ("errors.rate_limited", ReadsOpenAIErrorShape, "errors.type"),
-    ("errors.rate_limited_stream", NeverRetryable, "errors.retryable"),
-    ("errors.quota_exhausted", EveryErrorRetryable, "errors.retryable"),
-    ("errors.quota_exhausted", DropsErrorCode, "errors.type"),
-    ("errors.auth_invalid", EveryErrorRetryable, "errors.retryable"),
-    ("errors.auth_invalid", StatusLost, "errors.status"),
-    ("errors.model_not_found", EveryErrorRetryable, "errors.retryable"),
-    ("errors.model_not_found", StatusLost, "errors.status"),
-    ("errors.context_length", DropsErrorCode, "errors.type"),
-    ("errors.context_length", EveryErrorRetryable, "errors.retryable"),
-    ("errors.server_error", NeverRetryable, "errors.retryable"),
-    ("errors.server_error", StatusLost, "errors.status"),
 ]
 
 

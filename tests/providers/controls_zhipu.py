@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import controls_openai as _generic  # tests/providers/controls_openai.py
 from provider_kit import (
     BrokenStream,
     DecodesAsOpenAI,
     EncodesAsOpenAI,
     ReasoningInText,
+    RewritesIds,
     UsageFromEmptyChoicesOnly,
 )
 
@@ -20,8 +20,7 @@ from pytest_toolcall.providers.zhipu.reference import ZhipuAdapter
 
 __all__ = ["DropsReasoning", "EditsReasoning", "ReasoningAsText", "ReasoningNotDecoded",
            "StreamDropsReasoning", "FinishChunkDeltasIgnored", "UsageChunkOnly",
-           "SanitizesIds", "BalanceRetried", "StatusLost", "EveryErrorRetryable",
-           "NeverRetryable", "DropsErrorCode"]
+           "SanitizesIds", "BalanceRetried"]
 
 
 class DropsReasoning(EncodesAsOpenAI, ZhipuAdapter):
@@ -75,33 +74,19 @@ class FinishChunkDeltasIgnored(BrokenStream, ZhipuAdapter):
     accumulator = _FinishIsTheEnd
 
 
-class _UsageChunkOnly(UsageFromEmptyChoicesOnly, DeepSeekStreamAccumulator):
-    pass
-
-
-class UsageChunkOnly(BrokenStream, ZhipuAdapter):
+class UsageChunkOnly(UsageFromEmptyChoicesOnly, ZhipuAdapter):
     """Reads usage only from OpenAI's separate ``choices: []`` chunk, which GLM sends only when
     asked with stream_options."""
 
-    accumulator = _UsageChunkOnly
 
-
-def _clean(call_id: Any) -> Any:
-    return call_id.replace("-", "") if isinstance(call_id, str) else call_id
-
-
-class SanitizesIds(ZhipuAdapter):
+class SanitizesIds(RewritesIds, ZhipuAdapter):
     """Cleans call ids to [a-zA-Z0-9_] before sending them (the rule some providers set for
     ids): GLM's 'call_-7263...' goes back as 'call_7263...', consistently on calls and
     results."""
 
-    def encode_message(self, message: Any) -> dict[str, Any]:
-        out = super().encode_message(message)
-        for call in out.get("tool_calls") or ():
-            call["id"] = _clean(call["id"])
-        if "tool_call_id" in out:
-            out["tool_call_id"] = _clean(out["tool_call_id"])
-        return out
+    @staticmethod
+    def rewrite_id(call_id: str) -> Any:
+        return call_id.replace("-", "") if isinstance(call_id, str) else call_id
 
 
 class BalanceRetried(ZhipuAdapter):
@@ -112,30 +97,12 @@ class BalanceRetried(ZhipuAdapter):
         DeepSeekAdapter.raise_for_error(self, response, body)
 
 
-# -- the errors family on GLM's own bodies: the generic error bugs of controls_openai.py -----------
-
-class StatusLost(_generic.StatusLost, ZhipuAdapter):
-    """The words without the HTTP status: a 429 looks like a 400."""
-
-
-class EveryErrorRetryable(_generic.EveryErrorRetryable, ZhipuAdapter):
-    """Every error retryable: a wrong key or an unknown model is retried forever."""
-
-
-class NeverRetryable(_generic.NeverRetryable, ZhipuAdapter):
-    """No error retryable: a 1302 concurrency 429 stops the caller at once."""
-
-
-class DropsErrorCode(_generic.DropsErrorCode, ZhipuAdapter):
-    """GLM's business code (1302, 1261, ...) is dropped: the caller cannot tell them apart."""
-
-
 # -- what tests/providers/test_controls.py runs ---------------------------------------------------
 
 PROVIDER = "zhipu"
 #: the path of every request the reference adapter sends
 PATH = "/api/paas/v4/chat/completions"
-#: the error kinds GLM has: the shared case of each runs on its bodies (SHARED_CONTROLS)
+#: the error kinds GLM has: each one's case runs on its bodies with the generic error bugs
 ERROR_KINDS = {"rate_limit", "quota", "auth", "model_not_found", "context_length", "server_error",
                "overloaded"}
 
@@ -156,20 +123,7 @@ CONTROLS = [
 #: the shared cases that run on GLM's own bodies (the errors family's kinds), each with the bug
 #: it must catch there
 SHARED_CONTROLS = [
-    ("errors.rate_limited", NeverRetryable, "errors.retryable"),
-    ("errors.rate_limited", StatusLost, "errors.status"),
-    ("errors.rate_limited", DropsErrorCode, "errors.type"),
-    ("errors.rate_limited_stream", NeverRetryable, "errors.retryable"),
     ("errors.quota_exhausted", BalanceRetried, "errors.retryable"),
-    ("errors.quota_exhausted", EveryErrorRetryable, "errors.retryable"),
-    ("errors.auth_invalid", EveryErrorRetryable, "errors.retryable"),
-    ("errors.model_not_found", EveryErrorRetryable, "errors.retryable"),
-    ("errors.model_not_found", StatusLost, "errors.status"),
-    ("errors.context_length", DropsErrorCode, "errors.type"),
-    ("errors.context_length", EveryErrorRetryable, "errors.retryable"),
-    ("errors.server_error", NeverRetryable, "errors.retryable"),
-    ("errors.server_error", StatusLost, "errors.status"),
-    ("errors.overloaded", NeverRetryable, "errors.retryable"),
 ]
 
 

@@ -12,11 +12,13 @@ naming the bug), then the data ``tests/providers/test_controls.py`` runs for eve
 ``CONTROLS``, ``SHARED_CONTROLS``, any other ``..._CONTROLS`` list
     the tables: rows of (case id, broken adapter, the clause the case must name). ``CONTROLS``
     holds the rows of the provider's own cases (at least one each, and no other case); the
-    other tables the rows of cases it shares (``SHARED_CONTROLS``: the errors family's kinds on
-    its own bodies, and the bugs of its wire that shared cases catch; ``openai``'s
-    ``GENERIC_CONTROLS``: the cases every provider runs). A control must fail on the sync
-    interface, which runs first; a table whose name starts with ``ASYNC_`` holds bugs of the
-    async path only: the sync interface passes it, the async one must fail.
+    other tables the rows of cases it shares (``SHARED_CONTROLS``: the bugs of its wire and its
+    error bodies that shared cases catch; ``openai``'s ``GENERIC_CONTROLS``: the cases every
+    provider runs). A control must fail on the sync interface, which runs first; a table whose
+    name starts with ``ASYNC_`` holds bugs of the async path only: the sync interface passes it,
+    the async one must fail. A row may name a generic bug of ``controls_openai.py`` (a mixin
+    over the OpenAI adapter, e.g. ``_generic.StatusLost``): it runs on the provider's reference
+    adapter.
 
 and, where the provider needs them:
 
@@ -25,7 +27,10 @@ and, where the provider needs them:
     ``reference_profile(PROVIDER)``).
 ``ERROR_KINDS``
     the error kinds the provider has (``providers.errors.kinds_for``): each kind case that
-    runs for it then has a row in ``SHARED_CONTROLS``.
+    runs for it then runs on its bodies with the generic error bugs of ``controls_openai.py``,
+    each to be caught: the retry decision inverted, the status lost, the type and code dropped.
+``UNNAMED_ERRORS``
+    the kinds whose body has no type or code (no name the last bug could drop).
 ``ROUTES``
     other ways to reach the fake, by name: a :class:`Route` each, with the reference cases run
     there and, where it has one, its own table of controls.
@@ -49,6 +54,7 @@ import pytest
 from pytest_toolcall.cases import default_registry
 from pytest_toolcall.core.model import ChatResponse
 from pytest_toolcall.providers import get
+from pytest_toolcall.providers.errors import RETRYABLE_KINDS
 from pytest_toolcall.providers.fake import FakeProvider, in_process_endpoint
 from pytest_toolcall.providers.fake.provider import Endpoint
 from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter
@@ -127,14 +133,47 @@ class ReasoningOnlyInText(ReasoningInText):
     keeps_reasoning = False
 
 
-class UsageFromEmptyChoicesOnly:
-    """A stream accumulator's mixin: usage is read only from OpenAI's separate ``choices: []``
-    chunk, never from a chunk with choices."""
-
+class _UsageFromEmptyChoicesOnly:
     def feed(self, data: dict[str, Any]) -> list[Any]:
         if data.get("choices"):
             data = {k: v for k, v in data.items() if k != "usage"}
         return super().feed(data)  # type: ignore[misc]
+
+
+class UsageFromEmptyChoicesOnly:
+    """The provider's own stream reader with one change: usage is read only from OpenAI's
+    separate ``choices: []`` chunk, never from a chunk with choices."""
+
+    def new_accumulator(self) -> Any:
+        own = type(super().new_accumulator())  # type: ignore[misc]
+        return type(own.__name__, (_UsageFromEmptyChoicesOnly, own), {})(self)
+
+
+class RewritesIds:
+    """Sends every call id rewritten by :meth:`rewrite_id`, on the calls and on the results
+    alike (the pairing holds, the provider's own ids never come back)."""
+
+    @staticmethod
+    def rewrite_id(call_id: str) -> Any:
+        raise NotImplementedError
+
+    def encode_message(self, message: Any) -> dict[str, Any]:
+        out = super().encode_message(message)  # type: ignore[misc]
+        for call in out.get("tool_calls") or ():
+            call["id"] = self.rewrite_id(call["id"])
+        if "tool_call_id" in out:
+            out["tool_call_id"] = self.rewrite_id(out["tool_call_id"])
+        return out
+
+
+class OpenAIPrefix(RewritesIds):
+    """Adds OpenAI's ``call_`` to an id without it."""
+
+    @staticmethod
+    def rewrite_id(call_id: str) -> Any:
+        if isinstance(call_id, str) and not call_id.startswith("call_"):
+            return "call_" + call_id
+        return call_id
 
 
 def endpoint_fixture(provider: str) -> Any:
@@ -160,6 +199,32 @@ def own_kind_cases(provider: str) -> set[str]:
     """The errors family's kind cases that run for ``provider`` (neither generic nor its own)."""
     return {case.id for case in default_registry().select(["errors.*"], provider)
             if case.dialects != ("*",) and case.dialects != (provider,)}
+
+
+def error_kind(case_id: str) -> str | None:
+    """The error kind a case of the errors family scripts (None for any other case)."""
+    error = default_registry()[case_id].steps[0].reply.error
+    return None if error is None else error.kind
+
+
+def kind_controls(module: Any) -> list[tuple[str, type, str]]:
+    """The generic error bugs of controls_openai.py that each kind case running for the provider
+    must catch on its own bodies: the retry decision inverted, the status lost and, unless the
+    provider's body for that kind has no type or code (``UNNAMED_ERRORS``), the name dropped."""
+    import controls_openai as _generic  # tests/providers/controls_openai.py (imports this one)
+
+    unnamed = getattr(module, "UNNAMED_ERRORS", set())
+    rows = []
+    for case_id in sorted(own_kind_cases(module.PROVIDER)):
+        kind = error_kind(case_id)
+        if kind is None:  # an error inside a 200 stream: the module's table holds its controls
+            continue
+        flip = _generic.NeverRetryable if kind in RETRYABLE_KINDS else _generic.EveryErrorRetryable
+        rows += [(case_id, flip, "errors.retryable"),
+                 (case_id, _generic.StatusLost, "errors.status")]
+        if kind not in unnamed:
+            rows.append((case_id, _generic.DropsErrorCode, "errors.type"))
+    return rows
 
 
 def chat_cases(dialect: str) -> list[str]:

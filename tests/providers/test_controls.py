@@ -18,8 +18,16 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import controls_openai as _generic  # tests/providers/controls_openai.py
 import pytest
-from provider_kit import Route, chat_cases, own_cases, own_kind_cases
+from provider_kit import (
+    Route,
+    chat_cases,
+    error_kind,
+    kind_controls,
+    own_cases,
+    own_kind_cases,
+)
 
 from pytest_toolcall.cases import default_registry
 from pytest_toolcall.core._names import PROVIDERS
@@ -28,6 +36,7 @@ from pytest_toolcall.providers import folder
 from pytest_toolcall.providers.errors import error_reply, kinds_for
 from pytest_toolcall.providers.fake import FakeProvider, in_process_endpoint
 from pytest_toolcall.providers.fake.provider import Endpoint
+from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter
 from pytest_toolcall.reference import reference_profile
 from pytest_toolcall.run.runner import CaseSkipped, run_case
 
@@ -70,6 +79,17 @@ def _adapter_class(module: ModuleType, route: Route | None) -> type:
     return import_module(f"pytest_toolcall.providers.{folder(module.PROVIDER)}.reference").ADAPTER
 
 
+def _on_adapter(broken: type, module: ModuleType, route: Route | None) -> type:
+    """The control a row runs: its class, or a generic bug of controls_openai.py (a mixin over
+    the OpenAI adapter, e.g. ``_generic.StatusLost``) put on the provider's reference adapter."""
+    adapter = _adapter_class(module, route)
+    if issubclass(broken, adapter):
+        return broken
+    assert issubclass(broken, OpenAIChatAdapter) and issubclass(adapter, OpenAIChatAdapter), \
+        f"{broken.__name__} is not a control of {adapter.__name__}"
+    return type(broken.__name__, (broken, adapter), {"__doc__": broken.__doc__})
+
+
 @contextmanager
 def _endpoint(module: ModuleType, route: Route | None) -> Iterator[Endpoint]:
     """The provider's fake in process, at the route's URL."""
@@ -91,11 +111,17 @@ def test_every_provider_has_its_controls_module() -> None:
 
 # -- each case fails its negative control, naming the clause --------------------------------------
 
+def _all_tables(module: ModuleType) -> list[tuple[str, list[tuple[str, type, str]]]]:
+    """The module's tables and, for a provider with ``ERROR_KINDS``, its kind controls."""
+    kinds = [("KIND_CONTROLS", kind_controls(module))] if hasattr(module, "ERROR_KINDS") else []
+    return [*_tables(module), *kinds]
+
+
 def _control_rows() -> Iterator[Any]:
     for module in MODULES:
         on_route = {id(route.controls): name for name, route in _routes(module).items()
                     if route.controls is not None}
-        for table, rows in _tables(module):
+        for table, rows in _all_tables(module):
             route = on_route.get(id(rows))
             for case_id, broken, clause in rows:
                 yield pytest.param(module, table, route, case_id, broken, clause,
@@ -115,7 +141,8 @@ def test_case_fails_its_negative_control(module: ModuleType, table: str, route: 
     profile = _profile(module, way)
     async_only = table.startswith("ASYNC_")
     with _endpoint(module, way) as endpoint:
-        adapter = broken.from_endpoint(endpoint, **(way.adapter_kwargs if way else {}))
+        adapter = _on_adapter(broken, module, way).from_endpoint(
+            endpoint, **(way.adapter_kwargs if way else {}))
         if async_only:  # the sync path of the control is the reference's: it passes
             runs = run_case(case, adapter, profile, endpoint, interfaces=["sync"])
             assert [run.interface for run in runs] == ["sync"]
@@ -139,10 +166,32 @@ def test_every_own_case_has_a_negative_control(module: ModuleType) -> None:
 
 @pytest.mark.parametrize("module", [m for m in MODULES if hasattr(m, "ERROR_KINDS")], ids=_name)
 def test_every_error_kind_runs_with_a_control(module: ModuleType) -> None:
-    """The shared kind cases run on the provider's own error bodies, each with a control."""
+    """The shared kind cases run on the provider's own error bodies, each with the generic error
+    bugs; a shared errors case without a kind (an error inside a stream) has its own row."""
     assert set(kinds_for(module.PROVIDER)) == module.ERROR_KINDS
-    assert own_kind_cases(module.PROVIDER) == {row[0] for row in module.SHARED_CONTROLS
-                                               if row[0].startswith("errors.")}
+    kind_cases = {row[0] for row in kind_controls(module)}
+    assert {error_kind(case_id) for case_id in kind_cases} == module.ERROR_KINDS
+    assert getattr(module, "UNNAMED_ERRORS", set()) <= module.ERROR_KINDS
+    shared = {row[0] for row in getattr(module, "SHARED_CONTROLS", [])
+              if row[0].startswith("errors.")}
+    assert own_kind_cases(module.PROVIDER) == kind_cases | shared
+
+
+def _unnamed_rows() -> Iterator[Any]:
+    for module in MODULES:
+        unnamed = getattr(module, "UNNAMED_ERRORS", set())
+        for case_id in sorted(own_kind_cases(module.PROVIDER)):
+            if error_kind(case_id) in unnamed:
+                yield pytest.param(module, case_id, id=f"{module.PROVIDER}-{case_id}")
+
+
+@pytest.mark.parametrize(("module", "case_id"), list(_unnamed_rows()))
+def test_unnamed_error_has_no_name_to_drop(module: ModuleType, case_id: str) -> None:
+    """``UNNAMED_ERRORS`` is true: on such a body dropping the error's type and code changes
+    nothing the case can see, so the kind controls leave that bug out there."""
+    with _endpoint(module, None) as endpoint:
+        adapter = _on_adapter(_generic.DropsErrorCode, module, None).from_endpoint(endpoint)
+        run_case(default_registry()[case_id], adapter, _profile(module), endpoint)
 
 
 def _controls(module: ModuleType) -> dict[str, type]:
@@ -156,7 +205,7 @@ def _controls(module: ModuleType) -> dict[str, type]:
 def test_every_control_is_in_a_table_and_names_its_bug(module: ModuleType) -> None:
     controls = _controls(module)
     assert sorted(module.__all__) == sorted(controls), "__all__ names the module's controls"
-    used = {broken for _, rows in _tables(module) for _, broken, _ in rows}
+    used = {broken for _, rows in _all_tables(module) for _, broken, _ in rows}
     assert sorted(name for name, cls in controls.items() if cls not in used) == [], \
         "controls no table runs"
     for name, cls in controls.items():

@@ -11,7 +11,7 @@ The loop and history cases have their controls in tests/test_loop_negative_contr
 from __future__ import annotations
 
 import controls_openai as c  # tests/providers/ is on sys.path
-from provider_kit import chat_cases
+from provider_kit import chat_cases, kind_controls
 
 from pytest_toolcall.cases import default_registry
 
@@ -21,7 +21,7 @@ def _cases(*tables: list[tuple[str, type, str]]) -> set[str]:
 
 
 def test_every_case_that_applies_to_openai_has_a_control() -> None:
-    tables = (c.CONTROLS, c.SHARED_CONTROLS, c.GENERIC_CONTROLS)
+    tables = (c.CONTROLS, c.SHARED_CONTROLS, c.GENERIC_CONTROLS, kind_controls(c))
     missing = sorted(set(chat_cases("openai")) - _cases(*tables))
     assert not missing, f"cases without a negative control: {missing}"
     assert _cases(*tables, c.ASYNC_CONTROLS) <= set(chat_cases("openai"))
@@ -33,10 +33,11 @@ def test_every_case_that_applies_to_openai_has_a_control() -> None:
 def test_async_controls_break_only_the_async_path() -> None:
     for name in c.__all__:
         broken = getattr(c, name)
-        own = {m for m in ("complete", "acomplete", "stream", "astream") if m in vars(broken)}
+        own = {m for m in ("complete", "acomplete", "stream", "astream", "lines", "alines")
+               if m in vars(broken)}
         if name.startswith("Async"):
-            assert own <= {"acomplete", "astream"} and own, name
+            assert own <= {"acomplete", "astream", "alines"} and own, name
         else:
-            assert not own & {"acomplete", "astream"}, name
+            assert not own & {"acomplete", "astream", "alines"}, name
     assert {broken.__name__ for _, broken, _ in c.ASYNC_CONTROLS} == {
         name for name in c.__all__ if name.startswith("Async")}

@@ -299,28 +299,19 @@ class Gemini:
             return found
         for j, part in enumerate(parts):
             at = f"{where}.parts[{j}]"
-            if not isinstance(part, Mapping):
-                return _error(400, f"Invalid value at '{at}' (type.googleapis.com/google.ai."
-                              f"generativelanguage.v1beta.Part), {_shown(part)}",
-                              rule="messages.type")
-            found = _unknown(part, _PART, at, "messages.unknown_field")
+            found = _entry(part, at, "Part", _PART)
             if found:
                 return found
             call = _get(part, "functionCall")
             if call is not None:
-                found = (_not_message(call, f"{at}.function_call", "FunctionCall")
-                         or _unknown(call, self.CALL_FIELDS, f"{at}.function_call",
-                                  "messages.unknown_field")
-                         or _struct(call.get("args", {}), f"{at}.function_call.args"))
+                found = _message(call, f"{at}.function_call", "FunctionCall", self.CALL_FIELDS,
+                                 "args")
                 if found:
                     return found
             response = _get(part, "functionResponse")
             if response is not None:
-                found = (_not_message(response, f"{at}.function_response", "FunctionResponse")
-                         or _unknown(response, self.RESPONSE_FIELDS, f"{at}.function_response",
-                                  "messages.unknown_field")
-                         or _struct(response.get("response", {}),
-                                    f"{at}.function_response.response"))
+                found = _message(response, f"{at}.function_response", "FunctionResponse",
+                                 self.RESPONSE_FIELDS, "response")
                 if found:
                     return found
                 if not response.get("name"):
@@ -333,11 +324,7 @@ class Gemini:
         previous: Mapping[str, Any] | None = None
         for i, content in enumerate(contents):
             where = f"contents[{i}]"
-            if not isinstance(content, Mapping):
-                return _error(400, f"Invalid value at '{where}' (type.googleapis.com/google.ai."
-                              f"generativelanguage.v1beta.Content), {_shown(content)}",
-                              rule="messages.type")
-            found = _unknown(content, _CONTENT, where, "messages.unknown_field")
+            found = _entry(content, where, "Content", _CONTENT)
             if found:
                 return found
             role = content.get("role", "user")
@@ -501,6 +488,24 @@ def _count(content: Mapping[str, Any] | None, kind: str) -> int:
         return 0
     return sum(1 for p in content.get("parts") or () if isinstance(p, Mapping)
                and _get(p, kind) is not None)
+
+
+def _entry(value: Any, at: str, message: str, fields: Any) -> Rejection | None:
+    """An entry of a repeated field at ``at`` must be a proto ``message`` object (the
+    v1beta type named in the error) with no field but ``fields``."""
+    if not isinstance(value, Mapping):
+        return _error(400, f"Invalid value at '{at}' (type.googleapis.com/google.ai."
+                      f"generativelanguage.v1beta.{message}), {_shown(value)}",
+                      rule="messages.type")
+    return _unknown(value, fields, at, "messages.unknown_field")
+
+
+def _message(value: Any, at: str, proto: str, fields: Any, struct: str) -> Rejection | None:
+    """A ``proto`` object at ``at`` (a FunctionCall, a FunctionResponse): an object, with no
+    field but ``fields``, its ``struct`` field a Struct."""
+    return (_not_message(value, at, proto)
+            or _unknown(value, fields, at, "messages.unknown_field")
+            or _struct(value.get(struct, {}), f"{at}.{struct}"))
 
 
 def _not_message(value: Any, where: str, proto: str) -> Rejection | None:

@@ -186,7 +186,11 @@ class StreamAccumulator(EndMarked):
         if payload == "[DONE]":
             self.done = True
             return self.finish_events()
-        data = json.loads(payload)
+        return self.feed_event(json.loads(payload))
+
+    def feed_event(self, data: Any) -> Iterable[Any]:
+        """One decoded ``data:`` event: an error event raises (:meth:`error_event`), a chunk is
+        fed."""
         if "error" in data:
             raise self.error_event(data)
         return self.feed(data)

@@ -19,8 +19,6 @@ Confirmed 2026-11-25; the sources are in ``pytest_toolcall.providers.VLLM``.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable
 from typing import Any
 
 from pytest_toolcall.core.errors import StreamError
@@ -49,19 +47,14 @@ class VLLMStreamAccumulator(ReasoningStreamAccumulator):
     """Also joins ``delta.reasoning`` pieces (handed over before the calls), and reads vLLM's
     in-stream error event, whose ``code`` is the HTTP status."""
 
-    def feed_line(self, line: str) -> Iterable[Any]:
-        if line.startswith("data:") and not self.done:
-            payload = line[5:].strip()
-            if payload != "[DONE]":
-                data = json.loads(payload)
-                error = data.get("error") if isinstance(data, dict) else None
-                if isinstance(error, dict):
-                    code = error.get("code")
-                    retryable = (error.get("type") in _RETRYABLE_TYPES
-                                 or (isinstance(code, int) and code >= 500))
-                    raise StreamError(str(error.get("message", error)), type=error.get("type"),
-                                      code=code, body=data, retryable=retryable)
-        return super().feed_line(line)
+    def error_event(self, data: Any) -> Exception:
+        error = data.get("error") if isinstance(data, dict) else None
+        if not isinstance(error, dict):
+            return super().error_event(data)
+        code = error.get("code")
+        retryable = error.get("type") in _RETRYABLE_TYPES or (isinstance(code, int) and code >= 500)
+        return StreamError(str(error.get("message", error)), type=error.get("type"), code=code,
+                           body=data, retryable=retryable)
 
 
 #: the reference adapter of this provider (``reference.reference_adapter``)
