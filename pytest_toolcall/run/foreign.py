@@ -429,15 +429,17 @@ class Child:
         """Stop the current child after a fault, in the background (SIGTERM to its group now,
         SIGKILL after :data:`KILL_GRACE`); its stderr tail, once it ended or
         :data:`_TAIL_WAIT` passed."""
-        process, self.process, self.proc = self.process, None, None
+        process = self.process
+        if process is not None:  # first: nothing may come between the fault and the stop
+            process.stop(graceful=False)
+            self.stopped.append(process)
+        self.process = self.proc = None
         self.dirty = False
         if self.lines is not None:
             self.lines.close()
             self.lines = None
         if process is None:
             return self.stderr_tail() if tail else ""
-        process.stop(graceful=False)
-        self.stopped.append(process)
         if tail and process.pump is not None:
             process.pump.join(_TAIL_WAIT)  # its last words: the pump ends at stderr's end
         return self.stderr_tail() if tail else ""
