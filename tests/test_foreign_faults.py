@@ -12,6 +12,7 @@ import shlex
 import shutil
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -193,14 +194,16 @@ def _recorded(pids: Path) -> list[int]:
 
 
 @pytest.fixture
-def harness(tmp_path: Path) -> dict:
+def harness(tmp_path: Path) -> Iterator[dict]:
     """The harness script and its environment: ``argv``, ``env``, ``pids`` (a folder)."""
     script = tmp_path / "harness.py"
     script.write_text(HARNESS)
     pids = tmp_path / "pids"
     pids.mkdir()
-    return {"argv": [sys.executable, str(script)], "pids": pids, "script": script,
-            "env": {"FAULT_PIDS": str(pids), "QUICK": "1"}}
+    yield {"argv": [sys.executable, str(script)], "pids": pids, "script": script,
+           "env": {"FAULT_PIDS": str(pids), "QUICK": "1"}}
+    # whatever the test did: once its children are closed, none of their processes runs
+    assert not [pid for pid in _recorded(pids) if _alive(pid)]
 
 
 def _child(harness: dict, **env: str) -> Child:
@@ -211,6 +214,13 @@ def _ask(child: Child, text: str, timeout: float = 1.0):
     with served(FakeProvider("openai")) as endpoint:
         return ForeignAdapter(child, endpoint, timeout=timeout).complete(
             ChatRequest(messages=(UserMessage(content=text),)))
+
+
+def _run(child: Child, case_id: str) -> None:
+    """Run a case of the suite through the child's adapter, over the loopback hub."""
+    with served(FakeProvider("openai")) as endpoint:
+        run_case(_case(case_id), ForeignAdapter(child, endpoint),
+                 make_profile(child.hello["profile"]), endpoint=endpoint)
 
 
 def _settle(child: Child) -> None:
@@ -280,11 +290,13 @@ def test_close_stops_a_child_that_ignores_its_stdin_and_sigterm(harness):
     assert not _alive(pid) and child.proc is None and not child.stopped
 
 
-def test_stop_all_stops_every_child_still_running(harness):
+def test_stop_all_stops_every_child_still_running(harness, monkeypatch):
     # what atexit runs: children a session never closed (a conftest's own Child) end too
     child = _child(harness, FAULT_IGNORE_TERM="1")
     child.start()
     pid = child.proc.pid
+    # only this test's child: a child another test module keeps for later is left alone
+    monkeypatch.setattr(foreign, "_RUNNING", {pid: foreign._RUNNING[pid]})
     foreign.stop_all()
     assert not _alive(pid) and pid not in foreign._RUNNING
     child.close()  # closing it afterwards is harmless
@@ -369,10 +381,8 @@ def test_a_child_fault_in_a_case_is_its_own_clause_not_adapter_raised(harness, f
     child = _child(harness, FAULTS=f"1:{fault}", FAULT_STATE=str(harness["pids"].parent / "n"))
     child.start()
     try:
-        with served(FakeProvider("openai")) as endpoint:
-            with pytest.raises(ConformanceFailure) as info:
-                run_case(_case("wire.single_call"), ForeignAdapter(child, endpoint),
-                         make_profile(child.hello["profile"]), endpoint=endpoint)
+        with pytest.raises(ConformanceFailure) as info:
+            _run(child, "wire.single_call")
         assert info.value.clause == clause
         assert info.value.case_id == "wire.single_call"
         assert "see the adapter's traceback" not in info.value.render()
@@ -436,8 +446,8 @@ def test_toolcall_hello_timeout_through_pytest(pytester, harness, monkeypatch):
     result = pytester.runpytest_inprocess("--toolcall-provider=openai", "-p", "no:cacheprovider",
                                           "--toolcall-cases=wire.single_call", command)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*did not answer hello #1 within 0.3s*"
-                                 "toolcall_hello_timeout (now 0.3 s)*"])
+    result.stderr.fnmatch_lines([("*did not answer hello #1 within 0.3s*"
+                                  "toolcall_hello_timeout (now 0.3 s)*")])
     pytester.makeini("[pytest]\ntoolcall_hello_timeout = soon\n")
     result = pytester.runpytest_inprocess("--toolcall-provider=openai", "-p", "no:cacheprovider",
                                           "--toolcall-cases=wire.single_call", command)
@@ -466,18 +476,14 @@ def test_a_client_without_a_read_timeout_fails_a_stall_over_loopback(harness, re
     child = _child(harness, QUICK="", READ_TIMEOUT=read_timeout, PROFILE_TIMEOUT="3")
     child.start()
     try:
-        with served(FakeProvider("openai")) as endpoint:
-            run = lambda: run_case(_case("errors.stream_stalled"),  # noqa: E731
-                                   ForeignAdapter(child, endpoint),
-                                   make_profile(child.hello["profile"]), endpoint=endpoint)
-            if clause is None:
-                run()
-            else:
-                with pytest.raises(ConformanceFailure) as info:
-                    run()
-                assert info.value.clause == clause
-                assert "did not answer stream" in info.value.message
-                assert info.value.level == "should"
+        if clause is None:
+            _run(child, "errors.stream_stalled")
+        else:
+            with pytest.raises(ConformanceFailure) as info:
+                _run(child, "errors.stream_stalled")
+            assert info.value.clause == clause
+            assert "did not answer stream" in info.value.message
+            assert info.value.level == "should"
         _settle(child)
         assert [pid for pid in _recorded(harness["pids"]) if _alive(pid)] == (
             [] if clause else [child.proc.pid])
@@ -514,10 +520,8 @@ def test_any_chunking_that_does_not_fail_again_reports_the_first_failures_clause
     child = _child(harness, QUICK="", FLAKY_STREAM="3", PROFILE_TIMEOUT="5")
     child.start()
     try:
-        with served(FakeProvider("openai")) as endpoint:
-            with pytest.raises(ConformanceFailure) as info:
-                run_case(_case("stream.any_chunking"), ForeignAdapter(child, endpoint),
-                         make_profile(child.hello["profile"]), endpoint=endpoint)
+        with pytest.raises(ConformanceFailure) as info:
+            _run(child, "stream.any_chunking")
         assert type(info.value) is ConformanceFailure  # not an exception group
         assert info.value.clause.startswith("response.")
         assert "did not fail again when replayed" in info.value.message
@@ -531,9 +535,7 @@ def test_any_chunking_over_the_protocol_passes_with_a_correct_child(harness, mon
     child = _child(harness, QUICK="", PROFILE_TIMEOUT="5")
     child.start()
     try:
-        with served(FakeProvider("openai")) as endpoint:
-            run_case(_case("stream.any_chunking"), ForeignAdapter(child, endpoint),
-                     make_profile(child.hello["profile"]), endpoint=endpoint)
+        _run(child, "stream.any_chunking")
     finally:
         child.close()
 
@@ -545,10 +547,8 @@ def test_a_child_that_breaks_during_the_search_ends_it_under_its_clause(harness,
                    PROFILE_TIMEOUT="5")
     child.start()
     try:
-        with served(FakeProvider("openai")) as endpoint:
-            with pytest.raises(SubjectFault) as info:
-                run_case(_case("stream.any_chunking"), ForeignAdapter(child, endpoint),
-                         make_profile(child.hello["profile"]), endpoint=endpoint)
+        with pytest.raises(SubjectFault) as info:
+            _run(child, "stream.any_chunking")
         assert info.value.clause == "subprocess.exited"
         assert child.starts == 1  # no restart per example: the search stopped at the fault
     finally:

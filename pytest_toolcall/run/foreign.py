@@ -273,6 +273,11 @@ class _Process:
             # whatever is left (a child or grandchild that ignores SIGTERM); the unreaped
             # leader keeps the group's id reserved, so the signal reaches no other process
             self._signal(getattr(signal, "SIGKILL", signal.SIGTERM))
+            # a signal is delivered, not awaited: wait until the group is gone (bounded; a
+            # process in uninterruptible sleep dies when it wakes), then reap the leader
+            end = time.monotonic() + 5
+            while _POSIX and _group_alive(self.pid) and time.monotonic() < end:
+                time.sleep(0.005)
             with contextlib.suppress(subprocess.TimeoutExpired):
                 self.popen.wait(timeout=5)
         finally:
