@@ -125,11 +125,12 @@ if not os.environ.get("QUICK"):  # imported before the hello: no request pays fo
     from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter
 
 
+    READ = os.environ.get("READ_TIMEOUT", "5")
+    CLIENT = httpx.Client(timeout=None if READ == "none" else float(READ))  # built once
+
+
 def adapter(endpoint):
-    read = os.environ.get("READ_TIMEOUT", "5")
-    timeout = None if read == "none" else float(read)
-    return OpenAIChatAdapter(endpoint["base_url"], endpoint["api_key"],
-                             client=httpx.Client(timeout=timeout))
+    return OpenAIChatAdapter(endpoint["base_url"], endpoint["api_key"], client=CLIENT)
 
 
 def error(rid, exc):
@@ -210,7 +211,7 @@ def _child(harness: dict, **env: str) -> Child:
     return Child(harness["argv"], env={**harness["env"], **env})
 
 
-def _ask(child: Child, text: str, timeout: float = 1.0):
+def _ask(child: Child, text: str, timeout: float = 5.0):
     with served(FakeProvider("openai")) as endpoint:
         return ForeignAdapter(child, endpoint, timeout=timeout).complete(
             ChatRequest(messages=(UserMessage(content=text),)))
@@ -331,7 +332,7 @@ def test_a_session_with_faulty_children_runs_the_next_cases_and_leaves_no_proces
     assert set(cases) <= registry
     pytester.makeini("[pytest]\ntoolcall_hello_timeout = 20\n")
     env = {**harness["env"], "FAULT_STATE": str(tmp_path / "count"), "FAULT_IGNORE_TERM": "1",
-           "FAULTS": "2:busy,4:flood,6:grandchild", "QUICK": "", "PROFILE_TIMEOUT": "3"}
+           "FAULTS": "2:busy,4:flood,6:grandchild", "QUICK": "", "PROFILE_TIMEOUT": "5"}
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     result = pytester.runpytest_subprocess(

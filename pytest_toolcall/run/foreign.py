@@ -223,7 +223,7 @@ class _Process:
         while it runs; the child is left unreaped."""
         if self.popen.returncode is not None:
             return self.popen.returncode
-        if not _POSIX:
+        if not _POSIX or not hasattr(os, "waitid"):
             return self.popen.poll()
         try:
             info = os.waitid(os.P_PID, self.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
@@ -242,7 +242,7 @@ class _Process:
             if code is not None or left <= 0:
                 return code
             if self.pidfd is not None:
-                select.select([self.pidfd], [], [], left)
+                _ready(self.pidfd, left)
             else:
                 time.sleep(min(left, 0.01))
 
@@ -568,6 +568,14 @@ class Child:
                          "a crash in the harness: see its stderr") from None
 
 
+def _ready(fd: int, timeout: float, write: bool = False) -> bool:
+    """Whether ``fd`` is ready to read (or write) within ``timeout`` seconds (``poll``: any
+    descriptor number, where ``select`` stops at 1024)."""
+    poller = select.poll()
+    poller.register(fd, select.POLLOUT if write else select.POLLIN)
+    return bool(poller.poll(max(0, int(timeout * 1000 + 0.999))))
+
+
 def _write_all(stream: Any, data: bytes, deadline: float) -> None:
     """Write ``data`` to the child's stdin (non-blocking on POSIX) by ``deadline``: a child
     that never reads its stdin fails on the protocol's deadline, not by blocking the kit."""
@@ -583,7 +591,7 @@ def _write_all(stream: Any, data: bytes, deadline: float) -> None:
         except BlockingIOError:
             pass
         left = deadline - time.monotonic()
-        if left <= 0 or not select.select([], [fd], [], left)[1]:
+        if left <= 0 or not _ready(fd, left, write=True):
             raise _Fault("adapter.timeout", "the child did not read its stdin before the "
                          "request's deadline", "read stdin line by line, all the time")
 
@@ -687,7 +695,7 @@ class _Lines:
         still be writing), then end the stream."""
         end = time.monotonic() + 0.2
         while (not self.eof and time.monotonic() < end
-               and select.select([self.fd], [], [], 0)[0] and self._read()):
+               and _ready(self.fd, 0) and self._read()):
             pass
         self._end()
 

@@ -91,7 +91,12 @@ class _Handler(BaseHTTPRequestHandler):
         released = self.released
         while time.monotonic() < end and not (released is not None and released.is_set()):
             try:
-                readable = select.select([self.connection], [], [], 0.05)[0]
+                if hasattr(select, "poll"):  # any descriptor number (select stops at 1024)
+                    poller = select.poll()
+                    poller.register(self.connection, select.POLLIN)
+                    readable = bool(poller.poll(50))
+                else:
+                    readable = bool(select.select([self.connection], [], [], 0.05)[0])
                 if readable and not self.connection.recv(1, socket.MSG_PEEK):
                     return  # the client closed its end
             except (OSError, ValueError):
