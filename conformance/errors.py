@@ -385,7 +385,8 @@ CASES: list[Case] = [
             "Clients built with timeout=None (to let long generations finish) then wait "
             "forever. The adapter needs a read timeout, and the error it raises is retryable. "
             "In-process the fake honours the client's read timeout at once; on a loopback port "
-            "it drops the connection after half a second.",
+            "it holds the connection until the client closes it or the case's deadline has "
+            "passed.",
         steps=(Step(request=one_step(Turn())[0].request,
                     reply=Turn(text=_LONG, stream=StreamPlan(truncate_after=3, stall=True)),
                     via="stream", expect="error"),),

@@ -90,6 +90,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
              "my-harness.mjs') and speak the child-process protocol with it (docs/protocol.md) "
              "(ini: toolcall_command)")
     ini("toolcall_command", "default for --toolcall-command", "")
+    ini("toolcall_hello_timeout", "seconds the --toolcall-command child has to answer its "
+        "hello (15); a child that exits first is reported at once", "")
     option(
         "--toolcall-adapter", dest="toolcall_adapter", default=None,
         metavar="shims.LIBRARY:MODULE:FACTORY",

@@ -226,8 +226,8 @@ class ErrorReply(BaseModel):
     refuse: bool = False
     #: no answer at all: the provider takes the request and never answers. In-process a client
     #: with a read timeout gets its ``ReadTimeout`` at once (virtual time); one without waits,
-    #: as it would, until the case's timeout. On a loopback port the connection is dropped
-    #: after a short stall.
+    #: as it would, until the case's timeout. On a loopback port the connection is held until
+    #: the client closes it or the case ends (issue 35), then dropped.
     stall: bool = False
     #: no answer at all, and no client read timeout to end the wait: in-process the model call
     #: blocks until the case ends (only the loop's own deadline on the call ends it); through

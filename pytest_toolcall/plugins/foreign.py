@@ -106,15 +106,39 @@ class _Children:
     def get(self, command: str, provider: str = "openai") -> ForeignSession:
         key = f"{command}\0{provider}"
         if key not in self.sessions:
-            child = Child(command, provider=provider, cwd=str(self.config.rootpath))
-            child.start()
-            self.sessions[key] = ForeignSession(child)
+            child = Child(command, provider=provider, cwd=str(self.config.rootpath),
+                          hello_timeout=hello_timeout(self.config))
+            self.sessions[key] = ForeignSession(child)  # closed at session end, started or not
+            try:
+                child.start()
+            except BaseException:
+                del self.sessions[key]
+                raise
         return self.sessions[key]
 
     def close(self) -> None:
+        """Stop every child of this session with its process group, and reap them (the
+        children a fault stopped earlier too)."""
         for session in self.sessions.values():
             session.child.close()
         self.sessions.clear()
+
+
+def hello_timeout(config: pytest.Config) -> float:
+    """The ini setting ``toolcall_hello_timeout`` (seconds; default ``HELLO_TIMEOUT``)."""
+    from pytest_toolcall.run.foreign import HELLO_TIMEOUT
+
+    raw = str(config.getini("toolcall_hello_timeout") or "").strip()
+    if not raw:
+        return HELLO_TIMEOUT
+    try:
+        value = float(raw)
+    except ValueError:
+        value = float("nan")
+    if not value > 0 or value == float("inf"):
+        raise UsageError(f"toolcall_hello_timeout = {raw!r} is not a number of seconds above "
+                         "0: write e.g. toolcall_hello_timeout = 30")
+    return value
 
 
 _CHILDREN = pytest.StashKey[_Children]()

@@ -9,18 +9,25 @@ child: :class:`ForeignAdapter`, :class:`ForeignLoop`, :class:`ForeignHistory`,
 
 Faults are the implementation's: a child that exits, hangs, or writes something that is not a
 protocol message fails the case (``subprocess.exited``, ``subprocess.protocol``,
-``adapter.timeout``) with its stderr tail, and is restarted for the next case.
+``adapter.timeout``, raised as :class:`~pytest_toolcall.run.runbase.SubjectFault` so the runners
+report that clause as it is) with its stderr tail, and is restarted for the next case. The child
+leads a process group of its own; a faulted child's group is stopped (SIGTERM, then SIGKILL) and
+reaped in a thread of its own, and every child still running is stopped at session end and at
+interpreter exit (:func:`stop_all`).
 """
 
 from __future__ import annotations
 
+import atexit
 import collections
 import contextlib
 import json
 import os
 import queue
+import select
 import shlex
 import shutil
+import signal
 import subprocess
 import threading
 import time
@@ -35,6 +42,8 @@ from pytest_toolcall.core.errors import (
     StreamError,
     UsageError,
 )
+from pytest_toolcall.core.redact import mask
+from pytest_toolcall.run.runbase import SubjectFault
 
 __all__ = [
     "PROTOCOL_VERSION",
@@ -43,13 +52,28 @@ __all__ = [
     "ForeignHistory",
     "ForeignLoop",
     "ForeignStructured",
+    "stop_all",
     "validate_message",
 ]
 
 PROTOCOL_VERSION = 1
-#: how long a child may take to answer hello (startup included)
+#: how long a child may take to answer hello (startup included); ini toolcall_hello_timeout.
+#: A child that exits before its hello is reported at once
 HELLO_TIMEOUT = 15.0
+#: seconds a child has to exit once its stdin is closed (session end), then after SIGTERM to
+#: its process group; SIGKILL ends whatever is left
+SHUTDOWN_GRACE = 0.5
+KILL_GRACE = 0.5
+#: the longest line read from a child's stdout: more bytes without a newline are a protocol
+#: fault (the reading is bounded; a child flooding stdout costs no more memory than this)
+MAX_LINE = 16 * 1024 * 1024
+#: how much of the time before the runner's own deadline the protocol keeps for itself: the
+#: child's fault, with its stderr tail, is what the case reports
+DEADLINE_MARGIN = 0.4
 _STDERR_LINES = 40
+_STDERR_WIDTH = 2000  # characters kept of one stderr line
+_TAIL_WAIT = 0.25  # seconds a faulted child's stderr is read on for its last lines
+_EXIT_POLL = 0.05  # where no pidfd says a child exited: how often to look
 
 
 @lru_cache(maxsize=1)
@@ -143,11 +167,189 @@ class _Fault(Exception):
         super().__init__(message)
 
 
+# -- the child's process and its group --------------------------------------------------------
+_POSIX = os.name == "posix"
+_RUNNING: dict[int, _Process] = {}  # pid -> every child process started and not yet reaped
+_RUNNING_LOCK = threading.Lock()
+
+
+def _group_alive(pgid: int) -> bool | None:
+    """Whether a process of group ``pgid`` is alive, zombies aside (Linux's ``/proc``); None
+    where there is no ``/proc`` to read."""
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return None
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as stat:
+                text = stat.read()
+        except OSError:
+            continue
+        # "pid (comm) state ppid pgrp ...": the command name may hold spaces and parentheses
+        fields = text[text.rfind(b")") + 2:].split()
+        if len(fields) > 2 and fields[0] != b"Z" and fields[2] == str(pgid).encode():
+            return True
+    return False
+
+
+class _Process:
+    """One started child and its process group (on POSIX the child leads a session of its
+    own, so everything it starts, a shell's command or a grandchild, is in its group).
+
+    Stopped exactly once, in a thread of its own (the runner's timeout signal interrupts the
+    main thread, never this one): stdin closed and :data:`SHUTDOWN_GRACE` to exit (a graceful
+    stop), then SIGTERM to the group and :data:`KILL_GRACE`, then SIGKILL to whatever is left,
+    then the child is reaped. Until then the exited child is never reaped (``waitid`` with
+    ``WNOWAIT``), so its process id, the group's, cannot be reused by another process."""
+
+    def __init__(self, popen: subprocess.Popen[bytes]) -> None:
+        self.popen, self.pid = popen, popen.pid
+        self.reaped = threading.Event()
+        self.pump: threading.Thread | None = None  # the stderr reader, which closes stderr
+        self._stopper: threading.Thread | None = None
+        self._stopping = threading.Lock()
+        self.pidfd: int | None = None  # readable once the child exits (Linux 5.3+)
+        if hasattr(os, "pidfd_open"):
+            with contextlib.suppress(OSError):
+                self.pidfd = os.pidfd_open(self.pid)
+        with _RUNNING_LOCK:
+            _RUNNING[self.pid] = self
+
+    def exit_code(self) -> int | None:
+        """The exit code once the child has exited (negative: the signal that ended it), None
+        while it runs; the child is left unreaped."""
+        if self.popen.returncode is not None:
+            return self.popen.returncode
+        if not _POSIX or not hasattr(os, "waitid"):
+            return self.popen.poll()
+        try:
+            info = os.waitid(os.P_PID, self.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+        except ChildProcessError:  # reaped already
+            return self.popen.poll() if self.popen.returncode is None else self.popen.returncode
+        if info is None:
+            return None
+        return info.si_status if info.si_code == os.CLD_EXITED else -info.si_status
+
+    def wait_exit(self, timeout: float) -> int | None:
+        """The exit code, waiting up to ``timeout`` seconds for the child to exit."""
+        end = time.monotonic() + timeout
+        while True:
+            code = self.exit_code()
+            left = end - time.monotonic()
+            if code is not None or left <= 0:
+                return code
+            if self.pidfd is not None:
+                _ready(self.pidfd, left)
+            else:
+                time.sleep(min(left, 0.01))
+
+    def _alive(self) -> bool:
+        return self.exit_code() is None or bool(_POSIX and _group_alive(self.pid))
+
+    def _signal(self, sig: int) -> None:
+        with contextlib.suppress(OSError):  # ProcessLookupError: nobody left in the group
+            if _POSIX:
+                os.killpg(self.pid, sig)
+            elif self.popen.returncode is None:
+                self.popen.kill()
+
+    def _stop(self, graceful: bool) -> None:
+        try:
+            if graceful:
+                with contextlib.suppress(OSError, ValueError):
+                    if self.popen.stdin is not None:
+                        self.popen.stdin.close()
+                self.wait_exit(SHUTDOWN_GRACE)
+            if self._alive():
+                self._signal(signal.SIGTERM)
+                end = time.monotonic() + KILL_GRACE
+                while self._alive() and time.monotonic() < end:
+                    self.wait_exit(min(0.02, max(0.0, end - time.monotonic())))
+                    if self.exit_code() is not None:
+                        time.sleep(0.01)  # the leader is gone: its group, polled
+            # whatever is left (a child or grandchild that ignores SIGTERM); the unreaped
+            # leader keeps the group's id reserved, so the signal reaches no other process
+            self._signal(getattr(signal, "SIGKILL", signal.SIGTERM))
+            # a signal is delivered, not awaited: wait until the group is gone (bounded; a
+            # process in uninterruptible sleep dies when it wakes), then reap the leader
+            end = time.monotonic() + 5
+            while _POSIX and _group_alive(self.pid) and time.monotonic() < end:
+                time.sleep(0.005)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.popen.wait(timeout=5)
+        finally:
+            for stream in (self.popen.stdin, self.popen.stdout):
+                if stream is not None:
+                    with contextlib.suppress(OSError, ValueError):
+                        stream.close()
+            if self.pidfd is not None:
+                with contextlib.suppress(OSError):
+                    os.close(self.pidfd)
+                self.pidfd = None
+            with _RUNNING_LOCK:
+                _RUNNING.pop(self.pid, None)
+            self.reaped.set()
+
+    def stop(self, graceful: bool, *, thread: bool = True) -> None:
+        """Stop the child and its group, once; in a thread of its own unless ``thread`` is
+        False (at interpreter exit, where no thread may start)."""
+        with self._stopping:
+            if self._stopper is not None:
+                return
+            self._stopper = threading.current_thread()
+            if thread:
+                self._stopper = threading.Thread(target=self._stop, args=(graceful,),
+                                                 daemon=True, name="toolcall-child-stop")
+                self._stopper.start()
+        if not thread:
+            self._stop(graceful)
+
+    def settle(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds until the child is reaped and its stderr read to the
+        end; True when it is."""
+        end = time.monotonic() + timeout
+        done = self.reaped.wait(timeout)
+        if self.pump is not None:
+            self.pump.join(max(0.0, end - time.monotonic()))
+        return done
+
+
+def stop_all(graceful: bool = False) -> None:
+    """Stop and reap every child process the kit started that is still running, with its
+    group (at interpreter exit; a pytest session stops its own children when it ends)."""
+    with _RUNNING_LOCK:
+        running = list(_RUNNING.values())
+    for process in running:
+        process.stop(graceful, thread=False)
+        process.reaped.wait(SHUTDOWN_GRACE + KILL_GRACE + 5)
+
+
+atexit.register(stop_all)
+
+
+def _language_hint(argv: list[str]) -> str:
+    """How to log on stderr, for the language the command runs."""
+    program = os.path.basename(argv[0]).lower() if argv else ""
+    js = ("console.log prints to stdout: use console.error (or process.stderr.write) for logs")
+    py = ("print() writes to stdout: use print(..., file=sys.stderr) or logging (stderr by "
+          "default) for logs")
+    if program.startswith(("node", "deno", "bun", "npx", "npm", "tsx", "ts-node", "yarn",
+                           "pnpm")):
+        return js
+    if program.startswith(("python", "py", "uv", "poetry", "pipenv")):
+        return py
+    return f"in JavaScript, {js}; in Python, {py}"
+
+
 class Child:
     """One child process: started lazily, restarted after a fault, closed at session end."""
 
     def __init__(self, command: str | list[str], *, provider: str = "openai",
-                 cwd: str | None = None, env: dict[str, str] | None = None) -> None:
+                 cwd: str | None = None, env: dict[str, str] | None = None,
+                 hello_timeout: float | None = None) -> None:
         self.argv = shlex.split(command) if isinstance(command, str) else list(command)
         if not self.argv:
             raise UsageError("--toolcall-command / toolcall_command is empty: give the command "
@@ -155,14 +357,20 @@ class Child:
         self.command = command if isinstance(command, str) else shlex.join(command)
         self.provider, self.cwd = provider, cwd
         self.env = {**os.environ, **(env or {})}
-        self.proc: subprocess.Popen[str] | None = None
+        #: seconds the child has to answer hello (ini toolcall_hello_timeout)
+        self.hello_timeout = HELLO_TIMEOUT if hello_timeout is None else float(hello_timeout)
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.process: _Process | None = None
         self.lines: Any = None  # _Lines: the child's stdout, one line at a time
         self.stderr: collections.deque[str] = collections.deque(maxlen=_STDERR_LINES)
         self.hello: dict[str, Any] = {}
         self.next_id = 0
         self.dirty = False  # a call was abandoned: restart before the next
         self.lock = threading.Lock()
+        self.send_lock = threading.Lock()
         self.starts = 0
+        self.stopped: list[_Process] = []  # processes stopped, perhaps not reaped yet
+        self._deadline = 0.0  # the request in flight's
 
     # -- lifecycle ------------------------------------------------------------------------
     def start(self) -> dict[str, Any]:
@@ -172,28 +380,42 @@ class Child:
                              f"{self.command!r}); install it or fix the command"
                              + (" (Node 18+: https://nodejs.org/en/download)"
                                 if self.argv[0] == "node" else ""))
+        # its own session (POSIX) or process group (Windows): the whole group is stopped
+        group: dict[str, Any] = ({"start_new_session": True} if _POSIX else
+                                 {"creationflags": getattr(subprocess,
+                                                           "CREATE_NEW_PROCESS_GROUP", 0)})
         try:
             self.proc = subprocess.Popen(
                 self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE, text=True, encoding="utf-8", bufsize=1, cwd=self.cwd,
-                env=self.env)
+                stderr=subprocess.PIPE, cwd=self.cwd, env=self.env, **group)
         except OSError as exc:
             raise UsageError(f"--toolcall-command: could not start {self.command!r}: "
                              f"{exc}") from None
         self.starts += 1
-        self.stderr.clear()
-        proc, err = self.proc, self.stderr
-        self.lines = _Lines(proc.stdout)
-        self._err_pump = threading.Thread(target=_pump, args=(proc.stderr, err.append),
-                                          daemon=True, name="toolcall-child-err")
-        self._err_pump.start()
+        self.process = process = _Process(self.proc)
+        # a deque of its own: a late line of the previous child never lands in this one's
+        self.stderr = collections.deque(maxlen=_STDERR_LINES)
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        if _POSIX:  # writes wait for the request's deadline, never forever (_write_all)
+            os.set_blocking(self.proc.stdin.fileno(), False)
+        self.lines = _Lines(self.proc.stdout, process)
+        process.pump = threading.Thread(target=_pump_stderr,
+                                        args=(self.proc.stderr, self.stderr),
+                                        daemon=True, name="toolcall-child-err")
+        process.pump.start()
         try:
-            reply = self._exchange({"type": "hello", "provider": self.provider}, HELLO_TIMEOUT,
-                                   on_message=None)
+            reply = self._exchange({"type": "hello", "provider": self.provider},
+                                   self.hello_timeout, on_message=None)
         except _Fault as fault:
+            hint = fault.hint
+            if fault.clause == "adapter.timeout":
+                hint = (f"a harness answers hello as soon as it starts; raise "
+                        f"toolcall_hello_timeout (now {self.hello_timeout:g} s) if it starts "
+                        "slowly")
+            tail = self._abandon()
             self.close()
-            raise UsageError(f"--toolcall-command {self.command!r} failed its hello: "
-                             f"{fault.message}{self.stderr_tail()}") from None
+            raise UsageError(mask(f"--toolcall-command {self.command!r} failed its hello: "
+                                  f"{fault.message} ({hint}){tail}", environ=self.env)) from None
         if reply.get("protocol") != PROTOCOL_VERSION:
             self.close()
             raise UsageError(f"--toolcall-command {self.command!r} speaks protocol "
@@ -203,41 +425,51 @@ class Child:
         return reply
 
     def ensure(self) -> None:
-        if self.proc is not None and (self.dirty or self.proc.poll() is not None):
-            self.close()
+        if self.process is not None and (self.dirty or self.process.exit_code() is not None):
+            self._abandon(tail=False)
         if self.proc is None:
             self.start()
 
-    def close(self) -> None:
-        proc, self.proc = self.proc, None
-        if proc is None:
-            return
+    def _abandon(self, tail: bool = True) -> str:
+        """Stop the current child after a fault, in the background (SIGTERM to its group now,
+        SIGKILL after :data:`KILL_GRACE`); its stderr tail, once it ended or
+        :data:`_TAIL_WAIT` passed."""
+        process = self.process
+        if process is not None:  # first: nothing may come between the fault and the stop
+            process.stop(graceful=False)
+            self.stopped.append(process)
+        self.process = self.proc = None
+        self.dirty = False
         if self.lines is not None:
             self.lines.close()
-        try:
-            if proc.stdin:
-                proc.stdin.close()
-            proc.wait(timeout=0.5)
-        except (OSError, subprocess.TimeoutExpired):
-            proc.kill()
-            proc.wait(timeout=5)
-        # the child has ended: its pipes are at their end. Closed here, not left to the garbage
-        # collector, whose ResourceWarning ("unclosed file") a project that turns warnings into
-        # errors sees as a failed run
-        pump = getattr(self, "_err_pump", None)
-        if pump is not None:
-            pump.join(0.5)  # the last stderr lines, for stderr_tail
-        for stream in (proc.stdout, proc.stderr):
-            if stream is not None:
-                with contextlib.suppress(OSError, ValueError):
-                    stream.close()
+            self.lines = None
+        if process is None:
+            return self.stderr_tail() if tail else ""
+        if tail and process.pump is not None:
+            process.pump.join(_TAIL_WAIT)  # its last words: the pump ends at stderr's end
+        return self.stderr_tail() if tail else ""
+
+    def close(self) -> None:
+        """Stop the child (stdin closed, then SIGTERM and SIGKILL to its group, each after a
+        grace) and every child this object stopped before, and wait until they are reaped."""
+        process, self.process, self.proc = self.process, None, None
+        if self.lines is not None:
+            self.lines.close()
+            self.lines = None
+        if process is not None:
+            process.stop(graceful=True)
+            self.stopped.append(process)
+        end = time.monotonic() + SHUTDOWN_GRACE + KILL_GRACE + 5
+        for stopped in self.stopped:
+            stopped.settle(max(0.0, end - time.monotonic()))
+        self.stopped = [p for p in self.stopped if not p.reaped.is_set()]
 
     def stderr_tail(self) -> str:
-        time.sleep(0.02)  # let the stderr pump catch the last lines of a dying child
         tail = list(self.stderr)[-15:]
-        return ("\n  stderr of the child (last lines):\n    " + "\n    ".join(
+        text = ("\n  stderr of the child (last lines):\n    " + "\n    ".join(
             line.rstrip("\n") for line in tail)) if tail else "\n  (the child wrote nothing " \
                                                               "to stderr)"
+        return mask(text, environ=self.env)  # the child's environment's secrets too
 
     # -- one request ----------------------------------------------------------------------
     def call(self, message: dict[str, Any], timeout: float, on_message: Any = None) -> Any:
@@ -251,15 +483,18 @@ class Child:
             try:
                 return self._exchange(message, timeout, on_message)
             except _Fault as fault:
-                tail = self.stderr_tail()
-                self.dirty = True
-                self.close()
-                raise ConformanceFailure(
+                tail = self._abandon()
+                raise SubjectFault(
                     fault.clause, f"{fault.message} (command: {self.command}){tail}",
                     hint=fault.hint) from None
+            except BaseException:
+                # the runner's deadline struck first, or the session stops: the child is left
+                # in the middle of a request, so it is stopped now, not at the next case
+                self._abandon(tail=False)
+                raise
 
     def _exchange(self, message: dict[str, Any], timeout: float, on_message: Any) -> Any:
-        assert self.proc is not None
+        assert self.proc is not None and self.process is not None
         self.next_id += 1
         rid = self.next_id
         message = {"v": PROTOCOL_VERSION, "id": rid, **message}
@@ -269,15 +504,17 @@ class Child:
 
             raise KitError(f"the kit built an invalid protocol message: {problem}")
         self.dirty = True
+        deadline = self._deadline = time.monotonic() + timeout
         self._send(message)
-        deadline = time.monotonic() + timeout
         while True:
             line = self.lines.get(deadline - time.monotonic())
             if line is None or line == _EOF:
                 if line == _EOF:
+                    code = self.process.wait_exit(0.5)
+                    what = (f"the child exited (code {code})" if code is not None else
+                            "the child closed its stdout (it still runs)")
                     raise _Fault("subprocess.exited",
-                                 f"the child exited (code {self.proc.wait()}) while answering "
-                                 f"{message['type']} #{rid}",
+                                 f"{what} while answering {message['type']} #{rid}",
                                  "a crash in the harness or the implementation: see its "
                                  "stderr; the kit restarts it for the next case")
                 raise _Fault("adapter.timeout",
@@ -291,8 +528,8 @@ class Child:
                 raise _Fault("subprocess.protocol",
                              f"the child wrote a line that is not JSON to stdout: "
                              f"{line.rstrip()[:200]!r}",
-                             "stdout is the protocol channel: log to stderr "
-                             "(console.error), never console.log") from None
+                             "stdout is the protocol channel, so logs go to stderr: "
+                             + _language_hint(self.argv)) from None
             problem = validate_message(reply, "from_child")
             if problem:
                 raise _Fault("subprocess.protocol", f"the child wrote a non-protocol message: "
@@ -316,18 +553,47 @@ class Child:
             if answer is not None:
                 self._send({"v": PROTOCOL_VERSION, "id": rid, **answer})
 
-    def _send(self, message: dict[str, Any]) -> None:
-        assert self.proc is not None and self.proc.stdin is not None
+    def _send(self, message: dict[str, Any], proc: Any = None) -> None:
+        """Write one message to the child (``proc``: the process it is meant for, when it is
+        sent from another thread), waiting no longer than the request's deadline."""
+        proc = proc or self.proc
+        data = (json.dumps(message, ensure_ascii=False) + "\n").encode("utf-8")
         try:
-            with _SEND_LOCK:
-                self.proc.stdin.write(json.dumps(message, ensure_ascii=False) + "\n")
-                self.proc.stdin.flush()
-        except (BrokenPipeError, OSError, ValueError):
+            if proc is None or proc.stdin is None:
+                raise ValueError("no child")
+            with self.send_lock:
+                _write_all(proc.stdin, data, self._deadline)
+        except (OSError, ValueError):
             raise _Fault("subprocess.exited", "the child closed its stdin (it exited?)",
                          "a crash in the harness: see its stderr") from None
 
 
-_SEND_LOCK = threading.Lock()
+def _ready(fd: int, timeout: float, write: bool = False) -> bool:
+    """Whether ``fd`` is ready to read (or write) within ``timeout`` seconds (``poll``: any
+    descriptor number, where ``select`` stops at 1024)."""
+    poller = select.poll()
+    poller.register(fd, select.POLLOUT if write else select.POLLIN)
+    return bool(poller.poll(max(0, int(timeout * 1000 + 0.999))))
+
+
+def _write_all(stream: Any, data: bytes, deadline: float) -> None:
+    """Write ``data`` to the child's stdin (non-blocking on POSIX) by ``deadline``: a child
+    that never reads its stdin fails on the protocol's deadline, not by blocking the kit."""
+    if not _POSIX:
+        stream.write(data)
+        stream.flush()
+        return
+    fd, view = stream.fileno(), memoryview(data)
+    while view:
+        try:
+            view = view[os.write(fd, view):]
+            continue
+        except BlockingIOError:
+            pass
+        left = deadline - time.monotonic()
+        if left <= 0 or not _ready(fd, left, write=True):
+            raise _Fault("adapter.timeout", "the child did not read its stdin before the "
+                         "request's deadline", "read stdin line by line, all the time")
 
 
 _EOF = "\x00eof"
@@ -340,14 +606,18 @@ class _Lines:
     uses) costs a thread switch and a queue hand-off for every read; here the waiting thread
     waits on the pipe itself (a selector, with the request's deadline as its timeout) and
     splits what it reads into lines. ``get`` returns a line, ``_EOF`` once the child closed
-    its stdout (after any last unterminated line), or ``None`` when ``timeout`` passed."""
+    its stdout or exited (after any last unterminated line), or ``None`` when ``timeout``
+    passed. The selector also waits on the child's exit (a pidfd; else it looks every
+    :data:`_EXIT_POLL` seconds), so a child that exits while a grandchild holds its stdout
+    open is seen at once. A line longer than :data:`MAX_LINE` bytes is a protocol fault."""
 
-    def __init__(self, stream: Any) -> None:
+    def __init__(self, stream: Any, process: _Process | None = None) -> None:
         self.pending: collections.deque[bytes] = collections.deque()
         self.eof = False
         self.selector: Any = None
+        self.process = process
         if os.name == "nt":
-            self.queue: queue.Queue[str] = queue.Queue()
+            self.queue: queue.Queue[Any] = queue.Queue()
             threading.Thread(target=_pump, args=(stream, self.queue.put, True), daemon=True,
                              name="toolcall-child-out").start()
             return
@@ -355,49 +625,85 @@ class _Lines:
 
         self.fd = stream.fileno()
         self.partial: list[bytes] = []  # the unfinished line, in the pieces read
+        self.size = 0  # its length
         self.selector = selectors.DefaultSelector()
-        self.selector.register(self.fd, selectors.EVENT_READ)
+        self.selector.register(self.fd, selectors.EVENT_READ, "out")
+        self.pidfd = process.pidfd if process is not None else None
+        if self.pidfd is not None:
+            self.selector.register(self.pidfd, selectors.EVENT_READ, "exit")
 
     def get(self, timeout: float) -> str | None:
         if timeout <= 0:
             return None
         if self.selector is None:
             try:
-                return self.queue.get(timeout=timeout)
+                item = self.queue.get(timeout=timeout)
             except queue.Empty:
                 return None
+            return item if isinstance(item, str) else self._decode(item)
         deadline = time.monotonic() + timeout
         while not self.pending:
             if self.eof:
                 return _EOF
             left = deadline - time.monotonic()
-            if left <= 0 or not self.selector.select(left):
+            if left <= 0:
                 return None
-            try:
-                data = os.read(self.fd, 65536)
-            except OSError:
-                data = b""
-            if not data:
-                self.eof = True
-                if self.partial:
-                    self.pending.append(b"".join(self.partial))
-                    self.partial = []
-                continue
-            if b"\n" not in data:  # a long line comes in many reads: joined once, at its end
-                self.partial.append(data)
-                continue
-            *lines, rest = data.split(b"\n")
-            if self.partial:
-                lines[0] = b"".join(self.partial) + lines[0]
-            self.partial = [rest] if rest else []
-            self.pending.extend(line + b"\n" for line in lines)
-        line = self.pending.popleft()
+            polled = self.process is not None and self.pidfd is None
+            ready = self.selector.select(min(left, _EXIT_POLL) if polled else left)
+            if any(key.data == "out" for key, _ in ready):
+                self._read()
+            elif ready or (polled and self.process.exit_code() is not None):  # type: ignore
+                self._drain()  # exited: what it wrote before is in the pipe; then the end
+        return self._decode(self.pending.popleft())
+
+    def _decode(self, line: bytes) -> str:
         try:
             return line.decode("utf-8")
         except UnicodeDecodeError:
             raise _Fault("subprocess.protocol", f"the child wrote a line that is not UTF-8 to "
                          f"stdout: {line.rstrip()[:200]!r}",
                          "the protocol is JSON lines in UTF-8") from None
+
+    def _read(self) -> bool:
+        """One read of the pipe; False at its end."""
+        try:
+            data = os.read(self.fd, 65536)
+        except OSError:
+            data = b""
+        if not data:
+            self._end()
+            return False
+        if b"\n" not in data:  # a long line comes in many reads: joined once, at its end
+            self.partial.append(data)
+            self.size += len(data)
+            if self.size > MAX_LINE:
+                self.partial, self.size = [], 0
+                raise _Fault("subprocess.protocol", f"the child wrote more than {MAX_LINE} "
+                             "bytes to stdout without a newline",
+                             "one protocol message per line, each ending in a newline")
+            return True
+        *lines, rest = data.split(b"\n")
+        if self.partial:
+            lines[0] = b"".join(self.partial) + lines[0]
+        self.partial = [rest] if rest else []
+        self.size = len(rest)
+        self.pending.extend(line + b"\n" for line in lines)
+        return True
+
+    def _drain(self) -> None:
+        """The child exited: read what it wrote before (bounded in time: a grandchild may
+        still be writing), then end the stream."""
+        end = time.monotonic() + 0.2
+        while (not self.eof and time.monotonic() < end
+               and _ready(self.fd, 0) and self._read()):
+            pass
+        self._end()
+
+    def _end(self) -> None:
+        self.eof = True
+        if self.partial:
+            self.pending.append(b"".join(self.partial))
+            self.partial, self.size = [], 0
 
     def close(self) -> None:
         if self.selector is not None:
@@ -412,6 +718,30 @@ def _pump(stream: Any, put: Any, end: bool = False) -> None:
         pass
     if end:
         put(_EOF)
+
+
+def _pump_stderr(stream: Any, lines: collections.deque[str]) -> None:
+    """Read the child's stderr to its end into ``lines`` (the last :data:`_STDERR_LINES`, each
+    cut to :data:`_STDERR_WIDTH` characters: a flood without newlines costs no memory), then
+    close it."""
+    rest = b""
+    try:
+        fd = stream.fileno()
+        while True:
+            data = os.read(fd, 65536)
+            if not data:
+                break
+            *complete, rest = (rest + data).split(b"\n")
+            for line in complete[-_STDERR_LINES:]:
+                lines.append(line[:_STDERR_WIDTH].decode("utf-8", "replace") + "\n")
+            rest = rest[:_STDERR_WIDTH]
+    except (OSError, ValueError):
+        pass
+    finally:
+        if rest:
+            lines.append(rest.decode("utf-8", "replace"))
+        with contextlib.suppress(OSError, ValueError):
+            stream.close()
 
 
 # -- mapping errors ---------------------------------------------------------------------------
@@ -490,7 +820,7 @@ def _shape_checked(method: Any) -> Any:
     def fail(exc: ValidationError, self: Any) -> ConformanceFailure:
         problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'value'}: {e['msg']}"
                              for e in exc.errors()[:3])
-        return ConformanceFailure(
+        return SubjectFault(
             "subprocess.protocol", f"the child's answer to {method.__name__} is not a "
             f"canonical value: {problems} (command: {self.child.command})",
             hint="see docs/protocol.md for the shapes (pytest_toolcall/core/model.py's models as "
@@ -522,9 +852,10 @@ class _Subject:
     def _timeout(self) -> float:
         if self.timeout is not None:
             return self.timeout
-        # a little under the runner's own deadline, so the child's fault (with its stderr
-        # tail) is what the case reports
-        return 0.9 * float((self.child.hello.get("profile") or {}).get("timeout", 10.0))
+        # a little under the runner's own deadline (0.9 of it, and DEADLINE_MARGIN seconds
+        # under it), so the child's fault, with its stderr tail, is what the case reports
+        limit = float((self.child.hello.get("profile") or {}).get("timeout", 10.0))
+        return max(0.05, min(0.9 * limit, limit - DEADLINE_MARGIN))
 
 
 class ForeignAdapter(_Subject):
@@ -570,7 +901,7 @@ class ForeignLoop(_Subject):
         endpoint = request.metadata.get("endpoint")
         pool: list[threading.Thread] = []
 
-        def run_tool(msg: dict[str, Any]) -> None:
+        def run_tool(msg: dict[str, Any], proc: Any) -> None:
             try:
                 text = request.executor.run(msg["name"], msg.get("arguments"),
                                             call_id=msg.get("call_id"))
@@ -584,7 +915,8 @@ class ForeignLoop(_Subject):
                           "error": f"{type(exc).__name__}: {exc}", "retryable": True,
                           "kind": "crash"}
             try:
-                self.child._send({"v": PROTOCOL_VERSION, "id": msg["id"], **answer})
+                # to the process that asked, never to the one a restart put in its place
+                self.child._send({"v": PROTOCOL_VERSION, "id": msg["id"], **answer}, proc)
             except _Fault:
                 pass  # the child is gone; the main exchange reports it
 
@@ -592,7 +924,8 @@ class ForeignLoop(_Subject):
             if msg["type"] != "tool_call":
                 raise _Fault("subprocess.protocol", f"the child sent {msg['type']!r} during a "
                              "loop run, which takes tool_call only", "see docs/protocol.md")
-            thread = threading.Thread(target=run_tool, args=(msg,), daemon=True)
+            thread = threading.Thread(target=run_tool, args=(msg, self.child.proc),
+                                      daemon=True)
             pool.append(thread)
             thread.start()
 
@@ -696,6 +1029,7 @@ class _Hub:
                     self.end_headers()
                     return
                 self.path = "/" + rest
+                self.released = hub.released.get(prefix)
                 length = int(self.headers.get("content-length") or 0)
                 body = self.rfile.read(length) if length else b""
                 status, headers, chunks = fake.respond(self.command, self.path,
@@ -716,6 +1050,7 @@ class _Hub:
             do_POST = do_GET = _answer
 
         self.fakes: dict[str, Any] = {}
+        self.released: dict[str, threading.Event] = {}  # per prefix: set when its case ends
         self.count = 0
         self.server = QuietServer(("127.0.0.1", 0), Handler)
         threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05},
@@ -734,6 +1069,7 @@ def served(fake: Any) -> Any:
     """A context manager: ``fake`` reachable on 127.0.0.1 for one case; yields an Endpoint
     (``base_url``, ``api_key``, ``fake``; its httpx clients use real sockets)."""
     from pytest_toolcall.providers.fake import Endpoint
+    from pytest_toolcall.providers.fake.server import LOOPBACK_READ_TIMEOUT
 
     @contextlib.contextmanager
     def scope() -> Any:
@@ -745,14 +1081,18 @@ def served(fake: Any) -> Any:
             hub.count += 1
             prefix = f"c{hub.count}"
             hub.fakes[prefix] = fake
+            released = hub.released[prefix] = threading.Event()
         endpoint = Endpoint(provider=fake.dialect.name,
                             base_url=f"http://127.0.0.1:{hub.port}/{prefix}"
                                      f"{fake.dialect.base_path}",
-                            api_key=fake.api_key, fake=fake)
+                            api_key=fake.api_key, fake=fake,
+                            read_timeout=LOOPBACK_READ_TIMEOUT)
         try:
             yield endpoint
         finally:
+            released.set()  # a stalled connection of this case lets go
             endpoint.close()
             hub.fakes.pop(prefix, None)
+            hub.released.pop(prefix, None)
 
     return scope()

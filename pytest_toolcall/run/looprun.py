@@ -27,6 +27,7 @@ from pytest_toolcall.providers import REGISTRY as PROVIDERS
 from pytest_toolcall.run.runbase import (
     CaseSkipped,
     Held,
+    SubjectFault,
     call_with_deadline,
     coerce,
     interfaces,
@@ -566,6 +567,8 @@ def _history_property(case: Any, builder: Any, profile: Any, examples: int) -> H
             for stored in drawn:
                 run = _history_once(case, builder, profile, stored)
             return run
+        except SubjectFault:  # a child process broke: nothing to search for
+            raise
         except Exception:  # noqa: BLE001 - hypothesis searches again, shrinks and reports
             pass
     return _explore(case, builder, profile, examples)
@@ -576,17 +579,31 @@ def _explore(case: Any, builder: Any, profile: Any, examples: int) -> HistoryRun
 
     from pytest_toolcall.cases.strategies import stored_histories
 
+    from hypothesis.errors import Flaky
+
     last: list[HistoryRun] = []
     seen: list[tuple[Any, ...]] = []
+    broke: list[SubjectFault] = []  # a child process broke: no more runs, its fault is raised
 
     @settings(max_examples=examples, deadline=None, database=None, derandomize=True,
               suppress_health_check=list(HealthCheck), report_multiple_bugs=False)
     @given(stored_histories())
     def explore(stored: list[Any]) -> None:
+        if broke:
+            return
         seen.append(tuple(stored))
-        last[:] = [_history_once(case, builder, profile, tuple(stored))]
+        try:
+            last[:] = [_history_once(case, builder, profile, tuple(stored))]
+        except SubjectFault as fault:
+            broke.append(fault)
+            raise
 
-    explore()  # raises on a failing history, after shrinking it
+    try:
+        explore()  # raises on a failing history, after shrinking it
+    except (ConformanceFailure, Flaky):
+        if broke:
+            raise broke[0] from None
+        raise
     _DRAWN[examples] = tuple(seen)
     return last[0]
 

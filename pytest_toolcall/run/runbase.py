@@ -31,8 +31,16 @@ from pytest_toolcall.core.errors import ConformanceFailure, KitError, ToolcallEr
 from pytest_toolcall.providers.fake.provider import Exchange
 from pytest_toolcall.core.model import ChatResponse
 
-__all__ = ["CaseRun", "CaseSkipped", "Held", "StepRecord", "call_with_deadline", "coerce",
-           "exited", "release_loop_threads", "run_async", "run_checks"]
+__all__ = ["CaseRun", "CaseSkipped", "Held", "StepRecord", "SubjectFault", "call_with_deadline",
+           "coerce", "exited", "release_loop_threads", "run_async", "run_checks"]
+
+
+class SubjectFault(ConformanceFailure):
+    """A verdict reached inside a call to the subject, by the kit's own code that carries it:
+    a child process behind ``--toolcall-command`` that exited, spoke outside the protocol or
+    missed the protocol's deadline (``subprocess.exited``, ``subprocess.protocol``,
+    ``adapter.timeout``; :mod:`pytest_toolcall.run.foreign`). The runners fail the case with it
+    as it is, never as the implementation raising (``adapter.raised``, ``loop.raised``, ...)."""
 
 class CaseSkipped(Exception):
     """The case does not apply: a capability it needs is not claimed by the profile.
@@ -492,6 +500,8 @@ def call_with_deadline(sync_call: Callable[[], Any], async_call: Callable[[], An
         raise ConformanceFailure(clause, f"{what} did not return within {timeout:g}s"
                                  + outcome.note(), hint=hint)
     if isinstance(outcome, _Raised):
+        if isinstance(outcome.error, SubjectFault):
+            raise outcome.error
         exited(outcome.error, clause.partition(".")[0], what)
         return outcome.error
     return outcome

@@ -57,8 +57,11 @@ const agents = { "http:": new http.Agent({ keepAlive: true }), "https:": new htt
 
 /** A small fetch on node:http with a kept-alive connection: resolves to {status, headers.get(name),
  *  text(), body (async iterable of Buffers)}. Global fetch (undici) works the same and costs
- *  about 1 ms more CPU a request; either is fine for the kit. */
-export function httpRequest(url, { method = "GET", headers = {}, body } = {}) {
+ *  about 1 ms more CPU a request; either is fine for the kit. `readTimeout` (ms): a connection
+ *  silent that long fails the request or the body being read (a stalled stream must not hang
+ *  the caller: errors.stream_stalled); keep it under the profile's timeout, and for a real
+ *  provider above its slowest first byte. */
+export function httpRequest(url, { method = "GET", headers = {}, body, readTimeout = 5000 } = {}) {
   const target = new URL(url);
   const lib = target.protocol === "https:" ? https : http;
   const head = { ...headers };
@@ -73,6 +76,7 @@ export function httpRequest(url, { method = "GET", headers = {}, body } = {}) {
       });
     });
     req.on("error", reject);
+    req.setTimeout(readTimeout, () => req.destroy(new Error(`no data for ${readTimeout} ms (read timeout)`)));
     req.end(body);
   });
 }

@@ -363,6 +363,9 @@ class Endpoint:
     fake: FakeProvider
     transport: httpx.BaseTransport | None = None
     async_transport: httpx.AsyncBaseTransport | None = None
+    #: the read timeout of ``client`` / ``async_client`` (seconds); a loopback server's
+    #: endpoint has a short one (``server.LOOPBACK_READ_TIMEOUT``): there a stall is real time
+    read_timeout: float = 30.0
     _client: httpx.Client | None = field(default=None, repr=False)
     _async_client: httpx.AsyncClient | None = field(default=None, repr=False)
 
@@ -370,16 +373,17 @@ class Endpoint:
     def client(self) -> httpx.Client:
         if self._client is None:
             # trust_env=False: proxy settings from the environment would add real transports
-            self._client = httpx.Client(transport=self.transport, trust_env=False, timeout=30,
+            self._client = httpx.Client(transport=self.transport, trust_env=False,
+                                        timeout=httpx.Timeout(30, read=self.read_timeout),
                                         base_url=_NO_BASE_URL)
         return self._client
 
     @property
     def async_client(self) -> httpx.AsyncClient:
         if self._async_client is None:
-            self._async_client = httpx.AsyncClient(transport=self.async_transport,
-                                                   trust_env=False, timeout=30,
-                                                   base_url=_NO_BASE_URL)
+            self._async_client = httpx.AsyncClient(
+                transport=self.async_transport, trust_env=False,
+                timeout=httpx.Timeout(30, read=self.read_timeout), base_url=_NO_BASE_URL)
         return self._async_client
 
     def httpx2_client(self) -> Any:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import select
 import socket
 import threading
 import time
@@ -11,11 +12,19 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import httpx
 
-from pytest_toolcall.providers.fake.provider import REFUSED, RESET, STALL, Endpoint, FakeProvider
+from pytest_toolcall.providers.fake.provider import (
+    REFUSED,
+    RESET,
+    STALL,
+    STALL_LIMIT,
+    Endpoint,
+    FakeProvider,
+)
 
-#: on a loopback port the fake cannot see the client's read timeout: a stall lasts this long,
-#: then the connection is dropped (as a proxy's idle timeout does), so no client waits forever
-LOOPBACK_STALL = 0.5
+#: the read timeout of the kit's own clients of a fake on a loopback port (``Endpoint.client``,
+#: which the reference adapters use): there a stall lasts until the case ends (``hold``), so
+#: the timeout must be under the case's deadline (the profile's ``timeout``, 10 s by default)
+LOOPBACK_READ_TIMEOUT = 2.0
 
 __all__ = ["serve"]
 
@@ -23,6 +32,8 @@ __all__ = ["serve"]
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     fake: FakeProvider
+    #: set when the case this server (or hub prefix) serves has ended: a stall lets go then
+    released: threading.Event | None = None
 
     def _answer(self) -> None:
         length = int(self.headers.get("content-length") or 0)
@@ -54,14 +65,14 @@ class _Handler(BaseHTTPRequestHandler):
 
     def play(self, chunks: list[bytes]) -> None:
         """Write the body in chunked transfer, one chunk per piece; a reset drops the
-        connection in the middle of the body, a stall waits ``LOOPBACK_STALL`` first."""
+        connection in the middle of the body, a stall first holds it (:meth:`hold`)."""
         self.wfile.flush()  # the headers (wfile is unbuffered: a no-op, kept for safety)
         # one send a piece, straight to the socket (a stream cut byte by byte is thousands of
         # pieces: wfile's write and flush were a third of the cost of each)
         send = self.connection.sendall
         for piece in chunks:
             if piece is STALL:
-                time.sleep(LOOPBACK_STALL)
+                self.hold()
                 piece = RESET
             if piece is RESET:  # drop the connection in the middle of the chunked body
                 self.close_connection = True
@@ -69,6 +80,29 @@ class _Handler(BaseHTTPRequestHandler):
                 return
             send(b"%x\r\n%s\r\n" % (len(piece), piece))
         send(b"0\r\n\r\n")
+
+    def hold(self) -> None:
+        """A stall: the connection stays open and nothing comes, until the client gives up
+        (closes it: its read timeout), the case ends (``released``: the case's deadline has
+        passed by then, so a client without a read timeout fails it over loopback as it does
+        in-process), or ``STALL_LIMIT`` seconds pass. Then the connection is dropped, so no
+        client waits forever (issue 35: a 0.5 s stall let a client without a timeout pass)."""
+        end = time.monotonic() + STALL_LIMIT
+        released = self.released
+        while time.monotonic() < end and not (released is not None and released.is_set()):
+            try:
+                if hasattr(select, "poll"):  # any descriptor number (select stops at 1024)
+                    poller = select.poll()
+                    poller.register(self.connection, select.POLLIN)
+                    readable = bool(poller.poll(50))
+                else:
+                    readable = bool(select.select([self.connection], [], [], 0.05)[0])
+                if readable and not self.connection.recv(1, socket.MSG_PEEK):
+                    return  # the client closed its end
+            except (OSError, ValueError):
+                return
+            if readable:  # it sent something more (a pipelined request): still no answer
+                time.sleep(0.05)
 
     do_POST = do_GET = _answer
 
@@ -106,7 +140,8 @@ def serve(fake: FakeProvider, host: str = "127.0.0.1") -> Iterator[Endpoint]:
     if host not in ("127.0.0.1", "::1", "localhost"):
         raise ValueError(f"the fake provider serves on loopback only, not on {host!r}: use "
                          "host='127.0.0.1' (the default), '::1' or 'localhost'")
-    handler = type("Handler", (_Handler,), {"fake": fake})
+    released = threading.Event()
+    handler = type("Handler", (_Handler,), {"fake": fake, "released": released})
     # ThreadingHTTPServer binds IPv4 only; '::1' needs an IPv6 socket and a bracketed URL
     server_class = _IPv6Server if host == "::1" else QuietServer
     server = server_class((host, 0), handler)
@@ -119,13 +154,15 @@ def serve(fake: FakeProvider, host: str = "127.0.0.1") -> Iterator[Endpoint]:
                         base_url=f"http://{'[::1]' if host == '::1' else host}:{port}"
                                  f"{fake.dialect.base_path}",
                         api_key=fake.api_key, fake=fake,
-                        transport=httpx.HTTPTransport(), async_transport=httpx.AsyncHTTPTransport())
+                        transport=httpx.HTTPTransport(), async_transport=httpx.AsyncHTTPTransport(),
+                        read_timeout=LOOPBACK_READ_TIMEOUT)
     from pytest_toolcall.core.netguard import kit_port
 
     try:
         with kit_port(port):  # reachable while replay blocks the network
             yield endpoint
     finally:
+        released.set()  # a stalled connection lets go
         endpoint.close()
         server.shutdown()
         server.server_close()
