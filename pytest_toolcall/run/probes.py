@@ -17,7 +17,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from pytest_toolcall.cases import ScriptedCall, Turn
@@ -27,7 +27,12 @@ from pytest_toolcall.providers.fake.provider import DEFAULT_KEY, FakeProvider
 from pytest_toolcall.providers.openai.dialect import OPENAI_RULES, UNAVOIDABLE_RULES, OpenAIChat
 from pytest_toolcall.providers.openai.probes import BREAKING, TOOL, TWINS, USER, twin_of
 
-__all__ = ["PROBE_ACCESS", "Probe", "ProbeAccess", "fact_update", "probes_for", "run_probes"]
+__all__ = ["PROBE_ACCESS", "Probe", "ProbeAccess", "ProbeFake", "Unreachable", "fact_update", "probes_for",
+           "run_probes", "turn_for"]
+
+
+class Unreachable(Exception):
+    """The service did not answer the first probe at all (no connection, a timeout)."""
 
 #: the output tokens a probe may cost: enough for "ok" or one short call
 MAX_TOKENS = 16
@@ -77,7 +82,8 @@ PROBE_ACCESS: dict[str, ProbeAccess] = {
     "fireworks": ProbeAccess("https://api.fireworks.ai/inference/v1", ("FIREWORKS_API_KEY",),
                              "accounts/fireworks/models/llama-v3p1-8b-instruct"),
     "lmstudio": ProbeAccess(None, ("LM_API_TOKEN",)),
-    "llamacpp": ProbeAccess(None, ("LLAMA_API_KEY",)),
+    # llama-server answers with the model it loaded, whatever the request names
+    "llamacpp": ProbeAccess(None, ("LLAMA_API_KEY",), "default"),
     "vllm": ProbeAccess(None, ("VLLM_API_KEY",)),
 }
 
@@ -94,11 +100,13 @@ class Probe:
     facts: tuple[str, ...] = ()
     twin: str | None = None  # a rule probe's accepted twin
     stream: bool = False
-    #: what the fake answers when it takes the request
-    turn: Turn = field(default_factory=lambda: Turn(text="ok"))
-
     def payload(self) -> bytes:
         return NOT_JSON if self.body is None else json.dumps(self.body).encode()
+
+    @property
+    def turn(self) -> Turn:
+        """What the fake answers when it takes the request (:func:`turn_for`)."""
+        return turn_for(self.body)
 
 
 def _sized(body: Any, model: str, tokens: int = MAX_TOKENS) -> Any:
@@ -113,6 +121,29 @@ def _sized(body: Any, model: str, tokens: int = MAX_TOKENS) -> Any:
 
 
 _CALL_TURN = Turn(tool_calls=(ScriptedCall(name="get_weather", arguments={"city": "Paris"}),))
+_CALL_PROMPT = "Call get_weather for Paris."
+
+
+def turn_for(body: Any) -> Turn:
+    """The fake's answer to a probe's body: the call the call probe asks for, else "ok"."""
+    messages = body.get("messages") if isinstance(body, Mapping) else None
+    last = messages[-1] if isinstance(messages, list) and messages else None
+    if isinstance(last, Mapping) and last.get("content") == _CALL_PROMPT:
+        return _CALL_TURN
+    return Turn(text="ok")
+
+
+class ProbeFake(FakeProvider):
+    """The fake answering each probe as :func:`fake_sender` has it answer (:func:`turn_for`):
+    served on loopback, the fake itself stands for the service (tests, a demonstration)."""
+
+    def respond(self, method: str, raw_path: str, headers: Any,
+                body: bytes) -> tuple[int, dict[str, str], list[bytes]]:
+        try:
+            self.expect(turn_for(json.loads(body)))
+        except ValueError:
+            self.expect(turn_for(None))
+        return super().respond(method, raw_path, headers, body)
 
 
 def probes_for(provider: str, model: str) -> list[Probe]:
@@ -128,7 +159,7 @@ def probes_for(provider: str, model: str) -> list[Probe]:
     out += [Probe(id=f"rule.{rule}", kind="rule", rule=rule, twin=f"twin.{twin_of(rule)}",
                   body=_sized(BREAKING[rule], model)) for rule in OPENAI_RULES]
     text = {"model": model, "messages": [dict(USER, content="Say ok.")]}
-    call = {"model": model, "messages": [dict(USER, content="Call get_weather for Paris.")],
+    call = {"model": model, "messages": [dict(USER, content=_CALL_PROMPT)],
             "tools": [TOOL], "tool_choice": "auto"}
     out += [
         Probe(id="shape.answer", kind="shape", facts=shown, body=_sized(text, model)),
@@ -137,7 +168,7 @@ def probes_for(provider: str, model: str) -> list[Probe]:
         Probe(id="shape.stream_usage", kind="shape", facts=shown, stream=True,
               body=_sized(dict(text, stream=True, stream_options={"include_usage": True}),
                           model)),
-        Probe(id="shape.stream_call", kind="shape", facts=shown, stream=True, turn=_CALL_TURN,
+        Probe(id="shape.stream_call", kind="shape", facts=shown, stream=True,
               body=_sized(dict(call, stream=True), model, MAX_CALL_TOKENS)),
     ]
     return out
@@ -365,6 +396,8 @@ def run_probes(provider: str, send: Sender, *, model: str, base_url: str,
         try:
             real = outcome(*send(probe), probe.stream)
         except Exception as exc:  # noqa: BLE001 - a transport failure is the probe's result
+            if n == 1:  # nothing answers: stop before sending the rest
+                raise Unreachable(f"{type(exc).__name__}: {exc}") from None
             real = {"accepted": False, "status": 0,
                     "error": {"shape": ["<no answer>"], "type": type(exc).__name__,
                               "code": None, "message": str(exc)}}
