@@ -27,8 +27,8 @@ from pytest_toolcall.providers.fake.provider import DEFAULT_KEY, FakeProvider
 from pytest_toolcall.providers.openai.dialect import OPENAI_RULES, UNAVOIDABLE_RULES, OpenAIChat
 from pytest_toolcall.providers.openai.probes import BREAKING, TOOL, TWINS, USER, twin_of
 
-__all__ = ["PROBE_ACCESS", "Probe", "ProbeAccess", "ProbeFake", "Unreachable", "fact_update", "probes_for",
-           "run_probes", "turn_for"]
+__all__ = ["PROBE_ACCESS", "Probe", "ProbeAccess", "ProbeFake", "Unreachable", "fact_update",
+           "probes_for", "run_probes", "turn_for"]
 
 
 class Unreachable(Exception):
