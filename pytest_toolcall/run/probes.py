@@ -465,6 +465,10 @@ def fact_update(report: Mapping[str, Any], source: str) -> tuple[dict[str, dict[
                     todo.append(f"{row['rule']}: the service refuses it: add "
                                 f"\"{row['rule']}\": \"{fact_key(probe_id)}\" to confirmed_rules "
                                 "(dialect.py), in the service's words")
+                else:
+                    todo.append(f"{row['rule']}: the service refuses it otherwise than the "
+                                "fake: its status, shape or words (the dialect's encode_error, "
+                                "errors.py)")
         elif row["kind"] == "twin":
             value = (f"{provider} refused the accepted twin {probe_id}: {real['status']} "
                      f"{json.dumps(real.get('error', {}).get('message'))}")

@@ -82,8 +82,8 @@ def test_the_fake_itself_on_loopback_shows_no_divergence(name: str) -> None:
 # -- the stand-in: the openai fake, changed in three places ------------------------------------
 class StandIn(ProbeFake):
     """What a drifted service might answer: it takes a tool name with a space (OpenAI's fake
-    refuses it), refuses an unknown role in another error shape (422 {detail: [...]}), and
-    streams its usage under x_groq.usage instead of at the top level."""
+    refuses it), refuses an unknown role in another error shape (422 {detail: [...]}), streams
+    its usage under x_groq.usage instead of at the top level, and ends no stream with [DONE]."""
 
     def respond(self, method: str, raw_path: str, headers: Any,
                 body: bytes) -> tuple[int, dict[str, str], list[bytes]]:
@@ -100,7 +100,7 @@ class StandIn(ProbeFake):
             return 422, {"content-type": "application/json"}, [json.dumps(detail).encode()]
         status, out, chunks = super().respond(method, raw_path, headers, body)
         if out.get("content-type", "").startswith("text/event-stream"):
-            chunks = [_usage_moved(c) for c in chunks]
+            chunks = [_usage_moved(c).replace(b"data: [DONE]\n\n", b"") for c in chunks]
         return status, out, chunks
 
 
@@ -121,7 +121,9 @@ PLANTED = {("rule.tools.name.pattern", "accepted"),
            ("rule.messages.role", "error.type"), ("rule.messages.role", "error.code"),
            ("rule.messages.role", "error.message"),
            ("shape.stream_usage", "placement.usage"),
-           ("shape.stream_usage", "placement.x_groq.usage")}
+           ("shape.stream_usage", "placement.x_groq.usage"),
+           ("shape.stream", "stream.events"), ("shape.stream_usage", "stream.events"),
+           ("shape.stream_call", "stream.events")}
 
 
 @contextlib.contextmanager
@@ -149,7 +151,9 @@ def test_the_report_names_each_planted_divergence() -> None:
     usage = next(d for d in report["divergences"] if d["what"] == "placement.usage")
     assert usage == {"probe": "shape.stream_usage", "rule": None, "what": "placement.usage",
                      "fake": ["after-finish"], "real": None}
-    assert report["summary"]["diverging_probes"] == 3
+    events = next(d for d in report["divergences"] if d["probe"] == "shape.stream_call")
+    assert events["fake"][-1] == "done" and "done" not in events["real"], events
+    assert report["summary"]["diverging_probes"] == 5
 
 
 def test_the_command_reports_and_writes_facts(tmp_path: Path, monkeypatch: Any,
@@ -181,6 +185,13 @@ def test_the_command_reports_and_writes_facts(tmp_path: Path, monkeypatch: Any,
     assert len(new) == len(diverged)
     for fact in new.values():
         assert fact["confirmed"] == report["date"] and "report.json" in fact["source"]
+    # vLLM is shown to refuse a tool_choice without tools: the stand-in (OpenAI's fake) refuses
+    # it in OpenAI's words, so the fact quotes them and the reviewer is told to fix the fake
+    assert "OpenAI's rule tool_choice.without_tools" in \
+        facts["probe_tool_choice_without_tools"]["value"]
+    assert "to review: tool_choice.without_tools: the service refuses it otherwise" in out
+    # a rule vLLM's fake takes (unconfirmed) that the stand-in refuses: to confirm
+    assert "to review: tools.name.length: the service refuses it: add" in out
 
 
 def test_a_report_of_another_url_is_not_written_over_the_service_facts(tmp_path: Path,
