@@ -25,9 +25,10 @@ def add_parser(sub: Any) -> None:
     probe = sub.add_parser(
         "probe", help="send every probe of a provider to its real service and to its fake, and "
                       "report each divergence",
-        description="Send the provider's probes (one request per rule of OpenAI's its fake "
-                    "judges, the accepted twins, the stream-shape probes: 37 requests, "
-                    "max_tokens 16 or 48) to the real service and to the fake, and report "
+        description="Send the provider's probes (one request per rule its fake judges: "
+                    "OpenAI's 31, the service's own, no key and a wrong key; the accepted "
+                    "twins; the stream-shape probes: 39 to 42 requests, max_tokens 16 or 48) "
+                    "to the real service and to the fake, and report "
                     "every divergence. With --to-facts REPORT: write what a report shows into "
                     "the provider's facts.json and print the diff.")
     probe.add_argument("--provider", default=None, metavar="NAME",

@@ -25,7 +25,8 @@ from pytest_toolcall.providers import get
 from pytest_toolcall.providers.base import get_dialect
 from pytest_toolcall.providers.fake.provider import DEFAULT_KEY, FakeProvider
 from pytest_toolcall.providers.openai.dialect import OPENAI_RULES, UNAVOIDABLE_RULES, OpenAIChat
-from pytest_toolcall.providers.openai.probes import BREAKING, TOOL, TWINS, USER, twin_of
+from pytest_toolcall.providers.openai.probes import (BREAKING, OWN_BREAKING, TOOL, TWINS, USER,
+                                                     twin_of)
 
 __all__ = ["PROBE_ACCESS", "Probe", "ProbeAccess", "ProbeFake", "Unreachable", "fact_update",
            "probes_for", "run_probes", "turn_for"]
@@ -39,6 +40,8 @@ MAX_TOKENS = 16
 MAX_CALL_TOKENS = 48
 #: what a body that is not JSON is on the wire
 NOT_JSON = b"{this is not json"
+#: the key an ``auth.invalid`` probe sends: never anyone's
+WRONG_KEY = "sk-toolcall-probe-not-a-key-0000000000000000"
 #: the stream-shape facts a shape probe shows, where the provider has them
 SHAPE_FACTS = ("stream_shape", "stream_usage", "stream_finish", "response_shape", "usage",
                "call_ids")
@@ -93,13 +96,15 @@ class Probe:
     """One request asked of the service and of the fake."""
 
     id: str
-    kind: str  # "rule" (a breaking body), "twin" (its accepted twin) or "shape"
+    kind: str  # "rule" (a breaking body), "twin" (its accepted twin), "auth" or "shape"
     body: Any  # the JSON body (None: a body that is not JSON)
     #: the rule of OpenAI's it breaks (kind rule), the facts it shows (kind shape)
     rule: str | None = None
     facts: tuple[str, ...] = ()
     twin: str | None = None  # a rule probe's accepted twin
     stream: bool = False
+    #: the key it sends: the user's ("key"), none ("none") or a wrong one ("wrong")
+    auth: str = "key"
     def payload(self) -> bytes:
         return NOT_JSON if self.body is None else json.dumps(self.body).encode()
 
@@ -156,8 +161,13 @@ def probes_for(provider: str, model: str) -> list[Probe]:
     shown = tuple(f for f in SHAPE_FACTS if f in facts)
     out = [Probe(id=f"twin.{name}", kind="twin", body=_sized(body, model))
            for name, body in TWINS.items()]
+    rules = {**{rule: BREAKING[rule] for rule in OPENAI_RULES}, **OWN_BREAKING.get(provider, {})}
     out += [Probe(id=f"rule.{rule}", kind="rule", rule=rule, twin=f"twin.{twin_of(rule)}",
-                  body=_sized(BREAKING[rule], model)) for rule in OPENAI_RULES]
+                  body=_sized(broken, model)) for rule, broken in rules.items()]
+    out += [Probe(id=f"auth.{how}", kind="auth", rule=f"auth.{how}", twin="twin.plain",
+                  auth=auth, facts=tuple(f for f in ("auth", "auth_missing_key") if f in facts),
+                  body=_sized(TWINS["plain"], model)) for how, auth in (("missing", "none"),
+                                                                         ("invalid", "wrong"))]
     text = {"model": model, "messages": [dict(USER, content="Say ok.")]}
     call = {"model": model, "messages": [dict(USER, content=_CALL_PROMPT)],
             "tools": [TOOL], "tool_choice": "auto"}
@@ -301,8 +311,10 @@ def fake_sender(provider: str) -> Sender:
 
     def send(probe: Probe) -> tuple[int, str, bytes]:
         fake.expect(probe.turn)
-        headers = {"authorization": f"Bearer {DEFAULT_KEY}", "api-key": DEFAULT_KEY,
-                   "content-type": "application/json"}
+        headers = {"content-type": "application/json"}
+        key = {"key": DEFAULT_KEY, "wrong": WRONG_KEY}.get(probe.auth)
+        if key is not None:
+            headers.update({"authorization": f"Bearer {key}", "api-key": key})
         status, out, chunks = fake.respond("POST", path, headers, probe.payload())
         return status, out.get("content-type", ""), b"".join(c for c in chunks if c)
 
@@ -326,23 +338,29 @@ def http_sender(base_url: str, key: str | None, key_header: str = "authorization
     function that closes its client."""
     import httpx
 
-    headers = {"content-type": "application/json"}
-    if key:
-        headers[key_header] = f"Bearer {key}" if key_header == "authorization" else key
-    client = httpx.Client(timeout=timeout, headers=headers)
+    def auth(value: str | None) -> dict[str, str]:
+        if not value:
+            return {}
+        return {key_header: f"Bearer {value}" if key_header == "authorization" else value}
+
+    client = httpx.Client(timeout=timeout, headers={"content-type": "application/json"})
     base, _, query = base_url.partition("?")
     url = base.rstrip("/") + "/chat/completions" + (f"?{query}" if query else "")
 
     def send(probe: Probe) -> tuple[int, str, bytes]:
-        r = client.post(url, content=probe.payload())
+        sent = {"key": key, "wrong": WRONG_KEY}.get(probe.auth)
+        r = client.post(url, content=probe.payload(), headers=auth(sent))
         return r.status_code, r.headers.get("content-type", ""), r.content
 
     return send, client.close
 
 
 def rule_status(provider: str, rule: str) -> str:
-    """How the fake of ``provider`` treats OpenAI's ``rule``."""
+    """How the fake of ``provider`` treats ``rule`` (OpenAI's, or the service's own: "own",
+    an auth rule: "auth", confirmed by the service's facts)."""
     dialect = get_dialect(provider)
+    if rule not in OPENAI_RULES:
+        return "auth" if rule.startswith("auth.") else "own"
     if dialect.enforces_all_rules:
         return "confirmed"
     if rule in UNAVOIDABLE_RULES:
@@ -402,7 +420,7 @@ def run_probes(provider: str, send: Sender, *, model: str, base_url: str,
                     "error": {"shape": ["<no answer>"], "type": type(exc).__name__,
                               "code": None, "message": str(exc)}}
         row = {"id": probe.id, "kind": probe.kind, "rule": probe.rule,
-               "breaks": OPENAI_RULES.get(probe.rule or ""), "twin": probe.twin,
+               "breaks": _breaks(provider, probe), "twin": probe.twin,
                "facts": list(probe.facts), "fake": fake, "real": real}
         if probe.rule:
             row["status_in_fake"] = rule_status(provider, probe.rule)
@@ -429,6 +447,14 @@ def run_probes(provider: str, send: Sender, *, model: str, base_url: str,
     }
 
 
+def _breaks(provider: str, probe: Probe) -> str | None:
+    if probe.rule is None:
+        return None
+    if probe.kind == "auth":
+        return "no key" if probe.auth == "none" else "a wrong key"
+    return OPENAI_RULES.get(probe.rule, f"a request {provider} refuses by its own rule")
+
+
 # -- a report becomes a fact update ---------------------------------------------------------------
 def fact_key(probe_id: str) -> str:
     return "probe_" + probe_id.split(".", 1)[1].replace(".", "_")
@@ -447,21 +473,23 @@ def fact_update(report: Mapping[str, Any], source: str) -> tuple[dict[str, dict[
     for probe_id in diverged:
         row = by_id[probe_id]
         real = row["real"]
-        if row["kind"] == "rule":
+        whose = "OpenAI's rule" if row["rule"] in OPENAI_RULES else "rule"
+        if row["kind"] in ("rule", "auth"):
             breaks = row["breaks"]
             if real["accepted"]:
-                value = (f"{provider} takes a request with {breaks} (OpenAI's rule "
-                         f"{row['rule']}, which OpenAI refuses): status {real['status']}")
-                if row["status_in_fake"] == "confirmed":
-                    todo.append(f"{row['rule']}: the fake refuses it as confirmed; the service "
-                                "takes it: drop it from confirmed_rules (dialect.py) or explain")
+                value = (f"{provider} takes a request with {breaks} ({whose} "
+                         f"{row['rule']}, which the fake refuses): status {real['status']}")
+                if row["status_in_fake"] != "unconfirmed":
+                    todo.append(f"{row['rule']}: the fake refuses it ({row['status_in_fake']}); "
+                                "the service takes it: drop the rule from the dialect "
+                                "(confirmed_rules, or its own check) or explain")
             else:
                 error = real["error"]
-                value = (f"{provider} refuses a request with {breaks} (OpenAI's rule "
+                value = (f"{provider} refuses a request with {breaks} ({whose} "
                          f"{row['rule']}): {real['status']} {json.dumps(error['message'])} "
                          f"(type {error['type']}, code {error['code']}; keys "
                          f"{', '.join(error['shape'])})")
-                if row["status_in_fake"] != "confirmed":
+                if row["status_in_fake"] in ("unconfirmed", "lenient"):
                     todo.append(f"{row['rule']}: the service refuses it: add "
                                 f"\"{row['rule']}\": \"{fact_key(probe_id)}\" to confirmed_rules "
                                 "(dialect.py), in the service's words")

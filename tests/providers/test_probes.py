@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,17 +29,47 @@ _OPENAI_WIRE = [n for n in PROVIDERS if isinstance(get_dialect(n), OpenAIChat)]
 SECRET = "sk-probe-Secret-0123456789abcdefXYZ"
 
 
-def test_every_provider_on_the_openai_wire_has_its_probes() -> None:
-    """A provider on the openai wire without probe access, or a rule without a probe, fails."""
-    assert set(PROBE_ACCESS) == set(_OPENAI_WIRE)
-    for name in _OPENAI_WIRE:
-        probes = probes_for(name, "m")
-        rules = [p.rule for p in probes if p.kind == "rule"]
-        assert sorted(rules) == sorted(OPENAI_RULES), name
-        ids = {p.id for p in probes}
-        assert all(p.twin in ids for p in probes if p.kind == "rule"), name
-        assert {p.id for p in probes if p.kind == "shape"} >= {"shape.stream",
-                                                               "shape.stream_usage"}
+#: rules no probe asks: the URL's (the probe goes where the user points it), and those needing
+#: what an earlier answer said (a one-request probe cannot show them), provider -> rule -> why
+_UNPROBED = {"*": {"route": "the route is the URL the user gives",
+                   "api_version.missing": "Azure's api-version is part of the URL the user gives",
+                   "api_version.unsupported": "the same"},
+             "deepseek": {"messages.reasoning_content.missing": "needs a thinking call answered"},
+             "openrouter": {"messages.reasoning_details.missing": "needs a Gemini call answered"}}
+
+
+def _rules_in_source(name: str) -> set[str]:
+    """Every rule id the provider's folder names (``rule="..."``), and OpenAI's."""
+    folder = Path(__file__).parents[2] / "pytest_toolcall/providers" / name.replace("-", "_")
+    found = set(OPENAI_RULES)
+    for file in folder.glob("*.py"):
+        found |= set(re.findall(r'rule="([^"]+)"', file.read_text(encoding="utf-8")))
+    return found
+
+
+@pytest.mark.parametrize("name", _OPENAI_WIRE)
+def test_every_rule_of_every_provider_has_a_probe(name: str) -> None:
+    """A rule a provider's fake enforces (OpenAI's, the service's own, its auth) without a probe
+    fails here, unless listed in _UNPROBED with why."""
+    assert name in PROBE_ACCESS
+    probes = probes_for(name, "m")
+    probed = {p.rule for p in probes if p.kind in ("rule", "auth")}
+    unprobed = {**_UNPROBED["*"], **_UNPROBED.get(name, {})}
+    missing = _rules_in_source(name) - probed - set(unprobed)
+    assert not missing, missing
+    assert set(OPENAI_RULES) <= probed and {"auth.missing", "auth.invalid"} <= probed
+    assert not probed & set(unprobed)
+    ids = {p.id for p in probes}
+    assert all(p.twin in ids for p in probes if p.twin), name
+    assert {p.id for p in probes if p.kind == "shape"} == {
+        "shape.answer", "shape.stream", "shape.stream_usage", "shape.stream_call"}
+
+
+def test_the_source_scan_sees_a_rule_without_a_probe() -> None:
+    """The scan is no formality: Mistral's own id rule is found in its folder, and it is one of
+    the own probes."""
+    assert "messages.tool_calls.id_format" in _rules_in_source("mistral")
+    assert "messages.tool_calls.id_format" not in _rules_in_source("groq")
 
 
 def test_a_rule_probe_is_the_rule_tests_breaking_body() -> None:
@@ -75,8 +106,8 @@ def test_the_fake_itself_on_loopback_shows_no_divergence(name: str) -> None:
         finally:
             close()
     assert report["divergences"] == [], report["divergences"][:3]
-    assert report["requests"] == len(report["probes"]) == 37
-    assert len(endpoint.exchanges) == 37  # each probe sent once over the wire
+    assert report["requests"] == len(report["probes"]) == len(probes_for(name, "m"))
+    assert len(endpoint.exchanges) == report["requests"]  # each probe sent once over the wire
 
 
 # -- the stand-in: the openai fake, changed in three places ------------------------------------
@@ -167,7 +198,7 @@ def test_the_command_reports_and_writes_facts(tmp_path: Path, monkeypatch: Any,
                      "--model", "tiny", "--report", str(report_file)])
     out = capsys.readouterr().out
     assert code == 1, out
-    assert out.startswith("probing vllm at http://127.0.0.1:") and "37 requests" in out
+    assert out.startswith("probing vllm at http://127.0.0.1:") and "42 requests" in out
     assert "divergences in" in out and SECRET not in out
     text = report_file.read_text()
     assert SECRET not in text

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["BREAKING", "ROUND_TRIP", "TWINS", "body", "call", "calls", "result", "tool",
-           "twin_of"]
+__all__ = ["BREAKING", "OWN_BREAKING", "ROUND_TRIP", "TWINS", "body", "call", "calls", "result",
+           "tool", "twin_of"]
 
 TOOL = {"type": "function", "function": {"name": "get_weather", "description": "Weather.",
                                           "parameters": {"type": "object", "properties": {
@@ -98,5 +98,24 @@ TWINS = {"plain": body(), "round_trip": ROUND_TRIP}
 def twin_of(rule: str) -> str:
     """The name of ``rule``'s accepted twin in :data:`TWINS`: the round trip for the rules on a
     replayed call or its result, the plain request for the others."""
-    return "round_trip" if rule.startswith(("messages.tool.", "messages.tool_calls.")) \
-        else "plain"
+    return "round_trip" if rule.startswith(("messages.tool.", "messages.tool_calls.",
+                                            "messages.order.")) else "plain"
+
+
+#: the smallest request breaking each rule a service on this wire has of its own (beside OpenAI's),
+#: service -> rule -> body; its accepted twin is the plain request (the round trip for a rule on
+#: replayed calls). A rule that needs what an earlier answer said (DeepSeek's reasoning_content,
+#: OpenRouter's reasoning_details) has no one-request probe
+OWN_BREAKING: dict[str, dict[str, Any]] = {
+    "mistral": {
+        "messages.tool_calls.id_format": body(messages=[
+            USER, calls(call(id="call_1")), result(tool_call_id="call_1")]),
+        "messages.order.user_after_tool": body(messages=[USER, calls(call()), result(), USER]),
+    },
+    "vllm": {
+        "tools.empty": body(tools=[]),
+        "stream_options.without_stream": body(stream_options={"include_usage": True}),
+        "tool_choice.auto_unconfigured": body(tool_choice="auto"),
+    },
+    "cerebras": {"body.unsupported": body(toolcall_probe_field=1)},
+}
