@@ -170,7 +170,9 @@ def probes_for(provider: str, model: str) -> list[Probe]:
                                                                          ("invalid", "wrong"))]
     text = {"model": model, "messages": [dict(USER, content="Say ok.")]}
     call = {"model": model, "messages": [dict(USER, content=_CALL_PROMPT)],
-            "tools": [TOOL], "tool_choice": "auto"}
+            "tools": [TOOL], "tool_choice": "required"}
+    if get_dialect(provider).validate(call) is not None:  # Zhipu takes "auto" only
+        call["tool_choice"] = "auto"
     out += [
         Probe(id="shape.answer", kind="shape", facts=shown, body=_sized(text, model)),
         Probe(id="shape.stream", kind="shape", facts=shown, stream=True,
@@ -421,7 +423,9 @@ def run_probes(provider: str, send: Sender, *, model: str, base_url: str,
                               "code": None, "message": str(exc)}}
         row = {"id": probe.id, "kind": probe.kind, "rule": probe.rule,
                "breaks": _breaks(provider, probe), "twin": probe.twin,
-               "facts": list(probe.facts), "fake": fake, "real": real}
+               "facts": list(probe.facts), "auth": probe.auth,
+               "request": probe.body if probe.body is not None else NOT_JSON.decode(),
+               "fake": fake, "real": real}
         if probe.rule:
             row["status_in_fake"] = rule_status(provider, probe.rule)
         rows.append(row)
