@@ -1,4 +1,5 @@
-"""``pytest-toolcall``: the command line. One command so far, ``mutate``.
+"""``pytest-toolcall``: the command line: ``mutate``, and ``probe`` (cli/probe.py, its own exit
+codes).
 
 Exit codes: 0 done (gate passed or no gate), 1 the mutation gate failed, 2 usage error (bad
 option, missing path, mutmut missing), 3 no honest result could be produced (the suite is red,
@@ -72,11 +73,18 @@ def build_parser() -> argparse.ArgumentParser:
                              "(default: the base profile only)")
     mutate.add_argument("--keep", action="store_true",
                         help="keep the working copy (for `mutmut browse` / `mutmut show`)")
+    from pytest_toolcall.cli import probe
+
+    probe.add_parser(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.command == "probe":
+        from pytest_toolcall.cli import probe
+
+        return probe.run(args)
     return _mutate(args)
 
 

@@ -24,87 +24,15 @@ from pytest_toolcall.providers.base import get_dialect, noting_breaches
 from pytest_toolcall.providers.fake import FakeProvider, in_process_endpoint
 from pytest_toolcall.providers.openai.dialect import (OPENAI_RULES, UNAVOIDABLE_RULES,
                                                       OpenAIChat)
+from pytest_toolcall.providers.openai.probes import BREAKING
+from pytest_toolcall.providers.openai.probes import USER as _USER
+from pytest_toolcall.providers.openai.probes import body as _body
+from pytest_toolcall.providers.openai.probes import result as _result
+from pytest_toolcall.providers.openai.probes import tool as _tool
 from pytest_toolcall.reference import _adapter_class, reference_profile
 from pytest_toolcall.run.runner import run_case
 
 _SERVICES = [n for n in PROVIDERS if n != "openai" and isinstance(get_dialect(n), OpenAIChat)]
-_TOOL = {"type": "function", "function": {"name": "get_weather", "description": "Weather.",
-                                           "parameters": {"type": "object", "properties": {
-                                               "city": {"type": "string"}}}}}
-_ID = "D681PevKs"  # 9 letters and digits: Mistral's own id rule takes it
-_USER = {"role": "user", "content": "Weather in Paris?"}
-
-
-def _call(**fields: Any) -> dict[str, Any]:
-    call = {"id": _ID, "type": "function",
-            "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}}
-    call.update(fields)
-    return {k: v for k, v in call.items() if v is not None}
-
-
-def _calls(*calls: dict[str, Any]) -> dict[str, Any]:
-    return {"role": "assistant", "content": None, "tool_calls": list(calls)}
-
-
-def _result(**fields: Any) -> dict[str, Any]:
-    return {"role": "tool", "tool_call_id": _ID, "content": "sunny", **fields}
-
-
-def _body(**fields: Any) -> dict[str, Any]:
-    body: dict[str, Any] = {"model": "m", "messages": [_USER], "tools": [_TOOL]}
-    body.update(fields)
-    return {k: v for k, v in body.items() if v is not None}
-
-
-def _tool(**function: Any) -> dict[str, Any]:
-    return {"type": "function", "function": {**_TOOL["function"], **function}}
-
-
-#: one body per rule of OpenAI's that breaks that rule alone
-BREAKING: dict[str, Any] = {
-    "body.json": None,
-    "model.missing": {"messages": [_USER]},
-    "messages.missing": {"model": "m"},
-    "messages.empty": _body(messages=[]),
-    "type": _body(parallel_tool_calls="yes"),
-    "tools.type.missing": _body(tools=[{"function": _TOOL["function"]}]),
-    "tools.type": _body(tools=[{"type": "wizardry"}]),
-    "tools.function.missing": _body(tools=[{"type": "function"}]),
-    "tools.name.missing": _body(tools=[{"type": "function", "function": {"description": "x"}}]),
-    "tools.name.pattern": _body(tools=[_tool(name="get weather")]),
-    "tools.name.length": _body(tools=[_tool(name="a" * 65)]),
-    "tools.parameters.schema": _body(tools=[_tool(parameters={"type": 5})]),
-    "tool_choice.without_tools": {"model": "m", "messages": [_USER], "tool_choice": "auto"},
-    "tool_choice.value": _body(tool_choice="any"),
-    "tool_choice.function.missing": _body(tool_choice={"type": "function"}),
-    "tool_choice.unknown_tool": _body(tool_choice={"type": "function",
-                                                   "function": {"name": "nope"}}),
-    "parallel_tool_calls.without_tools": {"model": "m", "messages": [_USER],
-                                          "parallel_tool_calls": True},
-    "messages.role.missing": _body(messages=[{"content": "hi"}]),
-    "messages.role": _body(messages=[{"role": "wizard", "content": "hi"}, _USER]),
-    "messages.tool.orphan": _body(messages=[_USER, _result()]),
-    "messages.tool.tool_call_id": _body(messages=[
-        _USER, _calls(_call()), {"role": "tool", "content": "x"}, _result()]),
-    "messages.tool.unknown_id": _body(messages=[
-        _USER, _calls(_call()), _result(), _result(tool_call_id="Q9x2LmP0z")]),
-    "messages.tool_calls.unanswered": _body(messages=[_USER, _calls(_call()), _USER]),
-    "messages.assistant.content_null": _body(messages=[
-        _USER, {"role": "assistant", "content": None}, _USER]),
-    "messages.assistant.empty_tool_calls": _body(messages=[
-        _USER, {"role": "assistant", "content": "Hello.", "tool_calls": []}, _USER]),
-    "messages.content.missing": _body(messages=[{"role": "user"}]),
-    "messages.tool_calls.id": _body(messages=[_USER, _calls(_call(id=None)), _USER]),
-    "messages.tool_calls.function": _body(messages=[_USER, _calls(_call(function=None)),
-                                                    _result()]),
-    "messages.tool_calls.type": _body(messages=[_USER, _calls(_call(type="wizard")),
-                                                _result()]),
-    "messages.tool_calls.function.name": _body(messages=[
-        _USER, _calls(_call(function={"arguments": "{}"})), _result()]),
-    "messages.tool_calls.function.arguments": _body(messages=[
-        _USER, _calls(_call(function={"name": "get_weather"})), _result()]),
-}
-
 #: a service's own reading that takes a body before OpenAI's rule sees it: service -> rules
 _OWN_READING = {
     # llama-server reads a tool_choice that is no string as "auto" (json_value's fallback)

@@ -1,0 +1,269 @@
+"""Issue 33: every rule carries a probe; a probe run names every divergence between a service and
+its fake. No network: the "service" is a loopback server started and stopped here (the fake
+itself, or a stand-in that diverges from it on purpose).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_toolcall.cli import main
+from pytest_toolcall.core._names import PROVIDERS
+from pytest_toolcall.providers.base import get_dialect
+from pytest_toolcall.providers.fake import FakeProvider, serve
+from pytest_toolcall.providers.fake.provider import DEFAULT_KEY
+from pytest_toolcall.providers.openai.dialect import OPENAI_RULES, OpenAIChat
+from pytest_toolcall.providers.openai.probes import BREAKING
+from pytest_toolcall.run.probes import (PROBE_ACCESS, ProbeFake, fake_path, http_sender,
+                                        probes_for, run_probes)
+
+_OPENAI_WIRE = [n for n in PROVIDERS if isinstance(get_dialect(n), OpenAIChat)]
+SECRET = "sk-probe-Secret-0123456789abcdefXYZ"
+
+
+#: rules no probe asks: the URL's (the probe goes where the user points it), and those needing
+#: what an earlier answer said (a one-request probe cannot show them), provider -> rule -> why
+_UNPROBED = {"*": {"route": "the route is the URL the user gives",
+                   "api_version.missing": "Azure's api-version is part of the URL the user gives",
+                   "api_version.unsupported": "the same"},
+             "deepseek": {"messages.reasoning_content.missing": "needs a thinking call answered"},
+             "openrouter": {"messages.reasoning_details.missing": "needs a Gemini call answered"}}
+
+
+def _rules_in_source(name: str) -> set[str]:
+    """Every rule id the provider's folder names (``rule="..."``), and OpenAI's."""
+    folder = Path(__file__).parents[2] / "pytest_toolcall/providers" / name.replace("-", "_")
+    found = set(OPENAI_RULES)
+    for file in folder.glob("*.py"):
+        found |= set(re.findall(r'rule="([^"]+)"', file.read_text(encoding="utf-8")))
+    return found
+
+
+@pytest.mark.parametrize("name", _OPENAI_WIRE)
+def test_every_rule_of_every_provider_has_a_probe(name: str) -> None:
+    """A rule a provider's fake enforces (OpenAI's, the service's own, its auth) without a probe
+    fails here, unless listed in _UNPROBED with why."""
+    assert name in PROBE_ACCESS
+    probes = probes_for(name, "m")
+    probed = {p.rule for p in probes if p.kind in ("rule", "auth")}
+    unprobed = {**_UNPROBED["*"], **_UNPROBED.get(name, {})}
+    missing = _rules_in_source(name) - probed - set(unprobed)
+    assert not missing, missing
+    assert set(OPENAI_RULES) <= probed and {"auth.missing", "auth.invalid"} <= probed
+    assert not probed & set(unprobed)
+    ids = {p.id for p in probes}
+    assert all(p.twin in ids for p in probes if p.twin), name
+    assert {p.id for p in probes if p.kind == "shape"} == {
+        "shape.answer", "shape.stream", "shape.stream_usage", "shape.stream_call"}
+
+
+def test_the_source_scan_sees_a_rule_without_a_probe() -> None:
+    """The scan is no formality: Mistral's own id rule is found in its folder, and it is one of
+    the own probes."""
+    assert "messages.tool_calls.id_format" in _rules_in_source("mistral")
+    assert "messages.tool_calls.id_format" not in _rules_in_source("groq")
+
+
+def test_a_rule_probe_is_the_rule_tests_breaking_body() -> None:
+    """The probe's data is the rule's own (BREAKING), with the probe's model and max_tokens."""
+    probes = {p.rule: p for p in probes_for("groq", "tiny") if p.kind == "rule"}
+    for rule, body in BREAKING.items():
+        sent = probes[rule].body
+        if body is None:
+            assert sent is None and probes[rule].payload() == b"{this is not json"
+            continue
+        assert {k: v for k, v in sent.items() if k not in ("model", "max_tokens")} == \
+            {k: v for k, v in body.items() if k != "model"}
+        assert sent.get("model", "tiny") == "tiny" and sent["max_tokens"] == 16
+
+
+def test_other_wires_say_their_probes_are_not_built() -> None:
+    for name in sorted(set(PROVIDERS) - set(_OPENAI_WIRE)):
+        with pytest.raises(ValueError, match="not built yet"):
+            probes_for(name, "m")
+
+
+def _base_url(endpoint: Any, name: str) -> str:
+    root = endpoint.base_url[:len(endpoint.base_url) - len(get_dialect(name).base_path)]
+    return root + fake_path(name).removesuffix("/chat/completions")
+
+
+@pytest.mark.parametrize("name", _OPENAI_WIRE)
+def test_the_fake_itself_on_loopback_shows_no_divergence(name: str) -> None:
+    with serve(ProbeFake(name)) as endpoint:
+        send, close = http_sender(_base_url(endpoint, name), DEFAULT_KEY,
+                                  PROBE_ACCESS[name].key_header, timeout=10)
+        try:
+            report = run_probes(name, send, model="m", base_url=endpoint.base_url)
+        finally:
+            close()
+    assert report["divergences"] == [], report["divergences"][:3]
+    assert report["requests"] == len(report["probes"]) == len(probes_for(name, "m"))
+    assert len(endpoint.exchanges) == report["requests"]  # each probe sent once over the wire
+
+
+# -- the stand-in: the openai fake, changed in three places ------------------------------------
+class StandIn(ProbeFake):
+    """What a drifted service might answer: it takes a tool name with a space (OpenAI's fake
+    refuses it), refuses an unknown role in another error shape (422 {detail: [...]}), streams
+    its usage under x_groq.usage instead of at the top level, and ends no stream with [DONE]."""
+
+    def respond(self, method: str, raw_path: str, headers: Any,
+                body: bytes) -> tuple[int, dict[str, str], list[bytes]]:
+        data = json.loads(body) if body.startswith(b"{\"") else None
+        if isinstance(data, dict) and any(" " in str(t.get("function", {}).get("name", ""))
+                                          for t in data.get("tools", [])):
+            data["tools"] = [{**t, "function": {**t["function"], "name": "get_weather"}}
+                             for t in data["tools"]]
+            body = json.dumps(data).encode()
+        if isinstance(data, dict) and any(m.get("role") == "wizard"
+                                          for m in data.get("messages", [])):
+            detail = {"detail": [{"loc": ["body", "messages", 0, "role"],
+                                  "msg": "Input should be 'user', 'assistant' or 'tool'"}]}
+            return 422, {"content-type": "application/json"}, [json.dumps(detail).encode()]
+        status, out, chunks = super().respond(method, raw_path, headers, body)
+        if out.get("content-type", "").startswith("text/event-stream"):
+            chunks = [_usage_moved(c).replace(b"data: [DONE]\n\n", b"") for c in chunks]
+        return status, out, chunks
+
+
+def _usage_moved(chunk: bytes) -> bytes:
+    out = []
+    for block in chunk.split(b"\n\n"):
+        if block.startswith(b"data: {"):
+            event = json.loads(block[6:])
+            if event.get("usage"):
+                event["x_groq"] = {"usage": event.pop("usage")}
+            block = b"data: " + json.dumps(event).encode()
+        out.append(block)
+    return b"\n\n".join(out)
+
+
+PLANTED = {("rule.tools.name.pattern", "accepted"),
+           ("rule.messages.role", "status"), ("rule.messages.role", "error.shape"),
+           ("rule.messages.role", "error.type"), ("rule.messages.role", "error.code"),
+           ("rule.messages.role", "error.message"),
+           ("shape.stream_usage", "placement.usage"),
+           ("shape.stream_usage", "placement.x_groq.usage"),
+           ("shape.stream", "stream.events"), ("shape.stream_usage", "stream.events"),
+           ("shape.stream_call", "stream.events")}
+
+
+@contextlib.contextmanager
+def _standin(api_key: str = DEFAULT_KEY) -> Iterator[Any]:
+    before = threading.active_count()
+    with serve(StandIn("openai", api_key=api_key)) as endpoint:
+        yield endpoint
+    assert threading.active_count() <= before  # the server's thread is gone
+
+
+def test_the_report_names_each_planted_divergence() -> None:
+    with _standin() as endpoint:
+        send, close = http_sender(endpoint.base_url, DEFAULT_KEY, timeout=10)
+        try:
+            report = run_probes("openai", send, model="m", base_url=endpoint.base_url)
+        finally:
+            close()
+    found = {(d["probe"], d["what"]) for d in report["divergences"]}
+    assert found == PLANTED
+    accepted = next(d for d in report["divergences"] if d["what"] == "accepted")
+    assert (accepted["fake"], accepted["real"], accepted["rule"]) == \
+        (False, True, "tools.name.pattern")
+    shape = next(d for d in report["divergences"] if d["what"] == "error.shape")
+    assert shape["real"][0] == "detail" and "error.message" in shape["fake"]
+    usage = next(d for d in report["divergences"] if d["what"] == "placement.usage")
+    assert usage == {"probe": "shape.stream_usage", "rule": None, "what": "placement.usage",
+                     "fake": ["after-finish"], "real": None}
+    events = next(d for d in report["divergences"] if d["probe"] == "shape.stream_call")
+    assert events["fake"][-1] == "done" and "done" not in events["real"], events
+    assert report["summary"]["diverging_probes"] == 5
+
+
+def test_the_command_reports_and_writes_facts(tmp_path: Path, monkeypatch: Any,
+                                             capsys: Any) -> None:
+    """One command against the stand-in: the request count first, a summary after, exit 1,
+    a report without the key; then --to-facts writes a fact per diverging probe."""
+    monkeypatch.setenv("VLLM_API_KEY", SECRET)
+    report_file = tmp_path / "report.json"
+    with _standin(api_key=SECRET) as endpoint:
+        code = main(["probe", "--provider", "vllm", "--base-url", endpoint.base_url,
+                     "--model", "tiny", "--report", str(report_file)])
+    out = capsys.readouterr().out
+    assert code == 1, out
+    assert out.startswith("probing vllm at http://127.0.0.1:") and "42 requests" in out
+    assert "divergences in" in out and SECRET not in out
+    text = report_file.read_text()
+    assert SECRET not in text
+    report = json.loads(text)
+    assert report["provider"] == "vllm" and report["model"] == "tiny"
+    facts_file = tmp_path / "facts.json"
+    original = Path(__file__).parents[2] / "pytest_toolcall/providers/vllm/facts.json"
+    facts_file.write_text(original.read_text())
+    assert main(["probe", "--to-facts", str(report_file), "--facts", str(facts_file)]) == 0
+    out = capsys.readouterr().out
+    assert "+    \"probe_" in out and "facts written to" in out
+    facts = json.loads(facts_file.read_text())["facts"]
+    diverged = {d["probe"] for d in report["divergences"]}
+    new = {k: v for k, v in facts.items() if k.startswith("probe_")}
+    assert len(new) == len(diverged)
+    for fact in new.values():
+        assert fact["confirmed"] == report["date"] and "report.json" in fact["source"]
+    # vLLM is shown to refuse a tool_choice without tools: the stand-in (OpenAI's fake) refuses
+    # it in OpenAI's words, so the fact quotes them and the reviewer is told to fix the fake
+    assert "OpenAI's rule tool_choice.without_tools" in \
+        facts["probe_tool_choice_without_tools"]["value"]
+    assert "to review: tool_choice.without_tools: the service refuses it otherwise" in out
+    # a rule vLLM's fake takes (unconfirmed) that the stand-in refuses: to confirm
+    assert "to review: tools.name.length: the service refuses it: add" in out
+
+
+def test_a_report_of_another_url_is_not_written_over_the_service_facts(tmp_path: Path,
+                                                                       capsys: Any) -> None:
+    report = {"report": "pytest-toolcall probe", "provider": "openai", "date": "2026-11-28",
+              "base_url": "http://localhost:11434/v1", "model": "qwen3:0.6b", "probes": [],
+              "divergences": []}
+    file = tmp_path / "r.json"
+    file.write_text(json.dumps(report))
+    assert main(["probe", "--to-facts", str(file)]) == 2
+    assert "give --facts FILE" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, words", [
+    ([], "--provider: name the provider"),
+    (["--provider", "anthropic"], "not built yet"),
+    (["--provider", "nope"], "no such provider"),
+    (["--provider", "vllm"], "--base-url: vllm has no public endpoint"),
+    (["--provider", "vllm", "--base-url", "localhost:8000"], "is no http(s) URL"),
+    (["--provider", "vllm", "--base-url", "http://127.0.0.1:9/v1"], "--model: vllm has no"),
+    (["--provider", "llamacpp", "--base-url", "http://x/v1", "--report", "/no/such/dir/r.json"],
+     "--report: the folder"),
+    (["--to-facts", "/no/such/report.json"], "--to-facts: no file"),
+])
+def test_bad_input_is_a_usage_error(argv: list[str], words: str, capsys: Any,
+                                    monkeypatch: Any) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    assert main(["probe", *argv]) == 2
+    err = capsys.readouterr().err
+    assert words in err and "Traceback" not in err
+
+
+def test_no_key_for_a_public_service_is_a_usage_error(monkeypatch: Any, capsys: Any) -> None:
+    monkeypatch.delenv("GROQ_API_KEY", raising=False)
+    assert main(["probe", "--provider", "groq"]) == 2
+    assert "set GROQ_API_KEY" in capsys.readouterr().err
+
+
+def test_a_server_that_does_not_answer_sends_one_request(capsys: Any) -> None:
+    with serve(FakeProvider("vllm")) as endpoint:
+        url = endpoint.base_url
+    assert main(["probe", "--provider", "vllm", "--base-url", url, "--model", "m",
+                 "--timeout", "2"]) == 3
+    assert "did not answer" in capsys.readouterr().err
