@@ -10,8 +10,8 @@ from typing import Any
 
 import controls_openai as _generic  # tests/providers/controls_openai.py
 from provider_kit import (
-    BrokenStream,
     DecodesAsOpenAI,
+    DropsReasoningDeltas,
     EncodesAsOpenAI,
     ReasoningInText,
     UsageFromEmptyChoicesOnly,
@@ -21,7 +21,7 @@ from provider_kit import (
 
 from pytest_toolcall.core.errors import ProviderError
 from pytest_toolcall.core.model import ChatResponse
-from pytest_toolcall.providers.deepseek.reference import DeepSeekAdapter, DeepSeekStreamAccumulator
+from pytest_toolcall.providers.deepseek.reference import DeepSeekAdapter
 
 __all__ = ["DropsReasoning", "EditsReasoning", "NonEmptyReasoningOnly", "ReasoningAsText",
            "ReasoningNotDecoded", "StreamDropsReasoning", "UsageChunkOnly", "RetriesEverything",
@@ -66,17 +66,10 @@ class ReasoningNotDecoded(DecodesAsOpenAI, DeepSeekAdapter):
     behind openai-agents #2155)."""
 
 
-class _NoReasoningAccumulator(DeepSeekStreamAccumulator):
-    def feed(self, data: dict[str, Any]) -> list[Any]:
-        return super(DeepSeekStreamAccumulator, self).feed(data)
-
-
 @fails("stream.deepseek_reasoning_replayed", "response.reasoning")
-class StreamDropsReasoning(BrokenStream, DeepSeekAdapter):
+class StreamDropsReasoning(DropsReasoningDeltas, DeepSeekAdapter):
     """The stream reader keeps content and tool_calls deltas only (deepseek-harness #739 asks
     whether reasoning_content is lost in the streaming chunks)."""
-
-    accumulator = _NoReasoningAccumulator
 
 
 @fails("stream.deepseek_usage_on_finish_chunk", "response.usage")

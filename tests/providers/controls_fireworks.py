@@ -9,6 +9,7 @@ from typing import Any
 from provider_kit import (
     BrokenStream,
     DecodesAsOpenAI,
+    DropsReasoningDeltas,
     EncodesAsOpenAI,
     ReasoningInText,
     collected,
@@ -40,16 +41,9 @@ class ReasoningNotDecoded(DecodesAsOpenAI, FireworksAdapter):
     """The OpenAI decoder: reasoning_content is ignored, nothing can be sent back."""
 
 
-class _NoReasoning(DeepSeekStreamAccumulator):
-    def feed(self, data: dict[str, Any]) -> list[Any]:
-        return super(DeepSeekStreamAccumulator, self).feed(data)
-
-
 @fails("stream.fireworks_reasoning_replayed", "response.reasoning")
-class StreamDropsReasoning(BrokenStream, FireworksAdapter):
+class StreamDropsReasoning(DropsReasoningDeltas, FireworksAdapter):
     """The stream reader keeps content and tool_calls deltas only."""
-
-    accumulator = _NoReasoning
 
 
 class _FirstFragmentName(DeepSeekStreamAccumulator):

@@ -9,6 +9,7 @@ from typing import Any
 from provider_kit import (
     BrokenStream,
     DecodesAsOpenAI,
+    DropsReasoningDeltas,
     EncodesAsOpenAI,
     ReasoningInText,
     RewritesIds,
@@ -52,16 +53,9 @@ class ReasoningNotDecoded(DecodesAsOpenAI, ZhipuAdapter):
     """The OpenAI decoder: reasoning_content is ignored, nothing can be sent back."""
 
 
-class _NoReasoningAccumulator(DeepSeekStreamAccumulator):
-    def feed(self, data: dict[str, Any]) -> list[Any]:
-        return super(DeepSeekStreamAccumulator, self).feed(data)
-
-
 @fails("stream.zhipu_reasoning_replayed", "response.reasoning")
-class StreamDropsReasoning(BrokenStream, ZhipuAdapter):
+class StreamDropsReasoning(DropsReasoningDeltas, ZhipuAdapter):
     """The stream reader keeps content and tool_calls deltas only."""
-
-    accumulator = _NoReasoningAccumulator
 
 
 class _FinishIsTheEnd(DeepSeekStreamAccumulator):

@@ -60,6 +60,7 @@ import pytest
 from pytest_toolcall.cases import default_registry
 from pytest_toolcall.core.model import ChatResponse
 from pytest_toolcall.providers import get
+from pytest_toolcall.providers.deepseek.reference import DeepSeekStreamAccumulator
 from pytest_toolcall.providers.errors import RETRYABLE_KINDS
 from pytest_toolcall.providers.fake import FakeProvider, in_process_endpoint
 from pytest_toolcall.providers.fake.provider import Endpoint
@@ -179,6 +180,18 @@ class UsageFromEmptyChoicesOnly:
     def new_accumulator(self) -> Any:
         own = type(super().new_accumulator())  # type: ignore[misc]
         return type(own.__name__, (_UsageFromEmptyChoicesOnly, own), {})(self)
+
+
+class _SkipsReasoningDeltas(DeepSeekStreamAccumulator):
+    def feed(self, data: dict[str, Any]) -> list[Any]:
+        return super(DeepSeekStreamAccumulator, self).feed(data)
+
+
+class DropsReasoningDeltas(BrokenStream):
+    """The stream reader of a service on DeepSeek's ``reasoning_content`` keeps content and
+    tool_calls deltas only: the chain of thought of a streamed answer is lost."""
+
+    accumulator = _SkipsReasoningDeltas
 
 
 class RewritesIds:
