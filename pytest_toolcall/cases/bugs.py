@@ -9,8 +9,9 @@ bug: source -> bug -> cases -> controls (dialects).
 
 The control docstrings and the tables that run them (``CONTROLS``-style lists of (case id,
 control, clause) rows, in a controls module itself, e.g. ``tests/providers/controls_groq.py``,
-or in a ``test_*.py`` module of those folders) are read with :mod:`ast`; no test module is
-imported. Regenerate the committed catalogue from the repository root with::
+or in a ``test_*.py`` module of those folders; a control of ``tests/providers/`` declares its
+own rows with ``@fails(case id, clause)`` above its class) are read with :mod:`ast`; no test
+module is imported. Regenerate the committed catalogue from the repository root with::
 
     python -m pytest_toolcall.cases.bugs --write
 
@@ -213,6 +214,23 @@ def _tables(tree: ast.Module) -> Iterable[tuple[str, ast.expr]]:
             yield name, value
 
 
+def _declared(tree: ast.Module) -> Iterable[tuple[str, str, str]]:
+    """The rows the module's classes declare on themselves, ``@fails(case id, clause)`` or
+    ``@fails(case id, clause, table="SHARED_CONTROLS")`` (``tests/providers/provider_kit.py``):
+    (class name, case id, table), a table being ``CONTROLS`` unless said."""
+    for node in tree.body:
+        if not isinstance(node, ast.ClassDef):
+            continue
+        for decorator in node.decorator_list:
+            if not (isinstance(decorator, ast.Call) and isinstance(decorator.func, ast.Name)
+                    and decorator.func.id == "fails" and decorator.args
+                    and isinstance(decorator.args[0], ast.Constant)):
+                continue
+            table = next((k.value.value for k in decorator.keywords if k.arg == "table"
+                          and isinstance(k.value, ast.Constant)), "CONTROLS")
+            yield node.name, str(decorator.args[0].value), str(table)
+
+
 def _control_named(item: ast.expr, module: str, modules: dict[str, str],
                    names: dict[str, tuple[str, str]],
                    controls: dict[tuple[str, str], Control]) -> Control | None:
@@ -255,6 +273,11 @@ def read_controls(root: Path = ROOT) -> dict[tuple[str, str], Control]:
                 for alias in node.names:
                     names[alias.asname or alias.name] = (node.module, alias.name)
         dialect = _file_dialect(tree)
+        for name, case_id, table in _declared(tree):
+            control = controls.get((path.stem, name))
+            run = (path.name, table, case_id, dialect)
+            if control is not None and run not in control.runs:
+                control.runs.append(run)
         for table, value in _tables(tree):
             for row in value.elts:
                 if not isinstance(row, ast.Tuple) or not row.elts:

@@ -1,10 +1,10 @@
 """Negative controls for the ``anthropic`` dialect: the reference AnthropicAdapter, one thing broken.
 
 Each class overrides ONE method of :class:`AnthropicAdapter` (stream bugs override
-``new_accumulator`` to hand out an accumulator with one broken method); the docstring names the
-bug and, where there is one, its public report (WIRE.md §6). The tables at the end pair each with
-the case that must fail it and the clause; ``tests/providers/test_controls.py`` runs them.
-"""
+``new_accumulator`` to hand out an accumulator with one broken method); the docstring names the bug
+and, where there is one, its public report (WIRE.md §6). Above each, ``@fails`` names the case that
+must fail it and the clause; the tables at the end collect them for
+``tests/providers/test_controls.py``. """
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import json
 from typing import Any
 
 import httpx
-from provider_kit import BrokenStream
+from provider_kit import BrokenStream, collected, fails
 
 from pytest_toolcall.core.contracts import Profile
 from pytest_toolcall.core.errors import ProviderError
@@ -76,6 +76,7 @@ __all__ = [
 # == history replay ================================================================================
 
 
+@fails("wire.anthropic_tool_results_first", "request.messages.tool_use.unanswered")
 class TextBeforeResults(AnthropicAdapter):
     """A user text after tool results is put first in their user message (hermes-agent PR
     #65369, qwen-code #8161): Anthropic answers 400 '`tool_use` ids were found without
@@ -89,6 +90,7 @@ class TextBeforeResults(AnthropicAdapter):
         return out
 
 
+@fails("wire.anthropic_results_one_message", "wire.anthropic.results_one_message")
 class OneUserMessagePerResult(AnthropicAdapter):
     """Every canonical tool message becomes its own user message (a 1:1 role mapping)."""
 
@@ -102,6 +104,7 @@ class OneUserMessagePerResult(AnthropicAdapter):
         return out
 
 
+@fails("wire.anthropic_is_error", "wire.anthropic.is_error")
 class DropsIsError(AnthropicAdapter):
     """is_error is never sent: the model reads a failure as a result."""
 
@@ -111,6 +114,7 @@ class DropsIsError(AnthropicAdapter):
         return block
 
 
+@fails("wire.anthropic_is_error", "wire.anthropic.is_error")
 class EveryResultIsError(AnthropicAdapter):
     """``is_error`` is set on every result (``"is_error": message.is_error is not None``)."""
 
@@ -118,6 +122,7 @@ class EveryResultIsError(AnthropicAdapter):
         return dict(super().encode_result(message), is_error=True)
 
 
+@fails("wire.anthropic_is_error", "request.type")
 class IsErrorAsString(AnthropicAdapter):
     """is_error sent as the string "true" (copied from a text protocol): a 400."""
 
@@ -128,6 +133,8 @@ class IsErrorAsString(AnthropicAdapter):
         return block
 
 
+@fails("stream.anthropic_zero_args_blocks", "request.type")
+@fails("stream.zero_args", "request.type", table="SHARED_CONTROLS")
 class ReplaysZeroArgsAsEmptyString(AnthropicAdapter):
     """``input: call.arguments or ""``: a zero-argument call is replayed with input "" (litellm
     #5063: arguments "" replayed; Anthropic wants an object)."""
@@ -139,6 +146,8 @@ class ReplaysZeroArgsAsEmptyString(AnthropicAdapter):
 # == tool_choice ===================================================================================
 
 
+@fails("wire.anthropic_tool_choice_parallel", "request.tool_choice.type")
+@fails("wire.tool_choice_required", "request.tool_choice.type", table="SHARED_CONTROLS")
 class RequiredSpelledRequired(AnthropicAdapter):
     """'required' passed through as {type: required} (OpenAI's word): a 400."""
 
@@ -149,6 +158,7 @@ class RequiredSpelledRequired(AnthropicAdapter):
         return out
 
 
+@fails("wire.anthropic_tool_choice_parallel", "wire.anthropic.tool_choice")
 class ParallelFlagOnlyOnAuto(AnthropicAdapter):
     """disable_parallel_tool_use is only added when tool_choice is auto or unset."""
 
@@ -158,6 +168,7 @@ class ParallelFlagOnlyOnAuto(AnthropicAdapter):
         return super().encode_tool_choice(choice, None)
 
 
+@fails("wire.anthropic_tool_choice_parallel", "request.tool_choice.none.extra")
 class ParallelFlagOnNone(AnthropicAdapter):
     """disable_parallel_tool_use is added to every tool_choice, none included: a 400."""
 
@@ -187,6 +198,7 @@ class _PingEndsBlock(AnthropicStreamAccumulator):
         return super().feed(event, data)
 
 
+@fails("stream.anthropic_pings_everywhere", "response.tool_calls.arguments")
 class PingEndsBlock(BrokenStream, AnthropicAdapter):
     """A state machine that closes the current tool_use block on any event other than a delta:
     a ping in the middle of a block cuts its arguments."""
@@ -218,6 +230,8 @@ class _ZeroIndex(AnthropicStreamAccumulator):
         return super().feed(event, data)
 
 
+@fails("stream.anthropic_parallel_blocks", "response.tool_calls.count")
+@fails("stream.parallel_sequential", "response.tool_calls.count", table="SHARED_CONTROLS")
 class ParallelBlocksMergedAtIndexZero(BrokenStream, AnthropicAdapter):
     """litellm #5231: every tool_use block mapped to index 0, so parallel calls merge into one
     call with the arguments of all of them."""
@@ -243,6 +257,7 @@ class _BlockIndexAsCallIndex(AnthropicStreamAccumulator):
         return super().add_delta(index, delta)
 
 
+@fails("stream.anthropic_parallel_blocks", "adapter.raised")
 class BlockIndexAsCallIndex(BrokenStream, AnthropicAdapter):
     """The content-block index is used as the position in the list of calls: wrong as soon as
     a text block comes first (IndexError, or arguments on the wrong call)."""
@@ -258,6 +273,7 @@ class _OnlyWithDeltas(AnthropicStreamAccumulator):
         return super().stop_block(index)
 
 
+@fails("stream.anthropic_zero_args_blocks", "response.tool_calls.count")
 class CompletesOnlyBlocksWithDeltas(BrokenStream, AnthropicAdapter):
     """A tool_use block is completed only when input_json_delta text arrived: zero-argument
     calls vanish (pydantic-ai #1654, litellm #5063)."""
@@ -275,6 +291,9 @@ class _UnguardedJson(AnthropicStreamAccumulator):
                                                arguments=arguments))]
 
 
+@fails("stream.anthropic_zero_args_blocks", "adapter.raised")
+@fails("stream.zero_args", "adapter.raised", table="SHARED_CONTROLS")
+@fails("stream.malformed_arguments", "adapter.raised", table="SHARED_CONTROLS")
 class StreamUnguardedJsonLoads(BrokenStream, AnthropicAdapter):
     """json.loads on the joined partial_json with no guard: "" (a zero-argument call) and
     malformed text crash the stream (litellm #5063)."""
@@ -287,6 +306,7 @@ class _IgnoresError(AnthropicStreamAccumulator):
         return [] if event == "error" else super().feed(event, data)
 
 
+@fails("stream.mid_stream_error", "error.message", table="SHARED_CONTROLS")
 class IgnoresErrorEvent(BrokenStream, AnthropicAdapter):
     """``event: error`` is skipped like an unknown event: the stream ends without message_stop
     and the error's own message (overloaded_error...) is lost."""
@@ -302,6 +322,7 @@ class _NoStopCheck(AnthropicStreamAccumulator):
                            usage=self.usage)]
 
 
+@fails("stream.truncated", "error.surfaced", table="SHARED_CONTROLS")
 class NoMessageStopCheck(BrokenStream, AnthropicAdapter):
     """A stream that breaks off before message_stop ends as if it had finished."""
 
@@ -315,6 +336,7 @@ class _StartUsage(AnthropicStreamAccumulator):
         return super().feed(event, data)
 
 
+@fails("stream.anthropic_usage_split", "response.usage")
 class UsageFromMessageStartOnly(BrokenStream, AnthropicAdapter):
     """Usage read from message_start only: output_tokens is its placeholder (1)."""
 
@@ -328,6 +350,7 @@ class _DeltaUsage(AnthropicStreamAccumulator):
         return super().feed(event, data)
 
 
+@fails("stream.anthropic_usage_legacy_delta", "response.usage")
 class UsageFromMessageDeltaOnly(BrokenStream, AnthropicAdapter):
     """Usage taken from message_delta alone: without input_tokens there, they are lost."""
 
@@ -337,6 +360,8 @@ class UsageFromMessageDeltaOnly(BrokenStream, AnthropicAdapter):
 # == reasoning with tools (issue 13) ===============================================================
 
 
+@fails("wire.anthropic_thinking_replayed", "request.messages.thinking.missing")
+@fails("stream.anthropic_thinking_replayed", "request.messages.thinking.missing")
 class DropsThinking(AnthropicAdapter):
     """Thinking blocks are not kept in the history (llama_index #18834 before its fix, haystack
     #2146): with thinking on, Anthropic answers 400 "Expected `thinking` ... found `tool_use`"."""
@@ -345,6 +370,7 @@ class DropsThinking(AnthropicAdapter):
         return super().encode_assistant(message.model_copy(update={"reasoning": ()}))
 
 
+@fails("wire.anthropic_thinking_replayed", "request.messages.thinking.signature")
 class ReordersThinking(AnthropicAdapter):
     """Thinking blocks are replayed in another order (a store that groups blocks by type):
     the signature is bound to the block's place, so Anthropic rejects it."""
@@ -354,6 +380,7 @@ class ReordersThinking(AnthropicAdapter):
             update={"reasoning": tuple(reversed(message.reasoning))}))
 
 
+@fails("wire.anthropic_thinking_replayed", "request.messages.thinking.signature")
 class EditsThinking(AnthropicAdapter):
     """The thinking text is normalised (stripped) before it is stored: any edit breaks the
     signature (anthropic-sdk-python #1598, hermes-agent #17890)."""
@@ -364,6 +391,7 @@ class EditsThinking(AnthropicAdapter):
         return super().encode_assistant(message.model_copy(update={"reasoning": edited}))
 
 
+@fails("wire.anthropic_thinking_replayed", "wire.reasoning.replayed")
 class DropsRedactedThinking(AnthropicAdapter):
     """Only readable thinking is kept; redacted_thinking (opaque data) is dropped as useless."""
 
@@ -372,6 +400,7 @@ class DropsRedactedThinking(AnthropicAdapter):
         return super().encode_assistant(message.model_copy(update={"reasoning": kept}))
 
 
+@fails("wire.anthropic_thinking_replayed", "request.messages.thinking.missing")
 class ThinkingAfterToolUse(AnthropicAdapter):
     """The thinking blocks are appended after the tool_use blocks, not before them."""
 
@@ -382,6 +411,7 @@ class ThinkingAfterToolUse(AnthropicAdapter):
         return dict(out, content=rest + thinking)
 
 
+@fails("wire.anthropic_thinking_replayed", "response.reasoning")
 class IgnoresThinkingBlocks(AnthropicAdapter):
     """parse_response reads text and tool_use blocks only; the thinking never reaches the
     caller, who cannot send it back."""
@@ -398,6 +428,7 @@ class _NoThinkingAccumulator(AnthropicStreamAccumulator):
         return super().stop_block(index)
 
 
+@fails("stream.anthropic_thinking_replayed", "response.reasoning")
 class StreamIgnoresThinking(BrokenStream, AnthropicAdapter):
     """The stream accumulator knows text and input_json deltas only: streamed thinking is lost
     (braintrust-sdk-javascript #1857 is the same loss for Mistral's thinking chunks)."""
@@ -425,6 +456,7 @@ class _MergingAccumulator(AnthropicStreamAccumulator):
         return [ReasoningComplete(reasoning=merged), *events]
 
 
+@fails("stream.anthropic_consecutive_thinking", "response.reasoning")
 class MergesConsecutiveThinking(BrokenStream, AnthropicAdapter):
     """Merges consecutive streamed thinking blocks into one, keeping the last signature: the
     merge that broke the signatures in NousResearch/hermes-agent #6112."""
@@ -435,6 +467,7 @@ class MergesConsecutiveThinking(BrokenStream, AnthropicAdapter):
 # == messages (issue 12) ===========================================================================
 
 
+@fails("wire.system_prompt", "wire.messages.system", table="SHARED_CONTROLS")
 class SystemAsUserTurn(AnthropicAdapter):
     """The system prompt is sent as the first user message instead of the top-level
     ``system`` (sglang #367's "workaround" of trying a user message; the model then reads the
@@ -448,6 +481,7 @@ class SystemAsUserTurn(AnthropicAdapter):
         return body
 
 
+@fails("wire.system_prompt", "request.messages.role.system", table="SHARED_CONTROLS")
 class SystemRoleInMessages(AnthropicAdapter):
     """System messages are left in ``messages`` with role system, as in OpenAI's format:
     Anthropic answers 400 'Unexpected role "system"' (sglang #367, ChainForge #271)."""
@@ -460,6 +494,8 @@ class SystemRoleInMessages(AnthropicAdapter):
         return body
 
 
+@fails("wire.system_prompts_several", "wire.messages.system", table="SHARED_CONTROLS")
+@fails("wire.developer_message", "wire.messages.system", table="SHARED_CONTROLS")
 class KeepsFirstSystemOnly(AnthropicAdapter):
     """Only the first system message becomes ``system``; later ones are dropped (a
     ``system = messages[0]`` translation)."""
@@ -472,6 +508,7 @@ class KeepsFirstSystemOnly(AnthropicAdapter):
         return body
 
 
+@fails("wire.assistant_text_with_calls_replayed", "wire.history.messages", table="SHARED_CONTROLS")
 class DropsTextNextToToolUse(AnthropicAdapter):
     """An assistant turn with tool_use blocks is replayed as the blocks alone; its text block
     is lost (issue 12)."""
@@ -483,6 +520,7 @@ class DropsTextNextToToolUse(AnthropicAdapter):
         return out
 
 
+@fails("wire.anthropic_foreign_id_pattern", "request.messages.tool_use.id_pattern")
 class ForeignIdsVerbatim(AnthropicAdapter):
     """Call ids from another provider are replayed as they are, also ones with characters
     Anthropic refuses: 400 on every request after a switch (earendil-works/pi #9048)."""
@@ -494,6 +532,7 @@ class ForeignIdsVerbatim(AnthropicAdapter):
         return dict(super().encode_result(message), tool_use_id=message.tool_call_id)
 
 
+@fails("wire.anthropic_foreign_id_pattern", "request.messages.tool_use.unanswered")
 class MapsIdOnToolUseOnly(AnthropicAdapter):
     """Refused ids are mapped on the tool_use blocks but not on the tool_result blocks that
     answer them (the half fix of opencodex #1767's report: every place that writes an id must
@@ -514,6 +553,7 @@ def _with(error: ProviderError, **fields: Any) -> ProviderError:
     return type(error)(error.message, **values)
 
 
+@fails("errors.overloaded", "errors.retryable", table="SHARED_CONTROLS")
 class FiveHundredsListOnly(AnthropicAdapter):
     """Retryable means 429, 500, 502, 503 or 504, the list many clients copy: Anthropic's 529
     overloaded_error is treated as final, so every busy hour is an outage."""
@@ -525,6 +565,7 @@ class FiveHundredsListOnly(AnthropicAdapter):
             raise _with(error, retryable=error.status in (429, 500, 502, 503, 504)) from None
 
 
+@fails("errors.request_too_large", "errors.retryable")
 class EveryErrorRetryable(AnthropicAdapter):
     """Every error is retryable: a 413 request_too_large is sent again, byte for byte."""
 
@@ -535,6 +576,7 @@ class EveryErrorRetryable(AnthropicAdapter):
             raise _with(error, retryable=True) from None
 
 
+@fails("errors.in_stream", "errors.retryable", table="SHARED_CONTROLS")
 class OverloadedEventFinal(AnthropicAdapter):
     """An ``event: error`` with overloaded_error in the middle of a 200 stream is raised as a
     final error: the request that Anthropic asks to send again never is."""
@@ -562,74 +604,8 @@ PATH = "/v1/messages"
 PROFILE = Profile(anthropic_legacy_usage=True)
 
 #: (case id, broken adapter, the clause the case must name): the anthropic cases
-CONTROLS = [
-    # -- history replay ----------------------------------------------------------------------
-    ("wire.anthropic_tool_results_first", TextBeforeResults,
-     "request.messages.tool_use.unanswered"),
-    ("wire.anthropic_results_one_message", OneUserMessagePerResult,
-     "wire.anthropic.results_one_message"),
-    ("wire.anthropic_is_error", DropsIsError, "wire.anthropic.is_error"),
-    ("wire.anthropic_is_error", EveryResultIsError, "wire.anthropic.is_error"),
-    ("wire.anthropic_is_error", IsErrorAsString, "request.type"),
-    # -- tool_choice -------------------------------------------------------------------------
-    ("wire.anthropic_tool_choice_parallel", RequiredSpelledRequired, "request.tool_choice.type"),
-    ("wire.anthropic_tool_choice_parallel", ParallelFlagOnlyOnAuto,
-     "wire.anthropic.tool_choice"),
-    ("wire.anthropic_tool_choice_parallel", ParallelFlagOnNone,
-     "request.tool_choice.none.extra"),
-    # -- reasoning with tools (issue 13): the fake's 400s, and the kit's own check ----------
-    ("wire.anthropic_thinking_replayed", DropsThinking, "request.messages.thinking.missing"),
-    ("wire.anthropic_thinking_replayed", ReordersThinking,
-     "request.messages.thinking.signature"),
-    ("wire.anthropic_thinking_replayed", EditsThinking, "request.messages.thinking.signature"),
-    ("wire.anthropic_thinking_replayed", DropsRedactedThinking, "wire.reasoning.replayed"),
-    ("wire.anthropic_thinking_replayed", ThinkingAfterToolUse,
-     "request.messages.thinking.missing"),
-    ("wire.anthropic_thinking_replayed", IgnoresThinkingBlocks, "response.reasoning"),
-    ("stream.anthropic_thinking_replayed", StreamIgnoresThinking, "response.reasoning"),
-    ("stream.anthropic_thinking_replayed", DropsThinking, "request.messages.thinking.missing"),
-    ("stream.anthropic_consecutive_thinking", MergesConsecutiveThinking, "response.reasoning"),
-    # -- streams -----------------------------------------------------------------------------
-    ("stream.anthropic_pings_everywhere", PingEndsBlock, "response.tool_calls.arguments"),
-    ("stream.anthropic_parallel_blocks", ParallelBlocksMergedAtIndexZero,
-     "response.tool_calls.count"),
-    ("stream.anthropic_parallel_blocks", BlockIndexAsCallIndex, "adapter.raised"),
-    ("stream.anthropic_zero_args_blocks", CompletesOnlyBlocksWithDeltas,
-     "response.tool_calls.count"),
-    ("stream.anthropic_zero_args_blocks", StreamUnguardedJsonLoads, "adapter.raised"),
-    ("stream.anthropic_zero_args_blocks", ReplaysZeroArgsAsEmptyString, "request.type"),
-    ("stream.anthropic_usage_split", UsageFromMessageStartOnly, "response.usage"),
-    ("stream.anthropic_usage_legacy_delta", UsageFromMessageDeltaOnly, "response.usage"),
-    # -- errors (issue 12) -------------------------------------------------------------------
-    ("errors.request_too_large", EveryErrorRetryable, "errors.retryable"),
-    # -- history from another provider -------------------------------------------------------
-    ("wire.anthropic_foreign_id_pattern", ForeignIdsVerbatim,
-     "request.messages.tool_use.id_pattern"),
-    ("wire.anthropic_foreign_id_pattern", MapsIdOnToolUseOnly,
-     "request.messages.tool_use.unanswered"),
-]
+CONTROLS = collected(__name__)
 
 #: the shared cases, each with a bug of the anthropic wire it must catch there (litellm #5063 and
 #: #5231, WIRE.md §6, among them)
-SHARED_CONTROLS = [
-    # -- tool_choice -------------------------------------------------------------------------
-    ("wire.tool_choice_required", RequiredSpelledRequired, "request.tool_choice.type"),
-    # -- streams -----------------------------------------------------------------------------
-    ("stream.parallel_sequential", ParallelBlocksMergedAtIndexZero,
-     "response.tool_calls.count"),
-    ("stream.zero_args", StreamUnguardedJsonLoads, "adapter.raised"),
-    ("stream.zero_args", ReplaysZeroArgsAsEmptyString, "request.type"),
-    ("stream.malformed_arguments", StreamUnguardedJsonLoads, "adapter.raised"),
-    ("stream.mid_stream_error", IgnoresErrorEvent, "error.message"),
-    ("stream.truncated", NoMessageStopCheck, "error.surfaced"),
-    # -- messages (issue 12) -----------------------------------------------------------------
-    ("wire.system_prompt", SystemAsUserTurn, "wire.messages.system"),
-    ("wire.system_prompt", SystemRoleInMessages, "request.messages.role.system"),
-    ("wire.system_prompts_several", KeepsFirstSystemOnly, "wire.messages.system"),
-    ("wire.developer_message", KeepsFirstSystemOnly, "wire.messages.system"),
-    ("wire.assistant_text_with_calls_replayed", DropsTextNextToToolUse,
-     "wire.history.messages"),
-    # -- errors (issue 12) -------------------------------------------------------------------
-    ("errors.overloaded", FiveHundredsListOnly, "errors.retryable"),
-    ("errors.in_stream", OverloadedEventFinal, "errors.retryable"),
-]
+SHARED_CONTROLS = collected(__name__, "SHARED_CONTROLS")

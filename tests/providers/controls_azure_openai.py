@@ -1,13 +1,13 @@
 """Negative controls for the Azure OpenAI cases: the reference :class:`AzureOpenAIAdapter` with ONE
-thing broken each; the docstring names the bug. The tables at the end pair each with the case that
-must fail it and the clause; ``tests/providers/test_controls.py`` runs them."""
+thing broken each; the docstring names the bug. Above each, ``@fails`` names the case that must fail
+it and the clause; the tables at the end collect them for ``tests/providers/test_controls.py``."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import controls_openai as _generic  # tests/providers/controls_openai.py
-from provider_kit import BrokenStream, Route
+from provider_kit import BrokenStream, Route, collected, fails
 
 from pytest_toolcall.providers.azure_openai.reference import AzureOpenAIAdapter
 from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter, StreamAccumulator
@@ -23,6 +23,7 @@ class _FirstChoiceAcc(StreamAccumulator):
         return super().feed(dict(data, choices=[choice]))
 
 
+@fails("stream.azure_prompt_filter_chunk", "adapter.raised")
 class ChoicesZeroEveryChunk(BrokenStream, AzureOpenAIAdapter):
     """Indexes ``choices[0]`` on every chunk (``chunk.choices[0].delta``, as mentat #429,
     pydantic-ai #164 and logfire #64 did): Azure's first chunk has ``choices: []``."""
@@ -42,6 +43,7 @@ class _SkipsFirstAcc(StreamAccumulator):
         return super().feed(data)
 
 
+@fails("stream.azure_call_in_role_chunk", "response.tool_calls.id")
 class SkipsFirstChoiceChunk(BrokenStream, AzureOpenAIAdapter):
     """Skips the first chunk that has choices as a role-only header (having stepped over the
     prompt-filter chunk): Azure's role chunk carries a single call's id and name."""
@@ -64,6 +66,7 @@ class _FilteredAcc(StreamAccumulator):
         return super().finish_events()
 
 
+@fails("stream.azure_content_filter_results", "response.finish_reason")
 class FilterResultsMeanFiltered(BrokenStream, AzureOpenAIAdapter):
     """Takes a choice's non-empty ``content_filter_results`` for a filtered answer, without
     reading ``filtered``: every text stream ends as 'content_filter'."""
@@ -71,6 +74,7 @@ class FilterResultsMeanFiltered(BrokenStream, AzureOpenAIAdapter):
     accumulator = _FilteredAcc
 
 
+@fails("wire.azure_content_filter_finish", "response.finish_reason")
 class ContentFilterAsStop(AzureOpenAIAdapter):
     """Maps every finish reason but tool_calls and length to 'stop': a withheld answer reads
     as complete."""
@@ -82,6 +86,7 @@ class ContentFilterAsStop(AzureOpenAIAdapter):
         return reason if reason in ("tool_calls", "length") else "stop"
 
 
+@fails("stream.azure_prompt_filter_chunk", "request.api_version.missing")
 class NoApiVersion(AzureOpenAIAdapter):
     """Posts to the deployment route without ``api-version`` (Azure: 404 Resource not found)."""
 
@@ -90,6 +95,7 @@ class NoApiVersion(AzureOpenAIAdapter):
         self.url = str(self.url).partition("?")[0]
 
 
+@fails("stream.azure_prompt_filter_chunk", "request.route")
 class OpenAIRoute(AzureOpenAIAdapter):
     """OpenAI's client pointed at the resource: ``{endpoint}/chat/completions`` with bearer auth
     (Azure: 404 Resource not found)."""
@@ -102,10 +108,12 @@ class OpenAIRoute(AzureOpenAIAdapter):
 
 # -- the errors family on Azure's own bodies: its retry delays -------------------------------------
 
+@fails("errors.rate_limited", "errors.retry_after", table="SHARED_CONTROLS")
 class NoRetryAfter(_generic.NoRetryAfter, AzureOpenAIAdapter):
     """The delay Azure asks for (Retry-After, retry-after-ms) is dropped."""
 
 
+@fails("errors.rate_limited", "errors.retry_after", table="SHARED_CONTROLS")
 class SecondsOnlyRetryAfter(AzureOpenAIAdapter):
     """Reads ``retry-after-ms`` as seconds (the header's name read past): asks for 1000 times
     the wait."""
@@ -136,13 +144,7 @@ ERROR_KINDS = {"rate_limit", "auth", "model_not_found", "context_length", "serve
 
 #: (case id, broken adapter, the clause the case must name)
 CONTROLS = [
-    ("stream.azure_prompt_filter_chunk", ChoicesZeroEveryChunk, "adapter.raised"),
-    ("stream.azure_prompt_filter_chunk", NoApiVersion, "request.api_version.missing"),
-    ("stream.azure_prompt_filter_chunk", OpenAIRoute, "request.route"),
-    ("stream.azure_call_in_role_chunk", SkipsFirstChoiceChunk, "response.tool_calls.id"),
-    ("stream.azure_content_filter_results", FilterResultsMeanFiltered,
-     "response.finish_reason"),
-    ("wire.azure_content_filter_finish", ContentFilterAsStop, "response.finish_reason"),
+    *collected(__name__),
     ("errors.azure_prompt_filtered", _generic.EveryErrorRetryable, "errors.retryable"),
     ("errors.azure_prompt_filtered", _generic.DropsErrorCode, "errors.type"),
     ("errors.azure_prompt_filtered", _generic.StatusLost, "errors.status"),
@@ -150,7 +152,4 @@ CONTROLS = [
 
 #: the shared cases that run on Azure's own bodies (the errors family's kinds), each with the
 #: bug it must catch there
-SHARED_CONTROLS = [
-    ("errors.rate_limited", NoRetryAfter, "errors.retry_after"),
-    ("errors.rate_limited", SecondsOnlyRetryAfter, "errors.retry_after"),
-]
+SHARED_CONTROLS = collected(__name__, "SHARED_CONTROLS")

@@ -1,12 +1,18 @@
 """Negative controls for the Cerebras cases: the reference :class:`CerebrasAdapter` with ONE thing
-broken each; the docstring names the bug. The tables at the end pair each with the case that must
-fail it and the clause; ``tests/providers/test_controls.py`` runs them."""
+broken each; the docstring names the bug. Above each, ``@fails`` names the case that must fail it
+and the clause; the tables at the end collect them for ``tests/providers/test_controls.py``."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from provider_kit import BrokenStream, ReasoningOnlyInText, UsageFromEmptyChoicesOnly
+from provider_kit import (
+    BrokenStream,
+    ReasoningOnlyInText,
+    UsageFromEmptyChoicesOnly,
+    collected,
+    fails,
+)
 
 from pytest_toolcall.core.model import ChatResponse
 from pytest_toolcall.providers.cerebras.reference import CerebrasAdapter, CerebrasStreamAccumulator
@@ -17,6 +23,7 @@ __all__ = ["ReadsReasoningContent", "ReasoningAsText", "StreamDropsReasoning", "
            "UnknownKeySent"]
 
 
+@fails("wire.cerebras_reasoning_decoded", "response.reasoning")
 class ReadsReasoningContent(CerebrasAdapter):
     """Reads DeepSeek's reasoning_content instead of Cerebras' reasoning: the thought is lost."""
 
@@ -27,6 +34,7 @@ class ReadsReasoningContent(CerebrasAdapter):
         return response.model_copy(update={"reasoning": reasoning}) if reasoning else response
 
 
+@fails("wire.cerebras_reasoning_decoded", "response.text")
 class ReasoningAsText(ReasoningOnlyInText, CerebrasAdapter):
     """Folds the chain of thought into the answer's text."""
 
@@ -36,17 +44,20 @@ class _NoReasoning(CerebrasStreamAccumulator):
         return StreamAccumulator.feed(self, data)
 
 
+@fails("stream.cerebras_reasoning_decoded", "response.reasoning")
 class StreamDropsReasoning(BrokenStream, CerebrasAdapter):
     """The stream reader keeps content and tool_calls deltas only."""
 
     accumulator = _NoReasoning
 
 
+@fails("stream.cerebras_usage_on_finish_chunk", "response.usage")
 class UsageChunkOnly(UsageFromEmptyChoicesOnly, CerebrasAdapter):
     """Reads usage only from OpenAI's separate ``choices: []`` chunk, which Cerebras does not
     send: usage rides on the finish chunk."""
 
 
+@fails("wire.single_call", "request.body.unsupported", table="SHARED_CONTROLS")
 class UnknownKeySent(CerebrasAdapter):
     """Sends OpenAI's ``store: false`` on every request: Cerebras refuses the key (422)."""
 
@@ -64,15 +75,8 @@ ERROR_KINDS = {"rate_limit", "quota", "auth", "model_not_found", "context_length
                "overloaded"}
 
 #: (case id, broken adapter, the clause the case must name)
-CONTROLS = [
-    ("wire.cerebras_reasoning_decoded", ReadsReasoningContent, "response.reasoning"),
-    ("wire.cerebras_reasoning_decoded", ReasoningAsText, "response.text"),
-    ("stream.cerebras_reasoning_decoded", StreamDropsReasoning, "response.reasoning"),
-    ("stream.cerebras_usage_on_finish_chunk", UsageChunkOnly, "response.usage"),
-]
+CONTROLS = collected(__name__)
 
 #: the shared cases that run on Cerebras' closed request schema: the first request of any case
 #: is a 422
-SHARED_CONTROLS = [
-    ("wire.single_call", UnknownKeySent, "request.body.unsupported"),
-]
+SHARED_CONTROLS = collected(__name__, "SHARED_CONTROLS")

@@ -1,12 +1,20 @@
 """Negative controls for the Fireworks AI cases: the reference :class:`FireworksAdapter` with ONE
-thing broken each; the docstring names the bug. The tables at the end pair each with the case that
-must fail it and the clause; ``tests/providers/test_controls.py`` runs them."""
+thing broken each; the docstring names the bug. Above each, ``@fails`` names the case that must fail
+it and the clause; the tables at the end collect them for ``tests/providers/test_controls.py``."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from provider_kit import BrokenStream, DecodesAsOpenAI, EncodesAsOpenAI, ReasoningInText
+from provider_kit import (
+    BrokenStream,
+    DecodesAsOpenAI,
+    DropsReasoningDeltas,
+    EncodesAsOpenAI,
+    ReasoningInText,
+    collected,
+    fails,
+)
 
 from pytest_toolcall.core.model import ToolCallDelta
 from pytest_toolcall.providers.deepseek.reference import DeepSeekStreamAccumulator
@@ -17,27 +25,25 @@ __all__ = ["DropsReasoning", "ReasoningAsText", "ReasoningNotDecoded", "StreamDr
            "NameFromFirstFragmentOnly", "NewCallPerId"]
 
 
+@fails("wire.fireworks_reasoning_replayed", "wire.fireworks.reasoning_replayed")
+@fails("stream.fireworks_reasoning_replayed", "wire.fireworks.reasoning_replayed")
 class DropsReasoning(EncodesAsOpenAI, FireworksAdapter):
     """The plain OpenAI encoder: reasoning_content never goes back with the tool results."""
 
 
+@fails("wire.fireworks_reasoning_replayed", "response.text")
 class ReasoningAsText(ReasoningInText, FireworksAdapter):
     """Folds the chain of thought into the answer's text."""
 
 
+@fails("wire.fireworks_reasoning_replayed", "response.reasoning")
 class ReasoningNotDecoded(DecodesAsOpenAI, FireworksAdapter):
     """The OpenAI decoder: reasoning_content is ignored, nothing can be sent back."""
 
 
-class _NoReasoning(DeepSeekStreamAccumulator):
-    def feed(self, data: dict[str, Any]) -> list[Any]:
-        return super(DeepSeekStreamAccumulator, self).feed(data)
-
-
-class StreamDropsReasoning(BrokenStream, FireworksAdapter):
+@fails("stream.fireworks_reasoning_replayed", "response.reasoning")
+class StreamDropsReasoning(DropsReasoningDeltas, FireworksAdapter):
     """The stream reader keeps content and tool_calls deltas only."""
-
-    accumulator = _NoReasoning
 
 
 class _FirstFragmentName(DeepSeekStreamAccumulator):
@@ -50,6 +56,7 @@ class _FirstFragmentName(DeepSeekStreamAccumulator):
         return super().add_fragment(frag)
 
 
+@fails("stream.fireworks_kimi_id_before_name", "response.tool_calls.name")
 class NameFromFirstFragmentOnly(BrokenStream, FireworksAdapter):
     """Takes a call's name from its first fragment only (the collector timbal-ai/timbal PR #27
     fixed): Kimi's name, which comes on the second fragment, is lost."""
@@ -67,6 +74,8 @@ class _CallPerId(DeepSeekStreamAccumulator):
         return super().add_fragment(frag)
 
 
+@fails("stream.fireworks_kimi_id_before_name", "response.tool_calls.count")
+@fails("stream.id_name_repeated", "response.tool_calls.count", table="SHARED_CONTROLS")
 class NewCallPerId(BrokenStream, FireworksAdapter):
     """Starts a new call on every fragment that carries an id (the collector timbal-ai/timbal
     PR #27 fixed): a repeated id splits one call into many."""
@@ -86,20 +95,8 @@ ERROR_KINDS = {"rate_limit", "auth", "model_not_found", "server_error", "overloa
 UNNAMED_ERRORS = {"rate_limit"}
 
 #: (case id, broken adapter, the clause the case must name)
-CONTROLS = [
-    ("wire.fireworks_reasoning_replayed", DropsReasoning, "wire.fireworks.reasoning_replayed"),
-    ("wire.fireworks_reasoning_replayed", ReasoningAsText, "response.text"),
-    ("wire.fireworks_reasoning_replayed", ReasoningNotDecoded, "response.reasoning"),
-    ("stream.fireworks_reasoning_replayed", StreamDropsReasoning, "response.reasoning"),
-    ("stream.fireworks_reasoning_replayed", DropsReasoning,
-     "wire.fireworks.reasoning_replayed"),
-    ("stream.fireworks_kimi_id_before_name", NameFromFirstFragmentOnly,
-     "response.tool_calls.name"),
-    ("stream.fireworks_kimi_id_before_name", NewCallPerId, "response.tool_calls.count"),
-]
+CONTROLS = collected(__name__)
 
 #: the shared cases that run on Fireworks' own bodies and quirks, each with the bug it must
 #: catch there
-SHARED_CONTROLS = [
-    ("stream.id_name_repeated", NewCallPerId, "response.tool_calls.count"),
-]
+SHARED_CONTROLS = collected(__name__, "SHARED_CONTROLS")

@@ -1,7 +1,7 @@
 """Negative controls for the Gemini cases: the reference :class:`GeminiAdapter` with ONE thing
 broken each. The docstring names the bug and, where there is one, its public report (WIRE.md §6).
-The tables at the end pair each with the case that must fail it and the clause;
-``tests/providers/test_controls.py`` runs them."""
+Above each, ``@fails`` names the case that must fail it and the clause; the tables at the end
+collect them for ``tests/providers/test_controls.py``."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import httpx
-from provider_kit import BrokenStream, Route
+from provider_kit import BrokenStream, Route, collected, fails
 
 from pytest_toolcall.core.errors import ProviderError
 from pytest_toolcall.core.model import (
@@ -50,6 +50,7 @@ __all__ = [
 ]
 
 
+@fails("wire.gemini_calls_without_ids", "response.tool_calls.id_unique")
 class NameAsId(GeminiAdapter):
     """A call without an id gets its function name as id: two get_weather calls share one
     (TanStack/ai #199)."""
@@ -60,6 +61,7 @@ class NameAsId(GeminiAdapter):
             update={"id": call.name})
 
 
+@fails("wire.gemini_calls_without_ids", "response.tool_calls.id_unique")
 class NoIdMadeUp(GeminiAdapter):
     """A call without an id is handed on with id None; nothing can be paired with it later."""
 
@@ -68,6 +70,7 @@ class NoIdMadeUp(GeminiAdapter):
         return call.model_copy(update={"id": part["functionCall"].get("id")})
 
 
+@fails("wire.gemini_id_less_results_paired", "request.messages.function_response.name")
 class PairsByIdOnly(GeminiAdapter):
     """Results are paired with calls by id only: results of id-less calls find no call and go
     out without a name (litellm #11262)."""
@@ -80,6 +83,8 @@ class PairsByIdOnly(GeminiAdapter):
             "response": {"output": r.content}}} for r in results]
 
 
+# no functionResponse at all: every call of the turn goes back unanswered
+@fails("wire.gemini_id_less_results_paired", "wire.gemini.results_paired")
 class ResultsLeftOut(GeminiAdapter):
     """Results are paired with calls by id only and a result that finds no call is left out;
     a result turn left with no part is not sent at all: the calls of an id-less turn go back
@@ -95,6 +100,8 @@ class ResultsLeftOut(GeminiAdapter):
         return [c for c in super().encode_contents(messages) if c["parts"]]
 
 
+@fails("wire.gemini_ids_and_signature_echoed", "wire.gemini.ids_echoed")
+@fails("stream.gemini_signature_echoed", "wire.gemini.ids_echoed")
 class DropsCallIdsOnReplay(GeminiAdapter):
     """Ids are never sent back (the Vertex workaround applied to the Gemini API too, as in
     vercel/ai #15891 / litellm PR #34603): newer models lose the call-result link."""
@@ -104,6 +111,7 @@ class DropsCallIdsOnReplay(GeminiAdapter):
         return False
 
 
+@fails("wire.gemini_ids_and_signature_echoed", "wire.gemini.thought_signature")
 class DropsThoughtSignature(GeminiAdapter):
     """The thoughtSignature of a call is not replayed (vercel/ai #10344: Gemini 3 answers 400
     'Function call is missing a thought_signature')."""
@@ -123,6 +131,7 @@ class _NoSignatureAccumulator(StreamAccumulator):
             arguments=function.get("args")))]
 
 
+@fails("stream.gemini_signature_echoed", "wire.gemini.thought_signature")
 class StreamForgetsSignature(BrokenStream, GeminiAdapter):
     """The streaming path builds calls on its own and keeps no thoughtSignature: replay after a
     streamed turn fails on Gemini 3 while the non-streaming path works."""
@@ -130,6 +139,9 @@ class StreamForgetsSignature(BrokenStream, GeminiAdapter):
     accumulator = _NoSignatureAccumulator
 
 
+@fails("wire.gemini_one_response_turn", "request.messages.function_response.count")
+@fails("wire.second_turn_passthrough", "request.messages.function_response.count",
+       table="SHARED_CONTROLS")
 class OneTurnPerResult(GeminiAdapter):
     """Each tool result goes in a user turn of its own (langchain #27799)."""
 
@@ -148,6 +160,7 @@ class OneTurnPerResult(GeminiAdapter):
         return out
 
 
+@fails("wire.gemini_one_response_turn", "request.messages.role")
 class ResultsAsToolRole(GeminiAdapter):
     """Results go in a turn with role 'function' (the old PaLM/Vertex spelling)."""
 
@@ -159,6 +172,7 @@ class ResultsAsToolRole(GeminiAdapter):
         return out
 
 
+@fails("wire.gemini_stop_with_calls", "response.finish_reason")
 class StopIsStop(GeminiAdapter):
     """finishReason STOP is read as 'stop' even when the turn is tool calls."""
 
@@ -167,6 +181,7 @@ class StopIsStop(GeminiAdapter):
         return GeminiAdapter.parse_finish(reason, False)
 
 
+@fails("wire.gemini_stop_with_calls", "response.finish_reason")
 class UnknownFinishIsStop(GeminiAdapter):
     """Every finishReason that is not MAX_TOKENS or SAFETY is read as 'stop':
     MALFORMED_FUNCTION_CALL passes as a normal end."""
@@ -187,6 +202,8 @@ class _FirstCallAccumulator(StreamAccumulator):
         return super().feed(data)
 
 
+@fails("stream.gemini_calls_in_one_chunk", "response.tool_calls.count")
+@fails("stream.parallel_sequential", "response.tool_calls.count", table="SHARED_CONTROLS")
 class FirstFunctionCallPartOnly(BrokenStream, GeminiAdapter):
     """Only the first functionCall part of a chunk is read (langchainjs #10196)."""
 
@@ -210,6 +227,7 @@ class _LastChunkAccumulator(StreamAccumulator):
         return [ToolCallComplete(call=c) for c in self.calls] + done
 
 
+@fails("stream.gemini_one_call_per_chunk", "response.tool_calls.count")
 class LastChunkCallsWin(BrokenStream, GeminiAdapter):
     """Each chunk's calls are taken as the turn's calls: with one call per chunk only the last
     survives."""
@@ -217,6 +235,7 @@ class LastChunkCallsWin(BrokenStream, GeminiAdapter):
     accumulator = _LastChunkAccumulator
 
 
+@fails("stream.gemini_crlf_events", "adapter.raised")
 class SplitsEventsOnLfLf(GeminiAdapter):
     """Events are split on '\\n\\n' in the raw text: Gemini's '\\r\\n\\r\\n' endings give no
     event at all."""
@@ -231,6 +250,9 @@ class SplitsEventsOnLfLf(GeminiAdapter):
                 yield ""
 
 
+# the cut inside "data: " loses the first event silently: its text is missing
+@fails("stream.gemini_crlf_events", "response.text")
+@fails("stream.bytewise", "adapter.raised", table="SHARED_CONTROLS")
 class ParsesEachRead(GeminiAdapter):
     """Each network read is taken to hold whole events: a data: line cut in two is two broken
     JSON payloads."""
@@ -250,6 +272,7 @@ class _FinishIsEndAccumulator(StreamAccumulator):
         return super().feed(data)
 
 
+@fails("stream.gemini_finish_on_last_chunk", "response.tool_calls.count")
 class FinishChunkEndsStream(BrokenStream, GeminiAdapter):
     """The chunk carrying finishReason is taken for the empty closing chunk of 2.5 / 3.x and
     its parts are skipped: with gemini-2.0-flash the last call or text is lost."""
@@ -257,6 +280,7 @@ class FinishChunkEndsStream(BrokenStream, GeminiAdapter):
     accumulator = _FinishIsEndAccumulator
 
 
+@fails("wire.gemini_calls_without_signature", "adapter.raised")
 class RequiresThoughtSignature(GeminiAdapter):
     """Written for Gemini 3: the first functionCall part of a turn is assumed to carry a
     thoughtSignature (``part["thoughtSignature"]``), so 2.0's unsigned calls raise KeyError."""
@@ -272,6 +296,7 @@ class RequiresThoughtSignature(GeminiAdapter):
 # == messages (issue 12) ===========================================================================
 
 
+@fails("wire.system_prompt", "wire.messages.system", table="SHARED_CONTROLS")
 class SystemAsUserTurn(GeminiAdapter):
     """The system prompt is sent as a first user turn instead of ``systemInstruction`` (the
     model reads the instructions as the user's words)."""
@@ -284,6 +309,8 @@ class SystemAsUserTurn(GeminiAdapter):
         return body
 
 
+@fails("wire.system_prompts_several", "wire.messages.system", table="SHARED_CONTROLS")
+@fails("wire.developer_message", "wire.messages.system", table="SHARED_CONTROLS")
 class KeepsFirstSystemOnly(GeminiAdapter):
     """Only the first system message becomes ``systemInstruction``; later ones are dropped."""
 
@@ -295,6 +322,7 @@ class KeepsFirstSystemOnly(GeminiAdapter):
         return body
 
 
+@fails("wire.assistant_text_with_calls_replayed", "wire.history.messages", table="SHARED_CONTROLS")
 class DropsTextNextToCalls(GeminiAdapter):
     """A model turn with functionCall parts is replayed as the calls alone; its text part is
     lost (issue 12)."""
@@ -309,6 +337,7 @@ class DropsTextNextToCalls(GeminiAdapter):
 # == errors (issue 12) =============================================================================
 
 
+@fails("errors.rate_limited", "errors.retry_after", table="SHARED_CONTROLS")
 class RetryDelayFromHeadersOnly(GeminiAdapter):
     """The delay is read from Retry-After only, as for OpenAI and Anthropic: Gemini puts it in
     the body's RetryInfo detail, so the caller never learns it."""
@@ -323,6 +352,7 @@ class RetryDelayFromHeadersOnly(GeminiAdapter):
                                 retry_after=float(delay) if delay else None) from None
 
 
+@fails("errors.key_not_in_error", "errors.no_api_key", table="SHARED_CONTROLS")
 class KeyInUrlShownInErrors(GeminiAdapter):
     """Sends the API key as ``?key=`` on the URL instead of the x-goog-api-key header, and
     raises a failed call's error with the URL it posted to: the key is in the message of every
@@ -370,6 +400,7 @@ class _ThoughtsAsTextAccumulator(StreamAccumulator):
         return super().feed(_unmarked(data))
 
 
+@fails("wire.gemini_thought_not_answer", "response.text")
 class ThoughtsAsAnswerText(BrokenStream, GeminiAdapter):
     """Joins every text part into the answer, the thought: true parts too: the thought summary
     is shown as the model's answer (AstrBotDevs/AstrBot #4222)."""
@@ -380,48 +411,7 @@ class ThoughtsAsAnswerText(BrokenStream, GeminiAdapter):
         return super().parse_response(_unmarked(data))
 
 
-CONTROLS = [
-    ("wire.gemini_calls_without_ids", NameAsId, "response.tool_calls.id_unique"),
-    ("wire.gemini_calls_without_ids", NoIdMadeUp, "response.tool_calls.id_unique"),
-    ("wire.gemini_id_less_results_paired", PairsByIdOnly,
-     "request.messages.function_response.name"),
-    # no functionResponse at all: every call of the turn goes back unanswered
-    ("wire.gemini_id_less_results_paired", ResultsLeftOut, "wire.gemini.results_paired"),
-    ("wire.gemini_ids_and_signature_echoed", DropsCallIdsOnReplay, "wire.gemini.ids_echoed"),
-    ("wire.gemini_ids_and_signature_echoed", DropsThoughtSignature,
-     "wire.gemini.thought_signature"),
-    ("stream.gemini_signature_echoed", StreamForgetsSignature,
-     "wire.gemini.thought_signature"),
-    ("stream.gemini_signature_echoed", DropsCallIdsOnReplay, "wire.gemini.ids_echoed"),
-    ("wire.gemini_one_response_turn", OneTurnPerResult,
-     "request.messages.function_response.count"),
-    ("wire.gemini_one_response_turn", ResultsAsToolRole, "request.messages.role"),
-    ("wire.gemini_stop_with_calls", StopIsStop, "response.finish_reason"),
-    ("wire.gemini_stop_with_calls", UnknownFinishIsStop, "response.finish_reason"),
-    ("stream.gemini_calls_in_one_chunk", FirstFunctionCallPartOnly,
-     "response.tool_calls.count"),
-    ("stream.gemini_one_call_per_chunk", LastChunkCallsWin, "response.tool_calls.count"),
-    ("stream.gemini_finish_on_last_chunk", FinishChunkEndsStream,
-     "response.tool_calls.count"),
-    ("wire.gemini_calls_without_signature", RequiresThoughtSignature, "adapter.raised"),
-    ("wire.gemini_thought_not_answer", ThoughtsAsAnswerText, "response.text"),
-    ("stream.gemini_crlf_events", SplitsEventsOnLfLf, "adapter.raised"),
-    # the cut inside "data: " loses the first event silently: its text is missing
-    ("stream.gemini_crlf_events", ParsesEachRead, "response.text"),
-]
+CONTROLS = collected(__name__)
 
 #: the shared cases, each with a bug of the gemini wire it must catch there, as Gemini sends them
-SHARED_CONTROLS = [
-    ("wire.second_turn_passthrough", OneTurnPerResult,
-     "request.messages.function_response.count"),
-    ("stream.parallel_sequential", FirstFunctionCallPartOnly, "response.tool_calls.count"),
-    ("stream.bytewise", ParsesEachRead, "adapter.raised"),
-    ("errors.rate_limited", RetryDelayFromHeadersOnly, "errors.retry_after"),
-    ("errors.key_not_in_error", KeyInUrlShownInErrors, "errors.no_api_key"),
-    # -- messages (issue 12) -----------------------------------------------------------------
-    ("wire.system_prompt", SystemAsUserTurn, "wire.messages.system"),
-    ("wire.system_prompts_several", KeepsFirstSystemOnly, "wire.messages.system"),
-    ("wire.developer_message", KeepsFirstSystemOnly, "wire.messages.system"),
-    ("wire.assistant_text_with_calls_replayed", DropsTextNextToCalls,
-     "wire.history.messages"),
-]
+SHARED_CONTROLS = collected(__name__, "SHARED_CONTROLS")

@@ -1,13 +1,13 @@
 """Negative controls for the Groq cases: the reference :class:`GroqAdapter` with ONE thing broken
-each; the docstring names the bug. The tables at the end pair each with the case that must fail it
-and the clause; ``tests/providers/test_controls.py`` runs them."""
+each; the docstring names the bug. Above each, ``@fails`` names the case that must fail it and the
+clause; the tables at the end collect them for ``tests/providers/test_controls.py``."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import controls_openai as _generic  # tests/providers/controls_openai.py
-from provider_kit import BrokenStream, DecodesAsOpenAI, ReasoningInText
+from provider_kit import BrokenStream, DecodesAsOpenAI, ReasoningInText, collected, fails
 
 from pytest_toolcall.core.errors import ProviderError
 from pytest_toolcall.providers.groq.reference import GroqAdapter, GroqStreamAccumulator
@@ -22,6 +22,7 @@ class _TopLevelUsageOnly(GroqStreamAccumulator):
         return super().feed({k: v for k, v in data.items() if k != "x_groq"})
 
 
+@fails("stream.groq_usage_in_x_groq", "response.usage")
 class XGroqUsageIgnored(BrokenStream, GroqAdapter):
     """Reads a stream's usage only from OpenAI's top-level field (vercel/ai #1651: 'Token
     usage: NaN' on Groq): x_groq.usage, where Groq puts it, is never read."""
@@ -37,6 +38,7 @@ class _ArgumentsAfterIdOnly(GroqStreamAccumulator):
         return super().add_fragment(frag)
 
 
+@fails("stream.groq_whole_calls", "response.tool_calls.arguments")
 class ArgumentsWithIdDropped(BrokenStream, GroqAdapter):
     """Built on OpenAI's fragment shape: the fragment that brings a call's id is taken to carry
     arguments '' and its arguments are ignored; Groq's whole calls lose theirs."""
@@ -44,10 +46,12 @@ class ArgumentsWithIdDropped(BrokenStream, GroqAdapter):
     accumulator = _ArgumentsAfterIdOnly
 
 
+@fails("wire.groq_reasoning_decoded", "response.text")
 class ReasoningAsText(ReasoningInText, GroqAdapter):
     """Folds the chain of thought into the answer's text."""
 
 
+@fails("wire.groq_reasoning_decoded", "response.reasoning")
 class ReasoningNotDecoded(DecodesAsOpenAI, GroqAdapter):
     """The OpenAI decoder: message.reasoning is ignored."""
 
@@ -60,12 +64,14 @@ class _NoReasoning(GroqStreamAccumulator):
         return StreamAccumulator.feed(self, data)
 
 
+@fails("stream.groq_reasoning_decoded", "response.reasoning")
 class StreamDropsReasoning(BrokenStream, GroqAdapter):
     """The stream reader keeps content and tool_calls deltas only: delta.reasoning is lost."""
 
     accumulator = _NoReasoning
 
 
+@fails("errors.groq_tool_use_failed", "errors.groq.failed_generation")
 class DropsErrorBody(GroqAdapter):
     """Raises the provider's message, status and code but not its body: failed_generation (what
     the model wrote) is lost."""
@@ -89,12 +95,7 @@ ERROR_KINDS = {"rate_limit", "auth", "model_not_found", "context_length", "serve
 
 #: (case id, broken adapter, the clause the case must name)
 CONTROLS = [
-    ("stream.groq_usage_in_x_groq", XGroqUsageIgnored, "response.usage"),
-    ("stream.groq_whole_calls", ArgumentsWithIdDropped, "response.tool_calls.arguments"),
-    ("wire.groq_reasoning_decoded", ReasoningAsText, "response.text"),
-    ("wire.groq_reasoning_decoded", ReasoningNotDecoded, "response.reasoning"),
-    ("stream.groq_reasoning_decoded", StreamDropsReasoning, "response.reasoning"),
-    ("errors.groq_tool_use_failed", DropsErrorBody, "errors.groq.failed_generation"),
+    *collected(__name__),
     ("errors.groq_tool_use_failed", _generic.DropsErrorCode, "errors.type"),
 ]
 

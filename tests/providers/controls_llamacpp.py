@@ -1,6 +1,7 @@
 """Negative controls for the llama.cpp (llama-server) cases: the reference :class:`LlamaCppAdapter`
-with ONE thing broken each; the docstring names the bug. The tables at the end pair each with the
-case that must fail it and the clause; ``tests/providers/test_controls.py`` runs them."""
+with ONE thing broken each; the docstring names the bug. Above each, ``@fails`` names the case that
+must fail it and the clause; the tables at the end collect them for
+``tests/providers/test_controls.py``."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ from provider_kit import (
     EncodesAsOpenAI,
     OpenAIPrefix,
     ReasoningInText,
+    collected,
+    fails,
 )
 
 from pytest_toolcall.providers.deepseek.reference import DeepSeekAdapter, DeepSeekStreamAccumulator
@@ -22,15 +25,19 @@ __all__ = ["DropsReasoning", "ReasoningAsText", "ReasoningNotDecoded", "StreamDr
            "PrefixesIds", "JinjaRetried", "JinjaWordsLost", "SplitsLinesLikeStr"]
 
 
+@fails("wire.llamacpp_reasoning_replayed", "wire.llamacpp.reasoning_replayed")
+@fails("stream.llamacpp_reasoning_replayed", "wire.llamacpp.reasoning_replayed")
 class DropsReasoning(EncodesAsOpenAI, LlamaCppAdapter):
     """The plain OpenAI encoder: reasoning_content never goes back with the tool calls."""
 
 
+@fails("wire.llamacpp_reasoning_replayed", "response.text")
 class ReasoningAsText(ReasoningInText, LlamaCppAdapter):
     """Folds the chain of thought into the answer's text (what --reasoning-format none would
     leave in content)."""
 
 
+@fails("wire.llamacpp_reasoning_replayed", "response.reasoning")
 class ReasoningNotDecoded(DecodesAsOpenAI, LlamaCppAdapter):
     """The OpenAI decoder: reasoning_content is ignored, nothing can be sent back."""
 
@@ -40,17 +47,20 @@ class _NoReasoningAccumulator(LlamaCppStreamAccumulator):
         return super(DeepSeekStreamAccumulator, self).feed(data)
 
 
+@fails("stream.llamacpp_reasoning_replayed", "response.reasoning")
 class StreamDropsReasoning(BrokenStream, LlamaCppAdapter):
     """The stream reader keeps content and tool_calls deltas only."""
 
     accumulator = _NoReasoningAccumulator
 
 
+@fails("wire.llamacpp_call_ids_replayed", "wire.llamacpp.call_ids")
 class PrefixesIds(OpenAIPrefix, LlamaCppAdapter):
     """Normalises call ids to OpenAI's look, adding 'call_' to llama-server's bare 32-character
     ids, consistently on the calls and the results."""
 
 
+@fails("errors.llamacpp_jinja_required", "errors.retryable")
 class JinjaRetried(LlamaCppAdapter):
     """Decides from the status alone: the 500 'tools param requires --jinja flag' is retried
     though the server refuses every request with tools until it is restarted."""
@@ -59,11 +69,13 @@ class JinjaRetried(LlamaCppAdapter):
         DeepSeekAdapter.raise_for_error(self, response, body)
 
 
+@fails("errors.llamacpp_jinja_required", "error.message")
 class JinjaWordsLost(_generic.GenericErrorMessage, LlamaCppAdapter):
     """The error names the HTTP status only ("request failed: HTTP 500"): the server's
     'tools param requires --jinja flag' never reaches the user."""
 
 
+@fails("stream.unicode_line_separators", "adapter.raised", table="STREAM_CONTROLS")
 class SplitsLinesLikeStr(_generic.SplitsLinesLikeStr, LlamaCppAdapter):
     """Reads llama.cpp's stream with httpx's iter_lines, which also cuts at the U+2028 and
     U+2029 that nlohmann::json's dump (ensure_ascii off) leaves raw in its chunks
@@ -79,21 +91,10 @@ PATH = "/v1/chat/completions"
 ERROR_KINDS = {"auth", "context_length", "server_error", "overloaded"}
 
 #: (case id, broken adapter, the clause the case must name)
-CONTROLS = [
-    ("wire.llamacpp_reasoning_replayed", DropsReasoning, "wire.llamacpp.reasoning_replayed"),
-    ("wire.llamacpp_reasoning_replayed", ReasoningAsText, "response.text"),
-    ("wire.llamacpp_reasoning_replayed", ReasoningNotDecoded, "response.reasoning"),
-    ("stream.llamacpp_reasoning_replayed", StreamDropsReasoning, "response.reasoning"),
-    ("stream.llamacpp_reasoning_replayed", DropsReasoning, "wire.llamacpp.reasoning_replayed"),
-    ("wire.llamacpp_call_ids_replayed", PrefixesIds, "wire.llamacpp.call_ids"),
-    ("errors.llamacpp_jinja_required", JinjaRetried, "errors.retryable"),
-    ("errors.llamacpp_jinja_required", JinjaWordsLost, "error.message"),
-]
+CONTROLS = collected(__name__)
 
 #: shared cases whose stream shape llama.cpp's server sends, each with the bug it must catch there
-STREAM_CONTROLS = [
-    ("stream.unicode_line_separators", SplitsLinesLikeStr, "adapter.raised"),
-]
+STREAM_CONTROLS = collected(__name__, "STREAM_CONTROLS")
 
 
 def check_sent(body: dict[str, Any]) -> None:

@@ -1,6 +1,6 @@
 """Negative controls for the LM Studio cases: the reference :class:`LMStudioAdapter` with ONE thing
-broken each; the docstring names the bug. The tables at the end pair each with the case that must
-fail it and the clause; ``tests/providers/test_controls.py`` runs them."""
+broken each; the docstring names the bug. Above each, ``@fails`` names the case that must fail it
+and the clause; the tables at the end collect them for ``tests/providers/test_controls.py``."""
 
 from __future__ import annotations
 
@@ -8,7 +8,14 @@ import json
 from typing import Any
 
 import controls_openai as _generic  # tests/providers/controls_openai.py
-from provider_kit import BrokenStream, DecodesAsOpenAI, OpenAIPrefix, ReasoningOnlyInText
+from provider_kit import (
+    BrokenStream,
+    DecodesAsOpenAI,
+    OpenAIPrefix,
+    ReasoningOnlyInText,
+    collected,
+    fails,
+)
 
 from pytest_toolcall.core.errors import ProviderError, StreamError
 from pytest_toolcall.core.model import ChatResponse
@@ -21,11 +28,16 @@ __all__ = ["IdsPrefixed", "IdsAsNumbers", "ReasoningAsText", "ReasoningNotDecode
            "SkipsErrorEvents", "StreamErrorRetryable"]
 
 
+@fails("wire.lmstudio_numeric_call_ids", "wire.lmstudio.call_ids")
+@fails("stream.lmstudio_numeric_call_ids", "wire.lmstudio.call_ids")
 class IdsPrefixed(OpenAIPrefix, LMStudioAdapter):
     """'Repairs' ids without OpenAI's call_ prefix, on calls and results alike (the fake takes
     it: the pairing holds), so the ids LM Studio gave never come back."""
 
 
+# LM Studio is not shown to refuse a call id that is no string (issue 30): its fake takes
+# it, and the case's own clause names the defect
+@fails("wire.lmstudio_numeric_call_ids", "wire.lmstudio.call_ids")
 class IdsAsNumbers(LMStudioAdapter):
     """Reads ids with json.loads: '365174485' goes back as the number 365174485."""
 
@@ -38,10 +50,12 @@ class IdsAsNumbers(LMStudioAdapter):
         return out
 
 
+@fails("wire.lmstudio_reasoning_content", "response.text")
 class ReasoningAsText(ReasoningOnlyInText, LMStudioAdapter):
     """Folds the chain of thought into the answer's text."""
 
 
+@fails("wire.lmstudio_reasoning_content", "response.reasoning")
 class ReasoningNotDecoded(DecodesAsOpenAI, LMStudioAdapter):
     """The OpenAI decoder: reasoning_content and reasoning are ignored."""
 
@@ -51,6 +65,7 @@ class _NoReasoning(LMStudioStreamAccumulator):
         return StreamAccumulator.feed(self, data)
 
 
+@fails("stream.lmstudio_reasoning_content", "response.reasoning")
 class StreamDropsReasoning(BrokenStream, LMStudioAdapter):
     """The stream reader keeps content and tool_calls deltas only."""
 
@@ -66,6 +81,7 @@ class _ContentOnlyAcc(LMStudioStreamAccumulator):
         return StreamAccumulator.feed(self, data)
 
 
+@fails("wire.lmstudio_gpt_oss_reasoning", "response.reasoning")
 class ReasoningContentOnly(LMStudioAdapter):
     """Reads reasoning_content only (DeepSeek's and vLLM's old field): gpt-oss's reasoning is
     lost, answers and streams alike."""
@@ -81,11 +97,13 @@ class ReasoningContentOnly(LMStudioAdapter):
         return _ContentOnlyAcc(self)
 
 
+@fails("wire.lmstudio_error_in_200_body", "wire.lmstudio.error_message")
 class OpenAIBodyReader(DecodesAsOpenAI, LMStudioAdapter):
     """Reads a 200 as OpenAI's answer: a body with no choices is a 'malformed response' that
     quotes the body instead of saying LM Studio's words."""
 
 
+@fails("wire.lmstudio_error_in_200_body", "error.surfaced")
 class EmptyAnswerOnErrorBody(LMStudioAdapter):
     """Trusts the status: a 200 without choices is an empty answer."""
 
@@ -95,6 +113,7 @@ class EmptyAnswerOnErrorBody(LMStudioAdapter):
         return super().parse_response(data)
 
 
+@fails("errors.lmstudio_string_error", "errors.lmstudio.message")
 class OpenAIErrorReader(LMStudioAdapter):
     """OpenAI's error reader: a string 'error' becomes the repr of the whole body."""
 
@@ -102,6 +121,7 @@ class OpenAIErrorReader(LMStudioAdapter):
         OpenAIChatAdapter.raise_for_error(self, response, body)
 
 
+@fails("errors.lmstudio_string_error", "error.typed")
 class CrashesOnStringError(LMStudioAdapter):
     """Reads body['error']['message'] whatever 'error' is: a string error is a TypeError."""
 
@@ -118,6 +138,7 @@ class _SkipsErrors(LMStudioStreamAccumulator):
         return super().feed_line(line)
 
 
+@fails("stream.lmstudio_error_event", "error.message")
 class SkipsErrorEvents(BrokenStream, LMStudioAdapter):
     """Reads only chunks with choices: the error event is skipped and the partial text comes
     back as the answer."""
@@ -134,6 +155,7 @@ class _RetryableErrors(LMStudioStreamAccumulator):
             raise
 
 
+@fails("stream.lmstudio_error_event", "errors.retryable")
 class StreamErrorRetryable(BrokenStream, LMStudioAdapter):
     """Every error inside a stream is retryable: an input that does not fit the context is
     sent again and again."""
@@ -154,21 +176,7 @@ UNNAMED_ERRORS = {"context_length"}
 
 #: (case id, broken adapter, the clause the case must name)
 CONTROLS = [
-    ("wire.lmstudio_numeric_call_ids", IdsPrefixed, "wire.lmstudio.call_ids"),
-    # LM Studio is not shown to refuse a call id that is no string (issue 30): its fake takes
-    # it, and the case's own clause names the defect
-    ("wire.lmstudio_numeric_call_ids", IdsAsNumbers, "wire.lmstudio.call_ids"),
-    ("stream.lmstudio_numeric_call_ids", IdsPrefixed, "wire.lmstudio.call_ids"),
-    ("wire.lmstudio_reasoning_content", ReasoningAsText, "response.text"),
-    ("wire.lmstudio_reasoning_content", ReasoningNotDecoded, "response.reasoning"),
-    ("stream.lmstudio_reasoning_content", StreamDropsReasoning, "response.reasoning"),
-    ("wire.lmstudio_gpt_oss_reasoning", ReasoningContentOnly, "response.reasoning"),
-    ("wire.lmstudio_error_in_200_body", OpenAIBodyReader, "wire.lmstudio.error_message"),
-    ("wire.lmstudio_error_in_200_body", EmptyAnswerOnErrorBody, "error.surfaced"),
-    ("errors.lmstudio_string_error", OpenAIErrorReader, "errors.lmstudio.message"),
-    ("errors.lmstudio_string_error", CrashesOnStringError, "error.typed"),
+    *collected(__name__),
     ("errors.lmstudio_string_error", _generic.EveryErrorRetryable, "errors.retryable"),
-    ("stream.lmstudio_error_event", SkipsErrorEvents, "error.message"),
-    ("stream.lmstudio_error_event", StreamErrorRetryable, "errors.retryable"),
 ]
 

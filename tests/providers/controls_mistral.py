@@ -1,12 +1,20 @@
 """Negative controls for the Mistral cases: the reference :class:`MistralAdapter` with ONE thing
-broken each; the docstring names the bug and its public report. The tables at the end pair each with
-the case that must fail it and the clause; ``tests/providers/test_controls.py`` runs them."""
+broken each; the docstring names the bug and its public report. Above each, ``@fails`` names the
+case that must fail it and the clause; the tables at the end collect them for
+``tests/providers/test_controls.py``."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from provider_kit import BrokenStream, DecodesAsOpenAI, ReasoningInText, UsageFromEmptyChoicesOnly
+from provider_kit import (
+    BrokenStream,
+    DecodesAsOpenAI,
+    ReasoningInText,
+    UsageFromEmptyChoicesOnly,
+    collected,
+    fails,
+)
 
 from pytest_toolcall.providers.mistral.reference import MistralAdapter, MistralStreamAccumulator
 from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter, StreamAccumulator
@@ -16,6 +24,7 @@ __all__ = ["KeepsForeignIds", "MapsCallsOnly", "CutsIds", "OpenAIDecoder", "Thin
            "NeedsTypeOnFragment"]
 
 
+@fails("wire.mistral_tool_call_id_format", "request.messages.tool_calls.id_format")
 class KeepsForeignIds(MistralAdapter):
     """Replays ids as they came from another provider (opencode #1680, ironclaw #1241)."""
 
@@ -23,6 +32,9 @@ class KeepsForeignIds(MistralAdapter):
         return call_id
 
 
+# the results answer no call: Mistral's own refusal of unanswered calls (fact message_order;
+# OpenAI's unknown_id rule is not shown on Mistral, issue 30)
+@fails("wire.mistral_tool_call_id_format", "request.messages.tool_calls.unanswered")
 class MapsCallsOnly(MistralAdapter):
     """Re-maps the calls' ids but not the results' tool_call_id (a mapping done in one place)."""
 
@@ -33,6 +45,7 @@ class MapsCallsOnly(MistralAdapter):
         return out
 
 
+@fails("wire.mistral_tool_call_id_format", "wire.mistral.id_mapping")
 class CutsIds(MistralAdapter):
     """Keeps the first 9 letters and digits of an id (magentic #276 cut its ids to 9): two
     counters that share a prefix, tool_call_turn1_0 and tool_call_turn1_1, collide."""
@@ -43,14 +56,17 @@ class CutsIds(MistralAdapter):
         return "".join(ch for ch in call_id if ch.isalnum())[:9].ljust(9, "0")
 
 
+@fails("wire.mistral_content_chunks", "response.reasoning")
 class OpenAIDecoder(DecodesAsOpenAI, MistralAdapter):
     """The OpenAI decoder: text chunks are read, the thinking is lost (nothing to replay)."""
 
 
+@fails("wire.mistral_content_chunks", "response.text")
 class ThinkingAsText(ReasoningInText, MistralAdapter):
     """Folds the thinking into the answer's text (a client that shows it inline)."""
 
 
+@fails("wire.mistral_content_chunks", "request.messages.extra_forbidden")
 class ReasoningContentReplay(MistralAdapter):
     """Sends the thinking back DeepSeek's way, as reasoning_content: Mistral's 422 (crush #1590,
     litellm #30835, OpenMinis #87)."""
@@ -65,6 +81,7 @@ class ReasoningContentReplay(MistralAdapter):
         return out
 
 
+@fails("wire.mistral_content_chunks", "wire.mistral.thinking_replayed")
 class DropsThinking(MistralAdapter):
     """Replays only the text: the thinking chunk is dropped (what Mistral's multi-turn example
     warns degrades the model)."""
@@ -79,6 +96,7 @@ class _StringsOnly(MistralStreamAccumulator):
         return StreamAccumulator.feed(self, data)
 
 
+@fails("stream.mistral_content_chunks", "response.reasoning")
 class StringsOnlyStream(BrokenStream, MistralAdapter):
     """A stream reader for string deltas: a list's thinking chunks are skipped
     (braintrust-sdk-javascript #1857)."""
@@ -86,6 +104,7 @@ class StringsOnlyStream(BrokenStream, MistralAdapter):
     accumulator = _StringsOnly
 
 
+@fails("stream.mistral_whole_calls_on_finish_chunk", "response.usage")
 class UsageChunkOnly(UsageFromEmptyChoicesOnly, MistralAdapter):
     """Reads usage only from OpenAI's separate ``choices: []`` chunk, which Mistral never sends."""
 
@@ -99,6 +118,7 @@ class _NeedsType(MistralStreamAccumulator):
         return super().feed(data)
 
 
+@fails("stream.mistral_whole_calls_on_finish_chunk", "response.tool_calls.count")
 class NeedsTypeOnFragment(BrokenStream, MistralAdapter):
     """Opens a call only on a fragment with ``type: function`` (OpenAI's first fragment has
     it; Mistral's calls have none): every call is lost."""
@@ -119,22 +139,7 @@ ERROR_KINDS = {"rate_limit", "auth", "model_not_found", "context_length", "serve
 UNNAMED_ERRORS = {"auth"}
 
 #: (case id, broken adapter, the clause the case must name)
-CONTROLS = [
-    ("wire.mistral_tool_call_id_format", KeepsForeignIds, "request.messages.tool_calls.id_format"),
-    # the results answer no call: Mistral's own refusal of unanswered calls (fact message_order;
-    # OpenAI's unknown_id rule is not shown on Mistral, issue 30)
-    ("wire.mistral_tool_call_id_format", MapsCallsOnly,
-     "request.messages.tool_calls.unanswered"),
-    ("wire.mistral_tool_call_id_format", CutsIds, "wire.mistral.id_mapping"),
-    ("wire.mistral_content_chunks", OpenAIDecoder, "response.reasoning"),
-    ("wire.mistral_content_chunks", ThinkingAsText, "response.text"),
-    ("wire.mistral_content_chunks", ReasoningContentReplay, "request.messages.extra_forbidden"),
-    ("wire.mistral_content_chunks", DropsThinking, "wire.mistral.thinking_replayed"),
-    ("stream.mistral_content_chunks", StringsOnlyStream, "response.reasoning"),
-    ("stream.mistral_whole_calls_on_finish_chunk", UsageChunkOnly, "response.usage"),
-    ("stream.mistral_whole_calls_on_finish_chunk", NeedsTypeOnFragment,
-     "response.tool_calls.count"),
-]
+CONTROLS = collected(__name__)
 
 
 #: generic cases the reference adapter fails under mistral, {case: (clause, reason)}: none

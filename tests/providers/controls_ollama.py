@@ -1,12 +1,10 @@
 """Negative controls for the ``ollama`` dialect: the reference OllamaAdapter with ONE thing broken.
 
-Each docstring names the bug and, where there is one, its public report (WIRE.md §6). The tables
-at the end pair each with the case that must fail it and the clause;
-``tests/providers/test_controls.py`` runs them. The OpenAI-compatible route of the dialect is
-covered too: the shared index cases, run with the OpenAI adapter pointed at ``/v1`` of an Ollama
-fake, catch OpenAI's index-only control (ollama #15457, litellm #33678) and index-required control
-(ollama #7881).
-"""
+Each docstring names the bug and, where there is one, its public report (WIRE.md §6). Above each,
+``@fails`` names the case that must fail it and the clause; the tables at the end collect them for
+``tests/providers/test_controls.py``. The OpenAI-compatible route of the dialect is covered too: the
+shared index cases, run with the OpenAI adapter pointed at ``/v1`` of an Ollama fake, catch OpenAI's
+index-only control (ollama #15457, litellm #33678) and index-required control (ollama #7881). """
 
 from __future__ import annotations
 
@@ -16,7 +14,7 @@ from typing import Any
 
 import controls_openai as _openai  # the OpenAI controls, for the compatible route
 import httpx
-from provider_kit import BrokenStream, Route
+from provider_kit import BrokenStream, Route, collected, fails
 
 from pytest_toolcall.core.contracts import Profile
 from pytest_toolcall.core.model import (
@@ -34,6 +32,7 @@ __all__ = ["JsonLoadsArguments", "ReplaysArgumentsAsString", "KeepsMissingIds", 
            "DeveloperRolePassedThrough", "SystemAsUser", "DropsTextNextToCalls"]
 
 
+@fails("wire.ollama_object_arguments", "adapter.raised")
 class JsonLoadsArguments(OllamaAdapter):
     """OpenAI habits: ``json.loads(function["arguments"])`` on Ollama's object (TypeError)."""
 
@@ -43,6 +42,7 @@ class JsonLoadsArguments(OllamaAdapter):
                         arguments=json.loads(function.get("arguments")))
 
 
+@fails("wire.ollama_object_arguments", "request.messages.tool_calls.arguments")
 class ReplaysArgumentsAsString(OllamaAdapter):
     """Arguments replayed as a JSON string, as for OpenAI; Ollama answers 400 (openclaw #46679)."""
 
@@ -52,6 +52,7 @@ class ReplaysArgumentsAsString(OllamaAdapter):
         return out
 
 
+@fails("wire.ollama_calls_without_ids", "response.tool_calls.ids_unique")
 class KeepsMissingIds(OllamaAdapter):
     """A call without id stays without one: results cannot be paired (litellm #11262)."""
 
@@ -61,6 +62,7 @@ class KeepsMissingIds(OllamaAdapter):
                                  arguments=function.get("arguments"))
 
 
+@fails("wire.ollama_calls_without_ids", "response.tool_calls.ids_unique")
 class IdFromToolName(OllamaAdapter):
     """A missing id is filled with the tool's name: two calls of one tool share an id
     (TanStack/ai #199's collapse, on Ollama's id-less calls)."""
@@ -72,6 +74,7 @@ class IdFromToolName(OllamaAdapter):
                                  arguments=function.get("arguments"))
 
 
+@fails("wire.ollama_tool_name_on_results", "wire.ollama.tool_name")
 class DropsToolName(OllamaAdapter):
     """Tool results sent OpenAI-style: tool_call_id only, no tool_name."""
 
@@ -81,6 +84,7 @@ class DropsToolName(OllamaAdapter):
         return out
 
 
+@fails("wire.ollama_done_reason_stop_with_calls", "response.finish_reason")
 class DoneReasonVerbatim(OllamaAdapter):
     """done_reason read verbatim: calls come with finish reason "stop"."""
 
@@ -89,6 +93,7 @@ class DoneReasonVerbatim(OllamaAdapter):
         return {"stop": "stop", "length": "length"}.get(reason or "", None)
 
 
+@fails("stream.ollama_ndjson_split", "adapter.raised")
 class DecodesEachRead(OllamaAdapter):
     """Each network read is taken as whole lines: ``json.loads`` of half a line crashes."""
 
@@ -97,6 +102,7 @@ class DecodesEachRead(OllamaAdapter):
             yield from chunk.decode().split("\n")
 
 
+@fails("stream.ollama_ndjson_split", "adapter.raised")
 class OnlyNewlineTerminatedLines(OllamaAdapter):
     """Buffers reads and parses only lines that end in "\\n": an unterminated last line (the
     done line) is dropped and a complete stream reads as cut off."""
@@ -120,6 +126,7 @@ class _IgnoresErrorAcc(NdjsonAccumulator):
         return () if self.done else self.finish_events({})  # whatever came, as a success
 
 
+@fails("stream.ollama_error_line", "error.surfaced")
 class IgnoresErrorLine(BrokenStream, OllamaAdapter):
     """The error line is read as an empty chunk and the stream's end as success."""
 
@@ -133,6 +140,7 @@ class _ErrorUnreadAcc(NdjsonAccumulator):
         return self.feed(json.loads(line))
 
 
+@fails("stream.ollama_error_line", "error.message")
 class ErrorLineUnread(BrokenStream, OllamaAdapter):
     """The error line is skipped; the stream then fails as incomplete, without Ollama's words."""
 
@@ -157,6 +165,7 @@ class _MergesByIndexAcc(NdjsonAccumulator):
         return events + super().feed(data)
 
 
+@fails("stream.ollama_index_stuck_at_zero", "response.tool_calls.count")
 class MergesCallsByIndex(BrokenStream, OllamaAdapter):
     """Whole calls merged by ``function.index`` as if they were OpenAI fragments: every call at
     index 0 becomes one call with ``{"path":"a"}{"path":"b"}`` (litellm #33678)."""
@@ -167,6 +176,7 @@ class MergesCallsByIndex(BrokenStream, OllamaAdapter):
 # == messages (issue 12) ===========================================================================
 
 
+@fails("wire.developer_message", "wire.messages.system", table="SHARED_CONTROLS")
 class DeveloperRolePassedThrough(OllamaAdapter):
     """The canonical role is copied to the wire: a developer message goes out with role
     developer, which Ollama ignores (earendil-works/pi PR #140: the system prompt was missing
@@ -179,6 +189,7 @@ class DeveloperRolePassedThrough(OllamaAdapter):
         return out
 
 
+@fails("wire.system_prompt", "wire.messages.system", table="SHARED_CONTROLS")
 class SystemAsUser(OllamaAdapter):
     """System messages are sent with role user."""
 
@@ -189,6 +200,7 @@ class SystemAsUser(OllamaAdapter):
         return out
 
 
+@fails("wire.assistant_text_with_calls_replayed", "wire.history.messages", table="SHARED_CONTROLS")
 class DropsTextNextToCalls(OllamaAdapter):
     """An assistant turn with tool calls is replayed with empty content (issue 12)."""
 
@@ -206,29 +218,10 @@ PROVIDER = "ollama"
 PATH = "/api/chat"
 
 #: (case id, broken adapter, the clause the case must name): the ollama cases
-CONTROLS = [
-    ("wire.ollama_object_arguments", JsonLoadsArguments, "adapter.raised"),
-    ("wire.ollama_object_arguments", ReplaysArgumentsAsString,
-     "request.messages.tool_calls.arguments"),
-    ("wire.ollama_calls_without_ids", KeepsMissingIds, "response.tool_calls.ids_unique"),
-    ("wire.ollama_calls_without_ids", IdFromToolName, "response.tool_calls.ids_unique"),
-    ("wire.ollama_tool_name_on_results", DropsToolName, "wire.ollama.tool_name"),
-    ("wire.ollama_done_reason_stop_with_calls", DoneReasonVerbatim, "response.finish_reason"),
-    ("stream.ollama_ndjson_split", DecodesEachRead, "adapter.raised"),
-    ("stream.ollama_ndjson_split", OnlyNewlineTerminatedLines, "adapter.raised"),
-    ("stream.ollama_error_line", IgnoresErrorLine, "error.surfaced"),
-    ("stream.ollama_error_line", ErrorLineUnread, "error.message"),
-    ("stream.ollama_index_stuck_at_zero", MergesCallsByIndex, "response.tool_calls.count"),
-]
+CONTROLS = collected(__name__)
 
 #: the shared cases, each with a bug of the ollama wire it must catch there
-SHARED_CONTROLS = [
-    # -- messages (issue 12) -----------------------------------------------------------------
-    ("wire.developer_message", DeveloperRolePassedThrough, "wire.messages.system"),
-    ("wire.system_prompt", SystemAsUser, "wire.messages.system"),
-    ("wire.assistant_text_with_calls_replayed", DropsTextNextToCalls,
-     "wire.history.messages"),
-]
+SHARED_CONTROLS = collected(__name__, "SHARED_CONTROLS")
 
 #: shared OpenAI cases on Ollama's OpenAI-compatible route, with OpenAI's controls
 COMPAT_CONTROLS = [

@@ -1,12 +1,12 @@
 """Negative controls: small broken adapters, each reproducing one real tool-calling bug.
 
 Every class is the reference :class:`OpenAIChatAdapter` with ONE method overridden (stream bugs
-override ``new_accumulator`` to hand out an accumulator with one broken method). The docstring
-names the bug and, where there is one, the public report it comes from (WIRE.md §6).
-The tables at the end pair each control with the case that must fail it and the clause that case
-must name; ``tests/providers/test_controls.py`` runs them. The generic cases, which every provider
-runs, have their controls here, on the openai wire; the controls of the other providers on the
-openai wire are subclasses of these (their error bugs, for example) on their own adapters.
+override ``new_accumulator`` to hand out an accumulator with one broken method). The docstring names
+the bug and, where there is one, the public report it comes from (WIRE.md §6). Above each,
+``@fails`` names the case that must fail it and the clause; the tables at the end collect them for
+``tests/providers/test_controls.py``. The generic cases, which every provider runs, have their
+controls here, on the openai wire; the controls of the other providers on the openai wire are
+subclasses of these (their error bugs, for example) on their own adapters.
 
 Classes whose name starts with ``Async`` break only the async path (``acomplete`` / ``astream``),
 so their sync path passes and the async interface is proven to be checked on its own.
@@ -19,7 +19,7 @@ from collections.abc import AsyncIterator, Iterable, Iterator
 from typing import Any
 
 import httpx
-from provider_kit import BrokenStream
+from provider_kit import BrokenStream, collected, fails
 
 from pytest_toolcall.core.contracts import Profile
 from pytest_toolcall.core.errors import ProviderError
@@ -40,6 +40,7 @@ from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter, Stream
 # == request encoding ==============================================================================
 
 
+@fails("wire.tool_definitions_intact", "wire.tools.intact", table="GENERIC_CONTROLS")
 class DropsDescriptions(OpenAIChatAdapter):
     """Tool descriptions are not translated: the model sees bare names."""
 
@@ -49,6 +50,7 @@ class DropsDescriptions(OpenAIChatAdapter):
         return out
 
 
+@fails("wire.tool_definitions_intact", "wire.tools.intact", table="GENERIC_CONTROLS")
 class DropsSchemaKeywords(OpenAIChatAdapter):
     """Only ``type``/``properties``/``required`` survive the schema translation; ``enum``,
     ``additionalProperties``, ``minLength``, ``$defs``... are dropped (a whitelist translator)."""
@@ -61,6 +63,7 @@ class DropsSchemaKeywords(OpenAIChatAdapter):
         return out
 
 
+@fails("wire.strict_tool_intact", "wire.tools.intact", table="SHARED_CONTROLS")
 class DropsStrict(OpenAIChatAdapter):
     """The ``strict`` flag of a tool is not sent: strict: true is lost (an omitted strict:
     false is the provider default and passes wire.tool_definitions_intact)."""
@@ -71,6 +74,9 @@ class DropsStrict(OpenAIChatAdapter):
         return out
 
 
+@fails("wire.tool_choice_auto", "wire.tool_choice", table="GENERIC_CONTROLS")
+@fails("wire.tool_choice_none", "wire.tool_choice", table="GENERIC_CONTROLS")
+@fails("wire.tool_choice_named", "wire.tool_choice", table="GENERIC_CONTROLS")
 class NeverSendsToolChoice(OpenAIChatAdapter):
     """tool_choice is accepted by the adapter's API and never put on the wire."""
 
@@ -80,6 +86,8 @@ class NeverSendsToolChoice(OpenAIChatAdapter):
         return body
 
 
+@fails("wire.tool_choice_none", "wire.tool_choice", table="GENERIC_CONTROLS")
+@fails("wire.tool_choice_required", "wire.tool_choice", table="GENERIC_CONTROLS")
 class AlwaysAuto(OpenAIChatAdapter):
     """tool_choice is hard-coded to "auto": 'none' and 'required' from the caller are ignored."""
 
@@ -87,6 +95,7 @@ class AlwaysAuto(OpenAIChatAdapter):
         return "auto"
 
 
+@fails("wire.tool_choice_named", "request.tool_choice.value", table="GENERIC_CONTROLS")
 class ToolChoiceAsPlainName(OpenAIChatAdapter):
     """A named tool_choice is sent as the bare tool name string; OpenAI rejects it (400)."""
 
@@ -94,6 +103,7 @@ class ToolChoiceAsPlainName(OpenAIChatAdapter):
         return choice.name if isinstance(choice, NamedToolChoice) else choice
 
 
+@fails("wire.tool_choice_required", "request.tool_choice.value", table="GENERIC_CONTROLS")
 class ToolChoiceAnthropicSpelling(OpenAIChatAdapter):
     """'required' is spelled 'any' (Anthropic's word, copied into the OpenAI mapping)."""
 
@@ -101,6 +111,7 @@ class ToolChoiceAnthropicSpelling(OpenAIChatAdapter):
         return "any" if choice == "required" else super().encode_tool_choice(choice)
 
 
+@fails("wire.parallel_tool_calls_false", "wire.parallel_tool_calls", table="GENERIC_CONTROLS")
 class DropsParallelToolCalls(OpenAIChatAdapter):
     """parallel_tool_calls is never sent."""
 
@@ -110,6 +121,7 @@ class DropsParallelToolCalls(OpenAIChatAdapter):
         return body
 
 
+@fails("wire.parallel_tool_calls_false", "wire.parallel_tool_calls", table="GENERIC_CONTROLS")
 class ParallelToolCallsTruthy(OpenAIChatAdapter):
     """``if request.parallel_tool_calls:`` instead of ``is not None``: False is never sent."""
 
@@ -123,6 +135,10 @@ class ParallelToolCallsTruthy(OpenAIChatAdapter):
 # == history replay ================================================================================
 
 
+# null replayed as null: OpenAI itself refuses the request
+@fails("wire.zero_args_null", "request.type")
+@fails("wire.zero_args_empty_string", "wire.replay.arguments_json", table="SHARED_CONTROLS")
+@fails("stream.zero_args", "wire.replay.arguments_json", table="SHARED_CONTROLS")
 class ReplaysRawArguments(OpenAIChatAdapter):
     """A call is replayed with the argument text exactly as it came: "" stays "" and null stays
     null (litellm #5063; openai-python PR #3502 shows json.loads("") failing on the next turn)."""
@@ -132,6 +148,8 @@ class ReplaysRawArguments(OpenAIChatAdapter):
                 "function": {"name": call.name, "arguments": call.raw_arguments}}
 
 
+@fails("wire.zero_args_null", "wire.replay.arguments_json")
+@fails("wire.zero_args_empty_object", "wire.replay.arguments_json", table="GENERIC_CONTROLS")
 class EmptyArgumentsAsEmptyString(OpenAIChatAdapter):
     """``json.dumps(args) if args else ""``: a call with no arguments is replayed as ""."""
 
@@ -141,6 +159,7 @@ class EmptyArgumentsAsEmptyString(OpenAIChatAdapter):
                 "function": {"name": call.name, "arguments": text}}
 
 
+@fails("wire.non_ascii_arguments", "wire.replay.non_ascii", table="GENERIC_CONTROLS")
 class ReplaysAsciiEscaped(OpenAIChatAdapter):
     """Arguments replayed with ``json.dumps`` defaults: non-ASCII becomes \\uXXXX
     (langchain PR #32222)."""
@@ -150,6 +169,7 @@ class ReplaysAsciiEscaped(OpenAIChatAdapter):
                 "function": {"name": call.name, "arguments": json.dumps(call.arguments or {})}}
 
 
+@fails("wire.second_turn_passthrough", "wire.history.tool_calls", table="GENERIC_CONTROLS")
 class ReplaysNamespacedName(OpenAIChatAdapter):
     """The replayed call's name carries a framework prefix ("functions.get_weather")."""
 
@@ -159,6 +179,8 @@ class ReplaysNamespacedName(OpenAIChatAdapter):
         return out
 
 
+@fails("wire.second_turn_passthrough", "request.messages.tool_calls.unanswered",
+       table="GENERIC_CONTROLS")
 class DropsToolResults(OpenAIChatAdapter):
     """Tool results are dropped on the second turn (seed 004: dropped on iteration 2+); the
     provider answers 400 for the unanswered calls."""
@@ -169,6 +191,7 @@ class DropsToolResults(OpenAIChatAdapter):
         return body
 
 
+@fails("wire.second_turn_passthrough", "request.messages.tool.orphan", table="GENERIC_CONTROLS")
 class DropsAssistantToolCalls(OpenAIChatAdapter):
     """The assistant turn is replayed as text only; its tool calls are lost, so the tool results
     that follow are orphans and the provider answers 400."""
@@ -181,6 +204,7 @@ class DropsAssistantToolCalls(OpenAIChatAdapter):
         return out
 
 
+@fails("wire.second_turn_passthrough", "wire.history.tool_results", table="GENERIC_CONTROLS")
 class ToolResultsJsonEncoded(OpenAIChatAdapter):
     """Tool results are JSON-encoded a second time: "result 1" reaches the model as
     '"result 1"'."""
@@ -192,6 +216,7 @@ class ToolResultsJsonEncoded(OpenAIChatAdapter):
         return out
 
 
+@fails("wire.second_turn_passthrough", "wire.history.tool_results", table="GENERIC_CONTROLS")
 class ToolResultsReversed(OpenAIChatAdapter):
     """Tool results are sent in completion order (here: reversed), not in call order."""
 
@@ -207,6 +232,9 @@ class ToolResultsReversed(OpenAIChatAdapter):
 # == response parsing ==============================================================================
 
 
+@fails("wire.zero_args_null", "adapter.raised")
+@fails("wire.zero_args_empty_string", "adapter.raised", table="SHARED_CONTROLS")
+@fails("wire.malformed_arguments", "adapter.raised", table="SHARED_CONTROLS")
 class UnguardedJsonLoads(OpenAIChatAdapter):
     """``json.loads(arguments)`` unguarded: crashes on "" (openai-python PR #3502), on null and
     on malformed JSON instead of reporting a parse error."""
@@ -218,6 +246,7 @@ class UnguardedJsonLoads(OpenAIChatAdapter):
                         arguments=json.loads(text), raw_arguments=text)
 
 
+@fails("wire.zero_args_empty_string", "response.tool_calls.arguments", table="SHARED_CONTROLS")
 class EmptyStringIsParseError(OpenAIChatAdapter):
     """json.loads is guarded, but "" is not special-cased: a zero-argument call becomes a parse
     error instead of {}."""
@@ -234,6 +263,7 @@ class EmptyStringIsParseError(OpenAIChatAdapter):
                             raw_arguments=text, parse_error=str(exc))
 
 
+@fails("wire.zero_args_empty_object", "response.tool_calls.arguments", table="GENERIC_CONTROLS")
 class EmptyObjectIsMissing(OpenAIChatAdapter):
     """``json.loads(text) or None``: {} is falsy, so a zero-argument call loses its arguments."""
 
@@ -242,6 +272,7 @@ class EmptyObjectIsMissing(OpenAIChatAdapter):
         return call.model_copy(update={"arguments": call.arguments or None})
 
 
+@fails("wire.malformed_arguments", "response.tool_calls.parse_error", table="SHARED_CONTROLS")
 class MalformedBecomesEmpty(OpenAIChatAdapter):
     """A parse failure is swallowed into {}: the tool runs with no arguments and nobody knows."""
 
@@ -252,6 +283,7 @@ class MalformedBecomesEmpty(OpenAIChatAdapter):
         return call
 
 
+@fails("wire.malformed_arguments", "response.tool_calls.raw_arguments", table="SHARED_CONTROLS")
 class ParseErrorLosesRawText(OpenAIChatAdapter):
     """The parse error is reported, but the raw argument text is thrown away, so the loop cannot
     show the model what it sent."""
@@ -263,6 +295,7 @@ class ParseErrorLosesRawText(OpenAIChatAdapter):
         return call
 
 
+@fails("wire.single_call", "response.tool_calls.arguments", table="GENERIC_CONTROLS")
 class ArgumentsFromFlatShape(OpenAIChatAdapter):
     """Arguments read from ``call["arguments"]`` (the Responses API's flat shape) instead of
     ``call["function"]["arguments"]``: every call arrives with no arguments."""
@@ -273,6 +306,7 @@ class ArgumentsFromFlatShape(OpenAIChatAdapter):
                                  arguments=raw.get("arguments"))
 
 
+@fails("wire.single_call", "response.tool_calls.id", table="GENERIC_CONTROLS")
 class DropsCallIds(OpenAIChatAdapter):
     """Call ids are not kept, so tool results cannot be paired with calls (litellm #11262)."""
 
@@ -280,6 +314,7 @@ class DropsCallIds(OpenAIChatAdapter):
         return super().parse_call(raw).model_copy(update={"id": None})
 
 
+@fails("wire.parallel_calls", "response.tool_calls.count", table="GENERIC_CONTROLS")
 class KeysCallsByName(OpenAIChatAdapter):
     """Calls are collected in a dict keyed by tool name (TanStack/ai #199: id = function name):
     two parallel calls of the same tool collapse into one."""
@@ -290,6 +325,7 @@ class KeysCallsByName(OpenAIChatAdapter):
         return response.model_copy(update={"tool_calls": tuple(by_name.values())})
 
 
+@fails("wire.parallel_calls", "response.tool_calls.count", table="GENERIC_CONTROLS")
 class FirstCallOnly(OpenAIChatAdapter):
     """Only ``tool_calls[0]`` is read: parallel calls are silently dropped."""
 
@@ -298,6 +334,7 @@ class FirstCallOnly(OpenAIChatAdapter):
         return response.model_copy(update={"tool_calls": response.tool_calls[:1]})
 
 
+@fails("wire.parallel_calls", "response.tool_calls.id", table="GENERIC_CONTROLS")
 class CallsSortedByName(OpenAIChatAdapter):
     """Calls are returned sorted by tool name, not in the order the model made them."""
 
@@ -307,6 +344,7 @@ class CallsSortedByName(OpenAIChatAdapter):
         return response.model_copy(update={"tool_calls": ordered})
 
 
+@fails("wire.text_and_calls", "response.text", table="GENERIC_CONTROLS")
 class ContentOrToolCalls(OpenAIChatAdapter):
     """Reads either content or tool_calls: text next to tool calls is lost."""
 
@@ -317,6 +355,7 @@ class ContentOrToolCalls(OpenAIChatAdapter):
         return response
 
 
+@fails("wire.text_only", "response.text", table="GENERIC_CONTROLS")
 class ReadsLegacyText(OpenAIChatAdapter):
     """Text read from ``choices[0].text`` (the legacy Completions shape), never from
     ``choices[0].message.content``."""
@@ -326,6 +365,7 @@ class ReadsLegacyText(OpenAIChatAdapter):
         return response.model_copy(update={"text": data["choices"][0].get("text")})
 
 
+@fails("wire.single_call", "response.finish_reason", table="GENERIC_CONTROLS")
 class FinishAlwaysStop(OpenAIChatAdapter):
     """Every finish reason is mapped to "stop": the loop cannot tell a tool turn from an end."""
 
@@ -334,6 +374,8 @@ class FinishAlwaysStop(OpenAIChatAdapter):
         return None if reason is None else "stop"
 
 
+@fails("stream.usage_chunk", "response.usage")
+@fails("wire.usage", "response.usage", table="GENERIC_CONTROLS")
 class IgnoresUsage(OpenAIChatAdapter):
     """Token usage is never read; cost tracking is silently zero."""
 
@@ -342,6 +384,7 @@ class IgnoresUsage(OpenAIChatAdapter):
         return None
 
 
+@fails("wire.usage", "response.usage", table="GENERIC_CONTROLS")
 class SwapsUsage(OpenAIChatAdapter):
     """prompt_tokens and completion_tokens are swapped (input and output priced differently)."""
 
@@ -356,6 +399,7 @@ class SwapsUsage(OpenAIChatAdapter):
 # == errors ========================================================================================
 
 
+@fails("wire.non_ascii_arguments", "response.tool_calls.arguments", table="GENERIC_CONTROLS")
 class DecodesLatin1(OpenAIChatAdapter):
     """The JSON body is decoded as ISO-8859-1 (the HTTP/1.1 default when no charset is given):
     "Zürich" arrives as "ZÃ¼rich"."""
@@ -367,6 +411,7 @@ class DecodesLatin1(OpenAIChatAdapter):
         return self.parse_response(json.loads(response.content.decode("latin-1")))
 
 
+@fails("wire.provider_error", "error.surfaced", table="GENERIC_CONTROLS")
 class SwallowsErrorBody(OpenAIChatAdapter):
     """The status is never checked and a body without ``choices`` is read as an empty answer:
     a 400 becomes a silent, empty success."""
@@ -380,6 +425,7 @@ class SwallowsErrorBody(OpenAIChatAdapter):
         return self.parse_response(data)
 
 
+@fails("wire.provider_error", "error.message", table="GENERIC_CONTROLS")
 class GenericErrorMessage(OpenAIChatAdapter):
     """The error raised names the HTTP status only ("request failed: HTTP 400"); the provider's
     explanation in the body is dropped."""
@@ -390,6 +436,8 @@ class GenericErrorMessage(OpenAIChatAdapter):
                                 status=response.status_code)
 
 
+@fails("wire.provider_error", "error.message", table="GENERIC_CONTROLS")
+@fails("stream.provider_error", "error.message", table="GENERIC_CONTROLS")
 class RaiseForStatus(OpenAIChatAdapter):
     """``response.raise_for_status()``: httpx's "Client error '400 Bad Request'" replaces the
     provider's message."""
@@ -398,6 +446,7 @@ class RaiseForStatus(OpenAIChatAdapter):
         response.raise_for_status()
 
 
+@fails("wire.provider_error", "error.typed", table="GENERIC_CONTROLS")
 class KeyErrorOnErrorBody(OpenAIChatAdapter):
     """Errors are read from a guessed shape (``data["detail"]``): the real error body raises
     KeyError: the user sees a crash, not the provider's words."""
@@ -407,6 +456,7 @@ class KeyErrorOnErrorBody(OpenAIChatAdapter):
             raise ProviderError(json.loads(body)["detail"], status=response.status_code)
 
 
+@fails("wire.provider_error", "error.surfaced", table="GENERIC_CONTROLS")
 class ErrorAsText(OpenAIChatAdapter):
     """A failed request is turned into an assistant message carrying the error text, as if the
     model had said it."""
@@ -418,6 +468,7 @@ class ErrorAsText(OpenAIChatAdapter):
             return ChatResponse(text=str(exc), finish_reason="stop")
 
 
+@fails("wire.provider_error", "request.count", table="GENERIC_CONTROLS")
 class RetriesOnError(OpenAIChatAdapter):
     """Retries every failed request once, 4xx included: the provider is billed twice and the
     error still arrives, late."""
@@ -429,6 +480,7 @@ class RetriesOnError(OpenAIChatAdapter):
             return super().complete(request)
 
 
+@fails("wire.single_call", "adapter.raised", table="GENERIC_CONTROLS")
 class CompleteAsksForStream(OpenAIChatAdapter):
     """complete() builds its body with the streaming flag (one build_body call shared badly)."""
 
@@ -439,6 +491,7 @@ class CompleteAsksForStream(OpenAIChatAdapter):
 # == streaming: the request and the byte level =====================================================
 
 
+@fails("stream.single_call_fragmented", "stream.requested", table="GENERIC_CONTROLS")
 class StreamWithoutStreamFlag(OpenAIChatAdapter):
     """stream() forgets ``stream: true``; the provider answers one JSON body, no SSE."""
 
@@ -446,6 +499,7 @@ class StreamWithoutStreamFlag(OpenAIChatAdapter):
         return super().build_body(request, stream=False)
 
 
+@fails("stream.usage_chunk", "response.usage")
 class NoIncludeUsage(OpenAIChatAdapter):
     """``stream_options.include_usage`` is not requested, so no usage chunk ever comes."""
 
@@ -455,6 +509,8 @@ class NoIncludeUsage(OpenAIChatAdapter):
         return body
 
 
+@fails("stream.bytewise", "adapter.raised", table="GENERIC_CONTROLS")
+@fails("stream.any_chunking", "adapter.raised", table="GENERIC_CONTROLS")
 class DecodesEachRead(OpenAIChatAdapter):
     """Each network read is decoded as UTF-8 on its own: a character cut between two reads
     raises UnicodeDecodeError."""
@@ -468,6 +524,8 @@ class DecodesEachRead(OpenAIChatAdapter):
         yield pending
 
 
+@fails("stream.bytewise", "adapter.raised", table="GENERIC_CONTROLS")
+@fails("stream.any_chunking", "adapter.raised", table="GENERIC_CONTROLS")
 class ReadIsWholeLines(OpenAIChatAdapter):
     """Each network read is taken to hold whole SSE lines (true of most servers' flushes, not
     of networks): a line cut in two is two broken JSON payloads."""
@@ -477,6 +535,7 @@ class ReadIsWholeLines(OpenAIChatAdapter):
             yield from chunk.splitlines()
 
 
+@fails("stream.provider_error", "error.message", table="GENERIC_CONTROLS")
 class StreamNoStatusCheck(OpenAIChatAdapter):
     """SSE parsing starts before the status is checked: the 400 body is no event, the stream
     'ends early', and the provider's message is lost."""
@@ -490,6 +549,7 @@ class StreamNoStatusCheck(OpenAIChatAdapter):
             yield from acc.close()
 
 
+@fails("stream.parallel_sequential", "request.count", table="GENERIC_CONTROLS")
 class RetriesStream(OpenAIChatAdapter):
     """stream() sends its request twice (a 'warm-up' request, or a retry wrapper around a
     generator that was already started)."""
@@ -516,6 +576,7 @@ class _OverwritesArgumentsAcc(_Acc):
         return delta
 
 
+@fails("stream.single_call_fragmented", "response.tool_calls.arguments", table="GENERIC_CONTROLS")
 class OverwritesArguments(BrokenStream, OpenAIChatAdapter):
     """Each arguments fragment replaces the buffer instead of being appended to it."""
 
@@ -530,6 +591,7 @@ class _RoleChunkIsHeaderAcc(_Acc):
         return super().feed(data)
 
 
+@fails("stream.call_in_role_chunk", "response.tool_calls.id")
 class SkipsRoleChunk(BrokenStream, OpenAIChatAdapter):
     """Treats the chunk that carries ``role`` as a header and skips it; real OpenAI streams
     mostly put the first tool-call fragment in that very chunk, so the call is lost."""
@@ -550,6 +612,8 @@ class _KeysOnIndexAcc(_Acc):
         return ToolCallDelta(index=slot.index, arguments_delta=function.get("arguments") or "")
 
 
+@fails("stream.index_stuck_at_zero", "response.tool_calls.count", table="SHARED_CONTROLS")
+@fails("stream.index_missing", "response.tool_calls.count", table="SHARED_CONTROLS")
 class KeysOnIndexOnly(BrokenStream, OpenAIChatAdapter):
     """Fragments keyed on ``index`` alone: servers that send every call at index 0 get their
     calls merged into ``{"path":"a"}{"path":"b"}`` (ollama #15457, litellm #33678, #5231)."""
@@ -563,6 +627,7 @@ class _IndexRequiredAcc(_Acc):
         return super().add_fragment(frag)
 
 
+@fails("stream.index_missing", "adapter.raised", table="SHARED_CONTROLS")
 class IndexRequired(BrokenStream, OpenAIChatAdapter):
     """``frag["index"]`` read unguarded: a stream without indices raises KeyError
     (ollama #7881)."""
@@ -583,6 +648,7 @@ class _KeysOnIdAcc(_Acc):
                              arguments_delta=function.get("arguments") or "")
 
 
+@fails("stream.id_name_once", "adapter.raised", table="SHARED_CONTROLS")
 class ExpectsIdOnEveryChunk(BrokenStream, OpenAIChatAdapter):
     """Fragments keyed on ``id``, read as ``frag["id"]``: OpenAI sends the id only on a call's
     first fragment, so the next fragment raises KeyError (litellm #11407)."""
@@ -597,6 +663,7 @@ class _DropsIdlessAcc(_Acc):
         return super().add_fragment(frag)
 
 
+@fails("stream.id_name_once", "response.tool_calls.arguments", table="SHARED_CONTROLS")
 class DropsFragmentsWithoutId(BrokenStream, OpenAIChatAdapter):
     """Fragments without an id are skipped as 'not a tool call': only the empty first
     fragment of each call is kept (litellm #11407)."""
@@ -611,6 +678,7 @@ class _LastNameWinsAcc(_Acc):
         return delta
 
 
+@fails("stream.id_name_once", "response.tool_calls.name", table="SHARED_CONTROLS")
 class LastNameWins(BrokenStream, OpenAIChatAdapter):
     """The call's name is overwritten by every fragment, so the later fragments, which carry
     no name, erase it."""
@@ -618,6 +686,7 @@ class LastNameWins(BrokenStream, OpenAIChatAdapter):
     accumulator = _LastNameWinsAcc
 
 
+@fails("errors.key_not_in_error", "errors.no_api_key", table="GENERIC_CONTROLS")
 class ErrorQuotesRequestHeaders(OpenAIChatAdapter):
     """Raises a failed call's error with the request's headers in its message, for debugging:
     the Authorization header carries the key into every log of the error. steve-goldberg/
@@ -644,6 +713,7 @@ class _AssignsGivenKeysAcc(_Acc):
         return delta
 
 
+@fails("stream.id_name_null", "response.tool_calls.id")
 class AssignsNullIdAndName(BrokenStream, OpenAIChatAdapter):
     """Assigns every id and name a fragment carries, an explicit null too: a key left out
     keeps the first fragment's, a null erases it. xintaofei/deepseek-acp #4 (`if (call.id !==
@@ -659,6 +729,7 @@ class _NewCallOnIdKeyAcc(_Acc):
         return super().add_fragment(frag)
 
 
+@fails("stream.id_name_null", "response.tool_calls.count")
 class NewCallOnAnyIdKey(BrokenStream, OpenAIChatAdapter):
     """Starts a new call on every fragment that has an id key, whatever its value: a null id
     splits one call into several. symfony/ai PR #2220 (a continuation's empty id read as a new
@@ -682,6 +753,7 @@ class _ConcatenatesAcc(_Acc):
         return ToolCallDelta(index=slot.index, arguments_delta=function.get("arguments") or "")
 
 
+@fails("stream.id_name_repeated", "response.tool_calls.id")
 class ConcatenatesIdAndName(BrokenStream, OpenAIChatAdapter):
     """Every string field of a fragment is concatenated, id and name included (langchain
     #40041, the openai stream helper's accumulate_delta): a server that repeats them yields
@@ -700,6 +772,7 @@ class _ConcatenatesNameAcc(_Acc):
         return delta
 
 
+@fails("stream.id_name_repeated", "response.tool_calls.name")
 class ConcatenatesName(BrokenStream, OpenAIChatAdapter):
     """The name is appended like the arguments (langchain #40041): 'get_weatherget_weather'."""
 
@@ -715,6 +788,7 @@ class _LineLimitAcc(_Acc):
         return super().feed_line(line)
 
 
+@fails("stream.unicode_line_separators", "adapter.raised", table="SHARED_CONTROLS")
 class SplitsLinesLikeStr(OpenAIChatAdapter):
     """Reads the stream with httpx's iter_lines, which cuts lines with
     str.splitlines: at U+2028 and U+2029 too, inside a data line's JSON (openai-python #1230,
@@ -724,6 +798,7 @@ class SplitsLinesLikeStr(OpenAIChatAdapter):
         return response.iter_lines()
 
 
+@fails("stream.unicode_line_separators", "adapter.raised", table="ASYNC_CONTROLS")
 class AsyncSplitsLinesLikeStr(OpenAIChatAdapter):
     """:class:`SplitsLinesLikeStr` in astream() only: aiter_lines cuts at U+2028 and U+2029."""
 
@@ -731,6 +806,7 @@ class AsyncSplitsLinesLikeStr(OpenAIChatAdapter):
         return response.aiter_lines()
 
 
+@fails("stream.oversized_line", "adapter.raised", table="GENERIC_CONTROLS")
 class LineBufferLimit(BrokenStream, OpenAIChatAdapter):
     """Reads the stream through a fixed line buffer and fails on an event past it, as
     aiohttp's line reader does ('Chunk too big' past 128 KiB: NVIDIA/TensorRT-LLM #13952)."""
@@ -745,6 +821,7 @@ class _IdStartsCallAcc(_Acc):
         return super().add_fragment(frag)
 
 
+@fails("stream.id_name_repeated", "response.tool_calls.count")
 class IdStartsNewCall(BrokenStream, OpenAIChatAdapter):
     """Any fragment that carries an id starts a new call: a server that repeats the id on every
     fragment turns one call into one call per fragment."""
@@ -763,6 +840,7 @@ class _CurrentCallAcc(_Acc):
         return ToolCallDelta(index=slot.index, arguments_delta=function.get("arguments") or "")
 
 
+@fails("stream.parallel_interleaved", "response.tool_calls.arguments", table="SHARED_CONTROLS")
 class AppendsToCurrentCall(BrokenStream, OpenAIChatAdapter):
     """Argument fragments go to 'the current call' (the last one started), ignoring index:
     interleaved parallel calls mix (adk-python #1038: {"project_id": 3}{"project_id": 9})."""
@@ -775,6 +853,8 @@ class _SingleCallAcc(_Acc):
         return super().add_fragment(dict(frag, index=0, id=None))
 
 
+@fails("stream.parallel_interleaved", "response.tool_calls.count", table="SHARED_CONTROLS")
+@fails("stream.parallel_sequential", "response.tool_calls.count", table="GENERIC_CONTROLS")
 class OneCallPerStream(BrokenStream, OpenAIChatAdapter):
     """The accumulator holds a single call: parallel calls stream into one (langchain #34807)."""
 
@@ -788,6 +868,7 @@ class _ByNameAcc(_Acc):
         return [*by_name.values(), events[-1]]
 
 
+@fails("stream.parallel_sequential", "response.tool_calls.count", table="GENERIC_CONTROLS")
 class StreamKeysCallsByName(BrokenStream, OpenAIChatAdapter):
     """Completed calls are stored by tool name (TanStack/ai #199): same-name parallel calls
     collapse into the last one."""
@@ -801,6 +882,8 @@ class _SkipsEmptyAcc(_Acc):
         return super().finish_events()
 
 
+@fails("stream.zero_args_null", "response.tool_calls.count")
+@fails("stream.zero_args", "response.tool_calls.count", table="SHARED_CONTROLS")
 class CompletesOnlyCallsWithArguments(BrokenStream, OpenAIChatAdapter):
     """A call is completed only once some argument text arrived: a zero-argument call ("" or
     null) never completes (pydantic-ai #1654)."""
@@ -815,6 +898,7 @@ class _JoinsNoneAcc(_Acc):
         return super().finish_events()
 
 
+@fails("stream.zero_args_null", "adapter.raised")
 class JoinsNullArguments(BrokenStream, OpenAIChatAdapter):
     """``"".join(buffer)`` where the buffer of a call whose arguments were null is None:
     TypeError at the end of the stream (pydantic-ai #1654)."""
@@ -829,6 +913,8 @@ class _StrictFinishAcc(_Acc):
         return super().finish_events()
 
 
+@fails("stream.zero_args", "adapter.raised", table="SHARED_CONTROLS")
+@fails("stream.malformed_arguments", "adapter.raised", table="SHARED_CONTROLS")
 class StreamUnguardedJsonLoads(BrokenStream, OpenAIChatAdapter):
     """The joined arguments are ``json.loads``-ed unguarded at the end of the stream: "" or
     malformed JSON raises and the rest of the answer is lost."""
@@ -843,6 +929,7 @@ class _SwallowsParseErrorAcc(_Acc):
                 if hasattr(e, "call") and e.call.parse_error else e for e in events]
 
 
+@fails("stream.malformed_arguments", "response.tool_calls.parse_error", table="SHARED_CONTROLS")
 class StreamMalformedBecomesEmpty(BrokenStream, OpenAIChatAdapter):
     """A streamed call whose arguments do not parse is completed with {}."""
 
@@ -854,6 +941,8 @@ class _DropsTextAcc(_Acc):
         return [e for e in super().feed(data) if not isinstance(e, TextDelta)]
 
 
+@fails("stream.text_fragmented", "response.text", table="GENERIC_CONTROLS")
+@fails("stream.same_as_complete", "stream.same_as_complete", table="GENERIC_CONTROLS")
 class StreamDropsText(BrokenStream, OpenAIChatAdapter):
     """The streamed path reads tool-call deltas only; ``delta.content`` is dropped."""
 
@@ -866,6 +955,7 @@ class _StripsTextAcc(_Acc):
                 for e in super().feed(data)]
 
 
+@fails("stream.text_fragmented", "response.text", table="GENERIC_CONTROLS")
 class StripsTextDeltas(BrokenStream, OpenAIChatAdapter):
     """Each text delta is ``.strip()``-ed: the spaces between fragments vanish."""
 
@@ -878,6 +968,7 @@ class _NoFinishAcc(_Acc):
         return [*events[:-1], StreamDone(finish_reason=None, usage=events[-1].usage)]
 
 
+@fails("stream.same_as_complete", "stream.same_as_complete", table="GENERIC_CONTROLS")
 class StreamDropsFinishReason(BrokenStream, OpenAIChatAdapter):
     """The streamed path never reports the finish reason (the finish chunk has an empty
     delta and is skipped)."""
@@ -890,6 +981,9 @@ class _NoUsageAcc(_Acc):
         return super().feed({k: v for k, v in data.items() if k != "usage"})
 
 
+@fails("stream.usage_chunk", "response.usage")
+# usage is compared by no other check of this case: only the comparison catches it
+@fails("stream.same_as_complete", "stream.same_as_complete", table="GENERIC_CONTROLS")
 class StreamIgnoresUsage(BrokenStream, OpenAIChatAdapter):
     """The usage chunk (``choices: []``) is skipped: streamed answers report no usage."""
 
@@ -902,6 +996,8 @@ class _FirstChoiceAcc(_Acc):
         return self.feed(dict(data, choices=[choice]))
 
 
+@fails("stream.usage_chunk", "adapter.raised")
+@fails("stream.mid_stream_error", "error.typed", table="GENERIC_CONTROLS")
 class IndexesFirstChoice(BrokenStream, OpenAIChatAdapter):
     """``chunk["choices"][0]`` on every chunk: the usage chunk (``choices: []``) raises
     IndexError, an error event (no choices) KeyError."""
@@ -914,6 +1010,7 @@ class _IgnoresErrorAcc(_Acc):
         return self.feed(data)
 
 
+@fails("stream.mid_stream_error", "error.message", table="GENERIC_CONTROLS")
 class IgnoresErrorEvent(BrokenStream, OpenAIChatAdapter):
     """``data: {"error": ...}`` is not recognised and skipped; the stream then just ends, and
     the provider's message is lost."""
@@ -926,6 +1023,7 @@ class _NoDoneCheckAcc(_Acc):
         return () if self.done else self.finish_events()
 
 
+@fails("stream.truncated", "error.surfaced", table="GENERIC_CONTROLS")
 class NoDoneCheck(BrokenStream, OpenAIChatAdapter):
     """The end of the byte stream is taken as the end of the answer, [DONE] or not: a cut
     connection returns half a call as a finished result."""
@@ -939,6 +1037,7 @@ class _AssertsDoneAcc(_Acc):
         return ()
 
 
+@fails("stream.truncated", "error.typed", table="GENERIC_CONTROLS")
 class AssertsDone(BrokenStream, OpenAIChatAdapter):
     """A truncated stream is detected with ``assert``: an AssertionError, not a typed error."""
 
@@ -950,6 +1049,7 @@ class _NoDoneEventAcc(_Acc):
         return super().finish_events()[:-1]
 
 
+@fails("stream.text_fragmented", "stream.done_last", table="GENERIC_CONTROLS")
 class NoStreamDone(BrokenStream, OpenAIChatAdapter):
     """The stream ends without a StreamDone event, so consumers never learn the finish reason."""
 
@@ -965,6 +1065,7 @@ class _TwoDonesAcc(_Acc):
         return events
 
 
+@fails("stream.text_fragmented", "stream.done_last", table="GENERIC_CONTROLS")
 class TwoStreamDones(BrokenStream, OpenAIChatAdapter):
     """A StreamDone is emitted on the finish chunk and again at [DONE]."""
 
@@ -974,6 +1075,7 @@ class TwoStreamDones(BrokenStream, OpenAIChatAdapter):
 # == async-only bugs ===============================================================================
 
 
+@fails("wire.provider_error", "error.message", table="ASYNC_CONTROLS")
 class AsyncGenericErrorMessage(OpenAIChatAdapter):
     """acomplete() has its own error handling, which drops the provider's message that
     complete() reports (two code paths drift)."""
@@ -987,6 +1089,7 @@ class AsyncGenericErrorMessage(OpenAIChatAdapter):
         return self.parse_response(response.json())
 
 
+@fails("wire.usage", "response.usage", table="ASYNC_CONTROLS")
 class AsyncIgnoresUsage(OpenAIChatAdapter):
     """acomplete() drops usage that complete() reports."""
 
@@ -995,6 +1098,7 @@ class AsyncIgnoresUsage(OpenAIChatAdapter):
         return response.model_copy(update={"usage": None})
 
 
+@fails("wire.parallel_calls", "response.tool_calls.count", table="ASYNC_CONTROLS")
 class AsyncKeysCallsByName(OpenAIChatAdapter):
     """acomplete() collects calls by name (TanStack/ai #199); complete() is right."""
 
@@ -1004,6 +1108,7 @@ class AsyncKeysCallsByName(OpenAIChatAdapter):
         return response.model_copy(update={"tool_calls": tuple(by_name.values())})
 
 
+@fails("stream.single_call_fragmented", "stream.requested", table="ASYNC_CONTROLS")
 class AsyncStreamWithoutFlag(OpenAIChatAdapter):
     """astream() forgets ``stream: true``; stream() sends it."""
 
@@ -1018,6 +1123,8 @@ class AsyncStreamWithoutFlag(OpenAIChatAdapter):
                 yield event
 
 
+@fails("stream.bytewise", "adapter.raised", table="ASYNC_CONTROLS")
+@fails("stream.any_chunking", "adapter.raised", table="ASYNC_CONTROLS")
 class AsyncDecodesEachRead(OpenAIChatAdapter):
     """astream() decodes each network read on its own (``aiter_bytes`` + ``decode``): a UTF-8
     character cut between reads raises; stream() uses iter_lines and is right."""
@@ -1032,6 +1139,7 @@ class AsyncDecodesEachRead(OpenAIChatAdapter):
         yield pending
 
 
+@fails("stream.truncated", "error.surfaced", table="ASYNC_CONTROLS")
 class AsyncNoDoneCheck(OpenAIChatAdapter):
     """astream() returns what it has when the bytes stop, [DONE] or not; stream() checks."""
 
@@ -1050,6 +1158,7 @@ class AsyncNoDoneCheck(OpenAIChatAdapter):
                     yield event
 
 
+@fails("stream.same_as_complete", "stream.same_as_complete", table="ASYNC_CONTROLS")
 class AsyncStreamDropsText(OpenAIChatAdapter):
     """astream() yields only tool-call events; the text deltas stream() yields are lost."""
 
@@ -1062,6 +1171,8 @@ class AsyncStreamDropsText(OpenAIChatAdapter):
 # == gaps found by the mutation self-check ========================================================
 
 
+@fails("errors.gateway_html", "error.typed", table="GENERIC_CONTROLS")
+@fails("wire.error_not_json", "error.typed", table="GENERIC_CONTROLS")
 class JsonDecodesEveryErrorBody(OpenAIChatAdapter):
     """Every error body is json-decoded, unguarded: a gateway's HTML 502 page crashes the
     adapter with a JSONDecodeError instead of a typed error carrying the status."""
@@ -1073,6 +1184,7 @@ class JsonDecodesEveryErrorBody(OpenAIChatAdapter):
         raise ProviderError(str(error.get("message")), status=response.status_code)
 
 
+@fails("wire.assistant_text_replayed", "wire.history.messages", table="GENERIC_CONTROLS")
 class DropsTextOnlyAssistant(OpenAIChatAdapter):
     """Only the tool-call parts of the history are translated: an earlier assistant answer
     without tool calls is left out, silently (the provider accepts the shorter request)."""
@@ -1091,6 +1203,7 @@ class _FixedPrefixAcc(_Acc):
         return super().feed_line(line)
 
 
+@fails("stream.sse_data_without_space", "adapter.raised")
 class FixedDataPrefix(BrokenStream, OpenAIChatAdapter):
     """Cuts a fixed six-character 'data: ' prefix off every SSE line; a server that writes
     'data:{...}' (legal SSE) loses the first character of each event."""
@@ -1108,6 +1221,7 @@ class _EveryLineIsDataAcc(_Acc):
         return super().feed_line(line)
 
 
+@fails("stream.sse_comment_lines", "adapter.raised")
 class BreaksOnSseComments(BrokenStream, OpenAIChatAdapter):
     """Reads every non-empty SSE line as ``<field>: <json>``; OpenRouter's keep-alive comment
     lines (``: OPENROUTER PROCESSING``, legal SSE) make it raise (OpenRouter's streaming docs
@@ -1122,6 +1236,7 @@ class _RawIndexDeltaAcc(_Acc):
         return delta.model_copy(update={"index": frag.get("index") or 0})
 
 
+@fails("stream.index_stuck_at_zero", "stream.deltas", table="SHARED_CONTROLS")
 class DeltaIndexIsProviderIndex(BrokenStream, OpenAIChatAdapter):
     """Streamed deltas carry the provider's raw index: with a server that sends every call at
     index 0, a client rendering the deltas shows one call whose arguments are all of them."""
@@ -1134,6 +1249,7 @@ class _NoPiecesDeltaAcc(_Acc):
         return super().add_fragment(frag).model_copy(update={"arguments_delta": ""})
 
 
+@fails("stream.single_call_fragmented", "stream.deltas", table="GENERIC_CONTROLS")
 class DeltasWithoutArguments(BrokenStream, OpenAIChatAdapter):
     """Deltas announce each call but never carry its argument pieces: a client showing the
     call as it streams shows it empty."""
@@ -1141,6 +1257,7 @@ class DeltasWithoutArguments(BrokenStream, OpenAIChatAdapter):
     accumulator = _NoPiecesDeltaAcc
 
 
+@fails("wire.malformed_success", "error.typed", table="GENERIC_CONTROLS")
 class IndexesStraightIntoTheAnswer(OpenAIChatAdapter):
     """Reads ``data["choices"][0]["message"]`` unguarded: a 200 body without choices (a proxy's
     error in a success envelope) crashes with a KeyError instead of a typed error."""
@@ -1150,6 +1267,7 @@ class IndexesStraightIntoTheAnswer(OpenAIChatAdapter):
         return super().parse_response({**data, "choices": [{"message": message}]})
 
 
+@fails("wire.unknown_finish_reason", "adapter.raised")
 class FinishReasonDictLookup(OpenAIChatAdapter):
     """Maps finish reasons with a plain dict lookup: a reason added by the provider after the
     adapter was written raises KeyError."""
@@ -1161,6 +1279,7 @@ class FinishReasonDictLookup(OpenAIChatAdapter):
         return None if reason is None else table[reason]
 
 
+@fails("wire.unknown_finish_reason", "response.finish_reason")
 class UnknownFinishIsStop(OpenAIChatAdapter):
     """Any finish reason it does not know is reported as 'stop': a resource-exhausted or
     moderated answer reads as a complete one."""
@@ -1171,6 +1290,7 @@ class UnknownFinishIsStop(OpenAIChatAdapter):
         return None if reason is None else (reason if reason in known else "stop")
 
 
+@fails("wire.malformed_success", "error.surfaced", table="GENERIC_CONTROLS")
 class MalformedAnswerAsEmpty(OpenAIChatAdapter):
     """A 200 that is not an answer (no choices) is read as an empty answer: the loop gets no
     text, no calls and no error, as if the model had said nothing."""
@@ -1181,6 +1301,7 @@ class MalformedAnswerAsEmpty(OpenAIChatAdapter):
         return super().parse_response(data)
 
 
+@fails("wire.error_not_json", "error.message", table="GENERIC_CONTROLS")
 class ErrorPageWithoutItsWords(OpenAIChatAdapter):
     """A non-JSON error page becomes 'HTTP 502' with the page's own words thrown away."""
 
@@ -1194,6 +1315,7 @@ class ErrorPageWithoutItsWords(OpenAIChatAdapter):
         raise ProviderError(str(error.get("message")), status=response.status_code)
 
 
+@fails("wire.parallel_tool_calls_without_tools", "request.parallel_tool_calls.without_tools")
 class ParallelFlagWithoutTools(OpenAIChatAdapter):
     """Sends parallel_tool_calls whenever the request sets it, also on a request without tools
     (a final turn asked without tools): OpenAI answers 400."""
@@ -1208,6 +1330,8 @@ class ParallelFlagWithoutTools(OpenAIChatAdapter):
 # == messages: system prompts, developer messages, text next to calls (issue 12) ==================
 
 
+@fails("wire.system_prompt", "wire.messages.system", table="GENERIC_CONTROLS")
+@fails("wire.developer_message", "wire.messages.system", table="GENERIC_CONTROLS")
 class SystemAsUser(OpenAIChatAdapter):
     """System messages are translated with a role table that knows only user and assistant:
     the system prompt goes out as a user message (issue 12: an independently written adapter
@@ -1220,6 +1344,8 @@ class SystemAsUser(OpenAIChatAdapter):
         return out
 
 
+@fails("wire.system_prompt", "wire.messages.system", table="GENERIC_CONTROLS")
+@fails("wire.system_prompts_several", "wire.messages.system", table="GENERIC_CONTROLS")
 class DropsSystemMessages(OpenAIChatAdapter):
     """Only user, assistant and tool messages are translated; system messages vanish."""
 
@@ -1230,6 +1356,7 @@ class DropsSystemMessages(OpenAIChatAdapter):
         return body
 
 
+@fails("wire.system_prompts_several", "wire.messages.system", table="GENERIC_CONTROLS")
 class MergesSystemMessages(OpenAIChatAdapter):
     """All system messages are joined into one at the top (a 'system prompt' field, as
     Anthropic-first libraries model it): a system message added later in the conversation
@@ -1244,6 +1371,7 @@ class MergesSystemMessages(OpenAIChatAdapter):
         return body
 
 
+@fails("wire.developer_message", "wire.messages.system", table="GENERIC_CONTROLS")
 class DeveloperAsUser(OpenAIChatAdapter):
     """A role table from before the developer role: system stays system, anything else that
     is not assistant or tool becomes user, so a developer message is sent as the user's."""
@@ -1255,6 +1383,7 @@ class DeveloperAsUser(OpenAIChatAdapter):
         return out
 
 
+@fails("wire.assistant_text_with_calls_replayed", "wire.history.messages", table="GENERIC_CONTROLS")
 class DropsTextWithToolCalls(OpenAIChatAdapter):
     """An assistant turn with tool calls is replayed as the calls alone (content null): the
     model's own words before the calls are lost (issue 12)."""
@@ -1266,6 +1395,7 @@ class DropsTextWithToolCalls(OpenAIChatAdapter):
         return out
 
 
+@fails("wire.foreign_history", "request.messages.tool.unknown_id", table="GENERIC_CONTROLS")
 class RemintsForeignIdsOnCalls(OpenAIChatAdapter):
     """Call ids that do not look like OpenAI's (``call_…``) are replaced by fresh ones on the
     assistant's calls, but the tool results keep the old ids: after a provider switch OpenAI
@@ -1303,6 +1433,7 @@ def _copy(error: ProviderError, **fields: Any) -> ProviderError:
     return type(error)(error.message, **values)
 
 
+@fails("errors.rate_limited", "errors.retry_after", table="SHARED_CONTROLS")
 class NoRetryAfter(_Reraise):
     """The error keeps the status and the words but not the delay: Retry-After is never read
     (openai-node #1477: the rate-limit headers are not on the exception)."""
@@ -1311,6 +1442,7 @@ class NoRetryAfter(_Reraise):
         return _copy(error, retry_after=None)
 
 
+@fails("errors.gateway_html", "errors.status", table="GENERIC_CONTROLS")
 class StatusLost(_Reraise):
     """The error carries the provider's words but not the HTTP status (``raise
     Exception(body['error']['message'])``): a caller cannot tell a 429 from a 400."""
@@ -1334,6 +1466,7 @@ class NeverRetryable(_Reraise):
         return _copy(error, retryable=False)
 
 
+@fails("errors.quota_exhausted", "errors.retryable", table="SHARED_CONTROLS")
 class RetryableByStatusOnly(_Reraise):
     """Whether to retry is read from the status alone: OpenAI's 429 insufficient_quota (a used-
     up quota) is retried as if it were a rate limit."""
@@ -1350,6 +1483,7 @@ class DropsErrorCode(_Reraise):
         return _copy(error, type=None, code=None)
 
 
+@fails("errors.in_stream", "errors.retryable", table="SHARED_CONTROLS")
 class StreamErrorFinal(OpenAIChatAdapter):
     """An error chunk inside a 200 stream is raised as a final error (no status, so "not
     retryable"): a stream broken by a transient server_error is never sent again."""
@@ -1368,6 +1502,7 @@ class StreamErrorFinal(OpenAIChatAdapter):
         return acc
 
 
+@fails("errors.rate_limited_stream", "errors.retry_after", table="SHARED_CONTROLS")
 class StreamLosesRetryAfter(OpenAIChatAdapter):
     """stream() reads an error answer on its own path and raises without the delay, while
     complete() keeps it."""
@@ -1381,6 +1516,7 @@ class StreamLosesRetryAfter(OpenAIChatAdapter):
             raise _copy(error, retry_after=None) from None
 
 
+@fails("errors.in_stream", "errors.type", table="SHARED_CONTROLS")
 class StreamErrorUntyped(OpenAIChatAdapter):
     """An error chunk inside a 200 stream is raised with its words and ``retryable`` but
     without the event's type and code: with no status either, the caller cannot tell a
@@ -1403,6 +1539,8 @@ class StreamErrorUntyped(OpenAIChatAdapter):
 # == transport faults (issue 12) ===================================================================
 
 
+@fails("errors.connection_reset", "error.surfaced", table="GENERIC_CONTROLS")
+@fails("errors.stream_stalled", "error.surfaced", table="GENERIC_CONTROLS")
 class ReturnsPartialOnReset(OpenAIChatAdapter):
     """A broken connection ends the stream as if the provider had finished: the partial text
     is returned as the answer."""
@@ -1416,6 +1554,7 @@ class ReturnsPartialOnReset(OpenAIChatAdapter):
             yield StreamDone(finish_reason="stop")
 
 
+@fails("errors.connection_reset", "errors.retryable", table="GENERIC_CONTROLS")
 class ResetIsFinal(OpenAIChatAdapter):
     """A broken connection is reported as an error that cannot be retried."""
 
@@ -1428,6 +1567,7 @@ class ResetIsFinal(OpenAIChatAdapter):
             raise ProviderError(error.message, retryable=False) from None
 
 
+@fails("errors.stream_cancelled", "stream.closed", table="GENERIC_CONTROLS")
 class LeaksStream(OpenAIChatAdapter):
     """The response is opened with ``client.send(..., stream=True)`` and never closed: when the
     caller stops reading, the connection stays checked out of the pool."""
@@ -1445,6 +1585,7 @@ class LeaksStream(OpenAIChatAdapter):
         yield from acc.close()
 
 
+@fails("errors.connection_refused", "error.surfaced", table="GENERIC_CONTROLS")
 class EmptyAnswerWhenUnreachable(OpenAIChatAdapter):
     """Every failure to reach the provider is swallowed into an empty answer (``except
     Exception: return ChatResponse()``): a loop takes it for a model that said nothing."""
@@ -1477,180 +1618,14 @@ ERROR_KINDS = {"rate_limit", "quota", "auth", "permission", "model_not_found", "
                "server_error", "overloaded"}
 
 #: (case id, broken adapter, the clause the case must name): the openai cases
-CONTROLS = [
-    # -- wire: the request -----------------------------------------------------------------
-    ("wire.parallel_tool_calls_without_tools", ParallelFlagWithoutTools,
-     "request.parallel_tool_calls.without_tools"),
-    # -- wire: reading the answer ------------------------------------------------------------
-    ("wire.zero_args_null", UnguardedJsonLoads, "adapter.raised"),
-    ("wire.zero_args_null", EmptyArgumentsAsEmptyString, "wire.replay.arguments_json"),
-    # null replayed as null: OpenAI itself refuses the request
-    ("wire.zero_args_null", ReplaysRawArguments, "request.type"),
-    ("wire.unknown_finish_reason", FinishReasonDictLookup, "adapter.raised"),
-    ("wire.unknown_finish_reason", UnknownFinishIsStop, "response.finish_reason"),
-    # -- stream --------------------------------------------------------------------------------
-    ("stream.call_in_role_chunk", SkipsRoleChunk, "response.tool_calls.id"),
-    ("stream.sse_data_without_space", FixedDataPrefix, "adapter.raised"),
-    ("stream.sse_comment_lines", BreaksOnSseComments, "adapter.raised"),
-    ("stream.id_name_repeated", ConcatenatesIdAndName, "response.tool_calls.id"),
-    ("stream.id_name_repeated", ConcatenatesName, "response.tool_calls.name"),
-    ("stream.id_name_repeated", IdStartsNewCall, "response.tool_calls.count"),
-    ("stream.id_name_null", AssignsNullIdAndName, "response.tool_calls.id"),
-    ("stream.id_name_null", NewCallOnAnyIdKey, "response.tool_calls.count"),
-    ("stream.zero_args_null", CompletesOnlyCallsWithArguments, "response.tool_calls.count"),
-    ("stream.zero_args_null", JoinsNullArguments, "adapter.raised"),
-    ("stream.usage_chunk", IndexesFirstChoice, "adapter.raised"),
-    ("stream.usage_chunk", StreamIgnoresUsage, "response.usage"),
-    ("stream.usage_chunk", NoIncludeUsage, "response.usage"),
-    ("stream.usage_chunk", IgnoresUsage, "response.usage"),
-]
+CONTROLS = collected(__name__)
 
 #: the cases openai shares with some providers (the errors family's kinds among them), each with
 #: a bug it must catch on the openai wire
-SHARED_CONTROLS = [
-    # -- wire: the request -----------------------------------------------------------------
-    ("wire.strict_tool_intact", DropsStrict, "wire.tools.intact"),
-    # -- wire: reading the answer ------------------------------------------------------------
-    ("wire.zero_args_empty_string", UnguardedJsonLoads, "adapter.raised"),
-    ("wire.zero_args_empty_string", EmptyStringIsParseError, "response.tool_calls.arguments"),
-    ("wire.zero_args_empty_string", ReplaysRawArguments, "wire.replay.arguments_json"),
-    ("wire.malformed_arguments", UnguardedJsonLoads, "adapter.raised"),
-    ("wire.malformed_arguments", MalformedBecomesEmpty, "response.tool_calls.parse_error"),
-    ("wire.malformed_arguments", ParseErrorLosesRawText, "response.tool_calls.raw_arguments"),
-    # -- errors: what a retrying caller reads (issue 12) ---------------------------------------
-    ("errors.rate_limited", NoRetryAfter, "errors.retry_after"),
-    ("errors.rate_limited_stream", StreamLosesRetryAfter, "errors.retry_after"),
-    ("errors.quota_exhausted", RetryableByStatusOnly, "errors.retryable"),
-    ("errors.in_stream", StreamErrorFinal, "errors.retryable"),
-    ("errors.in_stream", StreamErrorUntyped, "errors.type"),
-    # -- stream: fragments ---------------------------------------------------------------------
-    ("stream.parallel_interleaved", AppendsToCurrentCall, "response.tool_calls.arguments"),
-    ("stream.parallel_interleaved", OneCallPerStream, "response.tool_calls.count"),
-    ("stream.id_name_once", ExpectsIdOnEveryChunk, "adapter.raised"),
-    ("stream.id_name_once", DropsFragmentsWithoutId, "response.tool_calls.arguments"),
-    ("stream.id_name_once", LastNameWins, "response.tool_calls.name"),
-    ("stream.index_stuck_at_zero", DeltaIndexIsProviderIndex, "stream.deltas"),
-    ("stream.index_stuck_at_zero", KeysOnIndexOnly, "response.tool_calls.count"),
-    ("stream.index_missing", IndexRequired, "adapter.raised"),
-    ("stream.index_missing", KeysOnIndexOnly, "response.tool_calls.count"),
-    # -- stream: bytes -------------------------------------------------------------------------
-    ("stream.unicode_line_separators", SplitsLinesLikeStr, "adapter.raised"),
-    # -- stream: arguments -----------------------------------------------------------------------
-    ("stream.zero_args", CompletesOnlyCallsWithArguments, "response.tool_calls.count"),
-    ("stream.zero_args", StreamUnguardedJsonLoads, "adapter.raised"),
-    ("stream.zero_args", ReplaysRawArguments, "wire.replay.arguments_json"),
-    ("stream.malformed_arguments", StreamUnguardedJsonLoads, "adapter.raised"),
-    ("stream.malformed_arguments", StreamMalformedBecomesEmpty,
-     "response.tool_calls.parse_error"),
-]
+SHARED_CONTROLS = collected(__name__, "SHARED_CONTROLS")
 
 #: the generic cases, which every provider runs: their controls are on the openai wire
-GENERIC_CONTROLS = [
-    # -- wire: the request -----------------------------------------------------------------
-    ("wire.tool_definitions_intact", DropsDescriptions, "wire.tools.intact"),
-    ("wire.tool_definitions_intact", DropsSchemaKeywords, "wire.tools.intact"),
-    ("wire.tool_choice_auto", NeverSendsToolChoice, "wire.tool_choice"),
-    ("wire.tool_choice_none", NeverSendsToolChoice, "wire.tool_choice"),
-    ("wire.tool_choice_none", AlwaysAuto, "wire.tool_choice"),
-    ("wire.tool_choice_required", AlwaysAuto, "wire.tool_choice"),
-    ("wire.tool_choice_required", ToolChoiceAnthropicSpelling, "request.tool_choice.value"),
-    ("wire.tool_choice_named", NeverSendsToolChoice, "wire.tool_choice"),
-    ("wire.tool_choice_named", ToolChoiceAsPlainName, "request.tool_choice.value"),
-    ("wire.parallel_tool_calls_false", DropsParallelToolCalls, "wire.parallel_tool_calls"),
-    ("wire.parallel_tool_calls_false", ParallelToolCallsTruthy, "wire.parallel_tool_calls"),
-    # -- wire: reading the answer ------------------------------------------------------------
-    ("wire.single_call", DropsCallIds, "response.tool_calls.id"),
-    ("wire.single_call", ArgumentsFromFlatShape, "response.tool_calls.arguments"),
-    ("wire.single_call", FinishAlwaysStop, "response.finish_reason"),
-    ("wire.single_call", CompleteAsksForStream, "adapter.raised"),
-    ("wire.parallel_calls", KeysCallsByName, "response.tool_calls.count"),
-    ("wire.parallel_calls", FirstCallOnly, "response.tool_calls.count"),
-    ("wire.parallel_calls", CallsSortedByName, "response.tool_calls.id"),
-    ("wire.text_and_calls", ContentOrToolCalls, "response.text"),
-    ("wire.text_only", ReadsLegacyText, "response.text"),
-    ("wire.zero_args_empty_object", EmptyObjectIsMissing, "response.tool_calls.arguments"),
-    ("wire.zero_args_empty_object", EmptyArgumentsAsEmptyString, "wire.replay.arguments_json"),
-    ("wire.non_ascii_arguments", ReplaysAsciiEscaped, "wire.replay.non_ascii"),
-    ("wire.non_ascii_arguments", DecodesLatin1, "response.tool_calls.arguments"),
-    ("wire.usage", IgnoresUsage, "response.usage"),
-    ("wire.usage", SwapsUsage, "response.usage"),
-    # -- wire: the second turn -----------------------------------------------------------------
-    ("wire.second_turn_passthrough", ReplaysNamespacedName, "wire.history.tool_calls"),
-    ("wire.second_turn_passthrough", ToolResultsJsonEncoded, "wire.history.tool_results"),
-    ("wire.second_turn_passthrough", ToolResultsReversed, "wire.history.tool_results"),
-    ("wire.second_turn_passthrough", DropsToolResults,
-     "request.messages.tool_calls.unanswered"),
-    ("wire.second_turn_passthrough", DropsAssistantToolCalls, "request.messages.tool.orphan"),
-    # -- wire: errors ------------------------------------------------------------------------
-    ("wire.provider_error", SwallowsErrorBody, "error.surfaced"),
-    ("wire.provider_error", GenericErrorMessage, "error.message"),
-    ("wire.provider_error", RaiseForStatus, "error.message"),
-    ("wire.provider_error", KeyErrorOnErrorBody, "error.typed"),
-    ("wire.provider_error", ErrorAsText, "error.surfaced"),
-    ("wire.provider_error", RetriesOnError, "request.count"),
-    # -- errors: what a retrying caller reads (issue 12) ---------------------------------------
-    ("errors.key_not_in_error", ErrorQuotesRequestHeaders, "errors.no_api_key"),
-    ("errors.gateway_html", StatusLost, "errors.status"),
-    ("errors.gateway_html", JsonDecodesEveryErrorBody, "error.typed"),
-    ("errors.connection_refused", EmptyAnswerWhenUnreachable, "error.surfaced"),
-    ("errors.connection_reset", ReturnsPartialOnReset, "error.surfaced"),
-    ("errors.connection_reset", ResetIsFinal, "errors.retryable"),
-    ("errors.stream_cancelled", LeaksStream, "stream.closed"),
-    ("errors.stream_stalled", ReturnsPartialOnReset, "error.surfaced"),
-    # -- stream: fragments ---------------------------------------------------------------------
-    ("stream.single_call_fragmented", OverwritesArguments, "response.tool_calls.arguments"),
-    ("stream.single_call_fragmented", StreamWithoutStreamFlag, "stream.requested"),
-    ("stream.text_fragmented", StreamDropsText, "response.text"),
-    ("stream.text_fragmented", StripsTextDeltas, "response.text"),
-    ("stream.text_fragmented", NoStreamDone, "stream.done_last"),
-    ("stream.text_fragmented", TwoStreamDones, "stream.done_last"),
-    ("stream.parallel_sequential", OneCallPerStream, "response.tool_calls.count"),
-    ("stream.parallel_sequential", StreamKeysCallsByName, "response.tool_calls.count"),
-    ("stream.parallel_sequential", RetriesStream, "request.count"),
-    ("stream.single_call_fragmented", DeltasWithoutArguments, "stream.deltas"),
-    ("wire.error_not_json", JsonDecodesEveryErrorBody, "error.typed"),
-    ("wire.malformed_success", IndexesStraightIntoTheAnswer, "error.typed"),
-    ("wire.malformed_success", MalformedAnswerAsEmpty, "error.surfaced"),
-    ("wire.error_not_json", ErrorPageWithoutItsWords, "error.message"),
-    ("wire.assistant_text_replayed", DropsTextOnlyAssistant, "wire.history.messages"),
-    # -- wire: the conversation (issue 12) -----------------------------------------------------
-    ("wire.system_prompt", SystemAsUser, "wire.messages.system"),
-    ("wire.system_prompt", DropsSystemMessages, "wire.messages.system"),
-    ("wire.system_prompts_several", MergesSystemMessages, "wire.messages.system"),
-    ("wire.system_prompts_several", DropsSystemMessages, "wire.messages.system"),
-    ("wire.developer_message", DeveloperAsUser, "wire.messages.system"),
-    ("wire.developer_message", SystemAsUser, "wire.messages.system"),
-    ("wire.assistant_text_with_calls_replayed", DropsTextWithToolCalls,
-     "wire.history.messages"),
-    ("wire.foreign_history", RemintsForeignIdsOnCalls, "request.messages.tool.unknown_id"),
-    # -- stream: bytes -------------------------------------------------------------------------
-    ("stream.oversized_line", LineBufferLimit, "adapter.raised"),
-    ("stream.bytewise", DecodesEachRead, "adapter.raised"),
-    ("stream.bytewise", ReadIsWholeLines, "adapter.raised"),
-    ("stream.any_chunking", ReadIsWholeLines, "adapter.raised"),
-    ("stream.any_chunking", DecodesEachRead, "adapter.raised"),
-    # -- stream: errors and endings ------------------------------------------------------------
-    ("stream.mid_stream_error", IgnoresErrorEvent, "error.message"),
-    ("stream.mid_stream_error", IndexesFirstChoice, "error.typed"),
-    ("stream.truncated", NoDoneCheck, "error.surfaced"),
-    ("stream.truncated", AssertsDone, "error.typed"),
-    ("stream.provider_error", StreamNoStatusCheck, "error.message"),
-    ("stream.provider_error", RaiseForStatus, "error.message"),
-    ("stream.same_as_complete", StreamDropsFinishReason, "stream.same_as_complete"),
-    ("stream.same_as_complete", StreamDropsText, "stream.same_as_complete"),
-    # usage is compared by no other check of this case: only the comparison catches it
-    ("stream.same_as_complete", StreamIgnoresUsage, "stream.same_as_complete"),
-]
+GENERIC_CONTROLS = collected(__name__, "GENERIC_CONTROLS")
 
 #: Bugs in the async path only: the sync interface passes, the async one must fail.
-ASYNC_CONTROLS = [
-    ("wire.provider_error", AsyncGenericErrorMessage, "error.message"),
-    ("wire.usage", AsyncIgnoresUsage, "response.usage"),
-    ("wire.parallel_calls", AsyncKeysCallsByName, "response.tool_calls.count"),
-    ("stream.single_call_fragmented", AsyncStreamWithoutFlag, "stream.requested"),
-    ("stream.bytewise", AsyncDecodesEachRead, "adapter.raised"),
-    ("stream.any_chunking", AsyncDecodesEachRead, "adapter.raised"),
-    ("stream.unicode_line_separators", AsyncSplitsLinesLikeStr, "adapter.raised"),
-    ("stream.truncated", AsyncNoDoneCheck, "error.surfaced"),
-    ("stream.same_as_complete", AsyncStreamDropsText, "stream.same_as_complete"),
-]
+ASYNC_CONTROLS = collected(__name__, "ASYNC_CONTROLS")

@@ -1,16 +1,15 @@
 """Negative controls for the openai-responses dialect: the reference Responses adapter with ONE
-method overridden (stream bugs hand out an accumulator with one broken method). Each docstring
-names the bug and, where there is one, its public source (WIRE.md §6). The tables at the end pair
-each with the case that must fail it and the clause; ``tests/providers/test_controls.py`` runs
-them.
-"""
+method overridden (stream bugs hand out an accumulator with one broken method). Each docstring names
+the bug and, where there is one, its public source (WIRE.md §6). Above each, ``@fails`` names the
+case that must fail it and the clause; the tables at the end collect them for
+``tests/providers/test_controls.py``. """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from typing import Any
 
-from provider_kit import BrokenStream
+from provider_kit import BrokenStream, collected, fails
 
 from pytest_toolcall.core.model import (
     AssistantMessage,
@@ -54,6 +53,7 @@ __all__ = [
 # == complete ====================================================================================
 
 
+@fails("wire.responses_call_id_not_item_id", "response.tool_calls.id")
 class ItemIdAsCallId(OpenAIResponsesAdapter):
     """The call's id is read from the item ``id`` (fc_…) instead of ``call_id``: the outputs of the
     next turn cannot be paired (CLIProxyAPI #5692 took an output item id for the call id)."""
@@ -64,6 +64,9 @@ class ItemIdAsCallId(OpenAIResponsesAdapter):
                                  arguments=item.get("arguments"))
 
 
+@fails("wire.responses_call_id_not_item_id", "request.input.function_call.id_prefix")
+# a call from another provider has no fc_ item id; its call id is not one
+@fails("wire.foreign_history", "request.input.function_call.id_prefix", table="SHARED_CONTROLS")
 class ReplaysCallIdAsItemId(OpenAIResponsesAdapter):
     """The replayed function_call carries its call_id as item ``id``: \"Expected an ID that begins
     with 'fc'\" (nodetool PR #4252, sub2api PR #1505)."""
@@ -72,6 +75,8 @@ class ReplaysCallIdAsItemId(OpenAIResponsesAdapter):
         return dict(super().encode_call(call), id=call.id)
 
 
+@fails("wire.responses_call_id_not_item_id", "wire.responses.item_id")
+@fails("stream.responses_call_id_from_item", "wire.responses.item_id")
 class ReplaysWrongItemId(OpenAIResponsesAdapter):
     """The fc_ ids are kept in a list, not by call_id: every replayed call gets the last one."""
 
@@ -82,6 +87,8 @@ class ReplaysWrongItemId(OpenAIResponsesAdapter):
         return item
 
 
+@fails("wire.responses_call_id_not_item_id", "request.input.function_call_output.orphan")
+@fails("wire.responses_every_call_answered", "request.input.function_call_output.orphan")
 class OutputKeyedByItemId(OpenAIResponsesAdapter):
     """The function_call_output names the fc_ item id, not the call_id: 'No tool call found for
     function call output with call_id fc_…' (agentscope-ai/AgentTeams #299)."""
@@ -92,6 +99,7 @@ class OutputKeyedByItemId(OpenAIResponsesAdapter):
         return out
 
 
+@fails("wire.responses_every_call_answered", "request.input.function_call.unanswered")
 class DropsFunctionCallOutputs(OpenAIResponsesAdapter):
     """Tool results are not translated to function_call_output items: 'No tool output found for
     function call call_X.' (CLIProxyAPI #2368, Roo-Code #12248)."""
@@ -102,6 +110,7 @@ class DropsFunctionCallOutputs(OpenAIResponsesAdapter):
         return super().encode_message(message)
 
 
+@fails("wire.responses_every_call_answered", "request.input.function_call_output.orphan")
 class TextTurnDropsCalls(OpenAIResponsesAdapter):
     """An assistant turn with text is replayed as its message only; its calls are lost and their
     outputs become orphans."""
@@ -138,6 +147,7 @@ class _CallIdFromFragments(ResponsesStreamAccumulator):
         return call
 
 
+@fails("stream.responses_call_id_from_item", "response.tool_calls.id")
 class CallIdFromFragments(_Broken):
     """The call_id is read from the argument fragments, which carry none: the call completes with
     an empty call_id (openai-agents #4553)."""
@@ -152,6 +162,7 @@ class _ItemIdAsCallId(ResponsesStreamAccumulator):
         return call
 
 
+@fails("stream.responses_call_id_from_item", "response.tool_calls.id")
 class StreamItemIdAsCallId(_Broken):
     """Streamed calls take the fragments' item_id (fc_…) as their id."""
 
@@ -169,6 +180,8 @@ class _OnOutputIndexOnly(ResponsesStreamAccumulator):
         return super().find({"output_index": event.get("output_index")})
 
 
+# WIRE.md §6 on shared cases: litellm #21331, every parallel call on output_index 0
+@fails("stream.index_stuck_at_zero", "response.tool_calls.count", table="SHARED_CONTROLS")
 class KeysOnOutputIndexOnly(_Broken):
     """Calls are keyed on output_index alone: a server that puts every call at index 0 gets them
     merged (litellm #21331: the Responses bridge put every parallel call on index 0)."""
@@ -181,6 +194,7 @@ class _IndexAsPosition(ResponsesStreamAccumulator):
         return self.calls[event["output_index"]]
 
 
+@fails("stream.responses_output_index", "adapter.raised")
 class OutputIndexAsCallPosition(_Broken):
     """output_index is taken for the position in the list of calls (``calls[output_index]``), but
     it counts every output item: with a text item at 0, the first fragment is out of range."""
@@ -199,6 +213,7 @@ class _FirstResponseWins(ResponsesStreamAccumulator):
         return super().feed(event)
 
 
+@fails("stream.responses_usage_from_completed", "response.usage")
 class FirstResponseWins(_Broken):
     """The first event with a ``response`` (response.created: usage null) is taken as the final
     response."""
@@ -214,6 +229,7 @@ class _EndsOnItemsDone(ResponsesStreamAccumulator):
         return super().close()
 
 
+@fails("stream.responses_no_completed", "error.surfaced")
 class EndsOnLastItemDone(_Broken):
     """When every item is done the stream counts as finished, response.completed or not."""
 
@@ -228,6 +244,7 @@ class _IgnoresFailed(ResponsesStreamAccumulator):
         return super().feed(event)
 
 
+@fails("stream.responses_failed_event", "error.surfaced")
 class IgnoresFailedEvent(_Broken):
     """response.failed is read as the end of the stream, like response.completed: the partial
     output comes back as a success."""
@@ -245,6 +262,7 @@ class _ArgumentsFromDeltasOnly(ResponsesStreamAccumulator):
         return out
 
 
+@fails("stream.responses_arguments_in_done_only", "response.tool_calls.arguments")
 class ArgumentsFromDeltasOnly(_Broken):
     """Arguments rebuilt from function_call_arguments.delta only: a stream that sends them whole
     in .done (no deltas) yields {} (issue 14)."""
@@ -255,6 +273,9 @@ class ArgumentsFromDeltasOnly(_Broken):
 # == reasoning items (issue 13) ====================================================================
 
 
+# issue 13: reasoning items travel with the calls they preceded
+@fails("wire.responses_reasoning_replayed", "request.input.function_call.reasoning")
+@fails("stream.responses_reasoning_replayed", "request.input.function_call.reasoning")
 class DropsReasoningItems(OpenAIResponsesAdapter):
     """The history keeps messages and calls only: a reasoning model's calls go back with their
     fc_ ids but without the reasoning item before them (cline #12242, mastra #8738)."""
@@ -265,6 +286,7 @@ class DropsReasoningItems(OpenAIResponsesAdapter):
         return super().encode_message(message)
 
 
+@fails("wire.responses_reasoning_replayed", "request.input.function_call.reasoning")
 class ReasoningAfterCalls(OpenAIResponsesAdapter):
     """The reasoning item is replayed after the function calls it preceded."""
 
@@ -274,6 +296,7 @@ class ReasoningAfterCalls(OpenAIResponsesAdapter):
         return [i for i in items if i.get("type") != "reasoning"] + reasoning
 
 
+@fails("wire.responses_reasoning_replayed", "wire.reasoning.replayed")
 class EditsReasoningSummary(OpenAIResponsesAdapter):
     """The reasoning item is rebuilt from the summary text alone: encrypted_content is lost."""
 
@@ -282,6 +305,7 @@ class EditsReasoningSummary(OpenAIResponsesAdapter):
         return [{k: v for k, v in i.items() if k != "encrypted_content"} for i in items]
 
 
+@fails("wire.responses_reasoning_replayed", "response.reasoning")
 class IgnoresReasoningItems(OpenAIResponsesAdapter):
     """parse_response reads messages and function calls only; reasoning items are dropped."""
 
@@ -297,6 +321,7 @@ class _SkipsReasoningAccumulator(ResponsesStreamAccumulator):
         return super().feed(event)
 
 
+@fails("stream.responses_reasoning_replayed", "response.reasoning")
 class StreamSkipsReasoningItems(BrokenStream, OpenAIResponsesAdapter):
     """The stream accumulator skips every output item but messages and function calls."""
 
@@ -306,6 +331,8 @@ class StreamSkipsReasoningItems(BrokenStream, OpenAIResponsesAdapter):
 # == messages (issue 12) ===========================================================================
 
 
+@fails("wire.system_prompt", "wire.messages.system", table="SHARED_CONTROLS")
+@fails("wire.developer_message", "wire.messages.system", table="SHARED_CONTROLS")
 class SystemAsUserItem(OpenAIResponsesAdapter):
     """System messages become user input items; ``instructions`` is never sent."""
 
@@ -320,6 +347,7 @@ class SystemAsUserItem(OpenAIResponsesAdapter):
         return body
 
 
+@fails("wire.system_prompts_several", "wire.messages.system", table="SHARED_CONTROLS")
 class AllSystemIntoInstructions(OpenAIResponsesAdapter):
     """Every system message is joined into ``instructions``, also one added later in the
     conversation: it moves to the start."""
@@ -334,6 +362,7 @@ class AllSystemIntoInstructions(OpenAIResponsesAdapter):
         return body
 
 
+@fails("wire.assistant_text_with_calls_replayed", "wire.history.messages", table="SHARED_CONTROLS")
 class DropsTextNextToCalls(OpenAIResponsesAdapter):
     """An assistant turn with calls is replayed as function_call items only; the assistant
     message item with its text is left out (issue 12)."""
@@ -352,50 +381,7 @@ PROVIDER = "openai-responses"
 PATH = "/v1/responses"
 
 #: (case id, broken adapter, the clause the case must name): the openai-responses cases
-CONTROLS = [
-    # issue 13: reasoning items travel with the calls they preceded
-    ("wire.responses_reasoning_replayed", DropsReasoningItems,
-     "request.input.function_call.reasoning"),
-    ("wire.responses_reasoning_replayed", ReasoningAfterCalls,
-     "request.input.function_call.reasoning"),
-    ("wire.responses_reasoning_replayed", EditsReasoningSummary, "wire.reasoning.replayed"),
-    ("wire.responses_reasoning_replayed", IgnoresReasoningItems, "response.reasoning"),
-    ("stream.responses_reasoning_replayed", StreamSkipsReasoningItems, "response.reasoning"),
-    ("stream.responses_reasoning_replayed", DropsReasoningItems,
-     "request.input.function_call.reasoning"),
-    ("stream.responses_arguments_in_done_only", ArgumentsFromDeltasOnly,
-     "response.tool_calls.arguments"),
-    ("wire.responses_call_id_not_item_id", ItemIdAsCallId, "response.tool_calls.id"),
-    ("wire.responses_call_id_not_item_id", ReplaysCallIdAsItemId,
-     "request.input.function_call.id_prefix"),
-    ("wire.responses_call_id_not_item_id", ReplaysWrongItemId, "wire.responses.item_id"),
-    ("wire.responses_call_id_not_item_id", OutputKeyedByItemId,
-     "request.input.function_call_output.orphan"),
-    ("stream.responses_call_id_from_item", CallIdFromFragments, "response.tool_calls.id"),
-    ("stream.responses_call_id_from_item", StreamItemIdAsCallId, "response.tool_calls.id"),
-    ("stream.responses_call_id_from_item", ReplaysWrongItemId, "wire.responses.item_id"),
-    ("wire.responses_every_call_answered", DropsFunctionCallOutputs,
-     "request.input.function_call.unanswered"),
-    ("wire.responses_every_call_answered", TextTurnDropsCalls,
-     "request.input.function_call_output.orphan"),
-    ("wire.responses_every_call_answered", OutputKeyedByItemId,
-     "request.input.function_call_output.orphan"),
-    ("stream.responses_output_index", OutputIndexAsCallPosition, "adapter.raised"),
-    ("stream.responses_usage_from_completed", FirstResponseWins, "response.usage"),
-    ("stream.responses_no_completed", EndsOnLastItemDone, "error.surfaced"),
-    ("stream.responses_failed_event", IgnoresFailedEvent, "error.surfaced"),
-]
+CONTROLS = collected(__name__)
 
 #: the shared cases, each with a bug of the openai-responses wire it must catch there
-SHARED_CONTROLS = [
-    # WIRE.md §6 on shared cases: litellm #21331, every parallel call on output_index 0
-    ("stream.index_stuck_at_zero", KeysOnOutputIndexOnly, "response.tool_calls.count"),
-    # -- messages (issue 12) -----------------------------------------------------------------
-    ("wire.system_prompt", SystemAsUserItem, "wire.messages.system"),
-    # a call from another provider has no fc_ item id; its call id is not one
-    ("wire.foreign_history", ReplaysCallIdAsItemId, "request.input.function_call.id_prefix"),
-    ("wire.developer_message", SystemAsUserItem, "wire.messages.system"),
-    ("wire.system_prompts_several", AllSystemIntoInstructions, "wire.messages.system"),
-    ("wire.assistant_text_with_calls_replayed", DropsTextNextToCalls,
-     "wire.history.messages"),
-]
+SHARED_CONTROLS = collected(__name__, "SHARED_CONTROLS")

@@ -1,7 +1,7 @@
 """Negative controls for the OpenRouter cases: the reference :class:`OpenRouterAdapter` with ONE
-thing broken each; the docstring names the bug and its public report. The tables at the end pair
-each with the case that must fail it and the clause; ``tests/providers/test_controls.py`` runs
-them."""
+thing broken each; the docstring names the bug and its public report. Above each, ``@fails`` names
+the case that must fail it and the clause; the tables at the end collect them for
+``tests/providers/test_controls.py``."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import json
 from typing import Any
 
 import controls_openai as _generic  # tests/providers/controls_openai.py
-from provider_kit import BrokenStream, DecodesAsOpenAI, EncodesAsOpenAI
+from provider_kit import BrokenStream, DecodesAsOpenAI, EncodesAsOpenAI, collected, fails
 
 from pytest_toolcall.core.errors import StreamError
 from pytest_toolcall.providers.openai.reference import StreamAccumulator
@@ -31,6 +31,7 @@ class _RoleRestarts(OpenRouterStreamAccumulator):
         return super().feed(data)
 
 
+@fails("stream.openrouter_role_every_chunk", "response.tool_calls.count")
 class RoleRestartsMessage(BrokenStream, OpenRouterAdapter):
     """Starts a new assistant message on every delta with a role: OpenRouter's role on every
     chunk keeps only the last fragment of each call."""
@@ -45,6 +46,7 @@ class _FirstFinish(OpenRouterStreamAccumulator):
         return super().feed(data)
 
 
+@fails("stream.openrouter_repeated_finish", "response.usage")
 class StopsAtFirstFinish(BrokenStream, OpenRouterAdapter):
     """Stops reading at the first finish_reason: the usage on OpenRouter's second finish chunk
     is lost."""
@@ -52,11 +54,14 @@ class StopsAtFirstFinish(BrokenStream, OpenRouterAdapter):
     accumulator = _FirstFinish
 
 
+@fails("wire.openrouter_reasoning_details_replayed", "request.messages.reasoning_details.missing")
+@fails("stream.openrouter_reasoning_details_replayed", "request.messages.reasoning_details.missing")
 class DropsReasoningDetails(EncodesAsOpenAI, OpenRouterAdapter):
     """The plain OpenAI encoder: reasoning_details never go back (the Codex arms of a public
     benchmark, 'all six google/* models require it'): the Gemini 400."""
 
 
+@fails("wire.openrouter_reasoning_details_replayed", "request.messages.reasoning_details.missing")
 class EditsSignature(OpenRouterAdapter):
     """Re-serialises the encrypted data (a history store that trims it): 'Corrupted thought
     signature'."""
@@ -67,6 +72,7 @@ class EditsSignature(OpenRouterAdapter):
         return [dict(d, data=d["data"].rstrip("=")) if "data" in d else d for d in out]
 
 
+@fails("wire.openrouter_reasoning_details_replayed", "response.reasoning")
 class ReasoningNotDecoded(DecodesAsOpenAI, OpenRouterAdapter):
     """The OpenAI decoder: reasoning and reasoning_details are ignored."""
 
@@ -76,6 +82,7 @@ class _NoDetails(OpenRouterStreamAccumulator):
         return StreamAccumulator.feed(self, data)
 
 
+@fails("stream.openrouter_reasoning_details_replayed", "response.reasoning")
 class StreamDropsReasoning(BrokenStream, OpenRouterAdapter):
     """The stream reader keeps content and tool_calls deltas only (what Roo-Code PR #9506 and
     kilocode PR #3605 fixed)."""
@@ -92,6 +99,7 @@ class _ChoicesOnly(OpenRouterStreamAccumulator):
         return StreamAccumulator.feed_line(self, line)
 
 
+@fails("stream.openrouter_error_event", "error.message")
 class ReadsChoicesOnly(BrokenStream, OpenRouterAdapter):
     """Reads choices only: OpenRouter's top-level mid-stream error is missed, finish_reason
     'error' is one more unknown reason, and the provider's message is lost."""
@@ -108,6 +116,7 @@ class _FinalMidStream(OpenRouterStreamAccumulator):
             raise
 
 
+@fails("errors.in_stream", "errors.retryable", table="SHARED_CONTROLS")
 class MidStreamErrorFinal(BrokenStream, OpenRouterAdapter):
     """Marks OpenRouter's mid-stream error final: a 'Provider disconnected unexpectedly' is
     never sent again, though the same request may well succeed."""
@@ -115,6 +124,7 @@ class MidStreamErrorFinal(BrokenStream, OpenRouterAdapter):
     accumulator = _FinalMidStream
 
 
+@fails("stream.sse_comment_lines", "adapter.raised", table="SHARED_CONTROLS")
 class BreaksOnComments(_generic.BreaksOnSseComments, OpenRouterAdapter):
     """Reads every non-empty SSE line as data: ': OPENROUTER PROCESSING' makes it raise (the
     streaming page warns of exactly this)."""
@@ -133,23 +143,7 @@ ERROR_KINDS = {"rate_limit", "quota", "auth", "permission", "model_not_found", "
 UNNAMED_ERRORS = ERROR_KINDS
 
 #: (case id, broken adapter, the clause the case must name)
-CONTROLS = [
-    ("stream.openrouter_role_every_chunk", RoleRestartsMessage, "response.tool_calls.count"),
-    ("stream.openrouter_repeated_finish", StopsAtFirstFinish, "response.usage"),
-    ("wire.openrouter_reasoning_details_replayed", DropsReasoningDetails,
-     "request.messages.reasoning_details.missing"),
-    ("wire.openrouter_reasoning_details_replayed", EditsSignature,
-     "request.messages.reasoning_details.missing"),
-    ("wire.openrouter_reasoning_details_replayed", ReasoningNotDecoded, "response.reasoning"),
-    ("stream.openrouter_reasoning_details_replayed", StreamDropsReasoning,
-     "response.reasoning"),
-    ("stream.openrouter_reasoning_details_replayed", DropsReasoningDetails,
-     "request.messages.reasoning_details.missing"),
-    ("stream.openrouter_error_event", ReadsChoicesOnly, "error.message"),
-]
+CONTROLS = collected(__name__)
 
 #: the shared cases that run on OpenRouter's own bodies and stream, with the bug they catch
-SHARED_CONTROLS = [
-    ("stream.sse_comment_lines", BreaksOnComments, "adapter.raised"),
-    ("errors.in_stream", MidStreamErrorFinal, "errors.retryable"),
-]
+SHARED_CONTROLS = collected(__name__, "SHARED_CONTROLS")

@@ -1,6 +1,6 @@
 """Negative controls for the Together AI cases: the reference :class:`TogetherAdapter` with ONE
-thing broken each; the docstring names the bug. The tables at the end pair each with the case that
-must fail it and the clause; ``tests/providers/test_controls.py`` runs them."""
+thing broken each; the docstring names the bug. Above each, ``@fails`` names the case that must fail
+it and the clause; the tables at the end collect them for ``tests/providers/test_controls.py``."""
 
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ from provider_kit import (
     DecodesAsOpenAI,
     ReasoningOnlyInText,
     UsageFromEmptyChoicesOnly,
+    collected,
+    fails,
 )
 
 from pytest_toolcall.providers.together.reference import TogetherAdapter, TogetherStreamAccumulator
@@ -28,6 +30,7 @@ class _LastFinishWins(TogetherStreamAccumulator):
         return events
 
 
+@fails("stream.together_finish_after_tool_calls", "response.finish_reason")
 class LastFinishWins(BrokenStream, TogetherAdapter):
     """OpenAI's stream reader: the last finish_reason of the stream wins, so Together's final
     'stop' chunk turns a tool-call turn into a 'stop' (the openai SDK's stream helper does the
@@ -36,15 +39,18 @@ class LastFinishWins(BrokenStream, TogetherAdapter):
     accumulator = _LastFinishWins
 
 
+@fails("stream.together_usage_on_last_chunk", "response.usage")
 class UsageChunkOnly(UsageFromEmptyChoicesOnly, TogetherAdapter):
     """Reads usage only from OpenAI's separate ``choices: []`` chunk; Together's rides on the
     last chunk beside its 'stop' choice."""
 
 
+@fails("wire.together_reasoning_field", "response.reasoning")
 class ReasoningNotDecoded(DecodesAsOpenAI, TogetherAdapter):
     """The OpenAI decoder: message.reasoning is ignored."""
 
 
+@fails("wire.together_reasoning_field", "response.text")
 class ReasoningAsText(ReasoningOnlyInText, TogetherAdapter):
     """Folds the chain of thought into the answer's text."""
 
@@ -56,6 +62,7 @@ class _NoReasoning(TogetherStreamAccumulator):
         return super().feed(data)
 
 
+@fails("stream.together_reasoning_field", "response.reasoning")
 class StreamReasoningDropped(BrokenStream, TogetherAdapter):
     """The stream reader keeps content and tool_calls deltas only (reads reasoning_content,
     DeepSeek's name, which Together does not send)."""
@@ -73,6 +80,7 @@ class _ReasoningAsText(TogetherStreamAccumulator):
         return super().feed(data)
 
 
+@fails("stream.together_reasoning_field", "response.text")
 class StreamReasoningAsText(BrokenStream, TogetherAdapter):
     """Streams the reasoning pieces as text (a reader that treats every string delta field as
     content)."""
@@ -89,11 +97,4 @@ PATH = "/v1/chat/completions"
 ERROR_KINDS = {"rate_limit", "auth", "model_not_found", "server_error", "overloaded"}
 
 #: (case id, broken adapter, the clause the case must name)
-CONTROLS = [
-    ("stream.together_finish_after_tool_calls", LastFinishWins, "response.finish_reason"),
-    ("stream.together_usage_on_last_chunk", UsageChunkOnly, "response.usage"),
-    ("wire.together_reasoning_field", ReasoningNotDecoded, "response.reasoning"),
-    ("wire.together_reasoning_field", ReasoningAsText, "response.text"),
-    ("stream.together_reasoning_field", StreamReasoningDropped, "response.reasoning"),
-    ("stream.together_reasoning_field", StreamReasoningAsText, "response.text"),
-]
+CONTROLS = collected(__name__)

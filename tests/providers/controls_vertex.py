@@ -1,6 +1,7 @@
 """Negative controls for the Vertex AI case: the reference :class:`VertexAdapter` with ONE thing
-broken each; the docstring names the bug and its public report. The tables at the end pair each
-with the case that must fail it and the clause; ``tests/providers/test_controls.py`` runs them.
+broken each; the docstring names the bug and its public report. Above each, ``@fails`` names the
+case that must fail it and the clause; the tables at the end collect them for
+``tests/providers/test_controls.py``.
 
 The bugs of the gemini wire are ``controls_gemini.py``'s: Vertex plays the same wire on its own
 routes and auth, and ``gemini``'s cases are not run for it.
@@ -10,11 +11,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from provider_kit import collected, fails
+
 from pytest_toolcall.providers.vertex.reference import VertexAdapter
 
 __all__ = ["DropsVertexIds", "RemintsVertexIds", "ApiKeyOnVertex"]
 
 
+@fails("wire.vertex_call_ids", "response.tool_calls.id")
 class DropsVertexIds(VertexAdapter):
     """Drops the ids Vertex gives the calls, the workaround for Vertex's 400 before 2026-09
     (pydantic-ai #5081): the application can no longer pair results with calls by id."""
@@ -25,6 +29,7 @@ class DropsVertexIds(VertexAdapter):
         return super().parse_call(call)
 
 
+@fails("wire.vertex_call_ids", "response.tool_calls.id")
 class RemintsVertexIds(VertexAdapter):
     """Replaces the ids Vertex gives the calls with its own."""
 
@@ -33,6 +38,7 @@ class RemintsVertexIds(VertexAdapter):
         return call.model_copy(update={"id": f"mine_{call.name}"})
 
 
+@fails("wire.single_call", "request.auth.missing", table="SHARED_CONTROLS")
 class ApiKeyOnVertex(VertexAdapter):
     """The Gemini API's key header sent to Vertex (neuron-ai #437): every request is a 401."""
 
@@ -49,15 +55,10 @@ PATH = ("/v1/projects/toolcall-fake/locations/us-central1/publishers/google/mode
         "gemini-2.5-flash:*")
 
 #: (case id, broken adapter, the clause the case must name): the vertex case
-CONTROLS = [
-    ("wire.vertex_call_ids", DropsVertexIds, "response.tool_calls.id"),
-    ("wire.vertex_call_ids", RemintsVertexIds, "response.tool_calls.id"),
-]
+CONTROLS = collected(__name__)
 
 #: the shared cases, each with a bug of Vertex's auth it must catch there
-SHARED_CONTROLS = [
-    ("wire.single_call", ApiKeyOnVertex, "request.auth.missing"),
-]
+SHARED_CONTROLS = collected(__name__, "SHARED_CONTROLS")
 
 
 def check_sent(body: dict[str, Any]) -> None:

@@ -1,6 +1,7 @@
 """Negative controls for the vLLM cases: the reference :class:`VLLMAdapter` with ONE thing broken
-each; the docstring names the bug and its public report. The tables at the end pair each with the
-case that must fail it and the clause; ``tests/providers/test_controls.py`` runs them."""
+each; the docstring names the bug and its public report. Above each, ``@fails`` names the case that
+must fail it and the clause; the tables at the end collect them for
+``tests/providers/test_controls.py``."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from collections.abc import Iterable
 from typing import Any
 
 import controls_openai as _generic  # tests/providers/controls_openai.py
-from provider_kit import BrokenStream, DecodesAsOpenAI, EncodesAsOpenAI
+from provider_kit import BrokenStream, DecodesAsOpenAI, EncodesAsOpenAI, collected, fails
 
 from pytest_toolcall.core.model import ChatRequest, ChatResponse
 from pytest_toolcall.providers.openai.reference import StreamAccumulator
@@ -20,12 +21,15 @@ __all__ = ["DropsReasoning", "SendsReasoningContent", "ReasoningNotDecoded",
            "SkipsErrorEvents", "RetriesEverything", "SplitsLinesLikeStr"]
 
 
+@fails("wire.vllm_reasoning_replayed", "wire.vllm.reasoning_replayed")
+@fails("stream.vllm_reasoning_replayed", "wire.vllm.reasoning_replayed")
 class DropsReasoning(EncodesAsOpenAI, VLLMAdapter):
     """The plain OpenAI encoder: the reasoning never goes back, and the chat template of an
     interleaved-thinking model renders an empty thought (litellm PR #41380: hosted_vllm lost
     43% of a prompt)."""
 
 
+@fails("wire.vllm_reasoning_replayed", "wire.vllm.reasoning_replayed")
 class SendsReasoningContent(VLLMAdapter):
     """Sends the reasoning back as DeepSeek's ``reasoning_content``, which vLLM drops on input
     (vllm #38488; the Vercel AI SDK's openai-compatible provider sends this name)."""
@@ -37,6 +41,7 @@ class SendsReasoningContent(VLLMAdapter):
         return out
 
 
+@fails("wire.vllm_reasoning_replayed", "response.reasoning")
 class ReasoningNotDecoded(DecodesAsOpenAI, VLLMAdapter):
     """The OpenAI decoder: message.reasoning is ignored, nothing can be replayed."""
 
@@ -50,6 +55,7 @@ class _ReasoningContentOnly(VLLMStreamAccumulator):
         return StreamAccumulator.feed(self, data)  # the reasoning reader left out
 
 
+@fails("stream.vllm_reasoning_replayed", "response.reasoning")
 class StreamReadsReasoningContentOnly(BrokenStream, VLLMAdapter):
     """Reads only ``delta.reasoning_content``, the name vLLM removed (dify-official-plugins
     #2740 on 0.17.1, llama_index #21075): the streamed thought is lost."""
@@ -66,6 +72,7 @@ class _FinishFirst(VLLMStreamAccumulator):
         return super().feed(data)
 
 
+@fails("stream.vllm_arguments_on_finish_chunk", "response.tool_calls.arguments")
 class SkipsFinishChunkDelta(BrokenStream, VLLMAdapter):
     """Handles a chunk with a finish_reason as the end and skips its delta: the arguments vLLM
     sends on the finish chunk are lost, the JSON is cut."""
@@ -80,6 +87,7 @@ class _CallsOnToolCallsFinish(VLLMStreamAccumulator):
         return super().finish_events()
 
 
+@fails("wire.vllm_named_choice_finish_stop", "response.tool_calls.count")
 class CallsOnlyOnToolCallsFinish(VLLMAdapter):
     """Keeps tool calls only when finish_reason is 'tool_calls': a named tool_choice's call,
     which vLLM finishes with 'stop', disappears."""
@@ -94,6 +102,7 @@ class CallsOnlyOnToolCallsFinish(VLLMAdapter):
         return _CallsOnToolCallsFinish(self)
 
 
+@fails("wire.vllm_no_empty_tools", "request.tools.empty")
 class EmptyToolsArray(VLLMAdapter):
     """Always sends ``tools``, an empty list when there are none: vLLM's 400 '`tools` must not
     be an empty array' (penguin-harness 2026-07-22)."""
@@ -104,6 +113,7 @@ class EmptyToolsArray(VLLMAdapter):
         return body
 
 
+@fails("wire.vllm_stream_options_only_when_streaming", "request.stream_options.without_stream")
 class AlwaysStreamOptions(VLLMAdapter):
     """Sends ``stream_options.include_usage`` on every request: vLLM's 400 'Stream options can
     only be defined when `stream=True`.' on the calls that do not stream."""
@@ -121,6 +131,7 @@ class _SkipsErrors(VLLMStreamAccumulator):
         return super().feed_event(data)
 
 
+@fails("stream.vllm_error_then_done", "error.surfaced")
 class SkipsErrorEvents(BrokenStream, VLLMAdapter):
     """Reads chunks for their choices only: vLLM's error event has none, the [DONE] after it
     looks like a clean end, and the cut text comes back as the answer."""
@@ -128,11 +139,13 @@ class SkipsErrorEvents(BrokenStream, VLLMAdapter):
     accumulator = _SkipsErrors
 
 
+@fails("errors.vllm_auto_tool_choice_unconfigured", "errors.retryable")
 class RetriesEverything(_generic.EveryErrorRetryable, VLLMAdapter):
     """Marks every provider error retryable: a server without a tool-call parser is asked again
     and again."""
 
 
+@fails("stream.unicode_line_separators", "adapter.raised", table="STREAM_CONTROLS")
 class SplitsLinesLikeStr(_generic.SplitsLinesLikeStr, VLLMAdapter):
     """Reads vLLM's stream with httpx's iter_lines, which also cuts at the U+2028 and U+2029
     that pydantic's model_dump_json leaves raw in vLLM's chunks (httpx-sse #34)."""
@@ -151,25 +164,8 @@ ERROR_KINDS = {"auth", "model_not_found", "context_length", "server_error"}
 UNNAMED_ERRORS = {"auth"}
 
 #: (case id, broken adapter, the clause the case must name)
-CONTROLS = [
-    ("wire.vllm_reasoning_replayed", DropsReasoning, "wire.vllm.reasoning_replayed"),
-    ("wire.vllm_reasoning_replayed", SendsReasoningContent, "wire.vllm.reasoning_replayed"),
-    ("wire.vllm_reasoning_replayed", ReasoningNotDecoded, "response.reasoning"),
-    ("stream.vllm_reasoning_replayed", StreamReadsReasoningContentOnly, "response.reasoning"),
-    ("stream.vllm_reasoning_replayed", DropsReasoning, "wire.vllm.reasoning_replayed"),
-    ("stream.vllm_arguments_on_finish_chunk", SkipsFinishChunkDelta,
-     "response.tool_calls.arguments"),
-    ("wire.vllm_named_choice_finish_stop", CallsOnlyOnToolCallsFinish,
-     "response.tool_calls.count"),
-    ("wire.vllm_no_empty_tools", EmptyToolsArray, "request.tools.empty"),
-    ("wire.vllm_stream_options_only_when_streaming", AlwaysStreamOptions,
-     "request.stream_options.without_stream"),
-    ("stream.vllm_error_then_done", SkipsErrorEvents, "error.surfaced"),
-    ("errors.vllm_auto_tool_choice_unconfigured", RetriesEverything, "errors.retryable"),
-]
+CONTROLS = collected(__name__)
 
 
 #: shared cases whose stream shape vLLM sends, each with the bug it must catch there
-STREAM_CONTROLS = [
-    ("stream.unicode_line_separators", SplitsLinesLikeStr, "adapter.raised"),
-]
+STREAM_CONTROLS = collected(__name__, "STREAM_CONTROLS")

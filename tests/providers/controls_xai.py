@@ -1,13 +1,13 @@
 """Negative controls for the xAI cases: the reference :class:`XAIAdapter` with ONE thing broken
-each; the docstring names the bug. The tables at the end pair each with the case that must fail it
-and the clause; ``tests/providers/test_controls.py`` runs them."""
+each; the docstring names the bug. Above each, ``@fails`` names the case that must fail it and the
+clause; the tables at the end collect them for ``tests/providers/test_controls.py``."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import controls_openai as _generic  # tests/providers/controls_openai.py
-from provider_kit import BrokenStream, DecodesAsOpenAI, ReasoningInText
+from provider_kit import BrokenStream, DecodesAsOpenAI, ReasoningInText, collected, fails
 
 from pytest_toolcall.core.model import Usage
 from pytest_toolcall.providers.deepseek.reference import DeepSeekStreamAccumulator
@@ -23,14 +23,17 @@ __all__ = ["ReasoningAsText", "ReasoningNotDecoded", "StreamDropsReasoning",
            "ReadsOpenAIErrorShape"]
 
 
+@fails("wire.xai_reasoning_content", "response.text")
 class ReasoningAsText(ReasoningInText, XAIAdapter):
     """Folds grok-3-mini's chain of thought into the answer's text."""
 
 
+@fails("wire.xai_reasoning_content", "response.reasoning")
 class ReasoningNotDecoded(DecodesAsOpenAI, XAIAdapter):
     """The OpenAI decoder: reasoning_content is ignored."""
 
 
+@fails("stream.xai_reasoning_content", "response.reasoning")
 class StreamDropsReasoning(BrokenStream, XAIAdapter):
     """The plain OpenAI stream reader: content and tool_calls deltas only."""
 
@@ -46,6 +49,7 @@ class _ReasoningIsContent(DeepSeekStreamAccumulator):
         return super().feed(data)
 
 
+@fails("stream.xai_reasoning_content", "response.text")
 class StreamReasoningAsText(BrokenStream, XAIAdapter):
     """Reads any string delta as text: the reasoning pieces land in the answer."""
 
@@ -61,6 +65,7 @@ class _ArgumentsFromLaterFragments(DeepSeekStreamAccumulator):
         return super().add_fragment(frag)
 
 
+@fails("stream.xai_whole_calls", "response.tool_calls.arguments")
 class FirstFragmentArgumentsDropped(BrokenStream, XAIAdapter):
     """Takes only id and name from a call's first fragment and its arguments from the later
     ones, as OpenAI's streams allow: xAI's calls come whole in that first fragment, so every
@@ -69,6 +74,7 @@ class FirstFragmentArgumentsDropped(BrokenStream, XAIAdapter):
     accumulator = _ArgumentsFromLaterFragments
 
 
+@fails("wire.xai_usage_reasoning_tokens", "response.usage")
 class RecomputesTotal(XAIAdapter):
     """Computes total_tokens as prompt + completion: xAI's completion_tokens leaves the
     reasoning tokens out, so every reasoning turn is under-counted."""
@@ -82,6 +88,8 @@ class RecomputesTotal(XAIAdapter):
                      total_tokens=(prompt or 0) + (completion or 0))
 
 
+@fails("wire.xai_error_body", "errors.type")
+@fails("errors.rate_limited", "errors.type", table="SHARED_CONTROLS")
 class ReadsOpenAIErrorShape(XAIAdapter):
     """The OpenAI error reader: xAI's flat {code, error} has no error object, so the code is
     lost (the words survive only inside the dumped body)."""
@@ -100,21 +108,13 @@ ERROR_KINDS = {"rate_limit", "quota", "auth", "model_not_found", "context_length
 
 #: (case id, broken adapter, the clause the case must name)
 CONTROLS = [
-    ("wire.xai_reasoning_content", ReasoningAsText, "response.text"),
-    ("wire.xai_reasoning_content", ReasoningNotDecoded, "response.reasoning"),
-    ("stream.xai_reasoning_content", StreamDropsReasoning, "response.reasoning"),
-    ("stream.xai_reasoning_content", StreamReasoningAsText, "response.text"),
-    ("stream.xai_whole_calls", FirstFragmentArgumentsDropped, "response.tool_calls.arguments"),
-    ("wire.xai_usage_reasoning_tokens", RecomputesTotal, "response.usage"),
-    ("wire.xai_error_body", ReadsOpenAIErrorShape, "errors.type"),
+    *collected(__name__),
     ("wire.xai_error_body", _generic.EveryErrorRetryable, "errors.retryable"),
 ]
 
 #: the shared cases that run on xAI's own bodies (the errors family's kinds), each with the bug
 #: it must catch there
-SHARED_CONTROLS = [
-    ("errors.rate_limited", ReadsOpenAIErrorShape, "errors.type"),
-]
+SHARED_CONTROLS = collected(__name__, "SHARED_CONTROLS")
 
 
 def check_sent(body: dict[str, Any]) -> None:

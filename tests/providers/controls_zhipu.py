@@ -1,6 +1,6 @@
 """Negative controls for the Zhipu / Z.ai GLM cases: the reference :class:`ZhipuAdapter` with ONE
-thing broken each; the docstring names the bug. The tables at the end pair each with the case that
-must fail it and the clause; ``tests/providers/test_controls.py`` runs them."""
+thing broken each; the docstring names the bug. Above each, ``@fails`` names the case that must fail
+it and the clause; the tables at the end collect them for ``tests/providers/test_controls.py``."""
 
 from __future__ import annotations
 
@@ -9,10 +9,13 @@ from typing import Any
 from provider_kit import (
     BrokenStream,
     DecodesAsOpenAI,
+    DropsReasoningDeltas,
     EncodesAsOpenAI,
     ReasoningInText,
     RewritesIds,
     UsageFromEmptyChoicesOnly,
+    collected,
+    fails,
 )
 
 from pytest_toolcall.providers.deepseek.reference import DeepSeekAdapter, DeepSeekStreamAccumulator
@@ -23,10 +26,13 @@ __all__ = ["DropsReasoning", "EditsReasoning", "ReasoningAsText", "ReasoningNotD
            "SanitizesIds", "BalanceRetried"]
 
 
+@fails("wire.zhipu_reasoning_replayed", "wire.zhipu.reasoning_replayed")
+@fails("stream.zhipu_reasoning_replayed", "wire.zhipu.reasoning_replayed")
 class DropsReasoning(EncodesAsOpenAI, ZhipuAdapter):
     """The plain OpenAI encoder: reasoning_content never goes back with the tool results."""
 
 
+@fails("wire.zhipu_reasoning_replayed", "wire.zhipu.reasoning_replayed")
 class EditsReasoning(ZhipuAdapter):
     """Sends the reasoning back trimmed (a re-serialising history store): not 'complete,
     unmodified'."""
@@ -37,23 +43,19 @@ class EditsReasoning(ZhipuAdapter):
         return None if text is None else text.strip()
 
 
+@fails("wire.zhipu_reasoning_replayed", "response.text")
 class ReasoningAsText(ReasoningInText, ZhipuAdapter):
     """Folds the chain of thought into the answer's text."""
 
 
+@fails("wire.zhipu_reasoning_replayed", "response.reasoning")
 class ReasoningNotDecoded(DecodesAsOpenAI, ZhipuAdapter):
     """The OpenAI decoder: reasoning_content is ignored, nothing can be sent back."""
 
 
-class _NoReasoningAccumulator(DeepSeekStreamAccumulator):
-    def feed(self, data: dict[str, Any]) -> list[Any]:
-        return super(DeepSeekStreamAccumulator, self).feed(data)
-
-
-class StreamDropsReasoning(BrokenStream, ZhipuAdapter):
+@fails("stream.zhipu_reasoning_replayed", "response.reasoning")
+class StreamDropsReasoning(DropsReasoningDeltas, ZhipuAdapter):
     """The stream reader keeps content and tool_calls deltas only."""
-
-    accumulator = _NoReasoningAccumulator
 
 
 class _FinishIsTheEnd(DeepSeekStreamAccumulator):
@@ -67,6 +69,7 @@ class _FinishIsTheEnd(DeepSeekStreamAccumulator):
         return super().feed(data)
 
 
+@fails("stream.zhipu_whole_calls_on_finish_chunk", "response.tool_calls.count")
 class FinishChunkDeltasIgnored(BrokenStream, ZhipuAdapter):
     """Reads a chunk with finish_reason as the end of the answer and none of its delta (the
     terminal-chunk handling of opencode-cmd-provider PR #213): GLM's whole calls ride there."""
@@ -74,11 +77,13 @@ class FinishChunkDeltasIgnored(BrokenStream, ZhipuAdapter):
     accumulator = _FinishIsTheEnd
 
 
+@fails("stream.zhipu_usage_on_finish_chunk", "response.usage")
 class UsageChunkOnly(UsageFromEmptyChoicesOnly, ZhipuAdapter):
     """Reads usage only from OpenAI's separate ``choices: []`` chunk, which GLM sends only when
     asked with stream_options."""
 
 
+@fails("wire.zhipu_call_ids_replayed", "wire.zhipu.call_ids")
 class SanitizesIds(RewritesIds, ZhipuAdapter):
     """Cleans call ids to [a-zA-Z0-9_] before sending them (the rule some providers set for
     ids): GLM's 'call_-7263...' goes back as 'call_7263...', consistently on calls and
@@ -89,6 +94,7 @@ class SanitizesIds(RewritesIds, ZhipuAdapter):
         return call_id.replace("-", "") if isinstance(call_id, str) else call_id
 
 
+@fails("errors.quota_exhausted", "errors.retryable", table="SHARED_CONTROLS")
 class BalanceRetried(ZhipuAdapter):
     """Decides from the status alone: GLM's 429 code 1113 (the balance is used up) is retried
     forever."""
@@ -107,24 +113,11 @@ ERROR_KINDS = {"rate_limit", "quota", "auth", "model_not_found", "context_length
                "overloaded"}
 
 #: (case id, broken adapter, the clause the case must name)
-CONTROLS = [
-    ("wire.zhipu_reasoning_replayed", DropsReasoning, "wire.zhipu.reasoning_replayed"),
-    ("wire.zhipu_reasoning_replayed", EditsReasoning, "wire.zhipu.reasoning_replayed"),
-    ("wire.zhipu_reasoning_replayed", ReasoningAsText, "response.text"),
-    ("wire.zhipu_reasoning_replayed", ReasoningNotDecoded, "response.reasoning"),
-    ("stream.zhipu_reasoning_replayed", StreamDropsReasoning, "response.reasoning"),
-    ("stream.zhipu_reasoning_replayed", DropsReasoning, "wire.zhipu.reasoning_replayed"),
-    ("stream.zhipu_whole_calls_on_finish_chunk", FinishChunkDeltasIgnored,
-     "response.tool_calls.count"),
-    ("stream.zhipu_usage_on_finish_chunk", UsageChunkOnly, "response.usage"),
-    ("wire.zhipu_call_ids_replayed", SanitizesIds, "wire.zhipu.call_ids"),
-]
+CONTROLS = collected(__name__)
 
 #: the shared cases that run on GLM's own bodies (the errors family's kinds), each with the bug
 #: it must catch there
-SHARED_CONTROLS = [
-    ("errors.quota_exhausted", BalanceRetried, "errors.retryable"),
-]
+SHARED_CONTROLS = collected(__name__, "SHARED_CONTROLS")
 
 
 def check_sent(body: dict[str, Any]) -> None:

@@ -3,16 +3,21 @@
 A provider is one folder, ``pytest_toolcall/providers/<folder>/``; its negative controls are in
 ``tests/providers/controls_<folder>.py``, this folder mirroring that one. Such a module holds the
 broken adapters (each the provider's reference adapter with ONE thing broken, its docstring
-naming the bug), then the data ``tests/providers/test_controls.py`` runs for every provider:
+naming the bug, and above it what it must fail: ``@fails(case id, clause)`` a case, with
+``table="SHARED_CONTROLS"`` for a row of another table than ``CONTROLS``), then the data
+``tests/providers/test_controls.py`` runs for every provider:
 
 ``PROVIDER``
     the provider's name: the fake the controls and the reference adapter run against.
 ``PATH``
     the path of every request the reference adapter sends (a glob: ``*`` matches any rest).
 ``CONTROLS``, ``SHARED_CONTROLS``, any other ``..._CONTROLS`` list
-    the tables: rows of (case id, broken adapter, the clause the case must name). ``CONTROLS``
-    holds the rows of the provider's own cases (at least one each, and no other case); the
-    other tables the rows of cases it shares (``SHARED_CONTROLS``: the bugs of its wire and its
+    the tables: rows of (case id, broken adapter, the clause the case must name), the module's
+    own collected from its classes (``CONTROLS = collected(__name__)``, ``SHARED_CONTROLS =
+    collected(__name__, "SHARED_CONTROLS")``); a row naming another module's class is written
+    out after them (``CONTROLS = [*collected(__name__), ("errors.x", _generic.StatusLost,
+    "errors.status")]``). ``CONTROLS`` holds the rows of the provider's own cases (at least
+    one each, and no other case); the other tables the rows of cases it shares (``SHARED_CONTROLS``: the bugs of its wire and its
     error bodies that shared cases catch; ``openai``'s ``GENERIC_CONTROLS``: the cases every
     provider runs). A control must fail on the sync interface, which runs first; a table whose
     name starts with ``ASYNC_`` holds bugs of the async path only: the sync interface passes it,
@@ -39,13 +44,14 @@ and, where the provider needs them:
 ``check_sent(body)``
     what the reference adapter must (not) send the provider, asserted on every request body.
 
-A table of this layout is what the real-bug catalogue (``pytest_toolcall/cases/bugs.py``) reads,
-without importing the module.
+The ``@fails`` rows and the tables of this layout are what the real-bug catalogue
+(``pytest_toolcall/cases/bugs.py``) reads, without importing the module.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import sys
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
@@ -54,6 +60,7 @@ import pytest
 from pytest_toolcall.cases import default_registry
 from pytest_toolcall.core.model import ChatResponse
 from pytest_toolcall.providers import get
+from pytest_toolcall.providers.deepseek.reference import DeepSeekStreamAccumulator
 from pytest_toolcall.providers.errors import RETRYABLE_KINDS
 from pytest_toolcall.providers.fake import FakeProvider, in_process_endpoint
 from pytest_toolcall.providers.fake.provider import Endpoint
@@ -82,6 +89,32 @@ class Route:
     stream_marker: bytes | None = None
     #: the table of the controls that run this way (a ``..._CONTROLS`` list of the module)
     controls: list[tuple[str, type, str]] | None = None
+
+
+def fails(case_id: str, clause: str, *, table: str = "CONTROLS") -> Callable[[type], type]:
+    """Declares on a negative control a case that must fail it and the clause the case must
+    name: a row of the module's ``table`` (``CONTROLS`` unless said), which
+    :func:`collected` gathers. Stacked, one a case; the rows keep their top-to-bottom order."""
+
+    def declare(cls: type) -> type:
+        rows = [(table, case_id, clause), *cls.__dict__.get("__fails__", ())]
+        cls.__fails__ = rows  # type: ignore[attr-defined]
+        return cls
+
+    return declare
+
+
+def collected(module: str, table: str = "CONTROLS") -> list[tuple[str, type, str]]:
+    """The rows of ``table`` that the classes ``module`` has defined so far declare with
+    :func:`fails`, in the order of the classes: (case id, broken adapter, clause)."""
+    return [(case_id, cls, clause) for cls in list(vars(sys.modules[module]).values())
+            if isinstance(cls, type) and cls.__module__ == module
+            for name, case_id, clause in cls.__dict__.get("__fails__", ()) if name == table]
+
+
+def declared_tables(cls: type) -> set[str]:
+    """The tables ``cls`` declares rows of with :func:`fails` (itself, not its bases)."""
+    return {table for table, _, _ in cls.__dict__.get("__fails__", ())}
 
 
 class BrokenStream:
@@ -147,6 +180,18 @@ class UsageFromEmptyChoicesOnly:
     def new_accumulator(self) -> Any:
         own = type(super().new_accumulator())  # type: ignore[misc]
         return type(own.__name__, (_UsageFromEmptyChoicesOnly, own), {})(self)
+
+
+class _SkipsReasoningDeltas(DeepSeekStreamAccumulator):
+    def feed(self, data: dict[str, Any]) -> list[Any]:
+        return super(DeepSeekStreamAccumulator, self).feed(data)
+
+
+class DropsReasoningDeltas(BrokenStream):
+    """The stream reader of a service on DeepSeek's ``reasoning_content`` keeps content and
+    tool_calls deltas only: the chain of thought of a streamed answer is lost."""
+
+    accumulator = _SkipsReasoningDeltas
 
 
 class RewritesIds:

@@ -23,6 +23,7 @@ import pytest
 from provider_kit import (
     Route,
     chat_cases,
+    declared_tables,
     error_kind,
     kind_controls,
     own_cases,
@@ -208,8 +209,12 @@ def test_every_control_is_in_a_table_and_names_its_bug(module: ModuleType) -> No
     used = {broken for _, rows in _all_tables(module) for _, broken, _ in rows}
     assert sorted(name for name, cls in controls.items() if cls not in used) == [], \
         "controls no table runs"
+    tables = {table for table, _ in _tables(module)}
+    for table, rows in _tables(module):  # a row both declared with @fails and written out
+        assert len(set(rows)) == len(rows), f"{table} has a row twice"
     for name, cls in controls.items():
         assert (cls.__doc__ or "").strip(), f"{name} has no docstring naming its bug"
+        assert declared_tables(cls) <= tables, f"{name} declares rows of no table (@fails)"
 
 
 # -- the reference adapter passes every case that applies, on each route ---------------------------
