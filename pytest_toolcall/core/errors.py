@@ -102,6 +102,8 @@ class ConformanceFailure(AssertionError):
         #: where the failure is an exception the implementation raised: the module of the
         #: innermost frame outside the standard library (the library's, or the adapter's own)
         self.frame: str | None = None
+        #: that exception itself, for its traceback (pytest shows it as --tb asks, issue 32)
+        self.crash: BaseException | None = None
         super().__init__(f"[{clause}] {message}")
 
     def render(self) -> str:

@@ -451,9 +451,11 @@ def _verify_loop(run: LoopRun) -> None:
 
     if run.error is not None:
         expected, hint = _raised_advice(run)
-        raise ConformanceFailure(
+        failure = ConformanceFailure(
             "loop.raised", "the loop raised instead of returning a LoopResult",
             expected=expected, got=describe_error(run.error), hint=hint)
+        failure.crash = run.error
+        raise failure
     run.result = coerce(run.result, LoopResult, clause="loop.result", what="the loop",
                         expected="pytest_toolcall.core.loop.LoopResult")
     for index, rejection in run.rejections:
@@ -627,9 +629,11 @@ def _build(builder: Any, history: list[Any], profile: Any, run: HistoryRun, whic
              "raise Profile(timeout=...) if it is just slow")
     if isinstance(outcome, BaseException):
         run.error = outcome
-        raise ConformanceFailure("history.raised", f"build() raised on the {which} history",
-                                 got=describe_error(outcome),
-                                 hint="a messy history is normal input: filter, never raise")
+        failure = ConformanceFailure(
+            "history.raised", f"build() raised on the {which} history",
+            got=describe_error(outcome), hint="a messy history is normal input: filter, never raise")
+        failure.crash = outcome
+        raise failure
     if isinstance(outcome, _NotMessages):
         value = outcome.value
         raise ConformanceFailure(
