@@ -27,6 +27,7 @@ from pytest_toolcall.providers import REGISTRY as PROVIDERS
 from pytest_toolcall.run.runbase import (
     CaseSkipped,
     Held,
+    hypothesis_home,
     call_with_deadline,
     coerce,
     interfaces,
@@ -574,7 +575,8 @@ def _explore(case: Any, builder: Any, profile: Any, examples: int) -> HistoryRun
         seen.append(tuple(stored))
         last[:] = [_history_once(case, builder, profile, tuple(stored))]
 
-    explore()  # raises on a failing history, after shrinking it
+    with hypothesis_home():
+        explore()  # raises on a failing history, after shrinking it
     _DRAWN[examples] = tuple(seen)
     return last[0]
 

@@ -44,6 +44,7 @@ from pytest_toolcall.run.runbase import (
     CaseRun,
     CaseSkipped,
     Held,
+    hypothesis_home,
     StepRecord,
     _Raised,
     _Timeout,
@@ -266,7 +267,8 @@ def _search_cuts(run: CaseRun, endpoint: Endpoint, examples: int) -> None:
 
     _seed_once(explore)
     try:
-        explore()
+        with hypothesis_home():
+            explore()
         _CUTS[examples] = tuple(seen)
     except ConformanceFailure as failure:
         # the offsets where the failing stream was really cut (hypothesis may draw offsets past
