@@ -72,12 +72,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
     # -- the suite ------------------------------------------------------------------------------
     option(
-        "--toolcall-provider", group="main", dest="toolcall_provider", default=None, metavar="NAME[,NAME]",
+        "--toolcall-provider", group="main",
+        dest="toolcall_provider", default=None, metavar="NAME[,NAME]",
         help="run the conformance suite against this provider's wire format: "
              f"{', '.join(PROVIDERS)}, a comma list, or 'all'. Without it the suite is not "
              "collected. (ini: toolcall_provider)")
     option(
-        "--toolcall-cases", group="main", dest="toolcall_cases", default=None, metavar="GLOB[,GLOB]",
+        "--toolcall-cases", group="main",
+        dest="toolcall_cases", default=None, metavar="GLOB[,GLOB]",
         help="only the cases whose id matches one of these globs, e.g. 'stream.*' or "
              "'wire.zero_args_*' (ini: toolcall_cases)")
     option(
@@ -133,7 +135,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="write toolcall-report.json, toolcall-summary.md (for $GITHUB_STEP_SUMMARY) and "
              "toolcall-badge.json (shields.io endpoint) into DIR (ini: toolcall_report)")
     option(
-        "--toolcall-min-pass-rate", group="ci", dest="toolcall_min_pass_rate", default=None, metavar="RATE",
+        "--toolcall-min-pass-rate", group="ci",
+        dest="toolcall_min_pass_rate", default=None, metavar="RATE",
         help="fail the session when the suite's pass rate, (passed + xpassed + hardening) / "
              "(passed + xpassed + hardening + failed + error), is below RATE (0.95 or 95%%); "
              "known gaps and skips are not counted (ini: toolcall_min_pass_rate)")
@@ -154,17 +157,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
              "the fake: keys from OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY / "
              "GOOGLE_API_KEY (ini: toolcall_live)")
     option(
-        "--toolcall-record-mode", group="live", dest="toolcall_record_mode", default=None, choices=RECORD_MODES,
+        "--toolcall-record-mode", group="live",
+        dest="toolcall_record_mode", default=None, choices=RECORD_MODES,
         help="live cases: 'none' replays cassettes with the network blocked (default); 'once' "
              "records missing cassettes; 'new_episodes' adds new requests; 'all' re-records "
              "(ini: toolcall_record_mode)")
     option(
-        "--toolcall-cassette-dir", group="live", dest="toolcall_cassette_dir", default=None, metavar="DIR",
+        "--toolcall-cassette-dir", group="live",
+        dest="toolcall_cassette_dir", default=None, metavar="DIR",
         help="where cassettes (<provider>/<case id>.yaml) and request snapshots "
              "(requests/<provider>/<case id>.json) live; default 'cassettes' under the rootdir "
              "(ini: toolcall_cassette_dir; the toolcall_cassette_dir fixture overrides both)")
     option(
-        "--toolcall-base-url", group="live", dest="toolcall_base_url", action="append", default=None,
+        "--toolcall-base-url", group="live",
+        dest="toolcall_base_url", action="append", default=None,
         metavar="NAME=URL",
         help="live cases: send provider NAME's requests to URL (a local Ollama or vLLM, a "
              "proxy); repeatable (ini: toolcall_base_url, one NAME=URL per line)")
@@ -184,7 +190,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="how a replayed stream is cut: 'seeded' (default), 'realistic', 'bytewise' or "
              "'recorded' (one piece, as vcrpy would) (ini: toolcall_replay_chunking)")
     option(
-        "--toolcall-snapshot-update", group="live", dest="toolcall_snapshot_update", action="store_true",
+        "--toolcall-snapshot-update", group="live",
+        dest="toolcall_snapshot_update", action="store_true",
         default=False,
         help="write the request snapshots (requests/<provider>/<case id>.json) of the cases run, "
              "creating missing ones; without it existing snapshots are checked")

@@ -95,7 +95,8 @@ def test_recipe_installs_the_kit_not_the_kits_own_extra() -> None:
 
     # the wheel the build command writes, under the name pip gives it
     folder = build_command()[build_command().index("-w") + 1]
-    assert Path(wheel_argument()) == Path(folder) / f"pytest_toolcall-{__version__}-py3-none-any.whl"
+    wheel = f"pytest_toolcall-{__version__}-py3-none-any.whl"
+    assert Path(wheel_argument()) == Path(folder) / wheel
     text = " ".join(CI_PAGE.read_text(encoding="utf-8").split())
     assert "pytest-toolcall is not on PyPI yet" in text
 

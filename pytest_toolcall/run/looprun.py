@@ -633,7 +633,8 @@ def _build(builder: Any, history: list[Any], profile: Any, run: HistoryRun, whic
         run.error = outcome
         failure = ConformanceFailure(
             "history.raised", f"build() raised on the {which} history",
-            got=describe_error(outcome), hint="a messy history is normal input: filter, never raise")
+            got=describe_error(outcome),
+            hint="a messy history is normal input: filter, never raise")
         failure.crash = outcome
         raise failure
     if isinstance(outcome, _NotMessages):
