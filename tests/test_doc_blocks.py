@@ -100,7 +100,7 @@ def run_page(page: Path, project: Path) -> list[str]:
         else:
             todo = commands(block)
         for command in todo:
-            words = shlex.split(command)
+            words = shlex.split(command, comments=True)
             assert words[0] in ("pytest", "python"), (
                 f"{where}: `{command}` is not a pytest or python command; mark the block "
                 "<!-- doc-blocks: skip (why) --> if it cannot run here")
