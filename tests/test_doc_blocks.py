@@ -12,10 +12,13 @@ files an earlier one wrote:
 - ``<!-- doc-blocks: skip (WHY) -->`` before a block leaves it out, saying why (a key, the
   network, a service, a placeholder path). Every skipped block is listed in the test's output.
 
-Blocks in other languages (text, ini, yaml, json) are output, configuration or data; the ini
-and yaml ones that are run are run where the page's own tests read them (tests/test_readme.py,
-tests/test_ci_recipe.py). The runs are subprocesses (the docs use ``Profile`` and the kit's
-classes, which an in-process pytester run would import twice).
+Blocks in other languages (text, ini, yaml, json) are output, configuration or data, not run
+here: docs/ci.md's yaml workflow runs in tests/test_ci_recipe.py, README's failure output is
+compared in tests/test_readme.py; the ini examples are not run. The runs are subprocesses (the
+docs use ``Profile`` and the kit's classes, which an in-process pytester run would import
+twice). A page's commands run as written, so a page whose commands run the whole suite costs
+what that suite costs (about 3 min for all pages together on this 2-core machine under load,
+2026-11-28; README.md, cassettes.md and loops.md take most of it).
 """
 
 from __future__ import annotations
