@@ -9,64 +9,77 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the names, for type checkers and readers; at run time they load on first use
+    # (`X as X`: an explicit re-export, which `mypy --strict` needs to accept `from pytest_toolcall
+    # import X`)
     from pytest_toolcall.cases import (
-        Case,
-        ErrorReply,
-        ScriptedCall,
-        Step,
-        StreamPlan,
-        Turn,
-        check,
-        make_case,
-        register,
+        Case as Case,
+        ErrorReply as ErrorReply,
+        ScriptedCall as ScriptedCall,
+        Step as Step,
+        StreamPlan as StreamPlan,
+        Turn as Turn,
+        check as check,
+        make_case as make_case,
+        register as register,
     )
-    from pytest_toolcall.core.contracts import AsyncChatAdapter, ChatAdapter, Profile
+    from pytest_toolcall.core.contracts import (
+        AsyncChatAdapter as AsyncChatAdapter,
+        ChatAdapter as ChatAdapter,
+        Profile as Profile,
+    )
     from pytest_toolcall.core.errors import (
-        CaseDefinitionError,
-        ConformanceFailure,
-        IncompleteStreamError,
-        KitError,
-        ProviderError,
-        StreamError,
-        ToolcallError,
-        UsageError,
+        CaseDefinitionError as CaseDefinitionError,
+        ConformanceFailure as ConformanceFailure,
+        IncompleteStreamError as IncompleteStreamError,
+        KitError as KitError,
+        ProviderError as ProviderError,
+        StreamError as StreamError,
+        ToolcallError as ToolcallError,
+        UsageError as UsageError,
     )
-    from pytest_toolcall.providers.fake import Endpoint, FakeProvider, serve
+    from pytest_toolcall.providers.fake import (
+        Endpoint as Endpoint,
+        FakeProvider as FakeProvider,
+        serve as serve,
+    )
     from pytest_toolcall.core.fallback import (
-        AsyncStructuredOutput,
-        FallbackRequest,
-        FallbackResult,
-        StructuredOutput,
+        AsyncStructuredOutput as AsyncStructuredOutput,
+        FallbackRequest as FallbackRequest,
+        FallbackResult as FallbackResult,
+        StructuredOutput as StructuredOutput,
     )
     from pytest_toolcall.core.loop import (
-        AsyncToolLoop,
-        HistoryBuilder,
-        LoopEvent,
-        LoopRequest,
-        LoopResult,
-        ToolError,
-        ToolLoop,
+        AsyncToolLoop as AsyncToolLoop,
+        HistoryBuilder as HistoryBuilder,
+        LoopEvent as LoopEvent,
+        LoopRequest as LoopRequest,
+        LoopResult as LoopResult,
+        ToolError as ToolError,
+        ToolLoop as ToolLoop,
     )
     from pytest_toolcall.core.model import (
-        AssistantMessage,
-        ChatRequest,
-        ChatResponse,
-        NamedToolChoice,
-        Reasoning,
-        ReasoningComplete,
-        StreamDone,
-        SystemMessage,
-        TextDelta,
-        ToolCall,
-        ToolCallComplete,
-        ToolCallDelta,
-        ToolMessage,
-        ToolSpec,
-        Usage,
-        UserMessage,
-        assemble_stream,
+        AssistantMessage as AssistantMessage,
+        ChatRequest as ChatRequest,
+        ChatResponse as ChatResponse,
+        NamedToolChoice as NamedToolChoice,
+        Reasoning as Reasoning,
+        ReasoningComplete as ReasoningComplete,
+        StreamDone as StreamDone,
+        SystemMessage as SystemMessage,
+        TextDelta as TextDelta,
+        ToolCall as ToolCall,
+        ToolCallComplete as ToolCallComplete,
+        ToolCallDelta as ToolCallDelta,
+        ToolMessage as ToolMessage,
+        ToolSpec as ToolSpec,
+        Usage as Usage,
+        UserMessage as UserMessage,
+        assemble_stream as assemble_stream,
     )
-    from pytest_toolcall.run.runner import CaseRun, run_case
+    from pytest_toolcall.run.runner import (
+        CaseRun as CaseRun,
+        run_case as run_case,
+    )
 
 from pytest_toolcall.core._layout import install as _install_cases
 

@@ -46,10 +46,21 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("toolcall", "pytest-toolcall: conformance suite for LLM tool calling")
+    # pytest --help: the options a newcomer needs in the first group, the rest in their own
+    # (issue 32: one group of 21 options hid the three that matter)
+    groups = {
+        "main": parser.getgroup("toolcall", "pytest-toolcall: conformance suite for LLM tool "
+                                "calling (more in the pytest-toolcall groups below)"),
+        "run": parser.getgroup("toolcall-run", "pytest-toolcall: how the suite runs (transport, "
+                               "loop model, another language, suite pin, strict mode)"),
+        "ci": parser.getgroup("toolcall-ci", "pytest-toolcall: reports and the pass-rate gate "
+                              "for CI (docs/ci.md)"),
+        "live": parser.getgroup("toolcall-live", "pytest-toolcall: live runs against real "
+                                "services, cassettes and request snapshots (docs/cassettes.md)"),
+    }
 
-    def option(*names: str, **kwargs: Any) -> None:
-        group.addoption(*names, **kwargs)
+    def option(*names: str, group: str = "run", **kwargs: Any) -> None:
+        groups[group].addoption(*names, **kwargs)
         _OPTION_DEFAULTS[kwargs["dest"]] = kwargs.get("default")
 
     def ini(name: str, help: str, default: Any, type: str | None = None) -> None:  # noqa: A002
@@ -61,12 +72,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
     # -- the suite ------------------------------------------------------------------------------
     option(
-        "--toolcall-provider", dest="toolcall_provider", default=None, metavar="NAME[,NAME]",
+        "--toolcall-provider", group="main",
+        dest="toolcall_provider", default=None, metavar="NAME[,NAME]",
         help="run the conformance suite against this provider's wire format: "
              f"{', '.join(PROVIDERS)}, a comma list, or 'all'. Without it the suite is not "
              "collected. (ini: toolcall_provider)")
     option(
-        "--toolcall-cases", dest="toolcall_cases", default=None, metavar="GLOB[,GLOB]",
+        "--toolcall-cases", group="main",
+        dest="toolcall_cases", default=None, metavar="GLOB[,GLOB]",
         help="only the cases whose id matches one of these globs, e.g. 'stream.*' or "
              "'wire.zero_args_*' (ini: toolcall_cases)")
     option(
@@ -93,7 +106,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     ini("toolcall_hello_timeout", "seconds the --toolcall-command child has to answer its "
         "hello (15); a child that exits first is reported at once", "")
     option(
-        "--toolcall-adapter", dest="toolcall_adapter", default=None,
+        "--toolcall-adapter", group="main", dest="toolcall_adapter", default=None,
         metavar="shims.LIBRARY:MODULE:FACTORY",
         help="test a real client library through a ready-made shim, without code: e.g. "
              "'shims.openai:my_app.models:make_client', where make_client(endpoint) builds the "
@@ -120,16 +133,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
     # -- reports and the gate (report_plugin.py) ------------------------------------------------
     option(
-        "--toolcall-report", dest="toolcall_report", default=None, metavar="DIR",
+        "--toolcall-report", group="ci", dest="toolcall_report", default=None, metavar="DIR",
         help="write toolcall-report.json, toolcall-summary.md (for $GITHUB_STEP_SUMMARY) and "
              "toolcall-badge.json (shields.io endpoint) into DIR (ini: toolcall_report)")
     option(
-        "--toolcall-min-pass-rate", dest="toolcall_min_pass_rate", default=None, metavar="RATE",
+        "--toolcall-min-pass-rate", group="ci",
+        dest="toolcall_min_pass_rate", default=None, metavar="RATE",
         help="fail the session when the suite's pass rate, (passed + xpassed + hardening) / "
              "(passed + xpassed + hardening + failed + error), is below RATE (0.95 or 95%%); "
              "known gaps and skips are not counted (ini: toolcall_min_pass_rate)")
     option(
-        "--toolcall-gate-families", dest="toolcall_gate_families", default=None,
+        "--toolcall-gate-families", group="ci", dest="toolcall_gate_families", default=None,
         metavar="FAMILY[,FAMILY]",
         help="only these families' cases count toward --toolcall-min-pass-rate, e.g. "
              "'wire,stream'; a failing case of another family still fails pytest "
@@ -140,42 +154,46 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
     # -- cassettes and live runs (cassettes_plugin.py) ------------------------------------------
     option(
-        "--toolcall-live", dest="toolcall_live", action="store_true", default=None,
+        "--toolcall-live", group="live", dest="toolcall_live", action="store_true", default=None,
         help="run the live cases (live.*) against the real provider or its cassette instead of "
              "the fake: keys from OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY / "
              "GOOGLE_API_KEY (ini: toolcall_live)")
     option(
-        "--toolcall-record-mode", dest="toolcall_record_mode", default=None, choices=RECORD_MODES,
+        "--toolcall-record-mode", group="live",
+        dest="toolcall_record_mode", default=None, choices=RECORD_MODES,
         help="live cases: 'none' replays cassettes with the network blocked (default); 'once' "
              "records missing cassettes; 'new_episodes' adds new requests; 'all' re-records "
              "(ini: toolcall_record_mode)")
     option(
-        "--toolcall-cassette-dir", dest="toolcall_cassette_dir", default=None, metavar="DIR",
+        "--toolcall-cassette-dir", group="live",
+        dest="toolcall_cassette_dir", default=None, metavar="DIR",
         help="where cassettes (<provider>/<case id>.yaml) and request snapshots "
              "(requests/<provider>/<case id>.json) live; default 'cassettes' under the rootdir "
              "(ini: toolcall_cassette_dir; the toolcall_cassette_dir fixture overrides both)")
     option(
-        "--toolcall-base-url", dest="toolcall_base_url", action="append", default=None,
+        "--toolcall-base-url", group="live",
+        dest="toolcall_base_url", action="append", default=None,
         metavar="NAME=URL",
         help="live cases: send provider NAME's requests to URL (a local Ollama or vLLM, a "
              "proxy); repeatable (ini: toolcall_base_url, one NAME=URL per line)")
     option(
-        "--toolcall-model", dest="toolcall_model", action="append", default=None,
+        "--toolcall-model", group="live", dest="toolcall_model", action="append", default=None,
         metavar="NAME=MODEL",
         help="live cases: the model to ask for provider NAME (default: the adapter's) "
              "(ini: toolcall_model)")
     option(
-        "--toolcall-missing-cassette", dest="toolcall_missing_cassette", default=None,
+        "--toolcall-missing-cassette", group="live", dest="toolcall_missing_cassette", default=None,
         choices=MISSING_POLICIES,
         help="live case without a cassette in replay: 'fail' (default) or 'skip'; both print "
              "the command that records it (ini: toolcall_missing_cassette)")
     option(
-        "--toolcall-replay-chunking", dest="toolcall_replay_chunking", default=None,
+        "--toolcall-replay-chunking", group="live", dest="toolcall_replay_chunking", default=None,
         choices=REPLAY_CHUNKINGS,
         help="how a replayed stream is cut: 'seeded' (default), 'realistic', 'bytewise' or "
              "'recorded' (one piece, as vcrpy would) (ini: toolcall_replay_chunking)")
     option(
-        "--toolcall-snapshot-update", dest="toolcall_snapshot_update", action="store_true",
+        "--toolcall-snapshot-update", group="live",
+        dest="toolcall_snapshot_update", action="store_true",
         default=False,
         help="write the request snapshots (requests/<provider>/<case id>.json) of the cases run, "
              "creating missing ones; without it existing snapshots are checked")
@@ -273,6 +291,40 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     if any(name.startswith("toolcall_") for item in items
            for name in getattr(item, "fixturenames", ())):
         activate(config)
+
+
+#: the suite's node ids that failed last time and that a --lf / --ff run without the suite left
+#: out (issue 32: such a run exited 0 in silence)
+_UNRUN_FAILURES = pytest.StashKey[list]()
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    config = session.config
+    if not (config.getoption("lf", False) or config.getoption("failedfirst", False)):
+        return
+    if config.getoption("toolcall_provider", None) or config.getini("toolcall_provider"):
+        return  # the suite was collected: --lf re-ran its failures
+    cache = getattr(config, "cache", None)
+    if cache is None:
+        return
+    cached = sorted(k for k in cache.get("cache/lastfailed", {}) if k.startswith("toolcall::"))
+    if cached:
+        config.stash[_UNRUN_FAILURES] = cached
+        if session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    cached = config.stash.get(_UNRUN_FAILURES, None)
+    if not cached:
+        return
+    names = sorted({k.rsplit("[", 1)[-1].rstrip("]") for k in cached if k.endswith("]")})
+    terminalreporter.section("pytest-toolcall", sep="-", red=True)
+    terminalreporter.write_line(
+        f"{len(cached)} suite case run(s) failed last time and were not re-run: the suite is "
+        "collected only with --toolcall-provider (this run exits 1 for them). Re-run them with:")
+    terminalreporter.write_line(
+        f"  pytest --lf --toolcall-provider={','.join(names) or '<provider>'}")
 
 
 def is_active(config: pytest.Config) -> bool:

@@ -3,15 +3,21 @@ appends its Markdown summary to ``$GITHUB_STEP_SUMMARY``.
 
 The recipe is read from the page itself (the ```yaml block), so the page cannot drift from what
 is checked here: what it installs covers every option its pytest command uses, it installs the
-kit from the package index (not the kit's own ``.[dev]`` extra, which does not exist in a user's
-repository), and its pytest command, run as written in a user project, passes and writes what the
-upload step uploads.
+kit from the wheel the page says to build (the kit is not on PyPI yet; not the kit's own
+``.[dev]`` extra, which does not exist in a user's repository), and its commands, run as written
+in a fresh user project with an OpenAI-compatible adapter (the README's), build and install that
+wheel, pass and write what the upload step uploads. The wheel is checked for what a user's
+tools read: the licence and ``py.typed``.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
+import subprocess
+import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -64,10 +70,40 @@ def installed() -> set[str]:
     return {w.split("[")[0].lower() for w in install[4:] if not w.startswith("-") and w != "."}
 
 
+def build_command() -> list[str]:
+    """The page's command that builds the kit's wheel, from its ```bash block."""
+    text = CI_PAGE.read_text(encoding="utf-8")
+    lines = [line for block in re.findall(r"```bash\n(.*?)```", text, re.DOTALL)
+             for line in block.splitlines() if line.startswith("python -m pip wheel")]
+    assert len(lines) == 1, "docs/ci.md should say once how to build the kit's wheel"
+    return shlex.split(lines[0])
+
+
+def wheel_argument() -> str:
+    """The recipe's install argument that names the kit's wheel."""
+    (install,) = commands("python -m pip install")
+    wheels = [w for w in install if w.endswith(".whl")]
+    assert len(wheels) == 1, f"the recipe should install the kit from one wheel: {install}"
+    return wheels[0]
+
+
 def test_recipe_installs_the_kit_not_the_kits_own_extra() -> None:
     (install,) = commands("python -m pip install")
     assert ".[dev]" not in " ".join(install), "a user's repository has no pytest-toolcall dev extra"
-    assert "pytest-toolcall" in installed()
+    assert "pytest-toolcall" not in install, "the kit is not on PyPI yet: install its wheel"
+    from pytest_toolcall import __version__
+
+    # the wheel the build command writes, under the name pip gives it
+    folder = build_command()[build_command().index("-w") + 1]
+    wheel = f"pytest_toolcall-{__version__}-py3-none-any.whl"
+    assert Path(wheel_argument()) == Path(folder) / wheel
+    text = " ".join(CI_PAGE.read_text(encoding="utf-8").split())
+    assert "pytest-toolcall is not on PyPI yet" in text
+
+
+def test_recipe_names_its_providers_not_all() -> None:
+    providers = [w for w in pytest_command() if w.startswith("--toolcall-provider=")]
+    assert providers == [PROVIDER], "the recipe gates on the provider an adapter speaks"
 
 
 def test_what_the_recipe_installs_covers_the_options_it_uses() -> None:
@@ -81,7 +117,7 @@ def test_what_the_recipe_installs_covers_the_options_it_uses() -> None:
         assert owner is not None, f"docs/ci.md uses {name}: say which package provides it"
         needed[name] = owner
     missing = {name: owner for name, owner in needed.items()
-               if owner != "pytest" and owner not in installed()}
+               if owner not in ("pytest", "pytest-toolcall") and owner not in installed()}
     assert not missing, f"docs/ci.md uses options whose plugin it does not install: {missing}"
 
 
@@ -94,23 +130,91 @@ def test_recipe_uploads_what_the_run_writes_and_adds_no_second_summary() -> None
     assert not [s for s in steps() if "GITHUB_STEP_SUMMARY" in str(s.get("run", ""))]
 
 
-def test_recipe_command_runs_as_written_in_a_user_project(pytester: pytest.Pytester,
-                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    # the recipe's pytest command, word for word, in a project with a test of its own; one case
-    # per dialect is added only to keep this quick (the whole suite is the main job's business)
-    summary = pytester.path / "step-summary.md"
+@pytest.fixture(scope="module")
+def kit_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The kit's wheel, built by the page's command in a fresh user project (``ci/`` of it).
+
+    Network-free: ``--no-build-isolation --no-index`` build with the hatchling installed here
+    (the dev extra) instead of fetching it; the command is otherwise the page's, word for word,
+    with the clone's path for its placeholder. About 1.5 s.
+    """
+    pytest.importorskip("hatchling", reason="hatchling (the dev extra) builds the kit's wheel")
+    project = tmp_path_factory.mktemp("user-project")
+    command = [ROOT.as_posix() if w == "/path/to/pytest-toolcall" else w for w in build_command()]
+    assert command[:4] == ["python", "-m", "pip", "wheel"], command
+    done = subprocess.run([sys.executable, *command[1:], "--no-build-isolation", "--no-index",
+                           "-q"], cwd=project, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    wheel = project / wheel_argument()
+    assert wheel.is_file(), f"the build command wrote {sorted(project.rglob('*.whl'))}"
+    return wheel
+
+
+def test_the_wheel_ships_the_licence_and_py_typed(kit_wheel: Path) -> None:
+    names = zipfile.ZipFile(kit_wheel).namelist()
+    assert "pytest_toolcall/py.typed" in names  # type checkers read the kit's annotations
+    licences = [n for n in names if n.endswith(".dist-info/licenses/LICENSE")]
+    assert licences, names[-8:]
+    shipped = zipfile.ZipFile(kit_wheel).read(licences[0]).decode()
+    assert shipped == (ROOT / "LICENSE").read_text(encoding="utf-8")
+    assert shipped.startswith("MIT License\n")
+    metadata = zipfile.ZipFile(kit_wheel).read(
+        next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
+    assert "License-Expression: MIT" in metadata  # pyproject's licence, the file's
+    assert {n.split("/")[0] for n in names} == {"pytest_toolcall",
+                                                kit_wheel.name.split("-py3")[0] + ".dist-info"}
+
+
+def readme_adapter() -> str:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    (block,) = [b for b in re.findall(r"^```python\n(.*?)^```", readme, re.M | re.S)
+                if b.startswith("# conftest.py\n")]
+    return block
+
+
+def test_recipe_commands_run_as_written_in_a_user_project(kit_wheel: Path,
+                                                          tmp_path: Path) -> None:
+    """The install step and the pytest command, in a fresh project with an OpenAI-compatible
+    adapter; the kit comes from the wheel, not from this checkout. About 6 s."""
+    project = kit_wheel.parent.parent
+    (install,) = commands("python -m pip install")
+    assert install[4:6] == ["-e", "."], install  # the user's own project: theirs to install
+    from importlib import metadata
+
+    for name in installed():
+        if not name.endswith(".whl"):  # what the step installs besides the kit: present here
+            try:
+                metadata.version(name)
+            except metadata.PackageNotFoundError:
+                pytest.skip(f"the recipe installs {name}, which is not installed here")
+    site = tmp_path / "site"  # a venv-less install: the wheel alone, its dependencies are here
+    done = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps",
+                           "--no-index", "--target", str(site), wheel_argument()],
+                          cwd=project, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    (project / "conftest.py").write_text(readme_adapter(), encoding="utf-8")
+    (project / "test_mine.py").write_text(
+        "import pytest_toolcall\n\n\ndef test_the_kit_comes_from_the_wheel():\n"
+        f"    assert pytest_toolcall.__file__.startswith({str(site)!r})\n", encoding="utf-8")
+    summary = project / "step-summary.md"
     summary.write_text("earlier output of the same step\n", encoding="utf-8")
-    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
-    monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)
-    pytester.makepyfile(test_mine="def test_mine(): pass")
-    result = pytester.runpytest_subprocess(*pytest_command(), "--toolcall-cases=wire.single_call",
-                                           "-p", "no:cacheprovider")
-    assert result.ret == 0, result.stdout.str() + result.stderr.str()
-    report = next(w.split("=", 1)[1] for w in pytest_command()
-                  if w.startswith("--toolcall-report="))
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PYTEST_", "TOOLCALL_")) and k != "PYTHONPATH"}
+    env.update(PYTHONPATH=str(site), GITHUB_STEP_SUMMARY=str(summary))
+    # the whole suite is the main job's business: one case keeps this quick (three processes
+    # under -n 2); langsmith's plugin, there only as langchain's dependency, costs each 0.9 s
+    command = pytest_command()
+    done = subprocess.run([sys.executable, "-m", "pytest", *command,
+                           "--toolcall-cases=wire.single_call", "-p", "no:cacheprovider",
+                           "-p", "no:randomly", "-p", "no:langsmith_plugin"],
+                          cwd=project, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "2 passed" in done.stdout, done.stdout
+    report = next(w.split("=", 1)[1] for w in command if w.startswith("--toolcall-report="))
     for name in ("toolcall-report.json", "toolcall-summary.md", "toolcall-badge.json",
                  "junit.xml"):
-        assert (pytester.path / report / name).is_file(), name
+        assert (project / report / name).is_file(), name
+    assert "conftest.MyAdapter" in (project / report / "toolcall-report.json").read_text()
     text = summary.read_text(encoding="utf-8")
     assert text.startswith("earlier output of the same step\n")
     assert text.count(HEADING) == 1

@@ -32,7 +32,8 @@ def _section(title: str) -> str:
 @pytest.fixture
 def toolcall_options(pytestconfig: pytest.Config) -> dict[str, object]:
     parser = pytestconfig._parser  # the parser pytest built, with every plugin's options
-    options = {o.dest: o for g in parser._groups if g.name == "toolcall" for o in g.options}
+    options = {o.dest: o for g in parser._groups if g.name.startswith("toolcall")
+               for o in g.options}
     assert len(options) >= 10, "the toolcall option group was not found"
     return options
 

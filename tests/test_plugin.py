@@ -592,11 +592,13 @@ def test_xdist(pytester: pytest.Pytester) -> None:
 def test_help_shows_the_group(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest_inprocess("--help")
     result.stdout.fnmatch_lines([
-        "pytest-toolcall: conformance suite for LLM tool calling:",
+        "pytest-toolcall: conformance suite for LLM tool calling (more in the pytest-toolcall "
+        "groups below):",
         "*--toolcall-provider=NAME[[],NAME[]]*",
         "*run the conformance suite against this provider's wire*",
         "*--toolcall-cases=GLOB[[],GLOB[]]*",
         "*only the cases whose id matches one of these globs*",
+        "pytest-toolcall: how the suite runs*",
         "*--toolcall-transport={inprocess,loopback}",
         "*how adapters reach the fake provider*",
     ])

@@ -102,6 +102,8 @@ class ConformanceFailure(AssertionError):
         #: where the failure is an exception the implementation raised: the module of the
         #: innermost frame outside the standard library (the library's, or the adapter's own)
         self.frame: str | None = None
+        #: that exception itself, for its traceback (pytest shows it as --tb asks, issue 32)
+        self.crash: BaseException | None = None
         super().__init__(f"[{clause}] {message}")
 
     def render(self) -> str:
@@ -116,10 +118,10 @@ class ConformanceFailure(AssertionError):
         if self.level is not None:
             lines.append(f"  level:    {_LEVEL_LINES.get(self.level, self.level)}")
         if self.has_expected:
-            lines.append(f"  expected: {_short(self.expected)}")
+            lines.extend(_value_lines("expected: ", self.expected))
         if self.has_expected or self.got is not None:
             # "got: None" says the value was missing; leaving the line out says nothing
-            lines.append(f"  got:      {_short(self.got)}")
+            lines.extend(_value_lines("got:      ", self.got))
         if self.hint:
             lines.append(f"  hint:     {self.hint}")
         if self.trace:
@@ -247,6 +249,26 @@ def retry_after_seconds(headers: Any, body: Any = None) -> float | None:
             except ValueError:
                 return None
     return None
+
+
+#: the widest line of an expected/got value (issue 32: a got line ran to 314 columns)
+VALUE_WIDTH = 100
+
+
+def _value_lines(label: str, value: Any) -> list[str]:
+    """``  label value``, masked first, then cut to 400 characters and wrapped at
+    :data:`VALUE_WIDTH` columns, the continuation lines under the value."""
+    import textwrap
+
+    text = _short(mask(value if isinstance(value, str) else repr(value)))
+    indent = "  " + " " * len(label)
+    # whole lines of the value stay lines; a long one wraps at spaces (or inside a word)
+    out: list[str] = []
+    for part in text.splitlines() or [""]:
+        out.extend(textwrap.wrap(part, VALUE_WIDTH - len(indent), break_on_hyphens=False,
+                                 drop_whitespace=False) or [""])
+    first, *rest = [line.rstrip() for line in out]
+    return [f"  {label}{first}", *(indent + line.lstrip() for line in rest)]
 
 
 def _short(value: Any, limit: int = 400) -> str:

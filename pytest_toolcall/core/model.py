@@ -8,8 +8,8 @@ is an error instead of a silently dropped field.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
-from typing import Annotated, Any, Literal, Union
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -184,6 +184,11 @@ class AssistantMessage(BaseModel):
     tool_calls: tuple[ToolCall, ...] = ()
     reasoning: tuple[Reasoning, ...] = ()
 
+    if TYPE_CHECKING:  # what a type checker accepts: any sequence (pydantic stores a tuple)
+        def __init__(self, *, role: Literal["assistant"] = "assistant",
+                     content: str | None = None, tool_calls: Sequence[ToolCall] = (),
+                     reasoning: Sequence[Reasoning] = ()) -> None: ...
+
 
 class ToolMessage(BaseModel):
     """The result of one tool call, sent back to the model."""
@@ -227,6 +232,12 @@ class ChatRequest(BaseModel):
     #: ask the model to reason first (Anthropic ``thinking``); ``None``: the provider's default
     reasoning: bool | None = None
 
+    if TYPE_CHECKING:  # what a type checker accepts: any sequence (pydantic stores a tuple)
+        def __init__(self, *, messages: Sequence[Message], tools: Sequence[ToolSpec] = (),
+                     tool_choice: ToolChoice | None = None,
+                     parallel_tool_calls: bool | None = None, stream: bool = False,
+                     model: str | None = None, reasoning: bool | None = None) -> None: ...
+
 
 class Usage(BaseModel):
     model_config = _FROZEN
@@ -246,6 +257,11 @@ class ChatResponse(BaseModel):
     usage: Usage | None = None
     model: str | None = None
     reasoning: tuple[Reasoning, ...] = ()
+
+    if TYPE_CHECKING:  # what a type checker accepts: any sequence (pydantic stores a tuple)
+        def __init__(self, *, text: str | None = None, tool_calls: Sequence[ToolCall] = (),
+                     finish_reason: FinishReason | None = None, usage: Usage | None = None,
+                     model: str | None = None, reasoning: Sequence[Reasoning] = ()) -> None: ...
 
     def to_message(self) -> AssistantMessage:
         """The assistant message that replays this response in the next request."""

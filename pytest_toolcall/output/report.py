@@ -107,7 +107,8 @@ def failure_lines(text: str | None) -> str | None:
     kept: list[str] = []
     for line in text.strip("\n").splitlines():
         stripped = line.strip()
-        if stripped.startswith(("trace (where", "Traceback (most recent call last)")):
+        if stripped.startswith(("trace (where", "Traceback (most recent call last)",
+                                "the implementation's traceback")):
             break
         if stripped.startswith("hint:"):
             continue  # reported apart, as the fix line

@@ -95,6 +95,15 @@ def _configure(config: pytest.Config) -> None:
     _take_suite_node_ids(config)
 
 
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Hypothesis' files (the kit's searches) under pytest's cache, not in the project (issue
+    32); pytest's cache is there by now, which it may not be in pytest_configure."""
+    from pytest_toolcall.run import runbase
+
+    cache = getattr(session.config, "cache", None)  # None under -p no:cacheprovider
+    runbase.HYPOTHESIS_HOME = cache.mkdir("toolcall-hypothesis") if cache is not None else None
+
+
 def pytest_unconfigure(config: pytest.Config) -> None:
     unregister_providers(config.stash.get(_PLUGIN_PROVIDERS, []))
 

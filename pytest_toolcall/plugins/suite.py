@@ -402,7 +402,7 @@ class CaseItem(pytest.Function):
 
                 exc.level = level_of(exc.clause, self.stash[CASE_KEY].id,
                                      self.config.stash.get(PIN_KEY, None))
-            return exc.render()
+            return exc.render() + crash_traceback(exc, self.config)
         if isinstance(exc, KitError):
             return (f"pytest-toolcall could not run this case (a bug in the kit, please report "
                     f"it with the case id):\n  {exc}")
@@ -424,6 +424,60 @@ class CaseItem(pytest.Function):
         case = self.stash[CASE_KEY]
         # a line number, not None: pytest asserts one when a fixture skips the item
         return Path(__file__), 0, f"{case.id} ({self.stash[PROVIDER_KEY]})"
+
+
+#: where the kit's own frames are: hidden from an implementation's traceback but under
+#: --full-trace (the package, and in a source checkout the suite's conformance/ folder)
+_KIT_DIRS = tuple(str(p) + "/" for p in {Path(__file__).resolve().parents[1],
+                                         Path(__file__).resolve().parents[2] / "conformance"})
+
+
+def crash_traceback(failure: ConformanceFailure, config: pytest.Config) -> str:
+    """The traceback of the exception an implementation raised (``failure.crash``), in the
+    style ``--tb`` asks for, after the failure block (issue 32).
+
+    The user's frames and their libraries' are shown, the kit's own hidden (the runner that
+    called the implementation, a shim's glue) unless ``--full-trace``; ``--tb=line`` and
+    ``--tb=no`` show none (pytest then shows the block's first line, or nothing); ``-l`` adds
+    each frame's locals. The text is masked like the block above it.
+    """
+    from pytest_toolcall.core.redact import mask
+
+    error = failure.crash
+    style = config.getoption("tbstyle", "auto")
+    if error is None or error.__traceback__ is None or style in ("line", "no"):
+        return ""
+    full = bool(config.getoption("fulltrace", False))
+    info = pytest.ExceptionInfo.from_exception(error)
+
+    def frames(excinfo: pytest.ExceptionInfo[BaseException]) -> Any:
+        traceback = excinfo.traceback
+        if not full:
+            traceback = traceback.filter(excinfo)  # __tracebackhide__, as pytest does
+            theirs = traceback.filter(lambda entry: not str(entry.path).startswith(_KIT_DIRS))
+            traceback = theirs or traceback  # raised by the kit's own code: show that
+        if style == "auto" and len(traceback) > 2:  # pytest's auto: short between the ends
+            middle = traceback[1:-1]
+            if hasattr(traceback[0], "with_repr_style"):  # pytest >= 8.2: entries are frozen
+                middle = [entry.with_repr_style("short") for entry in middle]
+            else:
+                for entry in middle:
+                    entry.set_repr_style("short")
+            traceback = type(traceback)([traceback[0], *middle, traceback[-1]])
+        return traceback
+
+    shown = "long" if style == "auto" else style
+    try:
+        if style == "native":  # pytest formats natively from the first frame it is given
+            info.traceback = frames(info)
+        text = str(info.getrepr(style=shown, showlocals=config.getoption("showlocals", False),
+                                tbfilter=frames, truncate_locals=not full, chain=True))
+    except Exception as problem:  # never lose the verdict over its traceback
+        return f"\n\n(the traceback could not be shown: {type(problem).__name__}: {problem})"
+    how = ("--full-trace: every frame, the kit's too" if full else
+           f"--tb={style}{'' if style == 'long' else '; --tb=long for more'}, --full-trace for "
+           "the kit's frames too")
+    return mask(f"\n\nthe implementation's traceback ({how}):\n{text.rstrip()}")
 
 
 def _note_risks(item: pytest.Item, profile: Any, subject: Any, contract: str) -> None:

@@ -21,6 +21,12 @@ from pytest_toolcall.plugin import flag, providers, suite_pin
 HARDENING = "hardening"
 
 
+def _by_id(entry: tuple[str, Any, Any]) -> tuple[str, str]:
+    """A listed node id's sort key: the case id, then the provider."""
+    case, _, provider = entry[0].removeprefix("toolcall::").partition("[")
+    return case, provider
+
+
 # tryfirst: the outermost wrapper, so pytest's xfail handling (a declared known gap) has made its
 # verdict before a 'should' failure is turned into a hardening pass
 @pytest.hookimpl(wrapper=True, tryfirst=True)
@@ -50,6 +56,11 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         # the kit could not run the case (a live service out of reach, a bad cassette): an
         # error like a failed setup, never a broken clause of the implementation (issue 17)
         report.user_properties.append(("toolcall_not_run", True))
+    if (report.skipped and isinstance(report.longrepr, tuple) and len(report.longrepr) == 3
+            and item.get_closest_marker("toolcall")):
+        # -rs names the skipped case, not the kit's line that skipped it (a path into
+        # site-packages, issue 32): the node id, which re-runs it
+        report.longrepr = (item.nodeid, None, report.longrepr[2])
     return report
 
 
@@ -179,24 +190,27 @@ class Summary:
             write(line)
         if self.failures:
             write("broken clauses (your implementation):")
-            for nodeid, clause, level in self.failures:
+            # sorted by case id, then provider: the order of arrival varies under -n, and the
+            # suite is collected provider by provider (issue 32); the JSON report's order too
+            for nodeid, clause, level in sorted(self.failures, key=_by_id):
                 write(f"  {nodeid.removeprefix('toolcall::')}: {clause or 'see the failure above'}"
                       + (f" ({level})" if clause and level else ""))
         if self.hardening:
             write("hardening (should clauses: not defects, the run does not fail on them; "
                   "--toolcall-strict makes it):")
-            for nodeid, clause, _text in self.hardening:
+            for nodeid, clause, _text in sorted(self.hardening, key=_by_id):
                 write(f"  {nodeid.removeprefix('toolcall::')}: {clause or '?'} (should)")
         if self.errors:
             write("could not run (setup or kit errors, not verdicts on the implementation):")
-            for nodeid in self.errors:
+            for nodeid in sorted(self.errors):
                 write(f"  {nodeid.removeprefix('toolcall::')}")
         if self.kit_errors:
             write("kit errors (the kit could not run these; not verdicts, not in any pass rate; "
                   "please report them):")
-            for nodeid in self.kit_errors:
+            for nodeid in sorted(self.kit_errors):
                 write(f"  {nodeid.removeprefix('toolcall::')}")
-        first = next(iter([n for n, _, _ in self.failures] + self.errors + self.kit_errors), None)
+        first = next(iter([n for n, _, _ in sorted(self.failures, key=_by_id)]
+                          + sorted(self.errors) + sorted(self.kit_errors)), None)
         if first is not None:
             rerun = f"re-run one case: pytest {shlex.quote(first)}"
             if self.config is None or self.config.pluginmanager.has_plugin("cacheprovider"):

@@ -96,6 +96,7 @@ def raised(clause: str, message: str, error: BaseException, **fields: Any) -> Co
     recorded (:func:`failing_frame`)."""
     failure = ConformanceFailure(clause, message, got=describe_error(error), **fields)
     failure.frame = failing_frame(error)
+    failure.crash = error
     return failure
 
 
@@ -124,7 +125,7 @@ def step_basics(run: CaseRun, record: StepRecord) -> None:
         if record.error is not None:
             raise raised(
                 "adapter.raised", f"the adapter raised before sending any request in step {n}",
-                record.error, hint="see the adapter's traceback above")
+                record.error, hint="the adapter's traceback is below")
         raise ConformanceFailure(
             "request.sent", f"the adapter returned in step {n} without sending a request",
             expected="one HTTP request to the provider", got="none")

@@ -266,12 +266,14 @@ def run_fallback(case: Any, subject: Any, profile: Any, *,
 
 def _verify(run: FallbackRun) -> None:
     if run.error is not None:
-        raise ConformanceFailure(
+        failure = ConformanceFailure(
             "fallback.raised", "extract raised instead of falling back",
             expected="a FallbackResult (channel 'text' when nothing structured came back)",
             got=describe_error(run.error),
             hint="malformed arguments or text that is not JSON are normal answers: catch the "
                  "parse error and try the next channel")
+        failure.crash = run.error
+        raise failure
     run.result = coerce(run.result, FallbackResult, clause="fallback.result", what="extract",
                         expected="pytest_toolcall.core.fallback.FallbackResult(channel=..., "
                                  "value=..., text=...)")

@@ -28,6 +28,7 @@ from pytest_toolcall.run.runbase import (
     CaseSkipped,
     Held,
     SubjectFault,
+    hypothesis_home,
     call_with_deadline,
     coerce,
     interfaces,
@@ -457,9 +458,11 @@ def _verify_loop(run: LoopRun) -> None:
 
     if run.error is not None:
         expected, hint = _raised_advice(run)
-        raise ConformanceFailure(
+        failure = ConformanceFailure(
             "loop.raised", "the loop raised instead of returning a LoopResult",
             expected=expected, got=describe_error(run.error), hint=hint)
+        failure.crash = run.error
+        raise failure
     run.result = coerce(run.result, LoopResult, clause="loop.result", what="the loop",
                         expected="pytest_toolcall.core.loop.LoopResult")
     for index, rejection in run.rejections:
@@ -599,7 +602,8 @@ def _explore(case: Any, builder: Any, profile: Any, examples: int) -> HistoryRun
             raise
 
     try:
-        explore()  # raises on a failing history, after shrinking it
+        with hypothesis_home():
+            explore()  # raises on a failing history, after shrinking it
     except (ConformanceFailure, Flaky):
         if broke:
             raise broke[0] from None
@@ -658,9 +662,12 @@ def _build(builder: Any, history: list[Any], profile: Any, run: HistoryRun, whic
              "raise Profile(timeout=...) if it is just slow")
     if isinstance(outcome, BaseException):
         run.error = outcome
-        raise ConformanceFailure("history.raised", f"build() raised on the {which} history",
-                                 got=describe_error(outcome),
-                                 hint="a messy history is normal input: filter, never raise")
+        failure = ConformanceFailure(
+            "history.raised", f"build() raised on the {which} history",
+            got=describe_error(outcome),
+            hint="a messy history is normal input: filter, never raise")
+        failure.crash = outcome
+        raise failure
     if isinstance(outcome, _NotMessages):
         value = outcome.value
         raise ConformanceFailure(

@@ -53,6 +53,36 @@ class CaseSkipped(Exception):
         self.risk = risk
 
 
+
+#: where hypothesis keeps its files (its example database, the constants it caches from the
+#: project's modules) while the kit's own searches run (issue 32: a run of the suite wrote a
+#: ``.hypothesis/`` folder into the user's project). The pytest plugin sets a folder under
+#: pytest's cache (``.pytest_cache/d/toolcall-hypothesis``); ``None``: a folder in the temp dir.
+#: ``HYPOTHESIS_STORAGE_DIRECTORY`` set by the user wins: asked for, it is used as it is.
+HYPOTHESIS_HOME: Any = None
+
+
+@contextlib.contextmanager
+def hypothesis_home() -> Any:
+    """Hypothesis' storage moved to :data:`HYPOTHESIS_HOME` while the block runs, then put back:
+    a user's own hypothesis tests in the same session keep theirs."""
+    from hypothesis import configuration
+
+    if os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY"):
+        yield
+        return
+    import tempfile
+    from pathlib import Path
+
+    # hypothesis has no getter: the module global its setter writes (None: not set yet)
+    previous = vars(configuration).get("__hypothesis_home_directory")
+    home = HYPOTHESIS_HOME or Path(tempfile.gettempdir()) / "pytest-toolcall-hypothesis"
+    configuration.set_hypothesis_home_dir(home)
+    try:
+        yield
+    finally:
+        configuration.set_hypothesis_home_dir(previous)
+
 @dataclass
 class StepRecord:
     """What happened in one step: the wire exchanges, and what the adapter returned or raised."""

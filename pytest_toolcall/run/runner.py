@@ -44,6 +44,7 @@ from pytest_toolcall.run.runbase import (
     CaseRun,
     CaseSkipped,
     Held,
+    hypothesis_home,
     StepRecord,
     SubjectFault,
     _Raised,
@@ -283,7 +284,8 @@ def _search_cuts(run: CaseRun, endpoint: Endpoint, examples: int) -> None:
 
     _seed_once(explore)
     try:
-        explore()
+        with hypothesis_home():
+            explore()
         _CUTS[examples] = tuple(seen)
     except (ConformanceFailure, Flaky) as error:
         if broke:

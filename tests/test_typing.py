@@ -1,0 +1,56 @@
+"""The kit's public types accept what its docs write: ``mypy --strict`` passes the README's
+adapter as written (issue 32: ``ChatResponse(tool_calls=[...])`` with a list, the names imported
+from ``pytest_toolcall``), and rejects a wrong type where the docs' types are precise."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("mypy", reason="mypy (the dev extra) checks the README adapter's types")
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def readme_adapter() -> str:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    (block,) = [b for b in re.findall(r"^```python\n(.*?)^```", readme, re.M | re.S)
+                if b.startswith("# conftest.py\n")]
+    return block
+
+
+_SHARED: dict[str, Path] = {}
+
+
+def mypy_strict(source: str, folder: Path, config: pytest.Config) -> subprocess.CompletedProcess:
+    (folder / "conftest.py").write_text(source, encoding="utf-8")
+    # mypy's cache under pytest's (about 10 s cold, 1 s warm); under -p no:cacheprovider one
+    # cache shared by this module's runs, so that only the first is cold
+    cache = getattr(config, "cache", None)
+    cache = (cache.mkdir("mypy") if cache is not None
+             else _SHARED.setdefault("cache", folder / ".mypy_cache"))
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}  # the kit of this checkout
+    return subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-error-summary",
+                           "--cache-dir", str(cache), "conftest.py"], cwd=folder, env=env,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_mypy_strict_accepts_the_readme_adapter(tmp_path: Path,
+                                                pytestconfig: pytest.Config) -> None:
+    done = mypy_strict(readme_adapter(), tmp_path, pytestconfig)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_mypy_strict_still_rejects_a_wrong_type(tmp_path: Path,
+                                                pytestconfig: pytest.Config) -> None:
+    # the control: the same file with a finish reason the model does not know
+    source = readme_adapter().replace('FINISH: dict[str, FinishReason] = {"stop": "stop",',
+                                      'FINISH: dict[str, FinishReason] = {"stop": "halt",')
+    assert source != readme_adapter(), "the README adapter's FINISH table changed"
+    done = mypy_strict(source, tmp_path, pytestconfig)
+    assert done.returncode == 1 and "Literal['halt']" in done.stdout, done.stdout + done.stderr
