@@ -296,3 +296,42 @@ def test_hypothesis_case_shrinks_and_reports_the_cut_offsets(endpoint: Endpoint)
     body = exchange.response_body
     assert body[offsets[0] - 1:offsets[0] + 1] != b"\n\n"
     assert failure.case_id == "stream.any_chunking"
+
+
+def test_an_alarm_striking_while_the_deadline_is_disarmed_leaves_nothing_armed(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under load the deadline's repeating alarm can strike between the call's return and the
+    ``finally`` that stops it (a full run at load 10 saw it strike later, in pytest's teardown
+    of a litellm test). The strike is played here without timing: the first attempt to stop
+    the timer raises the alarm's exception, as the handler would at that instant. The timer must
+    still end stopped and SIGALRM's handler put back."""
+    import signal
+    import types
+
+    from pytest_toolcall.run import runbase
+
+    if not runbase._alarm_usable():
+        pytest.skip("no SIGALRM deadline here (not the main thread on Unix)")
+    real = runbase._raw_signal
+    strikes = []
+
+    def setitimer(which: int, seconds: float, interval: float = 0.0) -> Any:
+        if seconds == 0 and not strikes:
+            strikes.append(which)
+            raise runbase._AdapterTimeout()  # the alarm, delivered inside the disarming block
+        return real.setitimer(which, seconds, interval)
+
+    fake = types.SimpleNamespace(signal=real.signal, getsignal=real.getsignal,
+                                 setitimer=setitimer)
+    monkeypatch.setattr(runbase, "_raw_signal", fake)
+    before = signal.getsignal(signal.SIGALRM)
+    try:
+        runbase._with_alarm(lambda: 42, 30.0)
+    finally:
+        armed = signal.getitimer(signal.ITIMER_REAL)
+        handler = signal.getsignal(signal.SIGALRM)
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, before)
+    assert strikes, "the strike was not played"
+    assert armed == (0.0, 0.0), f"the deadline's timer is still armed: {armed}"
+    assert handler == before, "the deadline's SIGALRM handler was left installed"

@@ -403,6 +403,20 @@ def _close_stubborn(coroutines: list[Any]) -> None:
         sys.settrace(previous)
 
 
+def _disarm(previous: Any) -> None:
+    """Stop the repeating alarm and put back the ``previous`` handler, even when the alarm
+    strikes while this runs (under load it can fire between the call's return and the
+    ``finally`` that disarms it: its exception then skipped the rest of that block, leaving
+    the timer and the handler armed to strike later, in pytest's teardown of the test)."""
+    while True:
+        try:
+            _raw_signal.setitimer(_ITIMER_REAL, 0)
+            _raw_signal.signal(_SIGALRM, previous)
+            return
+        except _AdapterTimeout:
+            continue  # the alarm struck inside this block: stop it again
+
+
 def _with_alarm(func: Callable[[], Any], timeout: float) -> Any:
     fired = 0
     forced: list[Any] | None = None
@@ -422,11 +436,10 @@ def _with_alarm(func: Callable[[], Any], timeout: float) -> Any:
         try:
             result: Any = _subject(func)
         finally:
-            _raw_signal.setitimer(_ITIMER_REAL, 0)
+            _disarm(previous)
             if forced is not None:
                 sys.settrace(previous_trace)
                 _forced_cleanup(forced)
-            _raw_signal.signal(_SIGALRM, previous)
     except _AdapterTimeout:
         _abandon_loop()
         return _Timeout(swallowed=forced is not None, refired=fired > 1)
