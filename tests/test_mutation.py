@@ -48,11 +48,14 @@ def toolcall_adapter(toolcall_endpoint):
     return TinyAdapter.from_endpoint(toolcall_endpoint)
 '''
 
+#: the plugins tests/conftest.py keeps out of the sessions the kit's tests start, which a
+#: project's own addopts must keep out here: the driver runs pytest without PYTEST_ADDOPTS
+UNRELATED = ["-p", "no:langsmith_plugin", "-p", "no:anyio", "-p", "no:hypothesispytest"]
+
 # the user's own mutmut settings: they must neither be edited nor get in the way (their addopts
-# also keep out langsmith's unrelated plugin, as tests/conftest.py does for other sessions: the
-# driver runs pytest without PYTEST_ADDOPTS)
+# also keep out the unrelated plugins)
 PYPROJECT = '[tool.mutmut]\nsource_paths = ["nowhere"]\n\n[tool.pytest.ini_options]\n' \
-            'addopts = ["--strict-markers", "-p", "no:langsmith_plugin"]\n'
+            f'addopts = {json.dumps(["--strict-markers", *UNRELATED])}\n'
 SETUP_CFG = "[mutmut]\nsource_paths = elsewhere\n"
 
 
@@ -136,6 +139,7 @@ def test_the_users_files_are_untouched_and_nothing_is_left_behind(tiny_run):
 
 
 def test_recorded_ids_that_do_not_collect_in_the_copy_are_refused(tmp_path):
+    (tmp_path / "pytest.ini").write_text(f"[pytest]\naddopts = {' '.join(UNRELATED)}\n")
     (tmp_path / "test_real.py").write_text(f"def {mutation.GENERATED_TEST}():\n    pass\n")
     real = f"test_real.py::{mutation.GENERATED_TEST}"
     mutation.verify_recorded_ids(tmp_path, {real})  # collects: accepted
@@ -280,6 +284,7 @@ def _history_project(root: Path, conftest: str = HISTORY_CONFTEST) -> Path:
     (root / "tests").mkdir(parents=True)
     (root / "tinyhistory.py").write_text(HISTORY)
     (root / "tests" / "conftest.py").write_text(conftest)
+    (root / "pytest.ini").write_text(f"[pytest]\naddopts = {' '.join(UNRELATED)}\n")
     return root
 
 

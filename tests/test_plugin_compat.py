@@ -1,9 +1,11 @@
 """The suite inside a real project, beside the plugins such projects use (issue 17).
 
-Each run is a subprocess of ``pytest`` in a fresh project (``pytester``), so that every plugin
-loads from its entry point as it does for a user: pytest-recording, pytest-asyncio, anyio,
+Each run is a ``pytest`` session in a fresh project (``pytester``), where every plugin loads
+from its entry point as it does for a user: pytest-recording, pytest-asyncio, anyio,
 pytest-randomly, pytest-xdist, pytest-timeout, pytest-rerunfailures, pytest-cov, pytest-mock,
-syrupy and pytest-env (all in the ``dev`` extra). The project has a ``conftest.py`` with fixtures
+syrupy and pytest-env (all in the ``dev`` extra). The sessions run in this process (a session's
+plugins load from their entry points all the same), except the one with pytest-xdist and
+pytest-cov, whose workers and coverage are processes of their own. The project has a ``conftest.py`` with fixtures
 of every scope, autouse and not, and a ``tests/`` folder with tests of its own that use those
 plugins. A few cases of each family run; a failing adapter shows that verdicts and reruns count
 each case once, that ``--lf``, ``--ff``, ``--sw`` and the printed node id and re-run command
@@ -14,6 +16,7 @@ own order stays).
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 
 import pytest
@@ -24,6 +27,15 @@ PLUGINS = ("pytest_recording", "pytest_asyncio", "anyio", "pytest_randomly", "xd
 MISSING = [name for name in PLUGINS if importlib.util.find_spec(name) is None]
 pytestmark = pytest.mark.skipif(
     bool(MISSING), reason=f"needs {', '.join(MISSING)} (the 'dev' extra installs them)")
+
+# Imported here, before any in-process run, for speed (as in tests/test_plugin.py): an in-process
+# run drops the modules it imported itself, so each run would import (and assertion-rewrite) the
+# plugins and what they load (vcrpy, numpy, trio) all over again
+for _name in ("pytest_recording.plugin", "vcr", "pytest_randomly", "anyio.pytest_plugin",
+              "pytest_asyncio.plugin", "pytest_rerunfailures", "pytest_mock", "syrupy",
+              "pytest_env.plugin", "pytest_timeout", "_hypothesis_pytestplugin", "hypothesis"):
+    if not MISSING:
+        importlib.import_module(_name)
 
 #: a few cases of each family (loop and history cases run against the reference implementations)
 CASES = ("--toolcall-cases=wire.single_call,wire.parallel_calls,stream.truncated,"
@@ -147,11 +159,15 @@ def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytes
     pytester.makeini(INI)
     monkeypatch.delenv("BROKEN", raising=False)
     monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+    # pytest-env sets APP_ENV in the process it runs in: set here first, it is undone after
+    monkeypatch.setenv("APP_ENV", "")
+    monkeypatch.delenv("APP_ENV")
     return pytester
 
 
-def _run(project: pytest.Pytester, *args: str) -> pytest.RunResult:
-    return project.runpytest_subprocess("--toolcall-provider=openai", CASES, "-q", *args)
+def _run(project: pytest.Pytester, *args: str, subprocess: bool = False) -> pytest.RunResult:
+    run = project.runpytest_subprocess if subprocess else project.runpytest_inprocess
+    return run("--toolcall-provider=openai", CASES, "-q", *args)
 
 
 def _ok(result: pytest.RunResult, suite: int = N_CASES, user: int = 6) -> None:
@@ -185,7 +201,8 @@ def test_pytest_recording_block_network(project: pytest.Pytester) -> None:
 
 
 def test_xdist_timeout_cov(project: pytest.Pytester) -> None:
-    _ok(_run(project, "-n", "2", "--timeout=120", "--cov=tests", "-p", "no:randomly"))
+    _ok(_run(project, "-n", "2", "--timeout=120", "--cov=tests", "-p", "no:randomly",
+             subprocess=True))
 
 
 @pytest.mark.parametrize("paths", [("tests",), ("tests/test_app.py",)])
@@ -218,8 +235,8 @@ def test_reruns_count_each_case_once_and_lf_reruns_only_failures(
     outcomes = again.parseoutcomes()
     assert outcomes.get("failed") == 1 and "passed" not in outcomes, again.stdout.str()
 
-    by_id = project.runpytest_subprocess("toolcall::wire.parallel_calls[openai]", "-q",
-                                         "-p", "no:randomly")
+    by_id = project.runpytest_inprocess("toolcall::wire.parallel_calls[openai]", "-q",
+                                        "-p", "no:randomly")
     assert by_id.parseoutcomes() == {"failed": 1}, by_id.stdout.str()
 
     stepwise = _run(project, "--sw", "-p", "no:randomly")
@@ -240,9 +257,9 @@ def pytest_collection_modifyitems(items):
     for item in items:
         item.add_marker(pytest.mark.vcr)
 ''')
-    result = project.runpytest_subprocess("--toolcall-provider=openai",
-                                          "--toolcall-cases=wire.single_call", "-q",
-                                          "-p", "no:randomly", "tests/test_app.py::test_recorded")
+    result = project.runpytest_inprocess("--toolcall-provider=openai",
+                                         "--toolcall-cases=wire.single_call", "-q",
+                                         "-p", "no:randomly", "tests/test_app.py::test_recorded")
     out = result.stdout.str()
     assert result.parseoutcomes() == {"passed": 1, "errors": 1}, out
     assert "could not run" in out and "a `vcr` marker (pytest-recording)" in out, out
@@ -284,9 +301,9 @@ def test_pytest_randomly_shuffles_the_suite_items(project: pytest.Pytester) -> N
     the order follows the seed (the same seed, the same order) and the user's items keep the
     order pytest-randomly gave them; with -p no:randomly the kit's own order stays."""
     def order(*args: str) -> tuple[list[str], list[str]]:
-        result = project.runpytest_subprocess("--toolcall-provider=openai",
-                                              "--toolcall-cases=wire.*,stream.*",
-                                              "--collect-only", "-q", *args)
+        result = project.runpytest_inprocess("--toolcall-provider=openai",
+                                             "--toolcall-cases=wire.*,stream.*",
+                                             "--collect-only", "-q", *args)
         assert result.ret == 0, result.stdout.str() + result.stderr.str()
         ids = [line for line in result.outlines if "::" in line and " " not in line]
         return ([i for i in ids if i.startswith("toolcall::")],

@@ -962,6 +962,10 @@ def test_mutate_with_cases_that_match_nothing_is_a_usage_error(tmp_path: Path) -
         "import pytest\nfrom tinyadapter import TinyAdapter\n\n\n@pytest.fixture\n"
         "def toolcall_adapter(toolcall_endpoint):\n"
         "    return TinyAdapter.from_endpoint(toolcall_endpoint)\n")
+    # the driver runs pytest without PYTEST_ADDOPTS: the project keeps the plugins out that
+    # tests/conftest.py keeps out of other sessions
+    (tmp_path / "pytest.ini").write_text(
+        "[pytest]\naddopts = -p no:langsmith_plugin -p no:anyio -p no:hypothesispytest\n")
     env = {k: v for k, v in os.environ.items() if k != "MUTANT_UNDER_TEST"}
     done = subprocess.run([sys.executable, "-m", "pytest_toolcall", "mutate", "tinyadapter.py",
                            "--cases", "nosuch.*", "--jobs", "1"], cwd=tmp_path,
