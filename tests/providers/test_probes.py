@@ -22,10 +22,12 @@ from pytest_toolcall.providers.fake import FakeProvider, serve
 from pytest_toolcall.providers.fake.provider import DEFAULT_KEY
 from pytest_toolcall.providers.openai.dialect import OPENAI_RULES, OpenAIChat
 from pytest_toolcall.providers.openai.probes import BREAKING
-from pytest_toolcall.run.probes import (PROBE_ACCESS, ProbeFake, fake_path, http_sender,
-                                        probes_for, run_probes)
+from pytest_toolcall.run.probe_wires import WIRES, wire_for
+from pytest_toolcall.run.probes import (PROBE_ACCESS, ProbeFake, fake_path, fake_sender,
+                                        http_sender, probes_for, run_probes)
 
 _OPENAI_WIRE = [n for n in PROVIDERS if isinstance(get_dialect(n), OpenAIChat)]
+_OTHER_WIRES = [n for n in PROVIDERS if n not in _OPENAI_WIRE]
 SECRET = "sk-probe-Secret-0123456789abcdefXYZ"
 
 
@@ -35,34 +37,102 @@ _UNPROBED = {"*": {"route": "the route is the URL the user gives",
                    "api_version.missing": "Azure's api-version is part of the URL the user gives",
                    "api_version.unsupported": "the same"},
              "deepseek": {"messages.reasoning_content.missing": "needs a thinking call answered"},
-             "openrouter": {"messages.reasoning_details.missing": "needs a Gemini call answered"}}
+             "openrouter": {"messages.reasoning_details.missing": "needs a Gemini call answered"},
+             "anthropic": {"messages.thinking.missing": "needs a thinking turn the service "
+                                                        "answered, with its signature"},
+             "openai-responses": {"input.function_call.reasoning": "needs the reasoning item of "
+                                                                   "an answer"}}
+
+#: the rules a dialect builds from an argument, not as rule="...": provider -> rule -> the source
+#: text that builds it (checked to be there)
+_BUILT = {
+    "anthropic": {"model.missing": 'rule=f"{field}.missing"',
+                  "messages.missing": 'for field in ("model", "messages", "max_tokens")',
+                  "max_tokens.missing": 'for field in ("model", "messages", "max_tokens")',
+                  "messages.tool_use.id": 'rule=f"messages.tool_use.{field}"',
+                  "messages.tool_use.name": 'for field in ("id", "name", "input")',
+                  "messages.tool_use.input": 'for field in ("id", "name", "input")'},
+    "gemini": {r: f'"{r}")' for r in ("body.unknown_field", "messages.unknown_field",
+                                      "tools.unknown_field", "tools.parameters.unknown_field")},
+    "openai-responses": {
+        **{r: f'"{r}")' for r in (
+            "model.missing", "tools.type.missing", "tools.name.missing",
+            "tool_choice.name.missing", "input.message.role.missing", "input.message.content",
+            "input.function_call_output.call_id", "input.function_call_output.output")},
+        **{f"input.function_call.{f}": 'f"input.function_call.{field}")'
+           for f in ("call_id", "name", "arguments")},
+        "tool_choice.value": "tool_choice_mode(choice)", "type": "_type_error(",
+        "auth.missing": "OpenAIChat().check_auth", "auth.invalid": "OpenAIChat().check_auth"},
+    "ollama": {r: f'"{r}")' for r in ("body.json", "messages.empty", "messages.format",
+                                      "messages.content.missing")},
+}
+_BUILT["vertex"] = _BUILT["gemini"]
+
+
+def _folders(name: str) -> list[Path]:
+    """The provider folders of the classes its dialect is made of (Vertex: gemini's too)."""
+    import inspect
+
+    classes = type(get_dialect(name)).__mro__
+    return sorted({Path(inspect.getfile(c)).parent for c in classes
+                   if c.__module__.startswith("pytest_toolcall.providers.")} |
+                  {Path(__file__).parents[2] / "pytest_toolcall/providers" /
+                   name.replace("-", "_")})
 
 
 def _rules_in_source(name: str) -> set[str]:
-    """Every rule id the provider's folder names (``rule="..."``), and OpenAI's."""
-    folder = Path(__file__).parents[2] / "pytest_toolcall/providers" / name.replace("-", "_")
-    found = set(OPENAI_RULES)
-    for file in folder.glob("*.py"):
-        found |= set(re.findall(r'rule="([^"]+)"', file.read_text(encoding="utf-8")))
-    return found
+    """Every rule id the provider's folders name (``rule="..."``), the rules built from
+    arguments (_BUILT), and OpenAI's on the openai wire."""
+    found = set(OPENAI_RULES) if name in _OPENAI_WIRE else set()
+    text = "".join(f.read_text(encoding="utf-8") for d in _folders(name) for f in d.glob("*.py"))
+    found |= set(re.findall(r'rule="([^"]+)"', text))
+    return found | set(_BUILT.get(name, {}))
 
 
-@pytest.mark.parametrize("name", _OPENAI_WIRE)
+@pytest.mark.parametrize("name", sorted(_BUILT))
+def test_the_rules_built_from_arguments_are_in_the_source(name: str) -> None:
+    text = "".join(f.read_text(encoding="utf-8") for d in _folders(name) for f in d.glob("*.py"))
+    assert [r for r, built in _BUILT[name].items() if built not in text] == []
+
+
+@pytest.mark.parametrize("name", PROVIDERS)
 def test_every_rule_of_every_provider_has_a_probe(name: str) -> None:
-    """A rule a provider's fake enforces (OpenAI's, the service's own, its auth) without a probe
-    fails here, unless listed in _UNPROBED with why."""
+    """A rule a provider's fake enforces (OpenAI's, the service's own, the dialect's, its auth)
+    without a probe fails here, unless listed in _UNPROBED with why."""
     assert name in PROBE_ACCESS
     probes = probes_for(name, "m")
     probed = {p.rule for p in probes if p.kind in ("rule", "auth")}
     unprobed = {**_UNPROBED["*"], **_UNPROBED.get(name, {})}
     missing = _rules_in_source(name) - probed - set(unprobed)
     assert not missing, missing
-    assert set(OPENAI_RULES) <= probed and {"auth.missing", "auth.invalid"} <= probed
+    if name in _OPENAI_WIRE:
+        assert set(OPENAI_RULES) <= probed
+    if name != "ollama":  # a local Ollama takes any key, or none: no auth rule
+        assert {"auth.missing", "auth.invalid"} <= probed
     assert not probed & set(unprobed)
     ids = {p.id for p in probes}
+    assert len(ids) == len(probes)
     assert all(p.twin in ids for p in probes if p.twin), name
-    assert {p.id for p in probes if p.kind == "shape"} == {
-        "shape.answer", "shape.stream", "shape.stream_usage", "shape.stream_call"}
+    shapes = {"shape.answer", "shape.stream", "shape.stream_call"}
+    assert {p.id for p in probes if p.kind == "shape"} == (
+        shapes | {"shape.stream_usage"} if name in _OPENAI_WIRE else shapes)
+
+
+@pytest.mark.parametrize("name", _OTHER_WIRES)
+def test_each_rule_probe_is_refused_by_the_fake_under_its_own_rule(name: str) -> None:
+    """The probe's body breaks its rule alone, sized and with the run's model (a model the rule
+    is about is pinned), and the auth probes are refused under theirs: each as the fake
+    sees it, and the twins and shape probes are taken."""
+    for model in ("m", PROBE_ACCESS[name].model or "llama3.2"):
+        fake = FakeProvider(name)
+        send = fake_sender(name, fake)
+        for probe in probes_for(name, model):
+            send(probe)
+            rejection = fake.exchanges[-1].rejection
+            if probe.kind in ("rule", "auth"):
+                assert rejection is not None and rejection.rule == probe.rule, probe.id
+            else:
+                assert rejection is None, (probe.id, rejection)
 
 
 def test_the_source_scan_sees_a_rule_without_a_probe() -> None:
@@ -85,22 +155,31 @@ def test_a_rule_probe_is_the_rule_tests_breaking_body() -> None:
         assert sent.get("model", "tiny") == "tiny" and sent["max_tokens"] == 16
 
 
-def test_other_wires_say_their_probes_are_not_built() -> None:
-    for name in sorted(set(PROVIDERS) - set(_OPENAI_WIRE)):
-        with pytest.raises(ValueError, match="not built yet"):
-            probes_for(name, "m")
+def test_the_rule_tests_use_the_probes_bodies() -> None:
+    """The dialects' rule tables take each rule's body from the probes' data (one source)."""
+    root = Path(__file__).parents[1]
+    for test, module in (("test_dialect_anthropic.py", "anthropic"),
+                         ("test_dialect_gemini.py", "gemini"),
+                         ("test_dialect_openai_responses.py", "openai_responses"),
+                         ("test_dialect_ollama.py", "ollama")):
+        text = (root / test).read_text(encoding="utf-8")
+        assert f"from pytest_toolcall.providers.{module}.probes import" in text, test
+        assert "BREAKING[" in text, test
 
 
 def _base_url(endpoint: Any, name: str) -> str:
+    if name not in _OPENAI_WIRE:
+        return endpoint.base_url  # the wire's paths go below the dialect's base path
     root = endpoint.base_url[:len(endpoint.base_url) - len(get_dialect(name).base_path)]
     return root + fake_path(name).removesuffix("/chat/completions")
 
 
-@pytest.mark.parametrize("name", _OPENAI_WIRE)
+@pytest.mark.parametrize("name", PROVIDERS)
 def test_the_fake_itself_on_loopback_shows_no_divergence(name: str) -> None:
     with serve(ProbeFake(name)) as endpoint:
         send, close = http_sender(_base_url(endpoint, name), DEFAULT_KEY,
-                                  PROBE_ACCESS[name].key_header, timeout=10)
+                                  PROBE_ACCESS[name].key_header, timeout=10,
+                                  wire=wire_for(name))
         try:
             report = run_probes(name, send, model="m", base_url=endpoint.base_url)
         finally:
@@ -238,7 +317,8 @@ def test_a_report_of_another_url_is_not_written_over_the_service_facts(tmp_path:
 
 @pytest.mark.parametrize("argv, words", [
     ([], "--provider: name the provider"),
-    (["--provider", "anthropic"], "not built yet"),
+    (["--provider", "vertex"], "set GOOGLE_CLOUD_PROJECT"),
+    (["--provider", "ollama"], "--model: ollama has no default model"),
     (["--provider", "nope"], "no such provider"),
     (["--provider", "vllm"], "--base-url: vllm has no public endpoint"),
     (["--provider", "vllm", "--base-url", "localhost:8000"], "is no http(s) URL"),
@@ -250,6 +330,8 @@ def test_a_report_of_another_url_is_not_written_over_the_service_facts(tmp_path:
 def test_bad_input_is_a_usage_error(argv: list[str], words: str, capsys: Any,
                                     monkeypatch: Any) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("GOOGLE_CLOUD_PROJECT", raising=False)
+    monkeypatch.setenv("GOOGLE_OAUTH_ACCESS_TOKEN", SECRET)
     assert main(["probe", *argv]) == 2
     err = capsys.readouterr().err
     assert words in err and "Traceback" not in err
