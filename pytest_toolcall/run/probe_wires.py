@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
     from pytest_toolcall.run.probes import Probe
@@ -108,8 +108,9 @@ class AnthropicWire(Wire):
     module = "pytest_toolcall.providers.anthropic.probes"
     placed = frozenset({"id", "usage", "stop_reason", "role", "model"})
     finish_kinds = frozenset({"message_delta"})
-    auth_probes = Wire.auth_probes + (("version", "no-version", "auth.version"),)
-    _SUB = {"content_block_start": "content_block", "content_block_delta": "delta"}
+    auth_probes = (*Wire.auth_probes, ("version", "no-version", "auth.version"))
+    _SUB: ClassVar[dict[str, str]] = {"content_block_start": "content_block",
+                                      "content_block_delta": "delta"}
 
     def path(self, model: str, stream: bool) -> str:
         return "/messages"
@@ -145,7 +146,8 @@ class ResponsesWire(Wire):
     module = "pytest_toolcall.providers.openai_responses.probes"
     placed = frozenset({"id", "usage", "status", "call_id", "role", "output_index"})
     finish_kinds = frozenset({"response.completed", "response.incomplete", "response.failed"})
-    _SUB = {"response.output_item.added": "item", "response.output_item.done": "item"}
+    _SUB: ClassVar[dict[str, str]] = {"response.output_item.added": "item",
+                                      "response.output_item.done": "item"}
 
     def path(self, model: str, stream: bool) -> str:
         return "/responses"
@@ -219,7 +221,7 @@ class GeminiWire(Wire):
 class VertexWire(GeminiWire):
     name = "vertex"
     #: no key (bearer), a wrong token, and an API key where Vertex wants a token
-    auth_probes = Wire.auth_probes + (("api_key", "api-key", "auth.missing"),)
+    auth_probes = (*Wire.auth_probes, ("api_key", "api-key", "auth.missing"))
 
     def headers(self, key: str | None, auth: str) -> dict[str, str]:
         if auth == "api-key":

@@ -1,7 +1,8 @@
 """Probes: the fake's claims about a real service, asked of the service itself (issue 33).
 
-On OpenAI's Chat Completions wire (this module): each of OpenAI's request rules (``OPENAI_RULES``) carries a probe: the smallest request breaking
-it (``providers.openai.probes.BREAKING``, the data the rule tests use) and its accepted twin.
+On OpenAI's Chat Completions wire (this module): each of OpenAI's request rules
+(``OPENAI_RULES``) carries a probe: the smallest request breaking it
+(``providers.openai.probes.BREAKING``, the data the rule tests use) and its accepted twin.
 Each stream-shape fact carries a probe whose answer shows where the ids, the usage and the
 finish reason sit. :func:`run_probes` sends every probe to the real service and to the fake
 (in-process, through the fake's transport-neutral ``respond()``) and lists each divergence:

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from pytest_toolcall.cases import Turn
 from pytest_toolcall.cli import main
 from pytest_toolcall.core._names import PROVIDERS
 from pytest_toolcall.providers.base import get_dialect
@@ -349,3 +350,192 @@ def test_a_server_that_does_not_answer_sends_one_request(capsys: Any) -> None:
     assert main(["probe", "--provider", "vllm", "--base-url", url, "--model", "m",
                  "--timeout", "2"]) == 3
     assert "did not answer" in capsys.readouterr().err
+
+
+# -- a stand-in per other wire: the fake, changed on purpose in a few places ---------------------
+def _sse(events: list[tuple[str | None, Any]], sep: str = "\n\n") -> bytes:
+    return "".join((f"event: {name}\n" if name else "") + f"data: {json.dumps(data)}{sep}"
+                   for name, data in events).encode()
+
+
+def _anthropic_stream(events: list[tuple[str | None, Any]]) -> bytes:
+    """No ping; the delta's usage on message_stop; message_stop's SSE event named otherwise."""
+    out = []
+    usage = None
+    for name, data in events:
+        if name == "ping":
+            continue
+        if name == "message_delta":
+            data = dict(data)
+            usage = data.pop("usage")
+        if name == "message_stop":
+            name, data = "done", dict(data, usage=usage)
+        out.append((name, data))
+    return _sse(out)
+
+
+def _responses_stream(events: list[tuple[str | None, Any]]) -> bytes:
+    """response.in_progress without its SSE event line; the usage beside the response, not in
+    it, on response.completed."""
+    out = []
+    for name, data in events:
+        if name == "response.in_progress":
+            name = None
+        if name == "response.completed":
+            response = dict(data["response"])
+            data = dict(data, response=response, usage=response.pop("usage"))
+        out.append((name, data))
+    return _sse(out)
+
+
+def _gemini_stream(events: list[tuple[str | None, Any]]) -> bytes:
+    """usageMetadata on the last chunk only; the text before the finish sent as a thought."""
+    out = []
+    for i, (_, data) in enumerate(events):
+        data = dict(data)
+        if i < len(events) - 1:
+            data.pop("usageMetadata", None)
+            for candidate in data["candidates"]:
+                for part in candidate["content"]["parts"]:
+                    if part.get("text"):
+                        part["thought"] = True
+        out.append((None, data))
+    return _sse(out, "\r\n\r\n")
+
+
+def _ollama_stream(events: list[tuple[str | None, Any]]) -> bytes:
+    """No done_reason on the last line."""
+    return "".join(json.dumps({k: v for k, v in data.items() if k != "done_reason"}) + "\n"
+                   for _, data in events).encode()
+
+
+class WireStandIn(ProbeFake):
+    """A service that drifted from its fake: it takes one rule's breaking body (``takes``),
+    refuses another rule in another error shape (``reshapes``: rule -> status, body), and
+    changes its streams (``stream``: the events -> the bytes sent)."""
+
+    def __init__(self, name: str, takes: str, reshapes: dict[str, tuple[int, Any]],
+                 stream: Any, **kwargs: Any) -> None:
+        super().__init__(name, **kwargs)
+        self.takes, self.reshapes, self.stream = takes, reshapes, stream
+
+    def respond(self, method: str, raw_path: str, headers: Any,
+                body: bytes) -> tuple[int, dict[str, str], list[bytes]]:
+        status, out, chunks = super().respond(method, raw_path, headers, body)
+        rejection = self.exchanges[-1].rejection
+        json_type = {"content-type": "application/json"}
+        if rejection is not None and rejection.rule == self.takes:
+            answer = self.dialect.encode_response(Turn(text="ok"), json.loads(body))
+            return 200, json_type, [json.dumps(answer).encode()]
+        if rejection is not None and rejection.rule in self.reshapes:
+            status, error = self.reshapes[rejection.rule]
+            return status, json_type, [json.dumps(error).encode()]
+        if status == 200 and self.exchanges[-1].streamed:
+            wire = wire_for(self.dialect.name)
+            events = wire.events(b"".join(chunks).decode())
+            return status, out, [self.stream(events)]
+        return status, out, chunks
+
+
+_GOOGLE_ERROR = {"error": {"code": 400, "message": "bad tool_choice", "status": "INVALID_ARGUMENT"}}
+_UNPROCESSABLE = {"detail": [{"loc": ["body", "input", 1, "role"], "msg": "Input should be "
+                              "'user', 'assistant', 'system' or 'developer'"}]}
+_ERROR_TYPES = ("error.shape", "error.type", "error.code")
+
+#: wire -> (the stand-in's changes, every divergence they must be named as: (probe, what))
+STAND_INS: dict[str, tuple[dict[str, Any], set[tuple[str, str]]]] = {
+    "anthropic": (
+        {"takes": "tools.name.pattern", "stream": _anthropic_stream,
+         "reshapes": {"tool_choice.type": (400, _GOOGLE_ERROR)}},
+        {("rule.tools.name.pattern", "accepted"),
+         *{("rule.tool_choice.type", w) for w in (*_ERROR_TYPES, "error.message")},
+         *{(p, w) for p in ("shape.stream", "shape.stream_call")
+           for w in ("stream.events", "placement.usage")}}),
+    "openai-responses": (
+        {"takes": "tools.name.pattern", "stream": _responses_stream,
+         "reshapes": {"input.message.role": (422, _UNPROCESSABLE)}},
+        {("rule.tools.name.pattern", "accepted"),
+         *{("rule.input.message.role", w) for w in ("status", *_ERROR_TYPES, "error.message")},
+         *{(p, w) for p in ("shape.stream", "shape.stream_call")
+           for w in ("stream.events", "placement.usage", "placement.response.usage")}}),
+    "gemini": (
+        {"takes": "tools.name.pattern", "stream": _gemini_stream,
+         "reshapes": {"messages.role": (400, {"error": "Please use a valid role: user, model."})}},
+        {("rule.tools.name.pattern", "accepted"),
+         *{("rule.messages.role", w) for w in _ERROR_TYPES},  # the same words
+         ("shape.stream", "stream.events"),
+         ("shape.stream", "placement.usageMetadata"),
+         ("shape.stream_call", "placement.usageMetadata")}),
+    "ollama": (
+        {"takes": "messages.tool_calls.arguments", "stream": _ollama_stream,
+         "reshapes": {"model.missing": (400, {"error": {"message": "model is required"}})}},
+        {("rule.messages.tool_calls.arguments", "accepted"),  # on both routes
+         ("rule.v1.messages.tool_calls.arguments", "accepted"),
+         ("rule.model.missing", "error.shape"),
+         *{("rule.v1.model.missing", w) for w in ("error.shape", "error.type")},
+         ("shape.stream", "placement.done_reason"),
+         ("shape.stream_call", "placement.done_reason")}),
+}
+STAND_INS["vertex"] = STAND_INS["gemini"]
+
+
+@pytest.mark.parametrize("name", sorted(STAND_INS))
+def test_the_report_names_each_planted_divergence_of_each_wire(name: str) -> None:
+    changes, planted = STAND_INS[name]
+    assert sorted(STAND_INS) == sorted(WIRES) and set(WIRES) == set(_OTHER_WIRES)
+    with serve(WireStandIn(name, **changes)) as endpoint:
+        send, close = http_sender(endpoint.base_url, DEFAULT_KEY, timeout=10,
+                                  wire=wire_for(name))
+        try:
+            report = run_probes(name, send, model="m", base_url=endpoint.base_url)
+        finally:
+            close()
+    found = {(d["probe"], d["what"]) for d in report["divergences"]}
+    assert found == planted, (found - planted, planted - found)
+    taken = next(d for d in report["divergences"] if d["what"] == "accepted")
+    assert (taken["fake"], taken["real"]) == (False, True)
+    assert report["summary"]["twins_refused"] == []
+
+
+def test_one_command_probes_a_local_ollama_on_its_native_api(capsys: Any) -> None:
+    """The example of docs/providers.md, the fake standing for ``ollama serve``: no key, the
+    native routes below the server's root, exit 0."""
+    with serve(ProbeFake("ollama")) as endpoint:
+        code = main(["probe", "--provider", "ollama", "--base-url", endpoint.base_url,
+                     "--model", "qwen3:0.6b"])
+        paths = {e.path for e in endpoint.exchanges}
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "16 requests" in out and "0 divergences" in out
+    assert paths == {"/api/chat", "/v1/chat/completions"}
+
+
+def test_the_anthropic_key_goes_in_x_api_key_and_never_in_the_report(
+        tmp_path: Path, monkeypatch: Any, capsys: Any) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
+    report_file = tmp_path / "anthropic.json"
+    with serve(WireStandIn("anthropic", api_key=SECRET,
+                           **STAND_INS["anthropic"][0])) as endpoint:
+        code = main(["probe", "--provider", "anthropic", "--base-url", endpoint.base_url,
+                     "--report", str(report_file)])
+        sent = [e.headers for e in endpoint.exchanges]
+    out = capsys.readouterr().out
+    assert code == 1 and "claude-haiku-4-5" in out and SECRET not in out
+    assert SECRET not in report_file.read_text()
+    assert all(h.get("x-api-key") == "<redacted>" or "x-api-key" not in h for h in sent)
+    assert sum("x-api-key" in h for h in sent) == len(sent) - 1  # the no-key probe
+    assert sum("anthropic-version" not in h for h in sent) == 1  # the no-version probe
+    report = json.loads(report_file.read_text())
+    assert {d["probe"] for d in report["divergences"]} == {
+        p for p, _ in STAND_INS["anthropic"][1]}
+
+
+def test_vertex_reads_its_project_and_location_from_the_environment() -> None:
+    access = PROBE_ACCESS["vertex"]
+    url = access.public_url({"GOOGLE_CLOUD_PROJECT": "p1"})
+    assert url == ("https://us-central1-aiplatform.googleapis.com/v1/projects/p1/locations/"
+                   "us-central1/publishers/google")
+    assert access.is_public(url) and not access.is_public("http://127.0.0.1:9/v1")
+    assert PROBE_ACCESS["ollama"].is_public("http://192.168.1.5:11434")
+    with pytest.raises(KeyError, match="GOOGLE_CLOUD_PROJECT"):
+        access.public_url({})
