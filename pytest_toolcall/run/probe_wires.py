@@ -35,7 +35,8 @@ class Wire:
     finish_kinds: frozenset[str] = frozenset()
     #: ``module`` holds BREAKING, TWINS, twin_of (and PINNED_MODELS, COMPAT_BREAKING)
     module = ""
-    #: auth probes: probe id suffix -> how the key is sent (see :meth:`headers`)
+    #: auth probes: (probe id suffix, how the key is sent (see :meth:`headers`), the rule it
+    #: breaks; "": none, the service takes the key so)
     auth_probes: tuple[tuple[str, str, str], ...] = (("missing", "none", "auth.missing"),
                                                      ("invalid", "wrong", "auth.invalid"))
 
@@ -52,6 +53,10 @@ class Wire:
     def headers(self, key: str | None, auth: str) -> dict[str, str]:
         """The auth headers for ``key`` (``auth`` is the probe's way: key, none, wrong, ...)."""
         return {"authorization": f"Bearer {key}"} if key else {}
+
+    def query(self, key: str | None, auth: str) -> dict[str, str]:
+        """The URL parameters that carry the key, for a wire that takes it there."""
+        return {}
 
     def sized(self, body: Any, model: str, tokens: int) -> Any:
         """``body`` with the probe's model (where it names one) and the smallest output."""
@@ -181,8 +186,14 @@ class GeminiWire(Wire):
         how = "streamGenerateContent?alt=sse" if stream else "generateContent"
         return f"/models/{model}:{how}"
 
+    #: beside the header, the key as ``?key=`` (the API takes both; a probe the fake takes)
+    auth_probes = (*Wire.auth_probes, ("query", "query", ""))
+
     def headers(self, key: str | None, auth: str) -> dict[str, str]:
-        return {"x-goog-api-key": key} if key else {}
+        return {"x-goog-api-key": key} if key and auth != "query" else {}
+
+    def query(self, key: str | None, auth: str) -> dict[str, str]:
+        return {"key": key} if key and auth == "query" else {}
 
     def sized(self, body: Any, model: str, tokens: int) -> Any:
         if not isinstance(body, dict):
@@ -222,6 +233,9 @@ class VertexWire(GeminiWire):
     name = "vertex"
     #: no key (bearer), a wrong token, and an API key where Vertex wants a token
     auth_probes = (*Wire.auth_probes, ("api_key", "api-key", "auth.missing"))
+
+    def query(self, key: str | None, auth: str) -> dict[str, str]:
+        return {}
 
     def headers(self, key: str | None, auth: str) -> dict[str, str]:
         if auth == "api-key":
@@ -320,8 +334,8 @@ def probes_of(provider: str, wire: Wire, model: str, tokens: int, call_tokens: i
                  on=pinned.get(rule, model)) for rule, body in data.BREAKING.items()]
     out += [made(f"rule.v1.{rule}", "rule", body, rule=rule, twin="twin.v1.plain",
                  compat_route=True) for rule, body in compat.items()]
-    out += [made(f"auth.{how}", "auth", data.TWINS["plain"], rule=rule, twin="twin.plain",
-                 auth=auth) for how, auth, rule in wire.auth_probes]
+    out += [made(f"auth.{how}", "auth", data.TWINS["plain"], rule=rule or None,
+                 twin="twin.plain", auth=auth) for how, auth, rule in wire.auth_probes]
     out += [made(f"shape.{sid}", "shape", body, stream=stream,
                  size=call_tokens if call else tokens)
             for sid, body, stream, call in wire.shapes(model)]

@@ -402,6 +402,11 @@ def fake_sender(provider: str, fake: FakeProvider | None = None) -> Sender:
         elif key is not None:
             headers.update({"authorization": f"Bearer {key}", "api-key": key})
         where = path or get_dialect(provider).base_path + probe.path
+        if wire is not None and wire.query(key, probe.auth):
+            from urllib.parse import urlencode
+
+            sep = "&" if "?" in where else "?"
+            where += sep + urlencode(wire.query(key, probe.auth))
         status, out, chunks = fake.respond("POST", where, headers, probe.payload())
         return status, out.get("content-type", ""), b"".join(c for c in chunks if c)
 
@@ -444,10 +449,14 @@ def http_sender(base_url: str, key: str | None, key_header: str = "authorization
     base, _, query = base_url.partition("?")
 
     def send(probe: Probe) -> tuple[int, str, bytes]:
+        from urllib.parse import urlencode
+
         path, _, own = (probe.path or "/chat/completions").partition("?")
-        both = "&".join(q for q in (own, query) if q)
+        sent = _key_sent(probe, key)
+        keyed = urlencode(wire.query(sent, probe.auth)) if wire is not None else ""
+        both = "&".join(q for q in (own, query, keyed) if q)
         url = base.rstrip("/") + path + (f"?{both}" if both else "")
-        r = client.post(url, content=probe.payload(), headers=auth(probe, _key_sent(probe, key)))
+        r = client.post(url, content=probe.payload(), headers=auth(probe, sent))
         return r.status_code, r.headers.get("content-type", ""), r.content
 
     return send, client.close
@@ -584,19 +593,22 @@ def fact_update(report: Mapping[str, Any], source: str) -> tuple[dict[str, dict[
         row = by_id[probe_id]
         real = row["real"]
         whose = "rule" if row.get("status_in_fake") in ("own", "auth") else "OpenAI's rule"
-        if row["kind"] in ("rule", "auth"):
+        if row["kind"] in ("rule", "auth") and row["rule"]:
             breaks = row["breaks"]
+            subject = (f"a request with {breaks} ({whose} {row['rule']}" if whose != "rule"
+                       else f"the request breaking its rule {row['rule']} alone (probe "
+                            f"{probe_id}")
             if real["accepted"]:
-                value = (f"{provider} takes a request with {breaks} ({whose} "
-                         f"{row['rule']}, which the fake refuses): status {real['status']}")
+                value = (f"{provider} takes {subject}, which the fake refuses): status "
+                         f"{real['status']}")
                 if row["status_in_fake"] != "unconfirmed":
                     todo.append(f"{row['rule']}: the fake refuses it ({row['status_in_fake']}); "
                                 "the service takes it: drop the rule from the dialect "
                                 "(confirmed_rules, or its own check) or explain")
             else:
                 error = real["error"]
-                value = (f"{provider} refuses a request with {breaks} ({whose} "
-                         f"{row['rule']}): {real['status']} {json.dumps(error['message'])} "
+                value = (f"{provider} refuses {subject}): {real['status']} "
+                         f"{json.dumps(error['message'])} "
                          f"(type {error['type']}, code {error['code']}; keys "
                          f"{', '.join(error['shape'])})")
                 if row["status_in_fake"] in ("unconfirmed", "lenient"):
@@ -607,9 +619,12 @@ def fact_update(report: Mapping[str, Any], source: str) -> tuple[dict[str, dict[
                     todo.append(f"{row['rule']}: the service refuses it otherwise than the "
                                 "fake: its status, shape or words (the dialect's encode_error, "
                                 "errors.py)")
-        elif row["kind"] == "twin":
-            value = (f"{provider} refused the accepted twin {probe_id}: {real['status']} "
+        elif row["kind"] in ("twin", "auth"):  # an auth probe of no rule: a way the key goes
+            what = "the accepted twin" if row["kind"] == "twin" else "the key sent so,"
+            value = (f"{provider} refused {what} {probe_id}: {real['status']} "
                      f"{json.dumps(real.get('error', {}).get('message'))}")
+            if row["kind"] == "auth":
+                todo.append(f"{probe_id}: the fake takes the key so (the dialect's check_auth)")
         else:
             shown = {k: v for k, v in real.items() if k in ("events", "placement", "status")}
             value = f"{probe_id}: {json.dumps(shown, sort_keys=True)}"

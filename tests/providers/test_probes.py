@@ -130,7 +130,7 @@ def test_each_rule_probe_is_refused_by_the_fake_under_its_own_rule(name: str) ->
         for probe in probes_for(name, model):
             send(probe)
             rejection = fake.exchanges[-1].rejection
-            if probe.kind in ("rule", "auth"):
+            if probe.rule is not None:
                 assert rejection is not None and rejection.rule == probe.rule, probe.id
             else:
                 assert rejection is None, (probe.id, rejection)
@@ -528,6 +528,27 @@ def test_the_anthropic_key_goes_in_x_api_key_and_never_in_the_report(
     report = json.loads(report_file.read_text())
     assert {d["probe"] for d in report["divergences"]} == {
         p for p, _ in STAND_INS["anthropic"][1]}
+    # the report becomes facts of Anthropic's facts.json (one per diverging probe), in the
+    # dialect's own terms, and the file still loads
+    from pytest_toolcall.providers._facts import load
+
+    folder = tmp_path / "anthropic"
+    folder.mkdir()
+    original = Path(__file__).parents[2] / "pytest_toolcall/providers/anthropic/facts.json"
+    (folder / "facts.json").write_text(original.read_text())
+    assert main(["probe", "--to-facts", str(report_file), "--facts",
+                 str(folder / "facts.json")]) == 0
+    out = capsys.readouterr().out
+    facts = load(str(folder / "facts.py")).facts
+    assert set(facts) == {"probe_tools_name_pattern", "probe_tool_choice_type", "probe_stream",
+                          "probe_stream_call"}
+    assert facts["probe_tools_name_pattern"].value == (
+        "anthropic takes the request breaking its rule tools.name.pattern alone (probe "
+        "rule.tools.name.pattern, which the fake refuses): status 200")
+    assert facts["probe_tool_choice_type"].value.startswith(
+        "anthropic refuses the request breaking its rule tool_choice.type alone (probe "
+        'rule.tool_choice.type): 400 "bad tool_choice" (type INVALID_ARGUMENT, code 400')
+    assert "OpenAI" not in out
 
 
 def test_vertex_reads_its_project_and_location_from_the_environment() -> None:
