@@ -99,6 +99,11 @@ def _probe(args: argparse.Namespace,
                          "e.g. --base-url http://localhost:8080/v1")
     if not base_url.startswith(("http://", "https://")):
         raise UsageError(f"--base-url: {mask_url(base_url)!r} is no http(s) URL")
+    from urllib.parse import parse_qs, urlsplit
+
+    if "key" in parse_qs(urlsplit(base_url).query):
+        raise UsageError("--base-url: no key in the URL: the auth probes send it, a wrong one "
+                         f"or none themselves; set {' or '.join(access.key_vars) or 'none'}")
     key = next((env[v] for v in access.key_vars if env.get(v)), None)
     if key is None and args.base_url is None and access.key_required:
         raise UsageError(f"no key for {provider}: set {' or '.join(access.key_vars)} (or give "

@@ -323,6 +323,8 @@ def test_a_report_of_another_url_is_not_written_over_the_service_facts(tmp_path:
     (["--provider", "nope"], "no such provider"),
     (["--provider", "vllm"], "--base-url: vllm has no public endpoint"),
     (["--provider", "vllm", "--base-url", "localhost:8000"], "is no http(s) URL"),
+    (["--provider", "gemini", "--base-url", "https://g/v1beta?key=" + SECRET],
+     "no key in the URL: the auth probes send it"),
     (["--provider", "vllm", "--base-url", "http://127.0.0.1:9/v1"], "--model: vllm has no"),
     (["--provider", "llamacpp", "--base-url", "http://x/v1", "--report", "/no/such/dir/r.json"],
      "--report: the folder"),
@@ -335,7 +337,7 @@ def test_bad_input_is_a_usage_error(argv: list[str], words: str, capsys: Any,
     monkeypatch.setenv("GOOGLE_OAUTH_ACCESS_TOKEN", SECRET)
     assert main(["probe", *argv]) == 2
     err = capsys.readouterr().err
-    assert words in err and "Traceback" not in err
+    assert words in err and "Traceback" not in err and SECRET not in err
 
 
 def test_no_key_for_a_public_service_is_a_usage_error(monkeypatch: Any, capsys: Any) -> None:
