@@ -18,11 +18,12 @@ from typing import TYPE_CHECKING, Any, ClassVar
 if TYPE_CHECKING:
     from pytest_toolcall.run.probes import Probe
 
-__all__ = ["ANTHROPIC_VERSION", "WIRES", "Wire", "wire_for"]
+__all__ = ["ANTHROPIC_VERSION", "CALL_PROMPT", "WIRES", "Wire", "probes_of", "wire_for"]
 
 #: the API version the Anthropic probes name (the one the official SDKs send)
 ANTHROPIC_VERSION = "2023-06-01"
-_WORDS = "Call get_weather for Paris."
+#: what the call probe asks (the fake answers it with a call: run/probes.py turn_for)
+CALL_PROMPT = "Call get_weather for Paris."
 
 
 class Wire:
@@ -138,7 +139,7 @@ class AnthropicWire(Wire):
         text = {"model": model, "max_tokens": 1, "messages": [{"role": "user",
                                                                "content": "Say ok."}]}
         call = {"model": model, "max_tokens": 1, "tools": [TOOL], "tool_choice": {"type": "any"},
-                "messages": [{"role": "user", "content": _WORDS}]}
+                "messages": [{"role": "user", "content": CALL_PROMPT}]}
         return [("answer", text, False, False), ("stream", dict(text, stream=True), True, False),
                 ("stream_call", dict(call, stream=True), True, True)]
 
@@ -167,7 +168,7 @@ class ResponsesWire(Wire):
         from pytest_toolcall.providers.openai_responses.probes import TOOL
 
         text = {"model": model, "input": "Say ok."}
-        call = {"model": model, "input": _WORDS, "tools": [TOOL], "tool_choice": "required"}
+        call = {"model": model, "input": CALL_PROMPT, "tools": [TOOL], "tool_choice": "required"}
         return [("answer", text, False, False), ("stream", dict(text, stream=True), True, False),
                 ("stream_call", dict(call, stream=True), True, True)]
 
@@ -204,7 +205,7 @@ class GeminiWire(Wire):
         from pytest_toolcall.providers.gemini.probes import DECL
 
         text = {"contents": [{"role": "user", "parts": [{"text": "Say ok."}]}]}
-        call = {"contents": [{"role": "user", "parts": [{"text": _WORDS}]}],
+        call = {"contents": [{"role": "user", "parts": [{"text": CALL_PROMPT}]}],
                 "tools": [{"functionDeclarations": [DECL]}],
                 "toolConfig": {"functionCallingConfig": {"mode": "ANY"}}}
         return [("answer", text, False, False), ("stream", text, True, False),
@@ -264,7 +265,7 @@ class OllamaWire(Wire):
         from pytest_toolcall.providers.ollama.probes import TWINS
 
         text = {"model": model, "messages": [{"role": "user", "content": "Say ok."}]}
-        call = {"model": model, "messages": [{"role": "user", "content": _WORDS}],
+        call = {"model": model, "messages": [{"role": "user", "content": CALL_PROMPT}],
                 "tools": TWINS["plain"]["tools"]}
         return [("answer", dict(text, stream=False), False, False),
                 ("stream", dict(text, stream=True), True, False),

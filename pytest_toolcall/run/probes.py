@@ -21,7 +21,7 @@ import datetime as _dt
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pytest_toolcall.cases import ScriptedCall, Turn
 from pytest_toolcall.providers import get
@@ -30,9 +30,7 @@ from pytest_toolcall.providers.fake.provider import DEFAULT_KEY, FakeProvider
 from pytest_toolcall.providers.openai.dialect import OPENAI_RULES, UNAVOIDABLE_RULES, OpenAIChat
 from pytest_toolcall.providers.openai.probes import (BREAKING, OWN_BREAKING, TOOL, TWINS, USER,
                                                      twin_of)
-
-if TYPE_CHECKING:
-    from pytest_toolcall.run.probe_wires import Wire
+from pytest_toolcall.run.probe_wires import CALL_PROMPT, Wire, probes_of, wire_for
 
 __all__ = ["PROBE_ACCESS", "Probe", "ProbeAccess", "ProbeFake", "Unreachable", "fact_update",
            "probes_for", "run_probes", "turn_for"]
@@ -129,7 +127,8 @@ PROBE_ACCESS: dict[str, ProbeAccess] = {
                              "claude-haiku-4-5", key_header="x-api-key"),
     "openai-responses": ProbeAccess("https://api.openai.com/v1", ("OPENAI_API_KEY",),
                                     "gpt-4.1-nano"),
-    # the key goes in x-goog-api-key (the fake takes ?key= too: give it in --base-url)
+    # the key goes in x-goog-api-key (the probe auth.query sends it as ?key=, which the fake
+    # takes too)
     "gemini": ProbeAccess("https://generativelanguage.googleapis.com/v1beta",
                           ("GEMINI_API_KEY", "GOOGLE_API_KEY"), "gemini-2.5-flash-lite",
                           key_header="x-goog-api-key"),
@@ -152,7 +151,8 @@ class Probe:
     id: str
     kind: str  # "rule" (a breaking body), "twin" (its accepted twin), "auth" or "shape"
     body: Any  # the JSON body (None: a body that is not JSON; see raw)
-    #: the rule of OpenAI's it breaks (kind rule), the facts it shows (kind shape)
+    #: the rule it breaks (kind rule or auth: OpenAI's, the service's own or the dialect's), the
+    #: facts it shows (kind shape)
     rule: str | None = None
     facts: tuple[str, ...] = ()
     twin: str | None = None  # a rule probe's accepted twin
@@ -188,7 +188,7 @@ def _sized(body: Any, model: str, tokens: int = MAX_TOKENS) -> Any:
 
 
 _CALL_TURN = Turn(tool_calls=(ScriptedCall(name="get_weather", arguments={"city": "Paris"}),))
-_CALL_PROMPT = "Call get_weather for Paris."
+_CALL_PROMPT = CALL_PROMPT
 
 
 def turn_for(body: Any) -> Turn:
@@ -215,8 +215,6 @@ def probes_for(provider: str, model: str) -> list[Probe]:
     """Every probe of ``provider``: one per rule (OpenAI's and the service's own on the openai
     wire, the dialect's on the others), the auth probes, the accepted twins, and the
     stream-shape probes."""
-    from pytest_toolcall.run.probe_wires import probes_of, wire_for
-
     wire = wire_for(provider)
     if wire is not None:
         return probes_of(provider, wire, model, MAX_TOKENS, MAX_CALL_TOKENS, Probe)
@@ -387,8 +385,6 @@ Sender = Callable[[Probe], tuple[int, str, bytes]]
 
 def fake_sender(provider: str, fake: FakeProvider | None = None) -> Sender:
     """The fake of ``provider``, in-process (``FakeProvider.respond``, no transport)."""
-    from pytest_toolcall.run.probe_wires import wire_for
-
     fake = FakeProvider(provider) if fake is None else fake
     wire = wire_for(provider)
     path = fake_path(provider) if wire is None else ""
@@ -513,8 +509,6 @@ def run_probes(provider: str, send: Sender, *, model: str, base_url: str,
     """Send every probe of ``provider`` through ``send`` (the real service) and to the fake;
     the report (a JSON-ready dict; the caller masks secrets before writing it)."""
     from pytest_toolcall import __version__
-
-    from pytest_toolcall.run.probe_wires import wire_for
 
     probes = probes if probes is not None else probes_for(provider, model)
     to_fake = fake_sender(provider)

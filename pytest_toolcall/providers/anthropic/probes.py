@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pytest_toolcall.providers.anthropic.dialect import thinking_signature
+
 __all__ = ["BREAKING", "PINNED_MODELS", "TOOL", "TWINS", "USER", "answers", "asks", "body",
            "result", "twin_of", "use"]
 
@@ -46,8 +48,6 @@ def _replay(messages: list[Any], **extra: Any) -> dict[str, Any]:
 
 
 def _signed_edited() -> dict[str, Any]:
-    from pytest_toolcall.providers.anthropic.dialect import thinking_signature
-
     return {"type": "thinking", "thinking": "edited", "signature": thinking_signature("orig", 0)}
 
 
