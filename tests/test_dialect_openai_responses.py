@@ -70,6 +70,15 @@ RULES: list[tuple[str, Any, int, str, str | None, str | None]] = [
     ("input.reasoning.following_item", BREAKING["input.reasoning.following_item"], 400,
      "Item 'rs_1' of type 'reasoning' was provided without its required following item.",
      "input", None),
+    # OpenAI's wording for every missing parameter, on the paths of Responses' items
+    *[(rule, BREAKING[rule], 400, f"Missing required parameter: '{param}'.", param,
+       "missing_required_parameter") for rule, param in (
+        ("tools.type.missing", "tools[0].type"),
+        ("input.message.role.missing", "input[0].role"),
+        ("input.message.content", "input[0].content"),
+        ("input.function_call.name", "input[1].name"),
+        ("input.function_call.arguments", "input[1].arguments"),
+        ("input.function_call_output.call_id", "input[2].call_id"))],
 ]
 
 
@@ -86,6 +95,10 @@ def test_validation_rule(rule: str, request_body: Any, status: int, message: str
         assert error["message"] == message
     else:
         assert error["message"].startswith("Invalid schema for function 'get_weather': ")
+
+
+def test_every_rule_with_a_probe_has_a_row() -> None:
+    assert set(BREAKING) - {row[0] for row in RULES} == set()
 
 
 @pytest.mark.parametrize("request_body", [
