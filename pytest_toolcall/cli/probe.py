@@ -111,8 +111,9 @@ def _probe(args: argparse.Namespace,
     register(key, f"${access.key_vars[0]}" if access.key_vars else "key")
     model = args.model or access.model
     if not model:
+        azure = " (for Azure, the deployment)" if provider == "azure-openai" else ""
         raise UsageError(f"--model: {provider} has no default model: name the one your server "
-                         "serves (for Azure, the deployment)")
+                         f"serves{azure}")
     report_path = Path(args.report) if args.report else None
     if report_path is not None and not report_path.parent.is_dir():
         raise UsageError(f"--report: the folder {str(report_path.parent)!r} does not exist")

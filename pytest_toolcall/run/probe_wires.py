@@ -95,6 +95,14 @@ class Wire:
         raise NotImplementedError
 
 
+def _flagged(text: dict[str, Any], call: dict[str, Any],
+             answer: dict[str, Any] | None = None) -> list[tuple[str, Any, bool, bool]]:
+    """The shape probes of a wire that streams on ``"stream": true`` in the body."""
+    return [("answer", text if answer is None else answer, False, False),
+            ("stream", dict(text, stream=True), True, False),
+            ("stream_call", dict(call, stream=True), True, True)]
+
+
 def _typed_kind(name: str | None, event: Any, sub: Mapping[str, str]) -> str:
     """A named-event wire's kind: the data's ``type`` (with the type of its block, delta or item
     where ``sub`` names the key), and the SSE event name where it is missing or differs."""
@@ -109,7 +117,17 @@ def _typed_kind(name: str | None, event: Any, sub: Mapping[str, str]) -> str:
     return kind
 
 
-class AnthropicWire(Wire):
+class _NamedEvents(Wire):
+    """A wire whose stream is named SSE events, each data's ``type`` the event's name."""
+
+    #: event type -> the key of the block, delta or item whose type the kind adds
+    _SUB: ClassVar[dict[str, str]] = {}
+
+    def kind(self, name: str | None, event: Any) -> str:
+        return _typed_kind(name, event, self._SUB)
+
+
+class AnthropicWire(_NamedEvents):
     name = "anthropic"
     module = "pytest_toolcall.providers.anthropic.probes"
     placed = frozenset({"id", "usage", "stop_reason", "role", "model"})
@@ -140,14 +158,10 @@ class AnthropicWire(Wire):
                                                                "content": "Say ok."}]}
         call = {"model": model, "max_tokens": 1, "tools": [TOOL], "tool_choice": {"type": "any"},
                 "messages": [{"role": "user", "content": CALL_PROMPT}]}
-        return [("answer", text, False, False), ("stream", dict(text, stream=True), True, False),
-                ("stream_call", dict(call, stream=True), True, True)]
-
-    def kind(self, name: str | None, event: Any) -> str:
-        return _typed_kind(name, event, self._SUB)
+        return _flagged(text, call)
 
 
-class ResponsesWire(Wire):
+class ResponsesWire(_NamedEvents):
     name = "openai-responses"
     module = "pytest_toolcall.providers.openai_responses.probes"
     placed = frozenset({"id", "usage", "status", "call_id", "role", "output_index"})
@@ -169,11 +183,7 @@ class ResponsesWire(Wire):
 
         text = {"model": model, "input": "Say ok."}
         call = {"model": model, "input": CALL_PROMPT, "tools": [TOOL], "tool_choice": "required"}
-        return [("answer", text, False, False), ("stream", dict(text, stream=True), True, False),
-                ("stream_call", dict(call, stream=True), True, True)]
-
-    def kind(self, name: str | None, event: Any) -> str:
-        return _typed_kind(name, event, self._SUB)
+        return _flagged(text, call)
 
 
 class GeminiWire(Wire):
@@ -267,9 +277,7 @@ class OllamaWire(Wire):
         text = {"model": model, "messages": [{"role": "user", "content": "Say ok."}]}
         call = {"model": model, "messages": [{"role": "user", "content": CALL_PROMPT}],
                 "tools": TWINS["plain"]["tools"]}
-        return [("answer", dict(text, stream=False), False, False),
-                ("stream", dict(text, stream=True), True, False),
-                ("stream_call", dict(call, stream=True), True, True)]
+        return _flagged(text, call, answer=dict(text, stream=False))  # streams unless told not
 
     def streams(self, content_type: str) -> bool:
         return "ndjson" in content_type
