@@ -274,9 +274,13 @@ class OllamaWire(Wire):
     def shapes(self, model: str) -> list[tuple[str, Any, bool, bool]]:
         from pytest_toolcall.providers.ollama.probes import TWINS
 
-        text = {"model": model, "messages": [{"role": "user", "content": "Say ok."}]}
+        # "think": false, so that a thinking model (qwen3) answers within the few tokens given;
+        # a model that cannot think takes it too: only true is refused there (ollama/ollama
+        # server/routes.go, `req.Think != nil && req.Think.Bool()`; read 2026-11-28)
+        text = {"model": model, "messages": [{"role": "user", "content": "Say ok."}],
+                "think": False}
         call = {"model": model, "messages": [{"role": "user", "content": CALL_PROMPT}],
-                "tools": TWINS["plain"]["tools"]}
+                "tools": TWINS["plain"]["tools"], "think": False}
         return _flagged(text, call, answer=dict(text, stream=False))  # streams unless told not
 
     def streams(self, content_type: str) -> bool:
