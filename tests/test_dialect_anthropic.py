@@ -20,36 +20,14 @@ from pytest_toolcall.core.model import (
     ToolMessage,
     UserMessage,
 )
-from pytest_toolcall.providers.anthropic.dialect import THINKING_FIRST, thinking_signature
+from pytest_toolcall.providers.anthropic.dialect import THINKING_FIRST
+from pytest_toolcall.providers.anthropic.probes import (BREAKING, TOOL, USER, answers, asks,
+                                                        body, result, use)
 from pytest_toolcall.providers.anthropic.reference import AnthropicAdapter
 
 D = AnthropicMessages()
 # the fake answered toolu_1 with thinking: only such a turn must come back with it (issue 13)
 D.thinking_before.add("toolu_1")
-TOOL = {"name": "get_weather", "description": "", "input_schema": {"type": "object",
-                                                                    "properties": {}}}
-USER = {"role": "user", "content": "hi"}
-
-
-def use(cid: str, name: str = "get_weather", input: Any = None) -> dict[str, Any]:
-    return {"type": "tool_use", "id": cid, "name": name, "input": {} if input is None else input}
-
-
-def asks(*ids: str) -> dict[str, Any]:
-    return {"role": "assistant", "content": [use(i) for i in ids]}
-
-
-def result(cid: str) -> dict[str, Any]:
-    return {"type": "tool_result", "tool_use_id": cid, "content": "ok"}
-
-
-def answers(*ids: str) -> dict[str, Any]:
-    return {"role": "user", "content": [result(i) for i in ids]}
-
-
-def body(messages: Any = None, **extra: Any) -> dict[str, Any]:
-    return {"model": "claude-haiku-4-5", "max_tokens": 100,
-            "messages": [USER] if messages is None else messages, **extra}
 
 
 def error(message: str, type: str = "invalid_request_error") -> dict[str, Any]:
@@ -64,58 +42,57 @@ _UNEXPECTED = ("unexpected `tool_use_id` found in `tool_result` blocks: {}. Each
 
 # -- validation: one row per rule, the exact body ----------------------------------------------
 REJECTIONS: list[tuple[str, Any, dict[str, Any]]] = [
-    ("body.json", None, error("There was an issue with the JSON body of your request: it is "
+    ("body.json", BREAKING["body.json"],
+     error("There was an issue with the JSON body of your request: it is "
                               "not a JSON object.")),
-    ("model.missing", {"messages": [USER], "max_tokens": 1}, error("model: Field required")),
-    ("messages.missing", {"model": "m", "max_tokens": 1}, error("messages: Field required")),
-    ("max_tokens.missing", {"model": "m", "messages": [USER]}, error("max_tokens: Field required")),
-    ("type", body("hi"), error("messages: Input should be a valid list")),
-    ("messages.empty", body([]), error("messages: at least one message is required")),
+    ("model.missing", BREAKING["model.missing"], error("model: Field required")),
+    ("messages.missing", BREAKING["messages.missing"], error("messages: Field required")),
+    ("max_tokens.missing", BREAKING["max_tokens.missing"], error("max_tokens: Field required")),
+    ("type", BREAKING["type"], error("messages: Input should be a valid list")),
+    ("messages.empty", BREAKING["messages.empty"],
+     error("messages: at least one message is required")),
     ("type", body(tools={"a": 1}), error("tools: Input should be a valid list")),
-    ("tools.name.missing", body(tools=[{"input_schema": {"type": "object"}}]),
+    ("tools.name.missing", BREAKING["tools.name.missing"],
      error("tools.0.custom.name: Field required")),
-    ("tools.name.pattern", body(tools=[TOOL, dict(TOOL, name="caldav.list")]),
+    ("tools.name.pattern", BREAKING["tools.name.pattern"],
      error("tools.1.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'")),
     ("tools.name.pattern", body(tools=[dict(TOOL, name="a" * 129)]),
      error("tools.0.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'")),
-    ("tools.input_schema.missing", body(tools=[{"name": "f"}]),
+    ("tools.input_schema.missing", BREAKING["tools.input_schema.missing"],
      error("tools.0.custom.input_schema: Field required")),
     ("type", body(tools=[{"name": "f", "input_schema": []}]),
      error("tools.0.custom.input_schema: Input should be a valid dictionary")),
-    ("tools.input_schema.type", body(tools=[{"name": "f", "input_schema": {"properties": {}}}]),
+    ("tools.input_schema.type", BREAKING["tools.input_schema.type"],
      error("tools.0.custom.input_schema.type: Field required")),
     ("tools.input_schema.type", body(tools=[{"name": "f", "input_schema": {"type": "array"}}]),
      error("tools.0.custom.input_schema.type: Input should be 'object'")),
-    ("tools.input_schema.schema",
-     body(tools=[{"name": "f", "input_schema": {"type": "object", "properties": {"a": 3}}}]),
+    ("tools.input_schema.schema", BREAKING["tools.input_schema.schema"],
      error("tools.0.custom.input_schema: JSON schema is invalid. It must match JSON Schema "
            "draft 2020-12 (https://json-schema.org/draft/2020-12). Learn more about tool use at "
            "https://docs.anthropic.com/en/docs/tool-use.")),
-    ("tools.unique", body(tools=[TOOL, TOOL]), error("tools: Tool names must be unique.")),
-    ("tool_choice.without_tools", body(tool_choice={"type": "auto"}),
+    ("tools.unique", BREAKING["tools.unique"], error("tools: Tool names must be unique.")),
+    ("tool_choice.without_tools", BREAKING["tool_choice.without_tools"],
      error("tool_choice may only be specified while providing tools.")),
-    ("tool_choice.type", body(tools=[TOOL], tool_choice="auto"), error(
+    ("tool_choice.type", BREAKING["tool_choice.type"], error(
         "tool_choice: Input should be a valid dictionary or object to extract fields from")),
     ("tool_choice.type", body(tools=[TOOL], tool_choice={"type": "required"}), error(
         "tool_choice: Input tag 'required' found using 'type' does not match any of the "
         "expected tags: 'auto', 'any', 'tool', 'none'")),
     ("tool_choice.type", body(tools=[TOOL], tool_choice={"name": "get_weather"}),
      error("tool_choice: Unable to extract tag using discriminator 'type'")),
-    ("tool_choice.name.missing", body(tools=[TOOL], tool_choice={"type": "tool"}),
+    ("tool_choice.name.missing", BREAKING["tool_choice.name.missing"],
      error("tool_choice.tool.name: Field required")),
-    ("tool_choice.none.extra",
-     body(tools=[TOOL], tool_choice={"type": "none", "disable_parallel_tool_use": True}),
+    ("tool_choice.none.extra", BREAKING["tool_choice.none.extra"],
      error("tool_choice.none.disable_parallel_tool_use: Extra inputs are not permitted")),
-    ("tool_choice.extra",
-     body(tools=[TOOL], tool_choice={"type": "auto", "parallel_tool_calls": False}),
+    ("tool_choice.extra", BREAKING["tool_choice.extra"],
      error("tool_choice.auto.parallel_tool_calls: Extra inputs are not permitted")),
     ("type", body(tools=[TOOL], tool_choice={"type": "any", "disable_parallel_tool_use": "y"}),
      error("tool_choice.any.disable_parallel_tool_use: Input should be a valid boolean")),
     ("type", body([USER, "hi"]), error("messages.1: Input should be a valid dictionary")),
-    ("messages.role", body([{"role": "tool", "content": "x"}]),
+    ("messages.role", BREAKING["messages.role"],
      error("messages.0.role: Input should be 'user' or 'assistant'")),
     # sglang #367 and ChainForge #271 quote the API (2024); confirmed 2026-11-23
-    ("messages.role.system", body([{"role": "system", "content": "be brief"}, USER]),
+    ("messages.role.system", BREAKING["messages.role.system"],
      error('messages: Unexpected role "system". The Messages API accepts a top-level `system` '
            'parameter, not "system" as an input message role.')),
     # mid-conversation system messages (Anthropic docs, confirmed 2026-11-24): Opus 4.8 only,
@@ -124,8 +101,7 @@ REJECTIONS: list[tuple[str, Any, dict[str, Any]]] = [
      body([USER, {"role": "system", "content": "be brief"}], model="claude-haiku-4-5"),
      error('messages: Unexpected role "system". The Messages API accepts a top-level `system` '
            'parameter, not "system" as an input message role.')),
-    ("messages.role.system.placement",
-     body([{"role": "system", "content": "be brief"}, USER], model="claude-opus-4-8"),
+    ("messages.role.system.placement", BREAKING["messages.role.system.placement"],
      error("messages.0: a system message cannot be the first message: use the top-level "
            "`system` parameter.")),
     ("messages.role.system.placement",
@@ -141,36 +117,31 @@ REJECTIONS: list[tuple[str, Any, dict[str, Any]]] = [
      body([USER, {"role": "system", "content": "a"}, USER], model="claude-opus-4-8"),
      error("messages.1: a system message must be the last message or be followed by an "
            "assistant message.")),
-    ("messages.content.missing", body([{"role": "user"}]),
+    ("messages.content.missing", BREAKING["messages.content.missing"],
      error("messages.0.content: Field required")),
     ("type", body([{"role": "user", "content": None}]),
      error("messages.0.content: Input should be a valid list")),
-    ("messages.content.empty", body([USER, {"role": "assistant", "content": []}, USER]),
+    ("messages.content.empty", BREAKING["messages.content.empty"],
      error("messages.1: all messages must have non-empty content except for the optional "
            "final assistant message")),
-    ("messages.text.empty",
-     body([USER, {"role": "assistant", "content": [{"type": "text", "text": ""}, use("a")]},
-           answers("a")]), error("messages: text content blocks must be non-empty")),
+    ("messages.text.empty", BREAKING["messages.text.empty"],
+     error("messages: text content blocks must be non-empty")),
     ("type", body([{"role": "user", "content": [{"text": "x"}]}]),
      error("messages.0.content.0: Input should be a valid dictionary")),
     ("type", body([{"role": "user", "content": [{"type": "text"}]}]),
      error("messages.0.content.0.text.text: Field required")),
-    ("messages.tool_use.id", body([USER, {"role": "assistant", "content": [
-        {"type": "tool_use", "name": "f", "input": {}}]}]),
+    ("messages.tool_use.id", BREAKING["messages.tool_use.id"],
      error("messages.1.content.0.tool_use.id: Field required")),
-    ("messages.tool_use.name", body([USER, {"role": "assistant", "content": [
-        {"type": "tool_use", "id": "a", "input": {}}]}]),
+    ("messages.tool_use.name", BREAKING["messages.tool_use.name"],
      error("messages.1.content.0.tool_use.name: Field required")),
-    ("messages.tool_use.input", body([USER, {"role": "assistant", "content": [
-        {"type": "tool_use", "id": "a", "name": "f"}]}]),
+    ("messages.tool_use.input", BREAKING["messages.tool_use.input"],
      error("messages.1.content.0.tool_use.input: Field required")),
-    ("messages.tool_use.id_pattern", body([USER, asks("call:1"), answers("call:1")]),
+    ("messages.tool_use.id_pattern", BREAKING["messages.tool_use.id_pattern"],
      error("messages.1.content.0.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'")),
     # litellm #5063: a zero-argument call replayed with input "" instead of {}
     ("type", body([USER, {"role": "assistant", "content": [use("a", input="")]}, answers("a")]),
      error("messages.1.content.0.tool_use.input: Input should be a valid dictionary")),
-    ("messages.tool_result.tool_use_id",
-     body([USER, asks("a"), {"role": "user", "content": [{"type": "tool_result"}]}]),
+    ("messages.tool_result.tool_use_id", BREAKING["messages.tool_result.tool_use_id"],
      error("messages.2.content.0.tool_result.tool_use_id: Field required")),
     ("type", body([USER, asks("a"), {"role": "user", "content": [dict(result("a"),
                                                                        content=7)]}]),
@@ -178,10 +149,10 @@ REJECTIONS: list[tuple[str, Any, dict[str, Any]]] = [
     ("type", body([USER, asks("a"), {"role": "user", "content": [dict(result("a"),
                                                                        is_error="true")]}]),
      error("messages.2.content.0.tool_result.is_error: Input should be a valid boolean")),
-    ("messages.tool_use.unique", body([USER, asks("a", "a"), answers("a")]),
+    ("messages.tool_use.unique", BREAKING["messages.tool_use.unique"],
      error("messages.1.content.1: `tool_use` ids must be unique")),
     # WIRE.md §3: unanswered ids, at the assistant message
-    ("messages.tool_use.unanswered", body([USER, asks("toolu_A", "toolu_B"), USER]),
+    ("messages.tool_use.unanswered", BREAKING["messages.tool_use.unanswered"],
      error("messages.1: " + _UNANSWERED.format("toolu_A, toolu_B"))),
     ("messages.tool_use.unanswered", body([USER, asks("a")]),
      error("messages.1: " + _UNANSWERED.format("a"))),
@@ -191,8 +162,7 @@ REJECTIONS: list[tuple[str, Any, dict[str, Any]]] = [
          result("a"), {"type": "text", "text": "note"}, result("b")]}]),
      error("messages.1: " + _UNANSWERED.format("b"))),
     # WIRE.md §3: the orphan result
-    ("messages.tool_result.unexpected",
-     body([USER, {"role": "assistant", "content": "hello"}, answers("toolu_X")]),
+    ("messages.tool_result.unexpected", BREAKING["messages.tool_result.unexpected"],
      error("messages.2.content.0: " + _UNEXPECTED.format("toolu_X"))),
     ("messages.tool_result.unexpected", body([USER, asks("a"), answers("a", "b")]),
      error("messages.2.content.1: " + _UNEXPECTED.format("b"))),
@@ -203,11 +173,7 @@ REJECTIONS: list[tuple[str, Any, dict[str, Any]]] = [
      body([USER, asks("toolu_1"), answers("toolu_1")],
           thinking={"type": "enabled", "budget_tokens": 1024}),
      error(THINKING_FIRST.format(i=1, found="tool_use"))),
-    ("messages.thinking.signature",
-     body([USER, {"role": "assistant", "content": [
-         {"type": "thinking", "thinking": "edited", "signature": thinking_signature("orig", 0)},
-         use("toolu_1")]}, answers("toolu_1")],
-          thinking={"type": "enabled", "budget_tokens": 1024}),
+    ("messages.thinking.signature", BREAKING["messages.thinking.signature"],
      error("messages.1.content.0: Invalid `signature` in `thinking` block")),
 ]
 

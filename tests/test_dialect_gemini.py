@@ -11,6 +11,7 @@ from dialect_rules import rules_named
 from pytest_toolcall.cases import ErrorReply, ScriptedCall, StreamPlan, Turn
 from pytest_toolcall.providers.base import get_dialect
 from pytest_toolcall.providers.gemini.dialect import Gemini, thought_signature
+from pytest_toolcall.providers.gemini.probes import BREAKING, USER, body, calls, results
 from pytest_toolcall.providers.fake import FakeProvider
 from pytest_toolcall.core.model import (
     AssistantMessage,
@@ -25,22 +26,6 @@ from pytest_toolcall.reference import request_body
 from pytest_toolcall.providers.gemini.reference import SYNTHETIC_ID_PREFIX, GeminiAdapter
 
 D = Gemini()
-USER = {"role": "user", "parts": [{"text": "hi"}]}
-DECL = {"name": "get_weather", "description": "", "parametersJsonSchema": {"type": "object"}}
-
-
-def calls(*names: str) -> dict[str, Any]:
-    return {"role": "model", "parts": [{"functionCall": {"name": n, "args": {}}} for n in names]}
-
-
-def results(*names: str, response: Any = None) -> dict[str, Any]:
-    return {"role": "user", "parts": [{"functionResponse": {
-        "name": n, "response": {"output": "ok"} if response is None else response}}
-        for n in names]}
-
-
-def body(contents: Any = None, **extra: Any) -> dict[str, Any]:
-    return {"contents": [USER] if contents is None else contents, **extra}
 
 
 def error(message: str, code: int = 400, status: str = "INVALID_ARGUMENT") -> dict[str, Any]:
@@ -48,53 +33,48 @@ def error(message: str, code: int = 400, status: str = "INVALID_ARGUMENT") -> di
 
 
 REJECTIONS: list[tuple[str, Any, dict[str, Any]]] = [
-    ("body.json", None, error("Invalid JSON payload received. Unexpected token.")),
-    ("body.unknown_field", body(messages=[]), error(
+    ("body.json", BREAKING["body.json"], error(
+        "Invalid JSON payload received. Unexpected token.")),
+    ("body.unknown_field", BREAKING["body.unknown_field"], error(
         'Invalid JSON payload received. Unknown name "messages": Cannot find field.')),
-    ("messages.missing", {"tools": []}, error(
+    ("messages.missing", BREAKING["messages.missing"], error(
         "* GenerateContentRequest.contents: contents is not specified\n")),
-    ("messages.type", body("hi"), error(
+    ("messages.type", BREAKING["messages.type"], error(
         "Invalid value at 'contents' (type.googleapis.com/google.ai.generativelanguage.v1beta."
         'Content), "hi"')),
-    ("messages.unknown_field", body([USER, {"role": "model", "parts": [
-        {"functionCall": {"name": "f", "arguments": "{}"}}]}]), error(
+    ("messages.unknown_field", BREAKING["messages.unknown_field"], error(
         'Invalid JSON payload received. Unknown name "arguments" at '
         "'contents[1].parts[0].function_call': Cannot find field.")),
-    ("messages.role", body([USER, {"role": "assistant", "parts": [{"text": "x"}]}]), error(
+    ("messages.role", BREAKING["messages.role"], error(
         "Please use a valid role: user, model.")),
-    ("messages.parts.empty", body([USER, {"role": "model", "parts": []}]), error(
+    ("messages.parts.empty", BREAKING["messages.parts.empty"], error(
         "* GenerateContentRequest.contents[1].parts: contents.parts must not be empty.\n")),
-    ("messages.struct", body([USER, calls("f"), results("f", response="ok")]), error(
+    ("messages.struct", BREAKING["messages.struct"], error(
         "Invalid value at 'contents[2].parts[0].function_response.response' "
         '(type.googleapis.com/google.protobuf.Struct), "ok"')),
-    ("messages.function_response.name", body([USER, calls("f"), results("")]), error(
+    ("messages.function_response.name", BREAKING["messages.function_response.name"], error(
         "* GenerateContentRequest.contents[2].parts[0].function_response.name: Name cannot be "
         "empty.\n")),
-    ("messages.function_call.position", body([USER, calls("f"), calls("g")]), error(
+    ("messages.function_call.position", BREAKING["messages.function_call.position"], error(
         "Please ensure that function call turn comes immediately after a user turn or after a "
         "function response turn.")),
-    ("messages.function_response.position", body([USER, results("f")]), error(
-        "Please ensure that function response turn comes immediately after a function call "
-        "turn.")),
-    ("messages.function_response.count", body([USER, calls("f", "g"), results("f"),
-                                               results("g")]), error(
+    ("messages.function_response.position", BREAKING["messages.function_response.position"],
+     error("Please ensure that function response turn comes immediately after a function call "
+           "turn.")),
+    ("messages.function_response.count", BREAKING["messages.function_response.count"], error(
         "Please ensure that the number of function response parts is equal to the number of "
         "function call parts of the function call turn.")),
-    ("tools.unknown_field", body(tools=[{"functionDeclarations": [
-        dict(DECL, input_schema={})]}]), error(
+    ("tools.unknown_field", BREAKING["tools.unknown_field"], error(
         'Invalid JSON payload received. Unknown name "input_schema" at '
         "'tools[0].function_declarations[0]': Cannot find field.")),
-    ("tools.name.pattern", body(tools=[{"functionDeclarations": [DECL, dict(DECL, name="1x")]}]),
+    ("tools.name.pattern", BREAKING["tools.name.pattern"],
      error("* GenerateContentRequest.tools[0].function_declarations[1].name: Invalid function "
            "name. Must start with a letter or an underscore. Must be alphameric (a-z, A-Z, "
            "0-9), underscores (_), dots (.) or dashes (-), with a maximum length of 64.\n")),
-    ("tools.parameters.unknown_field", body(tools=[{"functionDeclarations": [
-        {"name": "f", "parameters": {"type": "object", "properties": {
-            "a": {"type": "string"}}, "additionalProperties": False}}]}]), error(
+    ("tools.parameters.unknown_field", BREAKING["tools.parameters.unknown_field"], error(
         'Invalid JSON payload received. Unknown name "additionalProperties" at '
         "'tools[0].function_declarations[0].parameters': Cannot find field.")),
-    ("tool_choice.mode", body(tools=[{"functionDeclarations": [DECL]}],
-                              toolConfig={"functionCallingConfig": {"mode": "REQUIRED"}}), error(
+    ("tool_choice.mode", BREAKING["tool_choice.mode"], error(
         "Invalid value at 'tool_config.function_calling_config.mode' (type.googleapis.com/"
         "google.ai.generativelanguage.v1beta.FunctionCallingConfig.Mode), \"REQUIRED\"")),
 ]

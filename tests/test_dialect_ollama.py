@@ -11,23 +11,17 @@ import pytest
 from pytest_toolcall.cases import ScriptedCall, StreamPlan, Turn
 from pytest_toolcall.providers.base import get_dialect
 from pytest_toolcall.core.errors import CaseDefinitionError
-
-OK = {"model": "llama3.2", "messages": [{"role": "user", "content": "hi"}]}
-CALL = {"role": "assistant", "content": "",
-        "tool_calls": [{"function": {"name": "f", "arguments": {"a": 1}}}]}
-
-
-def _with(**fields: Any) -> dict[str, Any]:
-    return {**OK, **fields}
+from pytest_toolcall.providers.ollama.probes import BREAKING, CALL, COMPAT_BREAKING, OK
+from pytest_toolcall.providers.ollama.probes import with_ as _with
 
 
 # (rule, body, status, exact error body) - sources: server/routes.go ChatHandler, api/types.go
 # (Go's encoding/json errors), openclaw #46679 / #50713 for the arguments error text
 NATIVE_RULES = [
     ("body.missing", None, 400, {"error": "missing request body"}),
-    ("type", [1], 400,
+    ("type", BREAKING["type"], 400,
      {"error": "json: cannot unmarshal array into Go value of type api.ChatRequest"}),
-    ("model.missing", {"messages": []}, 400, {"error": "model is required"}),
+    ("model.missing", BREAKING["model.missing"], 400, {"error": "model is required"}),
     ("model.missing", _with(model="  "), 400, {"error": "model is required"}),
     ("type", _with(model=3), 400, {"error": "json: cannot unmarshal number into Go struct field "
                                             "ChatRequest.model of type string"}),
@@ -42,9 +36,7 @@ NATIVE_RULES = [
     ("type", _with(tools={"type": "function"}), 400,
      {"error": "json: cannot unmarshal object into Go struct field ChatRequest.tools of type "
                "api.Tools"}),
-    ("messages.tool_calls.arguments",
-     _with(messages=[{"role": "assistant", "content": "", "tool_calls": [
-         {"function": {"name": "f", "arguments": "{\"a\": 1}"}}]}]), 400,
+    ("messages.tool_calls.arguments", BREAKING["messages.tool_calls.arguments"], 400,
      {"error": "Value looks like object, but can't find closing '}' symbol"}),
 ]
 
@@ -81,14 +73,12 @@ def test_native_accepts(body: dict[str, Any]) -> None:
 
 
 COMPAT_RULES = [
-    ("messages.empty", {"model": "m", "messages": []}, "[] is too short - 'messages'"),
-    ("messages.content.missing", {"model": "m", "messages": [{"role": "user"}]},
-     "invalid message content type: <nil>"),
-    ("messages.tool_calls.arguments", {"model": "m", "messages": [{
-        "role": "assistant", "content": None, "tool_calls": [
-            {"id": "c", "type": "function", "function": {"name": "f", "arguments": {"a": 1}}}]}]},
-     "invalid tool call arguments"),
-    ("model.missing", {"messages": [{"role": "user", "content": "x"}]}, "model is required"),
+    (rule, COMPAT_BREAKING[rule], message) for rule, message in (
+        ("messages.empty", "[] is too short - 'messages'"),
+        ("messages.format", "invalid message format"),
+        ("messages.content.missing", "invalid message content type: <nil>"),
+        ("messages.tool_calls.arguments", "invalid tool call arguments"),
+        ("model.missing", "model is required"))
 ]
 
 

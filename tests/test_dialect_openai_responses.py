@@ -11,77 +11,74 @@ import pytest
 from pytest_toolcall.cases import ScriptedCall, StreamPlan, Turn
 from pytest_toolcall.providers.base import get_dialect
 from pytest_toolcall.providers.openai_responses.dialect import item_id
+from pytest_toolcall.providers.openai_responses.probes import ASK, BREAKING, CALL, OUT, body
 from pytest_toolcall.core.model import AssistantMessage, SystemMessage, ToolMessage, UserMessage
 
 D = get_dialect("openai-responses")
-TOOL = {"type": "function", "name": "get_weather", "description": "", "strict": False,
-        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}
-CALL = {"type": "function_call", "call_id": "call_A", "name": "get_weather",
-        "arguments": '{"city":"Paris"}'}
-OUT = {"type": "function_call_output", "call_id": "call_A", "output": "21°C"}
-ASK = {"role": "user", "content": "Weather in Paris?"}
-
-
-def body(**fields: Any) -> dict[str, Any]:
-    return {"model": "gpt-4.1-mini", "input": [ASK], "tools": [TOOL], **fields}
 
 
 #: (rule, request body, status, message, param, code)
 RULES: list[tuple[str, Any, int, str, str | None, str | None]] = [
-    ("body.json", None, 400, "We could not parse the JSON body of your request. (HINT: This "
+    ("body.json", BREAKING["body.json"], 400,
+     "We could not parse the JSON body of your request. (HINT: This "
      "likely means you aren't using your HTTP library correctly. The OpenAI API expects a JSON "
      "payload, but what was sent was not valid JSON.)", None, None),
-    ("model.missing", {"input": "hi"}, 400, "Missing required parameter: 'model'.", "model",
+    ("model.missing", BREAKING["model.missing"], 400,
+     "Missing required parameter: 'model'.", "model",
      "missing_required_parameter"),
-    ("tools.name.missing", body(tools=[{"type": "function", "function": {"name": "get_weather"}}]),
-     400, "Missing required parameter: 'tools[0].name'.", "tools[0].name",
+    ("tools.name.missing", BREAKING["tools.name.missing"], 400,
+     "Missing required parameter: 'tools[0].name'.", "tools[0].name",
      "missing_required_parameter"),
-    ("tools.name.pattern", body(tools=[dict(TOOL, name="get weather")]), 400,
+    ("tools.name.pattern", BREAKING["tools.name.pattern"], 400,
      "Invalid 'tools[0].name': string does not match pattern. Expected a string that matches "
      "the pattern '^[a-zA-Z0-9_-]+$'.", "tools[0].name", "invalid_value"),
-    ("tools.name.length", body(tools=[dict(TOOL, name="x" * 65)]), 400,
+    ("tools.name.length", BREAKING["tools.name.length"], 400,
      "Invalid 'tools[0].name': string too long. Expected a string with maximum length 64, but "
      "got a string with length 65 instead.", "tools[0].name", "string_above_max_length"),
-    ("tools.parameters.schema", body(tools=[dict(TOOL, parameters={"type": "objekt"})]), 400,
+    ("tools.parameters.schema", BREAKING["tools.parameters.schema"], 400,
      None, "tools[0].parameters", "invalid_function_parameters"),  # message: the schema problem
-    ("tool_choice.value", body(tool_choice="any"), 400, "Invalid value: 'any'. Supported values "
+    ("tool_choice.value", BREAKING["tool_choice.value"], 400,
+     "Invalid value: 'any'. Supported values "
      "are: 'none', 'auto', and 'required'.", "tool_choice", "invalid_value"),
-    ("tool_choice.name.missing", body(tool_choice={"type": "function",
-                                                   "function": {"name": "get_weather"}}),
-     400, "Missing required parameter: 'tool_choice.name'.", "tool_choice.name",
+    ("tool_choice.name.missing", BREAKING["tool_choice.name.missing"], 400,
+     "Missing required parameter: 'tool_choice.name'.", "tool_choice.name",
      "missing_required_parameter"),
-    ("type", body(parallel_tool_calls="no"), 400, "Invalid type for 'parallel_tool_calls': "
+    ("type", BREAKING["type"], 400, "Invalid type for 'parallel_tool_calls': "
      "expected a boolean, but got a string instead.", "parallel_tool_calls", "invalid_type"),
-    ("input.message.role", body(input=[ASK, {"role": "tool", "tool_call_id": "call_A",
-                                             "content": "x"}]), 400,
+    ("input.message.role", BREAKING["input.message.role"], 400,
      "Invalid value: 'tool'. Supported values are: 'assistant', 'system', 'developer', and "
      "'user'.", "input[1].role", "invalid_value"),
-    ("input.function_call.call_id", body(input=[ASK, {k: v for k, v in CALL.items()
-                                                      if k != "call_id"}]), 400,
+    ("input.function_call.call_id", BREAKING["input.function_call.call_id"], 400,
      "Missing required parameter: 'input[1].call_id'.", "input[1].call_id",
      "missing_required_parameter"),
     ("type", body(input=[ASK, dict(CALL, arguments={"city": "Paris"}), OUT]), 400,
      "Invalid type for 'input[1].arguments': expected a string, but got an object instead.",
      "input[1].arguments", "invalid_type"),
-    ("input.function_call.id_prefix", body(input=[ASK, dict(CALL, id="call_A"), OUT]), 400,
+    ("input.function_call.id_prefix", BREAKING["input.function_call.id_prefix"], 400,
      "Invalid 'input[1].id': 'call_A'. Expected an ID that begins with 'fc'.", "input[1].id",
      "invalid_value"),
-    ("input.function_call.unanswered", body(input=[ASK, CALL]), 400,
+    ("input.function_call.unanswered", BREAKING["input.function_call.unanswered"], 400,
      "No tool output found for function call call_A.", "input", None),
-    ("input.function_call_output.orphan", body(input=[ASK, OUT]), 400,
+    ("input.function_call_output.orphan", BREAKING["input.function_call_output.orphan"], 400,
      "No tool call found for function call output with call_id call_A.", "input", None),
-    ("input.function_call_output.duplicate", body(input=[ASK, CALL, OUT, CALL, OUT]), 400,
+    ("input.function_call_output.duplicate", BREAKING["input.function_call_output.duplicate"], 400,
      "Duplicate function_call_output for call_id 'call_A'. Each function_call must have exactly "
      "one matching function_call_output", "input", None),
-    ("input.function_call_output.output", body(input=[ASK, CALL, {"type": "function_call_output",
-                                                                 "call_id": "call_A"}]), 400,
+    ("input.function_call_output.output", BREAKING["input.function_call_output.output"], 400,
      "Missing required parameter: 'input[2].output'.", "input[2].output",
      "missing_required_parameter"),
-    ("input.reasoning.following_item", body(input=[ASK, {"type": "reasoning", "id": "rs_1",
-                                                         "summary": []},
-                                                   {"role": "assistant", "content": "42"}]),
-     400, "Item 'rs_1' of type 'reasoning' was provided without its required following item.",
+    ("input.reasoning.following_item", BREAKING["input.reasoning.following_item"], 400,
+     "Item 'rs_1' of type 'reasoning' was provided without its required following item.",
      "input", None),
+    # OpenAI's wording for every missing parameter, on the paths of Responses' items
+    *[(rule, BREAKING[rule], 400, f"Missing required parameter: '{param}'.", param,
+       "missing_required_parameter") for rule, param in (
+        ("tools.type.missing", "tools[0].type"),
+        ("input.message.role.missing", "input[0].role"),
+        ("input.message.content", "input[0].content"),
+        ("input.function_call.name", "input[1].name"),
+        ("input.function_call.arguments", "input[1].arguments"),
+        ("input.function_call_output.call_id", "input[2].call_id"))],
 ]
 
 
@@ -98,6 +95,10 @@ def test_validation_rule(rule: str, request_body: Any, status: int, message: str
         assert error["message"] == message
     else:
         assert error["message"].startswith("Invalid schema for function 'get_weather': ")
+
+
+def test_every_rule_with_a_probe_has_a_row() -> None:
+    assert set(BREAKING) - {row[0] for row in RULES} == set()
 
 
 @pytest.mark.parametrize("request_body", [

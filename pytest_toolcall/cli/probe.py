@@ -25,17 +25,18 @@ def add_parser(sub: Any) -> None:
     probe = sub.add_parser(
         "probe", help="send every probe of a provider to its real service and to its fake, and "
                       "report each divergence",
-        description="Send the provider's probes (one request per rule its fake judges: "
-                    "OpenAI's 31, the service's own, no key and a wrong key; the accepted "
-                    "twins; the stream-shape probes: 39 to 42 requests, max_tokens 16 or 48) "
+        description="Send the provider's probes (one request per rule its fake judges: on "
+                    "the openai wire OpenAI's 31 and the service's own, on the others the "
+                    "dialect's; no key and a wrong key; the accepted twins; the stream-shape "
+                    "probes: 16 to 42 requests, at most 16 output tokens, 48 for a call) "
                     "to the real service and to the fake, and report "
                     "every divergence. With --to-facts REPORT: write what a report shows into "
                     "the provider's facts.json and print the diff.")
     probe.add_argument("--provider", default=None, metavar="NAME",
-                       help="the provider to probe (a provider on the openai wire)")
+                       help="the provider to probe (any of the kit's providers)")
     probe.add_argument("--base-url", default=None, metavar="URL",
-                       help="the service's base URL, /chat/completions below it (default: the "
-                            "provider's public one; required for local servers)")
+                       help="the service's base URL, the wire's paths below it (default: the "
+                            "provider's public one; required for local servers but Ollama's)")
     probe.add_argument("--model", default=None, metavar="M",
                        help="the model to ask (default: the provider's smallest)")
     probe.add_argument("--report", default=None, metavar="FILE",
@@ -70,8 +71,7 @@ def _provider(name: str | None) -> str:
     if name not in PROBE_ACCESS:
         from pytest_toolcall.core._names import PROVIDERS
 
-        why = ("its wire's probes are not built yet (the openai wire's are)"
-               if name in PROVIDERS else "no such provider")
+        why = "it has no probes" if name in PROVIDERS else "no such provider"
         raise UsageError(f"--provider: {name!r}: {why}; valid: {', '.join(PROBE_ACCESS)}")
     return name
 
@@ -79,6 +79,7 @@ def _provider(name: str | None) -> str:
 def _probe(args: argparse.Namespace,
            environ: Mapping[str, str] | None = None) -> int:
     from pytest_toolcall.core.redact import mask, mask_url, register
+    from pytest_toolcall.run.probe_wires import wire_for
     from pytest_toolcall.run.probes import (MAX_CALL_TOKENS, MAX_TOKENS, PROBE_ACCESS,
                                             Unreachable, http_sender, probes_for, run_probes)
 
@@ -87,12 +88,22 @@ def _probe(args: argparse.Namespace,
     access = PROBE_ACCESS[provider]
     if args.timeout <= 0:
         raise UsageError("--timeout: give a number of seconds above 0")
-    base_url = args.base_url or access.base_url
+    try:
+        base_url = args.base_url or access.public_url(env)
+    except KeyError as exc:
+        raise UsageError(f"--base-url: {provider}'s URL names the project: set {exc.args[0]} "
+                         f"(and {', '.join(n for n, _ in access.url_vars if n != exc.args[0])} "
+                         "if not the default), or give the whole --base-url") from None
     if not base_url:
         raise UsageError(f"--base-url: {provider} has no public endpoint: give your server's, "
                          "e.g. --base-url http://localhost:8080/v1")
     if not base_url.startswith(("http://", "https://")):
         raise UsageError(f"--base-url: {mask_url(base_url)!r} is no http(s) URL")
+    from urllib.parse import parse_qs, urlsplit
+
+    if "key" in parse_qs(urlsplit(base_url).query):
+        raise UsageError("--base-url: no key in the URL: the auth probes send it, a wrong one "
+                         f"or none themselves; set {' or '.join(access.key_vars) or 'none'}")
     key = next((env[v] for v in access.key_vars if env.get(v)), None)
     if key is None and args.base_url is None and access.key_required:
         raise UsageError(f"no key for {provider}: set {' or '.join(access.key_vars)} (or give "
@@ -100,17 +111,18 @@ def _probe(args: argparse.Namespace,
     register(key, f"${access.key_vars[0]}" if access.key_vars else "key")
     model = args.model or access.model
     if not model:
+        azure = " (for Azure, the deployment)" if provider == "azure-openai" else ""
         raise UsageError(f"--model: {provider} has no default model: name the one your server "
-                         "serves (for Azure, the deployment)")
+                         f"serves{azure}")
     report_path = Path(args.report) if args.report else None
     if report_path is not None and not report_path.parent.is_dir():
         raise UsageError(f"--report: the folder {str(report_path.parent)!r} does not exist")
     probes = probes_for(provider, model)
     shown_url = mask_url(base_url)
     print(mask(f"probing {provider} at {shown_url} with model {model}: {len(probes)} requests "
-               f"(max_tokens {MAX_TOKENS}, {MAX_CALL_TOKENS} for the call probe; most are "
-               "refused before the model runs)"))
-    send, close = http_sender(base_url, key, access.key_header, args.timeout)
+               f"(at most {MAX_TOKENS} output tokens, {MAX_CALL_TOKENS} for the call probe; "
+               "most are refused before the model runs)"))
+    send, close = http_sender(base_url, key, access.key_header, args.timeout, wire_for(provider))
     try:
         report = run_probes(provider, send, model=model, base_url=shown_url, probes=probes,
                             progress=lambda line: print(mask(line)))
@@ -169,10 +181,11 @@ def _to_facts(args: argparse.Namespace) -> int:
     provider = _provider(report["provider"])
     if args.provider and args.provider != provider:
         raise UsageError(f"--provider: the report probed {provider}, not {args.provider}")
-    public = PROBE_ACCESS[provider].base_url
+    access = PROBE_ACCESS[provider]
+    public = access.base_url
     if args.facts is not None:
         target = Path(args.facts)
-    elif public is not None and report["base_url"].rstrip("/") != public:
+    elif public is not None and not access.is_public(report["base_url"]):
         raise UsageError(f"--to-facts: the report probed {report['base_url']}, not "
                          f"{provider}'s service ({public}): give --facts FILE to write it "
                          "elsewhere")

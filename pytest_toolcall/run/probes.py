@@ -1,13 +1,16 @@
 """Probes: the fake's claims about a real service, asked of the service itself (issue 33).
 
-Each of OpenAI's request rules (``OPENAI_RULES``) carries a probe: the smallest request breaking
-it (``providers.openai.probes.BREAKING``, the data the rule tests use) and its accepted twin.
+On OpenAI's Chat Completions wire (this module): each of OpenAI's request rules
+(``OPENAI_RULES``) carries a probe: the smallest request breaking it
+(``providers.openai.probes.BREAKING``, the data the rule tests use) and its accepted twin.
 Each stream-shape fact carries a probe whose answer shows where the ids, the usage and the
 finish reason sit. :func:`run_probes` sends every probe to the real service and to the fake
 (in-process, through the fake's transport-neutral ``respond()``) and lists each divergence:
 accepted vs refused, status, error shape, type, code and wording, stream event sequence and
 field placement. :func:`fact_update` turns a report into a fact update of the provider's
-``facts.json``.
+``facts.json``. The other wires (Anthropic, Gemini and Vertex, Ollama's native chat, OpenAI
+Responses) bring their paths, auth headers, sizes and stream readings (run/probe_wires.py) and
+their rules' bodies (``providers/<folder>/probes.py``); the run and the comparison are the same.
 
 No pytest here; the command is ``pytest-toolcall probe`` (cli/probe.py).
 """
@@ -27,6 +30,7 @@ from pytest_toolcall.providers.fake.provider import DEFAULT_KEY, FakeProvider
 from pytest_toolcall.providers.openai.dialect import OPENAI_RULES, UNAVOIDABLE_RULES, OpenAIChat
 from pytest_toolcall.providers.openai.probes import (BREAKING, OWN_BREAKING, TOOL, TWINS, USER,
                                                      twin_of)
+from pytest_toolcall.run.probe_wires import CALL_PROMPT, Wire, probes_of, wire_for
 
 __all__ = ["PROBE_ACCESS", "Probe", "ProbeAccess", "ProbeFake", "Unreachable", "fact_update",
            "probes_for", "run_probes", "turn_for"]
@@ -58,10 +62,40 @@ class ProbeAccess:
     key_vars: tuple[str, ...] = ()
     model: str | None = None
     key_header: str = "authorization"
+    #: a server the user runs (any URL is the service itself): no key needed
+    local: bool = False
+    #: the base URL's {placeholders} read from the environment, with their defaults
+    url_vars: tuple[tuple[str, str | None], ...] = ()
 
     @property
     def key_required(self) -> bool:
-        return self.base_url is not None
+        return self.base_url is not None and not self.local
+
+    def public_url(self, environ: Mapping[str, str]) -> str | None:
+        """The base URL, its placeholders filled from ``environ``; a KeyError names a missing
+        variable."""
+        if self.base_url is None:
+            return None
+        values = {}
+        for name, default in self.url_vars:
+            value = environ.get(name) or default
+            if value is None:
+                raise KeyError(name)
+            values[name] = value
+        return self.base_url.format(**values)
+
+    def is_public(self, url: str) -> bool:
+        """Whether ``url`` is the service's own (any URL for a local server)."""
+        import re
+
+        if self.local:
+            return True
+        if self.base_url is None:
+            return False
+        pattern = re.escape(self.base_url)
+        for name, _ in self.url_vars:
+            pattern = pattern.replace(re.escape("{" + name + "}"), "[^/]+")
+        return re.fullmatch(pattern, url.rstrip("/")) is not None
 
 
 #: provider -> how to reach it (the key variables are those the providers' SDKs read; the model
@@ -88,6 +122,25 @@ PROBE_ACCESS: dict[str, ProbeAccess] = {
     # llama-server answers with the model it loaded, whatever the request names
     "llamacpp": ProbeAccess(None, ("LLAMA_API_KEY",), "default"),
     "vllm": ProbeAccess(None, ("VLLM_API_KEY",)),
+    # the other wires (run/probe_wires.py): Anthropic takes x-api-key and anthropic-version
+    "anthropic": ProbeAccess("https://api.anthropic.com/v1", ("ANTHROPIC_API_KEY",),
+                             "claude-haiku-4-5", key_header="x-api-key"),
+    "openai-responses": ProbeAccess("https://api.openai.com/v1", ("OPENAI_API_KEY",),
+                                    "gpt-4.1-nano"),
+    # the key goes in x-goog-api-key (the probe auth.query sends it as ?key=, which the fake
+    # takes too)
+    "gemini": ProbeAccess("https://generativelanguage.googleapis.com/v1beta",
+                          ("GEMINI_API_KEY", "GOOGLE_API_KEY"), "gemini-2.5-flash-lite",
+                          key_header="x-goog-api-key"),
+    # an OAuth access token (gcloud auth print-access-token), the project and location in the
+    # URL, from the variables google-genai reads
+    "vertex": ProbeAccess("https://{GOOGLE_CLOUD_LOCATION}-aiplatform.googleapis.com/v1/projects/"
+                          "{GOOGLE_CLOUD_PROJECT}/locations/{GOOGLE_CLOUD_LOCATION}/publishers/"
+                          "google", ("GOOGLE_OAUTH_ACCESS_TOKEN",), "gemini-2.5-flash-lite",
+                          url_vars=(("GOOGLE_CLOUD_PROJECT", None),
+                                    ("GOOGLE_CLOUD_LOCATION", "us-central1"))),
+    # a local server on its native API, no key; the model is the one it serves
+    "ollama": ProbeAccess("http://localhost:11434", (), None, local=True),
 }
 
 
@@ -97,15 +150,24 @@ class Probe:
 
     id: str
     kind: str  # "rule" (a breaking body), "twin" (its accepted twin), "auth" or "shape"
-    body: Any  # the JSON body (None: a body that is not JSON)
-    #: the rule of OpenAI's it breaks (kind rule), the facts it shows (kind shape)
+    body: Any  # the JSON body (None: a body that is not JSON; see raw)
+    #: the rule it breaks (kind rule or auth: OpenAI's, the service's own or the dialect's), the
+    #: facts it shows (kind shape)
     rule: str | None = None
     facts: tuple[str, ...] = ()
     twin: str | None = None  # a rule probe's accepted twin
     stream: bool = False
-    #: the key it sends: the user's ("key"), none ("none") or a wrong one ("wrong")
+    #: the key it sends: the user's ("key"), none ("none") or a wrong one ("wrong"); a wire may
+    #: have its own ways (probe_wires.py: "no-version", "api-key")
     auth: str = "key"
+    #: the path below the base URL ("": /chat/completions, the openai wire's)
+    path: str = ""
+    #: the bytes sent instead of a JSON body (an empty body)
+    raw: bytes | None = None
+
     def payload(self) -> bytes:
+        if self.raw is not None:
+            return self.raw
         return NOT_JSON if self.body is None else json.dumps(self.body).encode()
 
     @property
@@ -126,14 +188,12 @@ def _sized(body: Any, model: str, tokens: int = MAX_TOKENS) -> Any:
 
 
 _CALL_TURN = Turn(tool_calls=(ScriptedCall(name="get_weather", arguments={"city": "Paris"}),))
-_CALL_PROMPT = "Call get_weather for Paris."
+_CALL_PROMPT = CALL_PROMPT
 
 
 def turn_for(body: Any) -> Turn:
     """The fake's answer to a probe's body: the call the call probe asks for, else "ok"."""
-    messages = body.get("messages") if isinstance(body, Mapping) else None
-    last = messages[-1] if isinstance(messages, list) and messages else None
-    if isinstance(last, Mapping) and last.get("content") == _CALL_PROMPT:
+    if body is not None and f'"{_CALL_PROMPT}"' in json.dumps(body):
         return _CALL_TURN
     return Turn(text="ok")
 
@@ -146,17 +206,21 @@ class ProbeFake(FakeProvider):
                 body: bytes) -> tuple[int, dict[str, str], list[bytes]]:
         try:
             self.expect(turn_for(json.loads(body)))
-        except ValueError:
+        except (ValueError, UnicodeDecodeError):
             self.expect(turn_for(None))
         return super().respond(method, raw_path, headers, body)
 
 
 def probes_for(provider: str, model: str) -> list[Probe]:
-    """Every probe of ``provider`` (a provider on the openai wire): one per rule of OpenAI's,
-    the accepted twins, and the stream-shape probes."""
+    """Every probe of ``provider``: one per rule (OpenAI's and the service's own on the openai
+    wire, the dialect's on the others), the auth probes, the accepted twins, and the
+    stream-shape probes."""
+    wire = wire_for(provider)
+    if wire is not None:
+        return probes_of(provider, wire, model, MAX_TOKENS, MAX_CALL_TOKENS, Probe)
     if not isinstance(get_dialect(provider), OpenAIChat):
-        raise ValueError(f"{provider} speaks the {get(provider).dialect} wire: its probes are "
-                         "not built yet (issue 33 covers the openai wire)")
+        raise ValueError(f"{provider} speaks the {get(provider).dialect} wire, which has no "
+                         "probes")
     facts = get(provider).facts
     shown = tuple(f for f in SHAPE_FACTS if f in facts)
     out = [Probe(id=f"twin.{name}", kind="twin", body=_sized(body, model))
@@ -203,8 +267,8 @@ def _paths(value: Any, prefix: str = "") -> list[str]:
     return sorted(set(out))
 
 
-def _placed(value: Any) -> list[str]:
-    return [p for p in _paths(value) if p.rsplit(".", 1)[-1] in PLACED]
+def _placed(value: Any, placed: frozenset[str] = PLACED) -> list[str]:
+    return [p for p in _paths(value) if p.rsplit(".", 1)[-1] in placed]
 
 
 def _error_of(data: Any, text: str) -> dict[str, Any]:
@@ -212,12 +276,15 @@ def _error_of(data: Any, text: str) -> dict[str, Any]:
     inner = data.get("error") if isinstance(data, Mapping) else None
     fields = inner if isinstance(inner, Mapping) else data if isinstance(data, Mapping) else {}
     message = fields.get("message", fields.get("detail"))
+    kind = fields.get("type")
+    if kind is None:  # Gemini's and Vertex's google.rpc status name
+        kind = fields.get("status")
     if message is None and isinstance(inner, str):
         message = inner
     if message is None and not isinstance(data, Mapping):
         message = text[:500]
     return {"shape": _paths(data) if isinstance(data, Mapping) else ["<not json>"],
-            "type": fields.get("type"), "code": fields.get("code"),
+            "type": kind, "code": fields.get("code"),
             "message": message if isinstance(message, str) else json.dumps(message)}
 
 
@@ -257,15 +324,17 @@ def _kind(event: Any) -> str:
     return "role" if delta.get("role") else "other"
 
 
-def _stream_shape(events: list[Any]) -> dict[str, Any]:
+def _stream_shape(events: list[Any], kinds: list[str] | None = None,
+                  finish_kinds: frozenset[str] = frozenset({"finish"}),
+                  placed: frozenset[str] = PLACED) -> dict[str, Any]:
     """The event sequence (repeats folded) and where each placed field appears: in the first
     event, a middle one, the finish event, after it, the last."""
-    kinds = [_kind(e) for e in events]
+    kinds = [_kind(e) for e in events] if kinds is None else kinds
     sequence: list[str] = []
     for kind in kinds:
         if not sequence or sequence[-1] != kind:
             sequence.append(kind)
-    finish = kinds.index("finish") if "finish" in kinds else None
+    finish = next((i for i, k in enumerate(kinds) if k.split(" ")[0] in finish_kinds), None)
     placement: dict[str, set[str]] = {}
     data = [(i, e) for i, e in enumerate(events) if isinstance(e, Mapping)]
     last = data[-1][0] if data else -1
@@ -273,13 +342,15 @@ def _stream_shape(events: list[Any]) -> dict[str, Any]:
         where = ("first" if i == data[0][0] else "finish" if i == finish
                  else "after-finish" if finish is not None and i > finish
                  else "last" if i == last else "middle")
-        for path in _placed(event):
+        for path in _placed(event, placed):
             placement.setdefault(path, set()).add(where)
     return {"events": sequence, "placement": {k: sorted(v) for k, v in sorted(placement.items())}}
 
 
-def outcome(status: int, content_type: str, raw: bytes, stream: bool) -> dict[str, Any]:
-    """What one answer shows, the same for the fake and the service."""
+def outcome(status: int, content_type: str, raw: bytes, stream: bool,
+            wire: Wire | None = None) -> dict[str, Any]:
+    """What one answer shows, the same for the fake and the service (``wire``: how a wire other
+    than OpenAI's Chat Completions reads)."""
     text = raw.decode("utf-8", "replace")
     out: dict[str, Any] = {"accepted": 200 <= status < 300, "status": status}
     if not out["accepted"]:
@@ -288,14 +359,20 @@ def outcome(status: int, content_type: str, raw: bytes, stream: bool) -> dict[st
         except ValueError:
             data = text
         out["error"] = _error_of(data, text)
-    elif stream and "event-stream" in content_type:
+    elif stream and wire is None and "event-stream" in content_type:
         out.update(_stream_shape(_sse_events(text)))
+    elif stream and wire is not None and wire.streams(content_type):
+        events = wire.events(text)
+        out.update(_stream_shape([e for _, e in events], [wire.kind(n, e) for n, e in events],
+                                 wire.finish_kinds, wire.placed))
     else:
         try:
             data = json.loads(text)
         except ValueError:
             data = None
-        out["placement"] = {p: ["answer"] for p in _placed(data)} if data is not None else {}
+        placed = PLACED if wire is None else wire.placed
+        out["placement"] = ({p: ["answer"] for p in _placed(data, placed)}
+                            if data is not None else {})
         if stream:
             out["events"] = ["<no event stream>"]
     return out
@@ -306,21 +383,37 @@ def outcome(status: int, content_type: str, raw: bytes, stream: bool) -> dict[st
 Sender = Callable[[Probe], tuple[int, str, bytes]]
 
 
-def fake_sender(provider: str) -> Sender:
+def fake_sender(provider: str, fake: FakeProvider | None = None) -> Sender:
     """The fake of ``provider``, in-process (``FakeProvider.respond``, no transport)."""
-    fake = FakeProvider(provider)
-    path = fake_path(provider)
+    fake = FakeProvider(provider) if fake is None else fake
+    wire = wire_for(provider)
+    path = fake_path(provider) if wire is None else ""
 
     def send(probe: Probe) -> tuple[int, str, bytes]:
         fake.expect(probe.turn)
         headers = {"content-type": "application/json"}
-        key = {"key": DEFAULT_KEY, "wrong": WRONG_KEY}.get(probe.auth)
-        if key is not None:
+        key = _key_sent(probe, DEFAULT_KEY)
+        if wire is not None:
+            headers.update(wire.headers(key, probe.auth))
+        elif key is not None:
             headers.update({"authorization": f"Bearer {key}", "api-key": key})
-        status, out, chunks = fake.respond("POST", path, headers, probe.payload())
+        where = path or get_dialect(provider).base_path + probe.path
+        if wire is not None and wire.query(key, probe.auth):
+            from urllib.parse import urlencode
+
+            sep = "&" if "?" in where else "?"
+            where += sep + urlencode(wire.query(key, probe.auth))
+        status, out, chunks = fake.respond("POST", where, headers, probe.payload())
         return status, out.get("content-type", ""), b"".join(c for c in chunks if c)
 
     return send
+
+
+def _key_sent(probe: Probe, key: str | None) -> str | None:
+    """The key a probe sends: the user's, none, or a wrong one."""
+    if probe.auth in ("none",):
+        return None
+    return WRONG_KEY if probe.auth == "wrong" else key
 
 
 def fake_path(provider: str) -> str:
@@ -335,23 +428,31 @@ def fake_path(provider: str) -> str:
 
 
 def http_sender(base_url: str, key: str | None, key_header: str = "authorization",
-                timeout: float = 60.0) -> tuple[Sender, Callable[[], None]]:
-    """A sender to the real service at ``base_url`` (``/chat/completions`` below it) and the
-    function that closes its client."""
+                timeout: float = 60.0, wire: Wire | None = None
+                ) -> tuple[Sender, Callable[[], None]]:
+    """A sender to the real service at ``base_url`` (each probe's path below it:
+    ``/chat/completions`` on the openai wire) and the function that closes its client."""
     import httpx
 
-    def auth(value: str | None) -> dict[str, str]:
+    def auth(probe: Probe, value: str | None) -> dict[str, str]:
+        if wire is not None:
+            return wire.headers(value, probe.auth)
         if not value:
             return {}
         return {key_header: f"Bearer {value}" if key_header == "authorization" else value}
 
     client = httpx.Client(timeout=timeout, headers={"content-type": "application/json"})
     base, _, query = base_url.partition("?")
-    url = base.rstrip("/") + "/chat/completions" + (f"?{query}" if query else "")
 
     def send(probe: Probe) -> tuple[int, str, bytes]:
-        sent = {"key": key, "wrong": WRONG_KEY}.get(probe.auth)
-        r = client.post(url, content=probe.payload(), headers=auth(sent))
+        from urllib.parse import urlencode
+
+        path, _, own = (probe.path or "/chat/completions").partition("?")
+        sent = _key_sent(probe, key)
+        keyed = urlencode(wire.query(sent, probe.auth)) if wire is not None else ""
+        both = "&".join(q for q in (own, query, keyed) if q)
+        url = base.rstrip("/") + path + (f"?{both}" if both else "")
+        r = client.post(url, content=probe.payload(), headers=auth(probe, sent))
         return r.status_code, r.headers.get("content-type", ""), r.content
 
     return send, client.close
@@ -361,8 +462,10 @@ def rule_status(provider: str, rule: str) -> str:
     """How the fake of ``provider`` treats ``rule`` (OpenAI's, or the service's own: "own",
     an auth rule: "auth", confirmed by the service's facts)."""
     dialect = get_dialect(provider)
-    if rule not in OPENAI_RULES:
-        return "auth" if rule.startswith("auth.") else "own"
+    if rule.startswith("auth."):
+        return "auth"
+    if rule not in OPENAI_RULES or not isinstance(dialect, OpenAIChat):
+        return "own"
     if dialect.enforces_all_rules:
         return "confirmed"
     if rule in UNAVOIDABLE_RULES:
@@ -409,12 +512,13 @@ def run_probes(provider: str, send: Sender, *, model: str, base_url: str,
 
     probes = probes if probes is not None else probes_for(provider, model)
     to_fake = fake_sender(provider)
+    wire = wire_for(provider)
     rows: list[dict[str, Any]] = []
     divergences: list[dict[str, Any]] = []
     for n, probe in enumerate(probes, 1):
-        fake = outcome(*to_fake(probe), probe.stream)
+        fake = outcome(*to_fake(probe), probe.stream, wire)
         try:
-            real = outcome(*send(probe), probe.stream)
+            real = outcome(*send(probe), probe.stream, wire)
         except Exception as exc:  # noqa: BLE001 - a transport failure is the probe's result
             if n == 1:  # nothing answers: stop before sending the rest
                 raise Unreachable(f"{type(exc).__name__}: {exc}") from None
@@ -424,7 +528,9 @@ def run_probes(provider: str, send: Sender, *, model: str, base_url: str,
         row = {"id": probe.id, "kind": probe.kind, "rule": probe.rule,
                "breaks": _breaks(provider, probe), "twin": probe.twin,
                "facts": list(probe.facts), "auth": probe.auth,
-               "request": probe.body if probe.body is not None else NOT_JSON.decode(),
+               "path": probe.path or "/chat/completions",
+               "request": (probe.body if probe.body is not None else
+                           (probe.raw if probe.raw is not None else NOT_JSON).decode()),
                "fake": fake, "real": real}
         if probe.rule:
             row["status_in_fake"] = rule_status(provider, probe.rule)
@@ -455,8 +561,11 @@ def _breaks(provider: str, probe: Probe) -> str | None:
     if probe.rule is None:
         return None
     if probe.kind == "auth":
-        return "no key" if probe.auth == "none" else "a wrong key"
-    return OPENAI_RULES.get(probe.rule, f"a request {provider} refuses by its own rule")
+        return {"none": "no key", "wrong": "a wrong key", "no-version": "no anthropic-version",
+                "api-key": "an API key instead of a token"}.get(probe.auth, probe.auth)
+    if rule_status(provider, probe.rule) == "own":
+        return f"a request {provider} refuses by its own rule"
+    return OPENAI_RULES[probe.rule]
 
 
 # -- a report becomes a fact update ---------------------------------------------------------------
@@ -477,20 +586,23 @@ def fact_update(report: Mapping[str, Any], source: str) -> tuple[dict[str, dict[
     for probe_id in diverged:
         row = by_id[probe_id]
         real = row["real"]
-        whose = "OpenAI's rule" if row["rule"] in OPENAI_RULES else "rule"
-        if row["kind"] in ("rule", "auth"):
+        whose = "rule" if row.get("status_in_fake") in ("own", "auth") else "OpenAI's rule"
+        if row["kind"] in ("rule", "auth") and row["rule"]:
             breaks = row["breaks"]
+            subject = (f"a request with {breaks} ({whose} {row['rule']}" if whose != "rule"
+                       else f"the request breaking its rule {row['rule']} alone (probe "
+                            f"{probe_id}")
             if real["accepted"]:
-                value = (f"{provider} takes a request with {breaks} ({whose} "
-                         f"{row['rule']}, which the fake refuses): status {real['status']}")
+                value = (f"{provider} takes {subject}, which the fake refuses): status "
+                         f"{real['status']}")
                 if row["status_in_fake"] != "unconfirmed":
                     todo.append(f"{row['rule']}: the fake refuses it ({row['status_in_fake']}); "
                                 "the service takes it: drop the rule from the dialect "
                                 "(confirmed_rules, or its own check) or explain")
             else:
                 error = real["error"]
-                value = (f"{provider} refuses a request with {breaks} ({whose} "
-                         f"{row['rule']}): {real['status']} {json.dumps(error['message'])} "
+                value = (f"{provider} refuses {subject}): {real['status']} "
+                         f"{json.dumps(error['message'])} "
                          f"(type {error['type']}, code {error['code']}; keys "
                          f"{', '.join(error['shape'])})")
                 if row["status_in_fake"] in ("unconfirmed", "lenient"):
@@ -501,9 +613,12 @@ def fact_update(report: Mapping[str, Any], source: str) -> tuple[dict[str, dict[
                     todo.append(f"{row['rule']}: the service refuses it otherwise than the "
                                 "fake: its status, shape or words (the dialect's encode_error, "
                                 "errors.py)")
-        elif row["kind"] == "twin":
-            value = (f"{provider} refused the accepted twin {probe_id}: {real['status']} "
+        elif row["kind"] in ("twin", "auth"):  # an auth probe of no rule: a way the key goes
+            what = "the accepted twin" if row["kind"] == "twin" else "the key sent so,"
+            value = (f"{provider} refused {what} {probe_id}: {real['status']} "
                      f"{json.dumps(real.get('error', {}).get('message'))}")
+            if row["kind"] == "auth":
+                todo.append(f"{probe_id}: the fake takes the key so (the dialect's check_auth)")
         else:
             shown = {k: v for k, v in real.items() if k in ("events", "placement", "status")}
             value = f"{probe_id}: {json.dumps(shown, sort_keys=True)}"
