@@ -11,7 +11,9 @@ import httpx
 import pytest
 
 from pytest_toolcall.cases import ScriptedCall, StreamPlan, Turn
+from pytest_toolcall.core.errors import KitError
 from pytest_toolcall.providers.fake import DEFAULT_KEY, FakeProvider, in_process_endpoint, serve
+from pytest_toolcall.providers.openai.dialect import OpenAIChat
 
 URL = "http://toolcall.fake/v1/chat/completions"
 AUTH = {"authorization": f"Bearer {DEFAULT_KEY}"}
@@ -284,3 +286,51 @@ def test_serve_refuses_non_loopback_hosts(host: str) -> None:
         pass
     assert str(info.value) == (f"the fake provider serves on loopback only, not on {host!r}: "
                                "use host='127.0.0.1' (the default), '::1' or 'localhost'")
+
+
+class _CrashingDialect(OpenAIChat):
+    """OpenAI's dialect whose validate crashes on a request with tools (a kit bug)."""
+
+    def validate(self, body: Any) -> Any:
+        if isinstance(body, dict) and "tools" in body:
+            raise TypeError("'int' object is not iterable")
+        return super().validate(body)
+
+
+def test_a_dialect_that_crashes_is_a_500_saying_the_kit_could_not_run() -> None:
+    """A dialect's validate that raises reaches no client as a traceback (nor, through an SDK
+    that retries, as a connection error): the fake answers 500 naming the kit's failure and
+    keeps it on the exchange; a body it can judge is answered as ever."""
+    fake = FakeProvider(_CrashingDialect(), [Turn(text="hi")])
+    with client(fake) as c:
+        crashed = c.post(URL, headers=AUTH, json={**BODY, "tools": 5})
+        fine = c.post(URL, headers=AUTH, json=BODY)
+    assert crashed.status_code == 500
+    message = crashed.json()["error"]["message"]
+    assert message.startswith("pytest-toolcall fake provider: the kit could not run: ")
+    assert "TypeError: 'int' object is not iterable" in message
+    assert fake.exchanges[0].kit_error == ("the fake openai provider crashed judging the "
+                                           "request: TypeError: 'int' object is not iterable")
+    assert fine.status_code == 200 and fake.exchanges[1].kit_error is None
+
+
+def test_a_dialect_crash_is_a_kit_error_of_the_case_and_of_a_loop() -> None:
+    """The runner reads the crash back as a KitError (the kit could not run, no verdict): a
+    step's checks and a loop's record of its model calls."""
+    from pytest_toolcall.cases import default_registry
+    from pytest_toolcall.reference import _adapter_class, reference_profile
+    from pytest_toolcall.run.looprun import _read_back
+    from pytest_toolcall.run.runner import run_case
+
+    case = default_registry()["wire.tool_definitions_intact"]
+    fake = FakeProvider(_CrashingDialect())
+    endpoint = in_process_endpoint(fake)
+    try:
+        with pytest.raises(KitError, match=r"^the kit could not run step 1: the fake openai "
+                           r"provider crashed judging the request: TypeError: "):
+            run_case(case, _adapter_class("openai").from_endpoint(endpoint),
+                     reference_profile("openai"), endpoint, interfaces=["sync"])
+    finally:
+        endpoint.close()
+    with pytest.raises(KitError, match=r"^the kit could not run model call 1: the fake openai"):
+        _read_back(None, fake)  # type: ignore[arg-type]

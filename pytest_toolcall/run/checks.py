@@ -114,6 +114,8 @@ def step_basics(run: CaseRun, record: StepRecord) -> None:
     n = record.index + 1
     step = record.step
     for exchange in record.exchanges:
+        if exchange.kit_error:
+            raise KitError(f"the kit could not run step {n}: {exchange.kit_error}")
         if exchange.rejection is not None:
             raise rejection_failure(
                 exchange.rejection, f"the provider rejected the adapter's request in step {n}",

@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pytest_toolcall.cases import HistoryScript, LoopScript, Turn
 from pytest_toolcall.run.checks import breach_failure, describe_error, rejection_failure
 from pytest_toolcall.core.contracts import Interface
-from pytest_toolcall.core.errors import ConformanceFailure, ToolcallError, UsageError
+from pytest_toolcall.core.errors import ConformanceFailure, KitError, ToolcallError, UsageError
 from pytest_toolcall.core.loop import LoopRequest, LoopResult
 from pytest_toolcall.core.model import ChatRequest, Message, UserMessage
 from pytest_toolcall.providers import REGISTRY as PROVIDERS
@@ -360,6 +360,9 @@ def _read_back(run: LoopRun, recorder: Any) -> None:
         run.breaches = list(getattr(recorder, "breaches", ()))
         return
     for exchange in recorder.exchanges:  # the fake provider
+        if exchange.kit_error:
+            raise KitError(f"the kit could not run model call {exchange.index + 1}: "
+                           f"{exchange.kit_error}")
         if exchange.decoded is not None:
             # whether the loop asked for a stream, wherever the wire says it (Gemini: the path)
             streamed = recorder.dialect.wants_stream(exchange.json or {}, exchange.path)

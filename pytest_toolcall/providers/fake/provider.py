@@ -70,6 +70,9 @@ class Exchange:
     #: nor closed: a leaked connection), "read" (to the end), "closed" (closed first);
     #: "untracked" where the fake cannot see it (on a loopback port)
     body_state: str = "untracked"
+    #: why the fake could not judge the request: its dialect's ``validate`` raised (a kit bug).
+    #: The fake answered 500 saying so; the runner raises a KitError (no verdict)
+    kit_error: str | None = None
     #: when the request arrived (``time.perf_counter()``): how long a client waited between two
     at: float = field(default_factory=time.perf_counter)
 
@@ -180,17 +183,23 @@ class FakeProvider:
             exchange.json = json.loads(body) if body else None
         except (ValueError, UnicodeDecodeError):
             exchange.json = None
-            return self._reject(exchange, dialect.validate(None))  # type: ignore[arg-type]
-        pure = type(dialect).__dict__.get("pure_requests", False)  # never inherited
-        verdict = self._verdicts.get(body) if pure else None
-        if verdict is None:
-            verdict = self._verdict(dialect, exchange.json)
-            if pure:
-                self._verdicts[body] = verdict
-        rejection, decoded, decode_error, exchange.breaches = verdict
-        by_route = getattr(dialect, "validate_route", None)  # what the model in the path refuses
-        if rejection is None and by_route is not None:
-            rejection = by_route(path, exchange.json)
+            try:
+                return self._reject(exchange, dialect.validate(None))  # type: ignore[arg-type]
+            except Exception as exc:
+                return self._crashed(exchange, dialect, exc)
+        try:
+            pure = type(dialect).__dict__.get("pure_requests", False)  # never inherited
+            verdict = self._verdicts.get(body) if pure else None
+            if verdict is None:
+                verdict = self._verdict(dialect, exchange.json)
+                if pure:
+                    self._verdicts[body] = verdict
+            rejection, decoded, decode_error, exchange.breaches = verdict
+            by_route = getattr(dialect, "validate_route", None)  # what the model in the path
+            if rejection is None and by_route is not None:  # refuses
+                rejection = by_route(path, exchange.json)
+        except Exception as exc:  # a dialect that cannot judge the body: a kit bug, no verdict
+            return self._crashed(exchange, dialect, exc)
         if rejection:
             return self._reject(exchange, rejection)
         exchange.decoded, exchange.decode_error = decoded, decode_error
@@ -251,6 +260,17 @@ class FakeProvider:
             return None, dialect.decode_request(body), None, tuple(breaches)
         except Exception as exc:  # a request the provider accepts but the kit cannot read
             return None, None, f"{type(exc).__name__}: {exc}", tuple(breaches)
+
+    def _crashed(self, exchange: Exchange, dialect: Dialect,
+                 exc: Exception) -> tuple[int, dict[str, str], list[bytes]]:
+        """The answer to a request the dialect crashed on: a 500 saying the kit could not run,
+        the reason kept on the exchange (``kit_error``) for the runner to raise."""
+        exchange.kit_error = (f"the fake {dialect.name} provider crashed judging the request: "
+                              f"{type(exc).__name__}: {exc}")
+        err = {"error": {"message": f"pytest-toolcall fake provider: the kit could not run: "
+                                    f"{exchange.kit_error} (a kit bug, not a verdict)",
+                         "type": "server_error"}}
+        return self._send_json(exchange, 500, err)
 
     def _reject(self, exchange: Exchange, rejection: Rejection) -> tuple[int, dict[str, str], list[bytes]]:
         exchange.rejection = rejection

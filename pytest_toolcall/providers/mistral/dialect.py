@@ -61,7 +61,8 @@ from pytest_toolcall.cases import ErrorReply, Turn
 from pytest_toolcall.core.model import AssistantMessage, ChatRequest, Reasoning
 from pytest_toolcall.providers.base import Rejection
 from pytest_toolcall.providers._compat import minted, reasoning_text
-from pytest_toolcall.providers.openai.dialect import CREATED, OpenAIChat, _finish, _text
+from pytest_toolcall.providers.openai.dialect import (CREATED, OpenAIChat, _finish, _objects,
+                                                      _text)
 from pytest_toolcall.providers.mistral import errors as _errors
 
 __all__ = [
@@ -226,7 +227,8 @@ class Mistral(OpenAIChat):
     def _extra_keys(body: Mapping[str, Any]) -> list[dict[str, Any]]:
         """pydantic's ``extra_forbidden`` errors of a request, in the order it reports them."""
         out = [_extra(["body", k], body[k]) for k in body if k not in _REQUEST_KEYS]
-        for i, msg in enumerate(body.get("messages") or ()):
+        messages = body.get("messages")
+        for i, msg in enumerate(messages if isinstance(messages, list) else ()):
             if isinstance(msg, Mapping) and msg.get("role") == "developer":
                 # the roles are a closed set (the SDK's message union): pydantic's tag error;
                 # the wording is pydantic's, not confirmed on the service
@@ -235,14 +237,16 @@ class Mistral(OpenAIChat):
                                    "of the expected tags: 'assistant', 'system', 'tool', 'user'",
                             "input": dict(msg)})
                 continue
-            if not isinstance(msg, Mapping) or msg.get("role") not in _MESSAGE_KEYS:
+            if not isinstance(msg, Mapping) or not isinstance(msg.get("role"), str) \
+                    or msg["role"] not in _MESSAGE_KEYS:
                 continue
             role = msg["role"]
             out += [_extra(["body", "messages", i, role, k], msg[k]) for k in msg
                     if k not in _MESSAGE_KEYS[role]]
             if role != "assistant":
                 continue
-            for j, call in enumerate(msg.get("tool_calls") or ()):
+            calls = msg.get("tool_calls")
+            for j, call in enumerate(calls if isinstance(calls, list) else ()):
                 if not isinstance(call, Mapping):
                     continue
                 loc = ["body", "messages", i, role, "tool_calls", j]
@@ -262,8 +266,10 @@ class Mistral(OpenAIChat):
     def _orphan(body: Mapping[str, Any]) -> Rejection:
         """The role before the first tool message that answers no calls."""
         previous, open_calls = "system", False
-        for msg in body.get("messages") or ():
+        for msg in _objects(body.get("messages")):
             role = msg.get("role")
+            if not isinstance(role, str):  # a breach noted (issue 30): no role to name
+                continue
             if role == "tool" and not open_calls:
                 break
             if role == "assistant":
@@ -277,12 +283,14 @@ class Mistral(OpenAIChat):
 
     @staticmethod
     def _validate_ids(body: Mapping[str, Any]) -> Rejection | None:
-        for msg in body.get("messages") or ():
-            ids = [c.get("id") for c in msg.get("tool_calls") or ()] \
+        for msg in _objects(body.get("messages")):
+            ids = [c.get("id") for c in _objects(msg.get("tool_calls"))] \
                 if msg.get("role") == "assistant" else \
                 [msg.get("tool_call_id")] if msg.get("role") == "tool" else []
             for call_id in ids:
-                if not valid_id(call_id):
+                # an id that is no string breaks OpenAI's rule (noted unless confirmed), not
+                # the format rule: its message would quote Python's repr ('None')
+                if isinstance(call_id, str) and not valid_id(call_id):
                     return mistral_error(400, ID_FORMAT.format(id=call_id),
                                          type="invalid_function_call", code="3280",
                                          rule="messages.tool_calls.id_format")
@@ -291,7 +299,7 @@ class Mistral(OpenAIChat):
     @staticmethod
     def _validate_order(body: Mapping[str, Any]) -> Rejection | None:
         previous = None
-        for msg in body.get("messages") or ():
+        for msg in _objects(body.get("messages")):
             role = msg.get("role")
             if previous == "tool" and role == "user":
                 return mistral_error(400, UNEXPECTED_ROLE.format(role=role, previous=previous),

@@ -69,9 +69,15 @@ def _json_type(value: Any) -> str:
     return {str: "string", list: "array", dict: "object"}.get(type(value), "value")
 
 
+def _go_type_text(value: Any, field: str, go_type: str,
+                  struct: str = "ChatRequest") -> str:
+    """Go's ``UnmarshalTypeError`` text for a field of ``struct`` (the request type)."""
+    return (f"json: cannot unmarshal {_json_type(value)} into Go struct field "
+            f"{struct}.{field} of type {go_type}")
+
+
 def _go_type_error(value: Any, field: str, go_type: str) -> Rejection:
-    return _error(400, f"json: cannot unmarshal {_json_type(value)} into Go struct field "
-                  f"ChatRequest.{field} of type {go_type}", rule="type")
+    return _error(400, _go_type_text(value, field, go_type), rule="type")
 
 
 def _expect(value: Any, kind: type | tuple[type, ...], field: str, go_type: str) -> Rejection | None:
@@ -178,8 +184,14 @@ class OllamaOpenAICompat(OpenAIChat):
             calls = msg.get("tool_calls")
             if msg.get("content") is None and calls is None:
                 return err("invalid message content type: <nil>", "messages.content.missing")
+            if calls is not None and not isinstance(calls, list):
+                # Go's decoder refuses the body (the wording of the native route's type errors,
+                # with this route's request type; not confirmed on the service)
+                return err(_go_type_text(calls, "messages.tool_calls", "[]openai.ToolCall",
+                                         struct="ChatCompletionRequest"), "type")
             for call in calls or ():
-                text = ((call or {}).get("function") or {}).get("arguments")
+                function = call.get("function") if isinstance(call, Mapping) else None
+                text = function.get("arguments") if isinstance(function, Mapping) else None
                 try:
                     ok = isinstance(text, str) and isinstance(json.loads(text), dict)
                 except ValueError:
@@ -250,7 +262,8 @@ class OllamaChat:
         messages = body.get("messages")
         # a hard error of the arguments' own decoder wins over the type errors Go keeps going past
         for msg in messages if isinstance(messages, list) else ():
-            for call in (msg.get("tool_calls") if isinstance(msg, Mapping) else None) or ():
+            calls = msg.get("tool_calls") if isinstance(msg, Mapping) else None
+            for call in calls if isinstance(calls, list) else ():  # else: Go's type error below
                 function = call.get("function") if isinstance(call, Mapping) else None
                 if isinstance(function, Mapping) and "arguments" in function:
                     args = function["arguments"]

@@ -375,7 +375,9 @@ class OpenAIChat:
                                     rule="tool_choice.function.missing"))
             if not isinstance(name, str):  # a list or an object here used to crash the fake
                 return judge(_type_error("tool_choice.function.name", "a string", name))
-            names = {(t.get("function") or {}).get("name") for t in tools if isinstance(t, Mapping)}
+            # the tools' names, skipping a tool whose shape is broken (a breach noted above)
+            names = {t["function"]["name"] for t in tools
+                     if isinstance(t, Mapping) and _function_named(t)}
             if name not in names:
                 return judge(_error(400, f"Invalid value for 'tool_choice': tool '{name}' not "
                                     "found in 'tools'.", param="tool_choice",

@@ -45,7 +45,8 @@ from pytest_toolcall.cases import ErrorReply, StreamPlan, Turn
 from pytest_toolcall.core.model import ChatRequest, Reasoning
 from pytest_toolcall.providers.base import Rejection
 from pytest_toolcall.providers._compat import minted, pieces
-from pytest_toolcall.providers.openai.dialect import (CREATED, OpenAIChat, _finish, _sse,
+from pytest_toolcall.providers.openai.dialect import (CREATED, OpenAIChat, _finish,
+                                                      _function_named, _objects, _sse,
                                                       with_wire_reasoning)
 from pytest_toolcall.providers.openai_responses.dialect import ServiceResponses
 from pytest_toolcall.providers.openrouter import errors as _errors
@@ -167,20 +168,19 @@ class OpenRouter(OpenAIChat):
         return self._validate_details(body)
 
     def _validate_details(self, body: Mapping[str, Any]) -> Rejection | None:
-        for msg in body.get("messages") or ():
-            if not isinstance(msg, Mapping) or msg.get("role") != "assistant":
+        # past a noted breach (issue 30) any field may have any shape: read the objects only
+        for msg in _objects(body.get("messages")):
+            if msg.get("role") != "assistant":
                 continue
-            ids = [c.get("id") for c in msg.get("tool_calls") or () if isinstance(c, Mapping)]
+            calls = _objects(msg.get("tool_calls"))
+            ids = [c["id"] for c in calls if isinstance(c.get("id"), str)]
             wanted = {self.signed_calls[i] for i in ids if i in self.signed_calls}
             if not wanted:
                 continue
-            details = msg.get("reasoning_details")
-            sent = {d.get("data") for d in details if isinstance(d, Mapping)
-                    and d.get("type") == "reasoning.encrypted"} if isinstance(details,
-                                                                               list) else set()
+            sent = {d["data"] for d in _objects(msg.get("reasoning_details"))
+                    if d.get("type") == "reasoning.encrypted" and isinstance(d.get("data"), str)}
             if not wanted <= sent:
-                name = next((c.get("function", {}).get("name") for c in msg["tool_calls"]
-                             if isinstance(c, Mapping)), "tool")
+                name = next((c["function"]["name"] for c in calls if _function_named(c)), "tool")
                 upstream = json.dumps({"error": {
                     "code": 400, "message": f"Unable to submit request because function call "
                     f"`default_api:{name}` in the 2. content block is missing a "

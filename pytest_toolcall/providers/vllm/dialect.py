@@ -60,7 +60,8 @@ from typing import Any
 from pytest_toolcall.cases import ErrorReply, StreamPlan, Turn
 from pytest_toolcall.providers.base import Rejection
 from pytest_toolcall.providers._compat import message_calls, reasoning_text, usage_tokens
-from pytest_toolcall.providers.openai.dialect import CREATED, OpenAIChat, _finish, _sse
+from pytest_toolcall.providers.openai.dialect import (CREATED, OpenAIChat, _finish,
+                                                      _function_named, _sse)
 from pytest_toolcall.providers.vllm import errors as _errors
 
 __all__ = [
@@ -186,11 +187,11 @@ class VLLM(OpenAIChat):
             return validation_error(f"Invalid value for `tool_choice`: {choice}! Only named "
                                     'tools, "none", "auto" or "required" are supported.',
                                     param="tool_choice", rule="tool_choice.value", items=items)
-        if isinstance(choice, Mapping):
+        if isinstance(choice, Mapping) and isinstance(body["tools"], list):  # else: a type error
             function = choice.get("function")
             name = function.get("name") if isinstance(function, Mapping) else None
-            names = {(t.get("function") or {}).get("name") for t in body["tools"]
-                     if isinstance(t, Mapping)}
+            names = {t["function"]["name"] for t in body["tools"]
+                     if isinstance(t, Mapping) and _function_named(t)}
             if isinstance(name, str) and name and name not in names:
                 return validation_error(TOOL_CHOICE_UNKNOWN, param="tool_choice",
                                         rule="tool_choice.unknown_tool", items=items)
