@@ -28,6 +28,13 @@ NEEDS = ("langgraph", "langchain", "langchain_openai")
 #: failing make some 5000 model calls; the cases run under the same policy with a cap a
 #: production agent would set (recursion_limit 9), as frameworks.md's conftest does
 CAP = 4
+#: the case deadline that ends loop.model_timeout's pinned hang (the frameworks set no read
+#: timeout, so the stalled call waits until it whatever the deadline): the verdict,
+#: loop.timeout, is the same at any deadline, a shorter one only sleeps less
+HANG = 0.5
+
+#: the SDK's backoff between its own retries is sleep no check reads (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("short_client_backoff")
 
 #: case id -> (clause, why the framework fails it under its honest profile); both frameworks
 #: share ToolNode, the Send-per-call routing and ChatOpenAI, and fail the same cases
@@ -96,7 +103,7 @@ def test_framework_under_its_own_policy(framework: str, case_id: str) -> None:
     shim, shipped = _loops()[framework]
     profile = shipped.model_copy(update={"max_iterations": CAP})
     if case_id == "loop.model_timeout":  # the pinned hang waits out the run's deadline
-        profile = profile.model_copy(update={"timeout": 2.0})
+        profile = profile.model_copy(update={"timeout": HANG})
     judge(case_id, _run(LOOP[case_id], shim(profile=profile), profile), SKIPS, GAPS)
 
 
