@@ -22,6 +22,10 @@ from tests.framework_matrix import judge, outcome
 
 LOOP = {case.id: case for case in loop_cases.CASES}
 
+#: the SDKs' backoff between their own retries is sleep no check reads (tests/conftest.py); the
+#: frameworks.md runs are in-process pytester runs, which keep the patched module
+pytestmark = pytest.mark.usefixtures("short_client_backoff")
+
 #: case id -> why pydantic-ai's own loop fails it under its honest profile: none since
 #: 2026-11-28 (loop.model_timeout passes; loop.sanitised_failures too, since loop.events takes
 #: the run's 'error' event for a crash that ends the run under crash_policy='abort')
@@ -99,8 +103,8 @@ def test_every_frameworks_md_section_is_run() -> None:
 #: appended to each frameworks.md conftest (whose toolcall_profile is renamed
 #: _docs_toolcall_profile, nothing else changed): a framework whose declared known gaps name
 #: loop.model_timeout hangs there until the case deadline, the 10 s default (LangChain and
-#: LangGraph: 20 of this test's 55 s, asleep); 2 s ends the same hang with the same verdict, as in
-#: tests/test_loop_shim_langgraph.py (and smolagents' rate-limit sleeps, pinned on the two
+#: LangGraph: 20 of this test's 55 s, asleep); 0.5 s ends the same hang with the same verdict, as
+#: in tests/test_loop_shim_langgraph.py (and smolagents' rate-limit sleeps, pinned on the two
 #: rate-limit cases). Every other case runs under the doc's profile untouched
 _SHORT_HANG = """
 
@@ -110,7 +114,7 @@ def _short_hang(_docs_toolcall_profile, request):
     if (request.node.name.startswith(("loop.model_timeout[", "loop.rate_limit_retries_bounded[",
                                       "loop.retry_after_capped["))
             and request.node.name.partition("[")[0] in profile.known_gaps):
-        return profile.model_copy(update={"timeout": 2.0})
+        return profile.model_copy(update={"timeout": 0.5})
     return profile
 """
 
