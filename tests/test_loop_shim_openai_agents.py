@@ -19,6 +19,8 @@ from tests.framework_matrix import judge, outcome
 
 NEEDS = "needs openai-agents (the `agents` package)"
 LOOP = {case.id: case for case in loop_cases.CASES}
+#: the openai SDK's backoff between its own retries is sleep no check reads (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("short_client_backoff")
 
 #: case id -> (clause, why openai-agents 0.24.0 fails it under its honest profile)
 OPENAI_AGENTS_GAPS: dict[str, tuple[str, str]] = {
