@@ -18,7 +18,7 @@ from pytest_toolcall.core.errors import UsageError
 from pytest_toolcall.run.runner import run_case
 from pytest_toolcall.shims._pydantic_ai_agent import PROFILE as PYDANTIC_AI_PROFILE
 from pytest_toolcall.shims._pydantic_ai_agent import PydanticAIAgentLoop
-from tests.framework_matrix import judge, outcome
+from tests.framework_matrix import FRAMEWORKS_MD, judge, outcome, run_frameworks_md
 
 LOOP = {case.id: case for case in loop_cases.CASES}
 
@@ -87,56 +87,32 @@ def test_pydantic_ai_agent_model_factories_are_checked() -> None:
 _run = outcome  # the case run as a user's CI runs it (tests/framework_matrix.py)
 
 
-FRAMEWORKS_MD = Path(__file__).parent.parent / "docs" / "frameworks.md"
 #: frameworks.md section -> the module its conftest needs
 FRAMEWORK_SECTIONS = {"pydantic-ai `Agent`": "pydantic_ai", "openai-agents `Runner`": "agents",
                       "LangChain `create_agent`": "langchain.agents",
                       "LangGraph `create_react_agent`": "langgraph.prebuilt",
                       "smolagents `ToolCallingAgent`": "smolagents"}
+#: the sections whose run is also the framework's run under its own policy, judged there against
+#: its pins (the same profile: the cross product runs once)
+RUN_WITH_PINS = {"LangChain `create_agent`": "tests/test_loop_shim_langgraph.py",
+                 "LangGraph `create_react_agent`": "tests/test_loop_shim_langgraph.py",
+                 "smolagents `ToolCallingAgent`": "tests/test_loop_shim_smolagents.py"}
 
 
 def test_every_frameworks_md_section_is_run() -> None:
     text = FRAMEWORKS_MD.read_text(encoding="utf-8")
-    assert re.findall(r"^## (.+)$", text, re.M) == list(FRAMEWORK_SECTIONS)
+    assert re.findall(r"^## (.+)$", text, re.MULTILINE) == list(FRAMEWORK_SECTIONS)
+    assert set(RUN_WITH_PINS) <= set(FRAMEWORK_SECTIONS)
+    for section, path in RUN_WITH_PINS.items():
+        test = (Path(__file__).parent.parent / path).read_text(encoding="utf-8")
+        assert f'"{section}"' in test and "run_frameworks_md(" in test, (section, path)
 
 
-#: appended to each frameworks.md conftest (whose toolcall_profile is renamed
-#: _docs_toolcall_profile, nothing else changed): a framework whose declared known gaps name
-#: loop.model_timeout hangs there until the case deadline, the 10 s default (LangChain and
-#: LangGraph: 20 of this test's 55 s, asleep); 0.5 s ends the same hang with the same verdict, as
-#: in tests/test_loop_shim_langgraph.py (and smolagents' rate-limit sleeps, pinned on the two
-#: rate-limit cases). Every other case runs under the doc's profile untouched
-_SHORT_HANG = """
-
-@pytest.fixture(name="toolcall_profile")
-def _short_hang(_docs_toolcall_profile, request):
-    profile = _docs_toolcall_profile
-    if (request.node.name.startswith(("loop.model_timeout[", "loop.rate_limit_retries_bounded[",
-                                      "loop.retry_after_capped["))
-            and request.node.name.partition("[")[0] in profile.known_gaps):
-        return profile.model_copy(update={"timeout": 0.5})
-    return profile
-"""
-
-
-@pytest.mark.parametrize("section", list(FRAMEWORK_SECTIONS))
+@pytest.mark.parametrize("section", [s for s in FRAMEWORK_SECTIONS if s not in RUN_WITH_PINS])
 def test_frameworks_md_fixtures_run_the_loop_family(pytester: pytest.Pytester,
+                                                   monkeypatch: pytest.MonkeyPatch,
                                                    section: str) -> None:
     """The one fixture docs/frameworks.md tells a user to write runs every loop case with no
     failure but the known gaps it lists (none counted as passes)."""
     pytest.importorskip(FRAMEWORK_SECTIONS[section], reason="needs the framework (dev extra)")
-    text = FRAMEWORKS_MD.read_text(encoding="utf-8")
-    body = re.search(rf"^## {re.escape(section)}\n(.*?)(?=^## |\Z)", text, re.M | re.S)
-    assert body, section
-    blocks = re.findall(r"^```python\n(# conftest.py\n.*?)^```", body.group(1), re.M | re.S)
-    assert len(blocks) == 1, f"frameworks.md '{section}': expected one conftest block"
-    assert blocks[0].count("\ndef toolcall_profile(") == 1, section
-    pytester.makeconftest(blocks[0].replace("\ndef toolcall_profile(",
-                                            "\ndef _docs_toolcall_profile(") + _SHORT_HANG)
-    result = pytester.runpytest("--toolcall-provider=openai", "--toolcall-cases=loop.*",
-                                "--toolcall-loop-model=fake", "-p", "no:cacheprovider",
-                                "-p", "no:randomly")
-    outcomes = result.parseoutcomes()
-    assert outcomes.get("passed", 0) >= len(LOOP) // 2, result.stdout.str()
-    assert "failed" not in outcomes and "errors" not in outcomes and "error" not in outcomes, \
-        result.stdout.str()
+    run_frameworks_md(pytester, monkeypatch, section, len(LOOP))
