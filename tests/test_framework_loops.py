@@ -18,7 +18,7 @@ from pytest_toolcall.core.errors import UsageError
 from pytest_toolcall.run.runner import run_case
 from pytest_toolcall.shims._pydantic_ai_agent import PROFILE as PYDANTIC_AI_PROFILE
 from pytest_toolcall.shims._pydantic_ai_agent import PydanticAIAgentLoop
-from tests.framework_matrix import FRAMEWORKS_MD, judge, outcome, run_frameworks_md
+from tests.framework_matrix import FRAMEWORKS_MD, judge_all, outcome, run_frameworks_md
 
 LOOP = {case.id: case for case in loop_cases.CASES}
 
@@ -44,14 +44,26 @@ PYDANTIC_AI_SKIPS = {
 }
 
 
-@pytest.mark.parametrize("case_id", sorted(LOOP))
-def test_pydantic_ai_agent_under_its_own_policy(case_id: str) -> None:
+def test_pydantic_ai_agent_under_its_own_policy(pytester: pytest.Pytester,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """docs/frameworks.md's fixture for pydantic-ai, run as a user's suite (no failure:
+    tests/framework_matrix.py run_frameworks_md), is the Agent under its shipped profile: each
+    case's verdict in that run is the one the pins say (skipped, the pinned gap, or passed).
+    One run for both: the same cases with the same profile ran twice before. loop.tool_timeout
+    and the cases of another dialect run here as before (the hung tool waits out 0.1 s)."""
     pytest.importorskip("pydantic_ai", reason="needs pydantic-ai-slim[openai] (dev extra)")
-    profile = PYDANTIC_AI_PROFILE
-    if case_id == "loop.tool_timeout":  # the hung tool waits out the timeout: keep it short
-        profile = profile.model_copy(update={"tool_timeout": 0.1})
-    judge(case_id, _run(LOOP[case_id], PydanticAIAgentLoop(profile=profile), profile),
-          PYDANTIC_AI_SKIPS, PYDANTIC_AI_GAPS)
+    seen = run_frameworks_md(pytester, monkeypatch, "pydantic-ai `Agent`", len(LOOP))
+    for case_id, (_outcome, loop, profile) in seen.items():
+        assert type(loop) is PydanticAIAgentLoop and loop.profile == profile, case_id
+        assert profile == PYDANTIC_AI_PROFILE, case_id
+    short = PYDANTIC_AI_PROFILE.model_copy(update={"tool_timeout": 0.1})
+    seen["loop.tool_timeout"] = (
+        _run(LOOP["loop.tool_timeout"], PydanticAIAgentLoop(profile=short), short), None, short)
+    for case_id in set(LOOP) - set(seen):
+        assert "openai" not in LOOP[case_id].dialects, case_id
+        seen[case_id] = (_run(LOOP[case_id], PydanticAIAgentLoop(profile=PYDANTIC_AI_PROFILE),
+                              PYDANTIC_AI_PROFILE), None, PYDANTIC_AI_PROFILE)
+    judge_all(seen, LOOP, PYDANTIC_AI_SKIPS, PYDANTIC_AI_GAPS)
 
 
 def test_pydantic_ai_fails_the_default_policy_where_it_differs() -> None:
@@ -87,32 +99,20 @@ def test_pydantic_ai_agent_model_factories_are_checked() -> None:
 _run = outcome  # the case run as a user's CI runs it (tests/framework_matrix.py)
 
 
-#: frameworks.md section -> the module its conftest needs
-FRAMEWORK_SECTIONS = {"pydantic-ai `Agent`": "pydantic_ai", "openai-agents `Runner`": "agents",
-                      "LangChain `create_agent`": "langchain.agents",
-                      "LangGraph `create_react_agent`": "langgraph.prebuilt",
-                      "smolagents `ToolCallingAgent`": "smolagents"}
-#: the sections whose run is also the framework's run under its own policy, judged there against
-#: its pins (the same profile: the cross product runs once)
-RUN_WITH_PINS = {"LangChain `create_agent`": "tests/test_loop_shim_langgraph.py",
-                 "LangGraph `create_react_agent`": "tests/test_loop_shim_langgraph.py",
-                 "smolagents `ToolCallingAgent`": "tests/test_loop_shim_smolagents.py"}
+#: frameworks.md section -> the test that runs its conftest as a user's suite
+#: (tests/framework_matrix.py run_frameworks_md) and judges each case's verdict in that run
+#: against the framework's pins: that run is the framework's own-policy run too, one cross
+#: product instead of two
+FRAMEWORK_SECTIONS = {"pydantic-ai `Agent`": "tests/test_framework_loops.py",
+                      "openai-agents `Runner`": "tests/test_loop_shim_openai_agents.py",
+                      "LangChain `create_agent`": "tests/test_loop_shim_langgraph.py",
+                      "LangGraph `create_react_agent`": "tests/test_loop_shim_langgraph.py",
+                      "smolagents `ToolCallingAgent`": "tests/test_loop_shim_smolagents.py"}
 
 
 def test_every_frameworks_md_section_is_run() -> None:
     text = FRAMEWORKS_MD.read_text(encoding="utf-8")
     assert re.findall(r"^## (.+)$", text, re.MULTILINE) == list(FRAMEWORK_SECTIONS)
-    assert set(RUN_WITH_PINS) <= set(FRAMEWORK_SECTIONS)
-    for section, path in RUN_WITH_PINS.items():
+    for section, path in FRAMEWORK_SECTIONS.items():
         test = (Path(__file__).parent.parent / path).read_text(encoding="utf-8")
         assert f'"{section}"' in test and "run_frameworks_md(" in test, (section, path)
-
-
-@pytest.mark.parametrize("section", [s for s in FRAMEWORK_SECTIONS if s not in RUN_WITH_PINS])
-def test_frameworks_md_fixtures_run_the_loop_family(pytester: pytest.Pytester,
-                                                   monkeypatch: pytest.MonkeyPatch,
-                                                   section: str) -> None:
-    """The one fixture docs/frameworks.md tells a user to write runs every loop case with no
-    failure but the known gaps it lists (none counted as passes)."""
-    pytest.importorskip(FRAMEWORK_SECTIONS[section], reason="needs the framework (dev extra)")
-    run_frameworks_md(pytester, monkeypatch, section, len(LOOP))
