@@ -68,9 +68,9 @@ HANG = 0.5
 #: appended to each frameworks.md conftest (whose toolcall_profile is renamed
 #: _docs_toolcall_profile, nothing else changed): a framework whose declared known gaps name
 #: loop.model_timeout hangs there until the case deadline, the 10 s default (LangChain and
-#: LangGraph: 20 of this test's 55 s, asleep); 0.5 s ends the same hang with the same verdict, as
-#: in tests/test_loop_shim_langgraph.py (and smolagents' rate-limit sleeps, pinned on the two
-#: rate-limit cases). Every other case runs under the doc's profile untouched
+#: LangGraph: 20 s per run, asleep); HANG ends the same hang with the same verdict
+#: (loop.timeout), and smolagents' pinned rate-limit sleeps of 120 s and more with the same
+#: clauses. Every other case runs under the doc's profile untouched
 _SHORT_HANG = f"""
 
 @pytest.fixture(name="toolcall_profile")
@@ -82,8 +82,6 @@ def _short_hang(_docs_toolcall_profile, request):
         return profile.model_copy(update={{"timeout": {HANG}}})
     return profile
 """
-#: the case ids _SHORT_HANG may shorten
-HANGS = ("loop.model_timeout", "loop.rate_limit_retries_bounded", "loop.retry_after_capped")
 
 
 def run_frameworks_md(pytester: Any, monkeypatch: Any, section: str,
