@@ -107,3 +107,28 @@ def one_ca_certificate(_one_certificate_file: Path, monkeypatch: pytest.MonkeyPa
     400 loads, 13 s of CPU, in the shim tests that build one client per case. No test does TLS
     (every endpoint is in-process or plain http on loopback), so what they check is the same."""
     monkeypatch.setenv("SSL_CERT_FILE", str(_one_certificate_file))
+
+
+#: the SDK clients whose own retries the framework tests run (their _base_client backoff)
+_BACKOFF_SDKS = ("openai", "anthropic")
+
+
+@pytest.fixture
+def short_client_backoff(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The openai and anthropic SDKs' own backoff between the retries they make without a
+    Retry-After (INITIAL_RETRY_DELAY 0.5 s doubled per retry, jittered: _base_client.py
+    _calculate_retry_timeout, read 2026-11-28 on openai 3.57.0 and anthropic 2.14.0) cut to
+    10 ms. A framework test's loop.model_error, loop.overloaded_retried and
+    loop.rate_limit_retries_bounded slept about 1.5 s per interface in it, and no check reads
+    it: the loop checks bound waits from above (loop.retry_cap, the case deadlines), and the
+    one lower bound (loop.retry_delay) is the Retry-After the SDK honours before any backoff,
+    which stays as the fake sends it. The retries themselves (how many, of what) are unchanged.
+    Imported here, before an in-process pytester run, so that the run keeps the patched module."""
+    import importlib
+
+    for sdk in _BACKOFF_SDKS:
+        try:
+            base = importlib.import_module(f"{sdk}._base_client")
+        except ImportError:  # the SDK is not installed: its tests skip
+            continue
+        monkeypatch.setattr(base, "INITIAL_RETRY_DELAY", 0.01)

@@ -18,9 +18,13 @@ from pytest_toolcall.core.errors import UsageError
 from pytest_toolcall.run.runner import run_case
 from pytest_toolcall.shims._pydantic_ai_agent import PROFILE as PYDANTIC_AI_PROFILE
 from pytest_toolcall.shims._pydantic_ai_agent import PydanticAIAgentLoop
-from tests.framework_matrix import judge, outcome
+from tests.framework_matrix import FRAMEWORKS_MD, judge_all, outcome, run_frameworks_md
 
 LOOP = {case.id: case for case in loop_cases.CASES}
+
+#: the SDKs' backoff between their own retries is sleep no check reads (tests/conftest.py); the
+#: frameworks.md runs are in-process pytester runs, which keep the patched module
+pytestmark = pytest.mark.usefixtures("short_client_backoff")
 
 #: case id -> why pydantic-ai's own loop fails it under its honest profile: none since
 #: 2026-11-28 (loop.model_timeout passes; loop.sanitised_failures too, since loop.events takes
@@ -40,14 +44,26 @@ PYDANTIC_AI_SKIPS = {
 }
 
 
-@pytest.mark.parametrize("case_id", sorted(LOOP))
-def test_pydantic_ai_agent_under_its_own_policy(case_id: str) -> None:
+def test_pydantic_ai_agent_under_its_own_policy(pytester: pytest.Pytester,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """docs/frameworks.md's fixture for pydantic-ai, run as a user's suite (no failure:
+    tests/framework_matrix.py run_frameworks_md), is the Agent under its shipped profile: each
+    case's verdict in that run is the one the pins say (skipped, the pinned gap, or passed).
+    One run for both: the same cases with the same profile ran twice before. loop.tool_timeout
+    and the cases of another dialect run here as before (the hung tool waits out 0.1 s)."""
     pytest.importorskip("pydantic_ai", reason="needs pydantic-ai-slim[openai] (dev extra)")
-    profile = PYDANTIC_AI_PROFILE
-    if case_id == "loop.tool_timeout":  # the hung tool waits out the timeout: keep it short
-        profile = profile.model_copy(update={"tool_timeout": 0.1})
-    judge(case_id, _run(LOOP[case_id], PydanticAIAgentLoop(profile=profile), profile),
-          PYDANTIC_AI_SKIPS, PYDANTIC_AI_GAPS)
+    seen = run_frameworks_md(pytester, monkeypatch, "pydantic-ai `Agent`", len(LOOP))
+    for case_id, (_outcome, loop, profile) in seen.items():
+        assert type(loop) is PydanticAIAgentLoop and loop.profile == profile, case_id
+        assert profile == PYDANTIC_AI_PROFILE, case_id
+    short = PYDANTIC_AI_PROFILE.model_copy(update={"tool_timeout": 0.1})
+    seen["loop.tool_timeout"] = (
+        _run(LOOP["loop.tool_timeout"], PydanticAIAgentLoop(profile=short), short), None, short)
+    for case_id in set(LOOP) - set(seen):
+        assert "openai" not in LOOP[case_id].dialects, case_id
+        seen[case_id] = (_run(LOOP[case_id], PydanticAIAgentLoop(profile=PYDANTIC_AI_PROFILE),
+                              PYDANTIC_AI_PROFILE), None, PYDANTIC_AI_PROFILE)
+    judge_all(seen, LOOP, PYDANTIC_AI_SKIPS, PYDANTIC_AI_GAPS)
 
 
 def test_pydantic_ai_fails_the_default_policy_where_it_differs() -> None:
@@ -83,56 +99,20 @@ def test_pydantic_ai_agent_model_factories_are_checked() -> None:
 _run = outcome  # the case run as a user's CI runs it (tests/framework_matrix.py)
 
 
-FRAMEWORKS_MD = Path(__file__).parent.parent / "docs" / "frameworks.md"
-#: frameworks.md section -> the module its conftest needs
-FRAMEWORK_SECTIONS = {"pydantic-ai `Agent`": "pydantic_ai", "openai-agents `Runner`": "agents",
-                      "LangChain `create_agent`": "langchain.agents",
-                      "LangGraph `create_react_agent`": "langgraph.prebuilt",
-                      "smolagents `ToolCallingAgent`": "smolagents"}
+#: frameworks.md section -> the test that runs its conftest as a user's suite
+#: (tests/framework_matrix.py run_frameworks_md) and judges each case's verdict in that run
+#: against the framework's pins: that run is the framework's own-policy run too, one cross
+#: product instead of two
+FRAMEWORK_SECTIONS = {"pydantic-ai `Agent`": "tests/test_framework_loops.py",
+                      "openai-agents `Runner`": "tests/test_loop_shim_openai_agents.py",
+                      "LangChain `create_agent`": "tests/test_loop_shim_langgraph.py",
+                      "LangGraph `create_react_agent`": "tests/test_loop_shim_langgraph.py",
+                      "smolagents `ToolCallingAgent`": "tests/test_loop_shim_smolagents.py"}
 
 
 def test_every_frameworks_md_section_is_run() -> None:
     text = FRAMEWORKS_MD.read_text(encoding="utf-8")
-    assert re.findall(r"^## (.+)$", text, re.M) == list(FRAMEWORK_SECTIONS)
-
-
-#: appended to each frameworks.md conftest (whose toolcall_profile is renamed
-#: _docs_toolcall_profile, nothing else changed): a framework whose declared known gaps name
-#: loop.model_timeout hangs there until the case deadline, the 10 s default (LangChain and
-#: LangGraph: 20 of this test's 55 s, asleep); 2 s ends the same hang with the same verdict, as in
-#: tests/test_loop_shim_langgraph.py (and smolagents' rate-limit sleeps, pinned on the two
-#: rate-limit cases). Every other case runs under the doc's profile untouched
-_SHORT_HANG = """
-
-@pytest.fixture(name="toolcall_profile")
-def _short_hang(_docs_toolcall_profile, request):
-    profile = _docs_toolcall_profile
-    if (request.node.name.startswith(("loop.model_timeout[", "loop.rate_limit_retries_bounded[",
-                                      "loop.retry_after_capped["))
-            and request.node.name.partition("[")[0] in profile.known_gaps):
-        return profile.model_copy(update={"timeout": 2.0})
-    return profile
-"""
-
-
-@pytest.mark.parametrize("section", list(FRAMEWORK_SECTIONS))
-def test_frameworks_md_fixtures_run_the_loop_family(pytester: pytest.Pytester,
-                                                   section: str) -> None:
-    """The one fixture docs/frameworks.md tells a user to write runs every loop case with no
-    failure but the known gaps it lists (none counted as passes)."""
-    pytest.importorskip(FRAMEWORK_SECTIONS[section], reason="needs the framework (dev extra)")
-    text = FRAMEWORKS_MD.read_text(encoding="utf-8")
-    body = re.search(rf"^## {re.escape(section)}\n(.*?)(?=^## |\Z)", text, re.M | re.S)
-    assert body, section
-    blocks = re.findall(r"^```python\n(# conftest.py\n.*?)^```", body.group(1), re.M | re.S)
-    assert len(blocks) == 1, f"frameworks.md '{section}': expected one conftest block"
-    assert blocks[0].count("\ndef toolcall_profile(") == 1, section
-    pytester.makeconftest(blocks[0].replace("\ndef toolcall_profile(",
-                                            "\ndef _docs_toolcall_profile(") + _SHORT_HANG)
-    result = pytester.runpytest("--toolcall-provider=openai", "--toolcall-cases=loop.*",
-                                "--toolcall-loop-model=fake", "-p", "no:cacheprovider",
-                                "-p", "no:randomly")
-    outcomes = result.parseoutcomes()
-    assert outcomes.get("passed", 0) >= len(LOOP) // 2, result.stdout.str()
-    assert "failed" not in outcomes and "errors" not in outcomes and "error" not in outcomes, \
-        result.stdout.str()
+    assert re.findall(r"^## (.+)$", text, re.MULTILINE) == list(FRAMEWORK_SECTIONS)
+    for section, path in FRAMEWORK_SECTIONS.items():
+        test = (Path(__file__).parent.parent / path).read_text(encoding="utf-8")
+        assert f'"{section}"' in test and "run_frameworks_md(" in test, (section, path)

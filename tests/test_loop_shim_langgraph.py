@@ -17,7 +17,7 @@ import pytest_toolcall.conformance.loop as loop_cases
 from pytest_toolcall import Profile
 from pytest_toolcall.core.errors import ConformanceFailure, UsageError
 from pytest_toolcall.run.runner import run_case
-from tests.framework_matrix import judge, outcome
+from tests.framework_matrix import HANG, judge_all, outcome, run_frameworks_md
 
 LOOP = {case.id: case for case in loop_cases.CASES}
 
@@ -28,6 +28,9 @@ NEEDS = ("langgraph", "langchain", "langchain_openai")
 #: failing make some 5000 model calls; the cases run under the same policy with a cap a
 #: production agent would set (recursion_limit 9), as frameworks.md's conftest does
 CAP = 4
+
+#: the SDK's backoff between its own retries is sleep no check reads (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("short_client_backoff")
 
 #: case id -> (clause, why the framework fails it under its honest profile); both frameworks
 #: share ToolNode, the Send-per-call routing and ChatOpenAI, and fail the same cases
@@ -90,14 +93,34 @@ def _loops() -> dict[str, tuple[Any, Profile]]:
 _run = outcome  # the case run as a user's CI runs it (tests/framework_matrix.py)
 
 
-@pytest.mark.parametrize("case_id", sorted(LOOP))
+#: framework -> its docs/frameworks.md section, whose fixture is the profile below
+SECTIONS = {"langchain_agent": "LangChain `create_agent`",
+            "langgraph_react": "LangGraph `create_react_agent`"}
+
+
 @pytest.mark.parametrize("framework", ["langchain_agent", "langgraph_react"])
-def test_framework_under_its_own_policy(framework: str, case_id: str) -> None:
+def test_framework_under_its_own_policy(pytester: pytest.Pytester,
+                                        monkeypatch: pytest.MonkeyPatch, framework: str) -> None:
+    """docs/frameworks.md's fixture for the framework, run as a user's suite (no failure but
+    the known gaps it lists: tests/framework_matrix.py run_frameworks_md), is the framework's
+    shim under its shipped profile capped at CAP, the hang of loop.model_timeout ended at HANG:
+    each case's verdict in that run is the one the pins say (skipped, the pinned clause, or
+    passed). One run for both: the same cases with the same profile ran twice before."""
     shim, shipped = _loops()[framework]
+    seen = run_frameworks_md(pytester, monkeypatch, SECTIONS[framework], len(LOOP))
+    for case_id, (_outcome, loop, profile) in seen.items():
+        expected = shipped.model_copy(update={"max_iterations": CAP})
+        if case_id == "loop.model_timeout":  # the pinned hang waits out the run's deadline
+            expected = expected.model_copy(update={"timeout": HANG})
+        assert type(loop) is shim and loop.profile == profile, case_id
+        assert profile.model_copy(update={"known_gaps": {}}) == expected, case_id
+        assert set(profile.known_gaps) == set(GAPS), case_id
+    # the cases of another dialect, which the docs' openai run does not select, run here
     profile = shipped.model_copy(update={"max_iterations": CAP})
-    if case_id == "loop.model_timeout":  # the pinned hang waits out the run's deadline
-        profile = profile.model_copy(update={"timeout": 2.0})
-    judge(case_id, _run(LOOP[case_id], shim(profile=profile), profile), SKIPS, GAPS)
+    for case_id in set(LOOP) - set(seen):
+        assert "openai" not in LOOP[case_id].dialects, case_id
+        seen[case_id] = (_run(LOOP[case_id], shim(profile=profile), profile), None, profile)
+    judge_all(seen, LOOP, SKIPS, GAPS)
 
 
 def test_pins_name_real_cases() -> None:

@@ -15,10 +15,12 @@ import pytest_toolcall.conformance.loop as loop_cases
 from pytest_toolcall.core.errors import ConformanceFailure, UsageError
 from pytest_toolcall.run.runner import run_case
 from pytest_toolcall.shims._openai_agents import PROFILE, OpenAIAgentsLoop
-from tests.framework_matrix import judge, outcome
+from tests.framework_matrix import judge_all, outcome, run_frameworks_md
 
 NEEDS = "needs openai-agents (the `agents` package)"
 LOOP = {case.id: case for case in loop_cases.CASES}
+#: the openai SDK's backoff between its own retries is sleep no check reads (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("short_client_backoff")
 
 #: case id -> (clause, why openai-agents 0.24.0 fails it under its honest profile)
 OPENAI_AGENTS_GAPS: dict[str, tuple[str, str]] = {
@@ -48,16 +50,30 @@ OPENAI_AGENTS_SKIPS = {
 _run = outcome  # the case run as a user's CI runs it (tests/framework_matrix.py)
 
 
-@pytest.mark.parametrize("case_id", sorted(LOOP))
-def test_openai_agents_runner_under_its_own_policy(case_id: str) -> None:
+def test_openai_agents_runner_under_its_own_policy(pytester: pytest.Pytester,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """docs/frameworks.md's fixture for openai-agents, run as a user's suite (no failure but
+    the known gaps it lists: tests/framework_matrix.py run_frameworks_md), is the Runner under
+    its shipped profile: each case's verdict in that run is the one the pins say (skipped for
+    the pinned capability, the pinned clause, or passed). One run for both: the same cases with
+    the same profile ran twice before. loop.tool_timeout and the cases of another dialect run
+    here as before (the hung tool waits out a 0.1 s timeout)."""
     pytest.importorskip("agents", reason=NEEDS)
-    profile = PROFILE
-    if case_id == "loop.tool_timeout":  # the hung tool waits out the timeout: keep it short
-        profile = profile.model_copy(update={"tool_timeout": 0.1})
-    run = _run(LOOP[case_id], OpenAIAgentsLoop(profile=profile), profile)
-    judge(case_id, run, OPENAI_AGENTS_SKIPS, OPENAI_AGENTS_GAPS)
-    if case_id in OPENAI_AGENTS_SKIPS:
-        assert repr(OPENAI_AGENTS_SKIPS[case_id]) in str(run), str(run)
+    seen = run_frameworks_md(pytester, monkeypatch, "openai-agents `Runner`", len(LOOP))
+    for case_id, (_outcome, loop, profile) in seen.items():
+        assert type(loop) is OpenAIAgentsLoop and loop.profile == profile, case_id
+        assert profile.model_copy(update={"known_gaps": {}}) == PROFILE, case_id
+        assert set(profile.known_gaps) == set(OPENAI_AGENTS_GAPS), case_id
+    short = PROFILE.model_copy(update={"tool_timeout": 0.1})
+    seen["loop.tool_timeout"] = (
+        _run(LOOP["loop.tool_timeout"], OpenAIAgentsLoop(profile=short), short), None, short)
+    for case_id in set(LOOP) - set(seen):
+        assert "openai" not in LOOP[case_id].dialects, case_id
+        seen[case_id] = (_run(LOOP[case_id], OpenAIAgentsLoop(profile=PROFILE), PROFILE), None,
+                         PROFILE)
+    judge_all(seen, LOOP, OPENAI_AGENTS_SKIPS, OPENAI_AGENTS_GAPS)
+    for case_id, capability in OPENAI_AGENTS_SKIPS.items():
+        assert repr(capability) in str(seen[case_id][0]), str(seen[case_id][0])
 
 
 def test_the_pins_and_skips_name_real_cases() -> None:
