@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_toolcall.core.redact import mask
+from pytest_toolcall.core.redact import clip, mask
 
 __all__ = [
     "CaseDefinitionError",
@@ -250,5 +250,4 @@ def retry_after_seconds(headers: Any, body: Any = None) -> float | None:
 
 
 def _short(value: Any, limit: int = 400) -> str:
-    text = value if isinstance(value, str) else repr(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return clip(value, limit, "…")  # masked, then cut: a cut inside a secret would show its start
