@@ -31,15 +31,16 @@ a suite item.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
-__all__ = ["MIN_PREFIX", "PLANTED", "PLANTED_LABEL", "clip", "env_secrets", "forget", "known",
-           "mask", "mask_url", "register", "secret_name"]
+__all__ = ["MIN_PREFIX", "PLANTED", "PLANTED_LABEL", "clip", "env_secrets", "forget", "isolated",
+           "known", "mask", "mask_url", "register", "secret_name"]
 
 #: the secret the kit plants in crashing tools' text (``pytest_toolcall.cases.tools.SECRET``); it
 #: must never reach the model, the client or anything the kit writes
@@ -131,6 +132,23 @@ def forget(value: str) -> None:
     with _lock:
         _version[0] += 1
         _registered.pop(value, None)
+
+
+@contextlib.contextmanager
+def isolated() -> Iterator[dict[str, str]]:
+    """An empty registry for the block, the one before put back after it (tests: what a test
+    registers must not mask the values another test compares, issue 35)."""
+    with _lock:
+        saved = dict(_registered)
+        _registered.clear()
+        _version[0] += 1
+    try:
+        yield _registered
+    finally:
+        with _lock:
+            _registered.clear()
+            _registered.update(saved)
+            _version[0] += 1
 
 
 def _url_passwords(text: str) -> list[str]:
