@@ -349,3 +349,46 @@ def test_guards_datagrams_without_an_address_and_lookups_by_address(
         with pytest.raises(NetworkBlocked, match="198.51.100.1"):
             socket.getnameinfo(("198.51.100.1",), 0)
     assert attempts[0].port is None
+
+
+def test_guards_every_lookup_and_datagram_route_is_patched(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each name lookup function and each datagram method the block names is replaced while it
+    is on: a dropped entry of its tables, or a replacement that checks nothing, goes through."""
+    reached: list[str] = []
+    for name in netguard._FUNCTIONS:
+        monkeypatch.setattr(socket, name, lambda *a, _n=name, **k: reached.append(_n))
+    calls = {"gethostbyname": ("203.0.113.9",), "gethostbyname_ex": ("203.0.113.9",),
+             "gethostbyaddr": ("203.0.113.9",), "getnameinfo": (("203.0.113.9", 1), 0),
+             "getaddrinfo": ("203.0.113.9", 1)}
+    assert set(calls) == set(netguard._FUNCTIONS)
+    with block_network() as attempts:
+        for name, args in calls.items():
+            with pytest.raises(NetworkBlocked, match=f"203.0.113.9.*\\({name}\\)"):
+                getattr(socket, name)(*args)
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp:
+            for send in (lambda: udp.sendto(b"x", ("203.0.113.9", 9)),
+                         lambda: udp.sendmsg([b"x"], [], 0, ("203.0.113.9", 9))):
+                with pytest.raises(NetworkBlocked, match="datagram to 203.0.113.9:9"):
+                    send()
+    assert reached == [] and len(attempts) == 7
+
+
+def test_guards_what_the_block_lets_through_returns_what_the_call_returns() -> None:
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as receiver:
+        receiver.bind(("127.0.0.1", 0))
+        port = receiver.getsockname()[1]
+        with kit_port(port), block_network() as attempts, socket.socket(
+                socket.AF_INET, socket.SOCK_DGRAM) as sender:
+            assert sender.sendto(b"abc", ("127.0.0.1", port)) == 3
+            assert sender.sendto(b"abcd", 0, ("127.0.0.1", port)) == 4
+            assert sender.sendmsg([b"ab"], [], 0, ("127.0.0.1", port)) == 2
+            assert socket.gethostbyname("localhost") == "127.0.0.1"
+            assert socket.gethostbyname_ex("127.0.0.1")[2] == ["127.0.0.1"]
+            assert socket.gethostbyaddr("127.0.0.1")[2] == ["127.0.0.1"]
+            assert socket.getnameinfo(("127.0.0.1", 80), socket.NI_NUMERICHOST
+                                      | socket.NI_NUMERICSERV) == ("127.0.0.1", "80")
+            assert socket.getaddrinfo("127.0.0.1", 80, type=socket.SOCK_STREAM)[0][4][:2] == (
+                "127.0.0.1", 80)
+        assert attempts == []
+        receiver.settimeout(5)
+        assert [receiver.recv(8) for _ in range(3)] == [b"abc", b"abcd", b"ab"]
