@@ -269,7 +269,11 @@ def _run_forked(module_name: str, source: str | None, tests: list[str],
                 _apply_in_process(module_name, source)
             import pytest
 
-            code = int(pytest.main(["-x", "-q", "-p", "no:cacheprovider", "--no-header",
+            # no tracebacks (a broken mask fails every report: formatting them is most of a
+            # killed mutant's time) and only the plugins the guard tests need
+            os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+            code = int(pytest.main(["-x", "-q", "--tb=no", "-p", "no:cacheprovider",
+                                    "-p", "pytest_toolcall.plugin", "--no-header",
                                     "-k", SELECT, *tests]))
         except BaseException:  # noqa: BLE001 - a mutant that breaks the import: killed
             code = 3
@@ -298,6 +302,8 @@ def main() -> int:
     parser.add_argument("--file", choices=sorted(FILES), action="append")
     parser.add_argument("--list", action="store_true", help="list the mutants and stop")
     parser.add_argument("--only", type=int, action="append", help="run mutant N only")
+    parser.add_argument("--every", type=int, default=1,
+                        help="a systematic sample: mutants 1, 1+K, 1+2K, ... (default: all)")
     parser.add_argument("--timeout", type=float, default=120.0)
     parser.add_argument("--json", type=Path)
     parser.add_argument("--tests", nargs="*", default=None, help="test files (default: TESTS)")
@@ -345,7 +351,7 @@ def main() -> int:
                 continue
             killed, survived, equivalent = [], [], []
             for m in found:
-                if args.only and m.index not in args.only:
+                if args.only and m.index not in args.only or (m.index - 1) % args.every:
                     continue
                 verdict, took = _run_forked(module_name, ast.unparse(m.tree) + "\n", tests,
                                             args.timeout)
