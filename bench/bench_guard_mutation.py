@@ -58,7 +58,26 @@ SELECT = ("guards or mask or redact or credential or lose or secret or password 
 TARGET = 0.95
 
 #: survivors no test can kill, by file -> description -> why
-EQUIVALENT: dict[str, dict[str, str]] = {"redact": {}, "netguard": {}}
+EQUIVALENT: dict[str, dict[str, str]] = {
+    "redact": {
+        "L95: statement -> pass: name = str(name)":
+            "every caller passes a str (environment, header and query names; JSON keys go "
+            "through str() first): str() of a str is the same text",
+        "L47: 'sk-tc-PLANTED-9f8e7d6c5b4a3928' -> 'XX..XX'":
+            "the planted value itself: cases.tools.SECRET is the same object, so the kit "
+            "plants and masks the changed value alike; no behaviour depends on its text",
+    },
+    "netguard": {
+        "L135: return None":
+            "_connect: socket.connect returns None, so returning None changes nothing",
+        "L79: return None":
+            "_is_loopback's 'return False' as None: the result is only read as a truth value",
+        "L87: 'connection' -> 'XX..XX'":
+            "_Guard.refuse's default kind: every caller passes a kind",
+        "L88: '' -> 'XX..XX'":
+            "_Guard.refuse's default via: every caller passes one",
+    },
+}
 
 
 class _Mutant:

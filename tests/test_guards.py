@@ -236,8 +236,8 @@ def server() -> Iterator[socket.socket]:
 
 def test_guards_connect_ex_is_refused_too(server: socket.socket) -> None:
     port = server.getsockname()[1]
-    with socket.socket() as client, block_network("replay") as attempts, pytest.raises(
-            NetworkBlocked, match=f"blocked a connection to 127.0.0.1:{port}"):
+    with socket.socket() as client, block_network() as attempts, pytest.raises(
+            NetworkBlocked, match=f"^blocked a connection to 127.0.0.1:{port}: replay never "):
         client.connect_ex(("127.0.0.1", port))
     assert [(a.host, a.port, a.kind) for a in attempts] == [("127.0.0.1", port, "connection")]
     with socket.socket() as client:  # negative control: outside the block it connects
@@ -392,3 +392,13 @@ def test_guards_what_the_block_lets_through_returns_what_the_call_returns() -> N
         assert attempts == []
         receiver.settimeout(5)
         assert [receiver.recv(8) for _ in range(3)] == [b"abc", b"abcd", b"ab"]
+
+
+def test_guards_getnameinfo_checks_address_tuples_only() -> None:
+    """Anything but a non-empty tuple is passed on, to fail as it fails without the block."""
+    for sockaddr in ((), ["203.0.113.9", 1], "203.0.113.9"):
+        with pytest.raises(TypeError) as unblocked:
+            socket.getnameinfo(sockaddr, 0)  # type: ignore[arg-type]
+        with block_network() as attempts, pytest.raises(TypeError) as blocked:
+            socket.getnameinfo(sockaddr, 0)  # type: ignore[arg-type]
+        assert str(blocked.value) == str(unblocked.value) and attempts == [], sockaddr
