@@ -402,3 +402,16 @@ def test_guards_getnameinfo_checks_address_tuples_only() -> None:
         with block_network() as attempts, pytest.raises(TypeError) as blocked:
             socket.getnameinfo(sockaddr, 0)  # type: ignore[arg-type]
         assert str(blocked.value) == str(unblocked.value) and attempts == [], sockaddr
+
+
+def test_guards_an_isolated_registry_starts_empty_and_gives_back_the_one_before() -> None:
+    outside = "outside-secret-0123456"
+    with redact.isolated():
+        redact.register(outside, "outside")
+        assert redact.mask(outside, NO_ENV) == "[redacted: outside]"
+        with redact.isolated() as inner:
+            assert inner == {}
+            assert redact.mask(outside, NO_ENV) == outside  # the cached matcher follows
+            redact.register("inside-secret-0123456", "inside")
+        assert redact.mask(f"{outside} inside-secret-0123456", NO_ENV) == (
+            "[redacted: outside] inside-secret-0123456")
