@@ -322,6 +322,8 @@ def test_guards_lookups_of_loopback_names_and_of_no_name(monkeypatch: pytest.Mon
 def test_guards_a_refusal_names_what_was_refused() -> None:
     error = NetworkBlocked("h.example", None, "replaying x")
     assert str(error).startswith("blocked a connection to h.example: replaying x never reaches")
+    error = NetworkBlocked("h.example", "", "replaying x")
+    assert str(error).startswith("blocked a connection to h.example: replaying x never reaches")
     error = NetworkBlocked("h.example", 0, "replaying x", "name lookup", "gethostbyname")
     assert str(error).startswith("blocked a name lookup of h.example (gethostbyname): ")
     assert (error.host, error.port, error.kind) == ("h.example", 0, "name lookup")
