@@ -79,6 +79,12 @@ EQUIVALENT: dict[str, dict[str, str]] = {
             "_Guard.refuse's default kind: every caller passes a kind",
         "L88: '' -> 'XX..XX'":
             "_Guard.refuse's default via: every caller passes one",
+        "L95: '' -> 'XX..XX'":
+            "the host _Guard.allowed returns for a Unix socket, which it allows: an allowed "
+            "address's host is never read",
+        "L77: '%' -> 'XX..XX'":
+            "the scope id cut from an IPv6 address: Python 3.9+ ipaddress reads '::1%lo' "
+            "itself, and an IPv4 address has none",
     },
 }
 

@@ -365,7 +365,8 @@ def test_guards_every_lookup_and_datagram_route_is_patched(monkeypatch: pytest.M
     assert set(calls) == set(netguard._FUNCTIONS)
     with block_network() as attempts:
         for name, args in calls.items():
-            with pytest.raises(NetworkBlocked, match=f"203.0.113.9.*\\({name}\\)"):
+            port = ":1" if len(args) == 2 else ""
+            with pytest.raises(NetworkBlocked, match=f"of 203.0.113.9{port} \\({name}\\): "):
                 getattr(socket, name)(*args)
         with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp:
             for send in (lambda: udp.sendto(b"x", ("203.0.113.9", 9)),
@@ -417,3 +418,19 @@ def test_guards_an_isolated_registry_starts_empty_and_gives_back_the_one_before(
             redact.register("inside-secret-0123456", "inside")
         assert redact.mask(f"{outside} inside-secret-0123456", NO_ENV) == (
             "[redacted: outside] inside-secret-0123456")
+
+
+def test_guards_an_address_without_a_port_and_a_class_method_put_back(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    with block_network() as attempts, socket.socket() as client, pytest.raises(
+            NetworkBlocked, match="^blocked a connection to 203.0.113.9: "):
+        client.connect(("203.0.113.9",))
+    assert attempts[0].port is None
+
+    def own_connect(self: socket.socket, address: object) -> str:
+        return "the class's own"
+
+    monkeypatch.setattr(socket.socket, "connect", own_connect, raising=False)
+    with block_network():
+        assert socket.socket.connect is not own_connect
+    assert vars(socket.socket)["connect"] is own_connect  # what the block found, put back
