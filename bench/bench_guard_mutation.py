@@ -66,6 +66,9 @@ EQUIVALENT: dict[str, dict[str, str]] = {
         "L47: 'sk-tc-PLANTED-9f8e7d6c5b4a3928' -> 'XX..XX'":
             "the planted value itself: cases.tools.SECRET is the same object, so the kit "
             "plants and masks the changed value alike; no behaviour depends on its text",
+        "L100: return None":
+            "secret_name's 'return False' for a name without words as None: read as a truth "
+            "value only",
         "L78: 0 -> 1":
             "the registry's first version number: it is only compared with itself, to tell "
             "that the registry changed",

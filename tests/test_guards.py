@@ -38,6 +38,7 @@ def test_guards_register_stores_the_value_with_no_environment_behind_it(
     assert registry == {secret: "gateway key"}
     assert redact.mask(f"key {secret}", NO_ENV) == "key [redacted: gateway key]"
     assert redact.known(NO_ENV)[secret] == "gateway key"
+    assert redact.known()[secret] == "gateway key"  # the process's own environment
     assert redact.mask(f"key {secret}") == "key [redacted: gateway key]"  # os.environ's cache
     redact.register(secret, "another label")  # the first label stays
     assert redact.mask(secret, NO_ENV) == "[redacted: gateway key]"
@@ -53,6 +54,7 @@ def test_guards_register_refuses_what_is_no_secret(registry: dict[str, str]) -> 
     redact.register("[redacted: planted secret]", "a mark")
     redact.register("<redacted>", "the cassette mark", min_length=4)
     redact.register("abc", "below the URL floor", min_length=1)
+    redact.register(12345678, "a number")  # type: ignore[arg-type]
     assert registry == {}
     assert redact.mask("None of them: seven77 abc", NO_ENV) == "None of them: seven77 abc"
     redact.register("abcd", "four", min_length=4)  # a URL password's floor
@@ -434,3 +436,13 @@ def test_guards_an_address_without_a_port_and_a_class_method_put_back(
     with block_network():
         assert socket.socket.connect is not own_connect
     assert vars(socket.socket)["connect"] is own_connect  # what the block found, put back
+
+
+def test_guards_the_first_mask_of_a_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nothing cached yet (a process's first mask, its environment's own)."""
+    monkeypatch.setattr(redact, "_cache", {"key": None})
+    monkeypatch.setenv("PYTEST_CURRENT_TEST", "tests/test_x.py::test_y (call)")
+    assert redact.mask(f"plain text, {redact.PLANTED}") == "plain text, [redacted: planted secret]"
+    monkeypatch.setattr(redact, "_cache", {"key": None})
+    monkeypatch.delenv("PYTEST_CURRENT_TEST")
+    assert redact.mask("plain text") == "plain text"
