@@ -371,9 +371,11 @@ def test_guards_every_lookup_and_datagram_route_is_patched(monkeypatch: pytest.M
             with pytest.raises(NetworkBlocked, match=f"of 203.0.113.9{port} \\({name}\\): "):
                 getattr(socket, name)(*args)
         with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp:
-            for send in (lambda: udp.sendto(b"x", ("203.0.113.9", 9)),
-                         lambda: udp.sendmsg([b"x"], [], 0, ("203.0.113.9", 9))):
-                with pytest.raises(NetworkBlocked, match="datagram to 203.0.113.9:9"):
+            for via, send in (("sendto", lambda: udp.sendto(b"x", ("203.0.113.9", 9))),
+                              ("sendmsg", lambda: udp.sendmsg([b"x"], [], 0,
+                                                              ("203.0.113.9", 9)))):
+                with pytest.raises(NetworkBlocked,
+                                   match=f"datagram to 203.0.113.9:9 \\({via}\\): "):
                     send()
     assert reached == [] and len(attempts) == 7
 
