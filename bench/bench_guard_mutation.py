@@ -69,6 +69,10 @@ EQUIVALENT: dict[str, dict[str, str]] = {
         "L100: return None":
             "secret_name's 'return False' for a name without words as None: read as a truth "
             "value only",
+        "L125: 1 -> 2":
+            "register bumps the registry's version by 2: only a change of it is read",
+        "L144: 1 -> 2": "isolated() bumps the version by 2: only a change of it is read",
+        "L151: 1 -> 2": "isolated() bumps the version by 2: only a change of it is read",
         "L78: 0 -> 1":
             "the registry's first version number: it is only compared with itself, to tell "
             "that the registry changed",

@@ -56,6 +56,10 @@ def test_guards_register_refuses_what_is_no_secret(registry: dict[str, str]) -> 
     redact.register("abc", "below the URL floor", min_length=1)
     redact.register(12345678, "a number")  # type: ignore[arg-type]
     assert registry == {}
+    redact.register(b"bytes-secret-\xff-0123", "bytes")  # not UTF-8: read as it decodes
+    assert registry == {"bytes-secret-\ufffd-0123": "bytes"}
+    registry.clear()
+    assert registry == {}
     assert redact.mask("None of them: seven77 abc", NO_ENV) == "None of them: seven77 abc"
     redact.register("abcd", "four", min_length=4)  # a URL password's floor
     assert registry == {"abcd": "four"}
@@ -89,7 +93,8 @@ def test_guards_register_masks_a_url_password_of_four_characters(
     "OPENAI_API_KEY", "GH_TOKEN", "VENDOR_SECRET", "SMTP_PASSWORD", "DB_PASSWD",
     "GOOGLE_APPLICATION_CREDENTIALS", "SSH_PASSPHRASE", "GH_PAT", "SENTRY_DSN", "DSN",
     "DATABASE_URL", "HELICONE_AUTH", "PROXY_AUTHORIZATION", "APP_SESSION", "apiKey",
-    "x-api-key", "user_token", "clientSecret", "APIKey", "api_\u212aey"])
+    "x-api-key", "user_token", "clientSecret", "APIKey", "api_\u212aey", "cookie",
+    "X_AUTHENTICATION"])
 def test_guards_secret_names(name: str) -> None:
     assert redact.secret_name(name)
     value = "value-of-the-secret-0123"
