@@ -73,6 +73,9 @@ EQUIVALENT: dict[str, dict[str, str]] = {
             "register bumps the registry's version by 2: only a change of it is read",
         "L144: 1 -> 2": "isolated() bumps the version by 2: only a change of it is read",
         "L151: 1 -> 2": "isolated() bumps the version by 2: only a change of it is read",
+        "L253: 0 -> 1":
+            "the longest start found so far begins at 1 instead of 0: every start compared "
+            "is MIN_PREFIX (8) characters or more",
         "L78: 0 -> 1":
             "the registry's first version number: it is only compared with itself, to tell "
             "that the registry changed",

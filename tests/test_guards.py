@@ -453,3 +453,12 @@ def test_guards_the_first_mask_of_a_process(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setattr(redact, "_cache", {"key": None})
     monkeypatch.delenv("PYTEST_CURRENT_TEST")
     assert redact.mask("plain text") == "plain text"
+
+
+def test_guards_of_secrets_that_start_alike_the_longest_start_shown_is_masked(
+        registry: dict[str, str]) -> None:
+    longer, shorter = "sharedhd-0123456789", "sharedhd-xyz9"
+    redact.register(longer, "longer")
+    redact.register(shorter, "shorter")
+    assert redact.mask("got sharedhd-01234567…", NO_ENV) == "got [redacted: longer]…"
+    assert redact.mask("got sharedhd-xyz…", NO_ENV) == "got [redacted: shorter]…"
