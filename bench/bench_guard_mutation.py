@@ -76,6 +76,16 @@ EQUIVALENT: dict[str, dict[str, str]] = {
         "L253: 0 -> 1":
             "the longest start found so far begins at 1 instead of 0: every start compared "
             "is MIN_PREFIX (8) characters or more",
+        "L236: Gt -> GtE":
+            "a value of exactly 8 characters gets a 'start' that is the whole value, which "
+            "the first pass has masked already",
+        "L240: 0 -> 1":
+            "the build counter starts at 2: only its changes are read (tests)",
+        "L279: And: keep operand 0 only":
+            "the starts pass on a text shorter than 8 characters: no start can match in it",
+        "L284: 0 -> 1":
+            "the branch that keeps an already masked URL password: a mark holds a space, which "
+            "the password pattern never matches, so the branch is never taken",
         "L78: 0 -> 1":
             "the registry's first version number: it is only compared with itself, to tell "
             "that the registry changed",

@@ -462,3 +462,13 @@ def test_guards_of_secrets_that_start_alike_the_longest_start_shown_is_masked(
     redact.register(shorter, "shorter")
     assert redact.mask("got sharedhd-01234567…", NO_ENV) == "got [redacted: longer]…"
     assert redact.mask("got sharedhd-xyz…", NO_ENV) == "got [redacted: shorter]…"
+
+
+def test_guards_starts_of_values_with_spaces_stay_and_ties_go_to_the_first(
+        registry: dict[str, str]) -> None:
+    env = {"X_TOKEN": "two words-0123456789"}  # a value with a space: masked whole only
+    assert redact.mask("two words-012345", env) == "two words-012345"
+    redact.register("tiedhead-aaaa1", "first")
+    redact.register("tiedhead-aaaa2", "second")
+    assert redact.mask("tiedhead-aaaa", NO_ENV) == "[redacted: first]"
+    assert redact.clip("abcdef", 0, "…") == "…"
