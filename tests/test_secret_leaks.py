@@ -7,7 +7,6 @@ summary hold nothing of the planted values, not even their first eight character
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -25,7 +24,7 @@ from pytest_toolcall.output.cassettes import (
     redacted_match,
     request_snapshot,
 )
-from pytest_toolcall.providers.fake import Endpoint, serve
+from pytest_toolcall.providers.fake import serve
 from pytest_toolcall.providers.fake.provider import Exchange
 from pytest_toolcall.run.live import StandInProvider
 
@@ -66,13 +65,6 @@ def _artifacts(pytester: pytest.Pytester, result: pytest.RunResult) -> dict[str,
     return files
 
 
-@pytest.fixture
-def stand_in(monkeypatch: pytest.MonkeyPatch) -> Iterator[Endpoint]:
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
-    with serve(StandInProvider("openai", api_key=KEY)) as endpoint:
-        yield endpoint
-
-
 def _live(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
     return pytester.runpytest_inprocess(
         "-p", "no:cacheprovider", "--toolcall-provider=openai", "--toolcall-live", CASES,
@@ -81,13 +73,14 @@ def _live(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
 
 
 def test_a_body_credential_is_stored_redacted_and_replays_with_any_value(
-        pytester: pytest.Pytester, stand_in: Endpoint, monkeypatch: pytest.MonkeyPatch) -> None:
+        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
     pytester.makeconftest(BODY_CREDENTIALS)
     recorded, replayed, changed = ("ut-recorded-0a1b2c3d4e5f6a7b", "ut-replayed-9f8e7d6c5b4a",
                                    "ut-changed-13579bdf02468ace")
-    with redact.isolated():
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)  # the provider's stand-in accepts only this key
+    with redact.isolated(), serve(StandInProvider("openai", api_key=KEY)) as provider:
         monkeypatch.setenv("TC_BODY_VALUE", recorded)
-        _live(pytester, f"--toolcall-base-url=openai={stand_in.base_url}",
+        _live(pytester, f"--toolcall-base-url=openai={provider.base_url}",
               "--toolcall-record-mode=once").assert_outcomes(passed=2)
     cassettes = list((pytester.path / "cassettes").rglob("*.yaml"))
     assert len(cassettes) == 2
