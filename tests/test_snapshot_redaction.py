@@ -11,6 +11,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pytest_toolcall.core import redact
 from pytest_toolcall.output.cassettes import (
     AUTH_BODY_FIELDS,
     Redactor,
@@ -108,9 +109,15 @@ _JSON = st.recursive(
 @settings(max_examples=150, deadline=None)
 @given(st.lists(_JSON, min_size=1, max_size=3), st.booleans())
 def test_any_bodies_agree_with_the_plain_algorithm(values: list[Any], ascii_only: bool) -> None:
+    """Each side runs with a registry of its own: the snapshot registers what it learns in the
+    process-wide registry, which the plain side's redactor would start from (issue 35: once
+    hypothesis had stored such an example, the unchanged kit failed this test on every run)."""
     bodies = [json.dumps(v, ensure_ascii=ascii_only).encode() for v in values]
-    assert _snapshot(bodies) == _plain(bodies)
-    assert _snapshot(bodies, as_the_fake=True) == _plain(bodies)
+    for as_the_fake in (False, True):
+        with redact.isolated():
+            snapshot = _snapshot(bodies, as_the_fake=as_the_fake)
+        with redact.isolated():
+            assert snapshot == _plain(bodies)
 
 
 _PATH_CHARS = st.sampled_from(list("/abc-_.~%20:;=&+,!$'()*?#@[]\t\r\n é"))

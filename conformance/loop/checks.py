@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 from pytest_toolcall.cases import Turn, check
 from pytest_toolcall.core.errors import ConformanceFailure
+from pytest_toolcall.core.redact import clip
 from pytest_toolcall.run.looprun import LoopRun
 from pytest_toolcall.core.model import AssistantMessage, ToolMessage, UserMessage
 from pytest_toolcall.cases.tools import (
@@ -208,7 +209,7 @@ def failure_fed_back(run: LoopRun) -> None:
             raise ConformanceFailure(
                 "loop.failure_fed_back", f"call {execution.call_id} failed "
                 f"({execution.outcome}) but what the model was sent does not say so",
-                expected=want, got=[t[:120] for t, _ in candidates] or "nothing for it",
+                expected=want, got=[clip(t, 120) for t, _ in candidates] or "nothing for it",
                 hint="send a ToolError's message to the model (it is written for it); for a "
                      "crash or a timeout say that the call failed, without its text")
 
@@ -235,7 +236,7 @@ def results_fed_back(run: LoopRun) -> None:
             raise ConformanceFailure(
                 "loop.results_fed_back", f"call {execution.call_id} succeeded but its result "
                 "never reached the model", expected=f"{execution.call_id}: {result!r}",
-                got=[t[:120] for t in candidates] or "nothing for it",
+                got=[clip(t, 120) for t in candidates] or "nothing for it",
                 hint="send every call's result back, the successes beside the failures; a "
                      "model not shown a result calls the tool again or makes the answer up "
                      "(huggingface/smolagents#2457)")
@@ -285,7 +286,7 @@ def sanitised(run: LoopRun) -> None:
                 raise ConformanceFailure(
                     "loop.sanitised", f"{where} leaks a tool's internals ({marker!r})",
                     expected="a short, sanitised error such as 'query_db failed'",
-                    got=text[:200], hint="never pass str(exc) or repr(exc) of an unexpected "
+                    got=clip(text, 200), hint="never pass str(exc) or repr(exc) of an unexpected "
                     "exception to the model or the client")
 
 
@@ -401,14 +402,14 @@ def unrun_call_answered(clause: str) -> Callable[[LoopRun], None]:
                     clause, f"call {call_id} ({call.name}) could not run, and the model was "
                     "never told: no result of its own reached it",
                     expected=f"a result for {call_id} saying the call failed",
-                    got=[t[:80] for _, t in texts] or f"{run.model_calls} model call(s), "
+                    got=[clip(t, 80) for _, t in texts] or f"{run.model_calls} model call(s), "
                     "nothing for it", hint=_GO_ON)
             shown = [o for o in outputs if o in text]
             if shown:
                 raise ConformanceFailure(
                     clause, f"call {call_id} ({call.name}) could not run, but the model was "
                     f"answered with a tool's output ({shown[0]!r}) as if it had",
-                    expected="an error result for the call as sent", got=text[:200],
+                    expected="an error result for the call as sent", got=clip(text, 200),
                     hint="never run another tool in place of the one the model named (nor "
                          "with arguments it did not send): answer the call with an error that "
                          "says what to fix, and let the model call again")
@@ -535,7 +536,7 @@ def _events_ending_in_done(run: LoopRun) -> list[Any] | None:
         raise ConformanceFailure(
             "loop.events", "the loop's events do not end with one 'done' event carrying the stop "
             "reason", expected=f"... LoopEvent(type='done', content={run.result.stop_reason!r})",
-            got=[(e.type, e.content[:30]) for e in events][-4:],
+            got=[(e.type, clip(e.content, 30)) for e in events][-4:],
             hint="emit LoopEvent(type='done', content=stop_reason) last, or declare "
                  "Profile(loop_events=False)")
     return events
@@ -593,7 +594,7 @@ def events_reported(run: LoopRun) -> None:
             raise ConformanceFailure(
                 "loop.events", f"the 'tool_result' event of call {call_id} does not carry what "
                 "its tool returned", expected=f"content holding {execution.result!r}",
-                got=[e.content[:60] for e in mine if e.type == "tool_result"],
+                got=[clip(e.content, 60) for e in mine if e.type == "tool_result"],
                 hint="put the result text in the tool_result event's content")
     kind = _STOP_EVENT.get(run.result.stop_reason)
     text = run.result.text
@@ -612,8 +613,8 @@ def events_reported(run: LoopRun) -> None:
             "loop.events", f"the run stopped with {run.result.stop_reason!r} and its text, but "
             f"the client was not shown it as a '{kind}' event",
             expected=f"'{kind}' event(s) before 'done'" + ("" if kind == "error" else
-                                                         f" whose content is {text[:60]!r}"),
-            got=[(e.type, e.content[:30]) for e in tail],
+                                                         f" whose content is {clip(text, 60)!r}"),
+            got=[(e.type, clip(e.content, 30)) for e in tail],
             hint="show the client what the run ends with: the answer as 'text', a question "
                  "to the user as 'clarification', a failure as 'error', then 'done'")
 
@@ -646,7 +647,7 @@ def failure_flagged(run: LoopRun) -> None:
                     "loop.failure_flagged", f"{where}: the result of call {m.tool_call_id} "
                     f"{'failed' if want else 'succeeded'} but is flagged is_error="
                     f"{bool(m.is_error)}", expected=f"is_error={want}",
-                    got=f"is_error={m.is_error}: {(m.content or '')[:80]!r}",
+                    got=f"is_error={m.is_error}: {clip((m.content or ''), 80)!r}",
                     hint="answer a call that failed (unknown tool, bad arguments, a crash, a "
                          "timeout, a ToolError) with ToolMessage(is_error=True): Anthropic's "
                          "tool_result.is_error and Gemini's response.error carry it to the "
@@ -741,7 +742,7 @@ def text_replayed(run: LoopRun) -> None:
         raise ConformanceFailure(
             "loop.text_replayed", "the text the model said with its calls was not sent back",
             expected=f"an assistant message with {said!r} (and its calls)",
-            got=[t[:80] for t in sent] or "no assistant message",
+            got=[clip(t, 80) for t in sent] or "no assistant message",
             hint="keep the assistant's text when you append its tool calls to the conversation")
 
 

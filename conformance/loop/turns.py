@@ -41,6 +41,7 @@ from pytest_toolcall.cases import Case, Turn, check, make_case
 from pytest_toolcall.cases.tools import ok
 from pytest_toolcall.core.errors import ConformanceFailure
 from pytest_toolcall.core.model import AssistantMessage, Reasoning, SystemMessage, UserMessage
+from pytest_toolcall.core.redact import clip
 from pytest_toolcall.providers.anthropic.dialect import thinking_signature
 from pytest_toolcall.run.looprun import LoopRun, LoopScript, wire_of
 
@@ -248,7 +249,7 @@ def system_prompt_kept(run: LoopRun) -> None:
         first = request.messages[0] if request.messages else None
         if count == 1 and isinstance(first, SystemMessage) and prompt in _text(first):
             continue
-        got = [f"{getattr(m, 'role', '?')}: {_text(m)[:60]!r}" for m in request.messages[:4]]
+        got = [f"{getattr(m, 'role', '?')}: {clip(_text(m), 60)!r}" for m in request.messages[:4]]
         if count == 0:
             problem, hint = "does not carry the system prompt", (
                 "send the conversation's system message with EVERY model call, not only the "

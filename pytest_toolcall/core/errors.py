@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_toolcall.core.redact import mask
+from pytest_toolcall.core.redact import clip, mask
 
 __all__ = [
     "CaseDefinitionError",
@@ -272,5 +272,4 @@ def _value_lines(label: str, value: Any) -> list[str]:
 
 
 def _short(value: Any, limit: int = 400) -> str:
-    text = value if isinstance(value, str) else repr(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return clip(value, limit, "…")  # masked, then cut: a cut inside a secret would show its start

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from pytest_toolcall.core.redact import clip
+
 __all__ = [
     "AssistantMessage",
     "ChatRequest",
@@ -63,7 +65,8 @@ def parse_arguments(raw: str | dict[str, Any] | None) -> tuple[dict[str, Any] | 
     except json.JSONDecodeError as exc:
         return None, f"arguments are not valid JSON: {exc.msg} at position {exc.pos}"
     if not isinstance(value, dict):
-        return None, f"arguments must be a JSON object, got {_json_kind(value)}: {raw.strip()[:60]}"
+        return None, (f"arguments must be a JSON object, got {_json_kind(value)}: "
+                      f"{clip(raw.strip(), 60)}")
     return value, None
 
 

@@ -66,20 +66,23 @@ CHUNKINGS = REPLAY_CHUNKINGS
 
 #: headers that carry credentials: their values are replaced, their presence kept (and checked)
 AUTH_HEADERS = ("authorization", "x-api-key", "x-goog-api-key", "api-key")
-#: any other header whose name holds one of these words carries a credential too (gateway
-#: headers such as helicone-auth, x-portkey-api-key, cf-aig-authorization)
-_AUTH_HEADER_WORDS = re.compile(r"auth|key|token|secret|password|session|signature",
-                                re.IGNORECASE)
-#: headers whose values are account ids or session state: replaced too
+#: any other header whose name :func:`pytest_toolcall.core.redact.secret_name` says holds a
+#: secret carries a credential too (gateway headers such as helicone-auth, x-portkey-api-key,
+#: cf-aig-authorization): the one rule for headers, query parameters and JSON body keys
+#: headers whose values are account ids, session state or request signatures: replaced too
 PRIVATE_HEADERS = ("cookie", "openai-organization", "openai-project", "proxy-authorization")
+_PRIVATE_HEADER_WORDS = re.compile(r"signature", re.IGNORECASE)
 #: response headers dropped entirely
 DROPPED_RESPONSE_HEADERS = ("set-cookie",)
-#: query parameters that carry credentials
+#: query parameters that carry credentials besides those :func:`~pytest_toolcall.core.redact.
+#: secret_name` names (a URL signature)
 AUTH_QUERY = ("key", "api_key", "api-key", "apikey", "access_token", "token", "auth",
               "password", "secret", "signature", "sig")
-#: JSON body fields whose string values are credentials (anywhere in the body)
+#: examples of JSON body fields whose string values are credentials, anywhere in the body; any
+#: key :func:`~pytest_toolcall.core.redact.secret_name` names is one (``user_token``,
+#: ``clientSecret``, ``db_password``), as for headers and environment variables
 AUTH_BODY_FIELDS = ("api_key", "apikey", "api-key", "access_token", "secret", "client_secret",
-                    "password", "authorization")
+                    "password", "authorization", "user_token")
 REDACTED = "<redacted>"
 #: headers left out of request snapshots: they change with library versions, not adapters
 _VOLATILE_HEADERS = ("host", "content-length", "user-agent", "accept-encoding", "connection",
@@ -108,28 +111,45 @@ def env_secrets(environ: Mapping[str, str] | None = None) -> list[str]:
     return sorted(found(environ), key=len, reverse=True)
 
 
-#: the AUTH_BODY_FIELDS as JSON keys, quotes included
-_AUTH_KEYS = tuple(f'"{name}"' for name in AUTH_BODY_FIELDS)
-_AUTH_KEYS_BYTES = tuple(key.encode() for key in _AUTH_KEYS)
+def _secret_key(key: Any) -> bool:
+    from pytest_toolcall.core.redact import secret_name
+
+    return secret_name(str(key))
+
+
+#: what a key :func:`~pytest_toolcall.core.redact.secret_name` names holds, lower-cased: a body
+#: without any of these (and without escapes) has no credential key
+_KEY_STEMS = ("key", "token", "secret", "passw", "passphrase", "credential", "auth", "session",
+              "cookie", 'pat"', 'dsn"', "database")
+_KEY_STEMS_BYTES = tuple(stem.encode() for stem in _KEY_STEMS)
+#: a quoted JSON key followed by its colon, in text without backslashes
+_JSON_KEY = re.compile(r'"([^"]*)"\s*:')
+_JSON_KEY_BYTES = re.compile(rb'"([^"]*)"\s*:')
 
 
 def _no_credential_keys(raw: bytes) -> bool:
-    """Whether no key of the JSON text ``raw`` can be one of :data:`AUTH_BODY_FIELDS`, in any
-    case, told without parsing it. In UTF-8 text without ``\\u`` escapes every key stands as
-    written between quotes, and ``str.lower`` maps character by character (the one rule that
-    looks at neighbours, Greek final sigma, makes no ASCII letter): a key whose lower case is
-    one of those names leaves that name, quoted, in the lower-cased text. Text that is not
-    UTF-8, or holds escapes, is parsed and walked."""
-    if b"\\u" in raw:
+    """Whether no key of the JSON text ``raw`` can be a secret's name
+    (:func:`~pytest_toolcall.core.redact.secret_name`), told without parsing it. Text with a
+    backslash (an escaped key), or that is not UTF-8, is parsed and walked; so is text holding
+    any of the words a secret's name is made of, unless none of its keys is one. Without a
+    backslash no string holds a quote, so every key stands as written between quotes, before
+    its colon; ``str.lower`` maps character by character (the Kelvin sign lower-cases to an
+    ASCII k, which :func:`~pytest_toolcall.core.redact.secret_name` reads as one too)."""
+    if b"\\" in raw:
         return False
     if raw.isascii():
         lowered_bytes = raw.lower()
-        return not any(key in lowered_bytes for key in _AUTH_KEYS_BYTES)
+        if not any(stem in lowered_bytes for stem in _KEY_STEMS_BYTES):
+            return True
+        return not any(_secret_key(key.decode()) for key in set(_JSON_KEY_BYTES.findall(raw)))
     try:
-        lowered = raw.decode("utf-8").lower()  # the Kelvin sign lower-cases to an ASCII k
+        text = raw.decode("utf-8")
     except UnicodeDecodeError:
         return False
-    return not any(key in lowered for key in _AUTH_KEYS)
+    lowered = text.lower()
+    if not any(stem in lowered for stem in _KEY_STEMS):
+        return True
+    return not any(_secret_key(key) for key in set(_JSON_KEY.findall(text)))
 
 
 #: a path alone: one slash first, then no query, fragment, userinfo or the characters urlsplit
@@ -181,8 +201,7 @@ class Redactor:
             item = stack.pop()
             if isinstance(item, dict):
                 for key, inner in item.items():
-                    if (isinstance(inner, str) and str(key).lower() in AUTH_BODY_FIELDS
-                            and len(inner) >= 8):
+                    if isinstance(inner, str) and len(inner) >= 8 and _secret_key(key):
                         self.learn(inner)
                     else:
                         stack.append(inner)
@@ -211,7 +230,8 @@ class Redactor:
             if response and lower in DROPPED_RESPONSE_HEADERS:
                 continue
             if (lower in AUTH_HEADERS or lower in PRIVATE_HEADERS
-                    or (_AUTH_HEADER_WORDS.search(lower) and not response)):
+                    or (not response and (_secret_key(lower)
+                                          or _PRIVATE_HEADER_WORDS.search(lower)))):
                 for v in values:
                     self.learn(str(v))
                 values = [REDACTED for _ in values]
@@ -233,7 +253,7 @@ class Redactor:
         if parts.password:
             self.learn(parts.password)
         for key, value in parse_qsl(parts.query, keep_blank_values=True):
-            if key.lower() in AUTH_QUERY:
+            if _auth_query(key):
                 self.learn(value)
                 value = REDACTED
             query.append((key, value))
@@ -297,13 +317,67 @@ def body_digest(body: bytes | str | None, ignore: Sequence[str] = ()) -> str:
 def auth_names(headers: Mapping[str, Any], query: str) -> tuple[str, ...]:
     """Which credentials a request carries (names only): ``('authorization',)``, ``('?key',)``."""
     names = [n.lower() for n, v in headers.items() if n.lower() in AUTH_HEADERS and v]
-    names += [f"?{k.lower()}" for k, v in parse_qsl(query) if k.lower() in AUTH_QUERY and v]
+    names += [f"?{k.lower()}" for k, v in parse_qsl(query) if _auth_query(k) and v]
     return tuple(sorted(set(names)))
+
+
+def _auth_query(name: str) -> bool:
+    return name.lower() in AUTH_QUERY or _secret_key(name)
 
 
 def _query_without_auth(query: str) -> tuple[tuple[str, str], ...]:
     return tuple(sorted((k, v) for k, v in parse_qsl(query, keep_blank_values=True)
-                        if k.lower() not in AUTH_QUERY))
+                        if not _auth_query(k)))
+
+
+def _same_but_digest(recorded: RequestKey, sent: RequestKey) -> bool:
+    return (recorded.method, recorded.path, recorded.query, recorded.auth) == (
+        sent.method, sent.path, sent.query, sent.auth)
+
+
+def _parsed(body: bytes | str | None) -> Any:
+    if body is None or body in (b"", ""):
+        return _NO_BODY
+    raw = body.encode() if isinstance(body, str) else body
+    try:
+        return json.loads(raw)
+    except (ValueError, UnicodeDecodeError):
+        return raw.decode("utf-8", "replace")
+
+
+_NO_BODY = object()
+
+
+def redacted_match(recorded: bytes | str | None, sent: bytes | str | None,
+                   ignore: Sequence[str] = ()) -> bool:
+    """Whether ``sent`` is the ``recorded`` body with secrets in the places the recording
+    redacted: a stored ``"<redacted>"`` matches any value at that place, and a string holding
+    ``<redacted>`` matches any text in its place (issue 35: a credential in the body was stored
+    redacted, so replay never matched the live body). Everything else must be equal (top-level
+    keys in ``ignore`` left out)."""
+    old, new = _parsed(recorded), _parsed(sent)
+    if isinstance(old, dict) and isinstance(new, dict):
+        old = {k: v for k, v in old.items() if k not in ignore}
+        new = {k: v for k, v in new.items() if k not in ignore}
+    return _same_redacted(old, new)
+
+
+def _same_redacted(old: Any, new: Any) -> bool:
+    if isinstance(old, str) and REDACTED in old:
+        if old == REDACTED:
+            return True
+        if not isinstance(new, str):
+            return False
+        pattern = ".+".join(re.escape(part) for part in old.split(REDACTED))
+        return re.fullmatch(pattern, new, re.DOTALL) is not None
+    if type(old) is not type(new):
+        return False
+    if isinstance(old, dict):
+        return old.keys() == new.keys() and all(_same_redacted(v, new[k])
+                                                for k, v in old.items())
+    if isinstance(old, list):
+        return len(old) == len(new) and all(map(_same_redacted, old, new))
+    return bool(old == new)
 
 
 @dataclass(frozen=True)
@@ -579,18 +653,31 @@ class ReplayTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
             return self.cassette.interactions[position]
         headers = self.redactor.headers(dict(request.headers))
         uri = self.redactor.uri(str(request.url))
-        key = request_key(request.method, uri, headers, self.redactor.scrub_bytes(body),
-                          self.ignore)
+        self.redactor.learn_body(body)  # a credential in the body, as recording stored it
+        scrubbed = self.redactor.scrub_bytes(body)
+        key = request_key(request.method, uri, headers, scrubbed, self.ignore)
         self.requests.append(key)
         found = [i for i in self.cassette.interactions if i.key(self.ignore) == key]
         if not found:
-            raise self._unmatched(key, body)
+            # a field stored as "<redacted>" matches whatever is sent in its place (a key the
+            # recording never saw as one, a secret of another run's environment)
+            found = [i for i in self.cassette.interactions
+                     if _same_but_digest(i.key(self.ignore), key)
+                     and (redacted_match(i.request_body, scrubbed, self.ignore)
+                          or redacted_match(i.request_body, body, self.ignore))]
+        if not found:
+            raise self._unmatched(key, scrubbed)
         # in recorded order, then again from the start (a case runs once per interface)
         item = min(found, key=lambda i: i.plays)
         item.plays += 1
         return item
 
     def _unmatched(self, key: RequestKey, body: bytes) -> UnmatchedRequest:
+        """The error for a request no interaction answers; ``body`` is the scrubbed body. No
+        secret is printed: both sides of the diff are scrubbed and masked."""
+        from pytest_toolcall.core.redact import mask
+
+        rerecord = True
         lines = [(f"no recorded interaction in {self.cassette.path} matches {key.describe()}; "
                  "the network is blocked in replay (record mode 'none').")]
         same_route = [i for i in self.cassette.interactions
@@ -610,13 +697,23 @@ class ReplayTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
             else:
                 lines.append("The request body changed since it was recorded (a detected "
                              "change, not a silent replay):")
-                old = _meaningful(self.redactor.scrub_bytes(closest.request_body), self.ignore)
-                new = _meaningful(self.redactor.scrub_bytes(body), self.ignore)
-                lines += list(difflib.unified_diff(old.splitlines(), new.splitlines(),
-                                                   "recorded", "sent now", lineterm="", n=2))[:60]
-        if self.record_hint:
+                old = mask(_meaningful(self.redactor.scrub_bytes(closest.request_body),
+                                       self.ignore))
+                new = mask(_meaningful(self.redactor.scrub_bytes(body), self.ignore))
+                if old == new:  # they differ in secrets only, which no cassette holds
+                    rerecord = False
+                    lines[-1] = ("The request body differs from the recorded one in secret "
+                                 "values only (masked here, never stored): recording again "
+                                 "cannot help. Send the same request with any key; a "
+                                 "credential belongs in a header or a field whose name says "
+                                 "so (api_key, *_token, *secret*, *password*).")
+                else:
+                    lines += list(difflib.unified_diff(old.splitlines(), new.splitlines(),
+                                                       "recorded", "sent now", lineterm="",
+                                                       n=2))[:60]
+        if self.record_hint and rerecord:
             lines.append(f"If the change is intended, record it again: {self.record_hint}")
-        return UnmatchedRequest("\n".join(lines), method=key.method, path=key.path,
+        return UnmatchedRequest(mask("\n".join(lines)), method=key.method, path=key.path,
                                 digest=key.digest)
 
     def _response(self, request: httpx.Request, item: Interaction) -> httpx.Response:
@@ -652,7 +749,9 @@ def vcr_context(path: Path, mode: str, redactor: Redactor,
 
     def toolcall_body(r1: Any, r2: Any) -> None:
         a, b = body_digest(r1.body, ignore), body_digest(r2.body, ignore)
-        assert a == b, f"body sha256:{a} != sha256:{b}"
+        # a field stored redacted matches whatever the live request holds in its place
+        assert a == b or redacted_match(r1.body, r2.body, ignore) or redacted_match(
+            r2.body, r1.body, ignore), f"body sha256:{a} != sha256:{b}"
 
     def toolcall_query(r1: Any, r2: Any) -> None:
         a, b = (_query_without_auth(urlsplit(r.uri).query) for r in (r1, r2))

@@ -20,6 +20,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from pytest_toolcall.core.redact import clip
+
 __all__ = [
     "BADGE_FILE", "OUTCOMES", "REPORT_FILE", "SCHEMA", "SUMMARY_FILE", "VERSION", "CaseRecord",
     "Gate", "Phase", "RunInfo", "badge", "build_document", "evaluate_gate", "failure_lines",
@@ -112,7 +114,7 @@ def failure_lines(text: str | None) -> str | None:
             break
         if stripped.startswith("hint:"):
             continue  # reported apart, as the fix line
-        kept.append(line.rstrip()[:_MAX_LINE])
+        kept.append(clip(line.rstrip(), _MAX_LINE))  # masked before the cut
         if len(kept) == _MAX_MESSAGE_LINES:
             break
     return "\n".join(kept) or None

@@ -24,7 +24,7 @@ from pytest_toolcall.core.model import (
     extends_id,
     parse_arguments,
 )
-from pytest_toolcall.core.redact import mask
+from pytest_toolcall.core.redact import clip, mask
 from pytest_toolcall.run.runbase import CaseRun, StepRecord
 
 __all__ = [
@@ -394,8 +394,7 @@ _USAGE_WHERE = {
 def _body_excerpt(body: Any, keys: tuple[str, ...] | None = None) -> str:
     if isinstance(body, dict) and keys:
         body = {k: body.get(k) for k in keys}
-    text = json.dumps(body, ensure_ascii=False)
-    return text if len(text) < 300 else text[:299] + "…"
+    return clip(json.dumps(body, ensure_ascii=False), 300, "…")
 
 
 def expected_calls(run: CaseRun, turn: Turn) -> list[ToolCall]:

@@ -22,6 +22,7 @@ from typing import Any
 from pytest_toolcall.cases import Case, ScriptedCall, Step, Turn, make_case
 from pytest_toolcall.run.checks import matches_script
 from pytest_toolcall.core.errors import ConformanceFailure, ToolcallError
+from pytest_toolcall.core.redact import clip
 from pytest_toolcall.providers.fake.provider import FakeProvider
 from pytest_toolcall.core.model import (
     AssistantMessage,
@@ -217,7 +218,7 @@ def _first_answer(case: Case, response: ChatResponse) -> None:
             "live.tool_called", f"the model's answer carries {len(calls)} tool call(s)",
             expected=f"at least {wanted} (the prompt asks for it"
                      f"{'; tool_choice=required guarantees it' if _tool_choice_required(case) else ''})",
-            got=repr(response.text)[:200] if response.text else "no text either",
+            got=clip(repr(response.text), 200) if response.text else "no text either",
             hint="the adapter may drop tool calls from the answer, or not send the tools")
     raise LiveSkip(f"the model made {len(calls)} call(s) where {case.id} needs {wanted}; the "
                    "clause was not exercised (re-record, or use a model that calls in parallel)")
