@@ -168,10 +168,63 @@ ANTHROPIC_VERDICTS: dict[str, dict[int, tuple[str, str]]] = {
         55: (_E, "ToolCall.from_raw parses the raw text the same way")},
 }
 
+#: the Gemini chat reference's survivors (docs/mutation.md, "Gemini: survivors")
+GEMINI_VERDICTS: dict[str, dict[int, tuple[str, str]]] = {
+    "GeminiAdapter.__init__": {
+        **_same(_E, "the kit's base URLs have no trailing '/'", 2, 3, 4),
+        7: (_E, "HTTP header names are case-insensitive"),
+        8: (_E, "no default model: every case's request names its model")},
+    "GeminiAdapter.request_url": _same(_G, "the model in the path: no clause compares it", 1, 2),
+    "GeminiAdapter.encode_assistant": {
+        3: (_G, "an empty text part before the calls; the fake accepts it"),
+        **_same(_G, "an empty model turn: no case replays one", 39, 40, 41),
+        **_same(_G, "the carried signature: no chat case replays a signed stored history",
+                8, 12, 13, 14, 15, 16, 17, 23, 25, 26, 27, 28, 29),
+        **_same(_E, "the remembered and the carried signature are the same one", 20, 21, 22,
+                24)},
+    "GeminiAdapter.encode_call": _same(_E, "getattr defaults; an id-less call", 19, 22, 26),
+    "GeminiAdapter.encode_contents": {
+        2: (_E, "orphan results before any model turn: no chat case"),
+        17: (_G, "a second round of results crashes; no Gemini case replays two"),
+        31: (_E, "the TypeError for a non-canonical message is unreachable")},
+    "GeminiAdapter.encode_results": {
+        **_same(_G, "pairing by id dropped: no case sends results out of order", 6, 7, 8),
+        **_same(_E, "orphan results: no chat case", 10, 11, 15, 16, 32),
+        **_same(_G, "a failed result not under 'error': no Gemini case checks it",
+                18, 19, 20, 21),
+        **_same(_O, "the wrapper key of a good result is free", 22, 23),
+        **_same(_G, "a stored result that lost its call's id: no case", 30, 31)},
+    "GeminiAdapter.new_id": {2: (_E, "17 hex digits: still unique")},
+    "GeminiAdapter.parse_call": _same(_E, _DEFAULTS, 25, 27, 30),
+    "GeminiAdapter.parse_response": {
+        **_same(_G, "a blocked prompt (promptFeedback.blockReason): no case plays one",
+                5, 6, 8, 9, 10, 11, *range(13, 28)),
+        7: (_G, "a 200 whose body is not an object crashes; no case sends one"),
+        28: (_O, "wording of the malformed-response error"),
+        40: (_G, "two text parts joined with XXXX: no case answers with two"),
+        **_same(_O, "ChatResponse.model left out: optional", 59, 64, 80, 81, 82, 83)},
+    "StreamAccumulator.__init__": {6: (_E, "every Gemini stream carries usage")},
+    "StreamAccumulator.add_call": _same(_O, "a ToolCallDelta may leave id, name and arguments "
+                                            "out; the ToolCallComplete has them", 7, 8, 11, 12,
+                                        13),
+    "StreamAccumulator.close": {
+        **_same(_G, "a last event without its blank line: no Gemini case", 1, 2),
+        **_same(_O, "wording of the IncompleteStreamError", 4, 5, 6, 7, 8, 9)},
+    "StreamAccumulator.feed": {
+        **_same(_O, "in-stream error code, body or message fallback", 10, 11, 15, 16, 19, 23,
+                24, 28, 29, 30),
+        **_same(_E, "the error always has a message", 20, 22),
+        49: (_E, "Gemini sends one candidate")},
+    "StreamAccumulator.feed_line": {
+        **_same(_E, "whitespace before JSON; one data: line per event", 6, 8, 9, 13),
+        7: (_G, "data: without the space: no Gemini case")},
+}
+
 #: provider -> (its chat reference, the verdicts of its survivors)
 DIALECTS: dict[str, tuple[str, dict[str, dict[int, tuple[str, str]]]]] = {
     "openai": ("pytest_toolcall/providers/openai/reference.py", VERDICTS),
     "anthropic": ("pytest_toolcall/providers/anthropic/reference.py", ANTHROPIC_VERDICTS),
+    "gemini": ("pytest_toolcall/providers/gemini/reference.py", GEMINI_VERDICTS),
 }
 
 
