@@ -220,11 +220,55 @@ GEMINI_VERDICTS: dict[str, dict[int, tuple[str, str]]] = {
         7: (_G, "data: without the space: no Gemini case")},
 }
 
+#: the Ollama chat reference's survivors (docs/mutation.md, "Ollama: survivors")
+OLLAMA_VERDICTS: dict[str, dict[int, tuple[str, str]]] = {
+    "OllamaCompatAdapter.__init__": _same(_E, "unreachable: the compatible route is not built",
+                                          *range(1, 21)),
+    "OllamaAdapter.__init__": {
+        **_same(_E, "the kit's base URLs have no trailing '/'", 3, 4, 5),
+        10: (_E, "'Bearer None' without a key: a local Ollama reads no header"),
+        **_same(_G, "the bearer key dropped: the fake checks none", 8, 9, 11, 12)},
+    "OllamaAdapter.encode_message": {
+        **_same(_G, "a role in upper case: the fake takes any case", 4, 15),
+        19: (_G, "text XXXX on a turn without text: no check compares it"),
+        29: (_E, "the TypeError for a non-canonical message is unreachable")},
+    "OllamaAdapter.encode_result": {
+        5: (_G, "a role in upper case: the fake takes any case"),
+        12: (_E, "the lookup key of a result without an id")},
+    "OllamaAdapter.encode_tool": {
+        **_same(_E, "Ollama ignores strict", 8, 9, 10, 11),
+        **_same(_G, "a tool type other than 'function': the fake accepts it", 12, 13, 14, 15)},
+    "OllamaAdapter.new_call_id": {1: (_E, "13 hex digits: still unique")},
+    "OllamaAdapter.parse_call": _same(_E, _DEFAULTS, 17, 19, 22),
+    "OllamaAdapter.parse_response": {
+        3: (_G, "a 200 whose body is not an object crashes; no case sends one"),
+        8: (_O, "wording of the malformed-response error"),
+        **_same(_O, "ProviderError.body", 9, 11),
+        **_same(_O, "ChatResponse.model left out: optional", 23, 28, 42, 43, 44)},
+    "OllamaAdapter.parse_usage": _same(_E, "the final line carries both counts, non-zero",
+                                       1, 2, 3, 4, 5, 6, 7, 13, 18),
+    "OllamaAdapter.raise_for_error": {
+        **_same(_G, "a 400 read as a success: the Ollama error table has no 400", 1, 2),
+        **_same(_E, "bodies are UTF-8 and short", 7, 8, 19),
+        **_same(_O, "the message is the whole body: still the provider's words", 9, 10, 12, 13,
+                14, 16),
+        **_same(_O, "ProviderError.body", 22, 25),
+        **_same(_E, "no Retry-After from Ollama; retryable read from the status", 26, 28)},
+    "NdjsonAccumulator.__init__": {3: (_E, "done=None is falsy")},
+    "NdjsonAccumulator.feed": {
+        **_same(_O, "a ToolCallDelta may leave id, name and arguments out", 22, 23, 26, 27, 28),
+        35: (_G, "text or calls on the done line dropped: no case puts them there")},
+    "NdjsonAccumulator.feed_line": {
+        1: (_E, "no blank lines in Ollama's NDJSON, nothing after done"),
+        **_same(_O, "StreamError.body", 9, 11)},
+}
+
 #: provider -> (its chat reference, the verdicts of its survivors)
 DIALECTS: dict[str, tuple[str, dict[str, dict[int, tuple[str, str]]]]] = {
     "openai": ("pytest_toolcall/providers/openai/reference.py", VERDICTS),
     "anthropic": ("pytest_toolcall/providers/anthropic/reference.py", ANTHROPIC_VERDICTS),
     "gemini": ("pytest_toolcall/providers/gemini/reference.py", GEMINI_VERDICTS),
+    "ollama": ("pytest_toolcall/providers/ollama/reference.py", OLLAMA_VERDICTS),
 }
 
 
