@@ -309,8 +309,8 @@ def main() -> int:
     tally = {k: sum(1 for _, v, _ in rows if v == k)
              for k in (_E, _O, _G, "unclassified")}
     n = result.tested
-    print(f"provider: {args.provider}; source: {args.source}; cases: {args.cases} ({len(result.cases)} ran); "
-          f"jobs: {args.jobs}; cpus: {os.cpu_count()}")
+    print(f"provider: {args.provider}; source: {args.source}; cases: {args.cases} "
+          f"({len(result.cases)} ran); jobs: {args.jobs}; cpus: {os.cpu_count()}")
     print(result.headline())
     print(f"raw kill rate: {result.caught}/{n} = {result.caught / n:.1%}")
     print(f"survivors: {tally[_E]} equivalent, {tally[_O]} outside the contract, {tally[_G]} gap, "
