@@ -263,12 +263,67 @@ OLLAMA_VERDICTS: dict[str, dict[int, tuple[str, str]]] = {
         **_same(_O, "StreamError.body", 9, 11)},
 }
 
+_TWICE = "a redundant path of the stream: the other carries the same fact"
+#: the OpenAI Responses chat reference's survivors (docs/mutation.md, "OpenAI Responses")
+RESPONSES_VERDICTS: dict[str, dict[int, tuple[str, str]]] = {
+    "OpenAIResponsesAdapter.__init__": {
+        **_same(_E, "the kit's base URLs have no trailing '/'", 3, 4, 5),
+        10: (_E, "HTTP header names are case-insensitive"),
+        11: (_E, "no default model: every case's request names its model")},
+    "OpenAIResponsesAdapter.build_body": {
+        11: (_G, "the default model sent instead of the request's; no clause compares them")},
+    "OpenAIResponsesAdapter.encode_call": _same(_E, "getattr defaults; an id-less call", 16,
+                                                19, 23),
+    "OpenAIResponsesAdapter.encode_message": {
+        21: (_G, "an empty assistant turn: no case replays one"),
+        **_same(_G, "reasoning kept before calls without a known fc_ id: no case", 27, 29, 32),
+        35: (_E, "the TypeError for a non-canonical message is unreachable")},
+    "OpenAIResponsesAdapter.encode_reasoning": {
+        11: (_G, "a summary part with text null: no case replays reasoning without a summary")},
+    "OpenAIResponsesAdapter.parse_call": _same(_E, _DEFAULTS, 12, 14, 17),
+    "OpenAIResponsesAdapter.parse_finish": _same(
+        _G, "an incomplete response: no case answers with one", 1, 2, 3, *range(5, 21)),
+    "OpenAIResponsesAdapter.parse_reasoning": {
+        3: (_G, "two summary parts joined with XXXX: no case"),
+        **_same(_E, _DEFAULTS, 5, 7, 10),
+        **_same(_G, "the rs_ id lost: the fake accepts a replayed item without it", 16, 20, 25,
+                26, 27)},
+    "OpenAIResponsesAdapter.parse_response": {
+        4: (_O, "wording of the malformed-response error"),
+        **_same(_G, "a complete response with status failed: no case", 5, 6, 7, 9, 10, 11, 12,
+                13, 14, 15),
+        **_same(_O, "message, code or body of that error", *range(16, 34)),
+        **_same(_E, "an output entry or a part that changes nothing", 40, 58, 60, 63, 68),
+        **_same(_G, "text in two parts or two message items: no case", 55, 97),
+        **_same(_O, "ChatResponse.model left out: optional", 87, 93, 108, 109, 110)},
+    "OpenAIResponsesAdapter.remember_item_id": {1: (_E, "the later lookup finds no id anyway")},
+    "ResponsesStreamAccumulator.__init__": {4: (_E, "done=None is falsy")},
+    "ResponsesStreamAccumulator.feed": {
+        **_same(_O, "StreamError.body and code", 10, 14, 40, 41, 44, 45, 56, 57, 58),
+        **_same(_G, "retryable of response.failed: no check", 42, 46, 59, 60, 61, 62),
+        **_same(_E, "the error always has a message", 49, 51),
+        **_same(_O, "wording of the fallback message", 54, 55),
+        **_same(_E, "the text is the same", 85, 88, 90, 93),
+        **_same(_O, "argument deltas not read: a delta may leave them out", 98, 99),
+        **_same(_E, _TWICE, *range(103, 111), 116, 118, 121, 123, 124, 125, 128, 129, 130, 147,
+                148, 149, 151, 152, *range(157, 163), 168, 169, 170, 171, 173, 174, 175, 176),
+        **_same(_G, "a streamed incomplete response: no case", 180, 181)},
+    "ResponsesStreamAccumulator.feed_line": {8: (_G, "data: without the space: no case here")},
+    "ResponsesStreamAccumulator.find": {**_same(_E, _TWICE, *range(1, 19)),
+                                        20: (_O, "wording of the error")},
+    "ResponsesStreamAccumulator.finish_events": _same(_E, _TWICE, 4, 6, 7, 8, 9, 24),
+    "ResponsesStreamAccumulator.start": _same(_E, _TWICE, *range(7, 14)),
+    "_Item.__init__": _same(_E, _TWICE, *range(6, 14), 15),
+}
+
 #: provider -> (its chat reference, the verdicts of its survivors)
 DIALECTS: dict[str, tuple[str, dict[str, dict[int, tuple[str, str]]]]] = {
     "openai": ("pytest_toolcall/providers/openai/reference.py", VERDICTS),
     "anthropic": ("pytest_toolcall/providers/anthropic/reference.py", ANTHROPIC_VERDICTS),
     "gemini": ("pytest_toolcall/providers/gemini/reference.py", GEMINI_VERDICTS),
     "ollama": ("pytest_toolcall/providers/ollama/reference.py", OLLAMA_VERDICTS),
+    "openai-responses": ("pytest_toolcall/providers/openai_responses/reference.py",
+                         RESPONSES_VERDICTS),
 }
 
 
