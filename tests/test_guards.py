@@ -164,6 +164,10 @@ def test_guards_the_planted_secret_and_unknown_url_passwords() -> None:
     assert redact.mask(kept, NO_ENV) == kept
     assert redact.mask_url("https://me:pw-000111@h.example/v1") == (
         "https://me:[redacted: password]@h.example/v1")
+    # the password repeated outside the userinfo (a query value) is masked there too
+    assert redact.mask_url("https://me:pw-000111@h.example/v1?x=a:pw-000111@b&k=pw-000111") == (
+        "https://me:[redacted: password]@h.example/v1?x=a:[redacted: password]@b"
+        "&k=[redacted: password]")
     assert redact.mask_url("https://h.example/v1") == "https://h.example/v1"
     assert redact.mask_url("http://[::1") == "http://[::1"  # not a URL urlsplit reads
     assert redact.mask(12345678, NO_ENV) == 12345678 and redact.mask("abc", NO_ENV) == "abc"

@@ -300,5 +300,7 @@ def mask_url(url: str) -> str:
     except ValueError:
         return mask(url)
     if parts.password:
-        return mask(url.replace(f":{parts.password}@", ":[redacted: password]@", 1))
+        # every place the password stands, not only its userinfo (a query may repeat it)
+        url = url.replace(f":{parts.password}@", ":[redacted: password]@")
+        return mask(url.replace(parts.password, "[redacted: password]"))
     return mask(url)
