@@ -20,8 +20,8 @@ from pytest_toolcall.core.errors import UsageError
 from pytest_toolcall.core._names import PROVIDERS
 from pytest_toolcall.core.model import ChatRequest
 
-__all__ = ["DIALECT_NAMES", "Dialect", "Rejection", "get_dialect", "note_breach", "noting_breaches",
-           "register_class"]
+__all__ = ["DIALECT_NAMES", "Dialect", "Rejection", "get_dialect", "judged", "note_breach",
+           "noting_breaches", "register_class"]
 
 
 @dataclass(frozen=True)
@@ -66,6 +66,19 @@ def note_breach(found: Rejection) -> None:
     noted = _BREACHES.get()
     if noted is not None:
         noted.append(found)
+
+
+def judged(dialect: Any, found: Rejection, unavoidable: bool) -> Rejection | None:
+    """``found`` (a rule of the wire's reference, OpenAI's) when ``dialect`` refuses it
+    (``unavoidable``, or ``dialect.refuses(rule)``); else None, and the breach is noted unless
+    the service is shown to take it (``dialect.lenient_rules``, bar ``lenient_in_part``): the
+    checks go on past it (issue 30)."""
+    if unavoidable or dialect.refuses(found.rule):
+        return found
+    if (found.rule not in dialect.lenient_rules
+            or found.rule in getattr(dialect, "lenient_in_part", ())):
+        note_breach(found)
+    return None
 
 
 class Dialect(Protocol):

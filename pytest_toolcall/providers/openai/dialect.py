@@ -14,7 +14,7 @@ from typing import Any
 from pytest_toolcall.cases import ErrorReply, ScriptedCall, Turn
 from pytest_toolcall.core.model import (AssistantMessage, ChatRequest, NamedToolChoice, Reasoning,
                                         SystemMessage, ToolCall, ToolMessage, ToolSpec, UserMessage)
-from pytest_toolcall.providers.base import Rejection, note_breach
+from pytest_toolcall.providers.base import Rejection, judged
 from pytest_toolcall.providers._compat import pieces, reasoning_text, wire_reasoning
 from pytest_toolcall.providers.openai import errors as _errors
 
@@ -231,11 +231,7 @@ class OpenAIChat:
         """``found`` (OpenAI's rejection) when this provider refuses it; else None, and the
         breach is noted (``providers.base.noting_breaches``) unless the service is shown to
         take it (``lenient_rules``): the checks go on past it."""
-        if self.refuses(found.rule) or unavoidable(found):
-            return found
-        if found.rule not in self.lenient_rules or found.rule in self.lenient_in_part:
-            note_breach(found)
-        return None
+        return judged(self, found, unavoidable(found))
 
     def own_shape(self, found: Rejection | None) -> Rejection | None:
         """``found`` (OpenAI's rule, in OpenAI's shape) in this service's error shape: its
