@@ -48,7 +48,7 @@ from pytest_toolcall.providers._compat import minted, pieces
 from pytest_toolcall.providers.openai.dialect import (CREATED, OpenAIChat, _finish,
                                                       _function_named, _objects, _sse,
                                                       with_wire_reasoning)
-from pytest_toolcall.providers.openai_responses.dialect import ServiceResponses
+from pytest_toolcall.providers.openai_responses.dialect import OpenAIResponses, ServiceResponses
 from pytest_toolcall.providers.openrouter import errors as _errors
 
 __all__ = [
@@ -124,9 +124,9 @@ class OpenRouterResponses(ServiceResponses):
                        "input.function_call.name": "responses_request_schema"}
 
     def validate(self, body: Any) -> Rejection | None:
-        found = super().validate(body)
+        found = OpenAIResponses.validate(self, body)  # OpenAI's rejection, its param kept
         if found is None or found.rule not in self.confirmed_rules:
-            return found
+            return self.service.own_shape(found)  # type: ignore[no-any-return]
         param = str((found.body.get("error") or {}).get("param") or "")
         index, _, field = param.removeprefix("input[").partition("].")
         issue = {"code": "invalid_type", "expected": "string", "received": "undefined",
