@@ -411,7 +411,7 @@ class OpenAIResponses:
                 merge = role == "assistant"
                 continue
             if kind == "function_call":
-                if not isinstance(item.get("name"), str):
+                if not _str(item.get("name")):
                     merge = False
                     continue  # no call to read (a breach noted)
                 arguments = item.get("arguments")
@@ -432,7 +432,7 @@ class OpenAIResponses:
             merge = False
         # a flat function tool has the fields of a Chat Completions function
         tools = tuple(_tool_spec(t) for t in _objects(body.get("tools"))
-                      if t.get("type") == "function" and isinstance(t.get("name"), str))
+                      if t.get("type") == "function" and _str(t.get("name")))
         choice = body.get("tool_choice")
         tool_choice: Any = None
         if isinstance(choice, str):
@@ -443,7 +443,7 @@ class OpenAIResponses:
                                  f"{refused.message}")
             tool_choice = choice if refused is None else None
         elif (isinstance(choice, Mapping) and choice.get("type") == "function"
-              and isinstance(choice.get("name"), str)):
+              and _str(choice.get("name"))):
             tool_choice = NamedToolChoice(name=choice["name"])
         parallel = body.get("parallel_tool_calls")
         return ChatRequest(messages=tuple(messages), tools=tools, tool_choice=tool_choice,
