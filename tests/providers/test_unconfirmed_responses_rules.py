@@ -20,9 +20,11 @@ from pytest_toolcall.core.errors import ConformanceFailure
 from pytest_toolcall.providers import get
 from pytest_toolcall.providers.base import get_dialect, noting_breaches
 from pytest_toolcall.providers.fake import FakeProvider, in_process_endpoint
-from pytest_toolcall.providers.openai_responses.dialect import (RESPONSES_RULES,
-                                                                UNAVOIDABLE_RESPONSES_RULES,
-                                                                OpenAIResponses)
+from pytest_toolcall.providers.openai_responses.dialect import (
+    RESPONSES_RULES,
+    UNAVOIDABLE_RESPONSES_RULES,
+    OpenAIResponses,
+)
 from pytest_toolcall.providers.openai_responses.probes import BREAKING, TOOL, body
 from pytest_toolcall.providers.openai_responses.reference import OpenAIResponsesAdapter
 from pytest_toolcall.reference import reference_profile
@@ -138,11 +140,11 @@ class LooseParallel(OpenAIResponsesAdapter):
         return dict(super().build_body(request, stream=stream), parallel_tool_calls="true")
 
 
-def _run(name: str) -> Any:
+def _run(name: str, adapter_cls: Any = LooseParallel) -> Any:
     case = default_registry()["wire.tool_definitions_intact"]
     endpoint = in_process_endpoint(FakeProvider(name))
     try:
-        return run_case(case, LooseParallel.from_endpoint(endpoint),
+        return run_case(case, adapter_cls.from_endpoint(endpoint),
                         reference_profile("openai-responses"), endpoint, interfaces=["sync"])
     finally:
         endpoint.close()
@@ -168,13 +170,7 @@ def test_the_same_breach_is_a_defect_on_openai_responses() -> None:
 
 def test_the_reference_adapter_passes_on_deepseek_responses() -> None:
     """The control's twin: the unbroken adapter, no finding."""
-    case = default_registry()["wire.tool_definitions_intact"]
-    endpoint = in_process_endpoint(FakeProvider("deepseek"))
-    try:
-        assert run_case(case, OpenAIResponsesAdapter.from_endpoint(endpoint),
-                        reference_profile("openai-responses"), endpoint, interfaces=["sync"])
-    finally:
-        endpoint.close()
+    assert _run("deepseek", OpenAIResponsesAdapter)
 
 
 def test_a_taken_breach_is_recorded_on_the_exchange() -> None:

@@ -35,7 +35,7 @@ from typing import Any
 from pytest_toolcall.cases import ErrorReply, ScriptedCall, Turn
 from pytest_toolcall.core.model import (AssistantMessage, ChatRequest, NamedToolChoice, Reasoning,
                                         SystemMessage, ToolCall, ToolMessage, UserMessage)
-from pytest_toolcall.providers.base import Rejection, judged
+from pytest_toolcall.providers.base import ReferenceRules, Rejection, judged
 
 # the same error format, type errors and content text as Chat Completions
 from pytest_toolcall.providers.openai.dialect import (_error, _objects, _text, _tool_spec,
@@ -130,7 +130,7 @@ def reasoning_item_id(call_id: str, position: int = 0) -> str:
     return "rs_" + hashlib.sha256(f"reasoning:{position}:{call_id}".encode()).hexdigest()[:40]
 
 
-class OpenAIResponses:
+class OpenAIResponses(ReferenceRules):
     """The ``openai-responses`` dialect: the Responses API."""
 
     #: this provider's own error answers, one per error kind (errors.py beside this file)
@@ -149,11 +149,6 @@ class OpenAIResponses:
     #: route refuses only ``confirmed_rules`` and the unavoidable ones, and takes a request that
     #: breaks another, noting the breach (:meth:`_judge`)
     enforces_all_rules = True
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        if "enforces_all_rules" not in cls.__dict__:
-            cls.enforces_all_rules = False
 
     def __init__(self) -> None:
         #: fc_ item id -> the rs_ id of the reasoning item it came after, for every turn this
