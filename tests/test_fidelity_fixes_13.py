@@ -449,7 +449,8 @@ def test_every_one_field_mutation_is_answered_without_python_reprs(name: str, pa
     string, list or object, or dropped: the fake answers (accepts or rejects with the
     provider's 400), never crashes, and never quotes Python's None/True/False as a value. A
     service goes on validating past a breach it takes (issue 30), so every later check meets
-    any shape. OpenAI's own JSON-schema messages do print Python's reprs ("None is not of type
+    any shape, and a body a route on another wire takes is decoded without a crash. OpenAI's
+    own JSON-schema messages do print Python's reprs ("None is not of type
     'object'", sashabaranov/go-openai #432; rossoctl/examples #856, 2026-09), as does
     Anthropic's pydantic ("Input tag 'True' ..."): those are the providers' words and are left
     out here."""
@@ -458,8 +459,11 @@ def test_every_one_field_mutation_is_answered_without_python_reprs(name: str, pa
     if wire == name or path is not None:
         assert dialect.validate(body) is None
     for field, value in _mutations(body):
+        mutated = _mutated(body, field, value)
         with noting_breaches():
-            rejection = dialect.validate(_mutated(body, field, value))
+            rejection = dialect.validate(mutated)
+        if rejection is None and path is not None:
+            dialect.decode_request(mutated)  # a body the route takes is read, never a crash
         if rejection is None or "parameters" in field or "input_schema" in field or (
                 name == "anthropic" and field[:1] == ("tool_choice",)):
             continue

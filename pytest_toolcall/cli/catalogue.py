@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 from pathlib import Path
 
 from pytest_toolcall.cases.bugs import SOURCES_NOTE
@@ -243,61 +244,79 @@ def render_providers(registry: Registry | None = None) -> str:
 
 
 def rules_table() -> list[str]:
-    """Per service on the openai wire, each of OpenAI's request rules: confirmed (the fact that
-    shows it, its source and date: the fake refuses), lenient (the fake takes what OpenAI
-    refuses, and why), unavoidable (refused on every service: nothing to answer) or unconfirmed
-    (the fake takes it and the kit reports the breach as hardening, issue 30)."""
+    """Per service on the openai wire, each of OpenAI's request rules (and, for a service's own
+    Responses route, each of OpenAI's Responses rules): confirmed (the fact that shows it, its
+    source and date: the fake refuses), lenient (the fake takes what OpenAI refuses, and why),
+    unavoidable (refused on every service: nothing to answer) or unconfirmed (the fake takes it
+    and the kit reports the breach as hardening, issue 30)."""
     from pytest_toolcall.providers.base import get_dialect
     from pytest_toolcall.providers.openai.dialect import (OPENAI_RULES, UNAVOIDABLE_RULES,
                                                           OpenAIChat)
+    from pytest_toolcall.providers.openai_responses.dialect import (
+        RESPONSES_RULES, UNAVOIDABLE_RESPONSES_RULES, OpenAIResponses)
 
     out = ["", "### OpenAI's request rules, service by service", "",
            "What the fake of each service on the openai wire does with each request rule "
-           "OpenAI's fake enforces. **confirmed**: the service is shown to refuse it (the fact, "
-           "its source and date), and its fake refuses, in the service's error shape. "
+           "OpenAI's fake enforces (and, on a service's own `/responses` route, each rule of "
+           "OpenAI's Responses fake). **confirmed**: the service is shown to refuse it (the "
+           "fact, its source and date), and its fake refuses, in the service's error shape. "
            "**lenient**: the service is shown to take it, and so does its fake. **unavoidable**: "
            "every fake refuses it, since there is nothing to answer. *unconfirmed*: neither is "
            "shown, so the fake takes the request and the kit reports the breach as hardening "
            "(clause `request.unconfirmed`, a `should`: it fails the run only under "
-           "`--toolcall-strict`), naming OpenAI's rule; `openai` itself refuses all of them.", ""]
+           "`--toolcall-strict`), naming OpenAI's rule; `openai` (and `openai-responses`) "
+           "itself refuses all of them.", ""]
     for name, provider in PROVIDER_REGISTRY.items():
         dialect = get_dialect(name)
         if name == "openai" or not isinstance(dialect, OpenAIChat):
             continue
-        lenient, confirmed = dialect.lenient_rules, dialect.confirmed_rules
-        states = [_rule_state(rule, lenient, confirmed) for rule in OPENAI_RULES]
-        counts = {k: states.count(k) for k in ("confirmed", "lenient", "unavoidable",
-                                                 "unconfirmed")}
-        out += [f"<details><summary><code>{name}</code>: {counts['confirmed']} confirmed, "
-                f"{counts['lenient']} lenient, {counts['unavoidable']} unavoidable, "
-                f"{counts['unconfirmed']} unconfirmed</summary>", "",
-                "| rule | OpenAI refuses | here |", "|---|---|---|"]
-        for (rule, what), state in zip(OPENAI_RULES.items(), states):
-            if state == "lenient":
-                here = f"**lenient**: {_cell(lenient[rule])}"
-            elif state == "confirmed":
-                fact = provider.facts[confirmed[rule]]
-                here = (f"**confirmed**: fact `{confirmed[rule]}` "
-                        f"({_cell(_one_line(fact.source))}, {fact.confirmed})")
-            elif state == "unavoidable":
-                here = f"**unavoidable**: {_cell(UNAVOIDABLE_RULES[rule])}"
-            else:
-                here = "*unconfirmed*: taken, reported as hardening"
-            out.append(f"| `{rule}` | {_cell(what)} | {here} |")
-        out += ["", "</details>"]
+        out += _rule_rows(name, provider, dialect, OPENAI_RULES, UNAVOIDABLE_RULES)
+        for suffix, cls in dialect.other_routes.items():
+            if issubclass(cls, OpenAIResponses):
+                out += _rule_rows(f"{name} {suffix}", provider, dialect.dialect_for(suffix),
+                                  RESPONSES_RULES, UNAVOIDABLE_RESPONSES_RULES)
     return out
 
 
-def _rule_state(rule: str, lenient: Mapping[str, str], confirmed: Mapping[str, str]) -> str:
+def _rule_rows(title: str, provider: Any, dialect: Any, rules: Mapping[str, str],
+               unavoidable: Mapping[str, str]) -> list[str]:
+    """One service route's table of ``rules`` (rule id -> what OpenAI refuses)."""
+    lenient, confirmed = dialect.lenient_rules, dialect.confirmed_rules
+    states = [_rule_state(rule, lenient, confirmed, unavoidable) for rule in rules]
+    counts = {k: states.count(k) for k in ("confirmed", "lenient", "unavoidable",
+                                             "unconfirmed")}
+    out = [f"<details><summary><code>{title}</code>: {counts['confirmed']} confirmed, "
+           f"{counts['lenient']} lenient, {counts['unavoidable']} unavoidable, "
+           f"{counts['unconfirmed']} unconfirmed</summary>", "",
+           "| rule | OpenAI refuses | here |", "|---|---|---|"]
+    for (rule, what), state in zip(rules.items(), states):
+        if state == "lenient":
+            here = f"**lenient**: {_cell(lenient[rule])}"
+        elif state == "confirmed":
+            fact = provider.facts[confirmed[rule]]
+            here = (f"**confirmed**: fact `{confirmed[rule]}` "
+                    f"({_cell(_one_line(fact.source))}, {fact.confirmed})")
+        elif state == "unavoidable":
+            here = f"**unavoidable**: {_cell(unavoidable[rule])}"
+        else:
+            here = "*unconfirmed*: taken, reported as hardening"
+        out.append(f"| `{rule}` | {_cell(what)} | {here} |")
+    return out + ["", "</details>"]
+
+
+def _rule_state(rule: str, lenient: Mapping[str, str], confirmed: Mapping[str, str],
+                unavoidable: Mapping[str, str] | None = None) -> str:
     """What a service's fake does with OpenAI's ``rule``: lenient, confirmed, unavoidable or
-    unconfirmed."""
-    from pytest_toolcall.providers.openai.dialect import UNAVOIDABLE_RULES
+    unconfirmed (``unavoidable``: the wire's unavoidable rules, Chat Completions' by
+    default)."""
+    if unavoidable is None:
+        from pytest_toolcall.providers.openai.dialect import UNAVOIDABLE_RULES as unavoidable
 
     if rule in lenient:
         return "lenient"
     if rule in confirmed:
         return "confirmed"
-    return "unavoidable" if rule in UNAVOIDABLE_RULES else "unconfirmed"
+    return "unavoidable" if rule in unavoidable else "unconfirmed"
 
 
 _NO_SENDER = "no registered service (reported gateways): it runs for `compatible_with={'*'}`"

@@ -20,8 +20,8 @@ from pytest_toolcall.core.errors import UsageError
 from pytest_toolcall.core._names import PROVIDERS
 from pytest_toolcall.core.model import ChatRequest
 
-__all__ = ["DIALECT_NAMES", "Dialect", "Rejection", "get_dialect", "note_breach", "noting_breaches",
-           "register_class"]
+__all__ = ["DIALECT_NAMES", "Dialect", "ReferenceRules", "Rejection", "get_dialect", "judged",
+           "note_breach", "noting_breaches", "register_class"]
 
 
 @dataclass(frozen=True)
@@ -66,6 +66,34 @@ def note_breach(found: Rejection) -> None:
     noted = _BREACHES.get()
     if noted is not None:
         noted.append(found)
+
+
+class ReferenceRules:
+    """A wire's reference dialect (OpenAI's Chat Completions, OpenAI's Responses): every one of
+    its rules is its own (``enforces_all_rules``), and never inherited. A subclass (a service,
+    a plugin's provider) sets it False unless it says otherwise: it enforces only its
+    ``confirmed_rules`` and the unavoidable ones, and takes a request that breaks another,
+    noting the breach (:func:`judged`)."""
+
+    enforces_all_rules = True
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "enforces_all_rules" not in cls.__dict__:
+            cls.enforces_all_rules = False
+
+
+def judged(dialect: Any, found: Rejection, unavoidable: bool) -> Rejection | None:
+    """``found`` (a rule of the wire's reference, OpenAI's) when ``dialect`` refuses it
+    (``unavoidable``, or ``dialect.refuses(rule)``); else None, and the breach is noted unless
+    the service is shown to take it (``dialect.lenient_rules``, bar ``lenient_in_part``): the
+    checks go on past it (issue 30)."""
+    if unavoidable or dialect.refuses(found.rule):
+        return found
+    if (found.rule not in dialect.lenient_rules
+            or found.rule in getattr(dialect, "lenient_in_part", ())):
+        note_breach(found)
+    return None
 
 
 class Dialect(Protocol):

@@ -332,8 +332,10 @@ def breach_failure(breach: Any, what: str, dialect: str, *, body: Any = None
     request broke and ``dialect``'s fake let pass: the service is not shown to enforce it, so
     its fake takes the request (issue 30); OpenAI refuses it, and the service may too."""
     from pytest_toolcall.providers.openai.dialect import OPENAI_RULES
+    from pytest_toolcall.providers.openai_responses.dialect import RESPONSES_RULES
 
-    what_rule = OPENAI_RULES.get(breach.rule, breach.rule)
+    # a rule id names the same rule on both wires where they share it (type, tools.name...)
+    what_rule = OPENAI_RULES.get(breach.rule) or RESPONSES_RULES.get(breach.rule, breach.rule)
     field = rejected_field(breach)
     fields: dict[str, Any] = {}
     if body is not None:
@@ -343,7 +345,7 @@ def breach_failure(breach: Any, what: str, dialect: str, *, body: Any = None
         f"{what} breaks OpenAI's rule {breach.rule} ({what_rule}), not confirmed for "
         f"{dialect}: its fake took it. OpenAI refuses it (HTTP {breach.status}): "
         f"{breach.message}",
-        expected="a request every service on the openai wire takes",
+        expected="a request every service on OpenAI's wire takes",
         hint=_breach_hint(breach.rule, field), **fields)
 
 

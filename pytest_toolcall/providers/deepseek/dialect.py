@@ -94,10 +94,25 @@ class DeepSeekResponses(ServiceResponses):
     """DeepSeek's Responses API (``POST /responses`` and ``/v1/responses``, live since
     2026-07-31: api-docs.deepseek.com/zh-cn/guides/responses_api, quoted in opencode #39992;
     QuantumNous/new-api #6563): OpenAI's Responses wire, with DeepSeek's key check and error
-    shape (fact responses_route). Its own differences are not confirmed: OpenAI's are played."""
+    shape (fact responses_route). It refuses calls and outputs that do not pair, in its own
+    words (fact responses_tool_pairing); OpenAI's other Responses rules are not confirmed: the
+    fake takes a body that breaks one, noting the breach (issue 30)."""
 
     name = "deepseek"
     paths = frozenset({"/responses", "/v1/responses"})
+    confirmed_rules = {"input.function_call.unanswered": "responses_tool_pairing",
+                       "input.function_call_output.orphan": "responses_tool_pairing"}
+
+    def validate(self, body: Any) -> Rejection | None:
+        found = super().validate(body)
+        if found is None or found.rule not in self.confirmed_rules:
+            return found
+        call_id = found.message.rsplit(" ", 1)[-1].removesuffix(".")
+        if found.rule == "input.function_call.unanswered":
+            return deepseek_error(400, f"No tool output found for tool call {call_id}",
+                                  rule=found.rule)
+        return deepseek_error(400, f"No tool call found for tool output with call_id {call_id}.",
+                              rule=found.rule)
 
 
 class DeepSeek(OpenAIChat):

@@ -14,7 +14,7 @@ from typing import Any
 from pytest_toolcall.cases import ErrorReply, ScriptedCall, Turn
 from pytest_toolcall.core.model import (AssistantMessage, ChatRequest, NamedToolChoice, Reasoning,
                                         SystemMessage, ToolCall, ToolMessage, ToolSpec, UserMessage)
-from pytest_toolcall.providers.base import Rejection, note_breach
+from pytest_toolcall.providers.base import ReferenceRules, Rejection, judged
 from pytest_toolcall.providers._compat import pieces, reasoning_text, wire_reasoning
 from pytest_toolcall.providers.openai import errors as _errors
 
@@ -109,7 +109,7 @@ def unavoidable(found: Rejection) -> bool:
     return found.rule == "type" and isinstance(error, Mapping) and error.get("param") == "messages"
 
 
-class OpenAIChat:
+class OpenAIChat(ReferenceRules):
     """The ``openai`` dialect: Chat Completions."""
 
     #: this provider's own error answers, one per error kind (errors.py beside this file)
@@ -150,11 +150,6 @@ class OpenAIChat:
     #: service, a plugin's provider) enforces only ``confirmed_rules`` and the unavoidable ones,
     #: and takes a request that breaks another, noting the breach (:meth:`_judge`)
     enforces_all_rules = True
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        if "enforces_all_rules" not in cls.__dict__:
-            cls.enforces_all_rules = False
     #: other routes the service answers on another wire: a path suffix -> the dialect class
     #: playing it (DeepSeek's and OpenRouter's ``/responses``); :meth:`dialect_for` picks it
     other_routes: Mapping[str, type] = {}
@@ -231,11 +226,7 @@ class OpenAIChat:
         """``found`` (OpenAI's rejection) when this provider refuses it; else None, and the
         breach is noted (``providers.base.noting_breaches``) unless the service is shown to
         take it (``lenient_rules``): the checks go on past it."""
-        if self.refuses(found.rule) or unavoidable(found):
-            return found
-        if found.rule not in self.lenient_rules or found.rule in self.lenient_in_part:
-            note_breach(found)
-        return None
+        return judged(self, found, unavoidable(found))
 
     def own_shape(self, found: Rejection | None) -> Rejection | None:
         """``found`` (OpenAI's rule, in OpenAI's shape) in this service's error shape: its

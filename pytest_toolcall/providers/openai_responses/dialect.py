@@ -29,24 +29,88 @@ import hashlib
 import json
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_toolcall.cases import ErrorReply, ScriptedCall, Turn
 from pytest_toolcall.core.model import (AssistantMessage, ChatRequest, NamedToolChoice, Reasoning,
-                                        SystemMessage, ToolCall, ToolMessage, ToolSpec, UserMessage)
-from pytest_toolcall.providers.base import Rejection
+                                        SystemMessage, ToolCall, ToolMessage, UserMessage)
+from pytest_toolcall.providers.base import ReferenceRules, Rejection, judged
 
 # the same error format, type errors and content text as Chat Completions
-from pytest_toolcall.providers.openai.dialect import (_error, _text, _type_error, tool_choice_mode,
+from pytest_toolcall.providers.openai.dialect import (_error, _objects, _text, _tool_spec,
+                                                      _type_error, tool_choice_mode,
                                                       validate_tools)
 from pytest_toolcall.providers.openai_responses import errors as _errors
 
-__all__ = ["DIALECT", "OpenAIResponses", "item_id", "reasoning_item_id"]
+__all__ = ["DIALECT", "RESPONSES_RULES", "UNAVOIDABLE_RESPONSES_RULES", "OpenAIResponses",
+           "ServiceResponses", "item_id", "reasoning_item_id"]
 
 _NAME = re.compile(r"^[a-zA-Z0-9_-]+$")
 _ROLES = ("user", "assistant", "system", "developer")
 CREATED = 1_700_000_000
 MESSAGE_ID = "msg_toolcall"
+
+
+#: the request rules OpenAIResponses enforces, rule id -> what OpenAI refuses. A service's own
+#: Responses route (:class:`ServiceResponses`: DeepSeek's, OpenRouter's) states for each
+#: whether it is confirmed (``confirmed_rules``: its fake refuses) or taken (``lenient_rules``);
+#: any other is *unconfirmed*: its fake takes the request, the breach noted, and the kit reports
+#: it as hardening (``request.unconfirmed``, issue 30). docs/providers.md renders the table
+RESPONSES_RULES = {
+    "body.json": "a body that is not JSON",
+    "model.missing": "no model",
+    "type": "a field of the wrong JSON type",
+    "tools.type.missing": "a tool without type",
+    "tools.name.missing": "a function tool without a name (the Chat Completions shape)",
+    "tools.name.pattern": "a name outside ^[a-zA-Z0-9_-]+$",
+    "tools.name.length": "a name longer than 64",
+    "tools.parameters.schema": "parameters that are not a JSON schema object",
+    "tool_choice.value": "a tool_choice string other than none, auto, required",
+    "tool_choice.name.missing": "a function tool_choice without its name",
+    "input.message.role.missing": "a message item without role",
+    "input.message.role": "a role other than user, assistant, system, developer",
+    "input.message.content": "a message item without content",
+    "input.function_call.call_id": "a function_call without call_id",
+    "input.function_call.name": "a function_call without name",
+    "input.function_call.arguments": "a function_call without arguments",
+    "input.function_call.id_prefix": "a function_call whose id does not begin with 'fc'",
+    "input.function_call.reasoning": "a function_call sent back without the reasoning item "
+                                     "that came before it",
+    "input.function_call.unanswered": "a function_call without its function_call_output",
+    "input.function_call_output.call_id": "a function_call_output without call_id",
+    "input.function_call_output.output": "a function_call_output without output",
+    "input.function_call_output.orphan": "a function_call_output answering no call",
+    "input.function_call_output.duplicate": "two function_call_outputs for one call",
+    "input.reasoning.following_item": "a reasoning item without its following item",
+}
+
+#: OpenAI's Responses rules every fake of the wire keeps, whatever the service (rule id ->
+#: why). An ``input`` that is neither a string nor an array (a ``type`` rejection of
+#: ``input``) is one too
+UNAVOIDABLE_RESPONSES_RULES = {
+    "body.json": "a body that is not JSON is no request: there is nothing to read or answer",
+}
+
+
+def unavoidable_responses(found: Rejection) -> bool:
+    """Whether ``found`` (OpenAI's Responses rejection) is one every fake keeps
+    (:data:`UNAVOIDABLE_RESPONSES_RULES`; an ``input`` that is no string nor array)."""
+    if found.rule in UNAVOIDABLE_RESPONSES_RULES:
+        return True
+    error = found.body.get("error")
+    return found.rule == "type" and isinstance(error, Mapping) and error.get("param") == "input"
+
+
+@dataclass
+class _Seen:
+    """What the input items before the one being judged showed."""
+
+    stored: bool
+    calls: dict[str, int] = field(default_factory=dict)  # call_id -> its function_call
+    callers: set[str] = field(default_factory=set)  # call_ids an output may answer
+    answered: set[str] = field(default_factory=set)
+    reasoning: set[str] = field(default_factory=set)
 
 
 def item_id(call_id: str) -> str:
@@ -66,7 +130,7 @@ def reasoning_item_id(call_id: str, position: int = 0) -> str:
     return "rs_" + hashlib.sha256(f"reasoning:{position}:{call_id}".encode()).hexdigest()[:40]
 
 
-class OpenAIResponses:
+class OpenAIResponses(ReferenceRules):
     """The ``openai-responses`` dialect: the Responses API."""
 
     #: this provider's own error answers, one per error kind (errors.py beside this file)
@@ -76,6 +140,15 @@ class OpenAIResponses:
     title = "OpenAI Responses"
     base_path = "/v1"
     stream_content_type = "text/event-stream; charset=utf-8"
+    #: OpenAI's Responses rules (:data:`RESPONSES_RULES`) the service is shown to enforce,
+    #: rule id -> the fact of its registry entry that shows it (its Chat Completions entry)
+    confirmed_rules: Mapping[str, str] = {}
+    #: the rules it is shown to take, rule id -> what it takes instead (and its source)
+    lenient_rules: Mapping[str, str] = {}
+    #: whether every rule is this provider's own (OpenAI's). Never inherited: a service's
+    #: route refuses only ``confirmed_rules`` and the unavoidable ones, and takes a request that
+    #: breaks another, noting the breach (:meth:`_judge`)
+    enforces_all_rules = True
 
     def __init__(self) -> None:
         #: fc_ item id -> the rs_ id of the reasoning item it came after, for every turn this
@@ -99,18 +172,31 @@ class OpenAIResponses:
         return body.get("stream") is True
 
     # -- validation ---------------------------------------------------------------------------
+    def refuses(self, rule: str) -> bool:
+        """Whether this provider's fake refuses a request that breaks OpenAI's Responses
+        ``rule`` (:data:`RESPONSES_RULES`)."""
+        return (self.enforces_all_rules or rule in UNAVOIDABLE_RESPONSES_RULES
+                or rule in self.confirmed_rules)
+
+    def _judge(self, found: Rejection) -> Rejection | None:
+        """``found`` (OpenAI's rejection) when this provider refuses it; else None, the breach
+        noted (``providers.base.judged``) and the checks go on past it."""
+        return judged(self, found, unavoidable_responses(found))
+
     def validate(self, body: Any) -> Rejection | None:
         if not isinstance(body, Mapping):
             return _error(400, "We could not parse the JSON body of your request. (HINT: This "
                           "likely means you aren't using your HTTP library correctly. The OpenAI "
                           "API expects a JSON payload, but what was sent was not valid JSON.)",
                           rule="body.json")
+        judge = self._judge
         if "model" not in body:
-            return _missing("model", "model.missing")
-        tools = body.get("tools")
-        found = validate_tools(self, tools)
-        if found:
-            return found
+            found = judge(_missing("model", "model.missing"))
+            if found:
+                return found
+        found = validate_tools(self, body.get("tools"))
+        if found and (found.rule != "type" or judge(found)):
+            return found  # a tools array that is no array: a type breach, judged here
         choice = body.get("tool_choice")
         if choice is not None:
             found = self._validate_tool_choice(choice)
@@ -118,14 +204,19 @@ class OpenAIResponses:
                 return found
         parallel = body.get("parallel_tool_calls")
         if parallel is not None and not isinstance(parallel, bool):
-            return _type_error("parallel_tool_calls", "a boolean", parallel)
+            found = judge(_type_error("parallel_tool_calls", "a boolean", parallel))
+            if found:
+                return found
         instructions = body.get("instructions")
         if instructions is not None and not isinstance(instructions, (str, list)):
-            return _type_error("instructions", "a string", instructions)
+            found = judge(_type_error("instructions", "a string", instructions))
+            if found:
+                return found
         items = body.get("input")
         if items is None or isinstance(items, str):
             return None
         if not isinstance(items, list):
+            # unavoidable: no input to answer (UNAVOIDABLE_RESPONSES_RULES)
             return _type_error("input", "a string or an array of input items", items)
         # with previous_response_id / conversation the calls live on the server: outputs for
         # them are not orphans, and the fake cannot see them
@@ -133,141 +224,158 @@ class OpenAIResponses:
         return self._validate_input(items, stored=stored)
 
     def _validate_tool(self, i: int, tool: Any) -> Rejection | None:
-        where = f"tools[{i}]"
+        where, judge = f"tools[{i}]", self._judge
         if not isinstance(tool, Mapping):
-            return _type_error(where, "an object", tool)
+            return judge(_type_error(where, "an object", tool))
         if "type" not in tool:
-            return _missing(f"{where}.type", "tools.type.missing")
+            return judge(_missing(f"{where}.type", "tools.type.missing"))
         if tool.get("type") != "function":
             return None  # hosted tools (web_search, mcp, file_search...) have their own shapes
         name = tool.get("name")
         if not isinstance(name, str):
             # what a Chat Completions shape {type, function: {name...}} gets here
-            return _missing(f"{where}.name", "tools.name.missing")
+            return judge(_missing(f"{where}.name", "tools.name.missing"))
         if not _NAME.match(name):
-            return _error(400, f"Invalid '{where}.name': string does not match pattern. Expected "
-                          "a string that matches the pattern '^[a-zA-Z0-9_-]+$'.",
-                          param=f"{where}.name", code="invalid_value", rule="tools.name.pattern")
+            return judge(_error(400, f"Invalid '{where}.name': string does not match pattern. "
+                                "Expected a string that matches the pattern "
+                                "'^[a-zA-Z0-9_-]+$'.", param=f"{where}.name",
+                                code="invalid_value", rule="tools.name.pattern"))
         if len(name) > 64:
-            return _error(400, f"Invalid '{where}.name': string too long. Expected a string with "
-                          f"maximum length 64, but got a string with length {len(name)} instead.",
-                          param=f"{where}.name", code="string_above_max_length",
-                          rule="tools.name.length")
+            return judge(_error(400, f"Invalid '{where}.name': string too long. Expected a "
+                                f"string with maximum length 64, but got a string with length "
+                                f"{len(name)} instead.", param=f"{where}.name",
+                                code="string_above_max_length", rule="tools.name.length"))
         params = tool.get("parameters")
         if params is not None and not isinstance(params, Mapping):
-            return _type_error(f"{where}.parameters", "an object", params)
+            return judge(_type_error(f"{where}.parameters", "an object", params))
         if params is not None:
             from pytest_toolcall.core._schema import schema_problem
 
             problem = schema_problem(params)
             if problem:
-                return _error(400, f"Invalid schema for function '{name}': {problem[1]}.",
-                              param=f"{where}.parameters", code="invalid_function_parameters",
-                              rule="tools.parameters.schema")
+                return judge(_error(400, f"Invalid schema for function '{name}': {problem[1]}.",
+                                    param=f"{where}.parameters",
+                                    code="invalid_function_parameters",
+                                    rule="tools.parameters.schema"))
         strict = tool.get("strict")
         if strict is not None and not isinstance(strict, bool):
-            return _type_error(f"{where}.strict", "a boolean", strict)
+            return judge(_type_error(f"{where}.strict", "a boolean", strict))
         return None
 
-    @staticmethod
-    def _validate_tool_choice(choice: Any) -> Rejection | None:
+    def _validate_tool_choice(self, choice: Any) -> Rejection | None:
+        judge = self._judge
         if isinstance(choice, str):
-            return tool_choice_mode(choice)
+            found = tool_choice_mode(choice)
+            return judge(found) if found else None
         if not isinstance(choice, Mapping):
-            return _type_error("tool_choice", "a string or an object", choice)
+            return judge(_type_error("tool_choice", "a string or an object", choice))
         if choice.get("type") == "function" and not isinstance(choice.get("name"), str):
             # the Chat Completions shape {type: function, function: {name}} lands here
-            return _missing("tool_choice.name", "tool_choice.name.missing")
+            return judge(_missing("tool_choice.name", "tool_choice.name.missing"))
         return None
 
-    def _validate_input(self, items: list[Any], *, stored: bool) -> Rejection | None:  # noqa: C901
-        calls: dict[str, int] = {}  # call_id -> position of its function_call
-        callers: set[str] = set()  # call_ids of every item an output may answer
-        answered: set[str] = set()
-        reasoning_seen: set[str] = set()
+    def _validate_input(self, items: list[Any], *, stored: bool) -> Rejection | None:
+        """OpenAI's rules on the input items; a breach this provider lets pass (:meth:`_judge`)
+        skips the rest of its item, and the checks go on."""
+        seen = _Seen(stored=stored)
         for i, item in enumerate(items):
-            where = f"input[{i}]"
-            if not isinstance(item, Mapping):
-                return _type_error(where, "an object", item)
-            kind = item.get("type")
-            if kind is None or kind == "message":
-                role = item.get("role")
-                if role is None:
-                    return _missing(f"{where}.role", "input.message.role.missing")
-                if not isinstance(role, str):  # else Python's repr ('True') is quoted
-                    return _type_error(f"{where}.role", "a string", role)
-                if role not in _ROLES:
-                    return _error(400, f"Invalid value: '{role}'. Supported values are: "
-                                  "'assistant', 'system', 'developer', and 'user'.",
-                                  param=f"{where}.role", code="invalid_value",
-                                  rule="input.message.role")
-                if "content" not in item:
-                    return _missing(f"{where}.content", "input.message.content")
-                if not isinstance(item["content"], (str, list)):
-                    return _type_error(f"{where}.content", "a string or an array",
-                                       item["content"])
-            elif kind == "function_call":
-                for field in ("call_id", "name", "arguments"):
-                    if field not in item:
-                        return _missing(f"{where}.{field}", f"input.function_call.{field}")
-                for field in ("call_id", "name", "arguments"):
-                    if not isinstance(item[field], str):
-                        return _type_error(f"{where}.{field}", "a string", item[field])
-                ident = item.get("id")
-                if ident is not None and not str(ident).startswith("fc"):
-                    return _error(400, f"Invalid '{where}.id': '{ident}'. Expected an ID that "
-                                  "begins with 'fc'.", param=f"{where}.id", code="invalid_value",
-                                  rule="input.function_call.id_prefix")
-                needed = self.required_reasoning.get(str(ident)) if ident else None
-                if needed and needed not in reasoning_seen:
-                    # cline #12242, continuedev #10018, mastra #8738 quote it (confirmed
-                    # 2026-11-23): the reasoning item that came before the call is missing
-                    return _error(400, f"Item '{ident}' of type 'function_call' was provided "
-                                  f"without its required 'reasoning' item: '{needed}'.",
-                                  param="input", rule="input.function_call.reasoning")
-                calls.setdefault(item["call_id"], i)
-                callers.add(item["call_id"])
-            elif kind == "function_call_output":
-                call_id = item.get("call_id")
-                if not isinstance(call_id, str):
-                    return (_missing(f"{where}.call_id", "input.function_call_output.call_id")
-                            if call_id is None else
-                            _type_error(f"{where}.call_id", "a string", call_id))
-                if "output" not in item:
-                    return _missing(f"{where}.output", "input.function_call_output.output")
-                if not isinstance(item["output"], (str, list)):
-                    return _type_error(f"{where}.output", "a string or an array",
-                                       item["output"])
-                if call_id not in callers and not stored:
-                    return _error(400, "No tool call found for function call output with "
-                                  f"call_id {call_id}.", param="input",
-                                  rule="input.function_call_output.orphan")
-                if call_id in answered:
-                    # quoted from the API by NousResearch/hermes-agent #102629 (a per-turn id
-                    # such as 'terminal:0' reused across turns; confirmed 2026-11-24)
-                    return _error(400, f"Duplicate function_call_output for call_id "
-                                  f"'{call_id}'. Each function_call must have exactly one "
-                                  "matching function_call_output", param="input",
-                                  rule="input.function_call_output.duplicate")
-                answered.add(call_id)
-            elif isinstance(item.get("call_id"), str):
-                # other client-executed calls (tool_search_call...) are answered the same way
-                callers.add(item["call_id"])
-            if kind == "reasoning" and item.get("id"):
-                reasoning_seen.add(item["id"])
-                following = items[i + 1] if i + 1 < len(items) else None
-                if not isinstance(following, Mapping) or not following.get("id"):
-                    return _error(400, f"Item '{item['id']}' of type 'reasoning' was provided "
-                                  "without its required following item.", param="input",
-                                  rule="input.reasoning.following_item")
-        for call_id in calls:
-            if call_id not in answered:
-                return _error(400, f"No tool output found for function call {call_id}.",
-                              param="input", rule="input.function_call.unanswered")
+            found = self._validate_item(i, item, items, seen)
+            if found:
+                return found
+        for call_id in seen.calls:
+            if call_id not in seen.answered:
+                found = self._judge(_error(400, f"No tool output found for function call "
+                                           f"{call_id}.", param="input",
+                                           rule="input.function_call.unanswered"))
+                if found:
+                    return found
+        return None
+
+    def _validate_item(self, i: int, item: Any, items: list[Any],  # noqa: C901
+                       seen: _Seen) -> Rejection | None:
+        where, judge = f"input[{i}]", self._judge
+        if not isinstance(item, Mapping):
+            return judge(_type_error(where, "an object", item))
+        kind = item.get("type")
+        if kind is None or kind == "message":
+            role = item.get("role")
+            if role is None:
+                return judge(_missing(f"{where}.role", "input.message.role.missing"))
+            if not isinstance(role, str):  # else Python's repr ('True') is quoted
+                return judge(_type_error(f"{where}.role", "a string", role))
+            if role not in _ROLES:
+                return judge(_error(400, f"Invalid value: '{role}'. Supported values are: "
+                                    "'assistant', 'system', 'developer', and 'user'.",
+                                    param=f"{where}.role", code="invalid_value",
+                                    rule="input.message.role"))
+            if "content" not in item:
+                return judge(_missing(f"{where}.content", "input.message.content"))
+            if not isinstance(item["content"], (str, list)):
+                return judge(_type_error(f"{where}.content", "a string or an array",
+                                         item["content"]))
+        elif kind == "function_call":
+            if isinstance(item.get("call_id"), str):  # answerable, whatever else is broken
+                seen.calls.setdefault(item["call_id"], i)
+                seen.callers.add(item["call_id"])
+            for field in ("call_id", "name", "arguments"):
+                if field not in item:
+                    return judge(_missing(f"{where}.{field}", f"input.function_call.{field}"))
+            for field in ("call_id", "name", "arguments"):
+                if not isinstance(item[field], str):
+                    return judge(_type_error(f"{where}.{field}", "a string", item[field]))
+            ident = item.get("id")
+            if ident is not None and not str(ident).startswith("fc"):
+                return judge(_error(400, f"Invalid '{where}.id': '{ident}'. Expected an ID that "
+                                    "begins with 'fc'.", param=f"{where}.id",
+                                    code="invalid_value", rule="input.function_call.id_prefix"))
+            needed = self.required_reasoning.get(str(ident)) if ident else None
+            if needed and needed not in seen.reasoning:
+                # cline #12242, continuedev #10018, mastra #8738 quote it (confirmed
+                # 2026-11-23): the reasoning item that came before the call is missing
+                return judge(_error(400, f"Item '{ident}' of type 'function_call' was provided "
+                                    f"without its required 'reasoning' item: '{needed}'.",
+                                    param="input", rule="input.function_call.reasoning"))
+        elif kind == "function_call_output":
+            call_id = item.get("call_id")
+            if not isinstance(call_id, str):
+                return judge(_missing(f"{where}.call_id", "input.function_call_output.call_id")
+                             if call_id is None else
+                             _type_error(f"{where}.call_id", "a string", call_id))
+            duplicate = call_id in seen.answered
+            seen.answered.add(call_id)  # answered, whatever else is broken
+            if "output" not in item:
+                return judge(_missing(f"{where}.output", "input.function_call_output.output"))
+            if not isinstance(item["output"], (str, list)):
+                return judge(_type_error(f"{where}.output", "a string or an array",
+                                         item["output"]))
+            if call_id not in seen.callers and not seen.stored:
+                return judge(_error(400, "No tool call found for function call output with "
+                                    f"call_id {call_id}.", param="input",
+                                    rule="input.function_call_output.orphan"))
+            if duplicate:
+                # quoted from the API by NousResearch/hermes-agent #102629 (a per-turn id
+                # such as 'terminal:0' reused across turns; confirmed 2026-11-24)
+                return judge(_error(400, f"Duplicate function_call_output for call_id "
+                                    f"'{call_id}'. Each function_call must have exactly one "
+                                    "matching function_call_output", param="input",
+                                    rule="input.function_call_output.duplicate"))
+        elif isinstance(item.get("call_id"), str):
+            # other client-executed calls (tool_search_call...) are answered the same way
+            seen.callers.add(item["call_id"])
+        if kind == "reasoning" and item.get("id"):
+            seen.reasoning.add(str(item["id"]))
+            following = items[i + 1] if i + 1 < len(items) else None
+            if not isinstance(following, Mapping) or not following.get("id"):
+                return judge(_error(400, f"Item '{item['id']}' of type 'reasoning' was provided "
+                                    "without its required following item.", param="input",
+                                    rule="input.reasoning.following_item"))
         return None
 
     # -- decoding -----------------------------------------------------------------------------
     def decode_request(self, body: Mapping[str, Any]) -> ChatRequest:
+        """The canonical request read from ``body``. A service's route takes a body that breaks
+        a rule it is not shown to enforce (:meth:`_judge`), so the reading is the kind one:
+        what cannot be read (an item that is no object, a call without a name) is left out."""
         messages: list[Any] = []
         if body.get("instructions"):
             messages.append(SystemMessage(content=_text(body["instructions"])))
@@ -276,14 +384,13 @@ class OpenAIResponses:
             items = [{"role": "user", "content": items}]
         merge = False  # a function_call joins the assistant message right before it
         pending: list[Reasoning] = []  # reasoning items join the assistant turn that follows
-        for item in items or ():
+        for item in _objects(items):
             kind = item.get("type")
             if kind == "reasoning":
-                summary = "".join(p.get("text", "") for p in item.get("summary") or ()
-                                  if isinstance(p, Mapping))
-                pending.append(Reasoning(type="reasoning", id=item.get("id"),
+                summary = "".join(str(p.get("text", "")) for p in _objects(item.get("summary")))
+                pending.append(Reasoning(type="reasoning", id=_str(item.get("id")),
                                          text=summary or None,
-                                         signature=item.get("encrypted_content")))
+                                         signature=_str(item.get("encrypted_content"))))
                 merge = False
                 continue
             if kind in (None, "message"):
@@ -299,8 +406,13 @@ class OpenAIResponses:
                 merge = role == "assistant"
                 continue
             if kind == "function_call":
-                call = ToolCall.from_raw(id=item.get("call_id"), name=item.get("name", ""),
-                                         arguments=item.get("arguments"))
+                if not _str(item.get("name")):
+                    merge = False
+                    continue  # no call to read (a breach noted)
+                arguments = item.get("arguments")
+                call = ToolCall.from_raw(id=_str(item.get("call_id")), name=item["name"],
+                                         arguments=arguments if isinstance(
+                                             arguments, (str, Mapping)) else None)
                 if merge and isinstance(messages[-1], AssistantMessage):
                     last = messages[-1]
                     messages[-1] = last.model_copy(update={"tool_calls": (*last.tool_calls, call)})
@@ -310,23 +422,28 @@ class OpenAIResponses:
                 merge = True
                 continue
             if kind == "function_call_output":
-                messages.append(ToolMessage(tool_call_id=item.get("call_id"),
+                messages.append(ToolMessage(tool_call_id=_str(item.get("call_id")),
                                             content=_text(item.get("output"))))
             merge = False
-        tools = tuple(
-            ToolSpec(name=t["name"], description=t.get("description") or "",
-                     parameters=t.get("parameters") or {"type": "object", "properties": {}},
-                     strict=t.get("strict"))
-            for t in body.get("tools") or () if t.get("type") == "function")
+        # a flat function tool has the fields of a Chat Completions function
+        tools = tuple(_tool_spec(t) for t in _objects(body.get("tools"))
+                      if t.get("type") == "function" and _str(t.get("name")))
         choice = body.get("tool_choice")
         tool_choice: Any = None
         if isinstance(choice, str):
-            tool_choice = choice
-        elif isinstance(choice, Mapping) and choice.get("type") == "function":
+            refused = tool_choice_mode(choice)
+            if refused is not None and self.refuses(refused.rule):
+                # decoding a body validate() refuses: say why, no crash
+                raise ValueError(f"{self.name} refuses this request ({refused.rule}): "
+                                 f"{refused.message}")
+            tool_choice = choice if refused is None else None
+        elif (isinstance(choice, Mapping) and choice.get("type") == "function"
+              and _str(choice.get("name"))):
             tool_choice = NamedToolChoice(name=choice["name"])
+        parallel = body.get("parallel_tool_calls")
         return ChatRequest(messages=tuple(messages), tools=tools, tool_choice=tool_choice,
-                           parallel_tool_calls=body.get("parallel_tool_calls"),
-                           stream=bool(body.get("stream")), model=body.get("model"))
+                           parallel_tool_calls=parallel if isinstance(parallel, bool) else None,
+                           stream=bool(body.get("stream")), model=_str(body.get("model")))
 
     # -- encoding -----------------------------------------------------------------------------
     def encode_error(self, error: ErrorReply) -> tuple[int, dict[str, Any]]:
@@ -545,6 +662,10 @@ def _usage(turn: Turn) -> dict[str, Any]:
             "output_tokens": u.output_tokens or 0,
             "output_tokens_details": {"reasoning_tokens": 0},
             "total_tokens": u.total_tokens or 0}
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 def _sse(data: Mapping[str, Any]) -> bytes:

@@ -48,7 +48,7 @@ from pytest_toolcall.providers._compat import minted, pieces
 from pytest_toolcall.providers.openai.dialect import (CREATED, OpenAIChat, _finish,
                                                       _function_named, _objects, _sse,
                                                       with_wire_reasoning)
-from pytest_toolcall.providers.openai_responses.dialect import ServiceResponses
+from pytest_toolcall.providers.openai_responses.dialect import OpenAIResponses, ServiceResponses
 from pytest_toolcall.providers.openrouter import errors as _errors
 
 __all__ = [
@@ -57,6 +57,8 @@ __all__ = [
 ]
 
 NO_AUTH = "No cookie auth credentials found"
+#: the 400 of a /responses body its schema refuses (fact responses_request_schema)
+RESPONSES_INVALID = "Invalid Responses API request"
 BAD_KEY = "User not found."
 #: the start of metadata.raw when a Gemini tool-call turn comes back without its reasoning
 DETAILS_MISSING = ("Gemini models require OpenRouter reasoning details to be preserved in each "
@@ -111,10 +113,27 @@ def _server_tool(tool: Any) -> bool:
 class OpenRouterResponses(ServiceResponses):
     """OpenRouter's Responses API (``POST /api/v1/responses``, beta; openrouter.ai/docs
     api-reference responses): OpenAI's Responses wire, with OpenRouter's key check and error
-    shape (fact responses_route)."""
+    shape (fact responses_route). Its schema refuses a function_call without call_id or name
+    (fact responses_request_schema: "Invalid Responses API request", the zod issue in
+    metadata.raw); OpenAI's other Responses rules are not confirmed: the fake takes a body that
+    breaks one, noting the breach (issue 30)."""
 
     name = "openrouter"
     paths = frozenset({"/api/v1/responses"})
+    confirmed_rules = {"input.function_call.call_id": "responses_request_schema",
+                       "input.function_call.name": "responses_request_schema"}
+
+    def validate(self, body: Any) -> Rejection | None:
+        found = OpenAIResponses.validate(self, body)  # OpenAI's rejection, its param kept
+        if found is None or found.rule not in self.confirmed_rules:
+            return self.service.own_shape(found)  # type: ignore[no-any-return]
+        param = str((found.body.get("error") or {}).get("param") or "")
+        index, _, field = param.removeprefix("input[").partition("].")
+        issue = {"code": "invalid_type", "expected": "string", "received": "undefined",
+                 "path": ["input", int(index) if index.isdigit() else index, field],
+                 "message": "Required"}
+        return openrouter_error(400, RESPONSES_INVALID, rule=found.rule,
+                                metadata={"raw": json.dumps([issue], indent=2)})
 
 
 class OpenRouter(OpenAIChat):
