@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import faulthandler
+import os
 import sys
 from pathlib import Path
 
@@ -22,6 +24,31 @@ TESTS_DIR = Path(__file__).resolve().parent
 # when it imports it, but ``python -m pytest tests/test_bug_catalogue.py`` alone must find them too
 if str(TESTS_DIR / "providers") not in sys.path:
     sys.path.insert(0, str(TESTS_DIR / "providers"))
+
+
+#: how long a session of the kit's own tests (or one xdist worker) may run before it is stopped
+#: with every thread's traceback on stderr: a hang ends well inside CI's 90 minutes and says
+#: where it hung. One watchdog for the session, instead of pytest-timeout's thread started and
+#: joined around each of the 8,700 tests (1.7 ms of wall time a test, about 15 s a serial run,
+#: measured 2026-11-28 on tests/providers/test_controls.py with and without the plugin). The
+#: kit's own deadlines (SIGALRM) stay in use: faulthandler's watchdog installs no signal handler.
+SESSION_LIMIT_S = 40 * 60
+
+
+_watchdog_fd: list[int] = []
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # pytest's capture is suspended while plugins configure: fd 2 is the terminal's stderr here,
+    # where the tracebacks must go (during a test it is pytest's capture file)
+    _watchdog_fd.append(os.dup(2))
+    faulthandler.dump_traceback_later(SESSION_LIMIT_S, exit=True, file=_watchdog_fd[-1])
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    faulthandler.cancel_dump_traceback_later()
+    while _watchdog_fd:
+        os.close(_watchdog_fd.pop())
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
