@@ -107,8 +107,11 @@ def run_page(page: Path, project: Path) -> list[str]:
             assert words[0] in ("pytest", "python"), (
                 f"{where}: `{command}` is not a pytest or python command; mark the block "
                 "<!-- doc-blocks: skip (why) --> if it cannot run here")
+            # the dev extra's plugins no page is about stay off, as in every session the kit's
+            # tests start (tests/conftest.py: about 0.5 s of CPU a session, 20 sessions here)
             argv = ([sys.executable, "-m", "pytest", "-p", "no:randomly",
-                     "-p", "no:langsmith_plugin", *words[1:]] if words[0] == "pytest"
+                     "-p", "no:langsmith_plugin", "-p", "no:anyio", "-p", "no:hypothesispytest",
+                     "-p", "no:recording", *words[1:]] if words[0] == "pytest"
                     else [sys.executable, *words[1:]])
             done = subprocess.run(argv, cwd=project, env=env, capture_output=True, text=True,
                                   timeout=600)
