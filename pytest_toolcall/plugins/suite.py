@@ -54,7 +54,7 @@ def build_registry(config: pytest.Config) -> Registry:
                 result = list(impl.function(**{name: config for name in impl.argnames}) or ())
             except (CaseDefinitionError, ValidationError):
                 raise
-            except Exception as exc:  # the hook's own bug: its frames, not the kit's
+            except Exception as exc:  # noqa: BLE001 - the hook's own bug: its frames
                 raise UsageError(raised_by_user(
                     f"the pytest_toolcall_cases hook in {source}", exc)) from None
             for case in result:

@@ -57,7 +57,7 @@ def register_providers(config: Any) -> list[str]:
             except (ValueError, TypeError) as exc:  # Provider(...) refused a field
                 raise UsageError(f"the pytest_toolcall_providers hook in {where} could not "
                                  f"build its providers: {exc}") from None
-            except Exception as exc:  # the hook's own bug: its frames, not the kit's
+            except Exception as exc:  # noqa: BLE001 - the hook's own bug: its frames
                 raise UsageError(raised_by_user(
                     f"the pytest_toolcall_providers hook in {where}", exc)) from None
             for spec in _as_list(returned, where):

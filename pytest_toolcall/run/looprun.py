@@ -22,7 +22,14 @@ from pytest_toolcall.run.checks import breach_failure, describe_error, rejection
 from pytest_toolcall.core.contracts import Interface
 from pytest_toolcall.core.errors import ConformanceFailure, ToolcallError, UsageError
 from pytest_toolcall.core.loop import LoopRequest, LoopResult
-from pytest_toolcall.core.model import ChatRequest, Message, UserMessage
+from pytest_toolcall.core.model import (
+    AssistantMessage,
+    ChatRequest,
+    Message,
+    SystemMessage,
+    ToolMessage,
+    UserMessage,
+)
 from pytest_toolcall.providers import REGISTRY as PROVIDERS
 from pytest_toolcall.run.runbase import (
     CaseSkipped,
@@ -30,6 +37,7 @@ from pytest_toolcall.run.runbase import (
     SubjectFault,
     hypothesis_home,
     call_with_deadline,
+    check_crashed,
     coerce,
     interfaces,
     run_checks,
@@ -613,7 +621,7 @@ def _explore(case: Any, builder: Any, profile: Any, examples: int) -> HistoryRun
 
 
 def _history_once(case: Any, builder: Any, profile: Any, stored: tuple[Any, ...]) -> HistoryRun:
-    from pytest_toolcall.core.errors import KitError, ToolcallError
+    from pytest_toolcall.core.errors import ToolcallError
 
     run = HistoryRun(case=case, profile=profile, builder=builder, stored=stored)
     try:
@@ -634,22 +642,27 @@ def _history_once(case: Any, builder: Any, profile: Any, stored: tuple[Any, ...]
         except ToolcallError:
             raise
         except Exception as exc:
-            clause = getattr(item, "clause", getattr(item, "__name__", "?"))
-            raise KitError(f"check {clause!r} of case {case.id} crashed: "
-                           f"{type(exc).__name__}: {exc}") from exc
+            raise check_crashed(item, case.id, exc) from exc
     return run
 
 
 def _built(value: Any) -> Any:
     """The messages ``build()`` returned, read inside the deadline (a generator runs here)."""
-    if value is None or isinstance(value, (str, bytes, dict)) or not hasattr(value, "__iter__"):
+    # a pydantic model (a ToolCall, one message) iterates as its (field, value) pairs: no list
+    if (value is None or isinstance(value, (str, bytes, dict, BaseModel))
+            or not hasattr(value, "__iter__")):
         return _NotMessages(value)
-    return list(value)
+    items = list(value)
+    kinds = (SystemMessage, UserMessage, AssistantMessage, ToolMessage)
+    stray = next((i for i, m in enumerate(items) if not isinstance(m, kinds)), None)
+    return items if stray is None else _NotMessages(items, stray)
 
 
 class _NotMessages:
-    def __init__(self, value: Any) -> None:
+    def __init__(self, value: Any, stray: int | None = None) -> None:
         self.value = value
+        #: the index of the first item that is no message, when ``value`` is a list
+        self.stray = stray
 
 
 def _build(builder: Any, history: list[Any], profile: Any, run: HistoryRun, which: str) -> Any:
@@ -670,8 +683,10 @@ def _build(builder: Any, history: list[Any], profile: Any, run: HistoryRun, whic
         raise failure
     if isinstance(outcome, _NotMessages):
         value = outcome.value
+        what = (type(value).__name__ if outcome.stray is None else
+                f"a list whose item {outcome.stray} is a {type(value[outcome.stray]).__name__}")
         raise ConformanceFailure(
-            "history.result", f"build() returned {type(value).__name__} on the {which} "
+            "history.result", f"build() returned {what} on the {which} "
             "history, not a list of messages",
             expected="a list of pytest_toolcall messages (an empty list for an empty history)",
             got=f"{value!r:.200}",
