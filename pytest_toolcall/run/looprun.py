@@ -279,6 +279,7 @@ def run_loop(case: Any, loop: Any, profile: Any, *, dialect: str = "openai",
     With ``model_mode="fake"`` the loop's request carries the fake provider's ``endpoint``;
     ``transport="loopback"`` serves it on 127.0.0.1 (for clients that are not httpx)."""
     script = resolve_script(case, profile)
+    _check_final_answer_tool(script, profile)
     reason = inexpressible(script, dialect)
     if reason is not None:
         raise CaseSkipped(f"{case.id} cannot run on {dialect}: {reason}")
@@ -460,6 +461,19 @@ def resolve_script(case: Any, profile: Any) -> LoopScript:
     if "max_model_calls" not in script.model_fields_set:
         script = script.model_copy(update={"max_model_calls": model_call_ceiling(profile)})
     return script
+
+
+def _check_final_answer_tool(script: LoopScript, profile: Any) -> None:
+    """The profile's final_answer_tool is the loop's own tool: one of the case's tools under
+    that name would end the run at its first call, and every verdict after it would be the
+    profile's doing, not the loop's (issue 35). A usage error naming the field."""
+    final = getattr(profile, "final_answer_tool", None)
+    names = [tool.spec.name for tool in script.tools]
+    if final is not None and final in names:
+        raise UsageError(
+            f"Profile(final_answer_tool={final!r}) names a tool the kit's cases give the loop "
+            f"({', '.join(sorted(set(names)))}): the final-answer tool is the loop's own; "
+            "declare the name your loop gives it (e.g. 'final_answer')")
 
 
 def _verify_loop(run: LoopRun) -> None:
