@@ -209,8 +209,8 @@ def test_a_cassette_body_that_is_not_json_is_a_cassette_error(
 
 
 @pytest.mark.parametrize(("profile", "said"), [
-    ("{'final_answer_tool': ''}", "the toolcall_profile fixture is invalid: profile: Value "
-                                  "error, final_answer_tool='' is empty"),
+    ("{'final_answer_tool': ''}", ("the toolcall_profile fixture is invalid: profile: Value "
+                                   "error, final_answer_tool='' is empty")),
     ("{'final_answer_tool': 'slow_lookup'}",
      "Profile(final_answer_tool='slow_lookup') names a tool the kit's cases give the loop"),
 ], ids=["empty", "a-case-tool"])
