@@ -5,13 +5,19 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from pytest_toolcall.cases import Case, default_registry, make_case
 from pytest_toolcall.core.contracts import Profile
-from pytest_toolcall.core.errors import ConformanceFailure, KitError, UsageError
+from pytest_toolcall.core.errors import (
+    CaseDefinitionError,
+    ConformanceFailure,
+    KitError,
+    UsageError,
+)
 from pytest_toolcall.providers.fake import FakeProvider, in_process_endpoint
 from pytest_toolcall.providers.fake.provider import Endpoint
 from pytest_toolcall.core.model import ChatRequest, ChatResponse, StreamDone, TextDelta
@@ -168,18 +174,39 @@ def test_adapter_exception_is_the_adapters_fault_not_a_kit_error(endpoint: Endpo
     assert "KeyError: 'choices'" in str(info.value.got)
 
 
-def test_a_crashing_check_is_a_kit_error_naming_the_check(reference: OpenAIChatAdapter,
-                                                          endpoint: Endpoint) -> None:
-    def broken(run: Any) -> None:
-        return {}["missing"]  # type: ignore[no-any-return]
+def test_a_crashing_kit_check_is_a_kit_error_naming_the_check(reference: OpenAIChatAdapter,
+                                                              endpoint: Endpoint) -> None:
+    # a check whose code is the kit's (compiled under the package's folder)
+    import pytest_toolcall
 
-    broken.clause = "mine.broken"  # type: ignore[attr-defined]
+    where = Path(pytest_toolcall.__file__).parent / "run" / "checks_of_the_kit.py"
+    space: dict[str, Any] = {}
+    exec(compile("def broken(run):\n    return {}['missing']\n", str(where), "exec"), space)
+    broken = space["broken"]
+    broken.clause = "mine.broken"
     case = variant("wire.single_call", checks=(broken,))
     with pytest.raises(KitError) as info:
         run_case(case, reference, Profile(), endpoint)
     assert str(info.value) == ("check 'mine.broken' of case test.wire_single_call crashed: "
                                "KeyError: 'missing'")
     assert isinstance(info.value.__cause__, KeyError)
+
+
+def test_a_crashing_user_check_is_the_cases_fault_not_the_kits(reference: OpenAIChatAdapter,
+                                                               endpoint: Endpoint) -> None:
+    # issue 35: a project's own check that crashes is headed as its case's fault, with its frame
+    def broken(run: Any) -> None:
+        return {}["missing"]  # type: ignore[no-any-return]
+
+    broken.clause = "mine.broken"  # type: ignore[attr-defined]
+    case = variant("wire.single_call", checks=(broken,))
+    with pytest.raises(CaseDefinitionError) as info:
+        run_case(case, reference, Profile(), endpoint)
+    text = str(info.value)
+    assert not isinstance(info.value, KitError)
+    assert text.startswith("case 'test.wire_single_call' is malformed: its check 'mine.broken' (")
+    assert "raised KeyError: 'missing'" in text and 'return {}["missing"]' in text
+    assert "runbase.py" not in text  # the kit's frames are left out
 
 
 def test_a_check_that_crashes_after_the_adapter_raised_is_not_reached(endpoint: Endpoint) -> None:

@@ -290,7 +290,7 @@ def test_a_client_of_the_wrong_kind_is_named() -> None:
                                          r"openai.OpenAI client \(a sync client"):
         shims.openai(lambda ep: async_client)(ep)
     with pytest.raises(UsageError, match=r"returned builtins.dict, expected an ollama.Client"):
-        shims.ollama(lambda ep: {})(ep)
+        shims.ollama(lambda ep: {})(in_process_endpoint(FakeProvider("ollama")))
 
 
 def test_a_missing_library_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:

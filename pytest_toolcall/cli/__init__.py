@@ -124,7 +124,14 @@ def _mutate(args: argparse.Namespace) -> int:
         run = MutationRun(root=root, files=list(args.paths), providers=providers, cases=cases,
                           jobs=args.jobs, keep=args.keep, profiles=profiles)
         if report is not None:
-            report.mkdir(parents=True, exist_ok=True)
+            if report.exists() and not report.is_dir():
+                raise UsageError(f"--report: {args.report!r} is a file; --report names the "
+                                 "folder the reports are written to (it is made if missing)")
+            try:
+                report.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise UsageError(f"--report: cannot make the folder {args.report!r}: "
+                                 f"{exc.strerror or exc}") from None
         result = run_mutation(run, log_dir=report)
     except MutationError as exc:
         print(mask(f"pytest-toolcall mutate: no result: {exc}"), file=sys.stderr)

@@ -229,6 +229,10 @@ class Profile(BaseModel):
                 "tool_failure_budget declares a loop that never stops when every call fails: "
                 "declare what your loop caps (iteration_counts='rounds' or 'model_calls', a "
                 "max_failure_rounds, or a tool_failure_budget)")
+        if self.final_answer_tool is not None and not self.final_answer_tool.strip():
+            raise ValueError(f"final_answer_tool={self.final_answer_tool!r} is empty: give the "
+                             "name of the loop's own final-answer tool (e.g. 'final_answer'), "
+                             "or None when the loop ends on plain text")
         if any(not name.strip() for name in self.handoff_tools):
             raise ValueError("handoff_tools holds an empty name: list the names of the tools "
                              "that hand the conversation off, e.g. ('transfer_to_human',)")

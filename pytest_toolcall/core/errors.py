@@ -273,3 +273,19 @@ def _value_lines(label: str, value: Any) -> list[str]:
 
 def _short(value: Any, limit: int = 400) -> str:
     return clip(value, limit, "…")  # masked, then cut: a cut inside a secret would show its start
+
+
+#: the kit's own source folder: its frames are left out of a user hook's or check's traceback
+_KIT_DIR = __file__.rsplit("/core/", 1)[0] + "/"
+
+
+def raised_by_user(what: str, exc: BaseException) -> str:
+    """``what`` raised ``exc``: the exception and the user's own frames of its traceback (a
+    conftest hook's, a custom check's), never the kit's, for a usage error (issue 35). Masked."""
+    import traceback
+
+    frames = [f for f in traceback.extract_tb(exc.__traceback__)
+              if not f.filename.startswith(_KIT_DIR)]
+    text = "".join(traceback.format_list(frames)).rstrip()
+    error = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+    return mask(f"{what} raised {error}" + (f"\n{text}" if text else ""))

@@ -562,6 +562,25 @@ def check_provider(cassette: Cassette, provider: str) -> None:
             f", or delete it and record it again for {provider}.")
 
 
+def check_bodies(cassette: Cassette) -> None:
+    """A successful answer the cassette says is JSON must be JSON: a body cut short or edited
+    by hand is the cassette's fault (an error naming the file), never the adapter's
+    ``live.accepted`` (issue 35). Streams (SSE, NDJSON) are split by the replay, not read here."""
+    for index, item in enumerate(cassette.interactions):
+        kind = ",".join(v for k, vs in item.response_headers.items()
+                        if k.lower() == "content-type" for v in vs).lower()
+        if not 200 <= item.status < 300 or "json" not in kind or any(
+                s in kind for s in ("ndjson", "jsonl", "event-stream")):
+            continue
+        try:
+            json.loads(item.response_body)
+        except ValueError as exc:
+            raise CassetteError(
+                f"cassette {cassette.path}, interaction #{index}: the response body is not the "
+                f"JSON its content-type ({kind}) says ({exc}; it starts "
+                f"{item.response_body[:60]!r}); delete the cassette and record it again") from None
+
+
 def load_cassette(path: Path | str, provider: str | None = None) -> Cassette:
     """Load and check a cassette written by the kit (or any vcrpy YAML cassette)."""
     path = Path(path)
@@ -570,6 +589,7 @@ def load_cassette(path: Path | str, provider: str | None = None) -> Cassette:
     cassette = parse_cassette(_load_yaml(path), path)
     if provider is not None:
         check_provider(cassette, provider)
+        check_bodies(cassette)
     return cassette
 
 

@@ -241,10 +241,14 @@ def _live_endpoint(request: pytest.FixtureRequest, provider: str, case_id: str, 
     ignore = tuple(settings.get("ignore_body_keys", ()))
     exists = path.is_file()
     if exists:
+        unusable = None
         try:
             load_cassette(path, provider)
         except CassetteError as exc:
-            pytest.fail(f"pytest-toolcall could not use the cassette:\n  {exc}", pytrace=False)
+            unusable = str(exc)
+        if unusable:  # failed outside the except block: no "During handling of ..." line
+            pytest.fail(f"pytest-toolcall could not use the cassette:\n  {unusable}",
+                        pytrace=False)
     live = request.node.stash[_LIVE_KEY] = _Live(path, hint,
                                                  _pairs(config, "toolcall_model").get(provider))
 
@@ -385,6 +389,28 @@ def _tell(item: pytest.Item, live: _Live, error: BaseException) -> None:
         error.args = (f"{error}\n  ({reason})", *error.args[1:])
 
 
+def _check_snapshot_file(path: Path, provider: str, case_id: str) -> None:
+    """A snapshot that is no JSON object (cut in half, edited by hand, a merge conflict) is the
+    kit's input gone bad, not a change in what the adapter sends: a usage error naming the
+    file, never a ``request.snapshot`` diff against it (issue 35)."""
+    import json
+
+    from pytest_toolcall.core.errors import UsageError
+
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as exc:  # UnicodeDecodeError is one
+        problem: str | None = f"is not valid JSON ({exc})"
+    else:
+        problem = (None if isinstance(value, dict)
+                   else f"holds a JSON {type(value).__name__}, not an object")
+    if problem:
+        raise UsageError(
+            f"the request snapshot {path} {problem}: delete it to re-record it, or rewrite it "
+            f"with pytest --toolcall-provider={provider} --toolcall-cases='{case_id}' "
+            "--toolcall-snapshot-update")
+
+
 def _check_snapshot(item: pytest.Item) -> None:
     from pytest_toolcall.plugins.suite import CASE_KEY, PROVIDER_KEY
 
@@ -407,6 +433,8 @@ def _check_snapshot(item: pytest.Item) -> None:
     update = bool(item.config.getoption("toolcall_snapshot_update"))
     if not update and not path.is_file():  # no snapshot, none to write: check_snapshot's None
         return
+    if not update:
+        _check_snapshot_file(path, item.stash[PROVIDER_KEY], case.id)
     text = canonical_json(data, indent=2) + "\n"  # request_snapshot()'s text
     diff = check_snapshot(path, text, update=update)
     if diff:

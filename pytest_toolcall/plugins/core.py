@@ -131,9 +131,38 @@ def register_overrides(config: pytest.Config) -> None:
     from pytest_toolcall.plugins import foreign as foreign_plugin
 
     config.pluginmanager.register(foreign_plugin, "toolcall-subprocess")
-    command = _setting(config, "toolcall_command").strip()
+    command = _command(config)
     if command:
         config.pluginmanager.register(foreign_plugin.ForeignPlugin(command), "toolcall-foreign")
+
+
+def _command(config: pytest.Config) -> str:
+    """--toolcall-command (> ini toolcall_command), checked: a value given but blank (in CI,
+    ``--toolcall-command="$HARNESS"`` with the variable unset) is a usage error, never a silent
+    run of the kit's own reference that exits 0; unbalanced quotes are one too (issue 35)."""
+    import shlex
+
+    given = config.getoption("toolcall_command")
+    explicit, where = given is not None, "--toolcall-command"
+    if given is None:  # -o toolcall_command= is asked for explicitly too; a blank ini line not
+        given, where = str(config.getini("toolcall_command") or ""), "toolcall_command (ini)"
+        explicit = any(str(o).partition("=")[0].strip() == "toolcall_command"
+                       for o in config.getoption("override_ini", None) or ())
+        where = "-o toolcall_command" if explicit else where
+    command = str(given).strip()
+    if explicit and not command:
+        raise pytest.UsageError(
+            f"pytest-toolcall: {where} is empty: give the command that starts your harness, "
+            "e.g. --toolcall-command='node my-harness.mjs' (an unset variable in "
+            "--toolcall-command=\"$HARNESS\" gives an empty value); leave the option out to "
+            "test a Python implementation")
+    try:
+        shlex.split(command)
+    except ValueError as exc:
+        raise pytest.UsageError(
+            f"pytest-toolcall: {where} = {command!r} cannot be read as a command: {exc} (the "
+            "value is split like a shell command line: close each quote, or escape it)") from None
+    return command
 
 
 _NODE_IDS = pytest.StashKey[list[str]]()

@@ -23,6 +23,7 @@ from pytest_toolcall.core.errors import (
     KitError,
     ToolcallError,
     UsageError,
+    raised_by_user,
 )
 from pytest_toolcall.run.runner import CaseSkipped, run_case
 
@@ -49,8 +50,14 @@ def build_registry(config: pytest.Config) -> Registry:
             continue
         source = _source(impl, config.rootpath)
         try:
-            result = impl.function(**{name: config for name in impl.argnames})
-            for case in result or ():
+            try:
+                result = list(impl.function(**{name: config for name in impl.argnames}) or ())
+            except (CaseDefinitionError, ValidationError):
+                raise
+            except Exception as exc:  # noqa: BLE001 - the hook's own bug: its frames
+                raise UsageError(raised_by_user(
+                    f"the pytest_toolcall_cases hook in {source}", exc)) from None
+            for case in result:
                 registry.add(case)
         except CaseDefinitionError as exc:
             raise CaseDefinitionError(exc.case_id, f"{exc.problem} (from the pytest_toolcall_cases "

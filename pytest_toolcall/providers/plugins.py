@@ -34,7 +34,7 @@ from pytest_toolcall.core import _names
 from pytest_toolcall.providers import base as dialects
 from pytest_toolcall import providers, reference
 from pytest_toolcall.cases import SERVICE_QUIRKS
-from pytest_toolcall.core.errors import UsageError
+from pytest_toolcall.core.errors import UsageError, raised_by_user
 
 __all__ = ["register_providers", "unregister_providers"]
 
@@ -57,6 +57,9 @@ def register_providers(config: Any) -> list[str]:
             except (ValueError, TypeError) as exc:  # Provider(...) refused a field
                 raise UsageError(f"the pytest_toolcall_providers hook in {where} could not "
                                  f"build its providers: {exc}") from None
+            except Exception as exc:  # noqa: BLE001 - the hook's own bug: its frames
+                raise UsageError(raised_by_user(
+                    f"the pytest_toolcall_providers hook in {where}", exc)) from None
             for spec in _as_list(returned, where):
                 added.append(_register(spec, where))
     except BaseException:  # the ones registered before the malformed one are forgotten too

@@ -22,7 +22,14 @@ from pytest_toolcall.run.checks import breach_failure, describe_error, rejection
 from pytest_toolcall.core.contracts import Interface
 from pytest_toolcall.core.errors import ConformanceFailure, KitError, ToolcallError, UsageError
 from pytest_toolcall.core.loop import LoopRequest, LoopResult
-from pytest_toolcall.core.model import ChatRequest, Message, UserMessage
+from pytest_toolcall.core.model import (
+    AssistantMessage,
+    ChatRequest,
+    Message,
+    SystemMessage,
+    ToolMessage,
+    UserMessage,
+)
 from pytest_toolcall.providers import REGISTRY as PROVIDERS
 from pytest_toolcall.run.runbase import (
     CaseSkipped,
@@ -30,6 +37,7 @@ from pytest_toolcall.run.runbase import (
     SubjectFault,
     hypothesis_home,
     call_with_deadline,
+    check_crashed,
     coerce,
     interfaces,
     run_checks,
@@ -271,6 +279,7 @@ def run_loop(case: Any, loop: Any, profile: Any, *, dialect: str = "openai",
     With ``model_mode="fake"`` the loop's request carries the fake provider's ``endpoint``;
     ``transport="loopback"`` serves it on 127.0.0.1 (for clients that are not httpx)."""
     script = resolve_script(case, profile)
+    _check_final_answer_tool(script, profile)
     reason = inexpressible(script, dialect)
     if reason is not None:
         raise CaseSkipped(f"{case.id} cannot run on {dialect}: {reason}")
@@ -457,6 +466,19 @@ def resolve_script(case: Any, profile: Any) -> LoopScript:
     return script
 
 
+def _check_final_answer_tool(script: LoopScript, profile: Any) -> None:
+    """The profile's final_answer_tool is the loop's own tool: one of the case's tools under
+    that name would end the run at its first call, and every verdict after it would be the
+    profile's doing, not the loop's (issue 35). A usage error naming the field."""
+    final = getattr(profile, "final_answer_tool", None)
+    names = [tool.spec.name for tool in script.tools]
+    if final is not None and final in names:
+        raise UsageError(
+            f"Profile(final_answer_tool={final!r}) names a tool the kit's cases give the loop "
+            f"({', '.join(sorted(set(names)))}): the final-answer tool is the loop's own; "
+            "declare the name your loop gives it (e.g. 'final_answer')")
+
+
 def _verify_loop(run: LoopRun) -> None:
 
     if run.error is not None:
@@ -616,7 +638,7 @@ def _explore(case: Any, builder: Any, profile: Any, examples: int) -> HistoryRun
 
 
 def _history_once(case: Any, builder: Any, profile: Any, stored: tuple[Any, ...]) -> HistoryRun:
-    from pytest_toolcall.core.errors import KitError, ToolcallError
+    from pytest_toolcall.core.errors import ToolcallError
 
     run = HistoryRun(case=case, profile=profile, builder=builder, stored=stored)
     try:
@@ -637,22 +659,27 @@ def _history_once(case: Any, builder: Any, profile: Any, stored: tuple[Any, ...]
         except ToolcallError:
             raise
         except Exception as exc:
-            clause = getattr(item, "clause", getattr(item, "__name__", "?"))
-            raise KitError(f"check {clause!r} of case {case.id} crashed: "
-                           f"{type(exc).__name__}: {exc}") from exc
+            raise check_crashed(item, case.id, exc) from exc
     return run
 
 
 def _built(value: Any) -> Any:
     """The messages ``build()`` returned, read inside the deadline (a generator runs here)."""
-    if value is None or isinstance(value, (str, bytes, dict)) or not hasattr(value, "__iter__"):
+    # a pydantic model (a ToolCall, one message) iterates as its (field, value) pairs: no list
+    if (value is None or isinstance(value, (str, bytes, dict, BaseModel))
+            or not hasattr(value, "__iter__")):
         return _NotMessages(value)
-    return list(value)
+    items = list(value)
+    kinds = (SystemMessage, UserMessage, AssistantMessage, ToolMessage)
+    stray = next((i for i, m in enumerate(items) if not isinstance(m, kinds)), None)
+    return items if stray is None else _NotMessages(items, stray)
 
 
 class _NotMessages:
-    def __init__(self, value: Any) -> None:
+    def __init__(self, value: Any, stray: int | None = None) -> None:
         self.value = value
+        #: the index of the first item that is no message, when ``value`` is a list
+        self.stray = stray
 
 
 def _build(builder: Any, history: list[Any], profile: Any, run: HistoryRun, which: str) -> Any:
@@ -673,8 +700,10 @@ def _build(builder: Any, history: list[Any], profile: Any, run: HistoryRun, whic
         raise failure
     if isinstance(outcome, _NotMessages):
         value = outcome.value
+        what = (type(value).__name__ if outcome.stray is None else
+                f"a list whose item {outcome.stray} is a {type(value[outcome.stray]).__name__}")
         raise ConformanceFailure(
-            "history.result", f"build() returned {type(value).__name__} on the {which} "
+            "history.result", f"build() returned {what} on the {which} "
             "history, not a list of messages",
             expected="a list of pytest_toolcall messages (an empty list for an empty history)",
             got=f"{value!r:.200}",

@@ -21,6 +21,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
@@ -520,11 +521,31 @@ def run_checks(case: Case, run: Any) -> None:
         except ToolcallError:
             raise
         except Exception as exc:
-            clause = getattr(item, "clause", getattr(item, "__name__", "?"))
-            raise KitError(
-                f"check {clause!r} of case {case.id} crashed: {type(exc).__name__}: {exc}"
-            ) from exc
+            raise check_crashed(item, case.id, exc) from exc
     held.release()
+
+
+#: where the kit's own checks are written: the package and, in a source checkout, conformance/
+_KIT_SOURCES = (str(Path(__file__).resolve().parents[1]) + os.sep,
+                str(Path(__file__).resolve().parents[2] / "conformance") + os.sep)
+
+
+def check_crashed(item: Any, case_id: str, exc: Exception) -> ToolcallError:
+    """A check that raised something other than a verdict: the kit's own check is a kit bug
+    (KitError, "please report it"); a check written for a project's own case (a
+    ``pytest_toolcall_cases`` hook, ``register_case``) is that case's fault, with its frames
+    (issue 35)."""
+    from pytest_toolcall.core.errors import CaseDefinitionError, raised_by_user
+
+    clause = getattr(item, "clause", getattr(item, "__name__", "?"))
+    code = getattr(inspect.unwrap(item), "__code__", None)
+    source = str(Path(code.co_filename).resolve()) if code is not None else ""
+    if not source or source.startswith(_KIT_SOURCES):
+        return KitError(f"check {clause!r} of case {case_id} crashed: "
+                        f"{type(exc).__name__}: {exc}")
+    return CaseDefinitionError(case_id, raised_by_user(
+        f"its check {clause!r} ({code.co_filename}:{code.co_firstlineno}), not the "
+        "implementation,", exc))
 
 
 def call_with_deadline(sync_call: Callable[[], Any], async_call: Callable[[], Any],

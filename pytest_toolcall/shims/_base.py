@@ -86,6 +86,7 @@ class Shim:
         return require(module, extra, self.name)
 
     def __call__(self, endpoint: Any) -> Any:
+        self.check_wire(endpoint)
         client = self.factory(endpoint)
         self.check(client)
         return self.adapter(client)
@@ -100,6 +101,23 @@ class Shim:
     def adapter(self, client: Any) -> Any:
         assert self.adapter_class is not None, f"{type(self).__name__} names no adapter_class"
         return self.adapter_class(client)
+
+    def check_wire(self, endpoint: Any) -> None:
+        """A shim of one wire (shims.anthropic) run for a provider of another
+        (``--toolcall-provider=openai``) is a usage error before the factory runs, not the
+        adapter's ``request.route`` failure (issue 35); a provider of the same wire
+        (``groq`` for shims.openai) is served."""
+        from pytest_toolcall.providers import REGISTRY
+        from pytest_toolcall.shims import SHIMS
+
+        wire = SHIMS.get(self.name, (None, None))[1]
+        provider = getattr(endpoint, "provider", None)
+        served = getattr(REGISTRY.get(provider), "dialect", None) if provider else None
+        if wire is not None and served is not None and served != wire:
+            raise UsageError(
+                f"shims.{self.name} speaks the {wire!r} dialect, but this suite item runs for "
+                f"{provider!r} (the {served!r} dialect); run with --toolcall-provider={wire}, "
+                "or use the shim of that provider's library")
 
     def check_served(self, endpoint: Any, dialect: str | None, speaks: str, fix: str) -> None:
         """The client speaks ``dialect`` (``speaks`` says so in the error; None: unknown, run
