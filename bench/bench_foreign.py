@@ -104,7 +104,7 @@ def _bare_round_trip(count: int = 200) -> float:
     from pytest_toolcall.providers.fake import FakeProvider
     from pytest_toolcall.run.foreign import Child, ForeignAdapter, served
 
-    harness = (ROOT / "docs" / "examples" / "node" / "harness.mjs").as_uri()
+    harness = (ROOT / "js" / "src" / "index.mjs").as_uri()
     code = (f"import {{ serve }} from {json.dumps(harness)};"
             "serve({ adapter: { complete: () => ({ content: 'ok', toolCalls: [] }) } });")
     child = Child(["node", "--input-type=module", "-e", code])
