@@ -61,6 +61,7 @@ function argsOf(call) {
   return null;
 }
 
+/** @returns {Promise<{channel: "tool" | "json" | "text", value: Record<string, unknown> | null, text: string | null}>} */
 export async function extract({ request, toolName, schema, openStream }) {
   let calls, text;
   if (BUG === "two_pass") {
