@@ -51,7 +51,7 @@ class Generator:
         if node is True or node == {}:
             return "unknown"
         if not isinstance(node, dict):
-            raise ValueError(f"{where}: a schema is an object, got {node!r}")
+            raise TypeError(f"{where}: a schema is an object, got {node!r}")
         unknown = set(node) - KNOWN
         if unknown:
             raise ValueError(f"{where}: keyword(s) {sorted(unknown)} not handled by gen_types.py")
