@@ -11,6 +11,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import jsonschema
@@ -215,3 +216,27 @@ def test_a_fresh_typescript_project_is_tested_with_one_command(typescript_projec
                                 f"--toolcall-command={_FRESH}")
     broken.assert_outcomes(failed=1)
     broken.stdout.fnmatch_lines(["*fallback.json_in_prose*fallback.channel*"])
+
+
+# -- the node:test bridge -----------------------------------------------------------------------
+@needs_node
+@pytest.mark.parametrize("bug,expected", [
+    ("", ["ok 1 - toolcall::fallback.tool_first[openai]", "# fail 0"]),
+    ("merge_calls", ["not ok 2 - toolcall::wire.text_and_calls[openai]",
+                     "[response.tool_calls.count] (must) toolcall::wire.text_and_calls[openai]",
+                     "hint: ", "# fail 1"]),
+])
+def test_the_node_test_bridge_reports_one_test_per_case(bug, expected, tmp_path):
+    bridge = (PACKAGE / "src" / "node-test.mjs").as_uri()
+    command = _runner_command().replace(" profile=", " --name bridge profile=")
+    (tmp_path / "conformance.test.mjs").write_text(
+        f"import {{ toolcallSuite }} from {json.dumps(bridge)};\n"
+        f"await toolcallSuite({{ provider: 'openai', command: {json.dumps(command)},\n"
+        "  args: ['--toolcall-cases=wire.text_and_calls,fallback.tool_first'] });\n", "utf-8")
+    env = {**os.environ, "PYTHON": sys.executable, "PYTHONPATH": str(ROOT),
+           "TOOLCALL_EXAMPLE_BUG": bug}
+    done = subprocess.run(["node", "--test", "conformance.test.mjs"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert (done.returncode == 0) == (not bug), done.stdout[-3000:]
+    for line in expected:
+        assert line in done.stdout, done.stdout[-3000:]
