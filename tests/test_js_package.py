@@ -205,7 +205,7 @@ def test_a_fresh_typescript_project_is_tested_with_one_command(typescript_projec
                                 "--toolcall-cases=wire.*,errors.*,stream.*,fallback.*",
                                 f"--toolcall-command={_FRESH}")
     outcomes = result.parseoutcomes()
-    assert outcomes.get("failed", 0) == 0 and outcomes.get("error", 0) == 0, result.stdout.str()
+    assert outcomes.get("failed", 0) == 0 and outcomes.get("errors", 0) == 0, result.stdout.str()
     assert outcomes["passed"] >= 50  # wire, errors and fallback run in the child
     result.stdout.fnmatch_lines(["adapter under test: pytest_toolcall.run.foreign.ForeignAdapter",
                                  "structured output under test: *ForeignStructured"])
@@ -240,3 +240,25 @@ def test_the_node_test_bridge_reports_one_test_per_case(bug, expected, tmp_path)
     assert (done.returncode == 0) == (not bug), done.stdout[-3000:]
     for line in expected:
         assert line in done.stdout, done.stdout[-3000:]
+
+
+@needs_node
+def test_the_runners_log_keeps_the_stderr_of_a_passing_run(pytester, tmp_path):
+    log = tmp_path / "child.log"
+    logger = tmp_path / "logger.mjs"
+    adapter = (EXAMPLES / "openai_adapter.mjs").as_uri()
+    logger.write_text(f"import {{ sendMessages }} from {json.dumps(adapter)};\n"
+                      "export async function complete(request, endpoint) {\n"
+                      "  console.log('said on stdout by the code under test');\n"
+                      "  console.error('seen on stderr');\n"
+                      "  return sendMessages(request, endpoint);\n}\n")
+    result = pytester.runpytest("--toolcall-provider=openai", "-p", "no:cacheprovider",
+                                "--toolcall-cases=wire.text_and_calls",
+                                f"--toolcall-command=node {RUNNER} --log {log} "
+                                f"--profile '{{\"streaming\":false}}' chat={logger}#complete")
+    outcomes = result.parseoutcomes()
+    assert outcomes.get("failed", 0) == 0 and outcomes.get("errors", 0) == 0, result.stdout.str()
+    assert outcomes.get("passed") == 1
+    text = log.read_text()
+    # console.log went to stderr (no protocol fault), and both lines reached the log
+    assert "said on stdout by the code under test" in text and "seen on stderr" in text

@@ -16,17 +16,20 @@
 // Without CONTRACT, an object export is read by its methods (complete/stream: chat, run: loop,
 // build: history, extract: fallback, or the {adapter, loop, history, structured} that serve()
 // takes; its `profile` joins the hello's), and an async generator function is a stream.
-// Options: --name NAME, --profile JSON (merged over the exports' profiles).
+// Options: --name NAME, --profile JSON (merged over the exports' profiles), --log FILE (append
+// everything written to stderr to FILE too: the logs of a passing run, which the kit shows only
+// with a failure).
 //
 // .ts/.mts/.cts modules load through the project's own `tsx` (npm install -D tsx).
 // stdout is the protocol's: console.log and console.info write to stderr under this runner.
+import { appendFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { serve } from "../src/harness.mjs";
 
 const CONTRACTS = ["chat", "stream", "loop", "history", "fallback", "profile"];
-const USAGE = "usage: pytest-toolcall-node [--name NAME] [--profile JSON] [CONTRACT=]PATH[#EXPORT] ...";
+const USAGE = "usage: pytest-toolcall-node [--name NAME] [--profile JSON] [--log FILE] [CONTRACT=]PATH[#EXPORT] ...";
 
 function fail(message) {
   process.stderr.write(`pytest-toolcall-node: ${message}\n`);
@@ -35,10 +38,11 @@ function fail(message) {
 
 function parseArgs(argv) {
   const specs = [];
-  let name = null, profile = {};
+  let name = null, profile = {}, log = null;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === "--name") name = argv[++i];
+    else if (arg === "--log") log = argv[++i];
     else if (arg === "--profile") {
       try { profile = JSON.parse(argv[++i]); } catch (e) { fail(`--profile is not JSON: ${e.message}`); }
     } else if (arg === "-h" || arg === "--help") { process.stderr.write(USAGE + "\n"); process.exit(0); }
@@ -51,7 +55,7 @@ function parseArgs(argv) {
     }
   }
   if (!specs.length) fail(`no module export to serve\n${USAGE}`);
-  return { specs, name, profile };
+  return { specs, name, profile, log };
 }
 
 const TS = /\.(ts|mts|cts|tsx)$/;
@@ -118,7 +122,14 @@ function partsOf(spec, value) {
 }
 
 async function main() {
-  const { specs, name, profile } = parseArgs(process.argv.slice(2));
+  const { specs, name, profile, log } = parseArgs(process.argv.slice(2));
+  if (log) {  // stderr still goes to the kit (its tail is in a failure); a copy goes to the file
+    const write = process.stderr.write.bind(process.stderr);
+    process.stderr.write = (chunk, ...rest) => {
+      try { appendFileSync(log, chunk); } catch { /* the log is a convenience: never a fault */ }
+      return write(chunk, ...rest);
+    };
+  }
   const ts = specs.find((s) => TS.test(s.file));
   if (ts) await registerTsx(ts.file);
   // stdout carries the protocol: what the code under test logs goes to stderr
