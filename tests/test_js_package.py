@@ -199,9 +199,11 @@ _FRESH = ("npx pytest-toolcall-node chat=./dist/adapter.js#complete "
 @needs_tsc
 def test_a_fresh_typescript_project_is_tested_with_one_command(typescript_project, pytester,
                                                                monkeypatch):
+    # in a subprocess: an in-process run of this many cases leaves state that changes a later
+    # render of docs/providers.md (tests/test_docs.py), seen 2026-11-28, not yet traced
     # the families the child implements (loop and history run the kit's references: not this
     # test's subject, and loop.cancelled_tools_stopped is timing-bound on a loaded machine)
-    result = pytester.runpytest("--toolcall-provider=openai", "-p", "no:cacheprovider",
+    result = pytester.runpytest_subprocess("--toolcall-provider=openai", "-p", "no:cacheprovider",
                                 "--toolcall-cases=wire.*,errors.*,stream.*,fallback.*",
                                 f"--toolcall-command={_FRESH}")
     outcomes = result.parseoutcomes()
@@ -211,7 +213,7 @@ def test_a_fresh_typescript_project_is_tested_with_one_command(typescript_projec
                                  "structured output under test: *ForeignStructured"])
     # the negative control: the same project with its collector reading only the whole text
     monkeypatch.setenv("COLLECTOR_BUG", "whole_text_only")
-    broken = pytester.runpytest("--toolcall-provider=openai", "-p", "no:cacheprovider",
+    broken = pytester.runpytest_subprocess("--toolcall-provider=openai", "-p", "no:cacheprovider",
                                 "--toolcall-cases=fallback.json_in_prose",
                                 f"--toolcall-command={_FRESH}")
     broken.assert_outcomes(failed=1)
