@@ -2,7 +2,9 @@
 schema, its mappers (node:test), its runner, and a fresh TypeScript project that installs it
 from the path and tests an adapter export and a collector export with one pytest command.
 Tests that need node, npm or tsc skip, naming the program, without it. No network: npm installs
-the package from its path (--offline)."""
+the package from its path (--offline). The pytest runs are subprocesses: in process, together
+with tests/test_foreign.py, they changed a later render of docs/providers.md (test_docs.py's
+registry test failed; seen 2026-11-28, not traced)."""
 
 from __future__ import annotations
 
@@ -146,7 +148,7 @@ _SOME = ("wire.text_and_calls,stream.parallel_interleaved,loop.iteration_cap,his
 
 @needs_node
 def test_the_runner_serves_the_examples_exports(pytester):
-    result = pytester.runpytest("--toolcall-provider=openai", f"--toolcall-cases={_SOME}",
+    result = pytester.runpytest_subprocess("--toolcall-provider=openai", f"--toolcall-cases={_SOME}",
                                 "-p", "no:cacheprovider", f"--toolcall-command={_runner_command()}")
     result.assert_outcomes(passed=5)
     result.stdout.fnmatch_lines(["*structured output under test: *ForeignStructured",
@@ -156,7 +158,7 @@ def test_the_runner_serves_the_examples_exports(pytester):
 @needs_node
 def test_the_runner_serves_a_broken_export_and_the_case_fails(pytester, monkeypatch):
     monkeypatch.setenv("TOOLCALL_EXAMPLE_BUG", "merge_calls")
-    result = pytester.runpytest("--toolcall-provider=openai", "-p", "no:cacheprovider",
+    result = pytester.runpytest_subprocess("--toolcall-provider=openai", "-p", "no:cacheprovider",
                                 "--toolcall-cases=wire.text_and_calls",
                                 f"--toolcall-command={_runner_command()}")
     result.assert_outcomes(failed=1)
@@ -199,8 +201,6 @@ _FRESH = ("npx pytest-toolcall-node chat=./dist/adapter.js#complete "
 @needs_tsc
 def test_a_fresh_typescript_project_is_tested_with_one_command(typescript_project, pytester,
                                                                monkeypatch):
-    # in a subprocess: an in-process run of this many cases leaves state that changes a later
-    # render of docs/providers.md (tests/test_docs.py), seen 2026-11-28, not yet traced
     # the families the child implements (loop and history run the kit's references: not this
     # test's subject, and loop.cancelled_tools_stopped is timing-bound on a loaded machine)
     result = pytester.runpytest_subprocess("--toolcall-provider=openai", "-p", "no:cacheprovider",
@@ -254,7 +254,7 @@ def test_the_runners_log_keeps_the_stderr_of_a_passing_run(pytester, tmp_path):
                       "  console.log('said on stdout by the code under test');\n"
                       "  console.error('seen on stderr');\n"
                       "  return sendMessages(request, endpoint);\n}\n")
-    result = pytester.runpytest("--toolcall-provider=openai", "-p", "no:cacheprovider",
+    result = pytester.runpytest_subprocess("--toolcall-provider=openai", "-p", "no:cacheprovider",
                                 "--toolcall-cases=wire.text_and_calls",
                                 f"--toolcall-command=node {RUNNER} --log {log} "
                                 f"--profile '{{\"streaming\":false}}' chat={logger}#complete")
