@@ -35,6 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 NODE_ADAPTER = ROOT / "docs" / "examples" / "node" / "openai_adapter.mjs"
+RUNNER = ROOT / "js" / "bin" / "pytest-toolcall-node.mjs"
 
 
 _CLIENT: Any = None
@@ -104,7 +105,7 @@ def _bare_round_trip(count: int = 200) -> float:
     from pytest_toolcall.providers.fake import FakeProvider
     from pytest_toolcall.run.foreign import Child, ForeignAdapter, served
 
-    harness = (ROOT / "docs" / "examples" / "node" / "harness.mjs").as_uri()
+    harness = (ROOT / "js" / "src" / "index.mjs").as_uri()
     code = (f"import {{ serve }} from {json.dumps(harness)};"
             "serve({ adapter: { complete: () => ({ content: 'ok', toolCalls: [] }) } });")
     child = Child(["node", "--input-type=module", "-e", code])
@@ -128,6 +129,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cases", default="wire.*,stream.*")
     parser.add_argument("--quick", action="store_true", help="2 cases, 1 repeat (smoke)")
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--runner", action="store_true",
+                        help="start the protocol child through the js/ package's runner "
+                             "(npx pytest-toolcall-node chat=...#sendMessages ...)")
     args = parser.parse_args(argv)
     if shutil.which("node") is None:
         print("bench_foreign: skipped, needs the 'node' program (Node 18+) on PATH")
@@ -137,7 +141,11 @@ def main(argv: list[str] | None = None) -> int:
     from pytest_toolcall.core.contracts import make_profile
     from pytest_toolcall.run.foreign import Child
 
-    child = Child(["node", str(NODE_ADAPTER)], provider="openai")
+    command = ["node", str(NODE_ADAPTER)]
+    if args.runner:  # the same exports, served by the package's runner (no harness code)
+        command = ["node", str(RUNNER), f"chat={NODE_ADAPTER}#sendMessages",
+                   f"stream={NODE_ADAPTER}#sendMessagesStreaming", f"profile={NODE_ADAPTER}#profile"]
+    child = Child(command, provider="openai")
     child.start()
     fetch_child = Child(["node", str(NODE_ADAPTER)], provider="openai",
                         env={"TOOLCALL_EXAMPLE_HTTP": "fetch"})

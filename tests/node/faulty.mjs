@@ -1,7 +1,7 @@
 // A harness that misbehaves on demand, for the kit's fault tests: the first user message of a
 // complete() request names the fault ("FAULT:exit", ...); any other request is answered.
 // FAULTY_HELLO=exit makes the child die before its hello; FAULTY_HELLO=version speaks protocol 99.
-import { serve } from "../../docs/examples/node/harness.mjs";
+import { serve } from "../../js/src/index.mjs";
 
 if (process.env.FAULTY_HELLO === "exit") {
   console.error("faulty.mjs: cannot start, missing config FOO_API_BASE");

@@ -7,7 +7,7 @@
 // TOOLCALL_EXAMPLE_BUG selects a deliberate bug, for the kit's negative controls:
 //   two_pass      collect the tool call from one stream, then open a second stream for the text
 //   no_schema     take the first call of the tool without checking its arguments against the schema
-import { serve, fitsSchema } from "./harness.mjs";
+import { serve, fitsSchema } from "../../../js/src/index.mjs";
 
 const BUG = process.env.TOOLCALL_EXAMPLE_BUG || "";
 
@@ -61,6 +61,7 @@ function argsOf(call) {
   return null;
 }
 
+/** @returns {Promise<{channel: "tool" | "json" | "text", value: Record<string, unknown> | null, text: string | null}>} */
 export async function extract({ request, toolName, schema, openStream }) {
   let calls, text;
   if (BUG === "two_pass") {

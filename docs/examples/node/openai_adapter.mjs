@@ -9,7 +9,7 @@
 //   drop_text     stream() drops the text deltas
 //   loop_forever  the tool runner ignores max_iterations
 //   keep_orphans  the history builder returns the stored history as it is
-import { serve, ProviderError, StreamError, IncompleteStreamError, argumentsJson, httpRequest } from "./harness.mjs";
+import { serve, ProviderError, StreamError, IncompleteStreamError, argumentsJson, httpRequest } from "../../../js/src/index.mjs";
 
 const BUG = process.env.TOOLCALL_EXAMPLE_BUG || "";
 // the harness's httpRequest (node:http, kept-alive connections) by default; the global fetch
@@ -241,13 +241,17 @@ export function buildHistory(stored) {
   return built;
 }
 
-// Started as a script (not imported): serve the adapter and the loop over the protocol.
+// The profile the hello declares: it talks to OpenAI and DeepSeek, so under openai DeepSeek's
+// stream quirks (SSE keep-alive comments) run against it too. The runner takes it as
+// profile=docs/examples/node/openai_adapter.mjs#profile
+export const profile = { name: "node openai adapter", streaming: true, async: false, compatible_with: ["deepseek"], ...POLICY };
+
+// Started as a script (not imported): serve the adapter and the loop over the protocol (the
+// package's runner does the same with no code: see docs/protocol.md, "JavaScript and TypeScript").
 if (import.meta.url === `file://${process.argv[1]}`) {
   serve({
     name: "openai_adapter.mjs" + (BUG ? ` (bug: ${BUG})` : ""),
-    // it talks to OpenAI and DeepSeek: under openai, DeepSeek's stream quirks (SSE keep-alive
-    // comments) run against it too
-    profile: { name: "node openai adapter", streaming: true, async: false, compatible_with: ["deepseek"], ...POLICY },
+    profile,
     adapter: { complete: sendMessages, stream: sendMessagesStreaming },
     loop: { run: runTools },
     history: { build: buildHistory },

@@ -1,9 +1,10 @@
-// pytest-toolcall harness library: one file, plain JavaScript, Node 18+, no dependencies.
+// pytest-toolcall-node's harness: plain JavaScript, Node 18+, no dependencies.
 //
 // Speaks the kit's child-process protocol (docs/protocol.md, version 1) on stdin/stdout, one
-// JSON object per line. Import it and hand it your implementations:
+// JSON object per line. Import it and hand it your implementations (or let the runner,
+// bin/pytest-toolcall-node.mjs, do it for a module export):
 //
-//   import { serve } from "./harness.mjs";
+//   import { serve } from "pytest-toolcall-node";
 //   serve({ name: "my adapter", profile: { streaming: true },
 //           adapter: { complete(request, endpoint) {...}, async *stream(request, endpoint) {...} },
 //           loop: { run({ messages, tools, endpoint, runTool }) {...} },
@@ -14,22 +15,10 @@
 import http from "node:http";
 import https from "node:https";
 import { createInterface } from "node:readline";
+import { toEvents, toResponse } from "./mappers.mjs";
+export { ProviderError, StreamError, IncompleteStreamError } from "./errors.mjs";
 
 export const PROTOCOL_VERSION = 1;
-
-/** The provider answered with an error: message is the provider's own words. */
-export class ProviderError extends Error {
-  /** extra: what a retrying caller reads: {providerType, code, retryAfter (s), retryable} */
-  constructor(message, status = null, extra = {}) { super(message); this.kind = "provider"; this.status = status; Object.assign(this, extra); }
-}
-/** The provider sent an error in the middle of a stream. */
-export class StreamError extends Error {
-  constructor(message, extra = {}) { super(message); this.kind = "stream"; Object.assign(this, extra); }
-}
-/** The stream ended before the provider's end marker. */
-export class IncompleteStreamError extends Error {
-  constructor(message) { super(message); this.kind = "incomplete"; }
-}
 
 /** Arguments as JSON text to replay to a provider: never "", no \u escapes. */
 export function argumentsJson(call) {
@@ -81,8 +70,16 @@ export function httpRequest(url, { method = "GET", headers = {}, body, readTimeo
   });
 }
 
+/** The kind of a thrown error: this module's classes carry it; an error with an integer HTTP
+ *  `status` (the openai and @anthropic-ai/sdk packages' APIError) is the provider's. */
+function kindOf(err) {
+  if (["provider", "stream", "incomplete"].includes(err && err.kind)) return err.kind;
+  if (err && Number.isInteger(err.status)) return "provider";
+  return "error";
+}
+
 function errorMessage(id, err) {
-  const kind = ["provider", "stream", "incomplete"].includes(err && err.kind) ? err.kind : "error";
+  const kind = kindOf(err);
   const error = { kind, message: String((err && err.message) || err) };
   if (kind === "provider") error.status = err.status ?? null;
   if (err && err.providerType !== undefined) error.provider_type = err.providerType;
@@ -123,7 +120,8 @@ export function serve(impl) {
         return write({ type: "result", id, response: toResponse(response) });
       }
       case "stream": {
-        for await (const event of impl.adapter.stream(msg.request, endpoint)) write({ type: "event", id, event });
+        const events = toEvents(await impl.adapter.stream(msg.request, endpoint));
+        for await (const event of events) write({ type: "event", id, event });
         return write({ type: "result", id });
       }
       case "loop": {
@@ -183,19 +181,6 @@ export function serve(impl) {
     drain();
   });
   lines.on("close", () => process.exit(0));
-}
-
-/** {content, toolCalls} (seed 001's adapter shape) or a canonical response -> canonical. */
-export function toResponse(r) {
-  if (r && ("content" in r || "toolCalls" in r)) {
-    return {
-      text: r.content || null,
-      tool_calls: (r.toolCalls || []).map((c) => ({ id: c.id ?? null, name: c.function ? c.function.name : c.name, arguments: c.function ? c.function.arguments ?? null : c.arguments ?? null })),
-      finish_reason: r.finishReason ?? null,
-      usage: r.usage ?? null,
-    };
-  }
-  return r;
 }
 
 const JSON_TYPES = { string: (v) => typeof v === "string", integer: Number.isInteger, number: (v) => typeof v === "number", boolean: (v) => typeof v === "boolean", object: (v) => v !== null && typeof v === "object" && !Array.isArray(v), array: Array.isArray, null: (v) => v === null };
