@@ -39,6 +39,7 @@ __all__ = [
     "EndsOnLastItemDone",
     "FirstResponseWins",
     "IgnoresFailedEvent",
+    "IgnoresFailedStatus",
     "IgnoresIncompleteEvent",
     "IgnoresIncompleteStatus",
     "IncompleteEventAsCompleted",
@@ -134,6 +135,17 @@ class IgnoresIncompleteStatus(OpenAIResponsesAdapter):
     @staticmethod
     def parse_finish(response: dict[str, Any], has_calls: bool) -> Any:
         return "tool_calls" if has_calls else "stop"
+
+
+@fails("wire.responses_failed", "error.surfaced")
+class IgnoresFailedStatus(OpenAIResponsesAdapter):
+    """The status of a complete response is not read: a failed response (status failed, empty
+    output, error set) comes back as an empty success."""
+
+    def parse_response(self, data: Any) -> ChatResponse:
+        if isinstance(data, dict) and data.get("status") == "failed":
+            data = dict(data, status="completed", error=None)
+        return super().parse_response(data)
 
 
 # == stream ======================================================================================

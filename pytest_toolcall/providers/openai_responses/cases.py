@@ -248,4 +248,19 @@ CASES: list[Case] = [
                     for turn in _INCOMPLETE_STEPS),
         checks=(matches_script,),
     ),
+    case(
+        id="wire.responses_failed",
+        dialects=DIALECT,
+        title="A complete response with status failed raises with the provider's message",
+        why="A Responses request the model fails after it was taken is answered 200 with "
+            "status \"failed\", an empty output and error {code, message} (openai-python "
+            "3.57.0, types/responses/response.py Response.error; confirmed 2026-11-28). An "
+            "adapter that reads only the output returns an empty answer as a success "
+            "(experientiallabs/experiential PR #46 review, 2026-07-02: failed responses became "
+            "empty outputs; stream.responses_failed_event is the streamed form).",
+        steps=one_step(Turn(error=ErrorReply(status=200, type="server_error",
+                                             code="server_error", message=_ERROR)),
+                       expect="error"),
+        checks=(error_surfaced(must_contain="The model produced invalid content"),),
+    ),
 ]

@@ -330,6 +330,13 @@ class OpenAIResponses:
 
     # -- encoding -----------------------------------------------------------------------------
     def encode_error(self, error: ErrorReply) -> tuple[int, dict[str, Any]]:
+        if error.status == 200:
+            # the model failed after the request was taken: a 200 whose Response has status
+            # "failed" and an error {code, message} (openai-python 3.57.0, types/responses/
+            # response.py, Response.error and ResponseError; confirmed 2026-11-28)
+            failed = self._response(Turn(), {}, status="failed", output=[], usage=False)
+            failed["error"] = {"code": error.code or error.type, "message": error.message}
+            return 200, failed
         return error.status, {"error": {"message": error.message, "type": error.type,
                                         "param": error.param, "code": error.code}}
 
