@@ -291,9 +291,8 @@ RESPONSES_VERDICTS: dict[str, dict[int, tuple[str, str]]] = {
                 26, 27)},
     "OpenAIResponsesAdapter.parse_response": {
         4: (_O, "wording of the malformed-response error"),
-        **_same(_G, "a complete response with status failed: no case", 5, 6, 7, 9, 10, 11, 12,
-                13, 14, 15),
-        **_same(_O, "message, code or body of that error", *range(16, 34)),
+        **_same(_O, "code or body of a failed response's error", 17, 18, 20, 21, 24, 26,
+                *range(29, 34)),
         **_same(_E, "an output entry or a part that changes nothing", 40, 58, 60, 63, 68),
         **_same(_G, "text in two parts or two message items: no case", 55, 97),
         **_same(_O, "ChatResponse.model left out: optional", 87, 93, 108, 109, 110)},
