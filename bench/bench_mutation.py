@@ -282,7 +282,8 @@ RESPONSES_VERDICTS: dict[str, dict[int, tuple[str, str]]] = {
         11: (_G, "a summary part with text null: no case replays reasoning without a summary")},
     "OpenAIResponsesAdapter.parse_call": _same(_E, _DEFAULTS, 12, 14, 17),
     "OpenAIResponsesAdapter.parse_finish": _same(
-        _G, "an incomplete response: no case answers with one", 1, 2, 3, *range(5, 21)),
+        _G, "an incomplete_details.reason outside the map (max_messages, steered): no case",
+        16, 18, 19, 20),
     "OpenAIResponsesAdapter.parse_reasoning": {
         3: (_G, "two summary parts joined with XXXX: no case"),
         **_same(_E, _DEFAULTS, 5, 7, 10),
@@ -290,9 +291,8 @@ RESPONSES_VERDICTS: dict[str, dict[int, tuple[str, str]]] = {
                 26, 27)},
     "OpenAIResponsesAdapter.parse_response": {
         4: (_O, "wording of the malformed-response error"),
-        **_same(_G, "a complete response with status failed: no case", 5, 6, 7, 9, 10, 11, 12,
-                13, 14, 15),
-        **_same(_O, "message, code or body of that error", *range(16, 34)),
+        **_same(_O, "code or body of a failed response's error", 17, 18, 20, 21, 24, 26,
+                *range(29, 34)),
         **_same(_E, "an output entry or a part that changes nothing", 40, 58, 60, 63, 68),
         **_same(_G, "text in two parts or two message items: no case", 55, 97),
         **_same(_O, "ChatResponse.model left out: optional", 87, 93, 108, 109, 110)},
@@ -306,8 +306,7 @@ RESPONSES_VERDICTS: dict[str, dict[int, tuple[str, str]]] = {
         **_same(_E, "the text is the same", 85, 88, 90, 93),
         **_same(_O, "argument deltas not read: a delta may leave them out", 98, 99),
         **_same(_E, _TWICE, *range(103, 111), 116, 118, 121, 123, 124, 125, 128, 129, 130, 147,
-                148, 149, 151, 152, *range(157, 163), 168, 169, 170, 171, 173, 174, 175, 176),
-        **_same(_G, "a streamed incomplete response: no case", 180, 181)},
+                148, 149, 151, 152, *range(157, 163), 168, 169, 170, 171, 173, 174, 175, 176)},
     "ResponsesStreamAccumulator.feed_line": {8: (_G, "data: without the space: no case here")},
     "ResponsesStreamAccumulator.find": {**_same(_E, _TWICE, *range(1, 19)),
                                         20: (_O, "wording of the error")},

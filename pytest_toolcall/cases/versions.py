@@ -144,6 +144,7 @@ ADDED: dict[str, tuple[str, ...]] = {
         history.text_beside_kept_calls stream.anthropic_consecutive_thinking
         loop.gemini_thought_signature_replayed wire.gemini_thought_not_answer
         stream.id_name_null errors.key_not_in_error
+        wire.responses_incomplete stream.responses_incomplete_event wire.responses_failed
     """),
 }
 

@@ -39,6 +39,10 @@ __all__ = [
     "EndsOnLastItemDone",
     "FirstResponseWins",
     "IgnoresFailedEvent",
+    "IgnoresFailedStatus",
+    "IgnoresIncompleteEvent",
+    "IgnoresIncompleteStatus",
+    "IncompleteEventAsCompleted",
     "ItemIdAsCallId",
     "KeysOnOutputIndexOnly",
     "OutputIndexAsCallPosition",
@@ -120,6 +124,28 @@ class TextTurnDropsCalls(OpenAIResponsesAdapter):
         if getattr(message, "content", None) and getattr(message, "tool_calls", ()):
             return items[:1]
         return items
+
+
+@fails("wire.responses_incomplete", "response.finish_reason")
+class IgnoresIncompleteStatus(OpenAIResponsesAdapter):
+    """The finish reason is read from the output alone: a response cut short by
+    max_output_tokens (status incomplete) comes back as a finished answer, 'stop' (omlx PR
+    #2817: an agent settled on the truncated turn)."""
+
+    @staticmethod
+    def parse_finish(response: dict[str, Any], has_calls: bool) -> Any:
+        return "tool_calls" if has_calls else "stop"
+
+
+@fails("wire.responses_failed", "error.surfaced")
+class IgnoresFailedStatus(OpenAIResponsesAdapter):
+    """The status of a complete response is not read: a failed response (status failed, empty
+    output, error set) comes back as an empty success."""
+
+    def parse_response(self, data: Any) -> ChatResponse:
+        if isinstance(data, dict) and data.get("status") == "failed":
+            data = dict(data, status="completed", error=None)
+        return super().parse_response(data)
 
 
 # == stream ======================================================================================
@@ -250,6 +276,38 @@ class IgnoresFailedEvent(_Broken):
     output comes back as a success."""
 
     accumulator = _IgnoresFailed
+
+
+class _WaitsForCompleted(ResponsesStreamAccumulator):
+    def feed(self, event: dict[str, Any]) -> list[Any]:
+        if event.get("type") == "response.incomplete":
+            return []  # "only response.completed ends a stream"
+        return super().feed(event)
+
+
+@fails("stream.responses_incomplete_event", "adapter.raised")
+class IgnoresIncompleteEvent(_Broken):
+    """Only response.completed ends the stream: one that ends with response.incomplete
+    (max_output_tokens, a content filter) is reported as cut off (langchain #33840 ignored the
+    event)."""
+
+    accumulator = _WaitsForCompleted
+
+
+class _IncompleteAsCompleted(ResponsesStreamAccumulator):
+    def feed(self, event: dict[str, Any]) -> list[Any]:
+        if event.get("type") == "response.incomplete":
+            event = dict(event, type="response.completed",
+                         response=dict(event.get("response") or {}, status="completed"))
+        return super().feed(event)
+
+
+@fails("stream.responses_incomplete_event", "response.finish_reason")
+class IncompleteEventAsCompleted(_Broken):
+    """response.incomplete is read as response.completed: the stream ends, but a truncated
+    answer comes back with finish 'stop' (the reason lost, as langchain #33840)."""
+
+    accumulator = _IncompleteAsCompleted
 
 
 class _ArgumentsFromDeltasOnly(ResponsesStreamAccumulator):

@@ -111,6 +111,18 @@ def reasoning_items_replayed(run: CaseRun) -> None:
                      "item\" (cline #12242, continuedev #10018)")
 
 
+# -- a response cut short: status "incomplete", incomplete_details.reason ------------------------
+_INCOMPLETE_WHY = (
+    "Responses has no finish_reason: a response cut short by max_output_tokens or a content "
+    "filter has status \"incomplete\" and incomplete_details.reason \"max_output_tokens\" or "
+    "\"content_filter\" (openai-python 3.57.0, types/responses/response.py IncompleteDetails; "
+    "confirmed 2026-11-28). An adapter that reads only the output reports a truncated answer "
+    "as a finished one, and the loop takes half an answer for the whole (omlx PR #2817: an "
+    "agent settled on an empty turn; home-assistant/core #139964).")
+_INCOMPLETE_STEPS = (Turn(text="Paris is 21°C and sunny; Tokyo is", finish_reason="length"),
+                     Turn(finish_reason="content_filter"))
+
+
 CASES: list[Case] = [
     *wire_and_stream(
         "responses_reasoning_replayed", _reasoning_steps, dialects=DIALECT,
@@ -213,6 +225,42 @@ CASES: list[Case] = [
             stream=StreamPlan(error_after=4, quirks=frozenset({"response_failed"}),
                               error=ErrorReply(status=200, type="server_error",
                                                code="server_error", message=_ERROR)))),),
+        checks=(error_surfaced(must_contain="The model produced invalid content"),),
+    ),
+    case(
+        id="wire.responses_incomplete",
+        dialects=DIALECT,
+        title="status incomplete is finish 'length' (max_output_tokens) or 'content_filter'",
+        why=_INCOMPLETE_WHY,
+        steps=tuple(Step(request=request(), reply=turn) for turn in _INCOMPLETE_STEPS),
+        checks=(matches_script,),
+    ),
+    case(
+        id="stream.responses_incomplete_event",
+        dialects=DIALECT,
+        title="A stream that ends with response.incomplete is finished, with its reason",
+        why=_INCOMPLETE_WHY + " Streamed, the last event is response.incomplete, not "
+            "response.completed (openai-python 3.57.0, response_incomplete_event.py): an "
+            "accumulator that waits for response.completed reports a cut stream, one that "
+            "ignores the event loses the reason (langchain #33840, fixed by PR #33871; "
+            "envoyproxy/ai-gateway PR #2184 lost the usage).",
+        steps=tuple(Step(request=request(), reply=turn, via="stream")
+                    for turn in _INCOMPLETE_STEPS),
+        checks=(matches_script,),
+    ),
+    case(
+        id="wire.responses_failed",
+        dialects=DIALECT,
+        title="A complete response with status failed raises with the provider's message",
+        why="A Responses request the model fails after it was taken is answered 200 with "
+            "status \"failed\", an empty output and error {code, message} (openai-python "
+            "3.57.0, types/responses/response.py Response.error; confirmed 2026-11-28). An "
+            "adapter that reads only the output returns an empty answer as a success "
+            "(experientiallabs/experiential PR #46 review, 2026-07-02: failed responses became "
+            "empty outputs; stream.responses_failed_event is the streamed form).",
+        steps=one_step(Turn(error=ErrorReply(status=200, type="server_error",
+                                             code="server_error", message=_ERROR)),
+                       expect="error"),
         checks=(error_surfaced(must_contain="The model produced invalid content"),),
     ),
 ]

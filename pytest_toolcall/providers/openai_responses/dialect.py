@@ -447,6 +447,13 @@ class OpenAIResponses(ReferenceRules):
 
     # -- encoding -----------------------------------------------------------------------------
     def encode_error(self, error: ErrorReply) -> tuple[int, dict[str, Any]]:
+        if error.status == 200:
+            # the model failed after the request was taken: a 200 whose Response has status
+            # "failed" and an error {code, message} (openai-python 3.57.0, types/responses/
+            # response.py, Response.error and ResponseError; confirmed 2026-11-28)
+            failed = self._response(Turn(), {}, status="failed", output=[], usage=False)
+            failed["error"] = {"code": error.code or error.type, "message": error.message}
+            return 200, failed
         return error.status, {"error": {"message": error.message, "type": error.type,
                                         "param": error.param, "code": error.code}}
 
@@ -489,7 +496,7 @@ class OpenAIResponses(ReferenceRules):
         call."""
         out: list[dict[str, Any]] = self.reasoning_items(turn)
         if turn.text:
-            out.append(_message(turn.text, "completed"))
+            out.append(_message(turn.text, _item_status(turn)))
         for cid, fid, call in zip(self.call_ids(turn), self.item_ids(turn), turn.tool_calls):
             out.append(_function_call(fid, cid, call.name, call.arguments_text(), "completed"))
         return out
@@ -573,7 +580,7 @@ class OpenAIResponses(ReferenceRules):
                            "output_index": index, "content_index": 0,
                            "part": dict(part, text=text)})
             events.append({"type": "response.output_item.done", "output_index": index,
-                           "item": _message(text, "completed")})
+                           "item": _message(text, _item_status(turn))})
             index += 1
         per_call: list[tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]] = []
         for cid, fid, call in zip(self.call_ids(turn), self.item_ids(turn), turn.tool_calls):
@@ -593,9 +600,11 @@ class OpenAIResponses(ReferenceRules):
             events += [e for _, _, done in per_call for e in done]
         else:
             events += [e for added, deltas, done in per_call for e in added + deltas + done]
-        events.append({"type": "response.completed",
-                       "response": self._response(turn, body, status="completed",
-                                                  output=self._output(turn), usage=True)})
+        final = self._response(turn, body, status="completed", output=self._output(turn),
+                               usage=True)
+        # a response cut short ends with response.incomplete, not response.completed (openai-
+        # python 3.57.0, types/responses/response_incomplete_event.py; confirmed 2026-11-28)
+        events.append({"type": f"response.{final['status']}", "response": final})
         for event in events:
             if "output_index" in event:
                 if "index_stuck_at_zero" in quirks:
@@ -620,6 +629,13 @@ class OpenAIResponses(ReferenceRules):
         if plan.truncate_after is not None:
             events = events[: plan.truncate_after + 1]
         return [_sse(e) for e in events]
+
+
+def _item_status(turn: Turn) -> str:
+    """A message cut short by max_output_tokens or a filter is ``incomplete`` (openai-python
+    3.57.0, ResponseOutputMessage.status; confirmed 2026-11-28)."""
+    return "incomplete" if turn.expected_finish() in ("length", "content_filter") \
+        else "completed"
 
 
 def _message(text: str | None, status: str) -> dict[str, Any]:
