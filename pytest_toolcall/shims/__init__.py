@@ -33,6 +33,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from pytest_toolcall.shims._base import SHIM_WIRES
+
 __all__ = ["LOOPS", "SHIMS", "anthropic", "google_genai", "langchain", "langchain_agent",
            "langgraph_react", "litellm", "loop_profile", "ollama", "openai", "openai_agents",
            "openai_responses", "pydantic_ai", "pydantic_ai_agent", "smolagents"]
@@ -98,17 +100,12 @@ def pydantic_ai(factory: Callable[[Any], Any]) -> Any:
 
 
 #: shim name -> (shim, the dialect it speaks; None: the dialect of the client the factory
-#: builds, which the shim checks against the endpoint's)
+#: builds, which the shim checks against the endpoint's: ``_base.SHIM_WIRES``)
 SHIMS: dict[str, tuple[Callable[[Callable[[Any], Any]], Any], str | None]] = {
-    "openai": (openai, "openai"),
-    "openai_responses": (openai_responses, "openai-responses"),
-    "anthropic": (anthropic, "anthropic"),
-    "google_genai": (google_genai, "gemini"),
-    "ollama": (ollama, "ollama"),
-    "langchain": (langchain, None),
-    "litellm": (litellm, None),
-    "pydantic_ai": (pydantic_ai, None),
-}
+    name: (shim, SHIM_WIRES[name]) for name, shim in (
+        ("openai", openai), ("openai_responses", openai_responses), ("anthropic", anthropic),
+        ("google_genai", google_genai), ("ollama", ollama), ("langchain", langchain),
+        ("litellm", litellm), ("pydantic_ai", pydantic_ai))}
 
 
 # -- agent frameworks' own loops ---------------------------------------------------------------

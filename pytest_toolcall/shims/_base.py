@@ -50,6 +50,21 @@ def encoder(provider: str) -> Any:
     return enc
 
 
+
+#: shim name -> the dialect it speaks; None: the dialect of the client the factory builds, which
+#: the shim checks against the endpoint's (``shims.SHIMS`` pairs each with its shim; kept here so
+#: that a shim can name its own wire without importing the package that imports it)
+SHIM_WIRES: dict[str, str | None] = {
+    "openai": "openai",
+    "openai_responses": "openai-responses",
+    "anthropic": "anthropic",
+    "google_genai": "gemini",
+    "ollama": "ollama",
+    "langchain": None,
+    "litellm": None,
+    "pydantic_ai": None,
+}
+
 class Shim:
     """``shims.<library>(factory)``: call it with the kit's endpoint to get the adapter.
 
@@ -108,9 +123,8 @@ class Shim:
         adapter's ``request.route`` failure (issue 35); a provider of the same wire
         (``groq`` for shims.openai) is served."""
         from pytest_toolcall.providers import REGISTRY
-        from pytest_toolcall.shims import SHIMS
 
-        wire = SHIMS.get(self.name, (None, None))[1]
+        wire = SHIM_WIRES.get(self.name)
         provider = getattr(endpoint, "provider", None)
         served = getattr(REGISTRY.get(provider), "dialect", None) if provider else None
         if wire is not None and served is not None and served != wire:
