@@ -45,15 +45,11 @@ _E, _O, _G = "equivalent", "outside", "gap"
 #: docs/mutation.md for the table with the reasons in full
 VERDICTS: dict[str, dict[int, tuple[str, str]]] = {
     "OpenAIChatAdapter.__init__": {
-        1: (_O, "default model name"), 2: (_O, "default model name"),
-        5: (_E, "rstrip(None): the kit's base URLs end without '/' or space"),
-        6: (_E, "lstrip('/'): the kit's base URLs do not start with '/'"),
-        7: (_E, "rstrip('XX/XX'): same as 5"),
-        12: (_E, "HTTP header names are case-insensitive"),
-        16: (_O, "default client without a timeout; the kit always passes its own clients"),
-        20: (_O, "same as 16, async"),
-        17: (_E, "default timeout 61 s instead of 60"), 21: (_E, "same as 17")},
-    "OpenAIChatAdapter.from_endpoint": {9: (_E, "the kit passes no extra keyword arguments")},
+        3: (_E, "rstrip(None): the kit's base URLs end without '/' or space"),
+        4: (_E, "lstrip('/'): the kit's base URLs do not start with '/'"),
+        5: (_E, "rstrip('XX/XX'): the kit's base URLs end in none of those characters"),
+        10: (_E, "HTTP header names are case-insensitive"),
+        13: (_E, "the default model always kept: every case's request names its model")},
     "OpenAIChatAdapter.encode_message": {
         **{n: (_G, "an empty assistant turn (no text, no calls) is never replayed")
            for n in (17, 18, 19, 20)},
@@ -67,20 +63,13 @@ VERDICTS: dict[str, dict[int, tuple[str, str]]] = {
         23: (_G, "a content of another type raises an error without words; no case sends one"),
         24: (_O, "wording of that error")},
     "OpenAIChatAdapter.parse_response": {
+        8: (_O, "the malformed-response error without words: still typed (wire.malformed_success "
+                "reaches it); no clause judges the adapter's own words"),
         **{n: (_O, "ChatResponse.model left out: optional in the contract")
            for n in (20, 25, 38, 39, 40)},
         **{n: (_G, "a 200 with fields of the wrong shape: error without words or a crash; no "
                    "case sends one") for n in (41, 43, 46)},
         **{n: (_O, "ProviderError.body dropped, or wording") for n in (42, 44, 45)}},
-    "OpenAIChatAdapter.raise_for_error": {
-        **{n: (_O, "ProviderError.code: errors.type asks for the type or the code")
-           for n in (9, 15, 26, 27, 28)},
-        **{n: (_O, "ProviderError.param") for n in (10, 16, 29, 30, 31)},
-        **{n: (_O, "ProviderError.body") for n in (11, 17, 43, 46)},
-        33: (_E, "OpenAI's delay is in the headers, not the body"),
-        51: (_E, "the body is text on that branch"),
-        49: (_E, "error bodies of the kit are shorter than 500 characters"),
-        47: (_G, "a non-JSON error loses its Retry-After; no case sends one")},
     "StreamAccumulator.__init__": {
         4: (_E, "finish is always set by a finish_reason chunk before it is read"),
         5: (_E, "every OpenAI stream the kit sends carries a usage chunk"),
@@ -91,18 +80,13 @@ VERDICTS: dict[str, dict[int, tuple[str, str]]] = {
            for n in (22, 23, 27, 28, 29, 36, 37, 38)},
         **{n: (_O, "a ToolCallDelta may leave id and name out; stream.deltas checks them when "
                    "given") for n in (48, 49, 52, 53, 55, 56, 57)}},
-    "StreamAccumulator.feed_line": {
-        **{n: (_G, "in-stream error type (now: errors.type in errors.in_stream)")
-           for n in (23, 28, 39, 40, 41)},
+    "StreamAccumulator.error_event": {
         **{n: (_O, "in-stream error code (null in OpenAI's chunk; the type is carried)")
-           for n in (24, 29, 42, 43, 44)},
-        **{n: (_O, "StreamError.body") for n in (25, 30)},
+           for n in (7, 12, 25, 26, 27)},
+        **{n: (_O, "StreamError.body") for n in (8, 13)},
         **{n: (_O, "message falls back to the whole error object, still the provider's words")
-           for n in (33, 37, 38)},
-        **{n: (_E, "the error always has a message") for n in (34, 36)}},
-    "StreamAccumulator.close": {
-        n: (_O, "wording of the IncompleteStreamError message") for n in (2, 4, 5, 6, 7, 8, 9,
-                                                                          10, 11, 12)},
+           for n in (16, 20, 21)},
+        **{n: (_E, "the error always has a message") for n in (17, 19)}},
     "StreamAccumulator.finish_events": {16: (_E, "names always arrive in OpenAI streams")},
 }
 
