@@ -63,8 +63,8 @@ VERDICTS: dict[str, dict[int, tuple[str, str]]] = {
         23: (_G, "a content of another type raises an error without words; no case sends one"),
         24: (_O, "wording of that error")},
     "OpenAIChatAdapter.parse_response": {
-        8: (_O, "the malformed-response error without words: still typed (wire.malformed_success "
-                "reaches it); no clause judges the adapter's own words"),
+        8: (_O, ("the malformed-response error without words: still typed "
+                 "(wire.malformed_success reaches it); no clause judges the adapter's own words")),
         **{n: (_O, "ChatResponse.model left out: optional in the contract")
            for n in (20, 25, 38, 39, 40)},
         **{n: (_G, "a 200 with fields of the wrong shape: error without words or a crash; no "

@@ -176,13 +176,14 @@ PINNED["ollama"] = {
         "stream.ollama_ndjson_split", "stream.oversized_line", "stream.parallel_sequential",
         "stream.single_call_fragmented", "wire.non_ascii_arguments",
         "wire.ollama_done_reason_stop_with_calls", "wire.ollama_object_arguments",
-        "wire.parallel_calls", "wire.single_call", "wire.text_and_calls",
-        "wire.zero_args_empty_object")},
+        "stream.ollama_payload_on_done_line", "wire.parallel_calls", "wire.single_call",
+        "wire.text_and_calls", "wire.zero_args_empty_object")},
     "wire.system_prompt": ("response.tool_calls.id", _OLLAMA_IDS),
     "wire.developer_message": ("response.tool_calls.id", _OLLAMA_IDS),
     "wire.assistant_text_with_calls_replayed": ("wire.history.tool_calls", _OLLAMA_IDS),
     "wire.second_turn_passthrough": ("wire.history.tool_calls", _OLLAMA_IDS),
     "wire.ollama_tool_name_on_results": ("wire.history.tool_calls", _OLLAMA_IDS),
+    "wire.ollama_calls_only_turn_replayed": ("wire.history.tool_calls", _OLLAMA_IDS),
     "stream.same_as_complete": (
         "stream.same_as_complete", "derived from the dropped ids: " + _OLLAMA_IDS),
     "stream.truncated": (

@@ -73,6 +73,8 @@ QUIRKS = {
     "no_ids": "tool calls carry no id",
     "data_no_space": "SSE lines read 'data:{...}' without the space the spec makes optional",
     "ndjson_no_final_newline": "ollama: the last NDJSON line of the stream has no trailing newline",
+    "done_line_payload": "ollama: the done: true line carries the turn's last text and its tool "
+                         "calls (what Ollama's parsers flush when the model stops)",
     "call_in_role_chunk": "the first tool-call fragment comes in the same chunk as the role, "
                           "parallel calls too (OpenAI does it for a single call by default)",
     "role_chunk_alone": "openai: the role chunk carries no tool-call fragment, even for a single "

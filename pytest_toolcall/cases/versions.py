@@ -145,6 +145,8 @@ ADDED: dict[str, tuple[str, ...]] = {
         loop.gemini_thought_signature_replayed wire.gemini_thought_not_answer
         stream.id_name_null errors.key_not_in_error
         wire.responses_incomplete stream.responses_incomplete_event wire.responses_failed
+        stream.ollama_payload_on_done_line errors.ollama_tools_unsupported
+        wire.ollama_calls_only_turn_replayed
     """),
 }
 

@@ -17,6 +17,7 @@ import httpx
 from provider_kit import BrokenStream, Route, collected, fails
 
 from pytest_toolcall.core.contracts import Profile
+from pytest_toolcall.core.errors import ProviderError
 from pytest_toolcall.core.model import (
     SystemMessage,
     ToolCall,
@@ -29,7 +30,9 @@ from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter
 __all__ = ["JsonLoadsArguments", "ReplaysArgumentsAsString", "KeepsMissingIds", "IdFromToolName",
            "DropsToolName", "DoneReasonVerbatim", "DecodesEachRead", "OnlyNewlineTerminatedLines",
            "IgnoresErrorLine", "ErrorLineUnread", "MergesCallsByIndex",
-           "DeveloperRolePassedThrough", "SystemAsUser", "DropsTextNextToCalls"]
+           "DeveloperRolePassedThrough", "SystemAsUser", "DropsTextNextToCalls",
+           "DoneLineTextDropped", "DoneLineCallsDropped", "ToolsUnsupportedRetried",
+           "ToolsUnsupportedWordsLost", "PlaceholderTextOnCalls"]
 
 
 @fails("wire.ollama_object_arguments", "adapter.raised")
@@ -171,6 +174,77 @@ class MergesCallsByIndex(BrokenStream, OllamaAdapter):
     index 0 becomes one call with ``{"path":"a"}{"path":"b"}`` (litellm #33678)."""
 
     accumulator = _MergesByIndexAcc
+
+
+class _DoneLineTextDroppedAcc(NdjsonAccumulator):
+    def feed(self, data: dict[str, Any]) -> list[Any]:
+        if data.get("done"):  # the done line read for its metadata only
+            self.done = True
+            return self.finish_events(data)
+        return super().feed(data)
+
+
+@fails("stream.ollama_payload_on_done_line", "response.text")
+class DoneLineTextDropped(BrokenStream, OllamaAdapter):
+    """The ``done: true`` line is read for its finish reason and usage only: the text Ollama
+    flushes there is lost (decolua/9router #2694: the translator returned an empty delta as
+    soon as it saw ``done``)."""
+
+    accumulator = _DoneLineTextDroppedAcc
+
+
+class _DoneLineCallsDroppedAcc(NdjsonAccumulator):
+    def feed(self, data: dict[str, Any]) -> list[Any]:
+        if data.get("done"):  # text handled, tool calls only read on the lines before
+            (data.get("message") or {}).pop("tool_calls", None)
+        return super().feed(data)
+
+
+@fails("stream.ollama_payload_on_done_line", "response.tool_calls.count")
+class DoneLineCallsDropped(BrokenStream, OllamaAdapter):
+    """Tool calls are read only from the lines before ``done: true``: calls a parser flushes on
+    the done line are dropped and the turn ends as "stop" (QuantumNous/new-api #7252, with
+    qwen3-coder)."""
+
+    accumulator = _DoneLineCallsDroppedAcc
+
+
+@fails("errors.ollama_tools_unsupported", "errors.retryable")
+class ToolsUnsupportedRetried(OllamaAdapter):
+    """Every error is marked retryable, the 400 "does not support tools" too: the caller
+    retries a request that fails until the user switches models (kenlasko/monize #405 showed
+    "Please try again" for it)."""
+
+    def raise_for_error(self, response: httpx.Response, body: bytes) -> None:
+        try:
+            super().raise_for_error(response, body)
+        except ProviderError as error:
+            error.retryable = True
+            raise
+
+
+@fails("errors.ollama_tools_unsupported", "error.message")
+class ToolsUnsupportedWordsLost(OllamaAdapter):
+    """The error says only that the request failed: Ollama's "does not support tools" never
+    reaches the user, who cannot tell that the model is the problem (kenlasko/monize #405)."""
+
+    def raise_for_error(self, response: httpx.Response, body: bytes) -> None:
+        if response.status_code >= 400:
+            raise ProviderError("the model request failed, please try again",
+                                status=response.status_code)
+
+
+@fails("wire.ollama_calls_only_turn_replayed", "wire.history.messages")
+class PlaceholderTextOnCalls(OllamaAdapter):
+    """An assistant turn with calls and no text is replayed with placeholder text, which
+    Ollama renders into the prompt as the model's words (UKGovernmentBEIS/inspect_ai #2772:
+    "(no content)" inserted on replay)."""
+
+    def encode_message(self, message: Any, names: dict[str, str] | None = None) -> dict[str, Any]:
+        out = super().encode_message(message, names)
+        if out.get("tool_calls") and not out.get("content"):
+            out["content"] = "(no content)"
+        return out
 
 
 # == messages (issue 12) ===========================================================================

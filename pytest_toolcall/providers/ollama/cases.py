@@ -14,7 +14,8 @@ from pytest_toolcall.run.runner import CaseRun
 
 from pytest_toolcall.conformance._common import (PARIS_TOKYO_TIME, answered, calls, case, one_step,
                                                  replayed_step, request)
-from pytest_toolcall.conformance.wire import history_intact
+from pytest_toolcall.conformance.errors import provider_error
+from pytest_toolcall.conformance.wire import _messages_intact, history_intact
 
 _DIALECTS = ("ollama",)
 _NO_IDS = StreamPlan(quirks=frozenset({"no_ids"}))
@@ -23,6 +24,10 @@ _OBJECT_ARGS = calls(("get_weather", {"city": "Zürich", "unit": "celsius"}),
                      ("search-docs_v2", {"query": "naïve café", "filters": {"tags": ["a", "b"]},
                                          "limit": 3}))
 _MODEL_ERROR = "an error was encountered while running the model: unexpected EOF"
+_ON_DONE_LINE = StreamPlan(quirks=frozenset({"done_line_payload"}))
+#: Ollama's 400 for a request with tools to a model whose template has none (server/images.go
+#: capabilities, server/routes.go handleScheduleError: errCapabilities -> 400)
+_NO_TOOLS = 'registry.ollama.ai/library/llama9-toolcall does not support tools'
 
 
 @check("response.tool_calls.ids_unique")
@@ -74,6 +79,10 @@ def results_carry_tool_name(run: CaseRun) -> None:
                     expected=f"tool_name={want!r}", got=f"tool_name={msg.get('tool_name')!r}",
                     hint="Ollama's chat templates read tool_name on tool results; set it to "
                          "the name of the call whose id is tool_call_id")
+
+
+#: the conversation on the wire is the conversation of the request: role and text, in order
+messages_intact = check("wire.history.messages")(_messages_intact)
 
 
 CASES: list[Case] = [
@@ -160,5 +169,52 @@ CASES: list[Case] = [
                             stream=StreamPlan(quirks=frozenset({"index_stuck_at_zero"}))),
                        via="stream"),
         checks=(matches_script,),
+    ),
+    case(
+        id="stream.ollama_payload_on_done_line",
+        dialects=_DIALECTS,
+        title="Ollama: text and tool calls that arrive on the done: true line are kept",
+        why="Ollama's parsers hold text back while it may still become a tool call and flush "
+            "it when the model stops: the last text (toolParser.Content()) and the calls a "
+            "built-in parser closes at the end (builtinParser.Add(content, done)) come on the "
+            "line with done: true (ollama/ollama server/routes.go, ChatHandler; confirmed "
+            "2026-11-28). A reader that takes the done line for metadata only loses the end "
+            "of the answer (decolua/9router #2694) or the calls, and the turn ends as 'stop' "
+            "with no tool run (QuantumNous/new-api #7252, qwen3-coder).",
+        steps=(Step(request=request(), reply=Turn(text="Paris: 18°C and sunny, Tokyo: 21°C.",
+                                                  stream=_ON_DONE_LINE), via="stream"),
+               Step(request=request(), reply=Turn(tool_calls=PARIS_TOKYO_TIME[:2],
+                                                  stream=_ON_DONE_LINE), via="stream")),
+        checks=(matches_script,),
+    ),
+    case(
+        id="wire.ollama_calls_only_turn_replayed",
+        dialects=_DIALECTS,
+        title="Ollama: an assistant turn with calls and no text goes back without invented text",
+        why="Ollama renders every replayed assistant message into the model's prompt with its "
+            "template, text and calls: even an empty content where the template expects none "
+            "changes what qwen3-coder does on the next turn (ollama/ollama #14181). An adapter "
+            "that fills a calls-only turn with placeholder text ('(no content)', as "
+            "UKGovernmentBEIS/inspect_ai #2772 removed for Anthropic) puts words in the "
+            "model's mouth it never said.",
+        steps=replayed_step(Turn(tool_calls=PARIS_TOKYO_TIME[:2])),
+        checks=(messages_intact, history_intact, matches_script),
+    ),
+    case(
+        id="errors.ollama_tools_unsupported",
+        dialects=_DIALECTS,
+        title="Ollama: the 400 'does not support tools' surfaces with its words, final",
+        why="Ollama answers a request with tools to a model whose template has no tool support "
+            "with 400 {\"error\": \"registry.ollama.ai/library/<model> does not support "
+            "tools\"}, before anything is generated, streamed or not (server/routes.go "
+            "handleScheduleError: errCapabilities is a 400; ollama/ollama #14795, #6027; "
+            "confirmed 2026-11-28). Retrying cannot help until the user picks another model: "
+            "an adapter that swallows it into a generic 'please try again' sends users round "
+            "in circles (kenlasko/monize #405).",
+        steps=tuple(Step(request=request(), expect="error", via=via,
+                         reply=Turn(error=ErrorReply(status=400, message=_NO_TOOLS)))
+                    for via in ("complete", "stream")),
+        checks=(error_surfaced(must_contain="does not support tools"),
+                provider_error(retryable=False)),
     ),
 ]

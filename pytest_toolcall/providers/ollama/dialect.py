@@ -20,8 +20,9 @@ The old bugs of that route are stream quirks: ``index_missing`` (ollama #7881) a
 ``index_stuck_at_zero`` (ollama #15457).
 
 Quirks on the native route: ``no_ids`` (below), ``index_stuck_at_zero`` (``function.index`` 0 on
-every call, as servers whose parser did not number calls sent it: Go's zero value), and
-``ndjson_no_final_newline``. ``no_ids`` applies to non-streamed answers too.
+every call, as servers whose parser did not number calls sent it: Go's zero value),
+``ndjson_no_final_newline``, and ``done_line_payload`` (the last text and the calls on the
+``done: true`` line, as Ollama's parsers flush them when the model stops). ``no_ids`` applies to non-streamed answers too.
 
 Ids: the fake sends ids by default, as current Ollama does; the ``no_ids`` quirk gives the older
 servers' calls without ids (what litellm #11262 tripped over, and what ollama-python 0.6.x hands
@@ -447,10 +448,21 @@ class OllamaChat:
 
         lines: list[dict[str, Any]] = []
         text, size = turn.text or "", plan.fragment_size
-        lines += [line({"content": text[k:k + size]}) for k in range(0, len(text), size)]
+        pieces = [text[k:k + size] for k in range(0, len(text), size)]
+        calls = self._calls(turn)
+        last: dict[str, Any] = {"content": ""}
+        if "done_line_payload" in plan.quirks:
+            # what Ollama's parsers flush when the model stops comes on the done line: the text
+            # the tool parser held back (toolParser.Content()) and the calls a built-in parser
+            # closes at the end (builtinParser.Add(content, done); server/routes.go ChatHandler;
+            # QuantumNous/new-api #7252, decolua/9router #2694; confirmed 2026-11-28)
+            last = {"content": pieces.pop() if pieces else ""}
+            if calls:
+                last["tool_calls"], calls = calls, []
+        lines += [line({"content": piece}) for piece in pieces]
         # each call arrives whole, in a line of its own
-        lines += [line({"content": "", "tool_calls": [call]}) for call in self._calls(turn)]
-        lines.append(line({"content": ""}, done=True, done_reason=self._done_reason(turn),
+        lines += [line({"content": "", "tool_calls": [call]}) for call in calls]
+        lines.append(line(last, done=True, done_reason=self._done_reason(turn),
                           **self._metrics(turn)))
         events = [_ndjson(d) for d in lines]
         if plan.error_after is not None:
