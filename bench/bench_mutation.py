@@ -211,7 +211,8 @@ OLLAMA_VERDICTS: dict[str, dict[int, tuple[str, str]]] = {
     "OllamaAdapter.__init__": {
         **_same(_E, "the kit's base URLs have no trailing '/'", 3, 4, 5),
         10: (_E, "'Bearer None' without a key: a local Ollama reads no header"),
-        **_same(_G, "the bearer key dropped: the fake checks none", 8, 9, 11, 12)},
+        12: (_E, "HTTP header names are case-insensitive"),
+        **_same(_G, "the bearer key dropped: the fake checks none", 8, 9, 11)},
     "OllamaAdapter.encode_message": {
         **_same(_G, "a role in upper case: the fake takes any case", 4, 15),
         29: (_E, "the TypeError for a non-canonical message is unreachable")},
