@@ -58,7 +58,8 @@ CLASSES: dict[str, ReportClass] = {
          "stream.id_name_*", "stream.*chunking", "stream.bytewise", "stream.same_as_complete",
          "stream.*whole_calls*", "stream.*one_call_per_chunk", "stream.gemini_calls_in_one_chunk",
          "stream.anthropic_parallel_blocks", "stream.call_in_role_chunk",
-         "stream.ollama_index_stuck_at_zero", "stream.responses_output_index",
+         "stream.ollama_index_stuck_at_zero", "stream.ollama_payload_on_done_line",
+         "stream.responses_output_index",
          "stream.truncated", "stream.zero_args*", "stream.anthropic_zero_args_blocks")),
     "ids_pairing": ReportClass(
         "Ids and pairing", "call ids missing, duplicated or regenerated; results not paired "
@@ -77,7 +78,7 @@ CLASSES: dict[str, ReportClass] = {
         ("history.*", "wire.foreign_history", "wire.anthropic_results_one_message",
          "wire.anthropic_tool_results_first", "wire.gemini_one_response_turn",
          "wire.responses_every_call_answered", "wire.assistant_text*",
-         "wire.second_turn_passthrough")),
+         "wire.second_turn_passthrough", "wire.ollama_calls_only_turn_replayed")),
     "loop_control": ReportClass(
         "Loop control", "when the loop stops or goes on: endless loops, iteration caps, "
         "unknown tools, duplicate calls, the final answer",
