@@ -240,6 +240,19 @@ def test_command_option_runs_the_families(pytester):
 
 
 @needs_node
+def test_child_log_option_keeps_the_stderr_of_a_passing_run(pytester):
+    # the child writes a line to stderr at start (a preloaded module): the run passes, and the
+    # line is in the log all the same (without the option it is shown only with a failure)
+    log = pytester.path / "child.log"
+    result = pytester.runpytest(
+        "--toolcall-provider=openai", "--toolcall-cases=wire.text_only", "-p", "no:cacheprovider",
+        f"--toolcall-child-log={log}", "--toolcall-command=node --import=data:text/javascript,"
+        f"console.error(4242*2) {EXAMPLES / 'openai_adapter.mjs'}")
+    result.assert_outcomes(passed=1)
+    assert "8484" in log.read_text()
+
+
+@needs_node
 def test_ini_command_and_negative_control(pytester, monkeypatch):
     monkeypatch.setenv("TOOLCALL_EXAMPLE_BUG", "merge_calls")
     pytester.makeini(f"[pytest]\ntoolcall_command = node {EXAMPLES / 'openai_adapter.mjs'}\n")

@@ -72,6 +72,7 @@ MAX_LINE = 16 * 1024 * 1024
 DEADLINE_MARGIN = 0.4
 _STDERR_LINES = 40
 _STDERR_WIDTH = 2000  # characters kept of one stderr line
+_LOG_LINE = 1 << 20  # bytes of one stderr line the child log keeps together (masked whole)
 _TAIL_WAIT = 0.25  # seconds a faulted child's stderr is read on for its last lines
 _EXIT_POLL = 0.05  # where no pidfd says a child exited: how often to look
 
@@ -349,7 +350,7 @@ class Child:
 
     def __init__(self, command: str | list[str], *, provider: str = "openai",
                  cwd: str | None = None, env: dict[str, str] | None = None,
-                 hello_timeout: float | None = None) -> None:
+                 hello_timeout: float | None = None, log: str | None = None) -> None:
         self.argv = shlex.split(command) if isinstance(command, str) else list(command)
         if not self.argv:
             raise UsageError("--toolcall-command / toolcall_command is empty: give the command "
@@ -359,6 +360,10 @@ class Child:
         self.env = {**os.environ, **(env or {})}
         #: seconds the child has to answer hello (ini toolcall_hello_timeout)
         self.hello_timeout = HELLO_TIMEOUT if hello_timeout is None else float(hello_timeout)
+        #: a file every line the child writes to stderr is appended to, masked (ini
+        #: toolcall_child_log, --toolcall-child-log): the logs of a passing run, which a
+        #: failure alone shows
+        self.log = log
         self.proc: subprocess.Popen[bytes] | None = None
         self.process: _Process | None = None
         self.lines: Any = None  # _Lines: the child's stdout, one line at a time
@@ -384,14 +389,21 @@ class Child:
         group: dict[str, Any] = ({"start_new_session": True} if _POSIX else
                                  {"creationflags": getattr(subprocess,
                                                            "CREATE_NEW_PROCESS_GROUP", 0)})
+        log = self._open_log()
         try:
             self.proc = subprocess.Popen(
                 self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE, cwd=self.cwd, env=self.env, **group)
         except OSError as exc:
+            if log is not None:
+                log.close()
             raise UsageError(f"--toolcall-command: could not start {self.command!r}: "
                              f"{exc}") from None
         self.starts += 1
+        if log is not None:  # each start (a restart after a fault too) under a line of its own
+            log.write(mask(f"--- {self.command} (start {self.starts}, pid {self.proc.pid}, "
+                           f"{time.strftime('%Y-%m-%d %H:%M:%S')})\n", environ=self.env))
+            log.flush()
         self.process = process = _Process(self.proc)
         # a deque of its own: a late line of the previous child never lands in this one's
         self.stderr = collections.deque(maxlen=_STDERR_LINES)
@@ -400,7 +412,8 @@ class Child:
             os.set_blocking(self.proc.stdin.fileno(), False)
         self.lines = _Lines(self.proc.stdout, process)
         process.pump = threading.Thread(target=_pump_stderr,
-                                        args=(self.proc.stderr, self.stderr),
+                                        args=(self.proc.stderr, self.stderr,
+                                              None if log is None else (log, self.env)),
                                         daemon=True, name="toolcall-child-err")
         process.pump.start()
         try:
@@ -423,6 +436,17 @@ class Child:
         self.hello = reply
         self.dirty = False
         return reply
+
+    def _open_log(self) -> Any:
+        """The child log (:attr:`log`) opened for appending, or None without one; a log that
+        cannot be opened is a usage error, before the child starts."""
+        if not self.log:
+            return None
+        try:
+            return open(self.log, "a", encoding="utf-8", errors="replace")  # noqa: SIM115
+        except OSError as exc:
+            raise UsageError(f"--toolcall-child-log / toolcall_child_log: cannot append to "
+                             f"{self.log!r}: {exc}") from None
 
     def ensure(self) -> None:
         if self.process is not None and (self.dirty or self.process.exit_code() is not None):
@@ -532,8 +556,14 @@ class Child:
                              + _language_hint(self.argv)) from None
             problem = validate_message(reply, "from_child")
             if problem:
+                # JSON with neither the protocol's "v" nor a "type" is no attempt at a message:
+                # most likely a log line (console.log(JSON.stringify(x)), print(json.dumps(x)))
+                logged = not (isinstance(reply, dict) and ("v" in reply or "type" in reply))
                 raise _Fault("subprocess.protocol", f"the child wrote a non-protocol message: "
                              f"{problem}: {line.rstrip()[:200]}",
+                             ("it is JSON but no protocol message, like a log line: stdout is "
+                              "the protocol channel, so logs go to stderr: "
+                              + _language_hint(self.argv)) if logged else
                              "see docs/protocol.md for the message shapes")
             if reply.get("id") != rid:
                 if isinstance(reply.get("id"), int) and reply["id"] < rid:
@@ -720,26 +750,51 @@ def _pump(stream: Any, put: Any, end: bool = False) -> None:
         put(_EOF)
 
 
-def _pump_stderr(stream: Any, lines: collections.deque[str]) -> None:
+def _pump_stderr(stream: Any, lines: collections.deque[str], log: Any = None) -> None:
     """Read the child's stderr to its end into ``lines`` (the last :data:`_STDERR_LINES`, each
     cut to :data:`_STDERR_WIDTH` characters: a flood without newlines costs no memory), then
-    close it."""
+    close it. ``log``: ``(file, environ)``, every line appended to the file whole, masked."""
     rest = b""
+    whole: list[bytes] = []  # the unfinished line, for the log (which keeps lines whole)
+    file, environ = log if log is not None else (None, None)
+
+    def logged(line: bytes) -> None:
+        if file is not None:
+            with contextlib.suppress(OSError, ValueError):  # a convenience: never a fault
+                file.write(mask(line.decode("utf-8", "replace"), environ=environ))
+                file.flush()
+
     try:
         fd = stream.fileno()
         while True:
             data = os.read(fd, 65536)
             if not data:
                 break
-            *complete, rest = (rest + data).split(b"\n")
+            *complete, cut = (rest + data).split(b"\n")
+            if file is not None:
+                *done, unfinished = data.split(b"\n")
+                if done:
+                    logged(b"".join(whole) + done[0] + b"\n")
+                    whole = []
+                    for line in done[1:]:
+                        logged(line + b"\n")
+                whole.append(unfinished)
+                if sum(map(len, whole)) > _LOG_LINE:  # a flood without newlines: cut it
+                    logged(b"".join(whole) + b"\n")
+                    whole = []
             for line in complete[-_STDERR_LINES:]:
                 lines.append(line[:_STDERR_WIDTH].decode("utf-8", "replace") + "\n")
-            rest = rest[:_STDERR_WIDTH]
+            rest = cut[:_STDERR_WIDTH]
     except (OSError, ValueError):
         pass
     finally:
         if rest:
             lines.append(rest.decode("utf-8", "replace"))
+        if file is not None:
+            if b"".join(whole):
+                logged(b"".join(whole) + b"\n")
+            with contextlib.suppress(OSError, ValueError):
+                file.close()
         with contextlib.suppress(OSError, ValueError):
             stream.close()
 
