@@ -120,6 +120,25 @@ def _schedstat(pid: int) -> tuple[float, float]:
     return run / 1e9, wait / 1e9
 
 
+def _switches(pid: int) -> int:
+    """Voluntary context switches summed over a process's threads: each is a thread going to
+    sleep to wait (a pipe, a socket, the GIL), so about one wake-up each."""
+    total = 0
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return 0
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/status") as file:
+                for line in file:
+                    if line.startswith("voluntary_ctxt_switches"):
+                        total += int(line.split()[1])
+        except OSError:
+            continue
+    return total
+
+
 def _own_wait() -> float:
     """Seconds this process's threads were runnable but waited for a CPU."""
     return _schedstat(os.getpid())[1]
@@ -132,7 +151,9 @@ class _Where:
     threads), and the rest of the wall time: waiting, for the other side to answer (pipe and
     socket wake-ups) or for a CPU that other processes hold (the load). Also the time the
     threads of both processes were runnable but waited for a CPU, summed over threads (two
-    waiting at once count twice)."""
+    waiting at once count twice), and how many times the threads of both went to sleep to
+    wait (voluntary context switches: each about one wake-up, which a loaded machine makes
+    dear)."""
 
     PARTS = ("kit main thread", "kit other threads (hub)", "child (all threads)")
 
@@ -140,6 +161,7 @@ class _Where:
         self.child_pid = child_pid
         self.sums = dict.fromkeys(self.PARTS, 0.0)
         self.queued = 0.0
+        self.sleeps = 0
         self.wall = 0.0
         self.count = 0
         self.available = os.path.exists(f"/proc/{child_pid}/task")
@@ -151,11 +173,15 @@ class _Where:
         # reads are not counted in its time
         child0, child_wait0 = _schedstat(self.child_pid)
         wait0 = _own_wait()
+        sleeps0 = _switches(os.getpid()) + _switches(self.child_pid)
         main0, kit0 = time.thread_time(), time.process_time()
         took = float(run())
         main1, kit1 = time.thread_time(), time.process_time()
         child1, child_wait1 = _schedstat(self.child_pid)
         wait1 = _own_wait()
+        # the reads of /proc after the case cost a few switches of their own: counted alike
+        # in both modes, so compare the two figures, not one with zero
+        self.sleeps += _switches(os.getpid()) + _switches(self.child_pid) - sleeps0
         self.sums["kit main thread"] += main1 - main0
         self.sums["kit other threads (hub)"] += (kit1 - kit0) - (main1 - main0)
         self.sums["child (all threads)"] += child1 - child0
@@ -173,6 +199,7 @@ class _Where:
         out["waiting (the rest)"] = max(0.0, wall - sum(out.values()))
         out["wall"] = wall
         out["runnable, no CPU free"] = self.queued / self.count * 1000
+        out["sleeps (count)"] = self.sleeps / self.count
         return out
 
 
@@ -202,7 +229,7 @@ def _bare_round_trip(count: int = 200) -> float:
 
 def _load() -> float | None:
     try:
-        return float(os.getloadavg()[0])
+        return round(os.getloadavg()[0], 2)
     except (AttributeError, OSError):
         return None
 
@@ -300,7 +327,8 @@ def main(argv: list[str] | None = None) -> int:
               f"repeats, load average {result['load_average']}:")
         for part, value in protocol_where.items():
             also = in_process_where.get(part, 0.0)
-            print(f"    {part:<26} {value:6.2f} ms  ({also:.2f} ms)")
+            unit = "" if "count" in part else " ms"
+            print(f"    {part:<26} {value:6.2f}{unit}  ({also:.2f}{unit})")
     if args.json:
         args.json.write_text(json.dumps(result, indent=2) + "\n")
     return 0
