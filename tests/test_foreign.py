@@ -3,6 +3,7 @@ suite (positive and negative controls). Tests that need Node skip, naming it, wi
 
 from __future__ import annotations
 
+import os
 import shutil
 import time
 from contextlib import contextmanager
@@ -446,3 +447,18 @@ def test_the_hub_refuses_a_header_line_without_a_colon_and_reads_http_1_0() -> N
     unauthorised = (b"POST PATH HTTP/1.1\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s"
                     % (len(_BODY), _BODY))
     assert _raw_exchange(unauthorised).startswith(b"HTTP/1.1 401 ")
+
+
+@needs_node
+@pytest.mark.skipif(not hasattr(os, "sched_getaffinity"),
+                    reason="the kit widens its pipes to a child on Linux only")
+def test_a_large_stream_reaches_the_kit_in_few_reads(node_adapter, monkeypatch):
+    # stream.oversized_line's events are 1.2 MB: through a 64 KiB pipe they were 19 reads (each
+    # a hand-off between the child and the kit); the kit widens the pipe to 1 MiB
+    from pytest_toolcall.run import foreign
+
+    reads = []
+    original = foreign._Lines._read
+    monkeypatch.setattr(foreign._Lines, "_read", lambda self: reads.append(1) or original(self))
+    _chat(node_adapter, "stream.oversized_line")
+    assert 0 < len(reads) <= 4, f"{len(reads)} reads"

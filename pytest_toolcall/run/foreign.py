@@ -411,6 +411,8 @@ class Child:
         if _POSIX:  # writes wait for the request's deadline, never forever (_write_all)
             os.set_blocking(self.proc.stdin.fileno(), False)
         self.lines = _Lines(self.proc.stdout, process)
+        _widen_pipe(self.proc.stdout.fileno())
+        _widen_pipe(self.proc.stdin.fileno())
         process.pump = threading.Thread(target=_pump_stderr,
                                         args=(self.proc.stderr, self.stderr,
                                               None if log is None else (log, self.env)),
@@ -598,6 +600,23 @@ class Child:
                          "a crash in the harness: see its stderr") from None
 
 
+_PIPE_SIZE = 1 << 20  # bytes: the child's stdout pipe, where Linux lets it be that wide
+_F_SETPIPE_SZ = 1031  # fcntl.F_SETPIPE_SZ (Python 3.10+ names it; Linux only)
+
+
+def _widen_pipe(fd: int) -> None:
+    """Widen a pipe to the child (its stdin, its stdout) to :data:`_PIPE_SIZE` (Linux;
+    /proc/sys/fs/pipe-max-size is 1 MiB by default): a child writing a large message (a stream's 600 KB argument, twice)
+    fills a 64 KiB pipe every 64 KiB, and each time it waits for the kit and wakes it (18
+    hand-offs for stream.oversized_line, 2026-11-28). Elsewhere, or refused: the default."""
+    if not hasattr(os, "sched_getaffinity"):  # not Linux
+        return
+    import fcntl
+
+    with contextlib.suppress(OSError):
+        fcntl.fcntl(fd, getattr(fcntl, "F_SETPIPE_SZ", _F_SETPIPE_SZ), _PIPE_SIZE)
+
+
 def _ready(fd: int, timeout: float, write: bool = False) -> bool:
     """Whether ``fd`` is ready to read (or write) within ``timeout`` seconds (``poll``: any
     descriptor number, where ``select`` stops at 1024)."""
@@ -697,7 +716,7 @@ class _Lines:
     def _read(self) -> bool:
         """One read of the pipe; False at its end."""
         try:
-            data = os.read(self.fd, 65536)
+            data = os.read(self.fd, _PIPE_SIZE)
         except OSError:
             data = b""
         if not data:
