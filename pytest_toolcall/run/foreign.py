@@ -445,7 +445,7 @@ class Child:
         if not self.log:
             return None
         try:
-            return open(self.log, "a", encoding="utf-8", errors="replace")  # noqa: SIM115
+            return open(self.log, "a", encoding="utf-8", errors="replace")
         except OSError as exc:
             raise UsageError(f"--toolcall-child-log / toolcall_child_log: cannot append to "
                              f"{self.log!r}: {exc}") from None
