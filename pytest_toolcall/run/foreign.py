@@ -364,6 +364,11 @@ class Child:
         #: toolcall_child_log, --toolcall-child-log): the logs of a passing run, which a
         #: failure alone shows
         self.log = log
+        self._log_file: Any = None  # opened at the first start, closed by close()
+        #: whole stderr lines (bytes) the pumps read for the log; the thread that waits on the
+        #: child masks and writes them (_flush_log): one mask a request, not one a line in a
+        #: thread of its own
+        self._log_lines: collections.deque[bytes] = collections.deque()
         self.proc: subprocess.Popen[bytes] | None = None
         self.process: _Process | None = None
         self.lines: Any = None  # _Lines: the child's stdout, one line at a time
@@ -389,21 +394,20 @@ class Child:
         group: dict[str, Any] = ({"start_new_session": True} if _POSIX else
                                  {"creationflags": getattr(subprocess,
                                                            "CREATE_NEW_PROCESS_GROUP", 0)})
-        log = self._open_log()
+        self._open_log()
         try:
             self.proc = subprocess.Popen(
                 self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE, cwd=self.cwd, env=self.env, **group)
         except OSError as exc:
-            if log is not None:
-                log.close()
             raise UsageError(f"--toolcall-command: could not start {self.command!r}: "
                              f"{exc}") from None
         self.starts += 1
-        if log is not None:  # each start (a restart after a fault too) under a line of its own
-            log.write(mask(f"--- {self.command} (start {self.starts}, pid {self.proc.pid}, "
-                           f"{time.strftime('%Y-%m-%d %H:%M:%S')})\n", environ=self.env))
-            log.flush()
+        if self._log_file is not None:  # each start (a restart too) under a line of its own
+            self._flush_log()  # what the previous child wrote first
+            self._log_lines.append(f"--- {self.command} (start {self.starts}, pid "
+                                   f"{self.proc.pid}, {time.strftime('%Y-%m-%d %H:%M:%S')})\n"
+                                   .encode())
         self.process = process = _Process(self.proc)
         # a deque of its own: a late line of the previous child never lands in this one's
         self.stderr = collections.deque(maxlen=_STDERR_LINES)
@@ -415,7 +419,8 @@ class Child:
         _widen_pipe(self.proc.stdin.fileno())
         process.pump = threading.Thread(target=_pump_stderr,
                                         args=(self.proc.stderr, self.stderr,
-                                              None if log is None else (log, self.env)),
+                                              None if self._log_file is None
+                                              else self._log_lines.append),
                                         daemon=True, name="toolcall-child-err")
         process.pump.start()
         try:
@@ -439,16 +444,28 @@ class Child:
         self.dirty = False
         return reply
 
-    def _open_log(self) -> Any:
-        """The child log (:attr:`log`) opened for appending, or None without one; a log that
-        cannot be opened is a usage error, before the child starts."""
-        if not self.log:
-            return None
+    def _open_log(self) -> None:
+        """Open the child log (:attr:`log`) for appending, once; a log that cannot be opened
+        is a usage error, before the child starts."""
+        if not self.log or self._log_file is not None:
+            return
         try:
-            return open(self.log, "a", encoding="utf-8", errors="replace")
+            self._log_file = open(self.log, "a", encoding="utf-8", errors="replace")  # noqa: SIM115
         except OSError as exc:
             raise UsageError(f"--toolcall-child-log / toolcall_child_log: cannot append to "
                              f"{self.log!r}: {exc}") from None
+
+    def _flush_log(self) -> None:
+        """Write the stderr lines read since the last time to the log, masked together."""
+        if self._log_file is None or not self._log_lines:
+            return
+        lines = []
+        while self._log_lines:
+            lines.append(self._log_lines.popleft())
+        text = b"".join(lines).decode("utf-8", "replace")
+        with contextlib.suppress(OSError, ValueError):  # a convenience: never a fault
+            self._log_file.write(mask(text, environ=self.env))
+            self._log_file.flush()
 
     def ensure(self) -> None:
         if self.process is not None and (self.dirty or self.process.exit_code() is not None):
@@ -488,6 +505,14 @@ class Child:
         end = time.monotonic() + SHUTDOWN_GRACE + KILL_GRACE + 5
         for stopped in self.stopped:
             stopped.settle(max(0.0, end - time.monotonic()))
+        if self._log_file is not None:  # the children's last lines, then the log is closed
+            for stopped in self.stopped:
+                if stopped.pump is not None:
+                    stopped.pump.join(_TAIL_WAIT)
+            self._flush_log()
+            with contextlib.suppress(OSError, ValueError):
+                self._log_file.close()
+            self._log_file = None
         self.stopped = [p for p in self.stopped if not p.reaped.is_set()]
 
     def stderr_tail(self) -> str:
@@ -518,6 +543,8 @@ class Child:
                 # in the middle of a request, so it is stopped now, not at the next case
                 self._abandon(tail=False)
                 raise
+            finally:
+                self._flush_log()
 
     def _exchange(self, message: dict[str, Any], timeout: float, on_message: Any) -> Any:
         assert self.proc is not None and self.process is not None
@@ -772,17 +799,10 @@ def _pump(stream: Any, put: Any, end: bool = False) -> None:
 def _pump_stderr(stream: Any, lines: collections.deque[str], log: Any = None) -> None:
     """Read the child's stderr to its end into ``lines`` (the last :data:`_STDERR_LINES`, each
     cut to :data:`_STDERR_WIDTH` characters: a flood without newlines costs no memory), then
-    close it. ``log``: ``(file, environ)``, every line appended to the file whole, masked."""
+    close it. ``log(line)``: each whole line (bytes, a line longer than :data:`_LOG_LINE` cut
+    in pieces) for the child log, which the waiting thread masks and writes."""
     rest = b""
     whole: list[bytes] = []  # the unfinished line, for the log (which keeps lines whole)
-    file, environ = log if log is not None else (None, None)
-
-    def logged(line: bytes) -> None:
-        if file is not None:
-            with contextlib.suppress(OSError, ValueError):  # a convenience: never a fault
-                file.write(mask(line.decode("utf-8", "replace"), environ=environ))
-                file.flush()
-
     try:
         fd = stream.fileno()
         while True:
@@ -790,16 +810,16 @@ def _pump_stderr(stream: Any, lines: collections.deque[str], log: Any = None) ->
             if not data:
                 break
             *complete, cut = (rest + data).split(b"\n")
-            if file is not None:
+            if log is not None:
                 *done, unfinished = data.split(b"\n")
                 if done:
-                    logged(b"".join(whole) + done[0] + b"\n")
+                    log(b"".join(whole) + done[0] + b"\n")
                     whole = []
                     for line in done[1:]:
-                        logged(line + b"\n")
+                        log(line + b"\n")
                 whole.append(unfinished)
                 if sum(map(len, whole)) > _LOG_LINE:  # a flood without newlines: cut it
-                    logged(b"".join(whole) + b"\n")
+                    log(b"".join(whole) + b"\n")
                     whole = []
             for line in complete[-_STDERR_LINES:]:
                 lines.append(line[:_STDERR_WIDTH].decode("utf-8", "replace") + "\n")
@@ -809,11 +829,8 @@ def _pump_stderr(stream: Any, lines: collections.deque[str], log: Any = None) ->
     finally:
         if rest:
             lines.append(rest.decode("utf-8", "replace"))
-        if file is not None:
-            if b"".join(whole):
-                logged(b"".join(whole) + b"\n")
-            with contextlib.suppress(OSError, ValueError):
-                file.close()
+        if log is not None and b"".join(whole):
+            log(b"".join(whole) + b"\n")
         with contextlib.suppress(OSError, ValueError):
             stream.close()
 
