@@ -627,15 +627,16 @@ class Child:
                          "a crash in the harness: see its stderr") from None
 
 
-_PIPE_SIZE = 1 << 20  # bytes: the child's stdout pipe, where Linux lets it be that wide
+_PIPE_SIZE = 1 << 20  # bytes: the pipes to a child, where Linux lets them be that wide
 _F_SETPIPE_SZ = 1031  # fcntl.F_SETPIPE_SZ (Python 3.10+ names it; Linux only)
 
 
 def _widen_pipe(fd: int) -> None:
     """Widen a pipe to the child (its stdin, its stdout) to :data:`_PIPE_SIZE` (Linux;
-    /proc/sys/fs/pipe-max-size is 1 MiB by default): a child writing a large message (a stream's 600 KB argument, twice)
-    fills a 64 KiB pipe every 64 KiB, and each time it waits for the kit and wakes it (18
-    hand-offs for stream.oversized_line, 2026-11-28). Elsewhere, or refused: the default."""
+    /proc/sys/fs/pipe-max-size is 1 MiB by default): a child writing a large message (a
+    stream's 600 KB argument, twice) fills a 64 KiB pipe every 64 KiB, and each time it waits
+    for the kit and wakes it (18 hand-offs for stream.oversized_line, 2026-11-28). Elsewhere,
+    or refused: the default."""
     if not hasattr(os, "sched_getaffinity"):  # not Linux
         return
     import fcntl
