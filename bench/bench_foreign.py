@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import statistics
 import sys
@@ -99,6 +100,109 @@ def _one(case: Any, mode: str, child: Any, profile: Any, fetch_child: Any = None
     return time.perf_counter() - started
 
 
+def _schedstat(pid: int) -> tuple[float, float]:
+    """(seconds on a CPU, seconds runnable but waiting for one) summed over the threads of
+    another process (Linux's /proc/<pid>/task/*/schedstat, in ns; a thread's figures are
+    brought up to date when it leaves the CPU, so this is exact for a process that waits);
+    (0, 0) where it cannot be read."""
+    run = wait = 0
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return 0.0, 0.0
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/schedstat") as file:
+                fields = file.read().split()
+        except OSError:
+            continue  # a thread that ended
+        run, wait = run + int(fields[0]), wait + int(fields[1])
+    return run / 1e9, wait / 1e9
+
+
+def _switches(pid: int) -> int:
+    """Voluntary context switches summed over a process's threads: each is a thread going to
+    sleep to wait (a pipe, a socket, the GIL), so about one wake-up each."""
+    total = 0
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return 0
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/status") as file:
+                for line in file:
+                    if line.startswith("voluntary_ctxt_switches"):
+                        total += int(line.split()[1])
+        except OSError:
+            continue
+    return total
+
+
+def _own_wait() -> float:
+    """Seconds this process's threads were runnable but waited for a CPU."""
+    return _schedstat(os.getpid())[1]
+
+
+class _Where:
+    """Where a protocol case's time goes (Linux): CPU of the kit's main thread (the runner,
+    the protocol's JSON and checks, the case's checks), of the kit's other threads (the
+    loopback hub serving the fake provider, the child's stderr reader), of the child (all its
+    threads), and the rest of the wall time: waiting, for the other side to answer (pipe and
+    socket wake-ups) or for a CPU that other processes hold (the load). Also the time the
+    threads of both processes were runnable but waited for a CPU, summed over threads (two
+    waiting at once count twice), and how many times the threads of both went to sleep to
+    wait (voluntary context switches: each about one wake-up, which a loaded machine makes
+    dear)."""
+
+    PARTS = ("kit main thread", "kit other threads (hub)", "child (all threads)")
+
+    def __init__(self, child_pid: int) -> None:
+        self.child_pid = child_pid
+        self.sums = dict.fromkeys(self.PARTS, 0.0)
+        self.queued = 0.0
+        self.sleeps = 0
+        self.wall = 0.0
+        self.count = 0
+        self.available = os.path.exists(f"/proc/{child_pid}/task")
+
+    def measure(self, run: Any) -> float:
+        if not self.available:
+            return float(run())
+        # this thread's clocks read last before the case and first after it: the /proc
+        # reads are not counted in its time
+        child0, child_wait0 = _schedstat(self.child_pid)
+        wait0 = _own_wait()
+        sleeps0 = _switches(os.getpid()) + _switches(self.child_pid)
+        main0, kit0 = time.thread_time(), time.process_time()
+        took = float(run())
+        main1, kit1 = time.thread_time(), time.process_time()
+        child1, child_wait1 = _schedstat(self.child_pid)
+        wait1 = _own_wait()
+        # the reads of /proc after the case cost a few switches of their own: counted alike
+        # in both modes, so compare the two figures, not one with zero
+        self.sleeps += _switches(os.getpid()) + _switches(self.child_pid) - sleeps0
+        self.sums["kit main thread"] += main1 - main0
+        self.sums["kit other threads (hub)"] += (kit1 - kit0) - (main1 - main0)
+        self.sums["child (all threads)"] += child1 - child0
+        self.queued += (wait1 - wait0) + (child_wait1 - child_wait0)
+        self.wall += took
+        self.count += 1
+        return took
+
+    def report(self) -> dict[str, float]:
+        """Means per case, in ms."""
+        if not self.available or not self.count:
+            return {}
+        out = {part: self.sums[part] / self.count * 1000 for part in self.PARTS}
+        wall = self.wall / self.count * 1000
+        out["waiting (the rest)"] = max(0.0, wall - sum(out.values()))
+        out["wall"] = wall
+        out["runnable, no CPU free"] = self.queued / self.count * 1000
+        out["sleeps (count)"] = self.sleeps / self.count
+        return out
+
+
 def _bare_round_trip(count: int = 200) -> float:
     """One complete -> result exchange with a child that answers at once (no HTTP)."""
     from pytest_toolcall import ChatRequest, UserMessage
@@ -121,6 +225,13 @@ def _bare_round_trip(count: int = 200) -> float:
         took = (time.perf_counter() - started) / count
     child.close()
     return took
+
+
+def _load() -> float | None:
+    try:
+        return round(os.getloadavg()[0], 2)
+    except (AttributeError, OSError):
+        return None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -160,10 +271,15 @@ def main(argv: list[str] | None = None) -> int:
         for mode in modes:
             _one(case, mode, child, profile, fetch_child)
     medians: dict[str, list[float]] = {m: [] for m in modes}
+    where = {"protocol": _Where(child.proc.pid), "in-process": _Where(child.proc.pid)}
     for case in cases:
         for mode in modes:
+            def run(mode: str = mode, case: Any = case) -> float:
+                return _one(case, mode, child, profile, fetch_child)
+
+            watch = where.get(mode)
             medians[mode].append(statistics.median(
-                _one(case, mode, child, profile, fetch_child) for _ in range(repeats)))
+                watch.measure(run) if watch else run() for _ in range(repeats)))
     child.close()
     fetch_child.close()
     round_trip = _bare_round_trip()
@@ -183,6 +299,9 @@ def main(argv: list[str] | None = None) -> int:
         "slowest_protocol_cases": [{"case": c, "protocol_ms": round(p * 1000, 2),
                                     "in_process_ms": round(i * 1000, 2)} for p, i, c in slowest],
         "target": "protocol <= 2x in-process per case",
+        "load_average": _load(),
+        "where_ms": {mode: {k: round(v, 3) for k, v in w.report().items()}
+                     for mode, w in where.items()},
     }
     print(f"bench_foreign: {len(cases)} cases ({args.cases}), median of {repeats} per case, "
           "sync interface")
@@ -201,6 +320,15 @@ def main(argv: list[str] | None = None) -> int:
     for row in result["slowest_protocol_cases"]:
         print(f"  slowest: {row['case']}: {row['protocol_ms']} ms (in-process "
               f"{row['in_process_ms']} ms)")
+    protocol_where, in_process_where = (where["protocol"].report(),
+                                        where["in-process"].report())
+    if protocol_where:
+        print(f"  where a case's time goes, protocol (in process), mean per case over all "
+              f"repeats, load average {result['load_average']}:")
+        for part, value in protocol_where.items():
+            also = in_process_where.get(part, 0.0)
+            unit = "" if "count" in part else " ms"
+            print(f"    {part:<26} {value:6.2f}{unit}  ({also:.2f}{unit})")
     if args.json:
         args.json.write_text(json.dumps(result, indent=2) + "\n")
     return 0

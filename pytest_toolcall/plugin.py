@@ -106,6 +106,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     ini("toolcall_hello_timeout", "seconds the --toolcall-command child has to answer its "
         "hello (15); a child that exits first is reported at once", "")
     option(
+        "--toolcall-child-log", dest="toolcall_child_log", default=None, metavar="FILE",
+        help="append every line the --toolcall-command child writes to stderr to FILE (masked), "
+             "passing runs too: the kit shows a child's stderr only with a failure "
+             "(ini: toolcall_child_log)")
+    ini("toolcall_child_log", "default for --toolcall-child-log", "")
+    option(
         "--toolcall-adapter", group="main", dest="toolcall_adapter", default=None,
         metavar="shims.LIBRARY:MODULE:FACTORY",
         help="test a real client library through a ready-made shim, without code: e.g. "

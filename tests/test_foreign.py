@@ -3,6 +3,7 @@ suite (positive and negative controls). Tests that need Node skip, naming it, wi
 
 from __future__ import annotations
 
+import os
 import shutil
 import time
 from contextlib import contextmanager
@@ -240,6 +241,19 @@ def test_command_option_runs_the_families(pytester):
 
 
 @needs_node
+def test_child_log_option_keeps_the_stderr_of_a_passing_run(pytester):
+    # the child writes a line to stderr at start (a preloaded module): the run passes, and the
+    # line is in the log all the same (without the option it is shown only with a failure)
+    log = pytester.path / "child.log"
+    result = pytester.runpytest(
+        "--toolcall-provider=openai", "--toolcall-cases=wire.text_only", "-p", "no:cacheprovider",
+        f"--toolcall-child-log={log}", "--toolcall-command=node --import=data:text/javascript,"
+        f"console.error(4242*2) {EXAMPLES / 'openai_adapter.mjs'}")
+    result.assert_outcomes(passed=1)
+    assert "8484" in log.read_text()
+
+
+@needs_node
 def test_ini_command_and_negative_control(pytester, monkeypatch):
     monkeypatch.setenv("TOOLCALL_EXAMPLE_BUG", "merge_calls")
     pytester.makeini(f"[pytest]\ntoolcall_command = node {EXAMPLES / 'openai_adapter.mjs'}\n")
@@ -382,3 +396,69 @@ def test_the_loopback_hub_answers_a_refusal_with_nothing() -> None:
 
     with pytest.raises(httpx.RemoteProtocolError, match="without sending a response"):
         _hub_request(Turn(error=ErrorReply(refuse=True)))
+
+
+# -- the hub reads requests without http.client's header parser, and sends an answer in one
+#    piece as one send (bench_foreign's per-case cost, issue 31) ---------------------------------
+def _raw_exchange(request: bytes) -> bytes:
+    import socket
+
+    from pytest_toolcall.cases import Turn
+    from pytest_toolcall.run.foreign import served
+
+    fake = FakeProvider("openai", [Turn(text="Hello there")])
+    with served(fake) as endpoint:
+        host_port, _, path = endpoint.base_url.removeprefix("http://").partition("/")
+        host, port = host_port.split(":")
+        data = request.replace(b"PATH", b"/" + path.encode() + b"/chat/completions").replace(
+            b"KEY", endpoint.api_key.encode())
+        with socket.create_connection((host, int(port)), timeout=5) as sock:
+            sock.sendall(data)
+            sock.shutdown(socket.SHUT_WR)
+            chunks = []
+            while True:
+                piece = sock.recv(65536)
+                if not piece:
+                    break
+                chunks.append(piece)
+    return b"".join(chunks)
+
+
+_BODY = b'{"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "hi"}]}'
+
+
+def test_the_hub_reads_headers_in_any_case_and_folded_and_answers_in_one_piece() -> None:
+    request = (b"POST PATH HTTP/1.1\r\nHost: x\r\nAUTHORIZATION: Bearer\r\n KEY\r\n"
+               b"Content-Type: application/json\r\ncOnTeNt-LeNgTh: %d\r\n\r\n%s"
+               % (len(_BODY), _BODY))
+    answer = _raw_exchange(request)
+    assert answer.startswith(b"HTTP/1.1 200 OK\r\n"), answer[:200]
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert b"transfer-encoding: chunked" in head.lower()
+    assert b"Hello there" in body and body.endswith(b"0\r\n\r\n")
+
+
+def test_the_hub_refuses_a_header_line_without_a_colon_and_reads_http_1_0() -> None:
+    bad = b"POST PATH HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n"
+    assert _raw_exchange(bad).startswith(b"HTTP/1.1 400 "), "a bad header line is answered 400"
+    old = (b"POST PATH HTTP/1.0\r\nAuthorization: Bearer KEY\r\nContent-Length: %d\r\n\r\n%s"
+           % (len(_BODY), _BODY))  # the standard parser: the same answer
+    assert b"Hello there" in _raw_exchange(old)
+    unauthorised = (b"POST PATH HTTP/1.1\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s"
+                    % (len(_BODY), _BODY))
+    assert _raw_exchange(unauthorised).startswith(b"HTTP/1.1 401 ")
+
+
+@needs_node
+@pytest.mark.skipif(not hasattr(os, "sched_getaffinity"),
+                    reason="the kit widens its pipes to a child on Linux only")
+def test_a_large_stream_reaches_the_kit_in_few_reads(node_adapter, monkeypatch):
+    # stream.oversized_line's events are 1.2 MB: through a 64 KiB pipe they were 19 reads (each
+    # a hand-off between the child and the kit); the kit widens the pipe to 1 MiB
+    from pytest_toolcall.run import foreign
+
+    reads = []
+    original = foreign._Lines._read
+    monkeypatch.setattr(foreign._Lines, "_read", lambda self: reads.append(1) or original(self))
+    _chat(node_adapter, "stream.oversized_line")
+    assert 0 < len(reads) <= 4, f"{len(reads)} reads"

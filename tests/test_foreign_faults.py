@@ -115,6 +115,9 @@ def fault(kind):
     if kind == "garbage":
         print("debug: got a request", flush=True)
         time.sleep(600)
+    if kind == "json_log":  # a log line that happens to be JSON
+        print(json.dumps({"debug": "got a request"}), flush=True)
+        time.sleep(600)
 
 
 if not os.environ.get("QUICK"):  # imported before the hello: no request pays for it
@@ -158,6 +161,9 @@ for line in sys.stdin:
     kind = FAULTS.get(str(count())) or (text[6:] if text.startswith("FAULT:") else "")
     if kind:
         fault(kind)
+    if os.environ.get("LOG_EACH"):  # a log line a passing request writes
+        print(f"harness: answering {text!r} with token {os.environ.get('HARNESS_TOKEN', '')}",
+              file=sys.stderr, flush=True)
     if os.environ.get("QUICK"):
         write({"id": rid, "type": "result", "response": {
             "text": "ok", "tool_calls": [], "finish_reason": "stop"}})
@@ -406,6 +412,13 @@ def test_console_log_on_stdout_gets_the_javascript_hint():
         assert "console.log" in info.value.hint and "console.error" in info.value.hint
         assert _ask(child, "hello", timeout=5).text == "ok"
         pids.append(child.proc.pid)
+        # a message with the protocol's "v" that is wrong is no log line: the docs hint
+        with pytest.raises(SubjectFault) as info:
+            _ask(child, "FAULT:bad_message")
+        assert info.value.clause == "subprocess.protocol"
+        assert "docs/protocol.md" in info.value.hint and "stderr" not in info.value.hint
+        assert _ask(child, "hello", timeout=5).text == "ok"
+        pids.append(child.proc.pid)
     finally:
         child.close()
     assert not [pid for pid in pids if _alive(pid)]
@@ -567,3 +580,47 @@ def test_the_harness_speaks_valid_protocol(harness):
         assert json.loads(json.dumps(child.hello))["protocol"] == 1
     finally:
         child.close()
+
+
+def test_a_json_log_line_on_stdout_gets_the_stderr_hint(harness):
+    # JSON with neither "v" nor "type" is no attempt at a protocol message: a log line, so the
+    # hint says where logs go; a message with the protocol's "v" that is wrong keeps the
+    # docs hint (its control)
+    child = _child(harness)
+    child.start()
+    try:
+        with pytest.raises(SubjectFault) as info:
+            _ask(child, "FAULT:json_log", timeout=0.8)
+        assert info.value.clause == "subprocess.protocol"
+        assert "logs go to stderr" in info.value.hint
+        assert "print(..., file=sys.stderr)" in info.value.hint
+    finally:
+        child.close()
+
+
+def test_the_child_log_keeps_the_stderr_of_passing_requests_masked(harness, tmp_path):
+    log = tmp_path / "child.log"
+    token = "hx-" + "Q7wT2pLk9ZrV4nB8sD3fG6jH1mX5cY0a"
+    child = Child(harness["argv"], log=str(log),
+                  env={**harness["env"], "LOG_EACH": "1", "HARNESS_TOKEN": token})
+    child.start()
+    try:
+        assert _ask(child, "first").text == "ok" and _ask(child, "second").text == "ok"
+        with pytest.raises(SubjectFault):
+            _ask(child, "FAULT:exit")
+        assert _ask(child, "third").text == "ok"  # restarted: the same log, a new start line
+    finally:
+        child.close()
+    text = log.read_text()
+    assert "harness: answering 'first'" in text and "harness: answering 'second'" in text
+    assert "harness: fault exit" in text and "harness: answering 'third'" in text
+    assert text.count(f"--- {child.command} (start ") == 2
+    assert token not in text and "redacted" in text
+
+
+def test_a_child_log_that_cannot_be_opened_is_a_usage_error(harness, tmp_path):
+    child = Child(harness["argv"], env=harness["env"],
+                  log=str(tmp_path / "no-such-dir" / "child.log"))
+    with pytest.raises(UsageError, match="toolcall_child_log: cannot append to"):
+        child.start()
+    assert child.proc is None  # nothing started

@@ -147,6 +147,39 @@ _SOME = ("wire.text_and_calls,stream.parallel_interleaved,loop.iteration_cap,his
 
 
 @needs_node
+def test_a_streams_events_reach_the_kit_in_one_write(monkeypatch):
+    # every write to the pipe wakes the kit (and, on a loaded machine, gives it this process's
+    # CPU): the harness holds a stream's events until its result. Events a few ms apart, which
+    # were one write each before 2026-11-28, come in one read; all of them, in order
+    from pytest_toolcall import ChatRequest, UserMessage
+    from pytest_toolcall.providers.fake import FakeProvider
+    from pytest_toolcall.run import foreign
+    from pytest_toolcall.run.foreign import ForeignAdapter, served
+
+    reads = []
+    original = foreign._Lines._read
+    monkeypatch.setattr(foreign._Lines, "_read", lambda self: reads.append(1) or original(self))
+    harness = (PACKAGE / "src" / "index.mjs").as_uri()
+    code = (f"import {{ serve }} from {json.dumps(harness)};\n"
+            "const later = () => new Promise((r) => setTimeout(r, 5));\n"
+            "serve({ adapter: { complete: () => ({ content: 'ok', toolCalls: [] }),\n"
+            "  async *stream() { for (const t of ['a', 'b', 'c', 'd']) { await later();\n"
+            "    yield { type: 'text_delta', text: t }; }\n"
+            "    yield { type: 'done', finish_reason: 'stop', usage: null }; } } });\n")
+    child = Child(["node", "--input-type=module", "-e", code])
+    child.start()
+    try:
+        with served(FakeProvider("openai")) as endpoint:
+            reads.clear()
+            events = list(ForeignAdapter(child, endpoint, timeout=5).stream(
+                ChatRequest(messages=(UserMessage(content="hi"),))))
+    finally:
+        child.close()
+    assert [getattr(e, "text", None) for e in events] == ["a", "b", "c", "d", None]
+    assert len(reads) == 1, f"{len(reads)} reads for one stream"
+
+
+@needs_node
 def test_the_runner_serves_the_examples_exports(pytester):
     result = pytester.runpytest_subprocess("--toolcall-provider=openai", f"--toolcall-cases={_SOME}",
                                 "-p", "no:cacheprovider", f"--toolcall-command={_runner_command()}")
@@ -176,7 +209,10 @@ def _run(argv: list[str], cwd: Path) -> None:
 def typescript_project(pytester) -> Path:
     """pytester's folder as a fresh project: npm init, npm install <js/>, the TypeScript sources
     of tests/js_project and a copy of the Node examples (importing the package by name),
-    compiled with tsc --strict (which also checks the examples against the declarations)."""
+    compiled with tsc --strict (which also checks the examples against the declarations).
+    tsconfig.json has skipDefaultLibCheck: TypeScript's own lib files are not re-checked (5 of
+    the 9 s tsc took at load 3, 2026-11-28), the package's declarations still are
+    (skipLibCheck stays false: a planted error in js/index.d.ts fails the compile)."""
     path = pytester.path
     _run(["npm", "init", "-y"], path)
     _run(["npm", "pkg", "set", "type=module"], path)

@@ -106,8 +106,10 @@ class _Children:
     def get(self, command: str, provider: str = "openai") -> ForeignSession:
         key = f"{command}\0{provider}"
         if key not in self.sessions:
+            log = (self.config.getoption("toolcall_child_log", None)
+                   or str(self.config.getini("toolcall_child_log") or "").strip() or None)
             child = Child(command, provider=provider, cwd=str(self.config.rootpath),
-                          hello_timeout=hello_timeout(self.config))
+                          hello_timeout=hello_timeout(self.config), log=log)
             self.sessions[key] = ForeignSession(child)  # closed at session end, started or not
             try:
                 child.start()

@@ -72,6 +72,7 @@ MAX_LINE = 16 * 1024 * 1024
 DEADLINE_MARGIN = 0.4
 _STDERR_LINES = 40
 _STDERR_WIDTH = 2000  # characters kept of one stderr line
+_LOG_LINE = 1 << 20  # bytes of one stderr line the child log keeps together (masked whole)
 _TAIL_WAIT = 0.25  # seconds a faulted child's stderr is read on for its last lines
 _EXIT_POLL = 0.05  # where no pidfd says a child exited: how often to look
 
@@ -349,7 +350,7 @@ class Child:
 
     def __init__(self, command: str | list[str], *, provider: str = "openai",
                  cwd: str | None = None, env: dict[str, str] | None = None,
-                 hello_timeout: float | None = None) -> None:
+                 hello_timeout: float | None = None, log: str | None = None) -> None:
         self.argv = shlex.split(command) if isinstance(command, str) else list(command)
         if not self.argv:
             raise UsageError("--toolcall-command / toolcall_command is empty: give the command "
@@ -359,6 +360,15 @@ class Child:
         self.env = {**os.environ, **(env or {})}
         #: seconds the child has to answer hello (ini toolcall_hello_timeout)
         self.hello_timeout = HELLO_TIMEOUT if hello_timeout is None else float(hello_timeout)
+        #: a file every line the child writes to stderr is appended to, masked (ini
+        #: toolcall_child_log, --toolcall-child-log): the logs of a passing run, which a
+        #: failure alone shows
+        self.log = log
+        self._log_file: Any = None  # opened at the first start, closed by close()
+        #: whole stderr lines (bytes) the pumps read for the log; the thread that waits on the
+        #: child masks and writes them (_flush_log): one mask a request, not one a line in a
+        #: thread of its own
+        self._log_lines: collections.deque[bytes] = collections.deque()
         self.proc: subprocess.Popen[bytes] | None = None
         self.process: _Process | None = None
         self.lines: Any = None  # _Lines: the child's stdout, one line at a time
@@ -384,6 +394,7 @@ class Child:
         group: dict[str, Any] = ({"start_new_session": True} if _POSIX else
                                  {"creationflags": getattr(subprocess,
                                                            "CREATE_NEW_PROCESS_GROUP", 0)})
+        self._open_log()
         try:
             self.proc = subprocess.Popen(
                 self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -392,6 +403,11 @@ class Child:
             raise UsageError(f"--toolcall-command: could not start {self.command!r}: "
                              f"{exc}") from None
         self.starts += 1
+        if self._log_file is not None:  # each start (a restart too) under a line of its own
+            self._flush_log()  # what the previous child wrote first
+            self._log_lines.append(f"--- {self.command} (start {self.starts}, pid "
+                                   f"{self.proc.pid}, {time.strftime('%Y-%m-%d %H:%M:%S')})\n"
+                                   .encode())
         self.process = process = _Process(self.proc)
         # a deque of its own: a late line of the previous child never lands in this one's
         self.stderr = collections.deque(maxlen=_STDERR_LINES)
@@ -399,8 +415,12 @@ class Child:
         if _POSIX:  # writes wait for the request's deadline, never forever (_write_all)
             os.set_blocking(self.proc.stdin.fileno(), False)
         self.lines = _Lines(self.proc.stdout, process)
+        _widen_pipe(self.proc.stdout.fileno())
+        _widen_pipe(self.proc.stdin.fileno())
         process.pump = threading.Thread(target=_pump_stderr,
-                                        args=(self.proc.stderr, self.stderr),
+                                        args=(self.proc.stderr, self.stderr,
+                                              None if self._log_file is None
+                                              else self._log_lines.append),
                                         daemon=True, name="toolcall-child-err")
         process.pump.start()
         try:
@@ -423,6 +443,29 @@ class Child:
         self.hello = reply
         self.dirty = False
         return reply
+
+    def _open_log(self) -> None:
+        """Open the child log (:attr:`log`) for appending, once; a log that cannot be opened
+        is a usage error, before the child starts."""
+        if not self.log or self._log_file is not None:
+            return
+        try:
+            self._log_file = open(self.log, "a", encoding="utf-8", errors="replace")  # noqa: SIM115
+        except OSError as exc:
+            raise UsageError(f"--toolcall-child-log / toolcall_child_log: cannot append to "
+                             f"{self.log!r}: {exc}") from None
+
+    def _flush_log(self) -> None:
+        """Write the stderr lines read since the last time to the log, masked together."""
+        if self._log_file is None or not self._log_lines:
+            return
+        lines = []
+        while self._log_lines:
+            lines.append(self._log_lines.popleft())
+        text = b"".join(lines).decode("utf-8", "replace")
+        with contextlib.suppress(OSError, ValueError):  # a convenience: never a fault
+            self._log_file.write(mask(text, environ=self.env))
+            self._log_file.flush()
 
     def ensure(self) -> None:
         if self.process is not None and (self.dirty or self.process.exit_code() is not None):
@@ -462,6 +505,14 @@ class Child:
         end = time.monotonic() + SHUTDOWN_GRACE + KILL_GRACE + 5
         for stopped in self.stopped:
             stopped.settle(max(0.0, end - time.monotonic()))
+        if self._log_file is not None:  # the children's last lines, then the log is closed
+            for stopped in self.stopped:
+                if stopped.pump is not None:
+                    stopped.pump.join(_TAIL_WAIT)
+            self._flush_log()
+            with contextlib.suppress(OSError, ValueError):
+                self._log_file.close()
+            self._log_file = None
         self.stopped = [p for p in self.stopped if not p.reaped.is_set()]
 
     def stderr_tail(self) -> str:
@@ -492,6 +543,8 @@ class Child:
                 # in the middle of a request, so it is stopped now, not at the next case
                 self._abandon(tail=False)
                 raise
+            finally:
+                self._flush_log()
 
     def _exchange(self, message: dict[str, Any], timeout: float, on_message: Any) -> Any:
         assert self.proc is not None and self.process is not None
@@ -532,8 +585,14 @@ class Child:
                              + _language_hint(self.argv)) from None
             problem = validate_message(reply, "from_child")
             if problem:
+                # JSON with neither the protocol's "v" nor a "type" is no attempt at a message:
+                # most likely a log line (console.log(JSON.stringify(x)), print(json.dumps(x)))
+                logged = not (isinstance(reply, dict) and ("v" in reply or "type" in reply))
                 raise _Fault("subprocess.protocol", f"the child wrote a non-protocol message: "
                              f"{problem}: {line.rstrip()[:200]}",
+                             ("it is JSON but no protocol message, like a log line: stdout is "
+                              "the protocol channel, so logs go to stderr: "
+                              + _language_hint(self.argv)) if logged else
                              "see docs/protocol.md for the message shapes")
             if reply.get("id") != rid:
                 if isinstance(reply.get("id"), int) and reply["id"] < rid:
@@ -566,6 +625,24 @@ class Child:
         except (OSError, ValueError):
             raise _Fault("subprocess.exited", "the child closed its stdin (it exited?)",
                          "a crash in the harness: see its stderr") from None
+
+
+_PIPE_SIZE = 1 << 20  # bytes: the pipes to a child, where Linux lets them be that wide
+_F_SETPIPE_SZ = 1031  # fcntl.F_SETPIPE_SZ (Python 3.10+ names it; Linux only)
+
+
+def _widen_pipe(fd: int) -> None:
+    """Widen a pipe to the child (its stdin, its stdout) to :data:`_PIPE_SIZE` (Linux;
+    /proc/sys/fs/pipe-max-size is 1 MiB by default): a child writing a large message (a
+    stream's 600 KB argument, twice) fills a 64 KiB pipe every 64 KiB, and each time it waits
+    for the kit and wakes it (18 hand-offs for stream.oversized_line, 2026-11-28). Elsewhere,
+    or refused: the default."""
+    if not hasattr(os, "sched_getaffinity"):  # not Linux
+        return
+    import fcntl
+
+    with contextlib.suppress(OSError):
+        fcntl.fcntl(fd, getattr(fcntl, "F_SETPIPE_SZ", _F_SETPIPE_SZ), _PIPE_SIZE)
 
 
 def _ready(fd: int, timeout: float, write: bool = False) -> bool:
@@ -667,7 +744,7 @@ class _Lines:
     def _read(self) -> bool:
         """One read of the pipe; False at its end."""
         try:
-            data = os.read(self.fd, 65536)
+            data = os.read(self.fd, _PIPE_SIZE)
         except OSError:
             data = b""
         if not data:
@@ -720,26 +797,41 @@ def _pump(stream: Any, put: Any, end: bool = False) -> None:
         put(_EOF)
 
 
-def _pump_stderr(stream: Any, lines: collections.deque[str]) -> None:
+def _pump_stderr(stream: Any, lines: collections.deque[str], log: Any = None) -> None:
     """Read the child's stderr to its end into ``lines`` (the last :data:`_STDERR_LINES`, each
     cut to :data:`_STDERR_WIDTH` characters: a flood without newlines costs no memory), then
-    close it."""
+    close it. ``log(line)``: each whole line (bytes, a line longer than :data:`_LOG_LINE` cut
+    in pieces) for the child log, which the waiting thread masks and writes."""
     rest = b""
+    whole: list[bytes] = []  # the unfinished line, for the log (which keeps lines whole)
     try:
         fd = stream.fileno()
         while True:
             data = os.read(fd, 65536)
             if not data:
                 break
-            *complete, rest = (rest + data).split(b"\n")
+            *complete, cut = (rest + data).split(b"\n")
+            if log is not None:
+                *done, unfinished = data.split(b"\n")
+                if done:
+                    log(b"".join(whole) + done[0] + b"\n")
+                    whole = []
+                    for line in done[1:]:
+                        log(line + b"\n")
+                whole.append(unfinished)
+                if sum(map(len, whole)) > _LOG_LINE:  # a flood without newlines: cut it
+                    log(b"".join(whole) + b"\n")
+                    whole = []
             for line in complete[-_STDERR_LINES:]:
                 lines.append(line[:_STDERR_WIDTH].decode("utf-8", "replace") + "\n")
-            rest = rest[:_STDERR_WIDTH]
+            rest = cut[:_STDERR_WIDTH]
     except (OSError, ValueError):
         pass
     finally:
         if rest:
             lines.append(rest.decode("utf-8", "replace"))
+        if log is not None and b"".join(whole):
+            log(b"".join(whole) + b"\n")
         with contextlib.suppress(OSError, ValueError):
             stream.close()
 
@@ -1039,13 +1131,50 @@ class _Hub:
                 # unlike serve(), connections are kept alive: a child's HTTP client reuses
                 # them across requests and cases (a new connection and server thread per
                 # request is most of the cost of a loopback round trip); a reset or a stall
-                # drops this one (play)
-                self.send_response(status)
-                for key, value in headers.items():
-                    self.send_header(key, value)
-                self.send_header("transfer-encoding", "chunked")
-                self.end_headers()
-                self.play(chunks)
+                # drops this one (play). The status line and headers are written here, in
+                # the first piece's send (send_response's date and server headers and its
+                # buffer cost ~40 us a request)
+                reason = self.responses.get(status, ("",))[0]
+                head = [f"HTTP/1.1 {status} {reason}\r\n"]
+                head.extend(f"{key}: {value}\r\n" for key, value in headers.items())
+                head.append("transfer-encoding: chunked\r\n\r\n")
+                self.play(chunks, "".join(head).encode("latin-1"))
+
+            def parse_request(self) -> bool:
+                """The request line and headers, read without ``http.client``'s header
+                parser (the email package: ~60 us a request, a fifth of the hub's time on a
+                wire case, 2026-11-28). A request line it does not expect goes to the
+                standard parser, which words the error."""
+                words = self.raw_requestline.decode("iso-8859-1").split()
+                if len(words) != 3 or words[2] != "HTTP/1.1":
+                    return bool(super().parse_request())
+                self.command, self.path, self.request_version = words
+                self.requestline = " ".join(words)
+                headers = _Headers()
+                for _ in range(_MAX_HEADERS + 1):
+                    line = self.rfile.readline(65537)
+                    if len(line) > 65536:
+                        self.send_error(431, "Line too long")
+                        return False
+                    if line in (b"\r\n", b"\n", b""):
+                        break
+                    text = line.decode("iso-8859-1")
+                    if text[0] in " \t" and headers.pairs:  # an obsolete folded line
+                        name, value = headers.pairs.pop()
+                        headers.add(name, f"{value} {text.strip()}")
+                        continue
+                    name, colon, value = text.partition(":")
+                    if not colon:
+                        self.send_error(400, f"Bad header line {text.strip()!r}")
+                        return False
+                    headers.add(name, value.strip())
+                else:
+                    self.send_error(431, "Too many headers")
+                    return False
+                self.headers = headers  # type: ignore[assignment]
+                self.close_connection = headers.get("connection", "").lower() == "close"
+                expect = headers.get("expect", "").lower() == "100-continue"
+                return not expect or bool(self.handle_expect_100())
 
             do_POST = do_GET = _answer
 
@@ -1059,6 +1188,28 @@ class _Hub:
         from pytest_toolcall.core.netguard import add_kit_port
 
         add_kit_port(self.port)  # reachable while replay blocks the network
+
+
+_MAX_HEADERS = 100  # as http.client's
+
+
+class _Headers:
+    """A request's headers as the hub reads them: ``get`` by any case (the last of a repeated
+    name, as ``dict(message.items())`` keeps it), ``items`` in the order sent."""
+
+    def __init__(self) -> None:
+        self.pairs: list[tuple[str, str]] = []
+        self.lower: dict[str, str] = {}
+
+    def add(self, name: str, value: str) -> None:
+        self.pairs.append((name, value))
+        self.lower[name.lower()] = value
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return self.lower.get(name.lower(), default)
+
+    def items(self) -> list[tuple[str, str]]:
+        return list(self.pairs)
 
 
 _HUB: _Hub | None = None

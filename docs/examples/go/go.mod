@@ -1,0 +1,3 @@
+module example.com/toolcall-go-adapter
+
+go 1.19
