@@ -369,6 +369,12 @@ IN_CASE: dict[tuple[str, str], Level] = {
         "wrong result, an unbounded wait"),
     ("loop.tool_timeout", "loop.timeout"): _should(
         "a hung tool hangs a loop without a tool timeout; no wrong result, an unbounded wait"),
+    ("wire.gemini_prompt_blocked", "response.finish_reason"): _should(
+        "a blocked prompt comes back as an empty answer without the content_filter mark: the "
+        "caller sees no text and no calls, but not why. litellm 1.110.2 and pydantic-ai 2.68.0 "
+        "say content_filter; google-genai 3.6.1 and langchain-google-genai 4.4.3 return the "
+        "answer with the block in their own prompt_feedback field and no finish reason",
+        "issue 29 (2026-11-28)"),
     ("loop.rate_limit_retries_bounded", "loop.timeout"): _should(
         "a 429 that keeps coming is waited on for longer than the run's deadline (minutes of "
         "backoff); the run ends in 'error' at last, an unbounded wait", "issue 29 (2026-11-28)"),

@@ -15,6 +15,7 @@ from pytest_toolcall.core.errors import ProviderError
 from pytest_toolcall.core.model import (
     AssistantMessage,
     ChatRequest,
+    ChatResponse,
     SystemMessage,
     ToolCall,
     ToolCallComplete,
@@ -24,6 +25,10 @@ from pytest_toolcall.core.model import (
 from pytest_toolcall.providers.gemini.reference import GeminiAdapter, StreamAccumulator
 
 __all__ = [
+    "BlockedPromptAsStop",
+    "BlockedPromptCrashes",
+    "BlockedStreamIsCut",
+    "LastTextPartWins",
     "DropsCallIdsOnReplay",
     "DropsTextNextToCalls",
     "KeepsFirstSystemOnly",
@@ -409,6 +414,56 @@ class ThoughtsAsAnswerText(BrokenStream, GeminiAdapter):
 
     def parse_response(self, data: Any) -> Any:
         return super().parse_response(_unmarked(data))
+
+
+@fails("wire.gemini_prompt_blocked", "adapter.raised")
+class BlockedPromptCrashes(GeminiAdapter):
+    """Reads ``candidates[0]`` of every answer: a blocked prompt, which has none, raises a
+    KeyError (gbaptista/gemini-ai PR #9: "The parsed_data may not have candidates")."""
+
+    def parse_response(self, data: Any) -> ChatResponse:
+        data["candidates"][0]
+        return super().parse_response(data)
+
+
+@fails("wire.gemini_prompt_blocked", "response.finish_reason")
+class BlockedPromptAsStop(GeminiAdapter):
+    """A response without candidates is an empty answer that finished: the blocked prompt
+    reads as a blank final answer (2389-research/tracker #543: "swallowed as a successful empty
+    completion")."""
+
+    def parse_response(self, data: Any) -> ChatResponse:
+        if isinstance(data, dict) and not data.get("candidates"):
+            return ChatResponse(finish_reason="stop",
+                                usage=self.parse_usage(data.get("usageMetadata")))
+        return super().parse_response(data)
+
+
+class _FeedbackIgnoredAccumulator(StreamAccumulator):
+    def feed(self, data: dict[str, Any]) -> list[Any]:
+        return super().feed({k: v for k, v in data.items() if k != "promptFeedback"})
+
+
+@fails("wire.gemini_prompt_blocked", "adapter.raised")
+class BlockedStreamIsCut(BrokenStream, GeminiAdapter):
+    """A streamed chunk's promptFeedback is not read: the one chunk of a blocked prompt has no
+    finishReason, and the stream is taken for a cut one (0xPlaygrounds/rig PR #2475: "the stream
+    ended before its terminal record", retried as a transient fault)."""
+
+    accumulator = _FeedbackIgnoredAccumulator
+
+
+@fails("wire.gemini_text_in_parts", "response.text")
+class LastTextPartWins(GeminiAdapter):
+    """Each text part of a candidate replaces the one before: only the last is kept
+    (agno-agi/agno #3229)."""
+
+    def parse_response(self, data: Any) -> ChatResponse:
+        response = super().parse_response(data)
+        parts = data["candidates"][0]["content"]["parts"]
+        texts = [p["text"] for p in parts if isinstance(p.get("text"), str)
+                 and not p.get("thought")]
+        return response.model_copy(update={"text": texts[-1] if texts else None})
 
 
 CONTROLS = collected(__name__)
