@@ -266,6 +266,13 @@ PINNED: dict[str, dict[str, tuple[str, str]]] = {
         "wire.gemini_one_response_turn": ("wire.history.tool_calls", _GEMINI_IDS),
         "wire.second_turn_passthrough": ("wire.history.tool_calls", _GEMINI_IDS),
         "wire.non_ascii_arguments": ("wire.history.tool_calls", _GEMINI_IDS),
+        "wire.gemini_failed_result": (
+            "wire.gemini.failed_result",
+            "langchain-google-genai 4.4.3 (chat_models.py _convert_tool_message_to_parts) sends "
+            "every ToolMessage as FunctionResponse(response={'output': ...}) (or its dict as "
+            "it is) and never reads ToolMessage.status, LangChain's own failure flag ('error'): "
+            "a failed tool call reads as data to the model, where Gemini documents an 'error' "
+            "key for it. Real defect; no langchain-google issue found"),
         "wire.gemini_prompt_blocked": (
             "response.usage",
             "langchain-google-genai 4.4.3 (chat_models.py _response_to_result) answers a "

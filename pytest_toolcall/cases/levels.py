@@ -200,6 +200,11 @@ CLAUSES: dict[str, Level] = {
                                     "guesswork"),
     "wire.gemini.thought_signature": _must("the thoughtSignature does not go back: "
                                            + _REFUSED),
+    "wire.gemini.failed_result": _should(
+        "a failed tool result goes back as output (or a good one as error): the model may read "
+        "a failure as data. Gemini documents the error key; pydantic-ai uses it, "
+        "langchain-google-genai and litellm's OpenAI-shaped input do not",
+        "issue 29 (2026-11-28)"),
     "wire.gemini.results_paired": _must("results go back unpaired with their calls: "
                                         + _REFUSED),
     "wire.responses.item_id": _must("the item id is sent where the call id belongs: "

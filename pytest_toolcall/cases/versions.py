@@ -145,7 +145,7 @@ ADDED: dict[str, tuple[str, ...]] = {
         loop.gemini_thought_signature_replayed wire.gemini_thought_not_answer
         stream.id_name_null errors.key_not_in_error
         wire.responses_incomplete stream.responses_incomplete_event wire.responses_failed
-        wire.gemini_prompt_blocked wire.gemini_text_in_parts
+        wire.gemini_prompt_blocked wire.gemini_text_in_parts wire.gemini_failed_result
     """),
 }
 

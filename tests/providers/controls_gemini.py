@@ -28,6 +28,8 @@ __all__ = [
     "BlockedPromptAsStop",
     "BlockedPromptCrashes",
     "BlockedStreamIsCut",
+    "FailedResultAsOutput",
+    "FirstRoundResultsOnly",
     "LastTextPartWins",
     "DropsCallIdsOnReplay",
     "DropsTextNextToCalls",
@@ -464,6 +466,34 @@ class LastTextPartWins(GeminiAdapter):
         texts = [p["text"] for p in parts if isinstance(p.get("text"), str)
                  and not p.get("thought")]
         return response.model_copy(update={"text": texts[-1] if texts else None})
+
+
+@fails("wire.gemini_failed_result", "wire.gemini.failed_result")
+class FailedResultAsOutput(GeminiAdapter):
+    """Every result goes back under ``output``, the failed ones too: the model reads a failure
+    as the tool's answer (pleaseai/shunt PR #234 review: "Tool Failures Become Successful
+    Results", tool_result.is_error ignored)."""
+
+    def encode_results(self, results: list[ToolMessage],
+                       calls: Sequence[ToolCall]) -> list[dict[str, Any]]:
+        return super().encode_results(
+            [r.model_copy(update={"is_error": False}) for r in results], calls)
+
+
+@fails("wire.gemini_failed_result", "wire.gemini.results_paired")
+class FirstRoundResultsOnly(GeminiAdapter):
+    """Only the first turn of results goes back; a later round's calls are left unanswered
+    (microsoft/vscode #299295: orphaned function calls, Gemini's 400 'the number of function
+    response parts is equal to the number of function call parts')."""
+
+    def encode_results(self, results: list[ToolMessage],
+                       calls: Sequence[ToolCall]) -> list[dict[str, Any]]:
+        self.rounds = getattr(self, "rounds", 0) + 1
+        return super().encode_results(results, calls) if self.rounds == 1 else []
+
+    def encode_contents(self, messages: Sequence[Any]) -> list[dict[str, Any]]:
+        self.rounds = 0
+        return [c for c in super().encode_contents(messages) if c["parts"]]
 
 
 CONTROLS = collected(__name__)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from pytest_toolcall.cases import Case, Step, StreamPlan, Turn, check
-from pytest_toolcall.run.checks import matches_script
+from pytest_toolcall.run.checks import matches_script, wire_request
 from pytest_toolcall.providers.gemini.dialect import Gemini, _camel, thought_signature
 from pytest_toolcall.core.errors import ConformanceFailure
 from pytest_toolcall.core.model import AssistantMessage, Reasoning, ToolCall, ToolMessage, Usage
@@ -143,6 +143,33 @@ def prompt_usage_kept(run: CaseRun) -> None:
                      "tokens are billed")
 
 
+@check("wire.gemini.failed_result")
+def failed_result_marked(run: CaseRun) -> None:
+    """Each functionResponse says whether its call failed as its ToolMessage does: a failed
+    result under ``error``, a good one not (as the fake decodes them)."""
+    for record in run.steps:
+        want = [m.is_error for m in record.step.request.messages if isinstance(m, ToolMessage)]
+        got = [m.is_error for m in wire_request(run, record.index).messages
+               if isinstance(m, ToolMessage)]
+        if want != got:
+            raise ConformanceFailure(
+                "wire.gemini.failed_result", f"step {record.index + 1}: which results failed "
+                "was not sent as given (is_error of each result, in order)", expected=want,
+                got=got, hint="send a failed result as functionResponse.response {\"error\": "
+                              "...} and a good one under \"output\" (Gemini's FunctionResponse)")
+
+
+def _two_rounds() -> tuple[Any, ...]:
+    """A stored history of two rounds of calls, the second one's result failed."""
+    first, second = (ToolCall.from_raw(id=c.id, name=c.name, arguments=c.arguments)
+                     for c in PARIS_TOKYO_TIME[:2])
+    return (ASK, AssistantMessage(tool_calls=(first,)),
+            ToolMessage(tool_call_id=first.id, content="18°C, cloudy"),
+            AssistantMessage(content="Now the other city.", tool_calls=(second,)),
+            ToolMessage(tool_call_id=second.id, content="weather service timed out",
+                        is_error=True))
+
+
 def _no_id_history() -> tuple[Any, ...]:
     """The history after an id-less turn, as an application that kept no ids stores it."""
     parsed = [ToolCall.from_raw(id=None, name=c.name, arguments=c.arguments) for c in _NO_IDS]
@@ -265,6 +292,21 @@ CASES: list[Case] = [
         steps=(Step(request=request(), reply=_TWO_PARTS),
                Step(request=request(), reply=_TWO_PARTS, via="stream")),
         checks=(matches_script,),
+    ),
+    case(
+        id="wire.gemini_failed_result",
+        dialects=GEMINI,
+        title="A failed result goes back under error, a good one under output, round after round",
+        why="Gemini's FunctionResponse.response: 'Use \"output\" key to specify function "
+            "output and \"error\" key to specify error details (if any)' (google-genai 3.6.1, "
+            "types.py FunctionResponse.response; confirmed 2026-11-28); an adapter that sends every "
+            "result as output lets the model read a failure as data. pydantic-ai 2.68.0 sends a "
+            "failed call under error; langchain-google-genai 4.4.3 sends every ToolMessage "
+            "under output and litellm's OpenAI-shaped messages have no failure flag, so it is "
+            "hardening. The history has two rounds of calls, each with its turn of results "
+            "(an adapter that groups results once per conversation loses the second).",
+        steps=(Step(request=request(*_two_rounds()), reply=Turn(text="Done.")),),
+        checks=(results_paired, failed_result_marked),
     ),
     case(
         id="wire.gemini_one_response_turn",
