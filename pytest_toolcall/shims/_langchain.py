@@ -24,7 +24,8 @@ Gemini (langchain-google-genai): ``finish_reason`` is Gemini's own enum name (``
 ``MAX_TOKENS``, ...), read as ``shims.google_genai`` reads it (STOP with calls is
 ``tool_calls``); a blocked prompt, which has no finish reason, is read from the block its
 ``response_metadata["prompt_feedback"]`` keeps, as ``shims.google_genai`` reads the SDK's
-``prompt_feedback`` (a SAFETY finish). A call's ``thoughtSignature`` is kept where the library keeps it,
+``prompt_feedback`` (a SAFETY finish). A call's ``thoughtSignature`` is kept where the library
+keeps it,
 ``additional_kwargs["__gemini_function_call_thought_signatures__"]`` (call id -> signature),
 and put back there on the AIMessage that replays the call. A call of the canonical history that
 has no id gets a uuid, as the library gives an id-less Gemini call (``str(uuid.uuid4())``), and

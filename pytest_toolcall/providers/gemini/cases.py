@@ -196,6 +196,12 @@ _TWO_PARTS = Turn(text="Paris: 21°C and sunny.\nTokyo: 17°C, light rain.",
                   stream=StreamPlan(quirks={"text_in_parts"}))
 
 
+def _both(reply: Turn) -> tuple[Step, ...]:
+    """``reply`` answered complete, then streamed."""
+    return (Step(request=request(), reply=reply), Step(request=request(), reply=reply,
+                                                       via="stream"))
+
+
 def _crlf_boundaries() -> tuple[int, ...]:
     """Cuts inside ``data: `` of the first event, inside its JSON, and between the CRLF pairs
     of the first and second event endings."""
@@ -254,8 +260,7 @@ CASES: list[Case] = [
             "text part shows the model's reasoning to the user as its answer and stores it "
             "as the assistant's words (AstrBotDevs/AstrBot #4222: thought=True parts were not "
             "filtered out of the reply). Complete and streamed.",
-        steps=(Step(request=request(), reply=_THOUGHT),
-               Step(request=request(), reply=_THOUGHT, via="stream")),
+        steps=_both(_THOUGHT),
         checks=(matches_script,),
     ),
     case(
@@ -273,11 +278,11 @@ CASES: list[Case] = [
             "a blank final answer (2389-research/tracker #543: 'swallowed as a successful empty "
             "completion'). google-genai, langchain-google-genai 4.4.3, litellm 1.110.2 and "
             "pydantic-ai 2.68.0 all return an answer, not an error, with no text, no calls and "
-            "the usage (a defect to break); litellm and pydantic-ai mark it finish "
+            "the usage (so a crash, an invented answer or lost usage is a defect); litellm and "
+            "pydantic-ai mark it finish "
             "content_filter, the other two keep the block in their prompt_feedback field, so "
             "the finish reason is hardening here. Complete and streamed.",
-        steps=(Step(request=request(), reply=_BLOCKED),
-               Step(request=request(), reply=_BLOCKED, via="stream")),
+        steps=_both(_BLOCKED),
         checks=(matches_script, prompt_usage_kept),
     ),
     case(
@@ -289,8 +294,7 @@ CASES: list[Case] = [
             "ag2ai/ag2 PR #2977: a JSON answer cut to its tail). google-genai's "
             "GenerateContentResponse.text joins them with nothing between (3.6.1; confirmed "
             "2026-11-28). Complete, and streamed with both parts in one chunk.",
-        steps=(Step(request=request(), reply=_TWO_PARTS),
-               Step(request=request(), reply=_TWO_PARTS, via="stream")),
+        steps=_both(_TWO_PARTS),
         checks=(matches_script,),
     ),
     case(
@@ -299,9 +303,9 @@ CASES: list[Case] = [
         title="A failed result goes back under error, a good one under output, round after round",
         why="Gemini's FunctionResponse.response: 'Use \"output\" key to specify function "
             "output and \"error\" key to specify error details (if any)' (google-genai 3.6.1, "
-            "types.py FunctionResponse.response; confirmed 2026-11-28); an adapter that sends every "
-            "result as output lets the model read a failure as data. pydantic-ai 2.68.0 sends a "
-            "failed call under error; langchain-google-genai 4.4.3 sends every ToolMessage "
+            "types.py FunctionResponse.response; confirmed 2026-11-28); an adapter that sends "
+            "every result as output lets the model read a failure as data. pydantic-ai 2.68.0 "
+            "sends a failed call under error; langchain-google-genai 4.4.3 sends every ToolMessage "
             "under output and litellm's OpenAI-shaped messages have no failure flag, so it is "
             "hardening. The history has two rounds of calls, each with its turn of results "
             "(an adapter that groups results once per conversation loses the second).",
