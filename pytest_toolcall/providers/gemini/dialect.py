@@ -466,10 +466,11 @@ class Gemini:
         ``promptFeedback`` and the prompt's usage only. "If set, the prompt was blocked and no
         candidates are returned" (ai.google.dev/api/generate-content, PromptFeedback.blockReason);
         google-genai 3.6.1 types.py, GenerateContentResponsePromptFeedback: "sent only in the
-        first stream chunk and only if no candidates were generated". The reason and the usage
-        as googleapis/python-genai #774 shows them (gemini-2.5-pro, 2025-05-07: block_reason
-        OTHER, no safety ratings; prompt and total token counts, no candidates count). Confirmed
-        2026-11-28."""
+        first stream chunk and only if no candidates were generated"; vercel/ai #19758 quotes
+        such a stream, recorded from streamGenerateContent: that one event, then the end. The
+        reason and the usage as googleapis/python-genai #774 shows them (gemini-2.5-pro,
+        2025-05-07: block_reason OTHER, no safety ratings; prompt and total token counts, no
+        candidates count, as in vercel/ai #19758). Confirmed 2026-11-28."""
         out: dict[str, Any] = {"promptFeedback": {"blockReason": "OTHER"}}
         if turn.usage is not None:
             usage = _usage(turn)
