@@ -467,10 +467,10 @@ class Gemini:
         candidates are returned" (ai.google.dev/api/generate-content, PromptFeedback.blockReason);
         google-genai 3.6.1 types.py, GenerateContentResponsePromptFeedback: "sent only in the
         first stream chunk and only if no candidates were generated"; vercel/ai #19758 quotes
-        such a stream, recorded from streamGenerateContent: that one event, then the end. The
-        reason and the usage as googleapis/python-genai #774 shows them (gemini-2.5-pro,
-        2025-05-07: block_reason OTHER, no safety ratings; prompt and total token counts, no
-        candidates count, as in vercel/ai #19758). Confirmed 2026-11-28."""
+        such a stream, recorded from streamGenerateContent: that one event, then the end, its
+        usage the prompt and total token counts only (no candidates count). The reason as
+        googleapis/python-genai #774 shows it (gemini-2.5-pro, 2025-05-07: block_reason OTHER,
+        no safety ratings). Confirmed 2026-11-28."""
         out: dict[str, Any] = {"promptFeedback": {"blockReason": "OTHER"}}
         if turn.usage is not None:
             usage = _usage(turn)
