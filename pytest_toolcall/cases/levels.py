@@ -380,6 +380,13 @@ IN_CASE: dict[tuple[str, str], Level] = {
         "say content_filter; google-genai 3.6.1 and langchain-google-genai 4.4.3 return the "
         "answer with the block in their own prompt_feedback field and no finish reason",
         "issue 29 (2026-11-28)"),
+    ("wire.gemini_prompt_blocked", "adapter.raised"): _should(
+        "an adapter that raises on a blocked prompt gives the caller an error where four "
+        "libraries give an empty answer (google-genai 3.6.1, langchain-google-genai 4.4.3, "
+        "litellm 1.110.2, pydantic-ai 2.68.0), but others raise on purpose (0xPlaygrounds/rig "
+        "PR #2475, simonw/llm-gemini PR #144, langchain-ai/langchainjs PR #10188): reasonable "
+        "implementations differ, so a raise here, deliberate or a crash on candidates[0], is "
+        "hardening; the answer path's checks stay defects", "issue 29 (2026-11-28)"),
     ("loop.rate_limit_retries_bounded", "loop.timeout"): _should(
         "a 429 that keeps coming is waited on for longer than the run's deadline (minutes of "
         "backoff); the run ends in 'error' at last, an unbounded wait", "issue 29 (2026-11-28)"),

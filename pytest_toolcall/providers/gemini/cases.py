@@ -278,10 +278,11 @@ CASES: list[Case] = [
             "a blank final answer (2389-research/tracker #543: 'swallowed as a successful empty "
             "completion'). google-genai, langchain-google-genai 4.4.3, litellm 1.110.2 and "
             "pydantic-ai 2.68.0 all return an answer, not an error, with no text, no calls and "
-            "the usage (so a crash, an invented answer or lost usage is a defect); litellm and "
-            "pydantic-ai mark it finish "
-            "content_filter, the other two keep the block in their prompt_feedback field, so "
-            "the finish reason is hardening here. Complete and streamed.",
+            "the usage (so an invented answer or lost usage is a defect); others raise on "
+            "purpose (0xPlaygrounds/rig PR #2475), so a raise is hardening here; litellm and "
+            "pydantic-ai mark it finish content_filter, the other two keep the block in their "
+            "prompt_feedback field, so the finish reason is hardening too. Complete and "
+            "streamed.",
         steps=_both(_BLOCKED),
         checks=(matches_script, prompt_usage_kept),
     ),
