@@ -67,6 +67,17 @@ def _read(parts: list[Any]) -> tuple[str | None, list[Any], list[bytes]]:
     return text, calls, signatures
 
 
+def _assert_blocked(chunks: list[Any], turn: Turn) -> None:
+    """A blocked prompt as the SDK reads it: one response (a stream: one chunk), no candidates,
+    the block reason in prompt_feedback, the prompt's usage."""
+    assert len(chunks) == 1
+    response = chunks[0]
+    assert not response.candidates and response.prompt_feedback.block_reason == "OTHER"
+    assert turn.usage is not None
+    assert response.usage_metadata.prompt_token_count == turn.usage.input_tokens
+    assert response.usage_metadata.total_token_count == turn.usage.total_tokens
+
+
 @pytest.mark.parametrize("version", ["v1beta", "v1"])
 @pytest.mark.parametrize("step", STEPS)
 def test_sdk_reads_every_realistic_reply(step: Step, version: str, fake: FakeProvider,
@@ -80,6 +91,11 @@ def test_sdk_reads_every_realistic_reply(step: Step, version: str, fake: FakePro
     config = types.GenerateContentConfig(tools=tools)
     response = client.models.generate_content(model="gemini-2.5-flash", contents="hi",
                                               config=config)
+    if "prompt_blocked" in step.reply.stream.quirks:
+        _assert_blocked([response], step.reply)
+        _assert_blocked(list(client.models.generate_content_stream(
+            model="gemini-2.5-flash", contents="hi", config=config)), step.reply)
+        return
     text, calls, signatures = _read(response.candidates[0].content.parts)
     assert (text, calls) == (want["text"], want["calls"])
     if want["finish"]:

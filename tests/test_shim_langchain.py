@@ -266,6 +266,23 @@ PINNED: dict[str, dict[str, tuple[str, str]]] = {
         "wire.gemini_one_response_turn": ("wire.history.tool_calls", _GEMINI_IDS),
         "wire.second_turn_passthrough": ("wire.history.tool_calls", _GEMINI_IDS),
         "wire.non_ascii_arguments": ("wire.history.tool_calls", _GEMINI_IDS),
+        "wire.gemini_failed_result": (
+            "wire.gemini.failed_result",
+            "langchain-google-genai 4.4.3 (chat_models.py _convert_tool_message_to_parts) sends "
+            "every ToolMessage as FunctionResponse(response={'output': ...}) (or its dict as "
+            "it is) and never reads ToolMessage.status, LangChain's own failure flag ('error'): "
+            "a failed tool call reads as data to the model, where Gemini documents an 'error' "
+            "key for it. Real defect; no langchain-google issue found"),
+        "wire.gemini_prompt_blocked": (
+            "response.usage",
+            "langchain-google-genai 4.4.3 (chat_models.py _response_to_result) answers a "
+            "response without candidates with an empty message and logs 'Gemini produced an "
+            "empty response. Continuing with empty message'; the streamed chunk carries the "
+            "usage_metadata, the message of invoke() none: the blocked prompt's tokens, which "
+            "are billed, are lost. Real defect of the complete path; no langchain-google issue "
+            "found for the usage (the empty answer itself, in a LangGraph agent: "
+            "https://github.com/langchain-ai/langchain-google/issues/936). The finish passes: "
+            "the block is kept in response_metadata['prompt_feedback'], which the shim reads"),
     },
 }
 

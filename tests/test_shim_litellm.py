@@ -158,6 +158,14 @@ PINNED: dict[str, dict[str, tuple[str, str]]] = {
             "https://github.com/BerriAI/litellm/issues/40260"),
         "wire.gemini_calls_without_signature": ("adapter.raised", _NO_RESULT_ID),
         "wire.gemini_id_less_results_paired": ("adapter.raised", _NO_RESULT_ID),
+        "wire.gemini_failed_result": (
+            "wire.gemini.failed_result",
+            "litellm takes OpenAI-shaped messages, whose role: tool message has no failure "
+            "flag, and its Gemini transformation (prompt_templates/factory.py "
+            "convert_to_gemini_tool_call_result) sends every result as {'content': ...}, the "
+            "successful template ('error call result so default to the successful result "
+            "template'): a failed result reads as data. Limitation of its input format; no "
+            "litellm issue found"),
         "wire.gemini_stop_with_calls": (
             "response.finish_reason",
             _MALFORMED_FINISH.format(

@@ -88,6 +88,9 @@ QUIRKS = {
                             "no empty chunk after it (gemini-2.0-flash)",
     "no_thought_signature": "gemini: the first call of a turn carries no thoughtSignature "
                             "(gemini-2.0-flash)",
+    "prompt_blocked": "gemini: the prompt is blocked: no candidates, promptFeedback.blockReason "
+                      "and the prompt's usage (a stream: that one chunk)",
+    "text_in_parts": "gemini: the answer's text comes in two text parts of one candidate",
     "ping_everywhere": "anthropic: a ping event between every two events (pings come anywhere)",
     "delta_usage_output_only": "anthropic: message_delta usage carries output_tokens only",
     "arguments_done_only": "openai-responses: no function_call_arguments.delta events; the "

@@ -200,6 +200,11 @@ CLAUSES: dict[str, Level] = {
                                     "guesswork"),
     "wire.gemini.thought_signature": _must("the thoughtSignature does not go back: "
                                            + _REFUSED),
+    "wire.gemini.failed_result": _should(
+        "a failed tool result goes back as output (or a good one as error): the model may read "
+        "a failure as data. Gemini documents the error key; pydantic-ai uses it, "
+        "langchain-google-genai and litellm's OpenAI-shaped input do not",
+        "issue 29 (2026-11-28)"),
     "wire.gemini.results_paired": _must("results go back unpaired with their calls: "
                                         + _REFUSED),
     "wire.responses.item_id": _must("the item id is sent where the call id belongs: "
@@ -369,6 +374,19 @@ IN_CASE: dict[tuple[str, str], Level] = {
         "wrong result, an unbounded wait"),
     ("loop.tool_timeout", "loop.timeout"): _should(
         "a hung tool hangs a loop without a tool timeout; no wrong result, an unbounded wait"),
+    ("wire.gemini_prompt_blocked", "response.finish_reason"): _should(
+        "a blocked prompt comes back as an empty answer without the content_filter mark: the "
+        "caller sees no text and no calls, but not why. litellm 1.110.2 and pydantic-ai 2.68.0 "
+        "say content_filter; google-genai 3.6.1 and langchain-google-genai 4.4.3 return the "
+        "answer with the block in their own prompt_feedback field and no finish reason",
+        "issue 29 (2026-11-28)"),
+    ("wire.gemini_prompt_blocked", "adapter.raised"): _should(
+        "an adapter that raises on a blocked prompt gives the caller an error where four "
+        "libraries give an empty answer (google-genai 3.6.1, langchain-google-genai 4.4.3, "
+        "litellm 1.110.2, pydantic-ai 2.68.0), but others raise on purpose (0xPlaygrounds/rig "
+        "PR #2475, simonw/llm-gemini PR #144, langchain-ai/langchainjs PR #10188): reasonable "
+        "implementations differ, so a raise here, deliberate or a crash on candidates[0], is "
+        "hardening; the answer path's checks stay defects", "issue 29 (2026-11-28)"),
     ("loop.rate_limit_retries_bounded", "loop.timeout"): _should(
         "a 429 that keeps coming is waited on for longer than the run's deadline (minutes of "
         "backoff); the run ends in 'error' at last, an unbounded wait", "issue 29 (2026-11-28)"),

@@ -109,7 +109,7 @@ class GoogleGenaiShimAdapter:
             if part_text:
                 yield TextDelta(text=part_text)
             calls += part_calls
-            finish = reason or finish
+            finish = reason or self.blocked(chunk) or finish
             usage = self.usage(chunk.usage_metadata) or usage
         for call in calls:
             yield ToolCallComplete(call=call)
@@ -132,11 +132,18 @@ class GoogleGenaiShimAdapter:
                                            arguments=part.function_call.args))
         return text, calls, _value(candidate.finish_reason)
 
+    @staticmethod
+    def blocked(response: Any) -> str | None:
+        """``SAFETY`` for a blocked prompt (no candidates, the SDK's ``prompt_feedback`` with a
+        ``block_reason``; a stream: its one chunk), which ends as a SAFETY finish would."""
+        feedback = response.prompt_feedback
+        if not response.candidates and feedback is not None and feedback.block_reason is not None:
+            return "SAFETY"
+        return None
+
     def read(self, response: Any) -> ChatResponse:
         text, calls, reason = self.parts(response)
-        if not response.candidates and response.prompt_feedback is not None \
-                and response.prompt_feedback.block_reason is not None:
-            reason = "SAFETY"
+        reason = reason or self.blocked(response)
         return ChatResponse(text=text or None, tool_calls=tuple(calls),
                             finish_reason=self.finish(reason, bool(calls)),
                             usage=self.usage(response.usage_metadata),

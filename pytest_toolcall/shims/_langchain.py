@@ -22,7 +22,10 @@ together as LangChain documents (``AIMessageChunk.__add__``), whose ``tool_calls
 
 Gemini (langchain-google-genai): ``finish_reason`` is Gemini's own enum name (``STOP``,
 ``MAX_TOKENS``, ...), read as ``shims.google_genai`` reads it (STOP with calls is
-``tool_calls``). A call's ``thoughtSignature`` is kept where the library keeps it,
+``tool_calls``); a blocked prompt, which has no finish reason, is read from the block its
+``response_metadata["prompt_feedback"]`` keeps, as ``shims.google_genai`` reads the SDK's
+``prompt_feedback`` (a SAFETY finish). A call's ``thoughtSignature`` is kept where the library
+keeps it,
 ``additional_kwargs["__gemini_function_call_thought_signatures__"]`` (call id -> signature),
 and put back there on the AIMessage that replays the call. A call of the canonical history that
 has no id gets a uuid, as the library gives an id-less Gemini call (``str(uuid.uuid4())``), and
@@ -303,6 +306,8 @@ def read(message: Any) -> ChatResponse:
         calls.append(call)
     metadata = message.response_metadata or {}
     finish = metadata.get("finish_reason") or metadata.get("stop_reason")
+    if not finish and (metadata.get("prompt_feedback") or {}).get("block_reason"):
+        finish = "SAFETY"  # a blocked prompt: no candidates, the block kept here
     if finish and finish not in _FINISH:  # Gemini's enum name, or a name nobody maps: "other"
         finish_reason = gemini_finish(finish, bool(calls))
     else:

@@ -15,6 +15,7 @@ from pytest_toolcall.core.errors import ProviderError
 from pytest_toolcall.core.model import (
     AssistantMessage,
     ChatRequest,
+    ChatResponse,
     SystemMessage,
     ToolCall,
     ToolCallComplete,
@@ -24,6 +25,12 @@ from pytest_toolcall.core.model import (
 from pytest_toolcall.providers.gemini.reference import GeminiAdapter, StreamAccumulator
 
 __all__ = [
+    "BlockedPromptAsStop",
+    "BlockedPromptCrashes",
+    "BlockedStreamIsCut",
+    "FailedResultAsOutput",
+    "FirstRoundResultsOnly",
+    "LastTextPartWins",
     "DropsCallIdsOnReplay",
     "DropsTextNextToCalls",
     "KeepsFirstSystemOnly",
@@ -409,6 +416,84 @@ class ThoughtsAsAnswerText(BrokenStream, GeminiAdapter):
 
     def parse_response(self, data: Any) -> Any:
         return super().parse_response(_unmarked(data))
+
+
+@fails("wire.gemini_prompt_blocked", "adapter.raised")
+class BlockedPromptCrashes(GeminiAdapter):
+    """Reads ``candidates[0]`` of every answer: a blocked prompt, which has none, raises a
+    KeyError (gbaptista/gemini-ai PR #9: "The parsed_data may not have candidates")."""
+
+    def parse_response(self, data: Any) -> ChatResponse:
+        data["candidates"][0]
+        return super().parse_response(data)
+
+
+@fails("wire.gemini_prompt_blocked", "response.finish_reason")
+class BlockedPromptAsStop(GeminiAdapter):
+    """A response without candidates is an empty answer that finished: the blocked prompt
+    reads as a blank final answer (2389-research/tracker #543: "swallowed as a successful empty
+    completion")."""
+
+    def parse_response(self, data: Any) -> ChatResponse:
+        if isinstance(data, dict) and not data.get("candidates"):
+            return ChatResponse(finish_reason="stop",
+                                usage=self.parse_usage(data.get("usageMetadata")))
+        return super().parse_response(data)
+
+
+class _FeedbackIgnoredAccumulator(StreamAccumulator):
+    def feed(self, data: dict[str, Any]) -> list[Any]:
+        return super().feed({k: v for k, v in data.items() if k != "promptFeedback"})
+
+
+@fails("wire.gemini_prompt_blocked", "adapter.raised")
+class BlockedStreamIsCut(BrokenStream, GeminiAdapter):
+    """A streamed chunk's promptFeedback is not read: the one chunk of a blocked prompt has no
+    finishReason, and the stream is taken for a cut one (0xPlaygrounds/rig PR #2475: "the stream
+    ended before its terminal record", retried as a transient fault)."""
+
+    accumulator = _FeedbackIgnoredAccumulator
+
+
+@fails("wire.gemini_text_in_parts", "response.text")
+class LastTextPartWins(GeminiAdapter):
+    """Each text part of a candidate replaces the one before: only the last is kept
+    (agno-agi/agno #3229)."""
+
+    def parse_response(self, data: Any) -> ChatResponse:
+        response = super().parse_response(data)
+        parts = data["candidates"][0]["content"]["parts"]
+        texts = [p["text"] for p in parts if isinstance(p.get("text"), str)
+                 and not p.get("thought")]
+        return response.model_copy(update={"text": texts[-1] if texts else None})
+
+
+@fails("wire.gemini_failed_result", "wire.gemini.failed_result")
+class FailedResultAsOutput(GeminiAdapter):
+    """Every result goes back under ``output``, the failed ones too: the model reads a failure
+    as the tool's answer (pleaseai/shunt PR #234 review: "Tool Failures Become Successful
+    Results", tool_result.is_error ignored)."""
+
+    def encode_results(self, results: list[ToolMessage],
+                       calls: Sequence[ToolCall]) -> list[dict[str, Any]]:
+        return super().encode_results(
+            [r.model_copy(update={"is_error": False}) for r in results], calls)
+
+
+@fails("wire.gemini_failed_result", "wire.gemini.results_paired")
+class FirstRoundResultsOnly(GeminiAdapter):
+    """Only the first turn of results goes back; a later round's calls are left unanswered
+    (microsoft/vscode #299295: orphaned function calls, Gemini's 400 'the number of function
+    response parts is equal to the number of function call parts')."""
+
+    def encode_results(self, results: list[ToolMessage],
+                       calls: Sequence[ToolCall]) -> list[dict[str, Any]]:
+        self.rounds = getattr(self, "rounds", 0) + 1
+        return super().encode_results(results, calls) if self.rounds == 1 else []
+
+    def encode_contents(self, messages: Sequence[Any]) -> list[dict[str, Any]]:
+        self.rounds = 0
+        return [c for c in super().encode_contents(messages) if c["parts"]]
 
 
 CONTROLS = collected(__name__)

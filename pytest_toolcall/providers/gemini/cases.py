@@ -1,15 +1,16 @@
 """Gemini-only cases: calls without ids, ids and thought signatures echoed, one response turn,
-finishReason STOP with calls, whole calls in chunks, CRLF event endings."""
+finishReason STOP with calls, whole calls in chunks, CRLF event endings, a blocked prompt, an
+answer's text in two parts."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from pytest_toolcall.cases import Case, Step, StreamPlan, Turn, check
-from pytest_toolcall.run.checks import matches_script
+from pytest_toolcall.run.checks import matches_script, wire_request
 from pytest_toolcall.providers.gemini.dialect import Gemini, _camel, thought_signature
 from pytest_toolcall.core.errors import ConformanceFailure
-from pytest_toolcall.core.model import AssistantMessage, Reasoning, ToolCall, ToolMessage
+from pytest_toolcall.core.model import AssistantMessage, Reasoning, ToolCall, ToolMessage, Usage
 from pytest_toolcall.run.runner import CaseRun
 
 from pytest_toolcall.conformance._common import (ASK, PARIS_TOKYO_TIME, calls, case, one_step,
@@ -124,6 +125,51 @@ def signature_replayed(run: CaseRun) -> None:
                      "on the same part; Gemini 3 answers 400 without it")
 
 
+@check("response.usage")
+def prompt_usage_kept(run: CaseRun) -> None:
+    """A blocked prompt's usage is read: its prompt and total token counts as sent. Gemini sends
+    no candidates count then: no output tokens and 0 are the same answer."""
+    for record in run.steps:
+        want, got = record.step.reply.usage, record.response.usage if record.response else None
+        if record.response is None or want is None:
+            continue
+        if got is None or (got.input_tokens, got.total_tokens) != (
+                want.input_tokens, want.total_tokens) or got.output_tokens not in (None, 0):
+            raise ConformanceFailure(
+                "response.usage", f"step {record.index + 1}: the blocked prompt's usage was not "
+                "reported as sent", expected=want.model_dump(),
+                got=got.model_dump() if got else None,
+                hint="read usageMetadata from an answer without candidates too: the prompt's "
+                     "tokens are billed")
+
+
+@check("wire.gemini.failed_result")
+def failed_result_marked(run: CaseRun) -> None:
+    """Each functionResponse says whether its call failed as its ToolMessage does: a failed
+    result under ``error``, a good one not (as the fake decodes them)."""
+    for record in run.steps:
+        want = [m.is_error for m in record.step.request.messages if isinstance(m, ToolMessage)]
+        got = [m.is_error for m in wire_request(run, record.index).messages
+               if isinstance(m, ToolMessage)]
+        if want != got:
+            raise ConformanceFailure(
+                "wire.gemini.failed_result", f"step {record.index + 1}: which results failed "
+                "was not sent as given (is_error of each result, in order)", expected=want,
+                got=got, hint="send a failed result as functionResponse.response {\"error\": "
+                              "...} and a good one under \"output\" (Gemini's FunctionResponse)")
+
+
+def _two_rounds() -> tuple[Any, ...]:
+    """A stored history of two rounds of calls, the second one's result failed."""
+    first, second = (ToolCall.from_raw(id=c.id, name=c.name, arguments=c.arguments)
+                     for c in PARIS_TOKYO_TIME[:2])
+    return (ASK, AssistantMessage(tool_calls=(first,)),
+            ToolMessage(tool_call_id=first.id, content="18°C, cloudy"),
+            AssistantMessage(content="Now the other city.", tool_calls=(second,)),
+            ToolMessage(tool_call_id=second.id, content="weather service timed out",
+                        is_error=True))
+
+
 def _no_id_history() -> tuple[Any, ...]:
     """The history after an id-less turn, as an application that kept no ids stores it."""
     parsed = [ToolCall.from_raw(id=None, name=c.name, arguments=c.arguments) for c in _NO_IDS]
@@ -138,6 +184,22 @@ _THOUGHT = Turn(reasoning=(Reasoning(
     type="thinking", text="**Planning the lookups**\nThe user wants the weather in two "
     "cities; both lookups are independent, so I will request them together."),),
     text="Checking both cities.", tool_calls=PARIS_TOKYO_TIME[:2])
+
+
+#: a prompt Gemini blocked (the fake's ``prompt_blocked``): no candidates, promptFeedback with
+#: its blockReason, and the prompt's usage alone
+_BLOCKED = Turn(finish_reason="content_filter", usage=Usage(input_tokens=11, total_tokens=11),
+                stream=StreamPlan(quirks={"prompt_blocked"}))
+
+#: an answer whose text Gemini sends in two parts of one candidate (``text_in_parts``)
+_TWO_PARTS = Turn(text="Paris: 21°C and sunny.\nTokyo: 17°C, light rain.",
+                  stream=StreamPlan(quirks={"text_in_parts"}))
+
+
+def _both(reply: Turn) -> tuple[Step, ...]:
+    """``reply`` answered complete, then streamed."""
+    return (Step(request=request(), reply=reply), Step(request=request(), reply=reply,
+                                                       via="stream"))
 
 
 def _crlf_boundaries() -> tuple[int, ...]:
@@ -198,9 +260,58 @@ CASES: list[Case] = [
             "text part shows the model's reasoning to the user as its answer and stores it "
             "as the assistant's words (AstrBotDevs/AstrBot #4222: thought=True parts were not "
             "filtered out of the reply). Complete and streamed.",
-        steps=(Step(request=request(), reply=_THOUGHT),
-               Step(request=request(), reply=_THOUGHT, via="stream")),
+        steps=_both(_THOUGHT),
         checks=(matches_script,),
+    ),
+    case(
+        id="wire.gemini_prompt_blocked",
+        dialects=GEMINI,
+        title="A blocked prompt is an answer: no text, no calls, finish content_filter, usage",
+        why="Gemini answers a prompt it blocks with a 200 that has no candidates, the reason in "
+            "promptFeedback.blockReason and the prompt's usage (ai.google.dev/api/"
+            "generate-content, PromptFeedback: 'If set, the prompt was blocked and no "
+            "candidates are returned'; a stream sends that one chunk, google-genai 3.6.1 "
+            "GenerateContentResponsePromptFeedback; googleapis/python-genai #774: block_reason "
+            "OTHER on gemini-2.5-pro; confirmed 2026-11-28). An adapter that indexes "
+            "candidates[0] crashes (gbaptista/gemini-ai PR #9, microsoft/eureka-ml-insights PR "
+            "#79: an IndexError); one that reads the empty answer as a success hands the caller "
+            "a blank final answer (2389-research/tracker #543: 'swallowed as a successful empty "
+            "completion'). google-genai, langchain-google-genai 4.4.3, litellm 1.110.2 and "
+            "pydantic-ai 2.68.0 all return an answer, not an error, with no text, no calls and "
+            "the usage (so an invented answer or lost usage is a defect); others raise on "
+            "purpose (0xPlaygrounds/rig PR #2475), so a raise is hardening here; litellm and "
+            "pydantic-ai mark it finish content_filter, the other two keep the block in their "
+            "prompt_feedback field, so the finish reason is hardening too. Complete and "
+            "streamed.",
+        steps=_both(_BLOCKED),
+        checks=(matches_script, prompt_usage_kept),
+    ),
+    case(
+        id="wire.gemini_text_in_parts",
+        dialects=GEMINI,
+        title="An answer's text in two parts of one candidate is read whole",
+        why="Gemini may split an answer's text over several text parts of one candidate "
+            "(agno-agi/agno #3229 quotes three from its HTTP logs: only the last was kept; "
+            "ag2ai/ag2 PR #2977: a JSON answer cut to its tail). google-genai's "
+            "GenerateContentResponse.text joins them with nothing between (3.6.1; confirmed "
+            "2026-11-28). Complete, and streamed with both parts in one chunk.",
+        steps=_both(_TWO_PARTS),
+        checks=(matches_script,),
+    ),
+    case(
+        id="wire.gemini_failed_result",
+        dialects=GEMINI,
+        title="A failed result goes back under error, a good one under output, round after round",
+        why="Gemini's FunctionResponse.response: 'Use \"output\" key to specify function "
+            "output and \"error\" key to specify error details (if any)' (google-genai 3.6.1, "
+            "types.py FunctionResponse.response; confirmed 2026-11-28); an adapter that sends "
+            "every result as output lets the model read a failure as data. pydantic-ai 2.68.0 "
+            "sends a failed call under error; langchain-google-genai 4.4.3 sends every ToolMessage "
+            "under output and litellm's OpenAI-shaped messages have no failure flag, so it is "
+            "hardening. The history has two rounds of calls, each with its turn of results "
+            "(an adapter that groups results once per conversation loses the second).",
+        steps=(Step(request=request(*_two_rounds()), reply=Turn(text="Done.")),),
+        checks=(results_paired, failed_result_marked),
     ),
     case(
         id="wire.gemini_one_response_turn",

@@ -416,9 +416,23 @@ class Gemini:
         ai.google.dev/gemini-api/docs/thinking, confirmed 2026-11-28)."""
         return [{"text": r.text, "thought": True} for r in turn.reasoning if r.text]
 
+    @staticmethod
+    def _text_parts(turn: Turn) -> list[dict[str, Any]]:
+        """The answer's text: one part, or two under ``text_in_parts`` (Gemini splits an
+        answer's text over several parts of one candidate: agno-agi/agno #3229 quotes three from
+        its HTTP logs; google-genai's ``GenerateContentResponse.text`` joins them with nothing
+        between, 3.6.1; confirmed 2026-11-28), cut after the space nearest the middle."""
+        text = turn.text or ""
+        if not text:
+            return []
+        if "text_in_parts" not in turn.stream.quirks or len(text) < 2:
+            return [{"text": text}]
+        cut = text.find(" ", len(text) // 2) + 1 or len(text) // 2
+        return [{"text": text[:cut]}, {"text": text[cut:]}]
+
     def _parts(self, turn: Turn) -> list[dict[str, Any]]:
         parts: list[dict[str, Any]] = self._thoughts(turn)
-        parts += [{"text": turn.text}] if turn.text else []
+        parts += self._text_parts(turn)
         # a scripted turn's reasoning carries the signature its first call is sent with
         scripted = next((r.signature for r in turn.reasoning if r.signature), None)
         for k, (cid, call) in enumerate(zip(self.call_ids(turn), turn.tool_calls)):
@@ -447,17 +461,43 @@ class Gemini:
         out["responseId"] = RESPONSE_ID
         return out
 
+    def _blocked(self, turn: Turn, body: Mapping[str, Any]) -> dict[str, Any]:
+        """A blocked prompt (``prompt_blocked``): a 200 with no candidates, the block reason in
+        ``promptFeedback`` and the prompt's usage only. "If set, the prompt was blocked and no
+        candidates are returned" (ai.google.dev/api/generate-content, PromptFeedback.blockReason);
+        google-genai 3.6.1 types.py, GenerateContentResponsePromptFeedback: "sent only in the
+        first stream chunk and only if no candidates were generated"; vercel/ai #19758 quotes
+        such a stream, recorded from streamGenerateContent: that one event, then the end, its
+        usage the prompt and total token counts only (no candidates count). The reason as
+        googleapis/python-genai #774 shows it (gemini-2.5-pro, 2025-05-07: block_reason OTHER,
+        no safety ratings). Confirmed 2026-11-28."""
+        out: dict[str, Any] = {"promptFeedback": {"blockReason": "OTHER"}}
+        if turn.usage is not None:
+            usage = _usage(turn)
+            out["usageMetadata"] = {k: v for k, v in usage.items()
+                                    if k != "candidatesTokenCount"}
+        out["modelVersion"] = body.get("model") or "gemini-2.5-flash"
+        out["responseId"] = RESPONSE_ID
+        return out
+
     def encode_response(self, turn: Turn, body: Mapping[str, Any]) -> dict[str, Any]:
+        if "prompt_blocked" in turn.stream.quirks:
+            return self._blocked(turn, body)
         return self._envelope(self._parts(turn), turn, body, _FINISH[turn.expected_finish()])
 
     def encode_stream(self, turn: Turn, body: Mapping[str, Any]) -> list[bytes]:
         plan = turn.stream
+        if "prompt_blocked" in plan.quirks:
+            return [_sse(self._blocked(turn, body))]  # the one chunk, then the stream ends
         size = plan.fragment_size
         text = turn.text or ""
         thoughts = self._thoughts(turn)
         chunks = [self._envelope([p], turn, body, None) for p in thoughts]
-        chunks += [self._envelope([{"text": text[k:k + size]}], turn, body, None)
-                   for k in range(0, len(text), size)]
+        if "text_in_parts" in plan.quirks:
+            chunks += [self._envelope(self._text_parts(turn), turn, body, None)] if text else []
+        else:
+            chunks += [self._envelope([{"text": text[k:k + size]}], turn, body, None)
+                       for k in range(0, len(text), size)]
         calls = self._parts(turn.model_copy(update={"text": None}))[len(thoughts):]
         if calls:
             groups = [[c] for c in calls] if "one_call_per_chunk" in plan.quirks else [calls]

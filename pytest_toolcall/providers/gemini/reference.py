@@ -11,7 +11,11 @@ What Gemini asks of an adapter that OpenAI does not:
   the signature an assistant message carries in its reasoning (a signed ``thinking`` entry,
   what the fake decodes a replayed signature to) when it remembers none;
 - all results of a turn go back in ONE user turn, right after the model turn, one part per call;
-- ``finishReason`` is ``STOP`` even with calls; streams end with no marker but the finish reason.
+- ``finishReason`` is ``STOP`` even with calls; streams end with no marker but the finish reason;
+- a blocked prompt is a 200 with no candidates and ``promptFeedback.blockReason`` (a stream: that
+  one chunk): an answer with finish ``content_filter``, no text, no calls, and the prompt's usage
+  (as litellm and pydantic-ai read it; google-genai and langchain-google-genai hand it on as an
+  answer too, the block in their ``prompt_feedback``).
 
 Each step is a small method so that negative controls can break exactly one of them.
 """
@@ -243,6 +247,10 @@ class StreamAccumulator:
                               retryable=error.get("status") in RETRYABLE_TYPES)
         if data.get("usageMetadata"):
             self.usage = self.adapter.parse_usage(data["usageMetadata"])
+        if (data.get("promptFeedback") or {}).get("blockReason"):
+            # a blocked prompt: this one chunk, no candidates, no finishReason; what
+            # parse_response answers, finish content_filter (SAFETY's)
+            self.finish = "SAFETY"
         events: list[Any] = []
         for candidate in (data.get("candidates") or ())[:1]:
             for part in (candidate.get("content") or {}).get("parts") or ():
