@@ -193,7 +193,7 @@ def test_a_stalled_stream_without_read_timeout_fails_on_the_case_timeout(
     the deadline is short."""
     with pytest.raises(ConformanceFailure) as exc:
         run_case(REGISTRY["errors.stream_stalled"], NoReadTimeout.from_endpoint(endpoint),
-                 Profile(timeout=0.2), endpoint)
+                 Profile(timeout=0.3), endpoint)
     assert exc.value.clause == "adapter.timeout", exc.value.render()
 
 
