@@ -250,7 +250,10 @@ def test_a_fault_leaves_no_process_and_the_next_call_runs(harness, fault, clause
     first = child.proc.pid
     try:
         with pytest.raises(SubjectFault) as info:
-            _ask(child, f"FAULT:{fault}", timeout=0.8)
+            # a child that never answers is cut off at any deadline: 0.5 s leaves it time to
+            # write its stderr line; the others must be seen for what they are first (a flood's
+            # 16 MB read, an exit), within 0.8 s
+            _ask(child, f"FAULT:{fault}", timeout=0.5 if clause == "adapter.timeout" else 0.8)
         assert info.value.clause == clause
         assert f"harness: fault {fault}" in info.value.message  # the stderr tail
         _settle(child)
@@ -272,7 +275,7 @@ def test_an_sh_wrapper_and_its_command_are_stopped_together(harness, tmp_path):
     child.start()
     try:
         with pytest.raises(SubjectFault) as info:
-            _ask(child, "FAULT:ignore_term", timeout=0.8)
+            _ask(child, "FAULT:ignore_term", timeout=0.5)  # it never answers
         assert info.value.clause == "adapter.timeout"
         _settle(child)
         pids = [int(sh_pid.read_text()), *_recorded(harness["pids"])]
