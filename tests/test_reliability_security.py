@@ -555,9 +555,9 @@ import pytest
 from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter
 
 
-def linger():
+def linger(stop):
     for _ in range(600):  # until the test says stop (30 s at most)
-        if os.path.exists("stop-linger"):
+        if os.path.exists(stop):
             return
         time.sleep(0.05)
 
@@ -569,8 +569,9 @@ class Adapter(OpenAIChatAdapter):
             raise KeyboardInterrupt()
         if what == "exit":
             raise SystemExit(2)
-        if what == "thread":
-            threading.Thread(target=linger, name="adapter-pool-0").start()
+        if what == "thread":  # an absolute path: the test's cwd is undone after the test
+            threading.Thread(target=linger, args=(os.path.abspath("stop-linger"),),
+                             name="adapter-pool-0").start()
         return super().complete(request)
 
 
@@ -619,13 +620,21 @@ def test_system_exit_fails_with_a_clause_and_no_kit_frames(
 
 def test_leftover_non_daemon_threads_are_named(pytester: pytest.Pytester,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
     monkeypatch.setenv("TC_BEHAVIOUR", "thread")
     pytester.makeconftest(BASE_EXCEPTION_CONFTEST)
     try:
         result = pytester.runpytest_inprocess("--toolcall-provider=openai",
                                               "--toolcall-cases=wire.single_call")
     finally:
+        # the thread ends here, not up to 30 s later: it looked for a relative path, which it
+        # missed once the test's cwd was undone, and outlived the test (a single module's run
+        # waited for it at exit; later in-process sessions could see it left running)
         (pytester.path / "stop-linger").write_text("")
+        for thread in threading.enumerate():
+            if thread.name == "adapter-pool-0":
+                thread.join(5)
     result.assert_outcomes(passed=1)
     result.stdout.fnmatch_lines(["*warning: * non-daemon thread* left running after the suite*"
                                  "'adapter-pool-0' (running conftest.linger)*"])
