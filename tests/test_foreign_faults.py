@@ -256,7 +256,10 @@ def test_a_fault_leaves_no_process_and_the_next_call_runs(harness, fault, clause
     first = child.proc.pid
     try:
         with pytest.raises(SubjectFault) as info:
-            _ask(child, f"FAULT:{fault}", timeout=0.8)
+            # a child that never answers is cut off at any deadline: 0.5 s leaves it time to
+            # write its stderr line; the others must be seen for what they are first (a flood's
+            # 16 MB read, an exit), within 0.8 s
+            _ask(child, f"FAULT:{fault}", timeout=0.5 if clause == "adapter.timeout" else 0.8)
         assert info.value.clause == clause
         assert f"harness: fault {fault}" in info.value.message  # the stderr tail
         _settle(child)
@@ -278,7 +281,7 @@ def test_an_sh_wrapper_and_its_command_are_stopped_together(harness, tmp_path):
     child.start()
     try:
         with pytest.raises(SubjectFault) as info:
-            _ask(child, "FAULT:ignore_term", timeout=0.8)
+            _ask(child, "FAULT:ignore_term", timeout=0.5)  # it never answers
         assert info.value.clause == "adapter.timeout"
         _settle(child)
         pids = [int(sh_pid.read_text()), *_recorded(harness["pids"])]
@@ -486,8 +489,12 @@ def test_reading_is_bounded_for_stderr_too(harness, tmp_path):
 def test_a_client_without_a_read_timeout_fails_a_stall_over_loopback(harness, read_timeout,
                                                                      clause):
     # the fake used to drop a stalled connection after 0.5 s, so a client with no read timeout
-    # got an error and passed; now the stall is held until the case ends
-    child = _child(harness, QUICK="", READ_TIMEOUT=read_timeout, PROFILE_TIMEOUT="3")
+    # got an error and passed; now the stall is held until the case ends. The child without one
+    # is broken on purpose (it waits forever) and fails on the protocol's deadline wherever it
+    # strikes: a short case deadline (0.8 s for the protocol) is enough; the correct child's
+    # read timeout (0.3 s) keeps the 3 s one
+    deadline = "3" if clause is None else "1.2"
+    child = _child(harness, QUICK="", READ_TIMEOUT=read_timeout, PROFILE_TIMEOUT=deadline)
     child.start()
     try:
         if clause is None:

@@ -188,17 +188,35 @@ class NoReadTimeout(OpenAIChatAdapter):
 
 def test_a_stalled_stream_without_read_timeout_fails_on_the_case_timeout(
         endpoint: Endpoint) -> None:
-    """The per-case timeout holds: the session does not hang on a stall."""
+    """The per-case timeout holds: the session does not hang on a stall. The adapter is the
+    broken one (it waits forever) and the clause is the same wherever the deadline strikes, so
+    the deadline is short."""
     with pytest.raises(ConformanceFailure) as exc:
         run_case(REGISTRY["errors.stream_stalled"], NoReadTimeout.from_endpoint(endpoint),
-                 Profile(timeout=0.5), endpoint)
+                 Profile(timeout=0.3), endpoint)
     assert exc.value.clause == "adapter.timeout", exc.value.render()
+
+
+#: the read timeout of the endpoint's clients in the stalled-stream runs below. A stall on a
+#: loopback port lasts until the client's read times out: with the kit's own
+#: LOOPBACK_READ_TIMEOUT (2 s) each of the four stalled runs (two dialects, two interfaces)
+#: waited 2 s. The timeout also bounds the wait for the answer's headers and first chunks, which
+#: the fake sends at once (about 1 ms): 1 s leaves that a wide margin (a shorter one, 0.5 ms,
+#: turned the verdict into "the adapter raised before sending any request"). That the kit's own
+#: timeout is under the case's deadline is asserted in tests/test_foreign_faults.py
+#: (test_the_kits_own_clients_of_a_loopback_fake_time_out_before_the_case).
+STALL_READ_TIMEOUT = 1.0
 
 
 @pytest.mark.parametrize("dialect", ["openai", "anthropic"])
 @pytest.mark.parametrize("case_id", ["errors.connection_reset", "errors.stream_stalled",
                                      "errors.rate_limited", "errors.connection_refused"])
-def test_faults_play_on_a_loopback_port(dialect: str, case_id: str) -> None:
+def test_faults_play_on_a_loopback_port(dialect: str, case_id: str,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    from pytest_toolcall.providers.fake import server
+
+    if case_id == "errors.stream_stalled":
+        monkeypatch.setattr(server, "LOOPBACK_READ_TIMEOUT", STALL_READ_TIMEOUT)
     with serve(FakeProvider(dialect)) as ep:
         runs = run_case(REGISTRY[case_id], reference_adapter(ep), reference_profile(dialect), ep)
         assert all(record.error is not None for run in runs for record in run.steps)

@@ -6,6 +6,7 @@ line, the summary, JUnit, the report files, the gate and under xdist.
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -70,7 +71,8 @@ def _sources() -> list[Path]:
     return sorted([*ROOT.glob("pytest_toolcall/**/*.py"), *ROOT.glob("conformance/**/*.py")])
 
 
-def used_clauses() -> tuple[set[str], list[str]]:
+@functools.lru_cache(maxsize=1)  # both tests below read it: the sources are parsed once
+def used_clauses() -> tuple[frozenset[str], tuple[str, ...]]:
     """The clauses the built-in suite raises or names, and the computed clause sites this test
     does not know (``path:line: expression``)."""
     found: set[str] = set()
@@ -97,10 +99,10 @@ def used_clauses() -> tuple[set[str], list[str]]:
                     unknown.append(f"{rel}:{node.lineno}: {ast.unparse(arg)}")
     cases = [*default_registry(), *live_cases()]
     found.update(c.clause for case in cases for c in case.checks)
-    return found, unknown
+    return frozenset(found), tuple(unknown)
 
 
-def disagreements(table: dict[str, Level], used: set[str]) -> list[str]:
+def disagreements(table: dict[str, Level], used: frozenset[str]) -> list[str]:
     """What is wrong between ``table`` and ``used``, one sentence each (empty: they agree)."""
     problems = []
     for clause in sorted(used):
