@@ -208,7 +208,7 @@ def test_the_kit_imports_no_moved_path() -> None:
     # never inside a name). Only those files are parsed (most of the ~370 files name none; the
     # parse of all of them took 1.6 s of CPU), each checked as before
     parts = sorted({old.split(".")[1] for old in MOVED}, key=len, reverse=True)
-    may_import = re.compile(r"pytest_toolcall[\s\\]*\.[\s\\]*(?:%s)\b" % "|".join(parts))
+    may_import = re.compile(r"pytest_toolcall[\s\\]*\.[\s\\]*(?:" + "|".join(parts) + r")\b")
     found = []
     for base in ("pytest_toolcall", "conformance", "tests", "bench"):
         for path in (root / base).rglob("*.py"):
