@@ -182,10 +182,12 @@ def _stall_ends_the_call(case: Any) -> Iterator[None]:
     so the runner's deadline alarm, already armed for the call, is made to strike now, as it
     would at the deadline: the verdict (adapter.timeout) is the one the deadline gives, without
     waiting :data:`STALL_DEADLINE` for it (2 s a library without a read timeout, five of them in
-    the shim tests). A client with a read timeout gets its ReadTimeout at once as before and
-    never meets the alarm early, so a correct library races no deadline. Where the runner runs
-    the call without the alarm (not the main thread, another SIGALRM handler) nothing changes:
-    the call waits for the deadline."""
+    the shim tests). The same verdict as before for any library whose own overall timeout, if
+    it has one, is longer than that deadline (none of these libraries has one shorter; a pin
+    would change if one had). A client with a read timeout gets its ReadTimeout at once as
+    before and never meets the alarm early, so a correct library races no deadline. Where the
+    runner runs the call without the alarm (not the main thread, another SIGALRM handler)
+    nothing changes: the call waits for the deadline."""
     if not any(step.reply.stream.stall for step in case.steps):
         yield
         return
