@@ -8,10 +8,12 @@ Shared by tests/test_shims.py (which pins each library's failures) and usable by
 from __future__ import annotations
 
 import ast
+import contextlib
 import importlib.util
+import signal
 import subprocess
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from pytest_toolcall.cases import default_registry
@@ -129,7 +131,8 @@ def run_matrix(shim: Callable[[Any], Any], dialect: str, profile: Any = None,
                 run_one = shim(endpoint)
                 from pytest_toolcall.run.runner import run_case
 
-                run_case(case, run_one, _deadline(case, claimed), endpoint)
+                with _stall_ends_the_call(case):
+                    run_case(case, run_one, _deadline(case, claimed), endpoint)
                 passed += 1
             except CaseSkipped:
                 # a quirk case skipped for OpenAI's behaviour runs in the second pass
@@ -170,6 +173,49 @@ def _deadline(case: Any, profile: Any) -> Any:
     if profile.timeout > STALL_DEADLINE and any(step.reply.stream.stall for step in case.steps):
         return profile.model_copy(update={"timeout": STALL_DEADLINE})
     return profile
+
+
+@contextlib.contextmanager
+def _stall_ends_the_call(case: Any) -> Iterator[None]:
+    """While a case whose stream stalls runs: a client that reaches the stall with no read
+    timeout would wait there forever (the in-process fake holds it for ``STALL_LIMIT``, 120 s),
+    so the runner's deadline alarm, already armed for the call, is made to strike now, as it
+    would at the deadline: the verdict (adapter.timeout) is the one the deadline gives, without
+    waiting :data:`STALL_DEADLINE` for it (2 s a library without a read timeout, five of them in
+    the shim tests). The same verdict as before for any library whose own overall timeout, if
+    it has one, is longer than that deadline (none of these libraries has one shorter; a pin
+    would change if one had). A client with a read timeout gets its ReadTimeout at once as
+    before and never meets the alarm early, so a correct library races no deadline. Where the
+    runner runs the call without the alarm (not the main thread, another SIGALRM handler)
+    nothing changes: the call waits for the deadline."""
+    if not any(step.reply.stream.stall for step in case.steps):
+        yield
+        return
+    from pytest_toolcall.providers.fake import provider as fake_provider
+
+    played = fake_provider._Played  # what every fake body (httpx, httpx2, sync, async) plays
+    broken = played.__dict__["_broken"]
+
+    def _broken(self: Any, piece: bytes) -> bool:
+        stalled = broken(self, piece)
+        if stalled and self.read_timeout is None:
+            _alarm_now()
+        return stalled
+
+    played._broken = _broken  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        played._broken = broken  # type: ignore[method-assign]
+
+
+def _alarm_now() -> None:
+    """The runner's armed deadline alarm (run/runbase.py ``_with_alarm``) strikes in 1 ms;
+    nothing when no alarm is armed or no handler is installed (SIGALRM would end the process)."""
+    delay, interval = signal.getitimer(signal.ITIMER_REAL)
+    if delay > 0 and signal.getsignal(signal.SIGALRM) not in (signal.SIG_DFL, signal.SIG_IGN,
+                                                              None):
+        signal.setitimer(signal.ITIMER_REAL, 0.001, interval)
 
 
 def assert_pinned(name: str, failed: dict[str, str], passed: int,

@@ -38,13 +38,18 @@ KNOWN_UNJOINED: set[bugs.Ref] = set()
 @pytest.fixture(scope="module", autouse=True)
 def _read_the_repository_once() -> Iterator[None]:
     """The tests here read the same, unchanged tests/ of the repository: it is parsed once
-    (each read parses every test file, ~1 s); what each test does with it is what is tested.
-    Any other tree is read every time."""
-    read = bugs.read_controls
+    (each read parses every test file, ~1 s), and the catalogue of the repository's own cases
+    and controls rendered once (~0.3 s; four renders here: the committed page's test and
+    ``--check``, ``--write``, ``--check``); what each test does with it is what is tested.
+    Any other tree, or other cases, is read and rendered every time."""
+    read, render = bugs.read_controls, bugs.render
     once = functools.cache(lambda: read(ROOT))
+    rendered = functools.cache(lambda: render(ROOT))
     patch = pytest.MonkeyPatch()
     patch.setattr(bugs, "read_controls",
                   lambda root=ROOT: once() if Path(root).resolve() == ROOT else read(root))
+    patch.setattr(bugs, "render", lambda root=ROOT, cases=None: (
+        rendered() if cases is None and Path(root).resolve() == ROOT else render(root, cases)))
     yield
     patch.undo()
 

@@ -31,6 +31,11 @@ _OPENAI_WIRE = [n for n in PROVIDERS if isinstance(get_dialect(n), OpenAIChat)]
 _OTHER_WIRES = [n for n in PROVIDERS if n not in _OPENAI_WIRE]
 SECRET = "sk-probe-Secret-0123456789abcdefXYZ"
 
+#: every loopback server (serve) builds two httpx transports and every http_sender a client,
+#: each loading certifi's whole CA bundle (about 30 ms apiece, some 60 a run of this module)
+#: though no probe here does TLS: a bundle of one certificate instead (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("one_ca_certificate")
+
 
 #: rules no probe asks: the URL's (the probe goes where the user points it), and those needing
 #: what an earlier answer said (a one-request probe cannot show them), provider -> rule -> why
