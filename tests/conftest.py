@@ -95,13 +95,6 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
     return None
 
 
-@pytest.fixture(autouse=True)
-def _no_github_step_summary(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The suite runs that the kit's tests start (pytester) never append to the job summary of a
-    GitHub Actions run of the kit itself; tests of that feature set the variable themselves."""
-    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
-
-
 #: the modules whose pytester runs check pytest-randomly's shuffle, and the other installed
 #: plugins (anyio's, hypothesis'), on purpose
 _RANDOMLY_ON_PURPOSE = ("test_plugin_compat",)
@@ -128,7 +121,12 @@ def _kit_order(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) 
     A pytester project loads pytest-randomly from its entry point (the repository's addopts do
     not reach it, and pytester clears PYTEST_ADDOPTS when it is created), so it is turned off
     again after that: -p no:randomly. Every pytest the tests start, with pytester or as a
-    subprocess, goes without the unrelated plugins (above)."""
+    subprocess, goes without the unrelated plugins (above).
+
+    And the suite runs the kit's tests start never append to the job summary of a GitHub
+    Actions run of the kit itself; tests of that feature set GITHUB_STEP_SUMMARY themselves.
+    (One autouse fixture for both: each costs its setup on every one of the 8,600 tests.)"""
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
     on_purpose = request.module.__name__.rpartition(".")[2] in _RANDOMLY_ON_PURPOSE
     addopts = _UNRELATED_PLUGINS if on_purpose else f"{_UNRELATED_PLUGINS} {_UNUSED_PLUGINS}"
     if "pytester" in request.fixturenames:
