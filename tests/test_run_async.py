@@ -55,3 +55,29 @@ def test_a_project_that_turns_warnings_into_errors_passes_with_the_reference(
         "--toolcall-provider=openai", "--toolcall-cases=wire.text_only,wire.usage,stream.zero_args",
         "-W", "error::ResourceWarning", "-p", "no:randomly")
     result.assert_outcomes(passed=3)
+
+
+def test_the_loop_is_made_before_the_deadline_is_armed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An alarm that struck inside ``new_event_loop()`` left a half-built loop whose collection
+    raised in ``__del__`` (an unraisable exception in the user's session, seen 2026-11-28 with a
+    1 ms deadline): the loop is made before the deadline's alarm is armed, never while it is."""
+    import asyncio
+    import signal
+
+    from pytest_toolcall.run import runbase
+
+    armed: list[bool] = []
+    real = asyncio.new_event_loop
+
+    def made() -> asyncio.AbstractEventLoop:
+        armed.append(signal.getitimer(signal.ITIMER_REAL)[0] > 0)
+        return real()
+
+    monkeypatch.setattr(asyncio, "new_event_loop", made)
+    runbase._abandon_loop()  # this thread has no kit loop: the next call makes one
+
+    async def call() -> int:
+        return 1
+
+    assert runbase._with_timeout(lambda: run_async(call()), 5.0) == 1
+    assert armed == [False], "the kit's event loop was made while the deadline's alarm was armed"

@@ -136,9 +136,7 @@ def run_async(coro: Any) -> Any:
     starts one per request) raises a ResourceWarning, which a project that turns warnings into
     errors (``-W error``, ``filterwarnings = error``) saw as the adapter raising.
     """
-    loop = getattr(_loops, "loop", None)
-    if loop is None or loop.is_closed():
-        loop = _loops.loop = asyncio.new_event_loop()
+    loop = this_threads_loop()
     try:
         return loop.run_until_complete(coro)
     finally:
@@ -148,6 +146,19 @@ def run_async(coro: Any) -> Any:
         if leftover:
             loop.run_until_complete(asyncio.gather(*leftover, return_exceptions=True))
         _close_async_generators(loop)
+
+
+def this_threads_loop() -> asyncio.AbstractEventLoop:
+    """This thread's kit event loop, made if there is none (or it was closed or abandoned).
+
+    :func:`_with_alarm` calls it before it arms the deadline: an alarm that struck inside
+    ``new_event_loop()`` left a half-built loop, whose collection then raised in ``__del__``
+    (``'_UnixSelectorEventLoop' object has no attribute '_signal_handlers'``), an unraisable
+    exception in the user's session (seen 2026-11-28 with a 1 ms deadline)."""
+    loop = getattr(_loops, "loop", None)
+    if loop is None or loop.is_closed():
+        loop = _loops.loop = asyncio.new_event_loop()
+    return loop
 
 
 def _close_async_generators(loop: asyncio.AbstractEventLoop) -> None:
@@ -430,6 +441,7 @@ def _with_alarm(func: Callable[[], Any], timeout: float) -> Any:
             forced = _force_out(frame)
         raise _AdapterTimeout()
 
+    this_threads_loop()  # made before the alarm is armed, never half-built by it
     previous = _raw_signal.signal(_SIGALRM, on_alarm)
     # the interval re-fires the alarm should the adapter swallow the first one
     _raw_signal.setitimer(_ITIMER_REAL, timeout, 0.2)
