@@ -163,12 +163,17 @@ REFERENCE_PROFILES: dict[str, dict[str, Any]] = {
     # one call after the other, each with its own timeout
     "sequential": {"fields": {"parallel_dispatch": False, "tool_timeout": 0.25},
                    "cases": ["loop.answered_once_in_order", "loop.result_contents_match",
-                             "loop.tool_timeout", "loop.mixed_batch"]},
-    # openai-agents: max_turns counts model calls, no failure-round cap
+                             "loop.tool_timeout", "loop.mixed_batch",
+                             # a stop pressed in a sequential round: no further call starts
+                             "loop.cancelled_tools_stopped"]},
+    # openai-agents: max_turns counts model calls, no failure-round cap, undeclared keys
+    # dropped (shims/_openai_agents.py), no deadline of the loop's own on a model call
     "agents-sdk": {"fields": {"iteration_counts": "model_calls", "max_iterations": 4,
-                              "max_failure_rounds": None},
+                              "max_failure_rounds": None, "undeclared_arguments": "drop",
+                              "model_timeout": None},
                    "cases": ["loop.iteration_cap", "loop.all_failure_rounds",
-                             "loop.usage_summed", "loop.mixed_batch"]},
+                             "loop.usage_summed", "loop.mixed_batch", "loop.argument_types",
+                             "loop.unknown_tool"]},
     # pydantic-ai: request_limit on model calls, a per-tool retry budget, a crash ends the run
     "pydantic-ai": {"fields": {"iteration_counts": "model_calls", "max_iterations": 6,
                                "max_failure_rounds": None, "tool_failure_budget": 1,
@@ -176,12 +181,14 @@ REFERENCE_PROFILES: dict[str, dict[str, Any]] = {
                     "cases": ["loop.all_failure_rounds", "loop.retryable_failure_continues",
                               "loop.mixed_batch", "loop.sanitised_failures", "loop.events",
                               "loop.iteration_cap"]},
-    # langgraph: recursion_limit on rounds, a crash ends the run, repeated ids refused
+    # langgraph: recursion_limit on rounds, a crash ends the run, repeated ids refused,
+    # undeclared keys dropped (shims/_langgraph.py)
     "langgraph": {"fields": {"iteration_counts": "rounds", "max_iterations": 4,
                              "max_failure_rounds": None, "crash_policy": "abort",
-                             "duplicate_call_ids": "refuse"},
+                             "duplicate_call_ids": "refuse", "undeclared_arguments": "drop"},
                   "cases": ["loop.duplicate_call_id", "loop.all_failure_rounds",
-                            "loop.iteration_cap", "loop.sanitised_failures", "loop.mixed_batch"]},
+                            "loop.iteration_cap", "loop.sanitised_failures", "loop.mixed_batch",
+                            "loop.argument_types", "loop.unknown_tool"]},
     # smolagents: max_steps on model calls, a closing call at the cap, a final_answer tool
     "smolagents": {"fields": {"iteration_counts": "model_calls", "max_iterations": 4,
                               "max_failure_rounds": None, "closing_call": True,
@@ -189,6 +196,18 @@ REFERENCE_PROFILES: dict[str, dict[str, Any]] = {
                    "cases": ["loop.iteration_cap", "loop.all_failure_rounds",
                              "loop.permanent_failure", "loop.usage_summed",
                              "loop.text_with_calls", "loop.events", "loop.model_error"]},
+    # a loop that runs a call again once, inside the round, after a retryable ToolError
+    # (Profile.tool_retries: the scripts fail once more per retry)
+    "retrying": {"fields": {"tool_retries": 1},
+                 "cases": ["loop.failure_rounds_reset", "loop.failure_rounds_not_iterations",
+                           "loop.retryable_failure_continues", "loop.mixed_batch",
+                           "loop.permanent_failure"]},
+    # a closing call after a cap counted in successful rounds, none after a permanent failure
+    # (Profile.closing_call_after)
+    "closing-rounds": {"fields": {"closing_call": True,
+                                  "closing_call_after": ["max_iterations", "failure_rounds"]},
+                       "cases": ["loop.iteration_cap", "loop.all_failure_rounds",
+                                 "loop.permanent_failure"]},
     # a history builder that keeps failed calls and their error results
     "keep-failed": {"fields": {"history_failed_calls": "keep"}, "cases": ["history.*"]},
 }
