@@ -418,6 +418,30 @@ class RetryableTreatedAsPermanent(ReferenceToolLoop):
         return outcome
 
 
+class RetriesPermanentFailures(ReferenceToolLoop):
+    """With ``tool_retries`` declared, every ToolError is run again, ``retryable=False`` too:
+    the failing call acts twice for nothing (Agenta-AI/agenta #5733: ``retryable`` computed and
+    never read, so non-retryable errors still consume every retry)."""
+
+    def run_tool(self, executor: Any, call: ToolCall) -> str:
+        for attempt in range(self.tool_retries + 1):
+            try:
+                return executor.run(call.name, call.arguments, call_id=call.id)
+            except ToolError:
+                if attempt == self.tool_retries:
+                    raise
+        raise AssertionError("unreachable")
+
+    async def arun_tool(self, executor: Any, call: ToolCall) -> str:
+        for attempt in range(self.tool_retries + 1):
+            try:
+                return await executor.arun(call.name, call.arguments, call_id=call.id)
+            except ToolError:
+                if attempt == self.tool_retries:
+                    raise
+        raise AssertionError("unreachable")
+
+
 class RawExceptionText(ReferenceToolLoop):
     """``str(exc)`` of any exception is fed back: a crash's traceback, DSN and token reach the
     model (seed 002 AC4)."""

@@ -76,6 +76,8 @@ LOOP_CONTROLS: list[tuple[str, type[ReferenceToolLoop], str, dict[str, Any]]] = 
     ("loop.permanent_failure", c.PermanentTreatedAsRetryable, "loop.stop_reason", {}),
     ("loop.permanent_failure", c.PermanentCheckedNextRound, "loop.model_calls", {}),
     ("loop.permanent_failure", c.PermanentStopLeavesCallsUnanswered, "loop.result_messages", {}),
+    ("loop.permanent_failure", c.RetriesPermanentFailures, "loop.executed_once",
+     {"tool_retries": 1}),
     ("loop.retryable_failure_continues", c.RetryableTreatedAsPermanent, "loop.stop_reason", {}),
     # -- arguments (AC3) -------------------------------------------------------------------------
     ("loop.missing_required_argument", c.NoArgumentValidation, "loop.tool_not_run", {}),
@@ -496,9 +498,12 @@ NO_FAILURE_ROUNDS = ["loop.failure_rounds_not_iterations", "loop.failure_rounds_
       "closing_call": True}, NO_FAILURE_ROUNDS),
     ({"tool_timeout": None, "parallel_dispatch": False}, ["loop.parallel_dispatch",
                                                           "loop.tool_timeout"]),
+    # a retry of a retryable failure inside the round: the scripts fail once more per retry,
+    # and a permanent failure is still run once (loop.executed_once in loop.permanent_failure)
+    ({"tool_retries": 1}, []),
 ], ids=["tight-caps-clarify", "one-iteration-sequential", "one-failure-round", "agents-sdk",
         "pydantic-ai", "langgraph", "smolagents", "pydantic-ai-cap-50", "budget-0-closing",
-        "no-tool-timeout"])
+        "no-tool-timeout", "tool-retries"])
 def test_reference_loop_passes_with_other_profiles(fields: dict[str, Any],
                                                    expected_skips: list[str]) -> None:
     """The scripts and expectations follow the profile's declared policy: other claims, same

@@ -57,6 +57,7 @@ from pytest_toolcall.conformance.loop.checks import (
     failure_flagged,
     final_answer_text,
     never_ran,
+    permanent_ran_once,
     ran_in_parallel,
     results_fed_back,
     results_match_calls,
@@ -199,7 +200,7 @@ _POLICY_CASES: list[Case] = [
                                   turns=_closing(p, ["permanent"],
                                                  _turn(_call("fetch_record", {"id": 7})))),
         checks=(*by_policy(_constant(["permanent"]), "one round (and a closing call, if any)"),
-                closing_answer, usage_if_given),
+                closing_answer, usage_if_given, permanent_ran_once),
     ),
     _loop_case(
         id="loop.retryable_failure_continues",

@@ -316,6 +316,25 @@ def executed_once(run: LoopRun) -> None:
             hint="deduplicate the calls of a turn by id before dispatching")
 
 
+@check("loop.executed_once")
+def permanent_ran_once(run: LoopRun) -> None:
+    """A tool that failed permanently (``ToolError(retryable=False)``) is not run again: with
+    ``tool_retries`` declared, a retry is for a retryable failure only (docs/loops.md)."""
+    runs: dict[str, int] = {}
+    for execution in run.executor.executions:
+        if execution.outcome == "permanent":
+            key = f"{execution.name} ({execution.call_id})"
+            runs[key] = runs.get(key, 0) + 1
+    again = {key: n for key, n in runs.items() if n > 1}
+    if again:
+        raise ConformanceFailure(
+            "loop.executed_once", "a tool that failed permanently (retryable=False) was run "
+            "again for the same call", expected="one execution of a call that failed "
+            "permanently", got=again,
+            hint="retry a tool (tool_retries) only after a ToolError with retryable=True; "
+                 "retryable=False says running it again cannot help")
+
+
 @check("loop.parallel")
 def ran_in_parallel(run: LoopRun) -> None:
     """The slow calls of the turn were all in flight at one moment: each ended after the last

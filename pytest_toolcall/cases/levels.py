@@ -387,6 +387,11 @@ IN_CASE: dict[tuple[str, str], Level] = {
         "PR #2475, simonw/llm-gemini PR #144, langchain-ai/langchainjs PR #10188): reasonable "
         "implementations differ, so a raise here, deliberate or a crash on candidates[0], is "
         "hardening; the answer path's checks stay defects", "issue 29 (2026-11-28)"),
+    ("loop.permanent_failure", "loop.executed_once"): _should(
+        "a tool that failed with retryable=False is run again: a wasted call and a second "
+        "attempt at whatever it did before failing; the run's answer and stop are right, and "
+        "loops that retry every tool error on purpose exist (a retry decorator around the tool)"
+        ", so this is hardening (Agenta-AI/agenta #5733)", "issue 29 (2026-11-28)"),
     ("loop.rate_limit_retries_bounded", "loop.timeout"): _should(
         "a 429 that keeps coming is waited on for longer than the run's deadline (minutes of "
         "backoff); the run ends in 'error' at last, an unbounded wait", "issue 29 (2026-11-28)"),
