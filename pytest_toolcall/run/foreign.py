@@ -701,6 +701,7 @@ class _Lines:
             return
         import array
         import fcntl
+        import functools
         import selectors
         import termios
 
@@ -708,7 +709,7 @@ class _Lines:
         self.partial: list[bytes] = []  # the unfinished line, in the pieces read
         self.size = 0  # its length
         self.waiting = array.array("i", [0])  # FIONREAD's answer: the bytes in the pipe
-        self.ask = lambda: fcntl.ioctl(self.fd, termios.FIONREAD, self.waiting, True)
+        self.ask = functools.partial(fcntl.ioctl, self.fd, termios.FIONREAD, self.waiting, True)
         self.selector = selectors.DefaultSelector()
         self.selector.register(self.fd, selectors.EVENT_READ, "out")
         self.pidfd = process.pidfd if process is not None else None
