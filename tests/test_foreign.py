@@ -470,3 +470,22 @@ def test_a_large_stream_reaches_the_kit_in_few_reads(node_adapter, monkeypatch):
     monkeypatch.setattr(foreign._Lines, "_read", lambda self: reads.append(1) or original(self))
     _chat(node_adapter, "stream.oversized_line")
     assert 0 < len(reads) <= 4, f"{len(reads)} reads"
+
+
+@needs_node
+def test_a_small_answer_is_read_without_a_1_mib_buffer(node_adapter, monkeypatch):
+    # os.read allocates the size it asks for: 1 MiB is an mmap and munmap of its own (~15 us,
+    # ten times a 64 KiB read), so the kit asks for 1 MiB only while more is waiting; the large
+    # stream above still comes in few reads
+    from pytest_toolcall.run import foreign
+
+    sizes: list[int] = []
+    real_read = os.read
+
+    def read(fd: int, size: int) -> bytes:
+        sizes.append(size)
+        return real_read(fd, size)
+
+    monkeypatch.setattr(foreign.os, "read", read)
+    _chat(node_adapter, "wire.single_call")
+    assert sizes and max(sizes) <= 1 << 16, sizes

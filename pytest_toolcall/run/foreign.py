@@ -629,6 +629,7 @@ class Child:
 
 _PIPE_SIZE = 1 << 20  # bytes: the pipes to a child, where Linux lets them be that wide
 _F_SETPIPE_SZ = 1031  # fcntl.F_SETPIPE_SZ (Python 3.10+ names it; Linux only)
+_SMALL_READ = 1 << 16  # bytes: the least a read of the child's stdout asks for
 
 
 def _widen_pipe(fd: int) -> None:
@@ -698,11 +699,17 @@ class _Lines:
             threading.Thread(target=_pump, args=(stream, self.queue.put, True), daemon=True,
                              name="toolcall-child-out").start()
             return
+        import array
+        import fcntl
+        import functools
         import selectors
+        import termios
 
         self.fd = stream.fileno()
         self.partial: list[bytes] = []  # the unfinished line, in the pieces read
         self.size = 0  # its length
+        self.waiting = array.array("i", [0])  # FIONREAD's answer: the bytes in the pipe
+        self.ask = functools.partial(fcntl.ioctl, self.fd, termios.FIONREAD, self.waiting, True)
         self.selector = selectors.DefaultSelector()
         self.selector.register(self.fd, selectors.EVENT_READ, "out")
         self.pidfd = process.pidfd if process is not None else None
@@ -742,9 +749,17 @@ class _Lines:
                          "the protocol is JSON lines in UTF-8") from None
 
     def _read(self) -> bool:
-        """One read of the pipe; False at its end."""
+        """One read of the pipe; False at its end. It asks for what the pipe holds
+        (``FIONREAD``), at least :data:`_SMALL_READ` and at most :data:`_PIPE_SIZE` bytes:
+        os.read allocates the size it asks for, and a 1 MiB buffer is an mmap and munmap of its
+        own (~20 us, where a line of a few hundred bytes in a 64 KiB read costs 1.7 us and
+        FIONREAD 1.4 us more, 2026-11-28), while a large message still comes in as few reads."""
+        size = _SMALL_READ
+        with contextlib.suppress(OSError):
+            self.ask()
+            size = min(max(self.waiting[0], _SMALL_READ), _PIPE_SIZE)
         try:
-            data = os.read(self.fd, _PIPE_SIZE)
+            data = os.read(self.fd, size)
         except OSError:
             data = b""
         if not data:
