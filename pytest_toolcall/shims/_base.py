@@ -18,7 +18,7 @@ from pytest_toolcall.core.errors import ProviderError, UsageError
 from pytest_toolcall.core.model import ReasoningComplete, StreamDone, TextDelta, ToolCallComplete
 
 if TYPE_CHECKING:
-    from pytest_toolcall.core.model import ChatRequest, ChatResponse, Reasoning
+    from pytest_toolcall.core.model import AssistantMessage, ChatRequest, ChatResponse, Reasoning
 
 #: the openai wire's ``finish_reason`` (Chat Completions, as the openai SDK and litellm hand it
 #: over) -> canonical
@@ -170,6 +170,29 @@ def thinking_block(reasoning: Reasoning) -> dict[str, Any]:
         return {"type": "redacted_thinking", "data": reasoning.signature or ""}
     return {"type": "thinking", "thinking": reasoning.text or "",
             "signature": reasoning.signature or ""}
+
+
+def reasoning_origin(reasoning: Reasoning) -> str | None:
+    """The wire whose shape a canonical reasoning entry has, for a library that keeps each
+    provider's reasoning apart: ``anthropic`` (a signed thinking block with its text, a redacted
+    block), ``gemini`` (a signature and no text: Gemini's thoughtSignature, as the fake and the
+    reference Gemini adapter hold it), ``openai-responses`` (a reasoning item); None for
+    reasoning without a signature (DeepSeek's reasoning_content, a thought summary), which
+    carries nothing a provider checks."""
+    if reasoning.type == "reasoning":
+        return "openai-responses"
+    if not reasoning.signature:
+        return None
+    if reasoning.type == "thinking" and not reasoning.text:
+        return "gemini"
+    return "anthropic"
+
+
+def gemini_signature(message: AssistantMessage) -> str | None:
+    """The thoughtSignature a Gemini model turn carries (:func:`reasoning_origin` ``gemini``):
+    it goes on the turn's first call, where Gemini and the libraries keep it."""
+    return next((r.signature for r in message.reasoning
+                 if reasoning_origin(r) == "gemini"), None)
 
 
 # -- loop shims: the factory of the framework's model ---------------------------------------------

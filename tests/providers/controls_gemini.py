@@ -16,6 +16,7 @@ from pytest_toolcall.core.model import (
     AssistantMessage,
     ChatRequest,
     ChatResponse,
+    Reasoning,
     SystemMessage,
     ToolCall,
     ToolCallComplete,
@@ -28,6 +29,7 @@ __all__ = [
     "BlockedPromptAsStop",
     "BlockedPromptCrashes",
     "BlockedStreamIsCut",
+    "CarriesAnySignedBlock",
     "FailedResultAsOutput",
     "FirstRoundResultsOnly",
     "LastTextPartWins",
@@ -39,6 +41,7 @@ __all__ = [
     "ThoughtsAsAnswerText",
     "DropsThoughtSignature",
     "FinishChunkEndsStream",
+    "IgnoresCarriedSignature",
     "FirstFunctionCallPartOnly",
     "LastChunkCallsWin",
     "NameAsId",
@@ -127,6 +130,28 @@ class DropsThoughtSignature(GeminiAdapter):
         part = super().encode_call(call)
         part.pop("thoughtSignature", None)
         return part
+
+
+@fails("wire.gemini_signed_history_replayed", "wire.gemini.thought_signature")
+class IgnoresCarriedSignature(GeminiAdapter):
+    """Only the signatures the adapter read itself go back: a stored turn's signature is lost,
+    and Gemini 3 answers 400 (dirge-code/dirge #833: the stored tool call had no field for it
+    and was replayed with ``signature: None``)."""
+
+    def encode_assistant(self, message: AssistantMessage) -> dict[str, Any]:
+        return super().encode_assistant(message.model_copy(update={"reasoning": ()}))
+
+
+@fails("wire.gemini_signed_history_replayed", "wire.gemini.thought_signature")
+class CarriesAnySignedBlock(GeminiAdapter):
+    """Any signed reasoning goes on the turn's first call, a Claude thinking block's signature
+    too: Gemini answers 400 'Corrupted thought signature.' (decolua/9router #4136: Claude's
+    signatures put on Gemini functionCall parts after a model switch)."""
+
+    def encode_assistant(self, message: AssistantMessage) -> dict[str, Any]:
+        signed = tuple(Reasoning(type="thinking", signature=r.signature)
+                       for r in message.reasoning if r.signature)
+        return super().encode_assistant(message.model_copy(update={"reasoning": signed}))
 
 
 class _NoSignatureAccumulator(StreamAccumulator):

@@ -1,16 +1,18 @@
 """Gemini-only cases: calls without ids, ids and thought signatures echoed, one response turn,
 finishReason STOP with calls, whole calls in chunks, CRLF event endings, a blocked prompt, an
-answer's text in two parts."""
+answer's text in two parts, a stored history's signatures."""
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 
 from pytest_toolcall.cases import Case, Step, StreamPlan, Turn, check
 from pytest_toolcall.run.checks import matches_script, wire_request
 from pytest_toolcall.providers.gemini.dialect import Gemini, _camel, thought_signature
 from pytest_toolcall.core.errors import ConformanceFailure
-from pytest_toolcall.core.model import AssistantMessage, Reasoning, ToolCall, ToolMessage, Usage
+from pytest_toolcall.core.model import (AssistantMessage, Reasoning, ToolCall, ToolMessage, Usage,
+                                        UserMessage)
 from pytest_toolcall.run.runner import CaseRun
 
 from pytest_toolcall.conformance._common import (ASK, PARIS_TOKYO_TIME, calls, case, one_step,
@@ -125,6 +127,57 @@ def signature_replayed(run: CaseRun) -> None:
                      "on the same part; Gemini 3 answers 400 without it")
 
 
+def _carried(message: AssistantMessage) -> str | None:
+    """The Gemini signature an assistant message carries: a signed thinking entry with no text
+    (what the fake decodes a replayed signature to; an Anthropic block has its text)."""
+    return next((r.signature for r in message.reasoning
+                 if r.type == "thinking" and r.signature and not r.text), None)
+
+
+def _foreign(message: AssistantMessage) -> list[str]:
+    """The signatures of another provider's reasoning an assistant message carries: Anthropic's
+    thinking blocks (with their text) and redacted blocks, a Responses item's encrypted content."""
+    return [r.signature for r in message.reasoning
+            if r.signature and (r.text or r.type != "thinking")]
+
+
+@check("wire.gemini.thought_signature")
+def carried_signature_sent(run: CaseRun) -> None:
+    """A stored history's signatures go where Gemini reads them: the one a model turn carries
+    (its signed thinking entry without text) on that turn's first functionCall part, and
+    another provider's (a Claude thinking block's) on no part at all. Gemini checks a signature
+    it is sent and answers 400 'Corrupted thought signature.' to another model's; a first call
+    with no signature or Google's documented stand-in is not judged here."""
+    for record in run.steps:
+        body = record.exchanges[0].json or {}
+        assistants = [m for m in record.step.request.messages
+                      if isinstance(m, AssistantMessage) and m.tool_calls]
+        turns = _wire_parts(run, record.index, "model", "functionCall")
+        for n, message in enumerate(assistants):
+            want = _carried(message)
+            got = turns[n][0].get("thoughtSignature") if n < len(turns) else None
+            if want is not None and got != want:
+                raise ConformanceFailure(
+                    "wire.gemini.thought_signature", f"step {record.index + 1}: model turn "
+                    f"{n + 1} of the history did not send the signature it carries on its first "
+                    "call", expected=want, got=got,
+                    hint="send the signature a stored assistant turn carries (a signed "
+                         "thinking entry with no text) as thoughtSignature on its first "
+                         "functionCall part; Gemini 3 answers 400 without it")
+        foreign = {s for m in record.step.request.messages if isinstance(m, AssistantMessage)
+                   for s in _foreign(m)}
+        sent = [p.get("thoughtSignature") for c in body.get("contents") or ()
+                if isinstance(c, dict) for p in map(_camel_part, c.get("parts") or ())]
+        wrong = sorted(foreign.intersection(s for s in sent if isinstance(s, str)))
+        if wrong:
+            raise ConformanceFailure(
+                "wire.gemini.thought_signature", f"step {record.index + 1}: another "
+                "provider's signature was sent to Gemini as a thoughtSignature",
+                expected="no Claude signature on any part", got=wrong,
+                hint="a thinking block Claude signed means nothing to Gemini (400 'Corrupted "
+                     "thought signature.'): send only the signatures Gemini gave")
+
+
 @check("response.usage")
 def prompt_usage_kept(run: CaseRun) -> None:
     """A blocked prompt's usage is read: its prompt and total token counts as sent. Gemini sends
@@ -168,6 +221,32 @@ def _two_rounds() -> tuple[Any, ...]:
             AssistantMessage(content="Now the other city.", tool_calls=(second,)),
             ToolMessage(tool_call_id=second.id, content="weather service timed out",
                         is_error=True))
+
+
+#: the signature Claude put on its thinking block, and the one Gemini put on its turn's first
+#: call: opaque base64 both, the one signature of its turn each
+_CLAUDE_SIGNATURE = base64.b64encode(b"toolcall-claude-thinking:toolu_01").decode()
+_GEMINI_SIGNATURE = thought_signature("call_002", "get_weather")
+
+
+def _signed_history() -> tuple[Any, ...]:
+    """A stored history of two models: a Claude round (a thinking block with its text and
+    signature before the call), a new question, then a Gemini round whose turn carries
+    Gemini's signature (a signed thinking entry without text) before two parallel calls."""
+    claude = ToolCall.from_raw(id="toolu_01", name="get_weather", arguments={"city": "Paris"})
+    weather, clock = (ToolCall.from_raw(id=c.id, name=c.name, arguments=c.arguments)
+                      for c in PARIS_TOKYO_TIME[1:])
+    return (UserMessage(content="What's the weather in Paris?"),
+            AssistantMessage(tool_calls=(claude,), reasoning=(Reasoning(
+                type="thinking", text="The user wants the weather in Paris: one lookup.",
+                signature=_CLAUDE_SIGNATURE),)),
+            ToolMessage(tool_call_id=claude.id, content="18°C, cloudy"),
+            AssistantMessage(content="Paris: 18°C, cloudy."),
+            UserMessage(content="And Tokyo, and what time is it?"),
+            AssistantMessage(tool_calls=(weather, clock), reasoning=(Reasoning(
+                type="thinking", signature=_GEMINI_SIGNATURE),)),
+            ToolMessage(tool_call_id=weather.id, content="17°C, light rain"),
+            ToolMessage(tool_call_id=clock.id, content="21:04"))
 
 
 def _no_id_history() -> tuple[Any, ...]:
@@ -239,6 +318,24 @@ CASES: list[Case] = [
             "rejected; Gemini 3 answers 400 when the first call's thoughtSignature is missing.",
         steps=replayed_step(Turn(tool_calls=PARIS_TOKYO_TIME)),
         checks=(ids_echoed, signature_replayed, history_intact),
+    ),
+    case(
+        id="wire.gemini_signed_history_replayed",
+        dialects=GEMINI,
+        title="A stored history's signatures: Gemini's on its turn's first call, Claude's on none",
+        why="A history the adapter did not read itself (stored, or read by another adapter "
+            "instance or model) holds Gemini's signature in its model turn, and Gemini 3 "
+            "answers 400 'Function call is missing a thought_signature' when the current turn's "
+            "first call comes back without it (ai.google.dev/gemini-api/docs/thought-signatures; "
+            "dirge-code/dirge #833: the stored tool call had no field for it, replayed with "
+            "signature None; octos-org/octos PR #1897: persisted or transferred histories). A "
+            "signature another model gave (a Claude thinking block) means nothing to Gemini: "
+            "'Corrupted thought signature.' (decolua/9router #4136: Claude's signatures put on "
+            "Gemini functionCall parts after a model switch; router-for-me/CLIProxyAPI PR #994). "
+            "No signature, or Google's documented stand-in, on a turn Gemini did not sign is "
+            "not judged. Confirmed 2026-11-28.",
+        steps=(Step(request=request(*_signed_history()), reply=Turn(text="Done.")),),
+        checks=(carried_signature_sent, results_paired),
     ),
     case(
         id="stream.gemini_signature_echoed",
