@@ -47,6 +47,7 @@ __all__ = [
     "NameAsId",
     "NoIdMadeUp",
     "OneTurnPerResult",
+    "PairsByPositionOnly",
     "PairsByIdOnly",
     "RequiresThoughtSignature",
     "ResultsLeftOut",
@@ -152,6 +153,18 @@ class CarriesAnySignedBlock(GeminiAdapter):
         signed = tuple(Reasoning(type="thinking", signature=r.signature)
                        for r in message.reasoning if r.signature)
         return super().encode_assistant(message.model_copy(update={"reasoning": signed}))
+
+
+@fails("wire.gemini_results_out_of_order", "wire.gemini.results_paired")
+class PairsByPositionOnly(GeminiAdapter):
+    """A result is paired with the call at its position, ids ignored: results stored out of
+    call order get each other's names (router-for-me/CLIProxyAPI #5199: permuted results paired
+    by position, 'functionResponse.id does not match functionCall.id')."""
+
+    def encode_results(self, results: list[ToolMessage],
+                       calls: Sequence[ToolCall]) -> list[dict[str, Any]]:
+        return super().encode_results(results, [c.model_copy(update={"id": None})
+                                                for c in calls])
 
 
 class _NoSignatureAccumulator(StreamAccumulator):

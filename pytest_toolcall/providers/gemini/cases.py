@@ -91,6 +91,30 @@ def results_paired(run: CaseRun) -> None:
                          "call's name (litellm #11262: id-less calls could not be paired)")
 
 
+@check("wire.gemini.results_paired")
+def results_answer_their_calls(run: CaseRun) -> None:
+    """Each functionResponse that carries an id names the call of that id, and each call of
+    the turn is answered once: results given out of call order keep their own calls (in the
+    order given or in call order, both pair)."""
+    for record in run.steps:
+        call_turns = _wire_parts(run, record.index, "model", "functionCall")
+        result_turns = _wire_parts(run, record.index, "user", "functionResponse")
+        for n, calls_ in enumerate(call_turns):
+            results = [p["functionResponse"] for p in
+                       (result_turns[n] if n < len(result_turns) else [])]
+            want = sorted((p["functionCall"].get("id") or "", p["functionCall"].get("name"))
+                          for p in calls_)
+            got = sorted((r.get("id") or "", r.get("name")) for r in results)
+            if want != got:
+                raise ConformanceFailure(
+                    "wire.gemini.results_paired", f"step {record.index + 1}: the function "
+                    "responses do not each answer the call their id names",
+                    expected=want, got=got,
+                    hint="pair a result with its call by id (by position only when nothing has "
+                         "an id) and send that call's name (router-for-me/CLIProxyAPI #5199: "
+                         "results given out of order paired by position)")
+
+
 @check("wire.gemini.ids_echoed")
 def ids_echoed(run: CaseRun) -> None:
     """Ids Gemini sent come back on the functionCall parts and on the matching responses."""
@@ -249,6 +273,16 @@ def _signed_history() -> tuple[Any, ...]:
             ToolMessage(tool_call_id=clock.id, content="21:04"))
 
 
+def _results_out_of_order() -> tuple[Any, ...]:
+    """Two calls of different tools, their results stored in the order the tools finished
+    (the second call's first), without names."""
+    weather, clock = (ToolCall.from_raw(id=c.id, name=c.name, arguments=c.arguments)
+                      for c in (PARIS_TOKYO_TIME[0], PARIS_TOKYO_TIME[2]))
+    return (ASK, AssistantMessage(tool_calls=(weather, clock)),
+            ToolMessage(tool_call_id=clock.id, content="21:04"),
+            ToolMessage(tool_call_id=weather.id, content="18°C, cloudy"))
+
+
 def _no_id_history() -> tuple[Any, ...]:
     """The history after an id-less turn, as an application that kept no ids stores it."""
     parsed = [ToolCall.from_raw(id=None, name=c.name, arguments=c.arguments) for c in _NO_IDS]
@@ -309,6 +343,21 @@ CASES: list[Case] = [
             "functionResponse needs the call's name even when nothing has an id.",
         steps=(Step(request=request(*_no_id_history()), reply=Turn(text="Done.")),),
         checks=(results_paired,),
+    ),
+    case(
+        id="wire.gemini_results_out_of_order",
+        dialects=GEMINI,
+        title="Results stored out of call order go back each with its own call's id and name",
+        why="Parallel tools finish in any order and a history may keep their results in that "
+            "order; a functionResponse names the call it answers: 'id: The id of the function call "
+            "this response is for', 'name: ... Matches FunctionDeclaration.name and "
+            "FunctionCall.name' (google-genai 3.6.1, types.py FunctionResponse; confirmed "
+            "2026-11-28). An adapter that pairs results with calls by position gives "
+            "each the other call's name (router-for-me/CLIProxyAPI #5199: permuted results "
+            "paired by position, rejected with 'functionResponse.id does not match "
+            "functionCall.id'). Sent in the order given or in call order, both pair.",
+        steps=(Step(request=request(*_results_out_of_order()), reply=Turn(text="Done.")),),
+        checks=(results_answer_their_calls,),
     ),
     case(
         id="wire.gemini_ids_and_signature_echoed",
