@@ -57,6 +57,7 @@ __all__ = [
     "SplitsEventsOnLfLf",
     "StopIsStop",
     "StreamForgetsSignature",
+    "SuccessBodyReadAsObject",
     "UnknownFinishIsStop",
 ]
 
@@ -165,6 +166,17 @@ class PairsByPositionOnly(GeminiAdapter):
                        calls: Sequence[ToolCall]) -> list[dict[str, Any]]:
         return super().encode_results(results, [c.model_copy(update={"id": None})
                                                 for c in calls])
+
+
+@fails("wire.gemini_success_not_object", "error.typed")
+class SuccessBodyReadAsObject(GeminiAdapter):
+    """A 200 body is read as an object whatever it is: a JSON array crashes with an
+    AttributeError (coreply/coreply #18: "Expected start of the object '{', but had '['")."""
+
+    def parse_response(self, data: Any) -> ChatResponse:
+        if not data.get("candidates"):
+            raise ProviderError(f"malformed response: {data!r:.200}")
+        return super().parse_response(data)
 
 
 class _NoSignatureAccumulator(StreamAccumulator):

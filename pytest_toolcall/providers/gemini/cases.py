@@ -7,8 +7,8 @@ from __future__ import annotations
 import base64
 from typing import Any
 
-from pytest_toolcall.cases import Case, Step, StreamPlan, Turn, check
-from pytest_toolcall.run.checks import matches_script, wire_request
+from pytest_toolcall.cases import Case, ErrorReply, Step, StreamPlan, Turn, check
+from pytest_toolcall.run.checks import error_surfaced, matches_script, wire_request
 from pytest_toolcall.providers.gemini.dialect import Gemini, _camel, thought_signature
 from pytest_toolcall.core.errors import ConformanceFailure
 from pytest_toolcall.core.model import (AssistantMessage, Reasoning, ToolCall, ToolMessage, Usage,
@@ -309,6 +309,12 @@ _TWO_PARTS = Turn(text="Paris: 21°C and sunny.\nTokyo: 17°C, light rain.",
                   stream=StreamPlan(quirks={"text_in_parts"}))
 
 
+#: a 200 whose body is a JSON array of one answer: the shape streamGenerateContent answers in
+#: when it is asked without alt=sse, never generateContent's
+_ARRAY_BODY = ('[{"candidates": [{"content": {"role": "model", "parts": [{"text": "Paris: '
+               '21°C, sunny."}]}, "finishReason": "STOP"}]}]')
+
+
 def _both(reply: Turn) -> tuple[Step, ...]:
     """``reply`` answered complete, then streamed."""
     return (Step(request=request(), reply=reply), Step(request=request(), reply=reply,
@@ -458,6 +464,22 @@ CASES: list[Case] = [
             "(an adapter that groups results once per conversation loses the second).",
         steps=(Step(request=request(*_two_rounds()), reply=Turn(text="Done.")),),
         checks=(results_paired, failed_result_marked),
+    ),
+    case(
+        id="wire.gemini_success_not_object",
+        dialects=GEMINI,
+        title="A 200 whose body is not a JSON object raises a typed error, not a crash",
+        why="generateContent answers one GenerateContentResponse object; a JSON array is what "
+            "streamGenerateContent sends when it is called without alt=sse (symfony/ai PR "
+            "#1988, nyo16/nous PR #26: 'returns a JSON array by default, not SSE'; confirmed "
+            "2026-11-28), and a gateway or a misrouted request hands it to a generateContent "
+            "reader (coreply/coreply #18: \"Expected start of the object '{', but had '['\" "
+            "from the Gemini API). An adapter that reads the body as an object crashes with an "
+            "AttributeError instead of saying what came back (wire.malformed_success sends an "
+            "object without candidates).",
+        steps=one_step(Turn(error=ErrorReply(status=200, raw_body=_ARRAY_BODY)),
+                       expect="error"),
+        checks=(error_surfaced(),),
     ),
     case(
         id="wire.gemini_one_response_turn",
