@@ -37,6 +37,17 @@ def _wire_parts(run: CaseRun, step: int, role: str, kind: str) -> list[list[dict
     return out
 
 
+def _answered_turns(run: CaseRun, step: int) -> list[tuple[list[Any], list[Any]]]:
+    """Each model turn of a step's request that has calls, with the turn of responses that
+    follows it (the n-th call turn with the n-th response turn, or none): the functionCall and
+    functionResponse objects."""
+    call_turns = _wire_parts(run, step, "model", "functionCall")
+    result_turns = _wire_parts(run, step, "user", "functionResponse")
+    return [([p["functionCall"] for p in calls_],
+             [p["functionResponse"] for p in (result_turns[n] if n < len(result_turns) else [])])
+            for n, calls_ in enumerate(call_turns)]
+
+
 def _camel_part(part: Any) -> dict[str, Any]:
     """A part with its field names (and its call's or result's) in camelCase: Gemini's proto
     JSON parser takes the snake_case spelling too (``function_call``, ``thought_signature``),
@@ -77,12 +88,9 @@ def results_paired(run: CaseRun) -> None:
     none.) Every step is read, the first too: its request may carry a history (the id-less
     history of wire.gemini_id_less_results_paired is all in its one step)."""
     for record in run.steps:
-        call_turns = _wire_parts(run, record.index, "model", "functionCall")
-        result_turns = _wire_parts(run, record.index, "user", "functionResponse")
-        for n, calls_ in enumerate(call_turns):
-            results = result_turns[n] if n < len(result_turns) else []
-            want = [p["functionCall"].get("name") for p in calls_]
-            got = [p["functionResponse"].get("name") for p in results]
+        for calls_, results in _answered_turns(run, record.index):
+            want = [c.get("name") for c in calls_]
+            got = [r.get("name") for r in results]
             if want != got:
                 raise ConformanceFailure(
                     "wire.gemini.results_paired", f"step {record.index + 1}: the function "
@@ -97,13 +105,8 @@ def results_answer_their_calls(run: CaseRun) -> None:
     the turn is answered once: results given out of call order keep their own calls (in the
     order given or in call order, both pair)."""
     for record in run.steps:
-        call_turns = _wire_parts(run, record.index, "model", "functionCall")
-        result_turns = _wire_parts(run, record.index, "user", "functionResponse")
-        for n, calls_ in enumerate(call_turns):
-            results = [p["functionResponse"] for p in
-                       (result_turns[n] if n < len(result_turns) else [])]
-            want = sorted((p["functionCall"].get("id") or "", p["functionCall"].get("name"))
-                          for p in calls_)
+        for calls_, results in _answered_turns(run, record.index):
+            want = sorted((c.get("id") or "", c.get("name")) for c in calls_)
             got = sorted((r.get("id") or "", r.get("name")) for r in results)
             if want != got:
                 raise ConformanceFailure(
@@ -315,6 +318,12 @@ _ARRAY_BODY = ('[{"candidates": [{"content": {"role": "model", "parts": [{"text"
                '21°C, sunny."}]}, "finishReason": "STOP"}]}]')
 
 
+def _stored(history: tuple[Any, ...]) -> tuple[Step, ...]:
+    """One step whose request is a stored ``history`` (the adapter read none of it), answered
+    with text."""
+    return (Step(request=request(*history), reply=Turn(text="Done.")),)
+
+
 def _both(reply: Turn) -> tuple[Step, ...]:
     """``reply`` answered complete, then streamed."""
     return (Step(request=request(), reply=reply), Step(request=request(), reply=reply,
@@ -347,7 +356,7 @@ CASES: list[Case] = [
         title="Results of id-less calls go back paired with their calls, by position",
         why="litellm #11262: calls without ids could not be paired with their results; a "
             "functionResponse needs the call's name even when nothing has an id.",
-        steps=(Step(request=request(*_no_id_history()), reply=Turn(text="Done.")),),
+        steps=_stored(_no_id_history()),
         checks=(results_paired,),
     ),
     case(
@@ -362,7 +371,7 @@ CASES: list[Case] = [
             "each the other call's name (router-for-me/CLIProxyAPI #5199: permuted results "
             "paired by position, rejected with 'functionResponse.id does not match "
             "functionCall.id'). Sent in the order given or in call order, both pair.",
-        steps=(Step(request=request(*_results_out_of_order()), reply=Turn(text="Done.")),),
+        steps=_stored(_results_out_of_order()),
         checks=(results_answer_their_calls,),
     ),
     case(
@@ -389,7 +398,7 @@ CASES: list[Case] = [
             "Gemini functionCall parts after a model switch; router-for-me/CLIProxyAPI PR #994). "
             "No signature, or Google's documented stand-in, on a turn Gemini did not sign is "
             "not judged. Confirmed 2026-11-28.",
-        steps=(Step(request=request(*_signed_history()), reply=Turn(text="Done.")),),
+        steps=_stored(_signed_history()),
         checks=(carried_signature_sent, results_paired),
     ),
     case(
@@ -462,7 +471,7 @@ CASES: list[Case] = [
             "under output and litellm's OpenAI-shaped messages have no failure flag, so it is "
             "hardening. The history has two rounds of calls, each with its turn of results "
             "(an adapter that groups results once per conversation loses the second).",
-        steps=(Step(request=request(*_two_rounds()), reply=Turn(text="Done.")),),
+        steps=_stored(_two_rounds()),
         checks=(results_paired, failed_result_marked),
     ),
     case(
