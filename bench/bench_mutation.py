@@ -122,7 +122,6 @@ ANTHROPIC_VERDICTS: dict[str, dict[int, tuple[str, str]]] = {
     "AnthropicAdapter.parse_call": _same(_E, _DEFAULTS, 11, 13, 16),
     "AnthropicAdapter.parse_response": {
         4: (_O, "wording of the malformed-response error"),
-        7: (_G, "two text blocks joined with XXXX: no case answers with two"),
         **_same(_E, _DEFAULTS, 9, 11, 14),
         **_same(_O, "ChatResponse.model left out: optional", 46, 52, 63, 64, 65)},
     "AnthropicAdapter.parse_usage": _same(_E, "usage always has both counts, non-zero at the end",
