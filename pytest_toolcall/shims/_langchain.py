@@ -129,6 +129,10 @@ class LangChainShimAdapter:
         self.model = model
         #: call id -> the thoughtSignature langchain-google-genai read with it, replayed with it
         self.signatures: dict[str, Any] = {}
+        #: ``gemini`` for langchain-google-genai's model (the wire a text-less signed reasoning
+        #: entry is Gemini's on: ``shims._base.reasoning_origin``)
+        self.wire = "gemini" if type(model).__module__.startswith("langchain_google_genai") \
+            else None
 
     # -- errors --------------------------------------------------------------------------------
     def provider_error(self, exc: Exception) -> ProviderError | None:
@@ -208,7 +212,7 @@ class LangChainShimAdapter:
             elif isinstance(message, AssistantMessage):
                 ids = [c.id or str(uuid.uuid4()) for c in message.tool_calls]
                 answered = 0
-                out.append(_assistant(lc, message, ids, self.signatures))
+                out.append(_assistant(lc, message, ids, self.signatures, self.wire))
             elif isinstance(message, ToolMessage):
                 kwargs: dict[str, Any] = {"status": "error"} if message.is_error else {}
                 if message.name is not None:
@@ -276,8 +280,9 @@ def _tool(tool: Any) -> dict[str, Any]:
 
 
 def _assistant(lc: Any, message: AssistantMessage, ids: list[str],
-               signatures: dict[str, Any]) -> Any:
-    """``ids``: each call's id (its own, or the one made up for an id-less call)."""
+               signatures: dict[str, Any], wire: str | None) -> Any:
+    """``ids``: each call's id (its own, or the one made up for an id-less call); ``wire``:
+    the dialect the model speaks, where the shim knows it (``gemini``)."""
     pairs = list(zip(message.tool_calls, ids))
     calls = [{"type": "tool_call", "name": c.name, "args": c.arguments, "id": i}
              for c, i in pairs if c.arguments is not None]
@@ -285,13 +290,13 @@ def _assistant(lc: Any, message: AssistantMessage, ids: list[str],
                 "id": i, "error": c.parse_error}
                for c, i in pairs if c.arguments is None]
     kept = {i: signatures[i] for _c, i in pairs if i in signatures}
-    carried = gemini_signature(message)
+    carried = gemini_signature(message, wire)
     if carried and ids and ids[0] not in kept:  # a stored Gemini turn: its first call's
         kept[ids[0]] = carried
     extra = {_SIGNATURES: kept} if kept else {}
     content: Any = message.content or ""
     blocks: list[dict[str, Any]] = [thinking_block(r) for r in message.reasoning
-                                    if reasoning_origin(r) != "gemini"]
+                                    if reasoning_origin(r, wire) != "gemini"]
     if blocks:  # as the model's own AIMessage carries them: blocks, text after
         if message.content:
             blocks.append({"type": "text", "text": message.content})
@@ -299,7 +304,7 @@ def _assistant(lc: Any, message: AssistantMessage, ids: list[str],
     # whose message it is, as each integration stamps its own (response_metadata
     # "model_provider": langchain-anthropic 1.x "anthropic", langchain-google-genai
     # "google_genai"): an integration drops or keeps another provider's signed blocks by it
-    origins = {reasoning_origin(r) or "" for r in message.reasoning} - {""}
+    origins = {reasoning_origin(r, wire) or "" for r in message.reasoning} - {""}
     provider = _MODEL_PROVIDERS.get(origins.pop()) if len(origins) == 1 else None
     metadata = {"model_provider": provider} if provider else {}
     return lc.AIMessage(content=content, tool_calls=calls, invalid_tool_calls=invalid,

@@ -182,11 +182,12 @@ class LiteLLMShimAdapter:
         body.pop("stream", None)  # said by each call
         for message, encoded in zip(request.messages, body["messages"]):
             if isinstance(message, AssistantMessage) and message.reasoning:
+                wire = ROUTES[self.route]
                 blocks = [thinking_block(r) for r in message.reasoning
-                          if reasoning_origin(r) != "gemini"]
+                          if reasoning_origin(r, wire) != "gemini"]
                 if blocks:
                     encoded["thinking_blocks"] = blocks
-                signature = gemini_signature(message)
+                signature = gemini_signature(message, wire)
                 if signature and encoded.get("tool_calls"):
                     # where litellm keeps a Gemini call's signature and reads it back
                     encoded["tool_calls"][0]["provider_specific_fields"] = {

@@ -44,7 +44,8 @@ from pytest_toolcall.core.model import (
     Usage,
     UserMessage,
 )
-from pytest_toolcall.shims._base import Shim, final_events, gemini_signature, reasoning_origin
+from pytest_toolcall.shims._base import (GEMINI_WIRES, Shim, final_events, gemini_signature,
+                                         reasoning_origin)
 
 #: pydantic-ai's FinishReason (OpenTelemetry values, pydantic_ai/messages.py) -> canonical
 _FINISH = {"stop": "stop", "length": "length", "content_filter": "content_filter",
@@ -68,7 +69,7 @@ _REDACTED = "redacted_thinking"
 
 
 #: the dialects of GoogleModel (the Gemini API, Google Cloud)
-_GOOGLE = ("gemini", "vertex")
+_GOOGLE = GEMINI_WIRES
 
 #: the origin of a signed reasoning entry (``shims._base.reasoning_origin``) -> the
 #: ``provider_name`` pydantic-ai's model for that wire stamps on the parts it reads (its
@@ -199,10 +200,10 @@ class PydanticAIModelAdapter:
                 parts: list[Any] = []
                 # a Gemini turn's signature goes on its first call, where GoogleModel keeps the
                 # one it read (ToolCallPart.provider_details["thought_signature"])
-                carried = (gemini_signature(message) if self.dialect in _GOOGLE
-                           and message.tool_calls else None)
+                carried = gemini_signature(message, self.dialect) if message.tool_calls \
+                    else None
                 for reasoning in message.reasoning:
-                    origin = reasoning_origin(reasoning)
+                    origin = reasoning_origin(reasoning, self.dialect)
                     if carried and origin == "gemini":
                         continue
                     parts.append(ThinkingPart(
