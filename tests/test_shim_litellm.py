@@ -268,8 +268,14 @@ def test_the_shim_passes_num_retries_0_and_the_factory_kwargs() -> None:
 ])
 def test_a_text_less_signed_entry_goes_where_the_route_reads_it(
         model: str, fields: Any, blocks: Any) -> None:
-    from pytest_toolcall.core.model import (AssistantMessage, ChatRequest, Reasoning, ToolCall,
-                                            ToolMessage, UserMessage)
+    from pytest_toolcall.core.model import (
+        AssistantMessage,
+        ChatRequest,
+        Reasoning,
+        ToolCall,
+        ToolMessage,
+        UserMessage,
+    )
     from pytest_toolcall.shims._litellm import LiteLLMShimAdapter
 
     call = ToolCall.from_raw(id="call_1", name="get_time", arguments={})
