@@ -266,7 +266,6 @@ RESPONSES_VERDICTS: dict[str, dict[int, tuple[str, str]]] = {
         **_same(_O, "code or body of a failed response's error", 17, 18, 20, 21, 24, 26,
                 *range(29, 34)),
         **_same(_E, "an output entry or a part that changes nothing", 40, 58, 60, 63, 68),
-        **_same(_G, "text in two parts or two message items: no case", 55, 97),
         **_same(_O, "ChatResponse.model left out: optional", 87, 93, 108, 109, 110)},
     "OpenAIResponsesAdapter.remember_item_id": {1: (_E, "the later lookup finds no id anyway")},
     "ResponsesStreamAccumulator.__init__": {4: (_E, "done=None is falsy")},
