@@ -122,7 +122,6 @@ ANTHROPIC_VERDICTS: dict[str, dict[int, tuple[str, str]]] = {
     "AnthropicAdapter.parse_call": _same(_E, _DEFAULTS, 11, 13, 16),
     "AnthropicAdapter.parse_response": {
         4: (_O, "wording of the malformed-response error"),
-        7: (_G, "two text blocks joined with XXXX: no case answers with two"),
         **_same(_E, _DEFAULTS, 9, 11, 14),
         **_same(_O, "ChatResponse.model left out: optional", 46, 52, 63, 64, 65)},
     "AnthropicAdapter.parse_usage": _same(_E, "usage always has both counts, non-zero at the end",
@@ -162,8 +161,6 @@ GEMINI_VERDICTS: dict[str, dict[int, tuple[str, str]]] = {
     "GeminiAdapter.encode_assistant": {
         3: (_G, "an empty text part before the calls; the fake accepts it"),
         **_same(_G, "an empty model turn: no case replays one", 39, 40, 41),
-        **_same(_G, "the carried signature: no chat case replays a signed stored history",
-                8, 12, 13, 14, 15, 16, 17, 23, 25, 26, 27, 28, 29),
         **_same(_E, "the remembered and the carried signature are the same one", 20, 21, 22,
                 24)},
     "GeminiAdapter.encode_call": _same(_E, "getattr defaults; an id-less call", 19, 22, 26),
@@ -171,14 +168,13 @@ GEMINI_VERDICTS: dict[str, dict[int, tuple[str, str]]] = {
         2: (_E, "orphan results before any model turn: no chat case"),
         31: (_E, "the TypeError for a non-canonical message is unreachable")},
     "GeminiAdapter.encode_results": {
-        **_same(_G, "pairing by id dropped: no case sends results out of order", 6, 7, 8),
+        8: (_E, "the lookup key of a result without an id: no call has the id 'XXXX' or ''"),
         **_same(_E, "orphan results: no chat case", 10, 11, 15, 16, 32),
         **_same(_O, "the wrapper key of a good result is free", 22, 23),
         **_same(_G, "a stored result that lost its call's id: no case", 30, 31)},
     "GeminiAdapter.new_id": {2: (_E, "17 hex digits: still unique")},
     "GeminiAdapter.parse_call": _same(_E, _DEFAULTS, 25, 27, 30),
     "GeminiAdapter.parse_response": {
-        7: (_G, "a 200 whose body is not an object crashes; no case sends one"),
         28: (_O, "wording of the malformed-response error"),
         **_same(_O, "ChatResponse.model left out: optional", 59, 64, 80, 81, 82, 83)},
     "StreamAccumulator.__init__": {6: (_E, "every Gemini stream carries usage")},
@@ -270,7 +266,6 @@ RESPONSES_VERDICTS: dict[str, dict[int, tuple[str, str]]] = {
         **_same(_O, "code or body of a failed response's error", 17, 18, 20, 21, 24, 26,
                 *range(29, 34)),
         **_same(_E, "an output entry or a part that changes nothing", 40, 58, 60, 63, 68),
-        **_same(_G, "text in two parts or two message items: no case", 55, 97),
         **_same(_O, "ChatResponse.model left out: optional", 87, 93, 108, 109, 110)},
     "OpenAIResponsesAdapter.remember_item_id": {1: (_E, "the later lookup finds no id anyway")},
     "ResponsesStreamAccumulator.__init__": {4: (_E, "done=None is falsy")},

@@ -283,6 +283,14 @@ PINNED: dict[str, dict[str, tuple[str, str]]] = {
             "found for the usage (the empty answer itself, in a LangGraph agent: "
             "https://github.com/langchain-ai/langchain-google/issues/936). The finish passes: "
             "the block is kept in response_metadata['prompt_feedback'], which the shim reads"),
+        "wire.gemini_success_not_object": (
+            "error.surfaced",
+            "google-genai reads a 200 JSON array as an empty GenerateContentResponse (as for "
+            "shims.google_genai), and langchain-google-genai logs 'Gemini produced an empty "
+            "response. Continuing with empty message' and returns an empty AIMessage as a "
+            "success. The same behaviour as for wire.malformed_success: "
+            "https://github.com/langchain-ai/langchain-google/pull/188 (treat no candidates as "
+            "empty message)"),
     },
 }
 

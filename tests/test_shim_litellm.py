@@ -255,3 +255,36 @@ def test_the_shim_passes_num_retries_0_and_the_factory_kwargs() -> None:
     assert sent["num_retries"] == 0 and sent["model"] == "openai/gpt-4o-mini"
     assert sent["stream_options"] == {"include_usage": True} and "stream" not in sent
     assert sent["messages"] == [{"role": "user", "content": "hi"}]
+
+
+@pytest.mark.parametrize(("model", "fields", "blocks"), [
+    # on the gemini/ route a signed entry without text is Gemini's signature: litellm reads it
+    # from the first tool call's provider_specific_fields (get_thought_signature_from_tool)
+    ("gemini/gemini-3-flash-preview", {"thought_signature": "c2ln"}, None),
+    # on the anthropic/ route it is Claude's thinking block with its text omitted
+    # (thinking.display "omitted"): it goes back as a thinking block
+    ("anthropic/claude-sonnet-4-5", None,
+     [{"type": "thinking", "thinking": "", "signature": "c2ln"}]),
+])
+def test_a_text_less_signed_entry_goes_where_the_route_reads_it(
+        model: str, fields: Any, blocks: Any) -> None:
+    from pytest_toolcall.core.model import (
+        AssistantMessage,
+        ChatRequest,
+        Reasoning,
+        ToolCall,
+        ToolMessage,
+        UserMessage,
+    )
+    from pytest_toolcall.shims._litellm import LiteLLMShimAdapter
+
+    call = ToolCall.from_raw(id="call_1", name="get_time", arguments={})
+    request = ChatRequest(messages=(
+        UserMessage(content="What time is it?"),
+        AssistantMessage(tool_calls=(call,),
+                         reasoning=(Reasoning(type="thinking", signature="c2ln"),)),
+        ToolMessage(tool_call_id="call_1", content="21:04")))
+    sent = LiteLLMShimAdapter(None, {"model": model}).kwargs(request, stream=False)
+    assistant = sent["messages"][1]
+    assert assistant["tool_calls"][0].get("provider_specific_fields") == fields
+    assert assistant.get("thinking_blocks") == blocks

@@ -195,6 +195,12 @@ PINNED: dict[str, dict[str, tuple[str, str]]] = {
             "(google-genai accepts any JSON object as a GenerateContentResponse, see the "
             "google-genai pin in tests/test_shims.py); related: "
             "https://github.com/pydantic/pydantic-ai/issues/4102"),
+        "wire.gemini_success_not_object": (
+            "error.surfaced",
+            "google-genai reads a 200 JSON array as an empty GenerateContentResponse (as for "
+            "shims.google_genai), and GoogleModel turns it into an empty ModelResponse "
+            "(models/google.py _process_response: no candidate, no parts) and raises nothing. The "
+            "same behaviour as for wire.malformed_success; no pydantic-ai issue found"),
         "wire.gemini_calls_without_signature": (
             "wire.history.tool_calls",
             "a call Gemini sent without an id gets a pyd_ai_ id from pydantic-ai, and "

@@ -140,6 +140,14 @@ PINNED: dict[str, dict[str, tuple[str, str]]] = {
             "error.surfaced",
             "generate_content_stream ends quietly when the stream stops before a finishReason; "
             "the partial answer reads as complete. Real defect; no python-genai issue found"),
+        "wire.gemini_success_not_object": (
+            "error.surfaced",
+            "a 200 body that is a JSON array (one answer inside [...], the shape "
+            "streamGenerateContent sends without alt=sse) reads as an empty "
+            "GenerateContentResponse: the SDK's field reader (_common.get_value_by_path, behind "
+            "models._GenerateContentResponse_from_mldev) finds no field in a list and nothing "
+            "checks the body's type, so it is handed over as an empty answer, not an error. The "
+            "same behaviour as for wire.malformed_success; no python-genai issue found"),
         "wire.malformed_success": (
             "error.surfaced",
             "the SDK accepts any JSON object as a GenerateContentResponse (unknown keys "

@@ -91,8 +91,10 @@ QUIRKS = {
     "prompt_blocked": "gemini: the prompt is blocked: no candidates, promptFeedback.blockReason "
                       "and the prompt's usage (a stream: that one chunk)",
     "text_in_parts": "gemini: the answer's text comes in two text parts of one candidate",
+    "text_in_blocks": "anthropic: the answer's text comes in two text blocks",
     "ping_everywhere": "anthropic: a ping event between every two events (pings come anywhere)",
     "delta_usage_output_only": "anthropic: message_delta usage carries output_tokens only",
+    "text_in_messages": "openai-responses: the answer's text comes in two message items",
     "arguments_done_only": "openai-responses: no function_call_arguments.delta events; the "
                            "arguments arrive whole in function_call_arguments.done",
 }

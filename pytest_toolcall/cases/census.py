@@ -66,6 +66,7 @@ CLASSES: dict[str, ReportClass] = {
         "with their calls",
         ("wire.gemini_calls_without_ids", "wire.gemini_id_less_results_paired",
          "wire.ollama_calls_without_ids", "wire.responses_call_id_not_item_id",
+         "wire.gemini_results_out_of_order",
          "wire.*call_ids*", "stream.responses_call_id_from_item", "stream.*numeric_call_ids",
          "history.call_id_reused", "history.results_without_id", "loop.duplicate_call_id")),
     "arguments_parsing": ReportClass(
@@ -99,12 +100,13 @@ CLASSES: dict[str, ReportClass] = {
          "loop.model_error_not_retried", "loop.overloaded_retried",
          "loop.rate_limit_retries_bounded", "loop.retry_after_capped", "loop.model_deadline",
          "*.provider_error", "stream.mid_stream_error", "wire.malformed_success",
+         "wire.gemini_success_not_object",
          "wire.error_not_json", "stream.*error*", "wire.*error*")),
     "reasoning_replay": ReportClass(
         "Reasoning replay", "thinking blocks and signatures, reasoning items, thought "
         "signatures or reasoning_content dropped, merged or misplaced across tool rounds",
         ("*reasoning*", "*thinking*", "*thought*", "wire.gemini_*signature*",
-         "stream.gemini_signature_echoed")),
+         "stream.gemini_signature_echoed", "wire.gemini_signed_history_replayed")),
     "system_prompt": ReportClass(
         "System prompt", "the system prompt or instructions dropped, repeated or moved across "
         "the turns of a loop",

@@ -148,6 +148,9 @@ ADDED: dict[str, tuple[str, ...]] = {
         stream.ollama_payload_on_done_line errors.ollama_tools_unsupported
         wire.ollama_calls_only_turn_replayed
         wire.gemini_prompt_blocked wire.gemini_text_in_parts wire.gemini_failed_result
+        wire.gemini_signed_history_replayed wire.gemini_results_out_of_order
+        wire.gemini_success_not_object wire.anthropic_text_in_blocks
+        wire.responses_text_in_messages
     """),
 }
 

@@ -130,6 +130,16 @@ class Dialect(Protocol):
     def not_found(self, method: str, path: str) -> Rejection: ...
 
 
+def halves(text: str) -> list[str]:
+    """``text`` in two pieces, cut after the space nearest the middle (the whole when it is
+    shorter than two characters): an answer's text as a provider splits it over two parts or
+    blocks (Gemini's ``text_in_parts``, Anthropic's ``text_in_blocks``)."""
+    if len(text) < 2:
+        return [text] if text else []
+    cut = text.find(" ", len(text) // 2) + 1 or len(text) // 2
+    return [text[:cut], text[cut:]]
+
+
 def _module(name: str) -> str:
     """The module of a built-in provider's dialect."""
     return f"pytest_toolcall.providers.{name.replace('-', '_')}.dialect"

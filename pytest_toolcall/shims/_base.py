@@ -18,7 +18,7 @@ from pytest_toolcall.core.errors import ProviderError, UsageError
 from pytest_toolcall.core.model import ReasoningComplete, StreamDone, TextDelta, ToolCallComplete
 
 if TYPE_CHECKING:
-    from pytest_toolcall.core.model import ChatRequest, ChatResponse, Reasoning
+    from pytest_toolcall.core.model import AssistantMessage, ChatRequest, ChatResponse, Reasoning
 
 #: the openai wire's ``finish_reason`` (Chat Completions, as the openai SDK and litellm hand it
 #: over) -> canonical
@@ -170,6 +170,38 @@ def thinking_block(reasoning: Reasoning) -> dict[str, Any]:
         return {"type": "redacted_thinking", "data": reasoning.signature or ""}
     return {"type": "thinking", "thinking": reasoning.text or "",
             "signature": reasoning.signature or ""}
+
+
+def reasoning_origin(reasoning: Reasoning, wire: str | None) -> str | None:
+    """The wire whose shape a canonical reasoning entry has, for a library that keeps each
+    provider's reasoning apart, on its way to ``wire`` (the dialect the library speaks):
+    ``openai-responses`` (a reasoning item); ``gemini`` (a signature and no text, on its way to
+    Gemini: its thoughtSignature, as the fake and the reference Gemini adapter hold it);
+    ``anthropic`` (a signed thinking block, a redacted block; on the Anthropic wire a block
+    without text too: Anthropic's ``display: "omitted"`` thinking); None for reasoning without
+    a signature (DeepSeek's reasoning_content, a thought summary), which carries nothing a
+    provider checks. The canonical model does not say which provider signed an entry: a
+    text-less signed entry in a history sent to Gemini is taken for Gemini's, as the reference
+    Gemini adapter takes it."""
+    if reasoning.type == "reasoning":
+        return "openai-responses"
+    if not reasoning.signature:
+        return None
+    if reasoning.type == "thinking" and not reasoning.text and wire in GEMINI_WIRES:
+        return "gemini"
+    return "anthropic"
+
+
+#: the dialects that read a Gemini thoughtSignature
+GEMINI_WIRES = ("gemini", "vertex")
+
+
+def gemini_signature(message: AssistantMessage, wire: str | None) -> str | None:
+    """The thoughtSignature a Gemini model turn carries on its way to ``wire``
+    (:func:`reasoning_origin` ``gemini``): it goes on the turn's first call, where Gemini and
+    the libraries keep it."""
+    return next((r.signature for r in message.reasoning
+                 if reasoning_origin(r, wire) == "gemini"), None)
 
 
 # -- loop shims: the factory of the framework's model ---------------------------------------------

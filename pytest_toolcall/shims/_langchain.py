@@ -27,7 +27,13 @@ Gemini (langchain-google-genai): ``finish_reason`` is Gemini's own enum name (``
 ``prompt_feedback`` (a SAFETY finish). A call's ``thoughtSignature`` is kept where the library
 keeps it,
 ``additional_kwargs["__gemini_function_call_thought_signatures__"]`` (call id -> signature),
-and put back there on the AIMessage that replays the call. A call of the canonical history that
+and put back there on the AIMessage that replays the call; the signature a stored Gemini turn
+carries (a signed entry without text) goes there too, for its first call. An assistant turn with
+signed reasoning is stamped as its integration stamps its own (``response_metadata
+["model_provider"]``: ``anthropic`` for Claude's thinking blocks, ``google_genai`` for a Gemini
+signature), which is how langchain-google-genai tells another provider's blocks from its own
+(chat_models.py ``_prepare_ai_message_content``, 4.4.3: a foreign turn's reasoning is dropped). A
+call of the canonical history that
 has no id gets a uuid, as the library gives an id-less Gemini call (``str(uuid.uuid4())``), and
 its result (by id, else by position) the same id: the library pairs results with calls by id.
 
@@ -66,7 +72,9 @@ from pytest_toolcall.shims._base import (
     OPENAI_FINISH,
     Shim,
     final_events,
+    gemini_signature,
     maps_errors,
+    reasoning_origin,
     stainless_error,
     thinking_block,
 )
@@ -79,6 +87,10 @@ _FINISH = {**OPENAI_FINISH, **ANTHROPIC_FINISH}
 #: where langchain-google-genai keeps each call's thoughtSignature (call id -> signature, base64
 #: text), read and written by its chat_models.py (4.4.3: _FUNCTION_CALL_THOUGHT_SIGNATURES_MAP_KEY)
 _SIGNATURES = "__gemini_function_call_thought_signatures__"
+
+#: the origin of a signed reasoning entry (``shims._base.reasoning_origin``) -> the
+#: ``response_metadata["model_provider"]`` its integration stamps on the AIMessage it returns
+_MODEL_PROVIDERS = {"anthropic": "anthropic", "gemini": "google_genai"}
 
 #: with ``ChatRequest.reasoning`` on a model that has ChatAnthropic's ``thinking`` field: the
 #: reference encoder's budget (Anthropic's minimum) and max_tokens above it
@@ -117,6 +129,10 @@ class LangChainShimAdapter:
         self.model = model
         #: call id -> the thoughtSignature langchain-google-genai read with it, replayed with it
         self.signatures: dict[str, Any] = {}
+        #: ``gemini`` for langchain-google-genai's model (the wire a text-less signed reasoning
+        #: entry is Gemini's on: ``shims._base.reasoning_origin``)
+        self.wire = "gemini" if type(model).__module__.startswith("langchain_google_genai") \
+            else None
 
     # -- errors --------------------------------------------------------------------------------
     def provider_error(self, exc: Exception) -> ProviderError | None:
@@ -196,7 +212,7 @@ class LangChainShimAdapter:
             elif isinstance(message, AssistantMessage):
                 ids = [c.id or str(uuid.uuid4()) for c in message.tool_calls]
                 answered = 0
-                out.append(_assistant(lc, message, ids, self.signatures))
+                out.append(_assistant(lc, message, ids, self.signatures, self.wire))
             elif isinstance(message, ToolMessage):
                 kwargs: dict[str, Any] = {"status": "error"} if message.is_error else {}
                 if message.name is not None:
@@ -264,8 +280,9 @@ def _tool(tool: Any) -> dict[str, Any]:
 
 
 def _assistant(lc: Any, message: AssistantMessage, ids: list[str],
-               signatures: dict[str, Any]) -> Any:
-    """``ids``: each call's id (its own, or the one made up for an id-less call)."""
+               signatures: dict[str, Any], wire: str | None) -> Any:
+    """``ids``: each call's id (its own, or the one made up for an id-less call); ``wire``:
+    the dialect the model speaks, where the shim knows it (``gemini``)."""
     pairs = list(zip(message.tool_calls, ids))
     calls = [{"type": "tool_call", "name": c.name, "args": c.arguments, "id": i}
              for c, i in pairs if c.arguments is not None]
@@ -273,15 +290,25 @@ def _assistant(lc: Any, message: AssistantMessage, ids: list[str],
                 "id": i, "error": c.parse_error}
                for c, i in pairs if c.arguments is None]
     kept = {i: signatures[i] for _c, i in pairs if i in signatures}
+    carried = gemini_signature(message, wire)
+    if carried and ids and ids[0] not in kept:  # a stored Gemini turn: its first call's
+        kept[ids[0]] = carried
     extra = {_SIGNATURES: kept} if kept else {}
     content: Any = message.content or ""
-    if message.reasoning:  # as the model's own AIMessage carries them: blocks, text after
-        blocks: list[dict[str, Any]] = [thinking_block(r) for r in message.reasoning]
+    blocks: list[dict[str, Any]] = [thinking_block(r) for r in message.reasoning
+                                    if reasoning_origin(r, wire) != "gemini"]
+    if blocks:  # as the model's own AIMessage carries them: blocks, text after
         if message.content:
             blocks.append({"type": "text", "text": message.content})
         content = blocks
+    # whose message it is, as each integration stamps its own (response_metadata
+    # "model_provider": langchain-anthropic 1.x "anthropic", langchain-google-genai
+    # "google_genai"): an integration drops or keeps another provider's signed blocks by it
+    origins = {reasoning_origin(r, wire) or "" for r in message.reasoning} - {""}
+    provider = _MODEL_PROVIDERS.get(origins.pop()) if len(origins) == 1 else None
+    metadata = {"model_provider": provider} if provider else {}
     return lc.AIMessage(content=content, tool_calls=calls, invalid_tool_calls=invalid,
-                        additional_kwargs=extra)
+                        additional_kwargs=extra, response_metadata=metadata)
 
 
 # -- LangChain -> canonical ------------------------------------------------------------------

@@ -26,9 +26,13 @@ shape has no field for travel the way litellm documents (docs.litellm.ai "reason
 "Thinking / Reasoning Content", confirmed 2026-11-25): ``ChatRequest.reasoning`` becomes
 ``thinking={"type": "enabled", "budget_tokens": 1024}`` (with ``max_tokens`` 2048, as the
 reference Anthropic adapter sends), and an assistant turn's thinking blocks go back as the
-message's ``thinking_blocks``. The answer is read from litellm's own ``ModelResponse``; a stream
-is litellm's ``CustomStreamWrapper``, its chunks rebuilt with ``litellm.stream_chunk_builder``
-(what litellm documents for a streamed response as a whole). Nothing is repaired.
+message's ``thinking_blocks``; a Gemini turn's thoughtSignature (a signed entry without text) goes
+on its first tool call's ``provider_specific_fields["thought_signature"]``, where litellm puts it
+when it reads a Gemini call and reads it back (prompt_templates/factory.py
+``get_thought_signature_from_tool``, 1.110.2). The answer is read from litellm's own
+``ModelResponse``; a stream is litellm's ``CustomStreamWrapper``, its chunks rebuilt with
+``litellm.stream_chunk_builder`` (what litellm documents for a streamed response as a whole).
+Nothing is repaired.
 """
 
 from __future__ import annotations
@@ -57,7 +61,9 @@ from pytest_toolcall.shims._base import (
     _str,
     encoder,
     final_events,
+    gemini_signature,
     maps_errors,
+    reasoning_origin,
     require,
     thinking_block,
 )
@@ -176,7 +182,16 @@ class LiteLLMShimAdapter:
         body.pop("stream", None)  # said by each call
         for message, encoded in zip(request.messages, body["messages"]):
             if isinstance(message, AssistantMessage) and message.reasoning:
-                encoded["thinking_blocks"] = [thinking_block(r) for r in message.reasoning]
+                wire = ROUTES[self.route]
+                blocks = [thinking_block(r) for r in message.reasoning
+                          if reasoning_origin(r, wire) != "gemini"]
+                if blocks:
+                    encoded["thinking_blocks"] = blocks
+                signature = gemini_signature(message, wire)
+                if signature and encoded.get("tool_calls"):
+                    # where litellm keeps a Gemini call's signature and reads it back
+                    encoded["tool_calls"][0]["provider_specific_fields"] = {
+                        "thought_signature": signature}
         if request.reasoning:
             body["thinking"] = {"type": "enabled", "budget_tokens": THINKING_BUDGET}
             body.setdefault("max_tokens", THINKING_BUDGET * 2)

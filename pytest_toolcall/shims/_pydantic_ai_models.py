@@ -44,7 +44,8 @@ from pytest_toolcall.core.model import (
     Usage,
     UserMessage,
 )
-from pytest_toolcall.shims._base import Shim, final_events
+from pytest_toolcall.shims._base import (GEMINI_WIRES, Shim, final_events, gemini_signature,
+                                         reasoning_origin)
 
 #: pydantic-ai's FinishReason (OpenTelemetry values, pydantic_ai/messages.py) -> canonical
 _FINISH = {"stop": "stop", "length": "length", "content_filter": "content_filter",
@@ -65,6 +66,15 @@ _CUT_OFF = frozenset({"incomplete", "interrupted"})
 #: Anthropic's redacted thinking, as pydantic-ai records it (a ThinkingPart with this id and the
 #: block's ``data`` as its signature: pydantic_ai/models/anthropic/__init__.py)
 _REDACTED = "redacted_thinking"
+
+
+#: the dialects of GoogleModel (the Gemini API, Google Cloud)
+_GOOGLE = GEMINI_WIRES
+
+#: the origin of a signed reasoning entry (``shims._base.reasoning_origin``) -> the
+#: ``provider_name`` pydantic-ai's model for that wire stamps on the parts it reads (its
+#: providers' ``name``: anthropic, google, openai; pydantic-ai 2.68.0)
+_PROVIDER_NAMES = {"anthropic": "anthropic", "gemini": "google", "openai-responses": "openai"}
 
 
 class PydanticAIModelShim(Shim):
@@ -188,29 +198,51 @@ class PydanticAIModelAdapter:
             elif isinstance(message, AssistantMessage):
                 flush()
                 parts: list[Any] = []
+                # a Gemini turn's signature goes on its first call, where GoogleModel keeps the
+                # one it read (ToolCallPart.provider_details["thought_signature"])
+                carried = gemini_signature(message, self.dialect) if message.tool_calls \
+                    else None
                 for reasoning in message.reasoning:
+                    origin = reasoning_origin(reasoning, self.dialect)
+                    if carried and origin == "gemini":
+                        continue
                     parts.append(ThinkingPart(
                         content=reasoning.text or "",
                         id=_REDACTED if reasoning.type == "redacted_thinking" else reasoning.id,
-                        signature=reasoning.signature, provider_name=system))
+                        signature=reasoning.signature, provider_name=self.provider_of(origin)))
                 if message.content:
                     parts.append(TextPart(content=message.content))
-                for call in message.tool_calls:
+                for k, call in enumerate(message.tool_calls):
                     # the arguments as pydantic-ai held them when it read the call (the text the
                     # provider sent, or its object); the parsed object for a history written by
                     # hand
                     args = call.raw_arguments if call.raw_arguments is not None else call.arguments
+                    kept = self.calls.get(call.id, {}) if call.id else {}
+                    if k == 0 and carried and "provider_details" not in kept:
+                        kept = {**kept, "provider_name": system,
+                                "provider_details": {"thought_signature": carried}}
                     if call.id:
                         part = ToolCallPart(tool_name=call.name, args=args, tool_call_id=call.id,
-                                            **self.calls.get(call.id, {}))
+                                            **kept)
                     else:  # no id: pydantic-ai makes one up, as when it reads such a call
-                        part = ToolCallPart(tool_name=call.name, args=args)
+                        part = ToolCallPart(tool_name=call.name, args=args, **kept)
                         unnamed.append(part.tool_call_id)
                     names[part.tool_call_id] = call.name
                     parts.append(part)
                 out.append(ModelResponse(parts=parts, provider_name=system))
         flush()
         return out
+
+    def provider_of(self, origin: str | None) -> str:
+        """The ``provider_name`` of a ThinkingPart whose reasoning has the shape of ``origin``
+        (``shims._base.reasoning_origin``): the model's own ``system`` for reasoning of its
+        own wire (or unsigned), else the name pydantic-ai's model for that wire stamps on what
+        it reads; pydantic-ai sends a signature back only to the provider that gave it
+        (``Model.accepts_stateless_artifacts``)."""
+        own = "gemini" if self.dialect in _GOOGLE else self.dialect
+        if origin is None or origin == own:
+            return str(self.model.system)
+        return _PROVIDER_NAMES[origin]
 
     def parameters(self, request: ChatRequest) -> Any:
         from pydantic_ai.models import ModelRequestParameters

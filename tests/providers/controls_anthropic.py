@@ -36,6 +36,7 @@ from pytest_toolcall.providers.anthropic.reference import (
 
 __all__ = [
     "BlockIndexAsCallIndex",
+    "FirstTextBlockOnly",
     "MergesConsecutiveThinking",
     "DropsRedactedThinking",
     "DropsThinking",
@@ -593,6 +594,18 @@ class OverloadedEventFinal(AnthropicAdapter):
 
         acc.feed = final  # type: ignore[method-assign]
         return acc
+
+
+@fails("wire.anthropic_text_in_blocks", "response.text")
+class FirstTextBlockOnly(AnthropicAdapter):
+    """Only the first text block of an answer is read: the rest of the answer is lost
+    (odysseus-dev/odysseus PR #1255: 'Anthropic responses with multiple text blocks lose all
+    but the first')."""
+
+    def parse_response(self, data: Any) -> ChatResponse:
+        response = super().parse_response(data)
+        texts = [b["text"] for b in data["content"] if b.get("type") == "text"]
+        return response.model_copy(update={"text": texts[0] if texts else None})
 
 
 # -- what tests/providers/test_controls.py runs ---------------------------------------------------

@@ -16,6 +16,7 @@ from pytest_toolcall.core.model import (
     AssistantMessage,
     ChatRequest,
     ChatResponse,
+    Reasoning,
     SystemMessage,
     ToolCall,
     ToolCallComplete,
@@ -28,6 +29,7 @@ __all__ = [
     "BlockedPromptAsStop",
     "BlockedPromptCrashes",
     "BlockedStreamIsCut",
+    "CarriesAnySignedBlock",
     "FailedResultAsOutput",
     "FirstRoundResultsOnly",
     "LastTextPartWins",
@@ -39,11 +41,13 @@ __all__ = [
     "ThoughtsAsAnswerText",
     "DropsThoughtSignature",
     "FinishChunkEndsStream",
+    "IgnoresCarriedSignature",
     "FirstFunctionCallPartOnly",
     "LastChunkCallsWin",
     "NameAsId",
     "NoIdMadeUp",
     "OneTurnPerResult",
+    "PairsByPositionOnly",
     "PairsByIdOnly",
     "RequiresThoughtSignature",
     "ResultsLeftOut",
@@ -53,6 +57,7 @@ __all__ = [
     "SplitsEventsOnLfLf",
     "StopIsStop",
     "StreamForgetsSignature",
+    "SuccessBodyReadAsObject",
     "UnknownFinishIsStop",
 ]
 
@@ -127,6 +132,51 @@ class DropsThoughtSignature(GeminiAdapter):
         part = super().encode_call(call)
         part.pop("thoughtSignature", None)
         return part
+
+
+@fails("wire.gemini_signed_history_replayed", "wire.gemini.thought_signature")
+class IgnoresCarriedSignature(GeminiAdapter):
+    """Only the signatures the adapter read itself go back: a stored turn's signature is lost,
+    and Gemini 3 answers 400 (dirge-code/dirge #833: the stored tool call had no field for it
+    and was replayed with ``signature: None``)."""
+
+    def encode_assistant(self, message: AssistantMessage) -> dict[str, Any]:
+        return super().encode_assistant(message.model_copy(update={"reasoning": ()}))
+
+
+@fails("wire.gemini_signed_history_replayed", "wire.gemini.thought_signature")
+class CarriesAnySignedBlock(GeminiAdapter):
+    """Any signed reasoning goes on the turn's first call, a Claude thinking block's signature
+    too: Gemini answers 400 'Corrupted thought signature.' (decolua/9router #4136: Claude's
+    signatures put on Gemini functionCall parts after a model switch)."""
+
+    def encode_assistant(self, message: AssistantMessage) -> dict[str, Any]:
+        signed = tuple(Reasoning(type="thinking", signature=r.signature)
+                       for r in message.reasoning if r.signature)
+        return super().encode_assistant(message.model_copy(update={"reasoning": signed}))
+
+
+@fails("wire.gemini_results_out_of_order", "wire.gemini.results_paired")
+class PairsByPositionOnly(GeminiAdapter):
+    """A result is paired with the call at its position, ids ignored: results stored out of
+    call order get each other's names (router-for-me/CLIProxyAPI #5199: permuted results paired
+    by position, 'functionResponse.id does not match functionCall.id')."""
+
+    def encode_results(self, results: list[ToolMessage],
+                       calls: Sequence[ToolCall]) -> list[dict[str, Any]]:
+        return super().encode_results(results, [c.model_copy(update={"id": None})
+                                                for c in calls])
+
+
+@fails("wire.gemini_success_not_object", "error.typed")
+class SuccessBodyReadAsObject(GeminiAdapter):
+    """A 200 body is read as an object whatever it is: a JSON array crashes with an
+    AttributeError (coreply/coreply #18: "Expected start of the object '{', but had '['")."""
+
+    def parse_response(self, data: Any) -> ChatResponse:
+        if not data.get("candidates"):
+            raise ProviderError(f"malformed response: {data!r:.200}")
+        return super().parse_response(data)
 
 
 class _NoSignatureAccumulator(StreamAccumulator):

@@ -26,6 +26,7 @@ from pytest_toolcall.providers.openai_responses.reference import (
 
 __all__ = [
     "AllSystemIntoInstructions",
+    "FirstMessageItemOnly",
     "ArgumentsFromDeltasOnly",
     "DropsReasoningItems",
     "EditsReasoningSummary",
@@ -430,6 +431,18 @@ class DropsTextNextToCalls(OpenAIResponsesAdapter):
         if isinstance(message, AssistantMessage) and message.tool_calls:
             items = [i for i in items if i.get("type") == "function_call"]
         return items
+
+
+@fails("wire.responses_text_in_messages", "response.text")
+class FirstMessageItemOnly(OpenAIResponsesAdapter):
+    """Only the first message item of an answer is read: the text of the others is lost
+    (openai/openai-java #625: two message items came, 'i am getting only first object')."""
+
+    def parse_response(self, data: Any) -> ChatResponse:
+        response = super().parse_response(data)
+        texts = ["".join(p.get("text", "") for p in item.get("content") or ())
+                 for item in data["output"] if item.get("type") == "message"]
+        return response.model_copy(update={"text": texts[0] if texts else None})
 
 
 # -- what tests/providers/test_controls.py runs ---------------------------------------------------

@@ -25,6 +25,9 @@ from pytest_toolcall.conformance.wire import history_intact, replay_arguments_ar
 
 DIALECT = ("anthropic",)
 _TWO = Turn(tool_calls=PARIS_TOKYO_TIME[:2])
+#: an answer whose text Anthropic sends in two text blocks (``text_in_blocks``)
+_TWO_BLOCKS = Turn(text="Paris: 21°C and sunny.\nTokyo: 17°C, light rain.",
+                   stream=StreamPlan(quirks={"text_in_blocks"}))
 _FOLLOW_UP = UserMessage(content="And give both in Fahrenheit, please.")
 
 
@@ -180,6 +183,21 @@ CASES: list[Case] = [
             "signature_delta; accumulators that only know text and input_json deltas lose it, "
             "and the next request gets Anthropic's 400 (braintrust-sdk-javascript #1857 is the "
             "same loss for Mistral's thinking chunks; confirmed 2026-11-23)."),
+    case(
+        id="wire.anthropic_text_in_blocks",
+        dialects=DIALECT,
+        title="An answer's text in two text blocks is read whole",
+        why="Anthropic may split an answer's text over several text blocks (around citations "
+            "and around tool_use: WordPress/php-ai-client #277 quotes a live answer in 7 text "
+            "blocks); the anthropic SDK's get_final_text joins them with nothing between "
+            "(anthropic 2.14.0, lib/streaming/_messages.py; confirmed 2026-11-28). An adapter "
+            "that reads the first text block loses the rest of the answer (odysseus-dev/"
+            "odysseus PR #1255: 'multiple text blocks lose all but the first'). Complete and "
+            "streamed.",
+        steps=(Step(request=request(), reply=_TWO_BLOCKS),
+               Step(request=request(), reply=_TWO_BLOCKS, via="stream")),
+        checks=(matches_script,),
+    ),
     case(
         id="wire.anthropic_tool_results_first",
         dialects=DIALECT,

@@ -18,7 +18,7 @@ from pytest_toolcall.cases import ErrorReply, Turn
 from pytest_toolcall.core.errors import UsageError
 from pytest_toolcall.core.model import (AssistantMessage, ChatRequest, NamedToolChoice, Reasoning,
                                         SystemMessage, ToolCall, ToolMessage, ToolSpec, UserMessage)
-from pytest_toolcall.providers.base import Rejection
+from pytest_toolcall.providers.base import Rejection, halves
 from pytest_toolcall.providers.anthropic import errors as _errors
 
 __all__ = ["AnthropicMessages", "DIALECT", "thinking_signature"]
@@ -518,10 +518,20 @@ class AnthropicMessages:
                                "signature": r.signature or thinking_signature(text, position)})
         return blocks
 
+    @staticmethod
+    def text_blocks(turn: Turn) -> list[str]:
+        """The answer's text blocks: one, or two under ``text_in_blocks`` (Anthropic splits
+        an answer's text into several text blocks, around citations: WordPress/php-ai-client
+        #277 quotes a live answer in 7 text blocks; the anthropic SDK's helpers join them with
+        nothing between; confirmed 2026-11-28)."""
+        text = turn.text or ""
+        if "text_in_blocks" not in turn.stream.quirks:
+            return [text] if text else []
+        return halves(text)
+
     def encode_response(self, turn: Turn, body: Mapping[str, Any]) -> dict[str, Any]:
         content: list[dict[str, Any]] = self.reasoning_blocks(turn)
-        if turn.text:
-            content.append({"type": "text", "text": turn.text})
+        content += [{"type": "text", "text": t} for t in self.text_blocks(turn)]
         for cid, call in zip(self.call_ids(turn), turn.tool_calls):
             content.append({"type": "tool_use", "id": cid, "name": call.name,
                             "input": self._input(call), "caller": dict(_CALLER)})
@@ -567,12 +577,12 @@ class AnthropicMessages:
                                              "signature": block["signature"]}))
             events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
             index += 1
-        if turn.text:
+        for text in self.text_blocks(turn):
             events.append(_block_start(index, {"type": "text", "text": ""}))
             if index == 0:
                 events.append(("ping", {"type": "ping"}))  # real streams ping after the first start
-            events += [_delta(index, {"type": "text_delta", "text": turn.text[k:k + size]})
-                       for k in range(0, len(turn.text), size)]
+            events += [_delta(index, {"type": "text_delta", "text": text[k:k + size]})
+                       for k in range(0, len(text), size)]
             events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
             index += 1
         for cid, call in zip(self.call_ids(turn), turn.tool_calls):

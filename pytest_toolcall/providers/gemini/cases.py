@@ -1,16 +1,18 @@
 """Gemini-only cases: calls without ids, ids and thought signatures echoed, one response turn,
 finishReason STOP with calls, whole calls in chunks, CRLF event endings, a blocked prompt, an
-answer's text in two parts."""
+answer's text in two parts, a stored history's signatures."""
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 
-from pytest_toolcall.cases import Case, Step, StreamPlan, Turn, check
-from pytest_toolcall.run.checks import matches_script, wire_request
+from pytest_toolcall.cases import Case, ErrorReply, Step, StreamPlan, Turn, check
+from pytest_toolcall.run.checks import error_surfaced, matches_script, wire_request
 from pytest_toolcall.providers.gemini.dialect import Gemini, _camel, thought_signature
 from pytest_toolcall.core.errors import ConformanceFailure
-from pytest_toolcall.core.model import AssistantMessage, Reasoning, ToolCall, ToolMessage, Usage
+from pytest_toolcall.core.model import (AssistantMessage, Reasoning, ToolCall, ToolMessage, Usage,
+                                        UserMessage)
 from pytest_toolcall.run.runner import CaseRun
 
 from pytest_toolcall.conformance._common import (ASK, PARIS_TOKYO_TIME, calls, case, one_step,
@@ -33,6 +35,17 @@ def _wire_parts(run: CaseRun, step: int, role: str, kind: str) -> list[list[dict
         if parts:
             out.append(parts)
     return out
+
+
+def _answered_turns(run: CaseRun, step: int) -> list[tuple[list[Any], list[Any]]]:
+    """Each model turn of a step's request that has calls, with the turn of responses that
+    follows it (the n-th call turn with the n-th response turn, or none): the functionCall and
+    functionResponse objects."""
+    call_turns = _wire_parts(run, step, "model", "functionCall")
+    result_turns = _wire_parts(run, step, "user", "functionResponse")
+    return [([p["functionCall"] for p in calls_],
+             [p["functionResponse"] for p in (result_turns[n] if n < len(result_turns) else [])])
+            for n, calls_ in enumerate(call_turns)]
 
 
 def _camel_part(part: Any) -> dict[str, Any]:
@@ -75,18 +88,34 @@ def results_paired(run: CaseRun) -> None:
     none.) Every step is read, the first too: its request may carry a history (the id-less
     history of wire.gemini_id_less_results_paired is all in its one step)."""
     for record in run.steps:
-        call_turns = _wire_parts(run, record.index, "model", "functionCall")
-        result_turns = _wire_parts(run, record.index, "user", "functionResponse")
-        for n, calls_ in enumerate(call_turns):
-            results = result_turns[n] if n < len(result_turns) else []
-            want = [p["functionCall"].get("name") for p in calls_]
-            got = [p["functionResponse"].get("name") for p in results]
+        for calls_, results in _answered_turns(run, record.index):
+            want = [c.get("name") for c in calls_]
+            got = [r.get("name") for r in results]
             if want != got:
                 raise ConformanceFailure(
                     "wire.gemini.results_paired", f"step {record.index + 1}: the function "
                     "responses do not answer the calls in order", expected=want, got=got,
                     hint="pair a result with its call by id, else by position, and send the "
                          "call's name (litellm #11262: id-less calls could not be paired)")
+
+
+@check("wire.gemini.results_paired")
+def results_answer_their_calls(run: CaseRun) -> None:
+    """Each functionResponse that carries an id names the call of that id, and each call of
+    the turn is answered once: results given out of call order keep their own calls (in the
+    order given or in call order, both pair)."""
+    for record in run.steps:
+        for calls_, results in _answered_turns(run, record.index):
+            want = sorted((c.get("id") or "", c.get("name")) for c in calls_)
+            got = sorted((r.get("id") or "", r.get("name")) for r in results)
+            if want != got:
+                raise ConformanceFailure(
+                    "wire.gemini.results_paired", f"step {record.index + 1}: the function "
+                    "responses do not each answer the call their id names",
+                    expected=want, got=got,
+                    hint="pair a result with its call by id (by position only when nothing has "
+                         "an id) and send that call's name (router-for-me/CLIProxyAPI #5199: "
+                         "results given out of order paired by position)")
 
 
 @check("wire.gemini.ids_echoed")
@@ -123,6 +152,57 @@ def signature_replayed(run: CaseRun) -> None:
                 "thoughtSignature was not replayed", expected=want, got=got,
                 hint="keep the thoughtSignature of each functionCall part and send it back "
                      "on the same part; Gemini 3 answers 400 without it")
+
+
+def _carried(message: AssistantMessage) -> str | None:
+    """The Gemini signature an assistant message carries: a signed thinking entry with no text
+    (what the fake decodes a replayed signature to; an Anthropic block has its text)."""
+    return next((r.signature for r in message.reasoning
+                 if r.type == "thinking" and r.signature and not r.text), None)
+
+
+def _foreign(message: AssistantMessage) -> list[str]:
+    """The signatures of another provider's reasoning an assistant message carries: Anthropic's
+    thinking blocks (with their text) and redacted blocks, a Responses item's encrypted content."""
+    return [r.signature for r in message.reasoning
+            if r.signature and (r.text or r.type != "thinking")]
+
+
+@check("wire.gemini.thought_signature")
+def carried_signature_sent(run: CaseRun) -> None:
+    """A stored history's signatures go where Gemini reads them: the one a model turn carries
+    (its signed thinking entry without text) on that turn's first functionCall part, and
+    another provider's (a Claude thinking block's) on no part at all. Gemini checks a signature
+    it is sent and answers 400 'Corrupted thought signature.' to another model's; a first call
+    with no signature or Google's documented stand-in is not judged here."""
+    for record in run.steps:
+        body = record.exchanges[0].json or {}
+        assistants = [m for m in record.step.request.messages
+                      if isinstance(m, AssistantMessage) and m.tool_calls]
+        turns = _wire_parts(run, record.index, "model", "functionCall")
+        for n, message in enumerate(assistants):
+            want = _carried(message)
+            got = turns[n][0].get("thoughtSignature") if n < len(turns) else None
+            if want is not None and got != want:
+                raise ConformanceFailure(
+                    "wire.gemini.thought_signature", f"step {record.index + 1}: model turn "
+                    f"{n + 1} of the history did not send the signature it carries on its first "
+                    "call", expected=want, got=got,
+                    hint="send the signature a stored assistant turn carries (a signed "
+                         "thinking entry with no text) as thoughtSignature on its first "
+                         "functionCall part; Gemini 3 answers 400 without it")
+        foreign = {s for m in record.step.request.messages if isinstance(m, AssistantMessage)
+                   for s in _foreign(m)}
+        sent = [p.get("thoughtSignature") for c in body.get("contents") or ()
+                if isinstance(c, dict) for p in map(_camel_part, c.get("parts") or ())]
+        wrong = sorted(foreign.intersection(s for s in sent if isinstance(s, str)))
+        if wrong:
+            raise ConformanceFailure(
+                "wire.gemini.thought_signature", f"step {record.index + 1}: another "
+                "provider's signature was sent to Gemini as a thoughtSignature",
+                expected="no Claude signature on any part", got=wrong,
+                hint="a thinking block Claude signed means nothing to Gemini (400 'Corrupted "
+                     "thought signature.'): send only the signatures Gemini gave")
 
 
 @check("response.usage")
@@ -170,6 +250,42 @@ def _two_rounds() -> tuple[Any, ...]:
                         is_error=True))
 
 
+#: the signature Claude put on its thinking block, and the one Gemini put on its turn's first
+#: call: opaque base64 both, the one signature of its turn each
+_CLAUDE_SIGNATURE = base64.b64encode(b"toolcall-claude-thinking:toolu_01").decode()
+_GEMINI_SIGNATURE = thought_signature("call_002", "get_weather")
+
+
+def _signed_history() -> tuple[Any, ...]:
+    """A stored history of two models: a Claude round (a thinking block with its text and
+    signature before the call), a new question, then a Gemini round whose turn carries
+    Gemini's signature (a signed thinking entry without text) before two parallel calls."""
+    claude = ToolCall.from_raw(id="toolu_01", name="get_weather", arguments={"city": "Paris"})
+    weather, clock = (ToolCall.from_raw(id=c.id, name=c.name, arguments=c.arguments)
+                      for c in PARIS_TOKYO_TIME[1:])
+    return (UserMessage(content="What's the weather in Paris?"),
+            AssistantMessage(tool_calls=(claude,), reasoning=(Reasoning(
+                type="thinking", text="The user wants the weather in Paris: one lookup.",
+                signature=_CLAUDE_SIGNATURE),)),
+            ToolMessage(tool_call_id=claude.id, content="18°C, cloudy"),
+            AssistantMessage(content="Paris: 18°C, cloudy."),
+            UserMessage(content="And Tokyo, and what time is it?"),
+            AssistantMessage(tool_calls=(weather, clock), reasoning=(Reasoning(
+                type="thinking", signature=_GEMINI_SIGNATURE),)),
+            ToolMessage(tool_call_id=weather.id, content="17°C, light rain"),
+            ToolMessage(tool_call_id=clock.id, content="21:04"))
+
+
+def _results_out_of_order() -> tuple[Any, ...]:
+    """Two calls of different tools, their results stored in the order the tools finished
+    (the second call's first), without names."""
+    weather, clock = (ToolCall.from_raw(id=c.id, name=c.name, arguments=c.arguments)
+                      for c in (PARIS_TOKYO_TIME[0], PARIS_TOKYO_TIME[2]))
+    return (ASK, AssistantMessage(tool_calls=(weather, clock)),
+            ToolMessage(tool_call_id=clock.id, content="21:04"),
+            ToolMessage(tool_call_id=weather.id, content="18°C, cloudy"))
+
+
 def _no_id_history() -> tuple[Any, ...]:
     """The history after an id-less turn, as an application that kept no ids stores it."""
     parsed = [ToolCall.from_raw(id=None, name=c.name, arguments=c.arguments) for c in _NO_IDS]
@@ -194,6 +310,18 @@ _BLOCKED = Turn(finish_reason="content_filter", usage=Usage(input_tokens=11, tot
 #: an answer whose text Gemini sends in two parts of one candidate (``text_in_parts``)
 _TWO_PARTS = Turn(text="Paris: 21°C and sunny.\nTokyo: 17°C, light rain.",
                   stream=StreamPlan(quirks={"text_in_parts"}))
+
+
+#: a 200 whose body is a JSON array of one answer: the shape streamGenerateContent answers in
+#: when it is asked without alt=sse, never generateContent's
+_ARRAY_BODY = ('[{"candidates": [{"content": {"role": "model", "parts": [{"text": "Paris: '
+               '21°C, sunny."}]}, "finishReason": "STOP"}]}]')
+
+
+def _stored(history: tuple[Any, ...]) -> tuple[Step, ...]:
+    """One step whose request is a stored ``history`` (the adapter read none of it), answered
+    with text."""
+    return (Step(request=request(*history), reply=Turn(text="Done.")),)
 
 
 def _both(reply: Turn) -> tuple[Step, ...]:
@@ -228,8 +356,23 @@ CASES: list[Case] = [
         title="Results of id-less calls go back paired with their calls, by position",
         why="litellm #11262: calls without ids could not be paired with their results; a "
             "functionResponse needs the call's name even when nothing has an id.",
-        steps=(Step(request=request(*_no_id_history()), reply=Turn(text="Done.")),),
+        steps=_stored(_no_id_history()),
         checks=(results_paired,),
+    ),
+    case(
+        id="wire.gemini_results_out_of_order",
+        dialects=GEMINI,
+        title="Results stored out of call order go back each with its own call's id and name",
+        why="Parallel tools finish in any order and a history may keep their results in that "
+            "order; a functionResponse names the call it answers: 'id: The id of the function call "
+            "this response is for', 'name: ... Matches FunctionDeclaration.name and "
+            "FunctionCall.name' (google-genai 3.6.1, types.py FunctionResponse; confirmed "
+            "2026-11-28). An adapter that pairs results with calls by position gives "
+            "each the other call's name (router-for-me/CLIProxyAPI #5199: permuted results "
+            "paired by position, rejected with 'functionResponse.id does not match "
+            "functionCall.id'). Sent in the order given or in call order, both pair.",
+        steps=_stored(_results_out_of_order()),
+        checks=(results_answer_their_calls,),
     ),
     case(
         id="wire.gemini_ids_and_signature_echoed",
@@ -239,6 +382,24 @@ CASES: list[Case] = [
             "rejected; Gemini 3 answers 400 when the first call's thoughtSignature is missing.",
         steps=replayed_step(Turn(tool_calls=PARIS_TOKYO_TIME)),
         checks=(ids_echoed, signature_replayed, history_intact),
+    ),
+    case(
+        id="wire.gemini_signed_history_replayed",
+        dialects=GEMINI,
+        title="A stored history's signatures: Gemini's on its turn's first call, Claude's on none",
+        why="A history the adapter did not read itself (stored, or read by another adapter "
+            "instance or model) holds Gemini's signature in its model turn, and Gemini 3 "
+            "answers 400 'Function call is missing a thought_signature' when the current turn's "
+            "first call comes back without it (ai.google.dev/gemini-api/docs/thought-signatures; "
+            "dirge-code/dirge #833: the stored tool call had no field for it, replayed with "
+            "signature None; octos-org/octos PR #1897: persisted or transferred histories). A "
+            "signature another model gave (a Claude thinking block) means nothing to Gemini: "
+            "'Corrupted thought signature.' (decolua/9router #4136: Claude's signatures put on "
+            "Gemini functionCall parts after a model switch; router-for-me/CLIProxyAPI PR #994). "
+            "No signature, or Google's documented stand-in, on a turn Gemini did not sign is "
+            "not judged. Confirmed 2026-11-28.",
+        steps=_stored(_signed_history()),
+        checks=(carried_signature_sent, results_paired),
     ),
     case(
         id="stream.gemini_signature_echoed",
@@ -310,8 +471,24 @@ CASES: list[Case] = [
             "under output and litellm's OpenAI-shaped messages have no failure flag, so it is "
             "hardening. The history has two rounds of calls, each with its turn of results "
             "(an adapter that groups results once per conversation loses the second).",
-        steps=(Step(request=request(*_two_rounds()), reply=Turn(text="Done.")),),
+        steps=_stored(_two_rounds()),
         checks=(results_paired, failed_result_marked),
+    ),
+    case(
+        id="wire.gemini_success_not_object",
+        dialects=GEMINI,
+        title="A 200 whose body is not a JSON object raises a typed error, not a crash",
+        why="generateContent answers one GenerateContentResponse object; a JSON array is what "
+            "streamGenerateContent sends when it is called without alt=sse (symfony/ai PR "
+            "#1988, nyo16/nous PR #26: 'returns a JSON array by default, not SSE'; confirmed "
+            "2026-11-28), and a gateway or a misrouted request hands it to a generateContent "
+            "reader (coreply/coreply #18: \"Expected start of the object '{', but had '['\" "
+            "from the Gemini API). An adapter that reads the body as an object crashes with an "
+            "AttributeError instead of saying what came back (wire.malformed_success sends an "
+            "object without candidates).",
+        steps=one_step(Turn(error=ErrorReply(status=200, raw_body=_ARRAY_BODY)),
+                       expect="error"),
+        checks=(error_surfaced(),),
     ),
     case(
         id="wire.gemini_one_response_turn",

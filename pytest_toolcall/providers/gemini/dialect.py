@@ -26,7 +26,7 @@ from pytest_toolcall.cases import ErrorReply, ScriptedCall, Turn
 from pytest_toolcall.core.errors import KitError
 from pytest_toolcall.core.model import (AssistantMessage, ChatRequest, NamedToolChoice, Reasoning,
                                         SystemMessage, ToolCall, ToolMessage, ToolSpec, UserMessage)
-from pytest_toolcall.providers.base import Rejection
+from pytest_toolcall.providers.base import Rejection, halves
 from pytest_toolcall.providers.gemini import errors as _errors
 
 __all__ = ["DIALECT", "Gemini", "signs_strictly", "thought_signature"]
@@ -423,12 +423,9 @@ class Gemini:
         its HTTP logs; google-genai's ``GenerateContentResponse.text`` joins them with nothing
         between, 3.6.1; confirmed 2026-11-28), cut after the space nearest the middle."""
         text = turn.text or ""
-        if not text:
-            return []
-        if "text_in_parts" not in turn.stream.quirks or len(text) < 2:
-            return [{"text": text}]
-        cut = text.find(" ", len(text) // 2) + 1 or len(text) // 2
-        return [{"text": text[:cut]}, {"text": text[cut:]}]
+        if "text_in_parts" not in turn.stream.quirks:
+            return [{"text": text}] if text else []
+        return [{"text": piece} for piece in halves(text)]
 
     def _parts(self, turn: Turn) -> list[dict[str, Any]]:
         parts: list[dict[str, Any]] = self._thoughts(turn)

@@ -123,6 +123,11 @@ _INCOMPLETE_STEPS = (Turn(text="Paris is 21°C and sunny; Tokyo is", finish_reas
                      Turn(finish_reason="content_filter"))
 
 
+#: an answer whose text comes in two message items (``text_in_messages``)
+_TWO_MESSAGES = Turn(text="Paris: 21°C and sunny.\nTokyo: 17°C, light rain.",
+                     stream=StreamPlan(quirks=frozenset({"text_in_messages"})))
+
+
 CASES: list[Case] = [
     *wire_and_stream(
         "responses_reasoning_replayed", _reasoning_steps, dialects=DIALECT,
@@ -262,5 +267,19 @@ CASES: list[Case] = [
                                              code="server_error", message=_ERROR)),
                        expect="error"),
         checks=(error_surfaced(must_contain="The model produced invalid content"),),
+    ),
+    case(
+        id="wire.responses_text_in_messages",
+        dialects=DIALECT,
+        title="An answer's text in two message items is read whole",
+        why="A response may hold several message items (openai/openai-java #625 quotes two, "
+            "a file_search_call between them; UKGovernmentBEIS/inspect_ai PR #1928: an assert "
+            "that there is one fired on search-tool answers); openai-python's "
+            "Response.output_text joins the output_text of every message with nothing between "
+            "(3.57.0, types/responses/response.py; confirmed 2026-11-28). An adapter that keeps "
+            "one message item's text loses the rest of the answer. Complete and streamed.",
+        steps=tuple(Step(request=request(), reply=_TWO_MESSAGES, via=via)
+                    for via in ("complete", "stream")),
+        checks=(matches_script,),
     ),
 ]

@@ -35,7 +35,7 @@ from typing import Any
 from pytest_toolcall.cases import ErrorReply, ScriptedCall, Turn
 from pytest_toolcall.core.model import (AssistantMessage, ChatRequest, NamedToolChoice, Reasoning,
                                         SystemMessage, ToolCall, ToolMessage, UserMessage)
-from pytest_toolcall.providers.base import ReferenceRules, Rejection, judged
+from pytest_toolcall.providers.base import ReferenceRules, Rejection, halves, judged
 
 # the same error format, type errors and content text as Chat Completions
 from pytest_toolcall.providers.openai.dialect import (_error, _objects, _text, _tool_spec,
@@ -495,8 +495,8 @@ class OpenAIResponses(ReferenceRules):
         """The finished output items: reasoning, the message (when there is text), then one per
         call."""
         out: list[dict[str, Any]] = self.reasoning_items(turn)
-        if turn.text:
-            out.append(_message(turn.text, _item_status(turn)))
+        out += [_message(text, _item_status(turn), mid)
+                for mid, text in _message_texts(turn)]
         for cid, fid, call in zip(self.call_ids(turn), self.item_ids(turn), turn.tool_calls):
             out.append(_function_call(fid, cid, call.name, call.arguments_text(), "completed"))
         return out
@@ -563,24 +563,23 @@ class OpenAIResponses(ReferenceRules):
             events.append({"type": "response.output_item.done", "output_index": index,
                            "item": done})
             index += 1
-        if turn.text:
-            text = turn.text
+        for mid, text in _message_texts(turn):
             part = {"type": "output_text", "annotations": [], "logprobs": [], "text": ""}
             events.append({"type": "response.output_item.added", "output_index": index,
-                           "item": _message(None, "in_progress")})
-            events.append({"type": "response.content_part.added", "item_id": MESSAGE_ID,
+                           "item": _message(None, "in_progress", mid)})
+            events.append({"type": "response.content_part.added", "item_id": mid,
                            "output_index": index, "content_index": 0, "part": part})
-            events += [{"type": "response.output_text.delta", "item_id": MESSAGE_ID,
+            events += [{"type": "response.output_text.delta", "item_id": mid,
                         "output_index": index, "content_index": 0, "delta": text[k:k + size],
                         "logprobs": []} for k in range(0, len(text), size)]
-            events.append({"type": "response.output_text.done", "item_id": MESSAGE_ID,
+            events.append({"type": "response.output_text.done", "item_id": mid,
                            "output_index": index, "content_index": 0, "text": text,
                            "logprobs": []})
-            events.append({"type": "response.content_part.done", "item_id": MESSAGE_ID,
+            events.append({"type": "response.content_part.done", "item_id": mid,
                            "output_index": index, "content_index": 0,
                            "part": dict(part, text=text)})
             events.append({"type": "response.output_item.done", "output_index": index,
-                           "item": _message(text, _item_status(turn))})
+                           "item": _message(text, _item_status(turn), mid)})
             index += 1
         per_call: list[tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]] = []
         for cid, fid, call in zip(self.call_ids(turn), self.item_ids(turn), turn.tool_calls):
@@ -638,11 +637,23 @@ def _item_status(turn: Turn) -> str:
         else "completed"
 
 
-def _message(text: str | None, status: str) -> dict[str, Any]:
+def _message(text: str | None, status: str, mid: str = MESSAGE_ID) -> dict[str, Any]:
     content = [] if text is None else [{"type": "output_text", "annotations": [],
                                          "logprobs": [], "text": text}]
-    return {"id": MESSAGE_ID, "type": "message", "status": status, "content": content,
+    return {"id": mid, "type": "message", "status": status, "content": content,
             "role": "assistant"}
+
+
+def _message_texts(turn: Turn) -> list[tuple[str, str]]:
+    """``(item id, text)`` of each message item of the answer: one, or two under
+    ``text_in_messages`` (a response may hold several message items, with a tool call between:
+    openai/openai-java #625 quotes two; openai-python's ``Response.output_text`` joins the
+    output_text of every message with nothing between, 3.57.0; confirmed 2026-11-28)."""
+    text = turn.text or ""
+    if "text_in_messages" not in turn.stream.quirks:
+        return [(MESSAGE_ID, text)] if text else []
+    return [(MESSAGE_ID if k == 0 else f"{MESSAGE_ID}_{k + 1}", piece)
+            for k, piece in enumerate(halves(text))]
 
 
 def _function_call(fid: str, cid: str, name: str, arguments: str | None,
