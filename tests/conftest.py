@@ -75,6 +75,35 @@ def pytest_unconfigure(config: pytest.Config) -> None:
             sys.dont_write_bytecode = True
 
 
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_collection(session: pytest.Session) -> object:
+    """Collect without the cyclic garbage collector, then collect once and freeze what is left.
+
+    Collection imports the client libraries the fidelity and shim tests drive (anthropic,
+    google-genai, pydantic-ai, ollama, openai: thousands of pydantic classes), about 560,000
+    objects that live until the session ends. With the collector on, each of its full passes
+    walked all of them again: 10 full passes while collecting, 4 to 5 s of the 12 s collection,
+    and then every full pass while the tests ran (about 8 s of GC in a run of ~1,900 tests over
+    the whole collection). One pass at the end frees (and reports, as pytest's unraisable hook
+    would) whatever collecting left as garbage; ``gc.freeze()`` then moves the survivors out of
+    the collector's view, so the passes during the run walk only what the tests allocate. No
+    object a test creates is frozen: a test that calls ``gc.collect()`` collects its garbage as
+    before. Measured 2026-11-28 on this project's 2-core machine: ``--collect-only`` 10.7 s of
+    CPU before, 6.7 s after; peak memory unchanged (273 MB).
+    """
+    import gc
+
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return (yield)
+    finally:
+        if enabled:
+            gc.enable()
+        gc.collect()
+        gc.freeze()
+
+
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
     """Skip the kit's own tests when the conformance suite is asked for.
 

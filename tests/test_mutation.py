@@ -4,10 +4,15 @@ One real mutmut run (module-scoped, ~10 s) over a four-function adapter: a dead 
 reaches must be reported as survivors, a mutation the suite sees must be reported killed, a
 function no case calls must be an escape with no cases. The rest are fast unit tests of the
 honesty checks (ids that do not collect in mutmut's copy are refused), the gate and bad input.
+That run starts the command as a user does (``python -m pytest_toolcall mutate``); the other
+commands run through ``cli.main`` in this process (their pytest and mutmut processes are the
+driver's, as always).
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import subprocess
@@ -16,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_toolcall.cli import mutation
+from pytest_toolcall.cli import main, mutation
 from pytest_toolcall.core.errors import UsageError
 from pytest_toolcall.cli.mutation import MutationError, MutationResult, evaluate_gate, parse_rate
 from pytest_toolcall.cli.mutation.driver import _profile_selects
@@ -69,9 +74,27 @@ def _project(root: Path, adapter: str = ADAPTER) -> Path:
 
 
 def _cli(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``python -m pytest_toolcall mutate ARGS`` in ``cwd``, as a user runs it (tiny_run)."""
     env = {k: v for k, v in os.environ.items() if k != "MUTANT_UNDER_TEST"}
     return subprocess.run([sys.executable, "-m", "pytest_toolcall", "mutate", *args], cwd=cwd,
                           capture_output=True, text=True, timeout=240, env=env, check=False)
+
+
+def _main(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """The same command through ``cli.main`` in this process, in ``cwd``: its exit code, stdout
+    and stderr. The driver starts its pytest and mutmut processes as under _cli; only the
+    command's own process (0.45 s of CPU, most of it imports this process has) is saved."""
+    out, err = io.StringIO(), io.StringIO()
+    previous, mutant = Path.cwd(), os.environ.pop("MUTANT_UNDER_TEST", None)
+    os.chdir(cwd)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(["mutate", *args])
+    finally:
+        os.chdir(previous)
+        if mutant is not None:
+            os.environ["MUTANT_UNDER_TEST"] = mutant
+    return subprocess.CompletedProcess(["mutate", *args], code, out.getvalue(), err.getvalue())
 
 
 @pytest.fixture(scope="module")
@@ -154,7 +177,7 @@ def test_recorded_ids_that_do_not_collect_in_the_copy_are_refused(tmp_path):
 def test_a_red_suite_is_an_error_that_names_the_failing_case(tmp_path):
     broken = ADAPTER.replace('"tool_calls": "tool_calls"}', '"tool_calls": "stop"}')
     root = _project(tmp_path, broken)
-    done = _cli(root, "tinyadapter.py", "--cases", "wire.single_call", "--report", "rep")
+    done = _main(root, "tinyadapter.py", "--cases", "wire.single_call", "--report", "rep")
     assert done.returncode == 3, done.stdout + done.stderr
     assert "the conformance suite is red before mutation" in done.stderr
     assert "wire.single_call[openai]: failed" in done.stderr
@@ -163,12 +186,12 @@ def test_a_red_suite_is_an_error_that_names_the_failing_case(tmp_path):
 
 def test_bad_input_is_a_usage_error(tmp_path):
     _project(tmp_path)
-    done = _cli(tmp_path, "no_such_adapter.py")
+    done = _main(tmp_path, "no_such_adapter.py")
     assert done.returncode == 2
     assert "'no_such_adapter.py' does not exist" in done.stderr
-    done = _cli(tmp_path, "tinyadapter.py", "--min-kill-rate", "high")
+    done = _main(tmp_path, "tinyadapter.py", "--min-kill-rate", "high")
     assert done.returncode == 2 and "'high' is not a kill rate" in done.stderr
-    done = _cli(tmp_path, "tinyadapter.py", "--provider", "nope")
+    done = _main(tmp_path, "tinyadapter.py", "--provider", "nope")
     assert done.returncode == 2 and "unknown provider 'nope'" in done.stderr
 
 
@@ -290,7 +313,7 @@ def _history_project(root: Path, conftest: str = HISTORY_CONFTEST) -> Path:
 
 def test_profiles_run_each_policy_branch_under_the_profile_that_declares_it(tmp_path):
     root = _history_project(tmp_path)
-    done = _cli(root, "tinyhistory.py", "--cases", "history.dedupe,history.orphan_results",
+    done = _main(root, "tinyhistory.py", "--cases", "history.dedupe,history.orphan_results",
                 "--profiles", TWO_PROFILES, "--report", "rep", "--jobs", "1")
     assert done.returncode == 0, done.stdout + done.stderr
     report = json.loads((root / "rep" / "mutation-report.json").read_text())
@@ -312,7 +335,7 @@ def test_a_profile_the_implementation_does_not_have_is_a_red_suite(tmp_path):
     root = _history_project(tmp_path, DEAF_CONFTEST)
     # history.all_calls_failed needs history_failed_calls="drop": skipped under the base
     # profile, it runs under the declared one, and fails
-    done = _cli(root, "tinyhistory.py", "--cases", "history.all_calls_failed,history.dedupe",
+    done = _main(root, "tinyhistory.py", "--cases", "history.all_calls_failed,history.dedupe",
                 "--profiles", '{"default": {}, "drop": {"history_failed_calls": "drop"}}')
     assert done.returncode == 3, done.stdout + done.stderr
     assert "red under a declared profile" in done.stderr
@@ -347,5 +370,5 @@ def test_profiles_are_parsed_and_validated(tmp_path):
 
 def test_bad_profiles_on_the_command_line_are_usage_errors(tmp_path):
     _project(tmp_path)
-    done = _cli(tmp_path, "tinyadapter.py", "--profiles", '{"x": {"max_iterations": 0}}')
+    done = _main(tmp_path, "tinyadapter.py", "--profiles", '{"x": {"max_iterations": 0}}')
     assert done.returncode == 2 and "profile 'x' is not a valid Profile" in done.stderr

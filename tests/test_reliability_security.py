@@ -6,6 +6,7 @@ contract; raw sockets in replay; bad input. Each test names the item of the issu
 from __future__ import annotations
 
 import contextlib
+import fnmatch
 import json
 from pathlib import Path
 
@@ -818,15 +819,19 @@ def toolcall_adapter(toolcall_endpoint):
 '''
 
 
-@pytest.mark.parametrize(("how", "refusal"), [
-    ("create_connection", "a connection to 127.0.0.1:{port}"),
-    ("asyncio", "a connection to 127.0.0.1:{port}"),
-    ("udp", "a datagram to 127.0.0.1:{port} (sendto)"),
-    ("lookup", "a name lookup of telemetry.example.com (gethostbyname)"),
-], ids=["create_connection", "asyncio", "udp", "lookup"])
+#: the ways an adapter opens its own socket, and the refusal each must be reported with
+SIDE_CHANNELS = {
+    "create_connection": "a connection to 127.0.0.1:{port}",
+    "asyncio": "a connection to 127.0.0.1:{port}",
+    "udp": "a datagram to 127.0.0.1:{port} (sendto)",
+    "lookup": "a name lookup of telemetry.example.com (gethostbyname)",
+}
+
+
 def test_replay_fails_an_adapter_that_opens_its_own_socket(
-        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, listener: int,
-        how: str, refusal: str) -> None:
+        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, listener: int) -> None:
+    # one recording and one positive control for the four ways (they differ only in the
+    # conftest's TC_HOW, which neither run reads): 6 in-process sessions instead of 12
     key = "sk-standin-SECRET-1357924680"
     monkeypatch.setenv("OPENAI_API_KEY", key)
     common = ("-p", "no:cacheprovider", "--toolcall-provider=openai", "--toolcall-live",
@@ -838,13 +843,19 @@ def test_replay_fails_an_adapter_that_opens_its_own_socket(
     # positive control: the plain adapter replays offline
     pytester.runpytest_inprocess(*common).assert_outcomes(passed=1)
     monkeypatch.setenv("TC_LISTENER_PORT", str(listener))
-    monkeypatch.setenv("TC_HOW", how)
     pytester.makeconftest(RAW_SOCKET_CONFTEST)
-    result = pytester.runpytest_inprocess(*common)
-    result.assert_outcomes(errors=1)
-    blocked = refusal.format(port=listener)
-    result.stdout.fnmatch_lines([f"*blocked {blocked}: replaying "
-                                 "the cassette *live.round_trip.yaml never reaches the network*"])
+    for how, refusal in SIDE_CHANNELS.items():
+        monkeypatch.setenv("TC_HOW", how)
+        result = pytester.runpytest_inprocess(*common)
+        try:
+            result.assert_outcomes(errors=1)
+        except AssertionError as exc:
+            raise AssertionError(f"{how}: {exc}\n{result.stdout.str()}") from None
+        blocked = refusal.format(port=listener)
+        wanted = (f"*blocked {blocked}: replaying the cassette *live.round_trip.yaml never "
+                  "reaches the network*")
+        assert any(fnmatch.fnmatch(line, wanted) for line in result.outlines), \
+            f"{how}: no line matches {wanted!r} in:\n{result.stdout.str()}"
 
 
 # == 5. bad input: a clear error naming what was wrong and how to fix it ==========================
@@ -963,10 +974,10 @@ def test_build_returning_none_is_described_as_such(builder: type) -> None:
     assert "not a list of messages" in failure.message and "missing `return`" in failure.hint
 
 
-def test_mutate_with_cases_that_match_nothing_is_a_usage_error(tmp_path: Path) -> None:
-    import os
-    import subprocess
-    import sys
+def test_mutate_with_cases_that_match_nothing_is_a_usage_error(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from pytest_toolcall.cli import main
 
     (tmp_path / "tinyadapter.py").write_text(
         "from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter\n\n\n"
@@ -979,12 +990,14 @@ def test_mutate_with_cases_that_match_nothing_is_a_usage_error(tmp_path: Path) -
     # tests/conftest.py keeps out of other sessions
     (tmp_path / "pytest.ini").write_text(
         "[pytest]\naddopts = -p no:langsmith_plugin -p no:anyio -p no:hypothesispytest\n")
-    env = {k: v for k, v in os.environ.items() if k != "MUTANT_UNDER_TEST"}
-    done = subprocess.run([sys.executable, "-m", "pytest_toolcall", "mutate", "tinyadapter.py",
-                           "--cases", "nosuch.*", "--jobs", "1"], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=240, env=env, check=False)
-    assert done.returncode == 2, done.stdout + done.stderr  # documented in docs/mutation.md
-    assert "'nosuch.*' matches no case" in done.stderr
+    # the command in this process (its pre-flight pytest is the driver's subprocess, as always;
+    # tests/test_mutation.py runs the command as a process)
+    monkeypatch.delenv("MUTANT_UNDER_TEST", raising=False)
+    monkeypatch.chdir(tmp_path)
+    code = main(["mutate", "tinyadapter.py", "--cases", "nosuch.*", "--jobs", "1"])
+    out, err = capsys.readouterr()
+    assert code == 2, out + err  # documented in docs/mutation.md
+    assert "'nosuch.*' matches no case" in err
 
 
 # == 2b. loops, history builders and collectors get their own copies too =========================
