@@ -207,19 +207,15 @@ def _run(argv: list[str], cwd: Path) -> None:
 
 @pytest.fixture
 def typescript_project(pytester) -> Path:
-    """pytester's folder as a fresh project: the package.json ``npm init -y`` and ``npm pkg set
-    type=module`` write (npm 11.19, 2026-11-28; written here, as the two commands took 1.7 s),
-    npm install <js/>, the TypeScript sources of tests/js_project and a copy of the Node
-    examples (importing the package by name), compiled with tsc --strict (which also checks the
-    examples against the declarations).
+    """pytester's folder as a fresh project: npm init, npm install <js/>, the TypeScript sources
+    of tests/js_project and a copy of the Node examples (importing the package by name),
+    compiled with tsc --strict (which also checks the examples against the declarations).
     tsconfig.json has skipDefaultLibCheck: TypeScript's own lib files are not re-checked (5 of
     the 9 s tsc took at load 3, 2026-11-28), the package's declarations still are
     (skipLibCheck stays false: a planted error in js/index.d.ts fails the compile)."""
     path = pytester.path
-    (path / "package.json").write_text(json.dumps({
-        "name": path.name.lower(), "version": "1.0.0", "description": "", "main": "index.js",
-        "scripts": {"test": 'echo "Error: no test specified" && exit 1'}, "keywords": [],
-        "author": "", "license": "ISC", "type": "module"}, indent=2) + "\n", "utf-8")
+    _run(["npm", "init", "-y"], path)
+    _run(["npm", "pkg", "set", "type=module"], path)
     _run(["npm", "install", "--offline", "--no-audit", "--no-fund", str(PACKAGE)], path)
     for source in PROJECT.iterdir():
         shutil.copy(source, path / source.name)
