@@ -4,14 +4,19 @@ project that runs each ``pytest`` command with ``pytest.main`` and each ``python
 ``runpy``, and the run of a script in an empty project kept for the session (issue 34).
 
 Out of the test process because the docs use ``Profile`` and the kit's classes, which an
-in-process pytester run would import twice. One child for all the commands of a page: the kit
-and its libraries (openai's SDK, say, which three of docs/shims.md's scripts import) are
-imported once, not once a command. Between commands the child drops the modules imported from
-the project (the page's conftest.py, my_cases.py), so that each command imports the files as
-they are then, as a new process would. A script's output, and that of the processes it starts,
-is its file descriptors 1 and 2 (redirected for the run). What a new ``python`` process would
-do and a script run in this child does not: run the script's ``atexit`` handlers at its end
-(no documented script registers one).
+in-process pytester run would import twice; the scripts too, though they are not about
+processes: run in the test process, docs/shims.md's imported litellm, langchain-openai and
+pydantic-ai early in a session, and every later test paid for the bigger heap
+(tests/test_plugin.py cost 1.5-3 s more CPU after those imports than without them, 2026-11-28,
+this project's 2-core machine; tests/test_shim_litellm.py reported 140 more warnings).
+
+One child for all the commands of a page: the kit and its libraries (openai's SDK, say, which
+three of docs/shims.md's scripts import) are imported once, not once a command. Before each
+command the child drops the modules imported from the project (the page's conftest.py,
+my_cases.py), so that each command imports the files as they are then, as a new process would.
+A script's output, and that of the processes it starts, is its file descriptors 1 and 2
+(redirected for the run). What a new ``python`` process would do and a script run in this child
+does not: run the script's ``atexit`` handlers at its end (no documented script registers one).
 """
 
 from __future__ import annotations
