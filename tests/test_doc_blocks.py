@@ -139,3 +139,31 @@ def test_the_extractor_sees_files_scripts_commands_and_markers(tmp_path: Path) -
     assert [(b.lang, b.file, b.skip) for b in found] == [
         ("python", "conftest.py", None), ("bash", None, "needs a key"), ("bash", None, None)]
     assert commands(found[2]) == ["pytest -q    -x"]
+
+
+def test_a_script_runs_as_python_would_and_its_run_in_an_empty_project_is_kept(
+        tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    # the control of tests/doc_runs.py: a script's exit code, its traceback and its children's
+    # output reach the test; a second run of the same text in an empty project is the first one
+    first, again, runs = tmp_path / "first", tmp_path / "again", tmp_path / "runs.txt"
+    first.mkdir()
+    again.mkdir()
+    text = (f"import pathlib, subprocess, sys\nopen({str(runs)!r}, 'a').write('ran\\n')\n"
+            "pathlib.Path('left.txt').write_text('a file it left')\n"
+            "subprocess.run([sys.executable, '-c', 'print(\"from its child\")'], check=True)\n"
+            "sys.exit(3)\n")
+    session = ProjectSession(first, doc_env())
+    try:
+        done = script_in_empty_project(text, "script.py", session, tmp_path_factory)
+        assert done.code == 3, done.output
+        assert "from its child" in done.output
+        (first / "broken.py").write_text("raise ValueError('the page is wrong')\n")
+        code, output = session.run("python", ["broken.py"])
+        assert code == 1 and "ValueError: the page is wrong" in output, output
+    finally:
+        session.close()
+    kept = script_in_empty_project(text, "script.py", ProjectSession(again, doc_env()),
+                                   tmp_path_factory)
+    assert kept is done, "the same text in an empty project ran again"
+    assert runs.read_text() == "ran\n"
+    assert (again / "left.txt").read_text() == "a file it left"
