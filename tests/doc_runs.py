@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import shutil
 import subprocess
 import sys
@@ -107,6 +108,10 @@ for line in sys.stdin:
 """
 
 
+#: how long one documented command may run (a script ran with a 600 s bound as a subprocess)
+COMMAND_LIMIT_S = 600
+
+
 class ProjectSession:
     """The project's child, started at its first command."""
 
@@ -128,8 +133,14 @@ class ProjectSession:
         assert self.child.stdin is not None and self.child.stdout is not None
         self.child.stdin.write(json.dumps([kind, args, str(out)]) + "\n")
         self.child.stdin.flush()
-        code = self.child.stdout.readline()
+        # the child answers with one flushed line; a command that hangs is stopped at the bound
+        ended = select.select([self.child.stdout], [], [], COMMAND_LIMIT_S)[0]
+        if not ended:
+            self.child.kill()
+            self.child.wait()
+        code = self.child.stdout.readline() if ended else ""
         text = out.read_text(encoding="utf-8", errors="replace") if out.exists() else ""
+        assert ended, f"`{kind} {' '.join(args)}` ran over {COMMAND_LIMIT_S} s: {text[-6000:]}"
         assert code.strip(), f"the child running the project's commands died: {text[-6000:]}"
         return int(code), text
 
