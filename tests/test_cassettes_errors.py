@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,6 +13,7 @@ import httpx
 import pytest
 import vcr  # noqa: F401 - imported outside the in-process runs (see test_cassettes_plugin.py)
 import yaml  # noqa: F401
+from doc_runs import ProjectSession, doc_env, script_in_empty_project
 
 from pytest_toolcall.core.errors import ConformanceFailure, ProviderError, ToolcallError
 from pytest_toolcall.providers.fake import Endpoint, serve
@@ -54,15 +54,22 @@ def rehearsal_script() -> str:
     return blocks[0]
 
 
-def test_documented_rehearsal_records_then_replays(pytester: pytest.Pytester) -> None:
-    pytester.makepyfile(rehearse=rehearsal_script())
-    result = pytester.run(sys.executable, "rehearse.py", timeout=240)
-    assert result.ret == 0, result.stdout.str() + result.stderr.str()
-    recorded = sorted(p.name for p in (pytester.path / "cassettes" / "openai").glob("*.yaml"))
+def test_documented_rehearsal_records_then_replays(
+        tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    # as the page says: `env -u OPENAI_API_KEY python rehearse.py` in a project; its run is
+    # shared with tests/test_doc_blocks.py, which runs the page's blocks (tests/doc_runs.py)
+    session = ProjectSession(tmp_path / "project", doc_env())
+    session.project.mkdir()
+    try:
+        run = script_in_empty_project(rehearsal_script(), "rehearse.py", session, tmp_path_factory)
+    finally:
+        session.close()
+    assert run.code == 0, run.output
+    recorded = sorted(p.name for p in (run.files / "cassettes" / "openai").glob("*.yaml"))
     assert recorded == sorted(f"{c.id}.yaml" for c in LIVE_CASES)
     # the second run replayed them: both runs passed every live case
-    finals = re.findall(r"^=+ (\d+) passed in ", result.stdout.str(), re.MULTILINE)
-    assert finals == [str(len(LIVE_CASES))] * 2, result.stdout.str()
+    finals = re.findall(r"^=+ (\d+) passed in ", run.output, re.MULTILINE)
+    assert finals == [str(len(LIVE_CASES))] * 2, run.output
 
 
 # -- error answers are never kept -------------------------------------------------------------------

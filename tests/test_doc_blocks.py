@@ -14,28 +14,26 @@ files an earlier one wrote:
 
 Blocks in other languages (text, ini, yaml, json) are output, configuration or data, not run
 here: docs/ci.md's yaml workflow runs in tests/test_ci_recipe.py, README's failure output is
-compared in tests/test_readme.py; the ini examples are not run. The runs are out of this
-process (the docs use ``Profile`` and the kit's classes, which an in-process pytester run would
-import twice): a script is a ``python`` subprocess; a page's pytest commands run, in the page's
-order, in one child process of their own per page (``_DRIVER``: ``pytest.main`` for each, the
-kit and its libraries imported once, the project's own modules -- conftest.py, my_cases.py --
-dropped between commands so that each command imports the files as they are then). That saves
-the ~1 s of imports every further pytest process of a page paid (issue 34). A page's commands
-run as written, so a page whose commands run the whole suite costs what that suite costs.
+compared in tests/test_readme.py; the ini examples are not run. A page's pytest commands and
+python scripts run, in the page's order, out of this process in one child of their own per page
+(tests/doc_runs.py: ``pytest.main`` for a command, ``runpy`` for a script, the kit and its
+libraries imported once, the project's own modules -- conftest.py, my_cases.py -- dropped before
+each command so that it imports the files as they are then). That saves the ~1 s of imports every
+further process of a page paid (issue 34). A script that runs in the page's still empty project
+depends on its text alone: its run is kept for the session, and docs/cassettes.md's rehearsal,
+which tests/test_cassettes_errors.py asserts on too, runs once. A page's commands run as written,
+so a page whose commands run the whole suite costs what that suite costs.
 """
 
 from __future__ import annotations
 
-import json
-import os
 import re
 import shlex
-import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from doc_runs import ProjectSession, doc_env, script_in_empty_project
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -80,72 +78,10 @@ def commands(block: Block) -> list[str]:
     return [line.strip() for line in lines if line.strip() and not line.strip().startswith("#")]
 
 
-def _env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("PYTEST_", "TOOLCALL_", "GITHUB_")) and not k.endswith("_API_KEY")}
-    env["PYTHONPATH"] = str(ROOT)  # the kit of this checkout
-    return env
-
-
-#: the dev extra's plugins no page is about stay off, as in every session the kit's tests start
-#: (tests/conftest.py: about 0.5 s of CPU a session)
-_PLUGINS_OFF = ["-p", "no:randomly", "-p", "no:langsmith_plugin", "-p", "no:anyio",
-                "-p", "no:hypothesispytest", "-p", "no:recording"]
-
-#: the child that runs a page's pytest commands: one JSON line in (argv, output file), one line
-#: out (the exit code). Between commands it drops the modules imported from the project (the
-#: page's conftest.py and the modules next to it), as a new process would not have them
-_DRIVER = """\
-import contextlib, json, os, sys
-import pytest
-
-project = os.path.realpath(os.getcwd())
-for line in sys.stdin:
-    argv, out = json.loads(line)
-    for name, module in list(sys.modules.items()):
-        where = os.path.realpath(getattr(module, "__file__", None) or "/")
-        if where.startswith(project + os.sep):
-            del sys.modules[name]
-    with open(out, "w", encoding="utf-8") as sink, contextlib.redirect_stdout(sink), \\
-            contextlib.redirect_stderr(sink):
-        code = int(pytest.main(argv))
-    print(code, flush=True)
-"""
-
-
-class _PageSession:
-    """The page's pytest child, started at its first pytest command."""
-
-    def __init__(self, project: Path, env: dict[str, str]) -> None:
-        self.project, self.env, self.child = project, env, None
-        self.count = 0
-
-    def run(self, args: list[str]) -> tuple[int, str]:
-        if self.child is None:
-            self.child = subprocess.Popen([sys.executable, "-c", _DRIVER], cwd=self.project,
-                                          env=self.env, stdin=subprocess.PIPE,
-                                          stdout=subprocess.PIPE, text=True)
-        self.count += 1
-        out = self.project.parent / f"{self.project.name}-pytest-{self.count}.txt"
-        assert self.child.stdin is not None and self.child.stdout is not None
-        self.child.stdin.write(json.dumps([[*_PLUGINS_OFF, *args], str(out)]) + "\n")
-        self.child.stdin.flush()
-        code = self.child.stdout.readline()
-        text = out.read_text(encoding="utf-8") if out.exists() else ""
-        assert code.strip(), f"the pytest child died: {text[-6000:]}"
-        return int(code), text
-
-    def close(self) -> None:
-        if self.child is not None:
-            assert self.child.stdin is not None
-            self.child.stdin.close()
-            self.child.wait(timeout=60)
-
-
-def run_page(page: Path, project: Path) -> list[str]:
+def run_page(page: Path, project: Path, keep: pytest.TempPathFactory) -> list[str]:
     """Run the page's blocks in ``project``; return the skipped blocks, each with its reason."""
-    skipped, env = [], _env()
-    session = _PageSession(project, env)
+    skipped = []
+    session = ProjectSession(project, doc_env())
     try:
         for block in blocks(page):
             where = f"{block.page}:{block.line}"
@@ -158,9 +94,13 @@ def run_page(page: Path, project: Path) -> list[str]:
                 target.write_text(block.text, encoding="utf-8")
                 continue
             if block.lang == "python":
-                script = project / f"doc_block_{block.line}.py"
-                script.write_text(block.text, encoding="utf-8")
-                todo = [f"python {script.name}"]
+                script = f"doc_block_{block.line}.py"
+                if not any(project.iterdir()):  # its run may be another test's already
+                    done = script_in_empty_project(block.text, script, session, keep)
+                    _assert_exit(where, f"python {script}", block, done.code, done.output)
+                    continue
+                (project / script).write_text(block.text, encoding="utf-8")
+                todo = [f"python {script}"]
             else:
                 todo = commands(block)
             for command in todo:
@@ -168,26 +108,24 @@ def run_page(page: Path, project: Path) -> list[str]:
                 assert words[0] in ("pytest", "python"), (
                     f"{where}: `{command}` is not a pytest or python command; mark the block "
                     "<!-- doc-blocks: skip (why) --> if it cannot run here")
-                if words[0] == "pytest":
-                    code, output = session.run(words[1:])
-                else:
-                    done = subprocess.run([sys.executable, *words[1:]], cwd=project, env=env,
-                                          capture_output=True, text=True, timeout=600,
-                                          check=False)
-                    code, output = done.returncode, done.stdout[-6000:] + done.stderr[-3000:]
-                wanted = 1 if block.fails else 0
-                assert code == wanted, (
-                    f"{where}: `{command}` exited {code}, the page implies {wanted}\n"
-                    + output[-9000:])
+                code, output = session.run(words[0], words[1:])
+                _assert_exit(where, command, block, code, output)
     finally:
         session.close()
     return skipped
 
 
+def _assert_exit(where: str, command: str, block: Block, code: int, output: str) -> None:
+    wanted = 1 if block.fails else 0
+    assert code == wanted, (
+        f"{where}: `{command}` exited {code}, the page implies {wanted}\n" + output[-9000:])
+
+
 @pytest.mark.parametrize("page", [p for p in PAGES if blocks(p)],
                          ids=lambda p: p.relative_to(ROOT).as_posix())
-def test_the_pages_blocks_run_as_written(page: Path, tmp_path: Path) -> None:
-    skipped = run_page(page, tmp_path)
+def test_the_pages_blocks_run_as_written(page: Path, tmp_path: Path,
+                                         tmp_path_factory: pytest.TempPathFactory) -> None:
+    skipped = run_page(page, tmp_path, tmp_path_factory)
     for line in skipped:
         print("skipped:", line)
 
@@ -201,3 +139,31 @@ def test_the_extractor_sees_files_scripts_commands_and_markers(tmp_path: Path) -
     assert [(b.lang, b.file, b.skip) for b in found] == [
         ("python", "conftest.py", None), ("bash", None, "needs a key"), ("bash", None, None)]
     assert commands(found[2]) == ["pytest -q    -x"]
+
+
+def test_a_script_runs_as_python_would_and_its_run_in_an_empty_project_is_kept(
+        tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    # the control of tests/doc_runs.py: a script's exit code, its traceback and its children's
+    # output reach the test; a second run of the same text in an empty project is the first one
+    first, again, runs = tmp_path / "first", tmp_path / "again", tmp_path / "runs.txt"
+    first.mkdir()
+    again.mkdir()
+    text = (f"import pathlib, subprocess, sys\nopen({str(runs)!r}, 'a').write('ran\\n')\n"
+            "pathlib.Path('left.txt').write_text('a file it left')\n"
+            "subprocess.run([sys.executable, '-c', 'print(\"from its child\")'], check=True)\n"
+            "sys.exit(3)\n")
+    session = ProjectSession(first, doc_env())
+    try:
+        done = script_in_empty_project(text, "script.py", session, tmp_path_factory)
+        assert done.code == 3, done.output
+        assert "from its child" in done.output
+        (first / "broken.py").write_text("raise ValueError('the page is wrong')\n")
+        code, output = session.run("python", ["broken.py"])
+        assert code == 1 and "ValueError: the page is wrong" in output, output
+    finally:
+        session.close()
+    kept = script_in_empty_project(text, "script.py", ProjectSession(again, doc_env()),
+                                   tmp_path_factory)
+    assert kept is done, "the same text in an empty project ran again"
+    assert runs.read_text() == "ran\n"
+    assert (again / "left.txt").read_text() == "a file it left"
