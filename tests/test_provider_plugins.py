@@ -12,6 +12,8 @@ import textwrap
 
 import pytest
 
+import tests.kit_imports  # noqa: F401 - the kit, before any pytester run: tests/kit_imports.py
+
 pytest_plugins = ["pytester"]
 
 GATEWAY = textwrap.dedent('''
