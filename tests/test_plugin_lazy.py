@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-import tests.kit_imports  # noqa: F401 - the kit, before any pytester run: tests/kit_imports.py
 from pytest_toolcall.core import _names
 
 REPO = Path(__file__).resolve().parents[1]
