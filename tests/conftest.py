@@ -190,11 +190,20 @@ def _kit_order(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) 
 
     And the suite runs the kit's tests start never append to the job summary of a GitHub
     Actions run of the kit itself; tests of that feature set GITHUB_STEP_SUMMARY themselves.
-    (One autouse fixture for both: each costs its setup on every one of the 8,600 tests.)"""
+    (One autouse fixture for both: each costs its setup on every one of the 8,600 tests.)
+
+    A fixture that imports libraries for the test (``_BEFORE_PYTESTER``) is set up before
+    pytester, whose snapshot of sys.modules drops at teardown every module imported after it:
+    requested after it, the openai and anthropic SDKs were imported again by each test of a
+    framework file (3 to 6 s a test, 2026-11-28), and every dropped copy stayed alive (held by
+    the SDKs' own caches), so the session's garbage collections slowed as copies piled up."""
     monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
     on_purpose = request.module.__name__.rpartition(".")[2] in _RANDOMLY_ON_PURPOSE
     addopts = _UNRELATED_PLUGINS if on_purpose else f"{_UNRELATED_PLUGINS} {_UNUSED_PLUGINS}"
     if "pytester" in request.fixturenames:
+        for name in _BEFORE_PYTESTER:
+            if name in request.fixturenames:
+                request.getfixturevalue(name)
         request.getfixturevalue("pytester")
         if not on_purpose:
             addopts = "-p no:randomly " + addopts
@@ -225,6 +234,9 @@ def one_ca_certificate(_one_certificate_file: Path, monkeypatch: pytest.MonkeyPa
 
 #: the SDK clients whose own retries the framework tests run (their _base_client backoff)
 _BACKOFF_SDKS = ("openai", "anthropic")
+
+#: fixtures that import libraries, set up before pytester's snapshot of sys.modules (_kit_order)
+_BEFORE_PYTESTER = ("short_client_backoff",)
 
 
 @pytest.fixture
