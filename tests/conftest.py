@@ -56,12 +56,40 @@ def _write_bytecode() -> None:
     sys.dont_write_bytecode = False
 
 
+#: HYPOTHESIS_STORAGE_DIRECTORY as this session found it, and the folder it made instead
+_hypothesis_env: list[tuple[str | None, str]] = []
+
+
+def _shared_hypothesis_home() -> None:
+    """The processes the kit's tests start share one hypothesis storage folder for the session.
+
+    Hypothesis (6.155) reads the constants of every module it counts as the project's own and
+    caches them in its storage folder; the kit, installed editable from this checkout, is such a
+    module to it. The kit keeps that folder under the project's pytest cache, so each test child,
+    started in a fresh project, parsed the kit's modules again: 0.4 to 1 s of CPU a child that
+    draws (``--toolcall-cases='stream.*'``, 2026-11-28, this project's 2-core machine). The
+    kit's searches use no example database (``database=None``), so the cache is all they share,
+    keyed by each source file's hash: the draws are the ones a cold folder gives. A user's own
+    ``HYPOTHESIS_STORAGE_DIRECTORY`` is left as it is; tests/test_hypothesis_storage.py unsets it
+    to check the kit's own choice of folder.
+    """
+    found = os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY")
+    if found:
+        return
+    import tempfile
+
+    made = tempfile.mkdtemp(prefix="pytest-toolcall-tests-hypothesis-")
+    os.environ["HYPOTHESIS_STORAGE_DIRECTORY"] = made
+    _hypothesis_env.append((found, made))
+
+
 def pytest_configure(config: pytest.Config) -> None:
     # pytest's capture is suspended while plugins configure: fd 2 is the terminal's stderr here,
     # where the tracebacks must go (during a test it is pytest's capture file)
     _watchdog_fd.append(os.dup(2))
     faulthandler.dump_traceback_later(SESSION_LIMIT_S, exit=True, file=_watchdog_fd[-1])
     _write_bytecode()
+    _shared_hypothesis_home()
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -73,6 +101,14 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         if previous is not None:
             os.environ["PYTHONDONTWRITEBYTECODE"] = previous
             sys.dont_write_bytecode = True
+    while _hypothesis_env:
+        import shutil
+
+        previous_home, made = _hypothesis_env.pop()
+        os.environ.pop("HYPOTHESIS_STORAGE_DIRECTORY", None)
+        if previous_home is not None:
+            os.environ["HYPOTHESIS_STORAGE_DIRECTORY"] = previous_home
+        shutil.rmtree(made, ignore_errors=True)
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
@@ -154,11 +190,20 @@ def _kit_order(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) 
 
     And the suite runs the kit's tests start never append to the job summary of a GitHub
     Actions run of the kit itself; tests of that feature set GITHUB_STEP_SUMMARY themselves.
-    (One autouse fixture for both: each costs its setup on every one of the 8,600 tests.)"""
+    (One autouse fixture for both: each costs its setup on every one of the 8,600 tests.)
+
+    A fixture that imports libraries for the test (``_BEFORE_PYTESTER``) is set up before
+    pytester, whose snapshot of sys.modules drops at teardown every module imported after it:
+    requested after it, the openai and anthropic SDKs were imported again by each test of a
+    framework file (3 to 6 s a test, 2026-11-28), and every dropped copy stayed alive (held by
+    the SDKs' own caches), so the session's garbage collections slowed as copies piled up."""
     monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
     on_purpose = request.module.__name__.rpartition(".")[2] in _RANDOMLY_ON_PURPOSE
     addopts = _UNRELATED_PLUGINS if on_purpose else f"{_UNRELATED_PLUGINS} {_UNUSED_PLUGINS}"
     if "pytester" in request.fixturenames:
+        for name in _BEFORE_PYTESTER:
+            if name in request.fixturenames:
+                request.getfixturevalue(name)
         request.getfixturevalue("pytester")
         if not on_purpose:
             addopts = "-p no:randomly " + addopts
@@ -189,6 +234,9 @@ def one_ca_certificate(_one_certificate_file: Path, monkeypatch: pytest.MonkeyPa
 
 #: the SDK clients whose own retries the framework tests run (their _base_client backoff)
 _BACKOFF_SDKS = ("openai", "anthropic")
+
+#: fixtures that import libraries, set up before pytester's snapshot of sys.modules (_kit_order)
+_BEFORE_PYTESTER = ("short_client_backoff",)
 
 
 @pytest.fixture

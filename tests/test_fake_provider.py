@@ -334,3 +334,39 @@ def test_a_dialect_crash_is_a_kit_error_of_the_case_and_of_a_loop() -> None:
         endpoint.close()
     with pytest.raises(KitError, match=r"^the kit could not run model call 1: the fake openai"):
         _read_back(None, fake)  # type: ignore[arg-type]
+
+
+def test_a_stall_without_read_timeout_ends_when_the_fake_is_released() -> None:
+    """A client with no read timeout waits in a stalled in-process body (up to STALL_LIMIT,
+    120 s). A framework that calls the model on a worker thread left that thread waiting after
+    the run's deadline, and the session waited for it at exit: the run releases the fake
+    (run/looprun.py), and the waiting read fails at once."""
+    import threading
+
+    fake = FakeProvider("openai", [Turn(text="Hello there", stream=StreamPlan(stall=True))])
+    client = httpx.Client(transport=fake.transport(), base_url="http://toolcall.fake/v1",
+                          timeout=httpx.Timeout(None))
+    errors: list[BaseException] = []
+    started = threading.Event()
+
+    def read() -> None:
+        try:
+            with client.stream("POST", "/chat/completions", headers={
+                    "authorization": f"Bearer {DEFAULT_KEY}"}, json={
+                    "model": "gpt-4o-mini", "stream": True,
+                    "messages": [{"role": "user", "content": "hi"}]}) as response:
+                started.set()
+                for _ in response.iter_bytes():
+                    pass
+        except BaseException as exc:  # noqa: BLE001 - what the waiting read raised
+            errors.append(exc)
+
+    worker = threading.Thread(target=read, daemon=True)
+    worker.start()
+    assert started.wait(10), "the fake never answered the request"
+    worker.join(0.2)
+    assert worker.is_alive(), "the stall did not hold a client without a read timeout"
+    fake.release()
+    worker.join(10)
+    assert not worker.is_alive(), "the released stall kept its reader waiting"
+    assert len(errors) == 1 and isinstance(errors[0], httpx.ReadTimeout), errors

@@ -15,7 +15,11 @@ from pytest_toolcall.run import runbase
 CASE = "--toolcall-cases=stream.any_chunking"
 
 
-def test_a_run_in_a_fresh_project_writes_no_hypothesis_folder(pytester: pytest.Pytester) -> None:
+def test_a_run_in_a_fresh_project_writes_no_hypothesis_folder(pytester: pytest.Pytester,
+                                                              monkeypatch: pytest.MonkeyPatch
+                                                              ) -> None:
+    # the kit's own tests share one storage folder (tests/conftest.py): a user has none set
+    monkeypatch.delenv("HYPOTHESIS_STORAGE_DIRECTORY", raising=False)
     result = pytester.runpytest_subprocess("--toolcall-provider=openai", CASE)
     result.assert_outcomes(passed=1)
     assert not (pytester.path / ".hypothesis").exists()

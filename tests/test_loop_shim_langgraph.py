@@ -30,7 +30,31 @@ NEEDS = ("langgraph", "langchain", "langchain_openai")
 CAP = 4
 
 #: the SDK's backoff between its own retries is sleep no check reads (tests/conftest.py)
-pytestmark = pytest.mark.usefixtures("short_client_backoff")
+pytestmark = pytest.mark.usefixtures("short_client_backoff", "_frameworks_imported")
+
+#: what the shims import when they build and run an agent (pytest_toolcall/shims/_langgraph.py;
+#: ChatOpenAI's client loads its chat resource and stream helpers on first use)
+BUILT_WITH = ("langchain.agents", "langchain.tools", "langchain_core.language_models",
+              "langchain_core.messages", "langchain_core.tools", "langgraph.errors",
+              "langgraph.prebuilt", "langchain_openai", "openai.resources.chat",
+              "openai.lib.streaming.chat", "pytest_toolcall.shims._langgraph",
+              "pytest_toolcall.reference")
+
+
+@pytest.fixture(scope="module")
+def _frameworks_imported() -> None:
+    """The frameworks imported once for the module, before any test's pytester takes its
+    snapshot of sys.modules: imported after it, they were dropped at each pytester test's end
+    and imported again by the next test (3 to 10 s of its setup under load, 2026-11-28), and
+    the dropped copies stayed in memory, slowing every later garbage collection. Where they
+    are not installed, the tests skip in :func:`_loops` as before."""
+    import importlib
+
+    for name in BUILT_WITH:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            return
 
 #: case id -> (clause, why the framework fails it under its honest profile); both frameworks
 #: share ToolNode, the Send-per-call routing and ChatOpenAI, and fail the same cases

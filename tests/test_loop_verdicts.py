@@ -285,6 +285,85 @@ def test_control_calls_never_all_in_flight_fail(loop: type[ReferenceToolLoop]) -
     assert "never all in flight at once" in exc.value.message
 
 
+#: how long the process stops in the pause tests below (longer than the 0.3 s wait used before)
+PAUSE = 0.5
+
+
+def _hold_every_thread(seconds: float) -> None:
+    """Keep the GIL for ``seconds``, as a garbage collection does: no other thread of the
+    process runs, and an event loop runs no other task."""
+    import sys
+    import time
+
+    previous = sys.getswitchinterval()
+    sys.setswitchinterval(seconds + 10)
+    try:
+        end = time.perf_counter() + seconds
+        while time.perf_counter() < end:
+            pass
+    finally:
+        sys.setswitchinterval(previous)
+
+
+def _started(executor: Any, *call_ids: str) -> bool:
+    return set(call_ids) <= {e.call_id for e in executor.executions}
+
+
+class _PausedBeforeCallA(ReferenceToolLoop):
+    """Concurrent dispatch in a process that stops for PAUSE s once calls b and c have
+    started, before call a reaches its tool, whose path then takes a moment more while the
+    other two poll: what LangChain's create_agent met on a loaded machine (call_a started
+    0.79 s after the other two, 2026-11-28)."""
+
+    def run_tool(self, executor: Any, call: ToolCall) -> str:
+        import time
+
+        if call.id == "call_a":
+            end = time.perf_counter() + 5
+            while not _started(executor, "call_b", "call_c") and time.perf_counter() < end:
+                time.sleep(0.001)
+            _hold_every_thread(PAUSE)
+            time.sleep(0.05)
+        return super().run_tool(executor, call)
+
+    async def arun_tool(self, executor: Any, call: ToolCall) -> str:
+        import asyncio
+        import time
+
+        if call.id == "call_a":
+            end = time.perf_counter() + 5
+            while not _started(executor, "call_b", "call_c") and time.perf_counter() < end:
+                await asyncio.sleep(0.001)
+            _hold_every_thread(PAUSE)
+            await asyncio.sleep(0.05)
+        return await super().arun_tool(executor, call)
+
+
+@pytest.mark.parametrize("wall_clock", [False, True], ids=["polls", "wall_clock_control"])
+def test_a_pause_of_the_process_spends_none_of_the_rendezvous(
+        monkeypatch: pytest.MonkeyPatch, wall_clock: bool) -> None:
+    """Without a declared tool timeout, a pause of the whole process spends none of the
+    rendezvous: the calls started before it still wait for the one it held up, and the
+    correct loop passes. The control: the same wait on the wall clock (as before 2026-11-28,
+    POLL_STEP unbounded) is spent by the pause, and the calls give up before call_a starts."""
+    from pytest_toolcall.cases import tools
+
+    profile = Profile(tool_timeout=None, timeout=1.5)  # the wait: max(0.3, 0.2 x 1.5) = 0.3 s
+    loop = _PausedBeforeCallA.from_profile(profile)
+    if wall_clock:
+        monkeypatch.setattr(tools, "POLL_STEP", float("inf"))
+        with pytest.raises(ConformanceFailure) as exc:
+            run_case(LOOP["loop.parallel_dispatch"], loop, profile)
+        assert exc.value.clause == "loop.parallel", exc.value.render()
+        assert "never all in flight at once" in exc.value.message
+        return
+    runs = run_case(LOOP["loop.parallel_dispatch"], loop, profile)
+    assert [run.interface for run in runs] == ["sync", "async"]
+    for run in runs:
+        starts = {e.call_id: e.started for e in run.executor.executions}
+        assert starts["call_a"] - min(starts.values()) >= PAUSE, (run.interface, starts)
+
+
 # -- loop.argument_types: a typed tool that drops undeclared keys is a declared policy -----------
 
 def test_langchain_typed_tools_drop_undeclared_keys() -> None:

@@ -137,12 +137,20 @@ def _parallel(profile: Any) -> LoopScript:
     # a rendezvous, not a race (issue 28: a thread that started 200 ms late under load failed
     # a check of overlapping spans): each call waits until all three have started, then
     # returns. Calls dispatched concurrently are then all in flight at one moment however late
-    # a thread starts (within the wait, 0.6 of the declared tool timeout, so that a loop's own
-    # timeout never ends a call first); calls run one after the other each wait it out alone
-    wait = 0.6 * _tool_timeout(profile)
+    # a thread starts, within the wait; calls run one after the other each wait it out alone.
+    # A declared tool timeout bounds the wait on the wall clock (0.6 of it: the loop's own
+    # timeout never ends a call first). Without one, nothing but the case's deadline ends a
+    # call: the wait is a fifth of that deadline (three waits in a row still end inside it),
+    # and a pause of the whole process does not count toward it (2026-11-28: LangChain's
+    # create_agent, which declares no tool timeout, failed when its first call started 0.79 s
+    # after the other two, which had given up at the 0.3 s then used; a garbage collection of
+    # that test's process holds every thread for 0.4 s to 1.7 s there)
+    declared = profile.tool_timeout
+    wait = 0.6 * declared if declared is not None else max(0.3, 0.2 * profile.timeout)
     ids = ("call_a", "call_b", "call_c")
     return LoopScript(messages=ASK, tools=_tools(slow_lookup=[
-        sleep(wait, key, call_id=f"call_{key}", together=ids) for key in "abc"]),
+        sleep(wait, key, call_id=f"call_{key}", together=ids,
+              counts_pauses=declared is not None) for key in "abc"]),
                       turns=(_turn(*(_call("slow_lookup", {"key": key}, f"call_{key}")
                                      for key in "abc")),
                              _final(profile)))

@@ -14,6 +14,8 @@ start in); ``sleep(0.2, after=["call_b"])`` sleeps until call_b has ended (0.2 s
 fixes the order concurrent calls finish in however loaded the machine is;
 ``sleep(0.5, together=["call_a", "call_b"])`` waits until both calls have started (0.5 s at
 most), a rendezvous that holds concurrent calls in flight at once however late a thread starts.
+With ``counts_pauses=False`` such a wait does not count a pause of the whole process (a garbage
+collection, the process descheduled), only the time the process ran.
 """
 
 from __future__ import annotations
@@ -71,6 +73,13 @@ class Behaviour(BaseModel):
     #: calls dispatched concurrently are all in flight at one moment, whatever the scheduling;
     #: calls run one after the other never are (each waits out ``seconds`` alone)
     together: tuple[str, ...] = ()
+    #: whether a pause of the whole process counts toward the ``seconds`` of an ``after`` or
+    #: ``together`` wait. True: the wall clock, for a wait that must end before a deadline of
+    #: the loop's own (its tool timeout). False: each poll of the wait counts at most
+    #: :data:`POLL_STEP`, so a garbage collection that holds every thread, or the process
+    #: descheduled on a loaded machine, spends none of it (for a loop with no tool timeout,
+    #: where nothing but the case's deadline ends the call)
+    counts_pauses: bool = True
 
 
 def ok(text: str = "ok") -> Behaviour:
@@ -94,9 +103,33 @@ def hang(seconds: float = 30.0) -> Behaviour:
 
 
 def sleep(seconds: float, text: str = "ok", *, call_id: str | None = None,
-          after: Iterable[str] = (), together: Iterable[str] = ()) -> Behaviour:
+          after: Iterable[str] = (), together: Iterable[str] = (),
+          counts_pauses: bool = True) -> Behaviour:
     return Behaviour(kind="sleep", seconds=seconds, text=text, call_id=call_id,
-                     after=tuple(after), together=tuple(together))
+                     after=tuple(after), together=tuple(together), counts_pauses=counts_pauses)
+
+
+#: the most one poll of a wait that does not count pauses (``counts_pauses=False``) adds to the
+#: time waited. The wait polls every 2 ms; a poll that comes back later was held up by a pause
+#: of the whole process (a gen-2 garbage collection took 0.4 to 1.7 s in a LangChain test's
+#: process on this project's loaded 2-core machine, 2026-11-28), which is not counted
+POLL_STEP = 0.02
+
+
+class _Waited:
+    """The time a wait has spent: wall time, or (``counts_pauses=False``) its polls' steps,
+    each at most :data:`POLL_STEP`."""
+
+    def __init__(self, behaviour: Behaviour) -> None:
+        self.limit = behaviour.seconds
+        self.wall = behaviour.counts_pauses or not (behaviour.after or behaviour.together)
+        self.spent, self.last = 0.0, time.perf_counter()
+
+    def left(self) -> bool:
+        now = time.perf_counter()
+        step, self.last = now - self.last, now
+        self.spent += step if self.wall else min(step, POLL_STEP)
+        return self.spent < self.limit
 
 
 class ScriptedTool(BaseModel):
@@ -185,8 +218,8 @@ class Executor:
     def run(self, name: str, arguments: Any = None, *, call_id: str | None = None) -> str:
         record, behaviour = self._start(name, arguments, call_id)
         if behaviour is not None and (behaviour.after or behaviour.together):
-            deadline = time.perf_counter() + behaviour.seconds
-            while not self._waited(behaviour) and time.perf_counter() < deadline:
+            waited = _Waited(behaviour)
+            while not self._waited(behaviour) and waited.left():
                 self._released.wait(0.002)
         elif behaviour is not None and behaviour.kind in ("sleep", "hang"):
             self._released.wait(behaviour.seconds)
@@ -195,10 +228,10 @@ class Executor:
     async def arun(self, name: str, arguments: Any = None, *, call_id: str | None = None) -> str:
         record, behaviour = self._start(name, arguments, call_id)
         if behaviour is not None and behaviour.kind in ("sleep", "hang"):
-            deadline = time.perf_counter() + behaviour.seconds
+            waited = _Waited(behaviour)
             waits = behaviour.after or behaviour.together
             step = min(0.002 if waits else 0.01, behaviour.seconds)
-            while time.perf_counter() < deadline and not (
+            while waited.left() and not (
                     self._waited(behaviour) if waits else self._released.is_set()):
                 await asyncio.sleep(step)
         return self._finish(record, behaviour)

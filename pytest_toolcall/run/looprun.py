@@ -341,6 +341,8 @@ def run_loop(case: Any, loop: Any, profile: Any, *, dialect: str = "openai",
                 run.seconds = time.perf_counter() - started
                 executor.release()
                 getattr(model, "release", lambda: None)()  # a hung model call ends
+                if recorder is not model:  # the fake provider: a stalled body ends
+                    getattr(recorder, "release", lambda: None)()
                 stack.close()
                 _read_back(run, recorder)
             if isinstance(outcome, ToolcallError):  # a shim's usage error: no verdict

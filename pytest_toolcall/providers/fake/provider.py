@@ -104,6 +104,8 @@ class FakeProvider:
         self._step: int | None = None
         self.boundaries: Sequence[int] | None = None
         self._lock = threading.Lock()
+        #: set by :meth:`release`: a stalled body stops waiting (see :data:`STALL_LIMIT`)
+        self.released = threading.Event()
         #: request body -> (rejection, decoded request, decode error, breaches), for dialects whose
         #: validate() and decode_request() read the body alone (``pure_requests``): a case sends
         #: the same body through both interfaces, and hypothesis cases twenty times
@@ -119,6 +121,13 @@ class FakeProvider:
     def expect_after(self, turn: Turn) -> None:
         """Once the scripted turns are used up, answer every request with ``turn``."""
         self._current = turn
+
+    def release(self) -> None:
+        """The run that used this fake is over: a client still waiting in a stalled body (no
+        read timeout, on a thread the run could not stop: a framework's worker) gets its read
+        error now instead of after :data:`STALL_LIMIT`, so no thread outlives the run by two
+        minutes and no session waits for one at exit. The verdict was given before."""
+        self.released.set()
 
     def _next_turn(self) -> Turn | None:
         if self._queue:
@@ -144,7 +153,7 @@ class FakeProvider:
             raise httpx.ConnectError("[Errno 111] Connection refused", request=request)
         return httpx.Response(status, headers=headers,
                               stream=_Body(chunks, self._exchange_of(chunks),
-                                           _read_timeout(request)))
+                                           _read_timeout(request), self.released))
 
     async def ahandle(self, request: httpx.Request) -> httpx.Response:
         """The async httpx handler."""
@@ -154,7 +163,7 @@ class FakeProvider:
             raise httpx.ConnectError("[Errno 111] Connection refused", request=request)
         return httpx.Response(status, headers=headers,
                               stream=_AsyncBody(chunks, self._exchange_of(chunks),
-                                                _read_timeout(request)))
+                                                _read_timeout(request), self.released))
 
     # -- the provider -------------------------------------------------------------------------
     def respond(self, method: str, raw_path: str, headers: Any,
@@ -314,8 +323,11 @@ class _Played:
     http: Any = httpx
 
     def __init__(self, chunks: list[bytes], exchange: Exchange | None,
-                 read_timeout: float | None = None) -> None:
+                 read_timeout: float | None = None,
+                 released: threading.Event | None = None) -> None:
         self.chunks, self.exchange, self.read_timeout = chunks, exchange, read_timeout
+        #: the fake's :meth:`FakeProvider.release`: a stall ends when it is set
+        self.released = released if released is not None else threading.Event()
         if exchange is not None:
             exchange.body_state = "open"
 
@@ -339,7 +351,7 @@ class _Body(_Played, httpx.SyncByteStream):
                     import time
 
                     end = time.monotonic() + STALL_LIMIT
-                    while time.monotonic() < end:
+                    while time.monotonic() < end and not self.released.is_set():
                         time.sleep(0.05)
                 raise self.http.ReadTimeout(_TIMED_OUT)
             yield piece
@@ -358,7 +370,7 @@ class _AsyncBody(_Played, httpx.AsyncByteStream):
                     import time
 
                     end = time.monotonic() + STALL_LIMIT
-                    while time.monotonic() < end:
+                    while time.monotonic() < end and not self.released.is_set():
                         await asyncio.sleep(0.05)
                 raise self.http.ReadTimeout(_TIMED_OUT)
             yield piece
@@ -458,7 +470,7 @@ def _httpx2_handler(fake: FakeProvider, httpx2: Any, *, is_async: bool = False) 
             raise httpx2.ConnectError("[Errno 111] Connection refused", request=request)
         return httpx2.Response(status, headers=headers,
                                stream=body_class(chunks, fake._exchange_of(chunks),
-                                                 _read_timeout(request)))
+                                                 _read_timeout(request), fake.released))
 
     if not is_async:
         return lambda request: answer(request, request.read())
