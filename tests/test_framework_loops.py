@@ -19,12 +19,23 @@ from pytest_toolcall.run.runner import run_case
 from pytest_toolcall.shims._pydantic_ai_agent import PROFILE as PYDANTIC_AI_PROFILE
 from pytest_toolcall.shims._pydantic_ai_agent import PydanticAIAgentLoop
 from tests.framework_matrix import FRAMEWORKS_MD, judge_all, outcome, run_frameworks_md
+from tests.kit_imports import libraries_fixture
 
 LOOP = {case.id: case for case in loop_cases.CASES}
 
 #: the SDKs' backoff between their own retries is sleep no check reads (tests/conftest.py); the
 #: frameworks.md runs are in-process pytester runs, which keep the patched module
-pytestmark = pytest.mark.usefixtures("short_client_backoff")
+pytestmark = pytest.mark.usefixtures("_libraries_imported", "short_client_backoff")
+
+#: the SDKs short_client_backoff patches, and what pydantic-ai's Agent loop imports when it
+#: builds and runs (pytest_toolcall/shims/_pydantic_ai_agent.py), once for the module, before
+#: pytester's snapshot (tests/kit_imports.py)
+_libraries_imported = libraries_fixture(
+    "openai._base_client", "anthropic._base_client", "pydantic_ai", "pydantic_ai.exceptions",
+    "pydantic_ai.messages", "pydantic_ai.models.openai", "pydantic_ai.providers.openai",
+    "pydantic_ai.usage", "genai_prices.decompose", "genai_prices.validation",
+    "openai.resources.chat.chat", "openai.resources.chat.completions.messages",
+    "openai.lib.streaming.chat")
 
 #: case id -> why pydantic-ai's own loop fails it under its honest profile: none since
 #: 2026-11-28 (loop.model_timeout passes; loop.sanitised_failures too, since loop.events takes

@@ -16,11 +16,20 @@ from pytest_toolcall.core.errors import ConformanceFailure, UsageError
 from pytest_toolcall.run.runner import run_case
 from pytest_toolcall.shims._openai_agents import PROFILE, OpenAIAgentsLoop
 from tests.framework_matrix import judge_all, outcome, run_frameworks_md
+from tests.kit_imports import libraries_fixture
 
 NEEDS = "needs openai-agents (the `agents` package)"
 LOOP = {case.id: case for case in loop_cases.CASES}
 #: the openai SDK's backoff between its own retries is sleep no check reads (tests/conftest.py)
-pytestmark = pytest.mark.usefixtures("short_client_backoff")
+pytestmark = pytest.mark.usefixtures("_libraries_imported", "short_client_backoff")
+
+#: the SDKs short_client_backoff patches, and what openai-agents' Runner imports when the shim
+#: builds and runs it (pytest_toolcall/shims/_openai_agents.py), once for the module, before
+#: pytester's snapshot (tests/kit_imports.py)
+_libraries_imported = libraries_fixture(
+    "openai._base_client", "anthropic._base_client", "agents", "agents.tool_context", "httpcore2",
+    "openai.resources.chat.chat", "openai.resources.chat.completions.messages",
+    "openai.lib.streaming.chat")
 
 #: case id -> (clause, why openai-agents 0.24.0 fails it under its honest profile)
 OPENAI_AGENTS_GAPS: dict[str, tuple[str, str]] = {

@@ -18,6 +18,7 @@ from pytest_toolcall.cases import ScriptedCall, Turn
 from pytest_toolcall.core.errors import ConformanceFailure, UsageError
 from pytest_toolcall.run.runner import run_case
 from tests.framework_matrix import HANG, judge_all, outcome, run_frameworks_md
+from tests.kit_imports import libraries_fixture
 
 LOOP = {case.id: case for case in loop_cases.CASES}
 NEEDS = "needs smolagents (with the openai SDK)"
@@ -89,7 +90,17 @@ SMOLAGENTS_GAPS: dict[str, tuple[str, str]] = {
 #: smolagents sleeps 120 s or more there, so any deadline ends the same wait with the same clause)
 _SLEEPERS = ("loop.rate_limit_retries_bounded", "loop.retry_after_capped")
 #: the openai SDK's backoff between its own retries is sleep no check reads (tests/conftest.py)
-pytestmark = pytest.mark.usefixtures("short_client_backoff")
+pytestmark = pytest.mark.usefixtures("_libraries_imported", "short_client_backoff")
+
+#: the SDKs short_client_backoff patches, and what smolagents' loop imports when it builds and
+#: runs (pytest_toolcall/shims/_smolagents.py), once for the module, before pytester's snapshot
+#: (tests/kit_imports.py)
+_libraries_imported = libraries_fixture(
+    "openai._base_client", "anthropic._base_client", "smolagents", "smolagents.agents",
+    "smolagents.memory", "smolagents.monitoring", "smolagents.prompts", "smolagents.utils",
+    "rich.console",
+    "openai.resources.chat.chat", "openai.resources.chat.completions.messages",
+    "openai.lib.streaming.chat")
 
 
 def _shim() -> tuple[Any, Any]:

@@ -36,6 +36,7 @@ for _name in ("pytest_recording.plugin", "vcr", "pytest_randomly", "anyio.pytest
               "pytest_env.plugin", "pytest_timeout", "_hypothesis_pytestplugin", "hypothesis"):
     if not MISSING:
         importlib.import_module(_name)
+import tests.kit_imports  # noqa: F401 - the kit itself, for the same reason: tests/kit_imports.py
 
 #: a few cases of each family (loop and history cases run against the reference implementations)
 CASES = ("--toolcall-cases=wire.single_call,wire.parallel_calls,stream.truncated,"

@@ -12,6 +12,8 @@ import textwrap
 
 import pytest
 
+import tests.kit_imports  # noqa: F401 - the kit, before any pytester run: tests/kit_imports.py
+
 pytest_plugins = ["pytester"]
 
 GATEWAY = textwrap.dedent('''
@@ -123,10 +125,10 @@ def test_a_profile_may_name_a_plugin_provider(pytester: pytest.Pytester) -> None
         def toolcall_profile():
             return Profile(compatible_with={"acme"})
     '''))
-    # in a fresh process: pytester's in-process runs restore sys.modules after each run, so a
-    # kit module first imported inside an earlier run comes back as a second copy, whose event
-    # classes the first copy's checks do not recognise (a pytester artifact, not the kit's)
-    result = pytester.runpytest_subprocess("--toolcall-provider=openai", "-k",
+    # in this process (the kit imported before any run: tests/kit_imports.py; a kit module
+    # first imported inside an earlier in-process run came back as a second copy, whose event
+    # classes the first copy's checks did not recognise, so this ran in a process of its own)
+    result = pytester.runpytest_inprocess("--toolcall-provider=openai", "-k",
                                            "sse_comment_lines", "-p", "no:randomly",
                                            "-p", "no:cacheprovider", "-rs")
     # under openai the gateway's quirk now runs (and the reference passes it)
