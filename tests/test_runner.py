@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import re
+import sys
 import threading
+import time
+import weakref
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,9 +21,9 @@ from pytest_toolcall.core.errors import (
     KitError,
     UsageError,
 )
+from pytest_toolcall.core.model import ChatRequest, ChatResponse, StreamDone, TextDelta
 from pytest_toolcall.providers.fake import FakeProvider, in_process_endpoint
 from pytest_toolcall.providers.fake.provider import Endpoint
-from pytest_toolcall.core.model import ChatRequest, ChatResponse, StreamDone, TextDelta
 from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter
 from pytest_toolcall.run.runner import CaseSkipped, run_case
 
@@ -362,3 +365,49 @@ def test_an_alarm_striking_while_the_deadline_is_disarmed_leaves_nothing_armed(
     assert strikes, "the strike was not played"
     assert armed == (0.0, 0.0), f"the deadline's timer is still armed: {armed}"
     assert handler == before, "the deadline's SIGALRM handler was left installed"
+
+
+@pytest.mark.parametrize("finalizer", ["__del__", "weakref.finalize"])
+def test_an_alarm_striking_in_a_finalizer_strikes_again_once_it_returns(
+        finalizer: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A deadline can fall while the implementation's call runs a ``__del__`` or a weakref
+    callback (a garbage collection runs them anywhere). Raised there, the timeout does not
+    propagate: the interpreter prints "Exception ignored in ...", which pytest reports as a
+    PytestUnraisableExceptionWarning (a full run of the kit's tests failed that way, 2026-11-28,
+    in ``_weakrefset._remove``), the finalizer is cut short, and only the next strike, 0.2 s
+    later, ends the call. The strike is played here without timing: the finalizer raises
+    SIGALRM itself. The deadline must wait for the finalizer to return, then end the call with
+    one strike and nothing unraisable."""
+    import signal
+
+    from pytest_toolcall.run import runbase
+
+    if not runbase._alarm_usable():
+        pytest.skip("no SIGALRM deadline here (not the main thread on Unix)")
+    unraisable: list[Any] = []
+    monkeypatch.setattr(sys, "unraisablehook", unraisable.append)
+    finished: list[bool] = []
+
+    def finalize() -> None:
+        signal.raise_signal(signal.SIGALRM)  # the deadline falls inside the finalizer
+        finished.append(True)
+
+    class Resource:
+        def __del__(self) -> None:
+            finalize()
+
+    class Plain:
+        pass
+
+    def implementation() -> None:
+        if finalizer == "__del__":
+            Resource()  # dropped at once: its __del__ runs here
+        else:
+            weakref.finalize(Plain(), finalize)  # the callback runs here, from weakref.py
+        time.sleep(5)
+
+    outcome = runbase._with_alarm(implementation, 3.0)
+    assert isinstance(outcome, runbase._Timeout), outcome
+    assert finished == [True], "the finalizer was cut short"
+    assert unraisable == [], [u.exc_value for u in unraisable]
+    assert not outcome.refired, "the call ended on a second strike, not on the first"

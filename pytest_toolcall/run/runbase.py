@@ -10,6 +10,7 @@ it with :func:`run_checks`; :mod:`pytest_toolcall.run.checks` reads :class:`Case
 
 from __future__ import annotations
 
+import _weakrefset
 import asyncio
 import contextlib
 import inspect
@@ -19,6 +20,7 @@ import signal
 import sys
 import threading
 import time
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,8 +31,8 @@ from pydantic import BaseModel
 from pytest_toolcall.cases import Case, Step
 from pytest_toolcall.core.contracts import Interface, Profile
 from pytest_toolcall.core.errors import ConformanceFailure, KitError, ToolcallError, UsageError
-from pytest_toolcall.providers.fake.provider import Exchange
 from pytest_toolcall.core.model import ChatResponse
+from pytest_toolcall.providers.fake.provider import Exchange
 
 __all__ = ["CaseRun", "CaseSkipped", "Held", "StepRecord", "SubjectFault", "call_with_deadline",
            "coerce", "exited", "release_loop_threads", "run_async", "run_checks"]
@@ -429,13 +431,43 @@ def _disarm(previous: Any) -> None:
             continue  # the alarm struck inside this block: stop it again
 
 
+#: the files whose frames are weakref callbacks the interpreter calls from a garbage collection
+#: (WeakSet's ``_remove``, WeakValueDictionary's ``remove``, ``weakref.finalize``)
+_WEAKREF_FILES = frozenset(os.path.normcase(os.path.abspath(module.__file__))
+                           for module in (weakref, _weakrefset))
+#: how often in a row the deadline waits for a finalizer to return (10 ms each): a finalizer
+#: that hangs is struck after that, as any other frame is
+_FINALIZER_DEFERRALS = 20
+
+
+def _in_finalizer(frame: Any) -> bool:
+    """Whether the alarm struck under a ``__del__`` or a weakref callback of the standard
+    library, below the implementation's call. An exception raised there does not propagate:
+    the interpreter prints it as "Exception ignored in ..." (sys.unraisablehook, which pytest
+    turns into a PytestUnraisableExceptionWarning of the test), the finalizer is cut short,
+    and only the alarm's next strike, 0.2 s later, ends the call."""
+    while frame is not None and frame.f_code is not _subject.__code__:
+        code = frame.f_code
+        if code.co_name == "__del__" or os.path.normcase(code.co_filename) in _WEAKREF_FILES:
+            return True
+        frame = frame.f_back
+    return False
+
+
 def _with_alarm(func: Callable[[], Any], timeout: float) -> Any:
     fired = 0
+    deferred = 0
     forced: list[Any] | None = None
     previous_trace = sys.gettrace()
 
     def on_alarm(signum: int, frame: Any) -> None:
-        nonlocal fired, forced
+        nonlocal fired, forced, deferred
+        if deferred < _FINALIZER_DEFERRALS and forced is None and _in_finalizer(frame):
+            # strike again once the finalizer has returned (the next 10 ms), not inside it
+            deferred += 1
+            _raw_signal.setitimer(_ITIMER_REAL, 0.01, 0.2)
+            return
+        deferred = 0
         fired += 1
         if fired > 2 and forced is None:  # the first two were swallowed: force it out
             forced = _force_out(frame)
