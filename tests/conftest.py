@@ -24,7 +24,11 @@ TESTS_DIR = Path(__file__).resolve().parent
 # when it imports it, but ``python -m pytest tests/test_bug_catalogue.py`` alone must find them too
 if str(TESTS_DIR / "providers") not in sys.path:
     sys.path.insert(0, str(TESTS_DIR / "providers"))
+if str(TESTS_DIR) not in sys.path:
+    sys.path.insert(0, str(TESTS_DIR))
 
+# tests/background.py (found through the line above): jobs that run ahead of their tests
+import background
 
 #: how long a session of the kit's own tests (or one xdist worker) may run before it is stopped
 #: with every thread's traceback on stderr: a hang ends well inside CI's 90 minutes and says
@@ -86,6 +90,9 @@ def _shared_hypothesis_home() -> None:
 def pytest_configure(config: pytest.Config) -> None:
     # pytest's capture is suspended while plugins configure: fd 2 is the terminal's stderr here,
     # where the tracebacks must go (during a test it is pytest's capture file)
+    config.addinivalue_line(
+        "markers", "ahead(make): the test's child process may run ahead, at the session's "
+        "start (tests/background.py); make(**params) returns its Job")
     _watchdog_fd.append(os.dup(2))
     faulthandler.dump_traceback_later(SESSION_LIMIT_S, exit=True, file=_watchdog_fd[-1])
     _write_bytecode()
@@ -179,6 +186,23 @@ _UNRELATED_PLUGINS = "-p no:langsmith_plugin"
 _UNUSED_PLUGINS = "-p no:anyio -p no:hypothesispytest"
 
 
+def _child_addopts(module: str, uses_pytester: bool) -> str:
+    """PYTEST_ADDOPTS for the pytest sessions a test of ``module`` starts (_kit_order)."""
+    on_purpose = module.rpartition(".")[2] in _RANDOMLY_ON_PURPOSE
+    addopts = _UNRELATED_PLUGINS if on_purpose else f"{_UNRELATED_PLUGINS} {_UNUSED_PLUGINS}"
+    if uses_pytester and not on_purpose:
+        addopts = "-p no:randomly " + addopts
+    return addopts
+
+
+def _test_env(item: pytest.Item, base: dict[str, str]) -> dict[str, str]:
+    """``base`` as _kit_order leaves it for ``item``'s test (a job run ahead gets this)."""
+    env = {k: v for k, v in base.items() if k != "GITHUB_STEP_SUMMARY"}
+    env["PYTEST_ADDOPTS"] = _child_addopts(item.module.__name__,  # type: ignore[attr-defined]
+                                           "pytester" in item.fixturenames)
+    return env
+
+
 @pytest.fixture(autouse=True)
 def _kit_order(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
     """The suite runs the kit's tests start check the suite's own order, which pytest-randomly
@@ -198,16 +222,85 @@ def _kit_order(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) 
     framework file (3 to 6 s a test, 2026-11-28), and every dropped copy stayed alive (held by
     the SDKs' own caches), so the session's garbage collections slowed as copies piled up."""
     monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
-    on_purpose = request.module.__name__.rpartition(".")[2] in _RANDOMLY_ON_PURPOSE
-    addopts = _UNRELATED_PLUGINS if on_purpose else f"{_UNRELATED_PLUGINS} {_UNUSED_PLUGINS}"
-    if "pytester" in request.fixturenames:
+    uses_pytester = "pytester" in request.fixturenames
+    if uses_pytester:
         for name in _BEFORE_PYTESTER:
             if name in request.fixturenames:
                 request.getfixturevalue(name)
         request.getfixturevalue("pytester")
-        if not on_purpose:
-            addopts = "-p no:randomly " + addopts
-    monkeypatch.setenv("PYTEST_ADDOPTS", addopts)
+    monkeypatch.setenv("PYTEST_ADDOPTS", _child_addopts(request.module.__name__, uses_pytester))
+
+
+# -- jobs run ahead (tests/background.py) --------------------------------------------------------
+_LANE = pytest.StashKey[background.Lane]()
+
+
+def _lane_runs(config: pytest.Config) -> bool:
+    """Whether this process runs jobs ahead: it runs every selected test itself (not an xdist
+    worker: each runs a share, and -n already uses the cores)."""
+    return not hasattr(config, "workerinput")
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Give each test marked ``ahead`` its job, and move those tests to the end of the run, in
+    their order, so that their jobs have run (in the lane, from the session's start) by then."""
+    import inspect
+
+    config.stash[_LANE] = background.Lane()
+    marked = []
+    for item in items:
+        mark = item.get_closest_marker("ahead")
+        if mark is None:
+            continue
+        make = mark.args[0]
+        params = getattr(item, "callspec", None)
+        names = inspect.signature(make).parameters
+        item.stash[background.JOB] = make(**{n: params.params[n] for n in names} if params
+                                          else {})
+        marked.append(item)
+    if marked and _lane_runs(config):
+        chosen = set(marked)
+        items[:] = [i for i in items if i not in chosen] + marked
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtestloop(session: pytest.Session) -> object:
+    """Start the lane on the selected tests' jobs, one folder each; stop it at the end."""
+    import shutil
+    import tempfile
+
+    lane = session.config.stash.get(_LANE, None)
+    base: Path | None = None
+    if lane is not None and _lane_runs(session.config) and not session.config.option.collectonly:
+        jobs: list[background.Job] = []
+        for item in session.items:
+            job = item.stash.get(background.JOB, None)
+            if job is not None and job not in jobs:
+                if base is None:
+                    base = Path(tempfile.mkdtemp(prefix="pytest-toolcall-ahead-"))
+                job.where = base / f"job{len(jobs)}"
+                job.where.mkdir()
+                job.env = _test_env(item, dict(os.environ))
+                jobs.append(job)
+        lane.start(jobs)
+    try:
+        return (yield)
+    finally:
+        if lane is not None:
+            lane.stop()
+        if base is not None:
+            shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.fixture
+def ahead_run(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[object, Path]:
+    """What the test's job (its ``ahead`` mark) returned, and the folder it worked in: run
+    ahead in the lane, or here, in tmp_path, with the test's environment."""
+    job = request.node.stash.get(background.JOB, None)
+    assert job is not None, f"{request.node.nodeid} uses ahead_run but has no ahead mark"
+    lane = request.config.stash.get(_LANE, None) or background.Lane()
+    return lane.take(job, tmp_path, dict(os.environ))
 
 
 @pytest.fixture(scope="session")

@@ -27,10 +27,11 @@ import select
 import shutil
 import subprocess
 import sys
+import tempfile
+import threading
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-
-import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -41,10 +42,11 @@ PLUGINS_OFF = ("-p no:randomly -p no:langsmith_plugin -p no:anyio -p no:hypothes
                "-p no:recording")
 
 
-def doc_env() -> dict[str, str]:
+def doc_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
     """The environment of a documented command: this checkout's kit, no key, no CI, no option of
-    the session running the kit's tests."""
-    env = {k: v for k, v in os.environ.items()
+    the session running the kit's tests. ``base``: the environment it is made from, this
+    process's by default (a job run ahead passes the test's: tests/background.py)."""
+    env = {k: v for k, v in (os.environ if base is None else base).items()
            if not k.startswith(("PYTEST_", "TOOLCALL_", "GITHUB_")) and not k.endswith("_API_KEY")}
     env["PYTHONPATH"] = str(ROOT)  # the kit of this checkout
     env["PYTEST_ADDOPTS"] = PLUGINS_OFF
@@ -169,23 +171,31 @@ class ScriptRun:
 #: same text in an empty project asserts on the first run instead of running it again (docs/
 #: cassettes.md's rehearsal: tests/test_cassettes_errors.py and tests/test_doc_blocks.py)
 _SCRIPT_RUNS: dict[str, ScriptRun] = {}
-
+#: a lock for each text, held while it runs: a doc page run ahead (tests/background.py) and a
+#: test may ask for the same text at once, and it runs once
+_SCRIPT_LOCKS: dict[str, threading.Lock] = {}
+_SCRIPT_LOCKS_LOCK = threading.Lock()
 
 
 def script_in_empty_project(text: str, name: str, session: ProjectSession,
-                            keep: pytest.TempPathFactory) -> ScriptRun:
+                            keep: Path) -> ScriptRun:
     """Run ``text`` as ``python NAME`` in ``session``'s project, which must be empty, once a
     pytest session; a later call with the same text copies the files the first run left into
-    the project and returns that run. ``keep`` holds the copies."""
+    the project and returns that run. The copies go in a new folder in ``keep``, a folder that
+    lasts the session."""
     assert not any(session.project.iterdir()), f"{session.project} is not empty"
     (session.project / name).write_text(text, encoding="utf-8")
-    if text in _SCRIPT_RUNS:
-        done = _SCRIPT_RUNS[text]
-        done.copy_files_to(session.project)
+    with _SCRIPT_LOCKS_LOCK:
+        lock = _SCRIPT_LOCKS.setdefault(text, threading.Lock())
+    with lock:
+        if text in _SCRIPT_RUNS:
+            done = _SCRIPT_RUNS[text]
+            done.copy_files_to(session.project)
+            return done
+        code, output = session.run("python", [name])
+        files = Path(tempfile.mkdtemp(prefix="script-run-", dir=keep)) / "files"
+        # what the script left: the script itself is the caller's
+        shutil.copytree(session.project, files,
+                        ignore=shutil.ignore_patterns("__pycache__", name))
+        done = _SCRIPT_RUNS[text] = ScriptRun(code, output, files)
         return done
-    code, output = session.run("python", [name])
-    files = keep.mktemp("script-run") / "files"
-    # what the script left: the script itself is the caller's
-    shutil.copytree(session.project, files, ignore=shutil.ignore_patterns("__pycache__", name))
-    done = _SCRIPT_RUNS[text] = ScriptRun(code, output, files)
-    return done

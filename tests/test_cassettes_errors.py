@@ -6,14 +6,15 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import httpx
 import pytest
 import vcr  # noqa: F401 - imported outside the in-process runs (see test_cassettes_plugin.py)
 import yaml  # noqa: F401
-from doc_runs import ProjectSession, doc_env, script_in_empty_project
+from background import Job, ahead
+from doc_runs import ProjectSession, ScriptRun, doc_env, script_in_empty_project
 
 from pytest_toolcall.core.errors import ConformanceFailure, ProviderError, ToolcallError
 from pytest_toolcall.providers.fake import Endpoint, serve
@@ -54,16 +55,23 @@ def rehearsal_script() -> str:
     return blocks[0]
 
 
-def test_documented_rehearsal_records_then_replays(
-        tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+def _rehearsal(where: Path, env: Mapping[str, str]) -> ScriptRun:
     # as the page says: `env -u OPENAI_API_KEY python rehearse.py` in a project; its run is
     # shared with tests/test_doc_blocks.py, which runs the page's blocks (tests/doc_runs.py)
-    session = ProjectSession(tmp_path / "project", doc_env())
+    session = ProjectSession(where / "project", doc_env(env))
     session.project.mkdir()
     try:
-        run = script_in_empty_project(rehearsal_script(), "rehearse.py", session, tmp_path_factory)
+        return script_in_empty_project(rehearsal_script(), "rehearse.py", session, where)
     finally:
         session.close()
+
+
+REHEARSAL = Job("docs/cassettes.md's rehearsal", _rehearsal)
+
+
+@ahead(lambda: REHEARSAL)
+def test_documented_rehearsal_records_then_replays(ahead_run: tuple[ScriptRun, Path]) -> None:
+    run, _ = ahead_run
     assert run.code == 0, run.output
     recorded = sorted(p.name for p in (run.files / "cassettes" / "openai").glob("*.yaml"))
     assert recorded == sorted(f"{c.id}.yaml" for c in LIVE_CASES)

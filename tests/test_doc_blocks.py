@@ -27,17 +27,20 @@ so a page whose commands run the whole suite costs what that suite costs.
 
 from __future__ import annotations
 
+import functools
 import re
 import shlex
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from background import Job, ahead
 from doc_runs import ProjectSession, doc_env, script_in_empty_project
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-_FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.M | re.S)
+_FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.MULTILINE | re.DOTALL)
 _MARKER = re.compile(r"<!-- doc-blocks: (skip \((?P<why>.+?)\)|file (?P<file>\S+)|fails) -->")
 
 
@@ -78,10 +81,13 @@ def commands(block: Block) -> list[str]:
     return [line.strip() for line in lines if line.strip() and not line.strip().startswith("#")]
 
 
-def run_page(page: Path, project: Path, keep: pytest.TempPathFactory) -> list[str]:
-    """Run the page's blocks in ``project``; return the skipped blocks, each with its reason."""
+def run_page(page: Path, project: Path, keep: Path,
+             env: Mapping[str, str] | None = None) -> list[str]:
+    """Run the page's blocks in ``project``, with ``env`` (this process's by default) made a
+    documented command's (doc_env); return the skipped blocks, each with its reason. ``keep``:
+    a folder that lasts the session."""
     skipped = []
-    session = ProjectSession(project, doc_env())
+    session = ProjectSession(project, doc_env(env))
     try:
         for block in blocks(page):
             where = f"{block.page}:{block.line}"
@@ -121,11 +127,22 @@ def _assert_exit(where: str, command: str, block: Block, code: int, output: str)
         f"{where}: `{command}` exited {code}, the page implies {wanted}\n" + output[-9000:])
 
 
+def _page_run(page: Path, where: Path, env: Mapping[str, str]) -> list[str]:
+    (where / "project").mkdir()
+    return run_page(page, where / "project", where, env)
+
+
+#: each page's run, a job that may run ahead, beside other tests (tests/background.py): what it
+#: runs is the page's commands in a fresh project of its own, which nothing else touches
+PAGE_RUNS = {page: Job(f"the blocks of {page.name}", functools.partial(_page_run, page))
+             for page in PAGES}
+
+
 @pytest.mark.parametrize("page", [p for p in PAGES if blocks(p)],
                          ids=lambda p: p.relative_to(ROOT).as_posix())
-def test_the_pages_blocks_run_as_written(page: Path, tmp_path: Path,
-                                         tmp_path_factory: pytest.TempPathFactory) -> None:
-    skipped = run_page(page, tmp_path, tmp_path_factory)
+@ahead(lambda page: PAGE_RUNS[page])
+def test_the_pages_blocks_run_as_written(page: Path, ahead_run: tuple[list[str], Path]) -> None:
+    skipped, _ = ahead_run
     for line in skipped:
         print("skipped:", line)
 
@@ -142,7 +159,7 @@ def test_the_extractor_sees_files_scripts_commands_and_markers(tmp_path: Path) -
 
 
 def test_a_script_runs_as_python_would_and_its_run_in_an_empty_project_is_kept(
-        tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+        tmp_path: Path) -> None:
     # the control of tests/doc_runs.py: a script's exit code, its traceback and its children's
     # output reach the test; a second run of the same text in an empty project is the first one
     first, again, runs = tmp_path / "first", tmp_path / "again", tmp_path / "runs.txt"
@@ -154,7 +171,7 @@ def test_a_script_runs_as_python_would_and_its_run_in_an_empty_project_is_kept(
             "sys.exit(3)\n")
     session = ProjectSession(first, doc_env())
     try:
-        done = script_in_empty_project(text, "script.py", session, tmp_path_factory)
+        done = script_in_empty_project(text, "script.py", session, tmp_path)
         assert done.code == 3, done.output
         assert "from its child" in done.output
         (first / "broken.py").write_text("raise ValueError('the page is wrong')\n")
@@ -163,7 +180,7 @@ def test_a_script_runs_as_python_would_and_its_run_in_an_empty_project_is_kept(
     finally:
         session.close()
     kept = script_in_empty_project(text, "script.py", ProjectSession(again, doc_env()),
-                                   tmp_path_factory)
+                                   tmp_path)
     assert kept is done, "the same text in an empty project ran again"
     assert runs.read_text() == "ran\n"
     assert (again / "left.txt").read_text() == "a file it left"

@@ -17,14 +17,16 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
+from background import Job, ahead
 
 from pytest_toolcall.cli import main, mutation
-from pytest_toolcall.core.errors import UsageError
 from pytest_toolcall.cli.mutation import MutationError, MutationResult, evaluate_gate, parse_rate
 from pytest_toolcall.cli.mutation.driver import _profile_selects
+from pytest_toolcall.core.errors import UsageError
 
 ADAPTER = '''\
 from pytest_toolcall.providers.openai.reference import OpenAIChatAdapter
@@ -73,9 +75,12 @@ def _project(root: Path, adapter: str = ADAPTER) -> Path:
     return root
 
 
-def _cli(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """``python -m pytest_toolcall mutate ARGS`` in ``cwd``, as a user runs it (tiny_run)."""
-    env = {k: v for k, v in os.environ.items() if k != "MUTANT_UNDER_TEST"}
+def _cli(cwd: Path, *args: str,
+         env: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """``python -m pytest_toolcall mutate ARGS`` in ``cwd``, as a user runs it, with ``env``
+    (this process's by default; a job run ahead passes the test's: tests/background.py)."""
+    env = {k: v for k, v in (os.environ if env is None else env).items()
+           if k != "MUTANT_UNDER_TEST"}
     return subprocess.run([sys.executable, "-m", "pytest_toolcall", "mutate", *args], cwd=cwd,
                           capture_output=True, text=True, timeout=240, env=env, check=False)
 
@@ -97,12 +102,21 @@ def _main(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.CompletedProcess(["mutate", *args], code, out.getvalue(), err.getvalue())
 
 
-@pytest.fixture(scope="module")
-def tiny_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess[str]]:
-    root = _project(tmp_path_factory.mktemp("tiny"))
-    done = _cli(root, "tinyadapter.py", "--cases", "wire.single_call,wire.provider_error",
-                "--report", "rep", "--max-escapes", "0", "--jobs", "2")
-    return root, done
+def _tiny_run(where: Path, env: Mapping[str, str]) -> subprocess.CompletedProcess[str]:
+    return _cli(_project(where / "tiny"), "tinyadapter.py", "--cases",
+                "wire.single_call,wire.provider_error", "--report", "rep", "--max-escapes", "0",
+                "--jobs", "2", env=env)
+
+
+#: the end-to-end mutmut run two tests read, run once, ahead of them (tests/background.py)
+TINY_RUN = Job("the mutation driver on the tiny adapter", _tiny_run)
+
+
+@pytest.fixture
+def tiny_run(ahead_run: tuple[subprocess.CompletedProcess[str], Path],
+             ) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    done, where = ahead_run
+    return where / "tiny", done
 
 
 def _changed(diff: str) -> list[str]:
@@ -110,6 +124,7 @@ def _changed(diff: str) -> list[str]:
             if line[:1] in "+-" and not line.startswith(("+++", "---"))]
 
 
+@ahead(lambda: TINY_RUN)
 def test_survivors_in_a_dead_branch_are_escapes_and_a_seen_mutation_is_killed(tiny_run):
     root, done = tiny_run
     assert done.returncode == 1, done.stdout + done.stderr  # --max-escapes 0 is exceeded
@@ -147,6 +162,7 @@ def test_survivors_in_a_dead_branch_are_escapes_and_a_seen_mutation_is_killed(ti
     assert report["gate"]["passed"] is False
 
 
+@ahead(lambda: TINY_RUN)
 def test_the_users_files_are_untouched_and_nothing_is_left_behind(tiny_run):
     root, _ = tiny_run
     assert (root / "pyproject.toml").read_text() == PYPROJECT
@@ -311,10 +327,15 @@ def _history_project(root: Path, conftest: str = HISTORY_CONFTEST) -> Path:
     return root
 
 
-def test_profiles_run_each_policy_branch_under_the_profile_that_declares_it(tmp_path):
-    root = _history_project(tmp_path)
-    done = _main(root, "tinyhistory.py", "--cases", "history.dedupe,history.orphan_results",
-                "--profiles", TWO_PROFILES, "--report", "rep", "--jobs", "1")
+def _two_profiles(where: Path, env: Mapping[str, str]) -> subprocess.CompletedProcess[str]:
+    return _cli(_history_project(where), "tinyhistory.py", "--cases",
+                "history.dedupe,history.orphan_results", "--profiles", TWO_PROFILES,
+                "--report", "rep", "--jobs", "1", env=env)
+
+
+@ahead(lambda: Job("the mutation driver under two profiles", _two_profiles))
+def test_profiles_run_each_policy_branch_under_the_profile_that_declares_it(ahead_run):
+    done, root = ahead_run
     assert done.returncode == 0, done.stdout + done.stderr
     report = json.loads((root / "rep" / "mutation-report.json").read_text())
     assert report["profiles"] == ["default", "keep"]
@@ -331,12 +352,17 @@ def test_profiles_run_each_policy_branch_under_the_profile_that_declares_it(tmp_
     assert not (root / "tests" / mutation.GENERATED_MODULE).exists()
 
 
-def test_a_profile_the_implementation_does_not_have_is_a_red_suite(tmp_path):
-    root = _history_project(tmp_path, DEAF_CONFTEST)
+def _deaf_profile(where: Path, env: Mapping[str, str]) -> subprocess.CompletedProcess[str]:
     # history.all_calls_failed needs history_failed_calls="drop": skipped under the base
     # profile, it runs under the declared one, and fails
-    done = _main(root, "tinyhistory.py", "--cases", "history.all_calls_failed,history.dedupe",
-                "--profiles", '{"default": {}, "drop": {"history_failed_calls": "drop"}}')
+    return _cli(_history_project(where, DEAF_CONFTEST), "tinyhistory.py", "--cases",
+                "history.all_calls_failed,history.dedupe",
+                "--profiles", '{"default": {}, "drop": {"history_failed_calls": "drop"}}', env=env)
+
+
+@ahead(lambda: Job("the mutation driver under a profile the adapter lacks", _deaf_profile))
+def test_a_profile_the_implementation_does_not_have_is_a_red_suite(ahead_run):
+    done, _ = ahead_run
     assert done.returncode == 3, done.stdout + done.stderr
     assert "red under a declared profile" in done.stderr
     assert "history.all_calls_failed[openai] under profile 'drop': failed" in done.stderr

@@ -1,0 +1,117 @@
+"""Tests whose work is a child process run that child ahead, in a lane of its own (issue 34).
+
+A serial run of the kit's tests (``python -m pytest``, as CI runs it) keeps one of the machine's
+two cores busy most of the time. A few tests spend nearly all their time waiting on one child
+process that depends on nothing the session does before it (the benchmark's quick mode, each
+doc page's commands, the mutation driver's end-to-end runs): while such a test waits, the
+test process does nothing. Those children are started at the beginning of the session instead,
+one at a time, in a daemon thread of this process, and their tests move to the end of the run
+(``pytest_collection_modifyitems`` in tests/conftest.py); when a test comes, it takes what its
+child did and asserts on it exactly as before. The children are the same commands in the same
+environment; only when they start changes.
+
+The lane runs only where the session runs every test itself: not in an xdist worker (each
+worker runs a share of the tests, and ``-n`` already uses the cores), and not for a test that
+is not selected. A test that comes before its job started (a run of that file alone) runs the
+job itself, in its own ``tmp_path``.
+
+A job is a function of the folder it works in and of the environment the test would have
+(``env``: tests/conftest.py's ``_kit_order`` applied to the session's environment). It must not
+touch what the tests running meanwhile use: no ``os.chdir``, no ``os.environ``, no ``sys``
+state, no in-process pytest session, no module-level cache without a lock; it starts its
+processes with ``env`` and an absolute ``cwd``. What it returns or raises is handed to the test.
+"""
+
+from __future__ import annotations
+
+import collections
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+#: the item's job, set at collection (tests/conftest.py)
+JOB = pytest.StashKey["Job"]()
+
+
+@dataclass(eq=False)
+class Job:
+    """``run(where, env)`` for one test: its result or its exception, once."""
+
+    name: str
+    run: Callable[[Path, Mapping[str, str]], Any]
+    where: Path | None = None
+    env: Mapping[str, str] | None = None
+    state: str = "pending"  # pending, running, done
+    value: Any = None
+    error: BaseException | None = None
+    done: threading.Event = field(default_factory=threading.Event)
+
+    def execute(self) -> None:
+        assert self.where is not None and self.env is not None
+        try:
+            self.value = self.run(self.where, self.env)
+        except BaseException as exc:  # noqa: BLE001 - the test it belongs to raises it
+            self.error = exc
+        finally:
+            self.state = "done"
+            self.done.set()
+
+
+def ahead(make: Callable[..., Job]) -> pytest.MarkDecorator:
+    """Mark a test whose job may run ahead: ``make`` takes the test's parameters by name (none
+    for a test without) and returns the test's Job."""
+    return pytest.mark.ahead(make)
+
+
+class Lane:
+    """The jobs of the selected tests, run one at a time in the order of their tests."""
+
+    def __init__(self) -> None:
+        self.queue: collections.deque[Job] = collections.deque()
+        self.lock = threading.Lock()
+        self.thread: threading.Thread | None = None
+
+    def start(self, jobs: list[Job]) -> None:
+        self.queue.extend(jobs)
+        if jobs:
+            self.thread = threading.Thread(target=self._work, name="tests-ahead", daemon=True)
+            self.thread.start()
+
+    def _work(self) -> None:
+        while True:
+            with self.lock:
+                if not self.queue:
+                    return
+                job = self.queue.popleft()
+                job.state = "running"
+            job.execute()
+
+    def take(self, job: Job, where: Path, env: Mapping[str, str]) -> tuple[Any, Path]:
+        """The job's result and the folder it worked in: the lane's run, waited for if it is
+        under way, or a run here, in ``where``, if the lane has not started it."""
+        with self.lock:
+            if job.state == "pending":
+                if job in self.queue:
+                    self.queue.remove(job)
+                job.where, job.env, job.state = where, env, "running"
+                inline = True
+            else:
+                inline = False
+        if inline:
+            job.execute()
+        job.done.wait()
+        if job.error is not None:
+            raise job.error
+        assert job.where is not None
+        return job.value, job.where
+
+    def stop(self) -> None:
+        """Drop the jobs not started; wait for the one under way (its processes end with it)."""
+        with self.lock:
+            self.queue.clear()
+        if self.thread is not None:
+            self.thread.join()
