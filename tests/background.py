@@ -25,7 +25,10 @@ processes with ``env`` and an absolute ``cwd``. What it returns or raises is han
 from __future__ import annotations
 
 import collections
+import subprocess
+import sys
 import threading
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -115,3 +118,24 @@ class Lane:
             self.queue.clear()
         if self.thread is not None:
             self.thread.join()
+
+
+def run_pytest(project: Path, env: Mapping[str, str], *args: str,
+               timeout: float = 600) -> pytest.RunResult:
+    """``pytester.runpytest_subprocess(*args)`` as a job can run it: ``python -m pytest`` in
+    ``project`` with a ``--basetemp`` of its own, and the environment pytester gives its runs
+    (a HOME of their own, no colour, no TOX_ENV_DIR, pytest-randomly off as tests/conftest.py's
+    ``_kit_order`` turns it off for a pytester test), from ``env``, the test's environment."""
+    home = project.parent / f"{project.name}-home"
+    home.mkdir(exist_ok=True)
+    env = {k: v for k, v in env.items() if k != "TOX_ENV_DIR"}
+    env.update(HOME=str(home), USERPROFILE=str(home), PY_COLORS="0")
+    if "-p no:randomly" not in env.get("PYTEST_ADDOPTS", ""):
+        env["PYTEST_ADDOPTS"] = f"-p no:randomly {env.get('PYTEST_ADDOPTS', '')}".strip()
+    started = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", f"--basetemp={project.parent / f'{project.name}-tmp'}",
+         *args], cwd=project, env=env, capture_output=True, text=True, timeout=timeout,
+        check=False)
+    return pytest.RunResult(done.returncode, done.stdout.splitlines(),
+                            done.stderr.splitlines(), time.monotonic() - started)

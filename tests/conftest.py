@@ -241,6 +241,13 @@ def _lane_runs(config: pytest.Config) -> bool:
     return not hasattr(config, "workerinput")
 
 
+def _skipped(item: pytest.Item) -> bool:
+    """Whether a skip mark skips ``item`` for sure (its job need not run: the Go example's
+    without Go)."""
+    return any(m.name == "skip" or (m.name == "skipif" and m.args and all(
+        isinstance(a, bool) and a for a in m.args)) for m in item.iter_markers())
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Give each test marked ``ahead`` its job, and move those tests to the end of the run, in
@@ -251,7 +258,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     marked = []
     for item in items:
         mark = item.get_closest_marker("ahead")
-        if mark is None:
+        if mark is None or _skipped(item):
             continue
         make = mark.args[0]
         params = getattr(item, "callspec", None)

@@ -12,15 +12,17 @@ tools read: the licence and ``py.typed``.
 
 from __future__ import annotations
 
-import os
 import re
 import shlex
 import subprocess
 import sys
 import zipfile
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from background import Job, ahead
 
 yaml = pytest.importorskip("yaml", reason="pyyaml (the dev extra) reads the recipe")
 
@@ -130,26 +132,91 @@ def test_recipe_uploads_what_the_run_writes_and_adds_no_second_summary() -> None
     assert not [s for s in steps() if "GITHUB_STEP_SUMMARY" in str(s.get("run", ""))]
 
 
-@pytest.fixture(scope="module")
-def kit_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def _build_wheel(project: Path, env: Mapping[str, str]) -> Path:
     """The kit's wheel, built by the page's command in a fresh user project (``ci/`` of it).
 
     Network-free: ``--no-build-isolation --no-index`` build with the hatchling installed here
     (the dev extra) instead of fetching it; the command is otherwise the page's, word for word,
     with the clone's path for its placeholder. About 1.5 s.
     """
-    pytest.importorskip("hatchling", reason="hatchling (the dev extra) builds the kit's wheel")
-    project = tmp_path_factory.mktemp("user-project")
     command = [ROOT.as_posix() if w == "/path/to/pytest-toolcall" else w for w in build_command()]
     assert command[:4] == ["python", "-m", "pip", "wheel"], command
     done = subprocess.run([sys.executable, *command[1:], "--no-build-isolation", "--no-index",
-                           "-q"], cwd=project, capture_output=True, text=True, timeout=300)
+                           "-q"], cwd=project, env=dict(env), capture_output=True, text=True,
+                          timeout=300, check=False)
     assert done.returncode == 0, done.stdout + done.stderr
     wheel = project / wheel_argument()
     assert wheel.is_file(), f"the build command wrote {sorted(project.rglob('*.whl'))}"
     return wheel
 
 
+@dataclass
+class RecipeRun:
+    wheel: Path
+    skip: str | None = None  # why the recipe's commands could not run here
+    install: subprocess.CompletedProcess[str] | None = None
+    session: subprocess.CompletedProcess[str] | None = None
+    site: Path | None = None
+    summary: Path | None = None
+
+
+def _recipe_run(where: Path, env: Mapping[str, str]) -> RecipeRun:
+    """The wheel built, then the install step and the pytest command in a fresh project with an
+    OpenAI-compatible adapter; the kit comes from the wheel, not from this checkout. About
+    6 s, nearly all of it waiting on pip and pytest: it may run ahead, beside other tests
+    (tests/background.py)."""
+    pytest.importorskip("hatchling", reason="hatchling (the dev extra) builds the kit's wheel")
+    project = where / "user-project"
+    project.mkdir()
+    run = RecipeRun(_build_wheel(project, env))
+    (install,) = commands("python -m pip install")
+    assert install[4:6] == ["-e", "."], install  # the user's own project: theirs to install
+    from importlib import metadata
+
+    for name in installed():
+        if not name.endswith(".whl"):  # what the step installs besides the kit: present here
+            try:
+                metadata.version(name)
+            except metadata.PackageNotFoundError:
+                run.skip = f"the recipe installs {name}, which is not installed here"
+                return run
+    # a venv-less install: the wheel alone, its dependencies are here
+    site = run.site = where / "site"
+    run.install = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps",
+                                  "--no-index", "--target", str(site), wheel_argument()],
+                                 cwd=project, env=dict(env), capture_output=True, text=True,
+                                 timeout=300, check=False)
+    if run.install.returncode != 0:
+        return run
+    (project / "conftest.py").write_text(readme_adapter(), encoding="utf-8")
+    (project / "test_mine.py").write_text(
+        "import pytest_toolcall\n\n\ndef test_the_kit_comes_from_the_wheel():\n"
+        f"    assert pytest_toolcall.__file__.startswith({str(site)!r})\n", encoding="utf-8")
+    summary = run.summary = project / "step-summary.md"
+    summary.write_text("earlier output of the same step\n", encoding="utf-8")
+    session_env = {k: v for k, v in env.items()
+                   if not k.startswith(("PYTEST_", "TOOLCALL_")) and k != "PYTHONPATH"}
+    session_env.update(PYTHONPATH=str(site), GITHUB_STEP_SUMMARY=str(summary))
+    # the whole suite is the main job's business: one case keeps this quick (three processes
+    # under -n 2); langsmith's plugin, there only as langchain's dependency, costs each 0.9 s
+    run.session = subprocess.run([sys.executable, "-m", "pytest", *pytest_command(),
+                                  "--toolcall-cases=wire.single_call", "-p", "no:cacheprovider",
+                                  "-p", "no:randomly", "-p", "no:langsmith_plugin"],
+                                 cwd=project, env=session_env, capture_output=True, text=True,
+                                 timeout=300, check=False)
+    return run
+
+
+#: the wheel and the recipe's run, once for the module's two tests
+RECIPE = Job("the CI recipe in a user project", _recipe_run)
+
+
+@pytest.fixture
+def kit_wheel(ahead_run: tuple[RecipeRun, Path]) -> Path:
+    return ahead_run[0].wheel
+
+
+@ahead(lambda: RECIPE)
 def test_the_wheel_ships_the_licence_and_py_typed(kit_wheel: Path) -> None:
     names = zipfile.ZipFile(kit_wheel).namelist()
     assert "pytest_toolcall/py.typed" in names  # type checkers read the kit's annotations
@@ -172,42 +239,17 @@ def readme_adapter() -> str:
     return block
 
 
-def test_recipe_commands_run_as_written_in_a_user_project(kit_wheel: Path,
-                                                          tmp_path: Path) -> None:
+@ahead(lambda: RECIPE)
+def test_recipe_commands_run_as_written_in_a_user_project(
+        ahead_run: tuple[RecipeRun, Path]) -> None:
     """The install step and the pytest command, in a fresh project with an OpenAI-compatible
-    adapter; the kit comes from the wheel, not from this checkout. About 6 s."""
-    project = kit_wheel.parent.parent
-    (install,) = commands("python -m pip install")
-    assert install[4:6] == ["-e", "."], install  # the user's own project: theirs to install
-    from importlib import metadata
-
-    for name in installed():
-        if not name.endswith(".whl"):  # what the step installs besides the kit: present here
-            try:
-                metadata.version(name)
-            except metadata.PackageNotFoundError:
-                pytest.skip(f"the recipe installs {name}, which is not installed here")
-    site = tmp_path / "site"  # a venv-less install: the wheel alone, its dependencies are here
-    done = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps",
-                           "--no-index", "--target", str(site), wheel_argument()],
-                          cwd=project, capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stdout + done.stderr
-    (project / "conftest.py").write_text(readme_adapter(), encoding="utf-8")
-    (project / "test_mine.py").write_text(
-        "import pytest_toolcall\n\n\ndef test_the_kit_comes_from_the_wheel():\n"
-        f"    assert pytest_toolcall.__file__.startswith({str(site)!r})\n", encoding="utf-8")
-    summary = project / "step-summary.md"
-    summary.write_text("earlier output of the same step\n", encoding="utf-8")
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("PYTEST_", "TOOLCALL_")) and k != "PYTHONPATH"}
-    env.update(PYTHONPATH=str(site), GITHUB_STEP_SUMMARY=str(summary))
-    # the whole suite is the main job's business: one case keeps this quick (three processes
-    # under -n 2); langsmith's plugin, there only as langchain's dependency, costs each 0.9 s
-    command = pytest_command()
-    done = subprocess.run([sys.executable, "-m", "pytest", *command,
-                           "--toolcall-cases=wire.single_call", "-p", "no:cacheprovider",
-                           "-p", "no:randomly", "-p", "no:langsmith_plugin"],
-                          cwd=project, env=env, capture_output=True, text=True, timeout=300)
+    adapter; the kit comes from the wheel, not from this checkout (_recipe_run)."""
+    run, _ = ahead_run
+    if run.skip:
+        pytest.skip(run.skip)
+    assert run.install is not None and run.session is not None and run.summary is not None
+    assert run.install.returncode == 0, run.install.stdout + run.install.stderr
+    done, project, command = run.session, run.wheel.parent.parent, pytest_command()
     assert done.returncode == 0, done.stdout + done.stderr
     assert "2 passed" in done.stdout, done.stdout
     report = next(w.split("=", 1)[1] for w in command if w.startswith("--toolcall-report="))
@@ -215,7 +257,7 @@ def test_recipe_commands_run_as_written_in_a_user_project(kit_wheel: Path,
                  "junit.xml"):
         assert (project / report / name).is_file(), name
     assert "conftest.MyAdapter" in (project / report / "toolcall-report.json").read_text()
-    text = summary.read_text(encoding="utf-8")
+    text = run.summary.read_text(encoding="utf-8")
     assert text.startswith("earlier output of the same step\n")
     assert text.count(HEADING) == 1
     assert "gate passed" in text

@@ -12,9 +12,11 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
+from background import Job, ahead, run_pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "docs" / "examples" / "go"
@@ -24,12 +26,10 @@ pytestmark = pytest.mark.skipif(
     reason="needs Go (the 'go' program, Go 1.19+, on PATH) to build docs/examples/go")
 
 
-@pytest.fixture(scope="module")
-def go_adapter(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The example built once for this module (a few seconds with a warm build cache)."""
-    where = tmp_path_factory.mktemp("go")
-    env = {**os.environ, "GOPROXY": "off", "GOTOOLCHAIN": "local", "GOFLAGS": "",
-           "GONOSUMDB": "*", "GOWORK": "off", "CGO_ENABLED": "0"}
+def build(where: Path, base: Mapping[str, str] | None = None) -> Path:
+    """The example built in ``where`` (a few seconds with a warm build cache)."""
+    env = {**(os.environ if base is None else base), "GOPROXY": "off", "GOTOOLCHAIN": "local",
+           "GOFLAGS": "", "GONOSUMDB": "*", "GOWORK": "off", "CGO_ENABLED": "0"}
     if not (env.get("GOCACHE") or env.get("XDG_CACHE_HOME") or env.get("HOME")):
         env["GOCACHE"] = str(where / "gocache")
     binary = where / "chat-adapter"
@@ -39,11 +39,25 @@ def go_adapter(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return binary
 
 
-def test_the_go_adapter_passes_the_chat_cases(pytester: pytest.Pytester,
-                                              go_adapter: Path) -> None:
-    result = pytester.runpytest_subprocess(
-        "--toolcall-provider=openai", "--toolcall-cases=wire.*,stream.*,errors.*", "-p",
-        "no:cacheprovider", "-rs", f"--toolcall-command={go_adapter}")
+@pytest.fixture(scope="module")
+def go_adapter(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The example built once for this module."""
+    return build(tmp_path_factory.mktemp("go"))
+
+
+def _chat_cases(where: Path, env: Mapping[str, str]) -> pytest.RunResult:
+    # the build and the session both wait on the Go child most of the time: they may run
+    # ahead, beside other tests (tests/background.py)
+    binary = build(where, env)
+    (where / "project").mkdir()
+    return run_pytest(where / "project", env, "--toolcall-provider=openai",
+                      "--toolcall-cases=wire.*,stream.*,errors.*", "-p", "no:cacheprovider",
+                      "-rs", f"--toolcall-command={binary}")
+
+
+@ahead(lambda: Job("the Go example's chat cases", _chat_cases))
+def test_the_go_adapter_passes_the_chat_cases(ahead_run: tuple[pytest.RunResult, Path]) -> None:
+    result, _ = ahead_run
     outcomes = result.parseoutcomes()
     assert outcomes.get("failed", 0) == 0 and outcomes.get("errors", 0) == 0, \
         result.stdout.str()[-4000:]

@@ -4,9 +4,11 @@ pytest's cache, or where ``HYPOTHESIS_STORAGE_DIRECTORY`` says when the user ask
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
+from background import Job, ahead, run_pytest
 
 from pytest_toolcall.run import runbase
 
@@ -15,28 +17,38 @@ from pytest_toolcall.run import runbase
 CASE = "--toolcall-cases=stream.any_chunking"
 
 
-def test_a_run_in_a_fresh_project_writes_no_hypothesis_folder(pytester: pytest.Pytester,
-                                                              monkeypatch: pytest.MonkeyPatch
-                                                              ) -> None:
-    # the kit's own tests share one storage folder (tests/conftest.py): a user has none set
-    monkeypatch.delenv("HYPOTHESIS_STORAGE_DIRECTORY", raising=False)
-    result = pytester.runpytest_subprocess("--toolcall-provider=openai", CASE)
+def _fresh_project(where: Path, env: Mapping[str, str]) -> pytest.RunResult:
+    # the kit's own tests share one storage folder (tests/conftest.py): a user has none set.
+    # A session in a fresh process, waited on: it may run ahead (tests/background.py)
+    (where / "project").mkdir()
+    env = {k: v for k, v in env.items() if k != "HYPOTHESIS_STORAGE_DIRECTORY"}
+    return run_pytest(where / "project", env, "--toolcall-provider=openai", CASE)
+
+
+@ahead(lambda: Job("a hypothesis search in a fresh project", _fresh_project))
+def test_a_run_in_a_fresh_project_writes_no_hypothesis_folder(
+        ahead_run: tuple[pytest.RunResult, Path]) -> None:
+    result, where = ahead_run
     result.assert_outcomes(passed=1)
-    assert not (pytester.path / ".hypothesis").exists()
-    moved = pytester.path / ".pytest_cache" / "d" / "toolcall-hypothesis"
+    assert not (where / "project" / ".hypothesis").exists()
+    moved = where / "project" / ".pytest_cache" / "d" / "toolcall-hypothesis"
     assert any(moved.rglob("*")), "hypothesis wrote nothing: did the search run?"
 
 
-def test_hypothesis_storage_directory_set_by_the_user_wins(pytester: pytest.Pytester,
-                                                           monkeypatch: pytest.MonkeyPatch,
-                                                           tmp_path: Path) -> None:
-    asked = tmp_path / "mine"
-    monkeypatch.setenv("HYPOTHESIS_STORAGE_DIRECTORY", str(asked))
-    result = pytester.runpytest_subprocess("--toolcall-provider=openai", CASE)
+def _users_folder(where: Path, env: Mapping[str, str]) -> pytest.RunResult:
+    (where / "project").mkdir()
+    env = {**env, "HYPOTHESIS_STORAGE_DIRECTORY": str(where / "mine")}
+    return run_pytest(where / "project", env, "--toolcall-provider=openai", CASE)
+
+
+@ahead(lambda: Job("a hypothesis search with the user's folder", _users_folder))
+def test_hypothesis_storage_directory_set_by_the_user_wins(
+        ahead_run: tuple[pytest.RunResult, Path]) -> None:
+    result, where = ahead_run
     result.assert_outcomes(passed=1)
-    assert any(asked.rglob("*"))
-    assert not any((pytester.path / ".pytest_cache").rglob("constants"))
-    assert not (pytester.path / ".hypothesis").exists()
+    assert any((where / "mine").rglob("*"))
+    assert not any((where / "project" / ".pytest_cache").rglob("constants"))
+    assert not (where / "project" / ".hypothesis").exists()
 
 
 def test_the_users_own_hypothesis_home_is_put_back(tmp_path: Path,

@@ -14,10 +14,12 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 import jsonschema
 import pytest
+from background import Job, ahead, run_pytest
 
 from pytest_toolcall.core import fallback, loop, model
 from pytest_toolcall.core.errors import UsageError
@@ -199,24 +201,22 @@ def test_the_runner_serves_a_broken_export_and_the_case_fails(pytester, monkeypa
 
 
 # -- done when: a fresh TypeScript project, no harness ------------------------------------------
-def _run(argv: list[str], cwd: Path) -> None:
-    done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=120,
-                          check=False)
+def _run(argv: list[str], cwd: Path, env: Mapping[str, str]) -> None:
+    done = subprocess.run(argv, cwd=cwd, env=dict(env), capture_output=True, text=True,
+                          timeout=120, check=False)
     assert done.returncode == 0, f"{argv}: {done.stdout[-2000:]}{done.stderr[-2000:]}"
 
 
-@pytest.fixture
-def typescript_project(pytester) -> Path:
-    """pytester's folder as a fresh project: npm init, npm install <js/>, the TypeScript sources
+def typescript_project(path: Path, env: Mapping[str, str]) -> None:
+    """``path`` made a fresh project: npm init, npm install <js/>, the TypeScript sources
     of tests/js_project and a copy of the Node examples (importing the package by name),
     compiled with tsc --strict (which also checks the examples against the declarations).
     tsconfig.json has skipDefaultLibCheck: TypeScript's own lib files are not re-checked (5 of
     the 9 s tsc took at load 3, 2026-11-28), the package's declarations still are
     (skipLibCheck stays false: a planted error in js/index.d.ts fails the compile)."""
-    path = pytester.path
-    _run(["npm", "init", "-y"], path)
-    _run(["npm", "pkg", "set", "type=module"], path)
-    _run(["npm", "install", "--offline", "--no-audit", "--no-fund", str(PACKAGE)], path)
+    _run(["npm", "init", "-y"], path, env)
+    _run(["npm", "pkg", "set", "type=module"], path, env)
+    _run(["npm", "install", "--offline", "--no-audit", "--no-fund", str(PACKAGE)], path, env)
     for source in PROJECT.iterdir():
         shutil.copy(source, path / source.name)
     (path / "examples").mkdir()
@@ -224,34 +224,45 @@ def typescript_project(pytester) -> Path:
         text = example.read_text("utf-8").replace('"../../../js/src/index.mjs"',
                                                    '"pytest-toolcall-node"')
         (path / "examples" / example.name).write_text(text, "utf-8")
-    _run([_tsc(), "-p", "."], path)
-    return path
+    _run([_tsc(), "-p", "."], path, env)
 
 
 _FRESH = ("npx pytest-toolcall-node chat=./dist/adapter.js#complete "
           "profile=./dist/adapter.js#profile fallback=./dist/collector.js#extract")
 
 
+def _fresh_project_runs(where: Path, env: Mapping[str, str],
+                        ) -> tuple[pytest.RunResult, pytest.RunResult]:
+    """The project made and its two sessions run, as a user in a fresh folder would (with a
+    HOME of its own, as pytester gives its runs). Nearly all of it waits on npm, tsc and the
+    Node child: it may run ahead, beside other tests (tests/background.py)."""
+    project, home = where / "project", where / "project-home"
+    project.mkdir()
+    home.mkdir(exist_ok=True)
+    typescript_project(project, {**env, "HOME": str(home), "USERPROFILE": str(home)})
+    # the families the child implements (loop and history run the kit's references: not this
+    # test's subject, and loop.cancelled_tools_stopped is timing-bound on a loaded machine)
+    result = run_pytest(project, env, "--toolcall-provider=openai", "-p", "no:cacheprovider",
+                        "--toolcall-cases=wire.*,errors.*,stream.*,fallback.*",
+                        f"--toolcall-command={_FRESH}")
+    # the negative control: the same project with its collector reading only the whole text
+    broken = run_pytest(project, {**env, "COLLECTOR_BUG": "whole_text_only"},
+                        "--toolcall-provider=openai", "-p", "no:cacheprovider",
+                        "--toolcall-cases=fallback.json_in_prose", f"--toolcall-command={_FRESH}")
+    return result, broken
+
+
 @needs_node
 @needs_npm
 @needs_tsc
-def test_a_fresh_typescript_project_is_tested_with_one_command(typescript_project, pytester,
-                                                               monkeypatch):
-    # the families the child implements (loop and history run the kit's references: not this
-    # test's subject, and loop.cancelled_tools_stopped is timing-bound on a loaded machine)
-    result = pytester.runpytest_subprocess("--toolcall-provider=openai", "-p", "no:cacheprovider",
-                                "--toolcall-cases=wire.*,errors.*,stream.*,fallback.*",
-                                f"--toolcall-command={_FRESH}")
+@ahead(lambda: Job("a fresh TypeScript project", _fresh_project_runs))
+def test_a_fresh_typescript_project_is_tested_with_one_command(ahead_run):
+    (result, broken), _ = ahead_run
     outcomes = result.parseoutcomes()
     assert outcomes.get("failed", 0) == 0 and outcomes.get("errors", 0) == 0, result.stdout.str()
     assert outcomes["passed"] >= 50  # wire, errors and fallback run in the child
     result.stdout.fnmatch_lines(["adapter under test: pytest_toolcall.run.foreign.ForeignAdapter",
                                  "structured output under test: *ForeignStructured"])
-    # the negative control: the same project with its collector reading only the whole text
-    monkeypatch.setenv("COLLECTOR_BUG", "whole_text_only")
-    broken = pytester.runpytest_subprocess("--toolcall-provider=openai", "-p", "no:cacheprovider",
-                                "--toolcall-cases=fallback.json_in_prose",
-                                f"--toolcall-command={_FRESH}")
     broken.assert_outcomes(failed=1)
     broken.stdout.fnmatch_lines(["*fallback.json_in_prose*fallback.channel*"])
 

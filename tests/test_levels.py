@@ -8,13 +8,16 @@ from __future__ import annotations
 import ast
 import functools
 import json
+import textwrap
 import xml.etree.ElementTree as ET
+from collections.abc import Mapping
 from pathlib import Path
 
 # Imported before any pytester run, for speed (see tests/test_plugin.py).
 import hypothesis.strategies
 import jsonschema
 import pytest
+from background import Job, ahead, run_pytest
 
 import pytest_toolcall.plugins.suite
 import pytest_toolcall.providers.openai.reference
@@ -299,15 +302,26 @@ def test_the_ini_setting_is_strict_too(should_project: pytest.Pytester) -> None:
     assert result.parseoutcomes() == {"passed": 1, "failed": 2}
 
 
-def test_xdist_counts_hardening_as_a_serial_run_does(should_project: pytest.Pytester) -> None:
+def _xdist_should(where: Path, env: Mapping[str, str]) -> pytest.RunResult:
+    # a session of three processes that waits on them: it may run ahead (tests/background.py)
+    project = where / "project"
+    project.mkdir()
+    (project / "conftest.py").write_text(
+        textwrap.dedent(SHOULD_CONFTEST.format(async_lies=False)), encoding="utf-8")
+    return run_pytest(project, env, PROVIDER, CASES, "-n", "2", "--toolcall-report=out", "-p",
+                      "no:cacheprovider")
+
+
+@ahead(lambda: Job("hardening counted under xdist", _xdist_should))
+def test_xdist_counts_hardening_as_a_serial_run_does(
+        ahead_run: tuple[pytest.RunResult, Path]) -> None:
     pytest.importorskip("xdist")
-    result = should_project.runpytest_subprocess(PROVIDER, CASES, "-n", "2",
-                                                 "--toolcall-report=out", "-p", "no:cacheprovider")
+    result, where = ahead_run
     assert result.ret == pytest.ExitCode.OK
     assert result.parseoutcomes() == {"passed": 1, "hardening": 2}
     result.stdout.fnmatch_lines(["3 case runs: 1 passed, 2 hardening",
                                  "  errors.*[[]openai[]]: errors.retryable (should)"])
-    document, _markdown, _badge = _reports(should_project.path / "out")
+    document, _markdown, _badge = _reports(where / "project" / "out")
     assert document["totals"]["hardening"] == 2
 
 

@@ -9,12 +9,15 @@ from __future__ import annotations
 import re
 import time
 import xml.etree.ElementTree as ET
+from collections.abc import Mapping
+from pathlib import Path
 
 # Imported here, before any pytester run, for speed: an in-process run drops the modules it
 # imported itself, and pytest assertion-rewrites the packages of entry-point plugins (hypothesis's
 # included), so each run would import and rewrite them all over again.
 import hypothesis.strategies  # noqa: F401
 import pytest
+from background import Job, ahead, run_pytest
 
 import pytest_toolcall.plugins.suite
 import pytest_toolcall.run.checks
@@ -576,9 +579,16 @@ def test_loopback_transport_runs_the_suite_over_http(pytester: pytest.Pytester) 
 
 
 # -- 8. xdist -------------------------------------------------------------------------------------
-def test_xdist(pytester: pytest.Pytester) -> None:
-    pytester.makepyfile(test_mine="def test_mine(): pass")
-    result = pytester.runpytest_subprocess("-n", "2", PROVIDER, "-p", "no:cacheprovider")
+def _xdist_run(where: Path, env: Mapping[str, str]) -> pytest.RunResult:
+    # a session of three processes that waits on them: it may run ahead (tests/background.py)
+    (where / "project").mkdir()
+    (where / "project" / "test_mine.py").write_text("def test_mine(): pass\n")
+    return run_pytest(where / "project", env, "-n", "2", PROVIDER, "-p", "no:cacheprovider")
+
+
+@ahead(lambda: Job("the suite under xdist", _xdist_run))
+def test_xdist(ahead_run: tuple[pytest.RunResult, Path]) -> None:
+    result, _ = ahead_run
     total = len(openai_cases())
     result.assert_outcomes(passed=total + 1)
     result.stdout.fnmatch_lines([
