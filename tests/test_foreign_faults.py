@@ -12,10 +12,11 @@ import shlex
 import shutil
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pytest
+from background import Job, ahead, run_pytest
 
 from pytest_toolcall import ChatRequest, UserMessage
 from pytest_toolcall.cases import default_registry
@@ -330,29 +331,42 @@ def test_the_runners_deadline_never_cuts_the_kill_short(harness):
         child.close()
 
 
-def test_a_session_with_faulty_children_runs_the_next_cases_and_leaves_no_process(
-        pytester, harness, tmp_path, monkeypatch):
-    # a real pytest session: the 2nd request busy-loops, the 4th floods stdout, the 6th exits
-    # leaving a grandchild on the pipes; every child ignores SIGTERM (the last one is stopped
-    # at session end). The other cases pass; after pytest exits no recorded process is alive.
-    cases = ["wire.single_call", "wire.text_and_calls", "wire.parallel_calls", "wire.text_only",
-             "wire.system_prompt", "wire.malformed_arguments", "wire.tool_definitions_intact"]
+def _faulty_session(where: Path, env: Mapping[str, str]) -> tuple[pytest.RunResult, Path]:
+    """A real pytest session: the 2nd request busy-loops, the 4th floods stdout, the 6th exits
+    leaving a grandchild on the pipes; every child ignores SIGTERM (the last one is stopped at
+    session end). Nearly all of it waits on the session and its children, up to their
+    deadlines: it may run ahead, beside other tests (tests/background.py)."""
+    script, pids, project = where / "harness.py", where / "pids", where / "project"
+    script.write_text(HARNESS)
+    pids.mkdir()
+    project.mkdir()
+    (project / "tox.ini").write_text("[pytest]\ntoolcall_hello_timeout = 20\n")
+    env = {**env, "FAULT_PIDS": str(pids), "FAULT_STATE": str(where / "count"),
+           "FAULT_IGNORE_TERM": "1", "FAULTS": "2:busy,4:flood,6:grandchild", "QUICK": "",
+           "PROFILE_TIMEOUT": "5"}
+    return run_pytest(
+        project, env, "--toolcall-provider=openai", f"--toolcall-cases={','.join(FAULTY_CASES)}",
+        "-p", "no:cacheprovider", "-p", "no:randomly",
+        f"--toolcall-command={shlex.join([sys.executable, str(script)])}"), pids
+
+
+FAULTY_CASES = ["wire.single_call", "wire.text_and_calls", "wire.parallel_calls",
+                "wire.text_only", "wire.system_prompt", "wire.malformed_arguments",
+                "wire.tool_definitions_intact"]
+
+
+@ahead(lambda: Job("a session with faulty children", _faulty_session))
+def test_a_session_with_faulty_children_runs_the_next_cases_and_leaves_no_process(ahead_run):
+    # the other cases pass; after pytest exits no recorded process is alive
     registry = {c.id for c in default_registry().select(["wire.*"], "openai")}
-    assert set(cases) <= registry
-    pytester.makeini("[pytest]\ntoolcall_hello_timeout = 20\n")
-    env = {**harness["env"], "FAULT_STATE": str(tmp_path / "count"), "FAULT_IGNORE_TERM": "1",
-           "FAULTS": "2:busy,4:flood,6:grandchild", "QUICK": "", "PROFILE_TIMEOUT": "5"}
-    for name, value in env.items():
-        monkeypatch.setenv(name, value)
-    result = pytester.runpytest_subprocess(
-        "--toolcall-provider=openai", f"--toolcall-cases={','.join(cases)}", "-p",
-        "no:cacheprovider", "-p", "no:randomly", f"--toolcall-command={shlex.join(harness['argv'])}")
+    assert set(FAULTY_CASES) <= registry
+    (result, pids), _ = ahead_run
     result.assert_outcomes(passed=4, failed=3)
     out = result.stdout.str()
     for clause in ("adapter.timeout", "subprocess.protocol", "subprocess.exited"):
         assert f"[{clause}]" in out
     assert "adapter.raised" not in out
-    recorded = _recorded(harness["pids"])
+    recorded = _recorded(pids)
     assert len(recorded) == 5  # four children, one grandchild
     assert not [pid for pid in recorded if _alive(pid)]
 
