@@ -5,13 +5,15 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import pytest
+from background import Job, ahead, run_pytest
 from page_commands import assert_write_and_check
 
-from pytest_toolcall.cli import catalogue
 from pytest_toolcall.cases import Registry, make_case
+from pytest_toolcall.cli import catalogue
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES_MD = ROOT / "docs" / "cases.md"
@@ -180,11 +182,27 @@ def _needing(cases: list, capability: str) -> list[str]:
     return sorted(c.id for c in cases if capability in c.needs)
 
 
+def _doc_conftest_session(section: str, *args: str) -> Callable[[Path, Mapping[str, str]],
+                                                                  pytest.RunResult]:
+    """A job: ``pytest ARGS`` in a fresh project whose conftest.py is loops.md's ``section``,
+    in a process of its own. Nearly all of it waits on the session's loop cases (tool and
+    model deadlines): it may run ahead, beside other tests (tests/background.py)."""
+    def run(where: Path, env: Mapping[str, str]) -> pytest.RunResult:
+        project = where / "project"
+        project.mkdir()
+        (project / "conftest.py").write_text(_doc_block(LOOPS_MD, section, "# conftest.py"),
+                                             encoding="utf-8")
+        return run_pytest(project, env, *args)
+    return run
+
+
 @pytest.mark.parametrize("model", ["inprocess", "fake"])
-def test_loops_md_loop_shim_passes_the_loop_family(pytester: pytest.Pytester, model: str) -> None:
-    pytester.makeconftest(_doc_block(LOOPS_MD, "A shim for a hand-written loop", "# conftest.py"))
-    result = pytester.runpytest("--toolcall-provider=openai", "--toolcall-cases=loop.*",
-                                f"--toolcall-loop-model={model}", "-rs", "-p", "no:cacheprovider")
+@ahead(lambda model: Job(f"loops.md's loop shim, {model} model", _doc_conftest_session(
+    "A shim for a hand-written loop", "--toolcall-provider=openai", "--toolcall-cases=loop.*",
+    f"--toolcall-loop-model={model}", "-rs", "-p", "no:cacheprovider")))
+def test_loops_md_loop_shim_passes_the_loop_family(ahead_run: tuple[pytest.RunResult, Path],
+                                                   model: str) -> None:
+    result, _ = ahead_run
     loops = _builtin("loop")
     # the shim declares parallel_dispatch=False and loop_events=False, and neither a cancel
     # signal nor handoff tools (the defaults)
@@ -219,15 +237,15 @@ def test_loops_md_loop_shim_mutation_fails_where_the_doc_says(pytester: pytest.P
 
 
 @pytest.mark.parametrize("transport", ["inprocess", "loopback"])
-def test_loops_md_framework_with_its_own_client_passes(pytester: pytest.Pytester,
+@ahead(lambda transport: Job(f"loops.md's framework loop, {transport}", _doc_conftest_session(
+    "A framework with its own client", "--toolcall-provider=openai", "--toolcall-cases=loop.*",
+    "--toolcall-loop-model=fake", f"--toolcall-transport={transport}", "-rs", "-p",
+    "no:cacheprovider")))
+def test_loops_md_framework_with_its_own_client_passes(ahead_run: tuple[pytest.RunResult, Path],
                                                        transport: str) -> None:
     """The openai-SDK loop of loops.md reaches each case's script through request.endpoint."""
     pytest.importorskip("openai", reason="the example needs the openai SDK (dev extra)")
-    pytester.makeconftest(_doc_block(LOOPS_MD, "A framework with its own client",
-                                     "# conftest.py"))
-    result = pytester.runpytest("--toolcall-provider=openai", "--toolcall-cases=loop.*",
-                                "--toolcall-loop-model=fake", f"--toolcall-transport={transport}",
-                                "-rs", "-p", "no:cacheprovider")
+    result, _ = ahead_run
     loops = _builtin("loop")
     skipped = sorted(_needing(loops, "loop.parallel") + _needing(loops, "loop.events")
                      + _needing(loops, "loop.cancellation") + _needing(loops, "loop.handoff")
@@ -270,19 +288,29 @@ def test_loops_md_names_every_stop_reason_and_loop_case() -> None:
     assert "`--toolcall-loop-model`" in text
 
 
-def test_strategies_md_example_runs(pytester: pytest.Pytester) -> None:
+def _strategies_example(where: Path, env: Mapping[str, str]) -> pytest.RunResult:
+    project = where / "project"
+    project.mkdir()
     code = _doc_block(STRATEGIES_MD, "Example", "# test_properties.py")
-    pytester.makepyfile(test_properties=code)
+    (project / "test_properties.py").write_text(code, encoding="utf-8")
     # fewer examples than hypothesis' default 100 keep the kit's tests fast; hypothesis' timing
     # checks (the too_slow health check, the 200 ms deadline) measure the machine, not the
     # example, and failed it on a loaded one (2026-11-28, load about 8); the example is unchanged
-    pytester.makeconftest("from hypothesis import HealthCheck, settings\n"
-                          "settings.register_profile('docs', max_examples=25, deadline=None,\n"
-                          "    suppress_health_check=[HealthCheck.too_slow])\n"
-                          "settings.load_profile('docs')\n")
+    (project / "conftest.py").write_text(
+        "from hypothesis import HealthCheck, settings\n"
+        "settings.register_profile('docs', max_examples=25, deadline=None,\n"
+        "    suppress_health_check=[HealthCheck.too_slow])\n"
+        "settings.load_profile('docs')\n", encoding="utf-8")
     # a subprocess: in-process, pytester's sys.modules snapshot gives hypothesis and pydantic
-    # classes a second identity, which is not what a user running the example sees
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    # classes a second identity, which is not what a user running the example sees. It may run
+    # ahead, beside other tests (tests/background.py)
+    return run_pytest(project, env, "-p", "no:cacheprovider")
+
+
+@ahead(lambda: Job("strategies.md's example", _strategies_example))
+def test_strategies_md_example_runs(ahead_run: tuple[pytest.RunResult, Path]) -> None:
+    result, _ = ahead_run
+    code = _doc_block(STRATEGIES_MD, "Example", "# test_properties.py")
     n_tests = len(re.findall(r"^def test_", code, re.M))
     assert n_tests >= 3
     result.assert_outcomes(passed=n_tests)
