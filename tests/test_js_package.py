@@ -8,6 +8,7 @@ registry test failed; seen 2026-11-28, not traced)."""
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import json
 import os
@@ -268,6 +269,20 @@ def test_a_fresh_typescript_project_is_tested_with_one_command(ahead_run):
 
 
 # -- the node:test bridge -----------------------------------------------------------------------
+def _bridge_run(bug: str, where: Path, env: Mapping[str, str]) -> subprocess.CompletedProcess:
+    # node --test and the kit's session under it, waited on: it may run ahead, beside other
+    # tests (tests/background.py)
+    bridge = (PACKAGE / "src" / "node-test.mjs").as_uri()
+    command = _runner_command().replace(" profile=", " --name bridge profile=")
+    (where / "conformance.test.mjs").write_text(
+        f"import {{ toolcallSuite }} from {json.dumps(bridge)};\n"
+        f"await toolcallSuite({{ provider: 'openai', command: {json.dumps(command)},\n"
+        "  args: ['--toolcall-cases=wire.text_and_calls,fallback.tool_first'] });\n", "utf-8")
+    env = {**env, "PYTHON": sys.executable, "PYTHONPATH": str(ROOT), "TOOLCALL_EXAMPLE_BUG": bug}
+    return subprocess.run(["node", "--test", "conformance.test.mjs"], cwd=where, env=env,
+                          capture_output=True, text=True, timeout=120, check=False)
+
+
 @needs_node
 @pytest.mark.parametrize("bug,expected", [
     ("", ["ok 1 - toolcall::fallback.tool_first[openai]", "# fail 0"]),
@@ -275,17 +290,10 @@ def test_a_fresh_typescript_project_is_tested_with_one_command(ahead_run):
                      "[response.tool_calls.count] (must) toolcall::wire.text_and_calls[openai]",
                      "hint: ", "# fail 1"]),
 ])
-def test_the_node_test_bridge_reports_one_test_per_case(bug, expected, tmp_path):
-    bridge = (PACKAGE / "src" / "node-test.mjs").as_uri()
-    command = _runner_command().replace(" profile=", " --name bridge profile=")
-    (tmp_path / "conformance.test.mjs").write_text(
-        f"import {{ toolcallSuite }} from {json.dumps(bridge)};\n"
-        f"await toolcallSuite({{ provider: 'openai', command: {json.dumps(command)},\n"
-        "  args: ['--toolcall-cases=wire.text_and_calls,fallback.tool_first'] });\n", "utf-8")
-    env = {**os.environ, "PYTHON": sys.executable, "PYTHONPATH": str(ROOT),
-           "TOOLCALL_EXAMPLE_BUG": bug}
-    done = subprocess.run(["node", "--test", "conformance.test.mjs"], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=120, check=False)
+@ahead(lambda bug: Job(f"the node:test bridge, bug {bug!r}",
+                       functools.partial(_bridge_run, bug)))
+def test_the_node_test_bridge_reports_one_test_per_case(bug, expected, ahead_run):
+    done, _ = ahead_run
     assert (done.returncode == 0) == (not bug), done.stdout[-3000:]
     for line in expected:
         assert line in done.stdout, done.stdout[-3000:]

@@ -18,8 +18,12 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import textwrap
+from collections.abc import Mapping
+from pathlib import Path
 
 import pytest
+from background import Job, ahead, run_pytest
 
 PLUGINS = ("pytest_recording", "pytest_asyncio", "anyio", "pytest_randomly", "xdist",
            "pytest_timeout", "pytest_rerunfailures", "pytest_cov", "pytest_mock", "syrupy",
@@ -201,9 +205,23 @@ def test_pytest_recording_block_network(project: pytest.Pytester) -> None:
              "--toolcall-loop-model=fake"))
 
 
-def test_xdist_timeout_cov(project: pytest.Pytester) -> None:
-    _ok(_run(project, "-n", "2", "--timeout=120", "--cov=tests", "-p", "no:randomly",
-             subprocess=True))
+def _xdist_timeout_cov(where: Path, env: Mapping[str, str]) -> pytest.RunResult:
+    # the project of the ``project`` fixture, and its session in a process of its own (three,
+    # under -n 2), waited on: it may run ahead, beside other tests (tests/background.py)
+    root = where / "project"
+    (root / "tests").mkdir(parents=True)
+    (root / "conftest.py").write_text(textwrap.dedent(CONFTEST), encoding="utf-8")
+    (root / "tests" / "test_app.py").write_text(USER_TESTS, encoding="utf-8")
+    (root / "tox.ini").write_text(textwrap.dedent(INI), encoding="utf-8")
+    env = {k: v for k, v in env.items() if k not in ("BROKEN", "GITHUB_STEP_SUMMARY", "APP_ENV")}
+    return run_pytest(root, env, "--toolcall-provider=openai", CASES, "-q", "-n", "2",
+                      "--timeout=120", "--cov=tests", "-p", "no:randomly")
+
+
+@ahead(lambda: Job("a user's project under xdist, pytest-timeout and pytest-cov",
+                   _xdist_timeout_cov))
+def test_xdist_timeout_cov(ahead_run: tuple[pytest.RunResult, Path]) -> None:
+    _ok(ahead_run[0])
 
 
 @pytest.mark.parametrize("paths", [("tests",), ("tests/test_app.py",)])
