@@ -25,6 +25,8 @@ processes with ``env`` and an absolute ``cwd``. What it returns or raises is han
 from __future__ import annotations
 
 import collections
+import contextlib
+import os
 import subprocess
 import sys
 import threading
@@ -35,6 +37,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+#: how much lower the lane's priority is than the test process's (os.setpriority's scale)
+LANE_NICENESS = 10
 
 #: the item's job, set at collection (tests/conftest.py)
 JOB = pytest.StashKey["Job"]()
@@ -85,6 +90,12 @@ class Lane:
             self.thread.start()
 
     def _work(self) -> None:
+        # the lane yields to the tests: on Linux a thread's nice value is its own, and the
+        # processes it starts inherit it, so the jobs' children run at a lower priority than
+        # the test process and whatever it starts. A lane job is never timed against the tests:
+        # each waits on its own child, up to the same bounds as when its test runs it
+        with contextlib.suppress(OSError, AttributeError):
+            os.setpriority(os.PRIO_PROCESS, 0, LANE_NICENESS)
         while True:
             with self.lock:
                 if not self.queue:
